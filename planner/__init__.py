@@ -1,0 +1,39 @@
+"""planner: choose object storage by measured performance and exact, versioned prices.
+
+The public API is re-exported here and loaded lazily, so ``import planner`` (and the CLI's
+start-up) pays only for what is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    "PlannerError": "planner.errors",
+    "InputError": "planner.errors",
+    "PricingError": "planner.errors",
+    "MeasureError": "planner.errors",
+    "Workload": "planner.workload",
+    "load_workload": "planner.workload",
+    "estimate_cost": "planner.costing",
+    "project_costs": "planner.costing",
+    "recommend": "planner.recommend",
+    "Recommendation": "planner.recommend",
+    "CostBreakdown": "pricing.models",
+    "PriceTable": "pricing.models",
+    "Usage": "pricing.models",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'planner' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

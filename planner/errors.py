@@ -1,0 +1,34 @@
+"""The one exception hierarchy of planner, pricing and measure.
+
+The CLI maps every ``PlannerError`` to exit code 2 and one line; anything else is a bug.
+This module imports nothing from the rest of the project so every package can use it.
+"""
+
+from __future__ import annotations
+
+
+class PlannerError(Exception):
+    """Root of every error the project raises on purpose."""
+
+
+class InputError(PlannerError):
+    """Bad input: a workload, a unit, an option, a price or profile file.
+
+    ``source`` is the file (or option) and ``field`` the dotted path inside it; both are
+    folded into the one-line message so the user knows where to look.
+    """
+
+    def __init__(self, message: str, *, source: str | None = None, field: str | None = None) -> None:
+        self.problem = message
+        self.source = source
+        self.field = field
+        parts = [p for p in (source, field) if p]
+        super().__init__(": ".join([*parts, message]))
+
+
+class PricingError(PlannerError):
+    """No price table for a provider, class or date, or a table the engine cannot apply."""
+
+
+class MeasureError(PlannerError):
+    """The endpoint cannot be measured: unreachable, no permission, unsafe bucket state."""

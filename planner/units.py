@@ -1,0 +1,247 @@
+"""Human units, parsed exactly.
+
+Sizes become ``int`` bytes, durations ``float`` seconds, rates ``float`` bits per second.
+Decimal prefixes are powers of 1000 (TB = 10**12 bytes), binary prefixes powers of 1024
+(TiB = 2**40). ``KB`` is decimal like every other upper-case prefix here; write ``KiB`` for
+1024. A bare number is never taken as a size from a file: a missing unit is a misread waiting
+to happen (is "200" bytes, GB or TB?), so it is an error.
+
+This module imports nothing from the rest of the project.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, PlainSerializer, ValidationInfo
+
+# Anything above this is not a storage workload but a typo: all the data ever made is
+# well under 10**24 bytes, and a single workload of 100 EB is already beyond any provider.
+MAX_BYTES = 10**20
+MAX_SECONDS = 100 * 365 * 86400.0
+MAX_BITS_PER_S = 10**15  # 1 Pbps
+
+_SIZE_UNITS: dict[str, int] = {
+    "b": 1,
+    "byte": 1,
+    "bytes": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+    "pb": 10**15,
+    "eb": 10**18,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
+    "pib": 2**50,
+    "eib": 2**60,
+}
+
+_DURATION_UNITS: dict[str, float] = {
+    "us": 1e-6,
+    "µs": 1e-6,
+    "ms": 1e-3,
+    "s": 1.0,
+    "sec": 1.0,
+    "m": 60.0,
+    "min": 60.0,
+    "h": 3600.0,
+    "hr": 3600.0,
+    "d": 86400.0,
+    "day": 86400.0,
+    "days": 86400.0,
+    "w": 7 * 86400.0,
+    "week": 7 * 86400.0,
+    "weeks": 7 * 86400.0,
+}
+
+# Rates in bits per second; byte rates are multiplied by 8.
+_RATE_UNITS: dict[str, float] = {
+    "bps": 1.0,
+    "kbps": 1e3,
+    "mbps": 1e6,
+    "gbps": 1e9,
+    "tbps": 1e12,
+    "b/s": 8.0,
+    "kb/s": 8e3,
+    "mb/s": 8e6,
+    "gb/s": 8e9,
+    "kib/s": 8.0 * 2**10,
+    "mib/s": 8.0 * 2**20,
+    "gib/s": 8.0 * 2**30,
+}
+
+_NUMBER_UNIT = re.compile(r"^\s*([+-]?(?:\d[\d_,]*)?(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*([A-Za-zµ/]*)\s*$")
+
+
+def _split(text: str) -> tuple[Decimal, str] | None:
+    match = _NUMBER_UNIT.match(text)
+    if not match or not match.group(1) or match.group(1) in "+-":
+        return None
+    try:
+        number = Decimal(match.group(1).replace("_", "").replace(",", ""))
+    except InvalidOperation:
+        return None
+    if not number.is_finite():
+        return None
+    return number, match.group(2)
+
+
+def parse_size(value: object, *, allow_bare: bool = False) -> int:
+    """Parse "10 TB", "5 MiB", "0" into whole bytes; raise ValueError with a hint otherwise."""
+    hint = 'use e.g. "10 TB" or "5 MiB"'
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a size ({hint})")
+    if isinstance(value, int | float | Decimal):
+        number = Decimal(str(value)) if isinstance(value, float) else Decimal(value)
+        if not number.is_finite():
+            raise ValueError(f"{value!r} is not a size ({hint})")
+        if number != 0 and not allow_bare:
+            raise ValueError(f"{value!r} has no unit ({hint})")
+        unit_bytes = 1
+    elif isinstance(value, str):
+        parsed = _split(value)
+        if parsed is None:
+            raise ValueError(f"{value!r} is not a size ({hint})")
+        number, unit = parsed
+        if not unit:
+            if number != 0 and not allow_bare:
+                raise ValueError(f"{value!r} has no unit ({hint})")
+            unit_bytes = 1
+        else:
+            if unit.lower() not in _SIZE_UNITS or unit in ("Kb", "Mb", "Gb", "Tb", "Pb"):
+                raise ValueError(f"{value!r}: unknown size unit {unit!r} ({hint}; sizes are bytes, not bits)")
+            unit_bytes = _SIZE_UNITS[unit.lower()]
+    else:
+        raise ValueError(f"{value!r} is not a size ({hint})")
+    if number < 0:
+        raise ValueError(f"{value!r} is negative; a size must be 0 or more")
+    total = number * unit_bytes
+    if total > MAX_BYTES:
+        raise ValueError(f"{value!r} is beyond any real workload (more than 100 EB)")
+    return int(total.to_integral_value(rounding="ROUND_CEILING"))
+
+
+def parse_duration(value: object) -> float:
+    """Parse "30d", "200 ms", "10m" into seconds."""
+    hint = 'use e.g. "30d", "10m" or "200 ms"'
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise ValueError(f"{value!r} is not a duration ({hint})")
+    if isinstance(value, int | float):
+        if value != 0:
+            raise ValueError(f"{value!r} has no unit ({hint})")
+        return 0.0
+    parsed = _split(value)
+    if parsed is None:
+        raise ValueError(f"{value!r} is not a duration ({hint})")
+    number, unit = parsed
+    if not unit:
+        if number != 0:
+            raise ValueError(f"{value!r} has no unit ({hint})")
+        return 0.0
+    if unit.lower() not in _DURATION_UNITS and unit not in _DURATION_UNITS:
+        raise ValueError(f"{value!r}: unknown duration unit {unit!r} ({hint})")
+    if number < 0:
+        raise ValueError(f"{value!r} is negative; a duration must be 0 or more")
+    seconds = float(number) * _DURATION_UNITS.get(unit, _DURATION_UNITS.get(unit.lower(), 1.0))
+    if not math.isfinite(seconds) or seconds > MAX_SECONDS:
+        raise ValueError(f"{value!r} is beyond any real workload (more than 100 years)")
+    return seconds
+
+
+def parse_rate(value: object) -> float:
+    """Parse "10 Gbps", "500 MiB/s" into bits per second."""
+    hint = 'use e.g. "10 Gbps" or "500 MiB/s"'
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise ValueError(f"{value!r} is not a rate ({hint})")
+    if isinstance(value, int | float):
+        if value != 0:
+            raise ValueError(f"{value!r} has no unit ({hint})")
+        return 0.0
+    parsed = _split(value)
+    if parsed is None:
+        raise ValueError(f"{value!r} is not a rate ({hint})")
+    number, unit = parsed
+    key = unit.lower()
+    # Case matters for bits vs bytes: "Gbps"/"Gb/s" are bits, "GB/s" bytes.
+    if key.endswith("/s") and unit[-3:-2] == "b" and key not in ("b/s",):
+        key = key[:-2] + "bps"
+    if key not in _RATE_UNITS:
+        raise ValueError(f"{value!r}: unknown rate unit {unit!r} ({hint})")
+    if number < 0:
+        raise ValueError(f"{value!r} is negative; a rate must be 0 or more")
+    bits = float(number) * _RATE_UNITS[key]
+    if not math.isfinite(bits) or bits > MAX_BITS_PER_S:
+        raise ValueError(f"{value!r} is beyond any real link (more than 1 Pbps)")
+    return bits
+
+
+def format_bytes(n: int | float, *, binary: bool = False) -> str:
+    """Render bytes with the largest prefix that keeps the number at or above 1."""
+    step, names = (1024, ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]) if binary else (
+        1000,
+        ["B", "KB", "MB", "GB", "TB", "PB", "EB"],
+    )
+    value = float(n)
+    for name in names:
+        if abs(value) < step or name == names[-1]:
+            text = f"{value:.2f}".rstrip("0").rstrip(".")
+            return f"{text} {name}"
+        value /= step
+    raise AssertionError("unreachable")
+
+
+def format_rate(bits_per_s: float) -> str:
+    for name, scale in (("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3)):
+        if bits_per_s >= scale:
+            return f"{bits_per_s / scale:.3g} {name}"
+    return f"{bits_per_s:.3g} bps"
+
+
+def format_duration(seconds: float) -> str:
+    if seconds < 1:
+        return f"{seconds * 1000:.3g} ms"
+    for name, scale in (("d", 86400.0), ("h", 3600.0), ("min", 60.0)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {name}"
+    return f"{seconds:.3g} s"
+
+
+def _strict(info: ValidationInfo) -> bool:
+    """Files (YAML/JSON) validate with context {"from_file": True}: bare numbers need units."""
+    return bool(info.context and info.context.get("from_file"))
+
+
+def _size_validator(value: Any, info: ValidationInfo) -> int:
+    return parse_size(value, allow_bare=not _strict(info))
+
+
+def _duration_validator(value: Any, info: ValidationInfo) -> float:
+    if isinstance(value, int | float) and not isinstance(value, bool) and not _strict(info):
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"{value!r} is not a duration in seconds")
+        return float(value)
+    return parse_duration(value)
+
+
+def _rate_validator(value: Any, info: ValidationInfo) -> float:
+    if isinstance(value, int | float) and not isinstance(value, bool) and not _strict(info):
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"{value!r} is not a rate in bits per second")
+        return float(value)
+    return parse_rate(value)
+
+
+Bytes = Annotated[int, BeforeValidator(_size_validator), PlainSerializer(int, return_type=int)]
+"""A size: "10 TB" in a file, int bytes in Python."""
+
+Seconds = Annotated[float, BeforeValidator(_duration_validator)]
+"""A duration: "30d" in a file, float seconds in Python."""
+
+BitsPerSecond = Annotated[float, BeforeValidator(_rate_validator)]
+"""A rate: "10 Gbps" in a file, float bits per second in Python."""

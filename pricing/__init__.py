@@ -1,0 +1,1 @@
+"""Versioned price tables for object storage providers and the engine that bills usage."""
