@@ -1,0 +1,466 @@
+"""The measurement profile: one versioned JSON document per endpoint and client host.
+
+A profile is what ``planner measure`` writes and what the simulator and the recommender read.
+It holds the measured (or published) cells of the operation x object size x concurrency matrix,
+the probe results, the client host facts and a ``source`` block. A figure nobody measured or
+published is ``None`` (missing), never zero. Every published figure carries a ``Citation``.
+
+``Profile.summary()`` condenses a profile into the few numbers a model needs
+(``ProfileSummary``), each with the citations it rests on.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+SCHEMA_VERSION = 1
+MIB = 2**20
+
+Operation = Literal["put", "get", "head", "list", "delete"]
+OPERATIONS: tuple[Operation, ...] = ("put", "get", "head", "list", "delete")
+CellFlag = Literal["client-saturated", "above-link", "too-few-samples", "implausible", "interrupted"]
+Bound = Literal["exact", "lower", "upper"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class Citation(_Model):
+    """Where a figure comes from: a publication (seed file + section) or a measured run."""
+
+    kind: Literal["published", "measured"] = "published"
+    ref: str = Field(description="seed file (published) or run id (measured)")
+    section: str = Field(description="section of the publication, or the cell/probe of the run")
+    quote: str | None = None
+
+
+class Percentiles(_Model):
+    """Seconds. Any percentile the source does not give is ``None``."""
+
+    mean: float | None = None
+    p50: float | None = None
+    p90: float | None = None
+    p99: float | None = None
+    max: float | None = None
+
+
+class Cell(_Model):
+    """One operation x object size x concurrency cell; warm-up excluded."""
+
+    op: Operation
+    object_size_bytes: int | None = Field(default=None, description="None for LIST")
+    concurrency: int
+    status: Literal["measured", "published", "missing"] = "measured"
+    duration_s: float | None = Field(default=None, description="measured window, warm-up excluded")
+    warmup_s: float | None = None
+    samples: int | None = Field(default=None, description="successful requests in the window")
+    throughput_mib_per_s: float | None = None
+    ops_per_s: float | None = None
+    latency_s: Percentiles = Field(default_factory=Percentiles)
+    ttfb_s: Percentiles = Field(default_factory=Percentiles)
+    errors: dict[str, int] = Field(
+        default_factory=dict, description='failed attempts by cause, e.g. "503 SlowDown", "timeout", "reset"'
+    )
+    retries: int | None = None
+    failed_ops: int | None = Field(default=None, description="requests that failed after every retry")
+    segment_s: float | None = None
+    segments: int | None = None
+    cv: float | None = Field(default=None, description="coefficient of variation of throughput over segments")
+    client_cpu_fraction: float | None = Field(
+        default=None, description="client CPU seconds / (window x cpu count), all worker processes"
+    )
+    client_max_process_cpu: float | None = Field(
+        default=None, description="busiest worker process: CPU seconds / window (1.0 = one core)"
+    )
+    processes: int | None = None
+    link_bits_per_s: float | None = Field(default=None, description="link of this figure, if own")
+    flags: list[CellFlag] = Field(default_factory=list)
+    citation: Citation | None = None
+    note: str | None = None
+
+    def key(self) -> tuple[str, int | None, int]:
+        return (self.op, self.object_size_bytes, self.concurrency)
+
+
+class CitedValue(_Model):
+    """A single figure with its source; ``bound`` says whether it is a floor or a cap."""
+
+    value: float
+    citation: Citation
+    bound: Bound = "exact"
+    link_bits_per_s: float | None = None
+    note: str | None = None
+
+
+class HotObjectStep(_Model):
+    concurrency: int
+    samples: int
+    ops_per_s: float | None = None
+    errors: dict[str, int] = Field(default_factory=dict)
+    latency_s: Percentiles = Field(default_factory=Percentiles)
+    ttfb_s: Percentiles = Field(default_factory=Percentiles)
+    client_saturated: bool = False
+
+
+class HotObjectResult(_Model):
+    """Concurrent ranged GETs of one range of one key, ramped until errors or a latency knee."""
+
+    range_bytes: int | None = None
+    limit: int | None = Field(default=None, description="highest concurrency served cleanly")
+    behaviour: Literal["reject", "degrade"] | None = None
+    error: str | None = Field(default=None, description='error past the limit, e.g. "503 SlowDown"')
+    max_tested: int | None = None
+    steps: list[HotObjectStep] = Field(default_factory=list)
+    citation: Citation | None = None
+    note: str | None = None
+
+
+class PartSizePoint(_Model):
+    part_size_bytes: int
+    queue_depth: int | None = None
+    throughput_mib_per_s: float | None = None
+    bound: Bound = "exact"
+    samples: int | None = None
+    latency_s: Percentiles = Field(default_factory=Percentiles)
+    errors: dict[str, int] = Field(default_factory=dict)
+    link_bits_per_s: float | None = None
+    flags: list[CellFlag] = Field(default_factory=list)
+    citation: Citation | None = None
+    note: str | None = None
+
+
+class PartSizeResult(_Model):
+    points: list[PartSizePoint] = Field(default_factory=list)
+    best_part_size_bytes: int | None = None
+    best_queue_depth: int | None = None
+
+
+class RangeGetPoint(_Model):
+    streams: int
+    throughput_mib_per_s: float | None = None
+    samples: int | None = None
+    flags: list[CellFlag] = Field(default_factory=list)
+    citation: Citation | None = None
+    note: str | None = None
+
+
+class RangeGetResult(_Model):
+    """A large object read by one stream vs N parallel ranged GETs."""
+
+    object_size_bytes: int | None = None
+    points: list[RangeGetPoint] = Field(default_factory=list)
+    speedup: float | None = Field(default=None, description="best parallel / single stream")
+    best_streams: int | None = None
+    link_bits_per_s: float | None = None
+    citation: Citation | None = None
+    note: str | None = None
+
+
+class RatePoint(_Model):
+    op: Operation
+    concurrency: int | None = None
+    ops_per_s: float | None = None
+    bound: Bound = "exact"
+    samples: int | None = None
+    errors: dict[str, int] = Field(default_factory=dict)
+    flags: list[CellFlag] = Field(default_factory=list)
+    citation: Citation | None = None
+    note: str | None = None
+
+
+class RateResult(_Model):
+    """Small-object ops/s ceilings per operation."""
+
+    object_size_bytes: int | None = None
+    points: list[RatePoint] = Field(default_factory=list)
+
+    def ceiling(self, op: str) -> RatePoint | None:
+        found = [p for p in self.points if p.op == op and p.ops_per_s is not None]
+        return max(found, key=lambda p: p.ops_per_s or 0.0) if found else None
+
+
+class Probes(_Model):
+    hot_object: HotObjectResult | None = None
+    part_size: PartSizeResult | None = None
+    range_get: RangeGetResult | None = None
+    rate: RateResult | None = None
+
+
+class Ceilings(_Model):
+    """Aggregate limits that no single cell shows (published) or the best cell showed (measured)."""
+
+    read_bytes_per_s: CitedValue | None = None
+    write_bytes_per_s: CitedValue | None = None
+    per_key_write_per_s: CitedValue | None = None
+    ttfb_floor_s: CitedValue | None = None
+
+
+class ClientHost(_Model):
+    hostname: str | None = None
+    cpu_count: int | None = None
+    platform: str | None = None
+    python_version: str | None = None
+    boto3_version: str | None = None
+    botocore_version: str | None = None
+
+
+class Claim(_Model):
+    """A published claim that was rejected or flagged, with the reason (machine-readable)."""
+
+    claim: str
+    value: float | None = None
+    unit: str | None = None
+    action: Literal["rejected", "flagged"]
+    reason: str
+    citation: Citation
+
+
+class Source(_Model):
+    kind: Literal["measured", "published", "merged"]
+    citations: list[Citation] = Field(default_factory=list)
+    claims: list[Claim] = Field(default_factory=list, description="rejected or flagged published claims")
+    note: str | None = None
+
+
+class RunInfo(_Model):
+    run_id: str
+    prefix: str
+    started_at: str
+    finished_at: str | None = None
+    complete: bool = False
+    stopped_reason: str | None = Field(default=None, description='e.g. "interrupted (SIGINT)"')
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class MergeInput(_Model):
+    run_id: str | None = None
+    hostname: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+
+
+class MergeInfo(_Model):
+    method: str
+    overlapped: bool
+    inputs: list[MergeInput] = Field(default_factory=list)
+
+
+class Profile(_Model):
+    """A measurement (or published-reference) profile of one provider endpoint."""
+
+    schema_version: Literal[1] = 1
+    provider: str | None = None
+    endpoint: str | None = Field(default=None, description="scheme://host[:port], never userinfo or query")
+    region: str | None = None
+    bucket: str | None = None
+    date: str | None = Field(default=None, description="ISO date of the measurement or publication")
+    tool_version: str | None = None
+    link_bits_per_s: float | None = Field(default=None, description="declared client link capacity")
+    clients: list[ClientHost] = Field(default_factory=list)
+    run: RunInfo | None = None
+    merge: MergeInfo | None = None
+    cells: list[Cell] = Field(default_factory=list)
+    probes: Probes = Field(default_factory=Probes)
+    ceilings: Ceilings = Field(default_factory=Ceilings)
+    source: Source
+    missing: list[str] = Field(default_factory=list, description="figures the sources do not cover")
+
+    @field_validator("schema_version", mode="before")
+    @classmethod
+    def _known_version(cls, value: object) -> object:
+        if value != SCHEMA_VERSION:
+            raise ValueError(
+                f"unknown profile schema_version {value!r}; this planner reads version {SCHEMA_VERSION}"
+                " (upgrade planner or re-run planner measure)"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _published_figures_are_cited(self) -> Profile:
+        if self.source.kind != "published":
+            return self
+        for cell in self.cells:
+            if cell.status != "missing" and cell.citation is None:
+                raise ValueError(f"published cell {cell.key()} has no citation")
+        return self
+
+    def cell(self, op: str, object_size_bytes: int | None, concurrency: int) -> Cell | None:
+        for cell in self.cells:
+            if cell.key() == (op, object_size_bytes, concurrency):
+                return cell
+        return None
+
+    def summary(self) -> ProfileSummary:
+        return _summarise(self)
+
+
+class RangeGetSpeedup(_Model):
+    streams: int
+    speedup: float
+
+
+class ProfileSummary(_Model):
+    """The compact figures a simulator or recommender needs; ``None`` = unknown."""
+
+    provider: str | None
+    source_kind: str
+    ttfb_p50_s: float | None = None
+    ttfb_p99_s: float | None = None
+    get_stream_bytes_per_s: list[tuple[int, float]] = Field(
+        default_factory=list, description="(object size, bytes/s of one stream), by size"
+    )
+    read_ceiling_bytes_per_s: float | None = None
+    write_ceiling_bytes_per_s: float | None = None
+    ops_per_s: dict[str, float | None] = Field(default_factory=dict)
+    hot_object_limit: int | None = None
+    hot_object_behaviour: Literal["reject", "degrade"] | None = None
+    hot_object_error: str | None = None
+    per_key_write_per_s: float | None = None
+    range_get_speedup: RangeGetSpeedup | None = None
+    citations: dict[str, list[Citation]] = Field(default_factory=dict)
+    notes: dict[str, str] = Field(default_factory=dict)
+
+
+def _usable(cell: Cell) -> bool:
+    return cell.status != "missing" and "implausible" not in cell.flags and "above-link" not in cell.flags
+
+
+def _cite(
+    cell_or_value: Cell | CitedValue | RatePoint | HotObjectResult | RangeGetResult,
+    run_id: str | None,
+    section: str,
+) -> Citation:
+    if cell_or_value.citation is not None:
+        return cell_or_value.citation
+    return Citation(kind="measured", ref=run_id or "unknown run", section=section)
+
+
+def _cell_section(cell: Cell) -> str:
+    size = "-" if cell.object_size_bytes is None else f"{cell.object_size_bytes}B"
+    return f"cells[{cell.op} {size} x{cell.concurrency}]"
+
+
+def _summarise(profile: Profile) -> ProfileSummary:
+    run_id = profile.run.run_id if profile.run else None
+    out = ProfileSummary(provider=profile.provider, source_kind=profile.source.kind)
+    cells = [c for c in profile.cells if _usable(c)]
+    gets = [c for c in cells if c.op == "get"]
+
+    # TTFB: the least-loaded GET cell (smallest size, lowest concurrency) shows the service floor.
+    with_ttfb = [c for c in gets if c.ttfb_s.p50 is not None]
+    if with_ttfb:
+        best = min(with_ttfb, key=lambda c: (c.concurrency, c.object_size_bytes or 0))
+        out.ttfb_p50_s = best.ttfb_s.p50
+        out.ttfb_p99_s = best.ttfb_s.p99
+        out.citations["ttfb_p50_s"] = [_cite(best, run_id, _cell_section(best))]
+        if best.ttfb_s.p99 is not None:
+            out.citations["ttfb_p99_s"] = [_cite(best, run_id, _cell_section(best))]
+    elif profile.ceilings.ttfb_floor_s is not None:
+        floor = profile.ceilings.ttfb_floor_s
+        out.ttfb_p50_s = floor.value
+        out.citations["ttfb_p50_s"] = [floor.citation]
+        out.notes["ttfb_p50_s"] = "published TTFB floor used as p50 (a lower bound); p99 not published"
+
+    # Per-stream GET throughput by object size: concurrency-1 cells, else aggregate / concurrency.
+    by_size: dict[int, Cell] = {}
+    for cell in gets:
+        if cell.throughput_mib_per_s is None or cell.object_size_bytes is None:
+            continue
+        held = by_size.get(cell.object_size_bytes)
+        if held is None or cell.concurrency < held.concurrency:
+            by_size[cell.object_size_bytes] = cell
+    points: list[tuple[int, float]] = []
+    stream_cites: list[Citation] = []
+    for size in sorted(by_size):
+        cell = by_size[size]
+        assert cell.throughput_mib_per_s is not None
+        points.append((size, cell.throughput_mib_per_s * MIB / cell.concurrency))
+        stream_cites.append(_cite(cell, run_id, _cell_section(cell)))
+    if profile.probes.range_get is not None:
+        rg = profile.probes.range_get
+        single = next((p for p in rg.points if p.streams == 1 and p.throughput_mib_per_s), None)
+        if single is not None and rg.object_size_bytes and rg.object_size_bytes not in by_size:
+            assert single.throughput_mib_per_s is not None
+            points.append((rg.object_size_bytes, single.throughput_mib_per_s * MIB))
+            stream_cites.append(single.citation or _cite(rg, run_id, "probes.range_get[1 stream]"))
+            points.sort()
+    out.get_stream_bytes_per_s = points
+    if stream_cites:
+        out.citations["get_stream_bytes_per_s"] = stream_cites
+    if any(c.concurrency > 1 for c in by_size.values()):
+        out.notes["get_stream_bytes_per_s"] = "some points are aggregate throughput / concurrency"
+
+    for name, ceiling, ops in (
+        ("read_ceiling_bytes_per_s", profile.ceilings.read_bytes_per_s, ("get",)),
+        ("write_ceiling_bytes_per_s", profile.ceilings.write_bytes_per_s, ("put",)),
+    ):
+        if ceiling is not None:
+            setattr(out, name, ceiling.value)
+            out.citations[name] = [ceiling.citation]
+            if ceiling.bound != "exact" or ceiling.note:
+                out.notes[name] = f"{ceiling.bound} bound" + (f": {ceiling.note}" if ceiling.note else "")
+            continue
+        candidates = [c for c in cells if c.op in ops and c.throughput_mib_per_s is not None]
+        if candidates:
+            top = max(candidates, key=lambda c: c.throughput_mib_per_s or 0.0)
+            assert top.throughput_mib_per_s is not None
+            setattr(out, name, top.throughput_mib_per_s * MIB)
+            out.citations[name] = [_cite(top, run_id, _cell_section(top))]
+            out.notes[name] = "best cell observed (a lower bound on the service ceiling)"
+
+    rate = profile.probes.rate
+    for op in OPERATIONS:
+        point = rate.ceiling(op) if rate is not None else None
+        op_cells = [c for c in cells if c.op == op and c.ops_per_s is not None]
+        best_cell = max(op_cells, key=lambda c: c.ops_per_s or 0.0) if op_cells else None
+        if point is not None and (best_cell is None or (point.ops_per_s or 0) >= (best_cell.ops_per_s or 0)):
+            out.ops_per_s[op] = point.ops_per_s
+            out.citations[f"ops_per_s.{op}"] = [
+                point.citation
+                or Citation(kind="measured", ref=run_id or "unknown run", section=f"probes.rate[{op}]")
+            ]
+            if point.note:
+                out.notes[f"ops_per_s.{op}"] = point.note
+        elif best_cell is not None:
+            out.ops_per_s[op] = best_cell.ops_per_s
+            out.citations[f"ops_per_s.{op}"] = [_cite(best_cell, run_id, _cell_section(best_cell))]
+            if best_cell.note:
+                out.notes[f"ops_per_s.{op}"] = best_cell.note
+        else:
+            out.ops_per_s[op] = None
+
+    hot = profile.probes.hot_object
+    if hot is not None:
+        out.hot_object_limit = hot.limit
+        out.hot_object_behaviour = hot.behaviour
+        out.hot_object_error = hot.error
+        out.citations["hot_object"] = [_cite(hot, run_id, "probes.hot_object")]
+        if hot.note:
+            out.notes["hot_object"] = hot.note
+
+    per_key = profile.ceilings.per_key_write_per_s
+    if per_key is not None:
+        out.per_key_write_per_s = per_key.value
+        out.citations["per_key_write_per_s"] = [per_key.citation]
+
+    speed = profile.probes.range_get
+    if speed is not None and speed.speedup is not None and speed.best_streams is not None:
+        out.range_get_speedup = RangeGetSpeedup(streams=speed.best_streams, speedup=speed.speedup)
+        out.citations["range_get_speedup"] = [_cite(speed, run_id, "probes.range_get")]
+        if speed.note:
+            out.notes["range_get_speedup"] = speed.note
+    return out
+
+
+def coefficient_of_variation(values: list[float]) -> float | None:
+    """Population CV of per-segment figures; None for fewer than two segments or a zero mean."""
+    if len(values) < 2:
+        return None
+    mean = statistics.fmean(values)
+    if mean == 0:
+        return None
+    return statistics.pstdev(values) / mean
