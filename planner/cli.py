@@ -7,7 +7,7 @@ Heavy modules (boto3, simpy, numpy) are imported inside the commands that use th
 from __future__ import annotations
 
 import sys
-from enum import Enum
+from enum import StrEnum
 from typing import NoReturn
 
 import typer
@@ -24,7 +24,7 @@ app = typer.Typer(
 app.add_typer(measure_app, name="measure")
 
 
-class OutputFormat(str, Enum):
+class OutputFormat(StrEnum):
     table = "table"
     json = "json"
     markdown = "markdown"

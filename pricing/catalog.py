@@ -1,0 +1,194 @@
+"""Loading the shipped price tables, choosing the version in force, and layering overrides.
+
+Tables live in ``pricing/tables/<provider>/<effective-from>.yaml``. A version may name the
+version it is ``based_on`` and state only what changed; the loader merges it over that
+version and validates the whole result, so every version is a complete table once loaded.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+from decimal import Decimal
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from planner.errors import InputError, PricingError
+from pricing.models import SCHEMA_VERSION, PriceTable
+
+
+class _DecimalLoader(yaml.SafeLoader):
+    """Safe YAML with floats read as Decimal from their text: 0.09 stays exactly 0.09."""
+
+
+def _decimal(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Decimal:
+    return Decimal(str(loader.construct_scalar(node)).replace("_", ""))
+
+
+_DecimalLoader.add_constructor("tag:yaml.org,2002:float", _decimal)
+
+
+def load_yaml(text: str, source: str) -> Any:
+    """Parse YAML safely (no object construction), numbers exact; errors name the file and line."""
+    try:
+        return yaml.load(text, Loader=_DecimalLoader)  # a SafeLoader subclass: no object construction
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else "YAML"
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise InputError(f"malformed YAML: {problem}", source=source, field=where) from None
+
+
+def validation_message(error: ValidationError) -> tuple[str, str]:
+    """The first problem of a pydantic error as (dotted field path, message)."""
+    first = error.errors()[0]
+    field = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    message = first["msg"]
+    if first["type"] == "extra_forbidden":
+        message = "unknown key"
+    elif first["type"] == "missing":
+        message = "required but missing"
+    message = message.removeprefix("Value error, ")
+    return field, message
+
+
+def merge(base: Any, change: Any) -> Any:
+    """Deep-merge mappings; anything else (lists included) is replaced by the change."""
+    if isinstance(base, dict) and isinstance(change, dict):
+        merged = dict(base)
+        for key, value in change.items():
+            merged[key] = merge(base[key], value) if key in base else value
+        return merged
+    return change
+
+
+def _validate(raw: Any, source: str) -> PriceTable:
+    if not isinstance(raw, dict):
+        raise InputError("a price table must be a mapping of keys", source=source)
+    version = raw.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise InputError(
+            f"unsupported schema_version {version!r} (this planner reads version {SCHEMA_VERSION})",
+            source=source,
+            field="schema_version",
+        )
+    try:
+        return PriceTable.model_validate(raw)
+    except ValidationError as error:
+        field, message = validation_message(error)
+        raise InputError(message, source=source, field=field) from None
+
+
+def _read_shipped() -> dict[str, list[tuple[dt.date, dict[str, Any], str]]]:
+    root = resources.files("pricing") / "tables"
+    found: dict[str, list[tuple[dt.date, dict[str, Any], str]]] = {}
+    for provider_dir in sorted(root.iterdir(), key=lambda p: p.name):
+        if not provider_dir.is_dir():
+            continue
+        for entry in sorted(provider_dir.iterdir(), key=lambda p: p.name):
+            if not entry.name.endswith(".yaml"):
+                continue
+            source = f"pricing/tables/{provider_dir.name}/{entry.name}"
+            raw = load_yaml(entry.read_text(encoding="utf-8"), source)
+            if not isinstance(raw, dict):
+                raise InputError("a price table must be a mapping of keys", source=source)
+            try:
+                date = dt.date.fromisoformat(entry.name.removesuffix(".yaml"))
+            except ValueError:
+                raise InputError("file name must be the effective date, YYYY-MM-DD.yaml", source=source) from None
+            found.setdefault(provider_dir.name, []).append((date, raw, source))
+    return found
+
+
+@functools.cache
+def shipped_tables() -> dict[str, tuple[PriceTable, ...]]:
+    """Every shipped version of every provider, oldest first, each a complete table."""
+    tables: dict[str, tuple[PriceTable, ...]] = {}
+    for provider, versions in _read_shipped().items():
+        loaded: dict[dt.date, dict[str, Any]] = {}
+        result: list[PriceTable] = []
+        for date, raw, source in versions:
+            raw = dict(raw)
+            if raw.get("effective_from", date) != date:
+                raise InputError("effective_from differs from the file name", source=source, field="effective_from")
+            based_on = raw.pop("based_on", None)
+            if based_on is not None:
+                base_date = based_on if isinstance(based_on, dt.date) else None
+                if base_date is None or base_date not in loaded:
+                    raise InputError(f"based_on {based_on!r} is not an earlier version", source=source)
+                raw = merge(loaded[base_date], raw)
+            raw["effective_from"] = date
+            # A later version inherits the notes of the one it is based on only if it says so.
+            table = _validate(raw, source)
+            if table.provider != provider:
+                raise InputError(f"provider {table.provider!r} in the folder of {provider!r}", source=source)
+            loaded[date] = raw
+            result.append(table)
+        tables[provider] = tuple(result)
+    return tables
+
+
+def providers() -> list[str]:
+    return sorted(shipped_tables())
+
+
+def versions(provider: str) -> tuple[PriceTable, ...]:
+    tables = shipped_tables()
+    if provider not in tables:
+        raise PricingError(f"unknown provider {provider!r} (known: {', '.join(sorted(tables))})")
+    return tables[provider]
+
+
+def table_for(provider: str, as_of: dt.date | None = None) -> PriceTable:
+    """The version in force on ``as_of`` (today when omitted): the latest that began on or before it."""
+    day = as_of or dt.date.today()
+    in_force = [t for t in versions(provider) if t.effective_from <= day]
+    if not in_force:
+        first = versions(provider)[0].effective_from
+        raise PricingError(f"no {provider} price table in force on {day} (the earliest begins {first})")
+    return in_force[-1]
+
+
+def storage_classes(provider: str, as_of: dt.date | None = None) -> list[str]:
+    return list(table_for(provider, as_of).classes)
+
+
+def load_override(path: Path | str, as_of: dt.date | None = None) -> PriceTable:
+    """A user's price file layered over the shipped version in force (a negotiated discount...).
+
+    The file holds ``provider``, a ``label`` naming the contract, and any part of a table to
+    replace: ``{provider: aws-s3, label: edp-2026, egress: {internet: {tiers: [...]}}}``.
+    """
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("file not found", source=source) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read the file ({type(error).__name__})", source=source) from None
+    raw = load_yaml(text, source)
+    if not isinstance(raw, dict):
+        raise InputError(
+            "an override file must be a mapping with provider, label and the prices to replace", source=source
+        )
+    provider = raw.get("provider")
+    if not isinstance(provider, str):
+        raise InputError("required: the provider id this override applies to", source=source, field="provider")
+    label = raw.get("label")
+    if not isinstance(label, str) or not label.strip():
+        raise InputError("required: a label naming the contract or discount", source=source, field="label")
+    for forbidden in ("effective_from", "schema_version"):
+        if forbidden in raw:
+            raise InputError(
+                "an override cannot change this; it applies to the version in force", source=source, field=forbidden
+            )
+    try:
+        base = table_for(provider, as_of)
+    except PricingError as error:
+        raise InputError(str(error), source=source, field="provider") from None
+    merged = merge(base.model_dump(mode="python", exclude={"label"}), raw)
+    return _validate(merged, source)

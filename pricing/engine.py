@@ -1,0 +1,443 @@
+"""The cost engine: a month of usage and a price table in, billed line items out.
+
+One set of rules serves every provider; the tables carry the parameters. Arithmetic is
+``Decimal`` at 60 digits, so a quantity such as bytes / 2**40 is exact and nothing is rounded
+until a provider's own rule rounds it (R2 rounds every metered unit up to a whole unit).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from decimal import ROUND_CEILING, Decimal, localcontext
+
+from planner.errors import PricingError
+from pricing import catalog
+from pricing.models import (
+    CostBreakdown,
+    LineItem,
+    PriceTable,
+    SizeBin,
+    Status,
+    StorageClass,
+    Tier,
+    TieredPrice,
+    Usage,
+)
+
+ZERO = Decimal(0)
+
+
+def tier_slices(quantity: Decimal, tiers: list[Tier]) -> Iterator[tuple[Decimal, Tier, Decimal]]:
+    """Split a quantity over marginal tiers: (slice, tier, lower bound) for each non-empty slice."""
+    lower = ZERO
+    for tier in tiers:
+        upper = tier.up_to
+        top = quantity if upper is None else min(quantity, upper)
+        if top > lower:
+            yield top - lower, tier, lower
+        if upper is None or quantity <= upper:
+            return
+        lower = upper
+
+
+def _number(value: Decimal) -> str:
+    """A quantity for people: thousands separators, no float noise, trailing zeros dropped."""
+    text = f"{value:,.6f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+@dataclass
+class _Bill:
+    table: PriceTable
+    storage_class_id: str
+    storage_class: StorageClass
+    usage: Usage
+    items: list[LineItem] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    # ------------------------------------------------------------------ helpers
+
+    def status(self, *candidates: Status | None) -> Status:
+        for candidate in (*candidates, self.storage_class.status, self.table.status):
+            if candidate is not None:
+                return candidate
+        return Status.unverified
+
+    def round(self, quantity: Decimal) -> Decimal:
+        if self.table.billing.round_up:
+            return quantity.to_integral_value(rounding=ROUND_CEILING)
+        return quantity
+
+    def add(
+        self,
+        category: str,
+        description: str,
+        quantity: Decimal,
+        unit: str,
+        unit_price: Decimal,
+        status: Status,
+    ) -> None:
+        self.items.append(
+            LineItem(
+                category=category,
+                description=description,
+                quantity=quantity,
+                unit=unit,
+                unit_price_usd=unit_price,
+                amount_usd=quantity * unit_price if unit_price and quantity else ZERO,
+                table_version=self.table.version,
+                price_status=status,
+            )
+        )
+
+    def tiered(
+        self,
+        category: str,
+        label: str,
+        price: TieredPrice,
+        quantity: Decimal,
+        *,
+        extra_free: Decimal = ZERO,
+        free_label: str = "free allowance",
+    ) -> None:
+        """Bill a quantity on a tiered price, after its free allowance (and any extra free units)."""
+        status = self.status(price.status)
+        free = min(quantity, price.free_per_month + extra_free)
+        if free > 0:
+            scope = f" ({price.free_scope})" if price.free_scope else ""
+            worth = price.tiers[0].price * free
+            self.add(
+                "free_allowance",
+                f"{label}: {free_label}{scope}, worth ${_number(worth)} at ${price.tiers[0].price}/{price.unit}",
+                free,
+                price.unit,
+                ZERO,
+                status,
+            )
+        billable = self.round(quantity - free)
+        single = len(price.tiers) == 1
+        for amount, tier, lower in tier_slices(billable, price.tiers):
+            if single:
+                where = ""
+            elif tier.up_to is None:
+                where = f", over {_number(lower)} {price.unit}"
+            elif lower == 0:
+                where = f", first {_number(tier.up_to)} {price.unit}"
+            else:
+                where = f", {_number(lower)} to {_number(tier.up_to)} {price.unit}"
+            self.add(category, f"{label}{where}", amount, price.unit, tier.price, status)
+
+    # ------------------------------------------------------------------ parts of the bill
+
+    def object_bins(self) -> list[SizeBin] | None:
+        """The stored objects as a size histogram, or None when the usage gives no count."""
+        usage = self.usage
+        if usage.object_sizes is not None:
+            return list(usage.object_sizes)
+        if usage.object_count:
+            mean = usage.stored_bytes // usage.object_count
+            return [SizeBin(bytes=mean, count=usage.object_count)]
+        return None
+
+    def storage(self) -> None:
+        sc, usage = self.storage_class, self.usage
+        price = sc.storage
+        unit_bytes = Decimal(price.unit_bytes)
+        bins = self.object_bins()
+        needs_objects = sc.min_object_bytes or sc.object_overhead or sc.monitoring
+        if needs_objects and bins is None and usage.stored_bytes:
+            self.warnings.append(
+                f"{sc.name}: no object count given, so per-object charges (minimum object size, "
+                "overhead, monitoring) are left out"
+            )
+        stored = Decimal(usage.stored_bytes)
+
+        # Extra access tiers (Intelligent-Tiering) hold a share of the monitored objects' bytes.
+        tier_bytes: dict[str, Decimal] = {}
+        if sc.access_tiers:
+            eligible = stored
+            if sc.monitoring and bins is not None:
+                eligible = Decimal(sum(b.bytes * b.count for b in bins if b.bytes >= sc.monitoring.min_object_bytes))
+            for tier_id, share in usage.access_tier_shares.items():
+                if tier_id not in sc.access_tiers:
+                    raise PricingError(
+                        f"{self.table.version} {self.storage_class_id}: no access tier {tier_id!r} "
+                        f"(tiers: {', '.join(sc.access_tiers)})"
+                    )
+                tier_bytes[tier_id] = eligible * share
+        elif usage.access_tier_shares:
+            raise PricingError(f"{self.table.version} {self.storage_class_id} has no access tiers")
+        frequent = stored - sum(tier_bytes.values(), ZERO)
+        label = f"{sc.name} storage" + (" (frequent access)" if sc.access_tiers else "")
+        self.tiered("storage", label, price, frequent / unit_bytes)
+        for tier_id, tier_b in tier_bytes.items():
+            if tier_b > 0:
+                self.add(
+                    "storage",
+                    f"{sc.name} storage ({tier_id} access)",
+                    self.round(tier_b / unit_bytes),
+                    price.unit,
+                    sc.access_tiers[tier_id],
+                    self.status(price.status),
+                )
+
+        first_price = price.tiers[0].price
+        padding = ZERO
+        if sc.min_object_bytes and bins is not None:
+            small = [b for b in bins if b.bytes < sc.min_object_bytes and b.count]
+            padding = Decimal(sum((sc.min_object_bytes - b.bytes) * b.count for b in small))
+            if padding > 0:
+                count = sum(b.count for b in small)
+                self.add(
+                    "minimum",
+                    f"minimum billable object size: {count:,} objects under {sc.min_object_bytes:,} bytes "
+                    "billed as that size",
+                    self.round(padding / unit_bytes),
+                    price.unit,
+                    first_price,
+                    self.status(price.status),
+                )
+        if sc.object_overhead and bins is not None:
+            overhead = sc.object_overhead
+            objects = sum(b.count for b in bins)
+            if objects:
+                status = self.status(overhead.status)
+                self.add(
+                    "storage",
+                    f"per-object overhead: {objects:,} objects x {overhead.class_rate_bytes:,} bytes at {sc.name} rate",
+                    self.round(Decimal(objects * overhead.class_rate_bytes) / unit_bytes),
+                    price.unit,
+                    first_price,
+                    status,
+                )
+                standard = self.table.classes[overhead.standard_rate_class].storage
+                self.add(
+                    "storage",
+                    f"per-object overhead: {objects:,} objects x {overhead.standard_rate_bytes:,} bytes at "
+                    f"{self.table.classes[overhead.standard_rate_class].name} rate",
+                    self.round(Decimal(objects * overhead.standard_rate_bytes) / Decimal(standard.unit_bytes)),
+                    standard.unit,
+                    standard.tiers[0].price,
+                    status,
+                )
+        if sc.monitoring and bins is not None:
+            monitored = sum(b.count for b in bins if b.bytes >= sc.monitoring.min_object_bytes)
+            if monitored:
+                per = sc.monitoring.per
+                self.add(
+                    "storage",
+                    f"monitoring and automation: {monitored:,} objects of at least "
+                    f"{sc.monitoring.min_object_bytes:,} bytes",
+                    self.round(Decimal(monitored) / per),
+                    f"{per:,} objects",
+                    sc.monitoring.price,
+                    self.status(sc.monitoring.status),
+                )
+        if sc.minimum_billable_bytes:
+            billed = stored + padding
+            if billed < sc.minimum_billable_bytes:
+                self.add(
+                    "minimum",
+                    f"minimum billable storage of {_number(sc.minimum_billable_bytes / unit_bytes)} {price.unit}: "
+                    "the shortfall",
+                    self.round((sc.minimum_billable_bytes - billed) / unit_bytes),
+                    price.unit,
+                    first_price,
+                    self.status(price.status),
+                )
+
+    def early_deletion(self) -> None:
+        sc = self.storage_class
+        if not sc.min_duration_days:
+            return
+        month_days = Decimal(self.table.billing.month_days)
+        price = sc.storage
+        for deletion in self.usage.deletions:
+            age = Decimal(str(deletion.age_days))
+            remaining = Decimal(sc.min_duration_days) - age
+            if remaining <= 0 or deletion.bytes == 0:
+                continue
+            quantity = self.round(Decimal(deletion.bytes) / Decimal(price.unit_bytes) * remaining / month_days)
+            self.add(
+                "early_deletion",
+                f"{sc.name}: deleted at {_number(age)} days, before the {sc.min_duration_days}-day minimum; "
+                f"{_number(remaining)} remaining days over a {month_days}-day month",
+                quantity,
+                price.unit,
+                price.tiers[0].price,
+                self.status(price.status),
+            )
+
+    def requests(self) -> None:
+        sc = self.storage_class
+        by_class: dict[str, int] = {}
+        free_ops: dict[str, int] = {}
+        owner = {op: rc.id for rc in sc.requests for op in rc.operations}
+        for op, count in self.usage.requests.items():
+            if count == 0:
+                continue
+            if op in sc.free_operations:
+                free_ops[op] = free_ops.get(op, 0) + count
+            elif op in owner:
+                by_class[owner[op]] = by_class.get(owner[op], 0) + count
+            else:
+                raise PricingError(
+                    f"{self.table.version} {self.storage_class_id}: operation {op!r} is not priced and not free"
+                )
+        for op, count in free_ops.items():
+            self.add("requests", f"{op} requests: free", Decimal(count), "requests", ZERO, self.status())
+        month_days = self.table.billing.month_days
+        for rc in sc.requests:
+            count = by_class.get(rc.id, 0)
+            if not count:
+                continue
+            status = self.status(rc.status)
+            unit = f"{rc.per:,} requests"
+            allowance = rc.free_per_month + rc.free_per_day * month_days
+            free = min(count, allowance)
+            if free:
+                how = f"{rc.free_per_day:,} a day" if rc.free_per_day else f"{rc.free_per_month:,} a month"
+                self.add(
+                    "free_allowance",
+                    f"{rc.id} requests: free allowance ({how})",
+                    Decimal(free) / rc.per,
+                    unit,
+                    ZERO,
+                    status,
+                )
+            billable = self.round(Decimal(count - free) / rc.per)
+            if billable > 0:
+                ops = ", ".join(op for op in rc.operations if self.usage.requests.get(op))
+                self.add("requests", f"{rc.id} requests ({ops})", billable, unit, rc.price, status)
+
+    def retrieval(self) -> None:
+        sc, usage = self.storage_class, self.usage
+        if sc.retrieval is None or not (usage.retrieval_bytes or usage.retrieval_requests):
+            return
+        name = usage.retrieval_option or sc.retrieval.default
+        if name not in sc.retrieval.options:
+            raise PricingError(
+                f"{self.table.version} {self.storage_class_id}: no retrieval option {name!r} "
+                f"(options: {', '.join(sc.retrieval.options)})"
+            )
+        option = sc.retrieval.options[name]
+        status = self.status(option.status)
+        if usage.retrieval_bytes:
+            quantity = self.round(Decimal(usage.retrieval_bytes) / Decimal(sc.retrieval.unit_bytes))
+            self.add(
+                "retrieval", f"{sc.name} data retrieval ({name})", quantity, sc.retrieval.unit, option.per_gb, status
+            )
+        if usage.retrieval_requests and option.per_1000_requests:
+            self.add(
+                "retrieval",
+                f"{sc.name} retrieval requests ({name})",
+                self.round(Decimal(usage.retrieval_requests) / 1000),
+                "1,000 requests",
+                option.per_1000_requests,
+                status,
+            )
+
+    def egress(self) -> None:
+        rules, usage = self.table.egress, self.usage
+        price = rules.internet
+        unit_bytes = Decimal(price.unit_bytes)
+        quantity = Decimal(usage.egress_bytes) / unit_bytes
+        stored_units = Decimal(usage.stored_bytes) / unit_bytes
+        if (
+            rules.fair_use_multiple_of_storage is not None
+            and quantity > rules.fair_use_multiple_of_storage * stored_units
+        ):
+            self.warnings.append(
+                f"{self.table.provider_name}: egress of {_number(quantity)} {price.unit} exceeds "
+                f"{_number(rules.fair_use_multiple_of_storage)}x the stored volume; the free-egress policy "
+                "allows no more, and sustained excess may be limited or suspended"
+            )
+        if quantity == 0:
+            return
+        used_elsewhere = min(Decimal(usage.egress_allowance_used_bytes) / unit_bytes, price.free_per_month)
+        extra = Decimal(rules.free_per_day * self.table.billing.month_days) - used_elsewhere
+        labels = []
+        if rules.free_multiple_of_storage:
+            extra += rules.free_multiple_of_storage * stored_units
+            labels.append(f"{_number(rules.free_multiple_of_storage)}x average stored")
+        if rules.free_per_day:
+            labels.append(f"{_number(rules.free_per_day)} {price.unit} a day")
+        if price.free_per_month:
+            labels.append(f"{_number(price.free_per_month)} {price.unit} a month")
+        self.tiered(
+            "egress",
+            "internet egress",
+            price,
+            quantity,
+            extra_free=extra,
+            free_label="free allowance" + (f" ({', '.join(labels)})" if labels else ""),
+        )
+
+    def transfer(self) -> None:
+        usage, rules = self.usage, self.table.egress
+        if not usage.inter_region_bytes:
+            return
+        if rules.inter_region is None:
+            self.warnings.append(f"{self.table.provider_name} publishes no inter-region transfer price; none charged")
+            return
+        price = rules.inter_region
+        self.tiered(
+            "transfer", "inter-region transfer", price, Decimal(usage.inter_region_bytes) / Decimal(price.unit_bytes)
+        )
+
+    def buckets(self) -> None:
+        fee = self.table.buckets
+        if fee is None or self.usage.buckets <= fee.included:
+            return
+        self.add(
+            "other",
+            f"buckets beyond the {fee.included:,} included",
+            Decimal(self.usage.buckets - fee.included),
+            "bucket-month",
+            fee.price,
+            self.status(fee.status),
+        )
+
+
+def bill(table: PriceTable, storage_class: str, usage: Usage, *, as_of: dt.date | None = None) -> CostBreakdown:
+    """Price one month of ``usage`` in ``storage_class`` with ``table``."""
+    if storage_class not in table.classes:
+        raise PricingError(
+            f"{table.version} has no storage class {storage_class!r} (classes: {', '.join(table.classes)})"
+        )
+    with localcontext() as context:
+        context.prec = 60
+        work = _Bill(table, storage_class, table.classes[storage_class], usage)
+        work.storage()
+        work.early_deletion()
+        work.requests()
+        work.retrieval()
+        work.egress()
+        work.transfer()
+        work.buckets()
+        total = sum((item.amount_usd for item in work.items), ZERO)
+    return CostBreakdown(
+        provider=table.provider,
+        storage_class=storage_class,
+        table_version=table.version,
+        as_of=as_of,
+        line_items=work.items,
+        total_usd=total,
+        warnings=work.warnings,
+    )
+
+
+def estimate(
+    provider: str,
+    storage_class: str,
+    usage: Usage,
+    *,
+    as_of: dt.date | None = None,
+    table: PriceTable | None = None,
+) -> CostBreakdown:
+    """Price ``usage`` with the shipped table in force on ``as_of`` (or a given table, e.g. an override)."""
+    day = as_of or dt.date.today()
+    chosen = table if table is not None else catalog.table_for(provider, day)
+    return bill(chosen, storage_class, usage, as_of=day)

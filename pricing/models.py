@@ -1,0 +1,345 @@
+"""The price-table schema, the usage a month is billed on, and the bill itself.
+
+Prices are ``Decimal`` from the file to the line item; a float never touches money. Every
+quantity states the provider's billing unit (``unit`` for people, ``unit_bytes`` for the
+engine), so a GB that is 10**9 bytes at one provider and 2**30 at another stays explicit.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, field_validator, model_validator
+
+SCHEMA_VERSION = 1
+
+# Money and prices serialise as strings of decimal numbers: JSON numbers are floats to most readers.
+Money = Annotated[Decimal, PlainSerializer(lambda d: format(d, "f"), return_type=str, when_used="json")]
+
+# Operations the engine knows, named after the S3 API calls they stand for.
+OPERATIONS: tuple[str, ...] = (
+    "put",  # PutObject
+    "copy",  # CopyObject
+    "post",  # PostObject (browser upload)
+    "list",  # ListObjects(V2), ListObjectVersions
+    "list-buckets",
+    "get",  # GetObject
+    "head",  # HeadObject
+    "select",  # SelectObjectContent
+    "delete",  # DeleteObject
+    "create-multipart",  # CreateMultipartUpload
+    "upload-part",  # UploadPart / UploadPartCopy
+    "complete-multipart",  # CompleteMultipartUpload
+    "abort-multipart",  # AbortMultipartUpload
+    "list-parts",  # ListParts, ListMultipartUploads
+    "lifecycle-transition",  # a lifecycle rule moving an object into this class
+    "restore",  # RestoreObject (archive classes)
+    "bucket-config",  # Put*/Get* bucket configuration
+    "event-notification",  # B2 event notifications
+)
+
+
+class Status(StrEnum):
+    """How well a figure is sourced (see the research notes the tables cite)."""
+
+    verified_primary = "verified-primary"
+    verified_secondary = "verified-secondary"
+    unverified = "unverified"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Tier(_Model):
+    """One slice of a marginal tier ladder: units above the previous bound up to ``up_to``."""
+
+    up_to: Decimal | None = Field(None, description="cumulative upper bound in the price's unit; none = no bound")
+    price: Money = Field(description="USD per unit within this slice")
+
+
+class TieredPrice(_Model):
+    """A byte-metered price (storage, egress, transfer) with marginal tiers and allowances."""
+
+    unit: str = Field(description='billing unit as the provider states it, e.g. "GB-month", "TB-month", "GB"')
+    unit_bytes: int = Field(gt=0, description="bytes in one unit (10**9 for a decimal GB, 2**40 for a TiB)")
+    tiers: list[Tier] = Field(min_length=1)
+    free_per_month: Decimal = Field(Decimal(0), ge=0, description="free units each month, before the tiers")
+    free_scope: str | None = Field(None, description="what the free allowance is shared with, if anything")
+    status: Status | None = None
+    note: str | None = None
+
+    @field_validator("tiers")
+    @classmethod
+    def _ladder(cls, tiers: list[Tier]) -> list[Tier]:
+        bounds = [t.up_to for t in tiers]
+        if bounds[-1] is not None:
+            raise ValueError("the last tier must have no upper bound")
+        finite = [b for b in bounds[:-1] if b is not None]
+        if len(finite) != len(bounds) - 1:
+            raise ValueError("only the last tier may have no upper bound")
+        if any(b <= 0 for b in finite) or finite != sorted(set(finite)):
+            raise ValueError("tier bounds must be positive and strictly increasing")
+        if any(t.price < 0 for t in tiers):
+            raise ValueError("a price cannot be negative")
+        return tiers
+
+
+class EgressRules(_Model):
+    """Internet egress: a tiered price plus the allowances that come before it."""
+
+    internet: TieredPrice
+    free_per_day: Decimal = Field(Decimal(0), ge=0, description="free units per day (B2 before 2023-10: 1 GB/day)")
+    free_multiple_of_storage: Decimal | None = Field(
+        None, ge=0, description="free egress as a multiple of the average stored volume (B2: 3)"
+    )
+    fair_use_multiple_of_storage: Decimal | None = Field(
+        None,
+        ge=0,
+        description="egress above this multiple of stored volume breaks the provider's policy (no price; Wasabi: 1)",
+    )
+    inter_region: TieredPrice | None = Field(None, description="transfer to another region of the same provider")
+    status: Status | None = None
+    note: str | None = None
+
+
+class RequestClass(_Model):
+    """A group of operations billed at one price (S3 tier 1/2, R2 Class A/B, B2 Class B/C)."""
+
+    id: str
+    operations: list[str] = Field(min_length=1)
+    price: Money = Field(ge=0, description="USD per `per` requests")
+    per: int = Field(gt=0, description="requests the price is quoted for (1000, 10000, 1000000)")
+    free_per_month: int = Field(0, ge=0)
+    free_per_day: int = Field(0, ge=0)
+    status: Status | None = None
+    note: str | None = None
+
+
+class RetrievalOption(_Model):
+    """Reading data back out of a class that charges for it (IA, Glacier)."""
+
+    per_gb: Money = Field(ge=0, description="USD per retrieval unit of bytes read")
+    per_1000_requests: Money = Field(Decimal(0), ge=0, description="USD per 1,000 retrieval requests")
+    time: str | None = Field(None, description="how long a retrieval takes, as the provider states it")
+    status: Status | None = None
+
+
+class Retrieval(_Model):
+    unit: str = "GB"
+    unit_bytes: int = Field(gt=0)
+    default: str = Field(description="the option used when the usage names none")
+    options: dict[str, RetrievalOption] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _default_exists(self) -> Retrieval:
+        if self.default not in self.options:
+            raise ValueError(f"default retrieval option {self.default!r} is not among {sorted(self.options)}")
+        return self
+
+
+class ObjectOverhead(_Model):
+    """Per-object metadata billed on top of the data (S3 Glacier Flexible and Deep Archive: 40 KB)."""
+
+    class_rate_bytes: int = Field(ge=0, description="bytes per object billed at this class's storage price")
+    standard_rate_bytes: int = Field(ge=0, description="bytes per object billed at `standard_rate_class` prices")
+    standard_rate_class: str = Field(description="the class whose first-tier price the second part pays")
+    status: Status | None = None
+
+
+class Monitoring(_Model):
+    """A per-object monitoring fee (S3 Intelligent-Tiering), charged on objects of at least a size."""
+
+    price: Money = Field(ge=0)
+    per: int = Field(gt=0, description="objects the price is quoted for")
+    min_object_bytes: int = Field(ge=0, description="smaller objects are not monitored (and never move tier)")
+    status: Status | None = None
+
+
+class StorageClass(_Model):
+    name: str
+    storage: TieredPrice
+    access_tiers: dict[str, Money] = Field(
+        default_factory=dict,
+        description="extra access tiers priced per storage unit (Intelligent-Tiering: infrequent, archive-instant)",
+    )
+    minimum_billable_bytes: int = Field(0, ge=0, description="storage billed as at least this much each month")
+    min_duration_days: int = Field(0, ge=0, description="objects deleted sooner pay for the remaining days")
+    min_object_bytes: int = Field(0, ge=0, description="smaller objects are billed as this size")
+    object_overhead: ObjectOverhead | None = None
+    monitoring: Monitoring | None = None
+    requests: list[RequestClass] = Field(default_factory=list)
+    free_operations: list[str] = Field(default_factory=list)
+    retrieval: Retrieval | None = None
+    status: Status | None = None
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _operations_once(self) -> StorageClass:
+        seen: dict[str, str] = {}
+        for group_id, ops in [(rc.id, rc.operations) for rc in self.requests] + [("free", self.free_operations)]:
+            for op in ops:
+                if op not in OPERATIONS:
+                    raise ValueError(f"unknown operation {op!r} in {group_id} (known: {', '.join(OPERATIONS)})")
+                if op in seen:
+                    raise ValueError(f"operation {op!r} is priced twice ({seen[op]} and {group_id})")
+                seen[op] = group_id
+        return self
+
+
+class BucketFee(_Model):
+    included: int = Field(ge=0, description="buckets included per account")
+    price: Money = Field(ge=0, description="USD per bucket-month beyond the included count")
+    status: Status | None = None
+
+
+class Multipart(_Model):
+    min_part_bytes: int = Field(gt=0)
+    max_part_bytes: int = Field(gt=0)
+    max_parts: int = Field(gt=0)
+
+
+class Limits(_Model):
+    max_object_bytes: int | None = Field(None, gt=0)
+    max_single_put_bytes: int | None = Field(None, gt=0)
+    multipart: Multipart | None = None
+    status: Status | None = None
+    note: str | None = None
+
+
+class Billing(_Model):
+    month_days: int = Field(30, gt=0, description="days in a billing month for prorating and per-day allowances")
+    round_up: bool = Field(False, description="every metered quantity is rounded up to a whole billing unit")
+    status: Status | None = None
+    note: str | None = None
+
+
+class PriceTable(_Model):
+    """One provider's prices in force from ``effective_from`` until the next version begins."""
+
+    schema_version: Literal[1]
+    provider: str
+    provider_name: str
+    region: str
+    effective_from: dt.date
+    effective_from_status: Status | None = Field(None, description="how well the start date itself is sourced")
+    currency: Literal["USD"]
+    status: Status
+    sources: list[str] = Field(min_length=1)
+    notes: list[str] = Field(default_factory=list)
+    billing: Billing = Field(default_factory=Billing)
+    egress: EgressRules
+    buckets: BucketFee | None = None
+    limits: Limits = Field(default_factory=Limits)
+    classes: dict[str, StorageClass] = Field(min_length=1)
+    label: str | None = Field(None, description="set by an override file layered over a shipped version")
+
+    @property
+    def version(self) -> str:
+        base = f"{self.provider}@{self.effective_from.isoformat()}"
+        return f"{base}+{self.label}" if self.label else base
+
+    @model_validator(mode="after")
+    def _cross_references(self) -> PriceTable:
+        for class_id, storage_class in self.classes.items():
+            overhead = storage_class.object_overhead
+            if overhead and overhead.standard_rate_class not in self.classes:
+                raise ValueError(f"classes.{class_id}.object_overhead: unknown class {overhead.standard_rate_class!r}")
+        return self
+
+
+# --------------------------------------------------------------------------- usage
+
+
+class Deletion(_Model):
+    """Objects deleted (or overwritten) this month and how old they were."""
+
+    bytes: int = Field(ge=0)
+    objects: int = Field(0, ge=0)
+    age_days: float = Field(ge=0)
+
+
+class SizeBin(_Model):
+    """``count`` stored objects of ``bytes`` each: a size distribution as a histogram."""
+
+    bytes: int = Field(ge=0)
+    count: int = Field(ge=0)
+
+
+class Usage(_Model):
+    """A month of usage for one provider and storage class, in bytes and request counts."""
+
+    stored_bytes: int = Field(0, ge=0, description="average stored over the month")
+    object_count: int | None = Field(None, ge=0, description="objects stored (average); derived from sizes if absent")
+    object_sizes: list[SizeBin] | None = Field(None, description="size histogram of stored objects")
+    requests: dict[str, int] = Field(default_factory=dict, description="requests by operation")
+    egress_bytes: int = Field(0, ge=0, description="bytes served to the internet")
+    inter_region_bytes: int = Field(0, ge=0)
+    retrieval_bytes: int = Field(0, ge=0, description="bytes read out of a class that charges retrieval")
+    retrieval_requests: int = Field(0, ge=0)
+    retrieval_option: str | None = None
+    deletions: list[Deletion] = Field(default_factory=list)
+    access_tier_shares: dict[str, Decimal] = Field(
+        default_factory=dict, description="share of stored bytes in each extra access tier"
+    )
+    buckets: int = Field(1, ge=0)
+    egress_allowance_used_bytes: int = Field(
+        0, ge=0, description="part of a shared free egress allowance already used elsewhere in the account"
+    )
+
+    @field_validator("requests")
+    @classmethod
+    def _known_operations(cls, requests: dict[str, int]) -> dict[str, int]:
+        for op, count in requests.items():
+            if op not in OPERATIONS:
+                raise ValueError(f"unknown operation {op!r} (known: {', '.join(OPERATIONS)})")
+            if count < 0:
+                raise ValueError(f"requests.{op} is negative")
+        return requests
+
+    @field_validator("access_tier_shares")
+    @classmethod
+    def _shares(cls, shares: dict[str, Decimal]) -> dict[str, Decimal]:
+        if any(s < 0 or s > 1 for s in shares.values()) or sum(shares.values(), Decimal(0)) > 1:
+            raise ValueError("access tier shares must each be in [0, 1] and sum to at most 1")
+        return shares
+
+
+# --------------------------------------------------------------------------- the bill
+
+Category = Literal[
+    "storage", "egress", "requests", "retrieval", "minimum", "early_deletion", "transfer", "free_allowance", "other"
+]
+
+
+class LineItem(_Model):
+    category: Category
+    description: str
+    quantity: Money
+    unit: str
+    unit_price_usd: Money
+    amount_usd: Money
+    table_version: str
+    price_status: Status
+
+
+class CostBreakdown(_Model):
+    """A month's bill for one provider and storage class: line items and their sum."""
+
+    provider: str
+    storage_class: str
+    table_version: str
+    as_of: dt.date | None = None
+    currency: Literal["USD"] = "USD"
+    line_items: list[LineItem]
+    total_usd: Money
+    warnings: list[str] = Field(default_factory=list, description="policy limits the usage breaks (no price)")
+
+    def by_category(self) -> dict[str, Decimal]:
+        totals: dict[str, Decimal] = {}
+        for item in self.line_items:
+            totals[item.category] = totals.get(item.category, Decimal(0)) + item.amount_usd
+        return totals
