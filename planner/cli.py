@@ -6,14 +6,16 @@ Heavy modules (boto3, simpy, numpy) are imported inside the commands that use th
 
 from __future__ import annotations
 
+import datetime as dt
 import sys
 from enum import StrEnum
-from typing import NoReturn
+from pathlib import Path
+from typing import Annotated, NoReturn
 
 import typer
 
 from measure.cli import app as measure_app
-from planner.errors import PlannerError
+from planner.errors import InputError, PlannerError
 
 app = typer.Typer(
     help="Choose object storage by measured performance and exact, versioned prices.",
@@ -42,3 +44,112 @@ def main() -> None:
     except PlannerError as error:
         typer.echo(f"planner: {error}", err=True)
         sys.exit(2)
+
+
+def parse_date(text: str | None, option: str = "--as-of") -> dt.date | None:
+    if text is None:
+        return None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise InputError(f"{text!r} is not a date (use YYYY-MM-DD)", source=option) from None
+
+
+FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or markdown")]
+AsOfOption = Annotated[
+    str | None, typer.Option("--as-of", help="price tables in force on this date (YYYY-MM-DD; default today)")
+]
+
+pricing_app = typer.Typer(help="The versioned price tables: list, show and compare them.", no_args_is_help=True)
+app.add_typer(pricing_app, name="pricing")
+
+
+@pricing_app.command("list")
+def pricing_list(output: FormatOption = OutputFormat.table) -> None:
+    """Providers, their storage classes and every price version shipped."""
+    from planner import render
+    from pricing import catalog
+
+    today = dt.date.today()
+    rows = []
+    for provider in catalog.providers():
+        current = catalog.table_for(provider, today)
+        versions = [t.effective_from.isoformat() for t in catalog.versions(provider)]
+        rows.append(
+            {
+                "provider": provider,
+                "name": current.provider_name,
+                "classes": list(current.classes),
+                "versions": versions,
+                "in_force": current.version,
+            }
+        )
+    if output == OutputFormat.json:
+        typer.echo(render.as_json({"providers": rows}))
+        return
+    typer.echo(
+        render.table(
+            ["provider", "classes", "versions", "in force today"],
+            [(r["provider"], ", ".join(r["classes"]), ", ".join(r["versions"]), r["in_force"]) for r in rows],
+            output.value,
+        )
+    )
+
+
+@pricing_app.command("show")
+def pricing_show(
+    provider: Annotated[str, typer.Argument(help="provider id, e.g. aws-s3")],
+    storage_class: Annotated[str | None, typer.Option("--class", help="only this storage class")] = None,
+    as_of: AsOfOption = None,
+    overrides: Annotated[
+        Path | None, typer.Option("--prices", help="a price override file layered over the shipped version")
+    ] = None,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """One provider's prices in force on a date, with units, tiers, minimums and sources."""
+    from planner import render
+    from pricing import catalog
+
+    day = parse_date(as_of)
+    table = catalog.load_override(overrides, day) if overrides else catalog.table_for(provider, day)
+    if storage_class is not None and storage_class not in table.classes:
+        raise InputError(
+            f"{table.version} has no storage class {storage_class!r} (classes: {', '.join(table.classes)})",
+            source="--class",
+        )
+    if output == OutputFormat.json:
+        data = table.model_dump(mode="json")
+        if storage_class:
+            data["classes"] = {storage_class: data["classes"][storage_class]}
+        typer.echo(render.as_json({"version": table.version, **data}))
+        return
+    typer.echo(render.price_table(table, output.value, storage_class))
+
+
+@pricing_app.command("diff")
+def pricing_diff(
+    provider: Annotated[str, typer.Argument(help="provider id")],
+    first: Annotated[str, typer.Argument(help="the earlier date (YYYY-MM-DD)")],
+    second: Annotated[str, typer.Argument(help="the later date (YYYY-MM-DD)")],
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """What changed in a provider's prices between the versions in force on two dates."""
+    from planner import render
+    from pricing import catalog
+    from pricing.diff import diff_tables
+
+    old = catalog.table_for(provider, parse_date(first, "FIRST"))
+    new = catalog.table_for(provider, parse_date(second, "SECOND"))
+    changes = diff_tables(old, new)
+    if output == OutputFormat.json:
+        typer.echo(render.as_json({"from": old.version, "to": new.version, "changes": changes}))
+        return
+    typer.echo(f"{old.version} -> {new.version}")
+    if not changes:
+        typer.echo("no changes")
+        return
+    typer.echo(
+        render.table(
+            ["field", "before", "after"], [(c["field"], c["before"], c["after"]) for c in changes], output.value
+        )
+    )

@@ -183,9 +183,13 @@ def parse_rate(value: object) -> float:
 
 def format_bytes(n: int | float, *, binary: bool = False) -> str:
     """Render bytes with the largest prefix that keeps the number at or above 1."""
-    step, names = (1024, ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]) if binary else (
-        1000,
-        ["B", "KB", "MB", "GB", "TB", "PB", "EB"],
+    step, names = (
+        (1024, ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"])
+        if binary
+        else (
+            1000,
+            ["B", "KB", "MB", "GB", "TB", "PB", "EB"],
+        )
     )
     value = float(n)
     for name in names:

@@ -1,0 +1,194 @@
+"""Turning results into text: tables for terminals, Markdown for documents, JSON for programs.
+
+Nothing here computes a figure; it only lays out what the library returned. JSON is the
+models' own serialisation (money as strings of decimal numbers), so it is stable.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from pydantic import BaseModel
+from tabulate import tabulate
+
+from pricing.models import CostBreakdown, PriceTable, TieredPrice
+
+CENT = Decimal("0.01")
+
+
+def usd(amount: Decimal, *, places: int = 2) -> str:
+    """Money for people: rounded half-up to cents (or more places for unit prices)."""
+    quantum = Decimal(1).scaleb(-places)
+    rounded = amount.quantize(quantum, rounding=ROUND_HALF_UP)
+    return f"${rounded:,}"
+
+
+def unit_price(price: Decimal) -> str:
+    """A unit price exactly as the table states it, without trailing float noise."""
+    text = format(price.normalize(), "f") if price else "0"
+    return f"${text}"
+
+
+def quantity(value: Decimal) -> str:
+    text = f"{value:,.6f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], fmt: str) -> str:
+    style = "github" if fmt == "markdown" else "simple"
+    return tabulate(list(rows), headers=list(headers), tablefmt=style, disable_numparse=True)
+
+
+def as_json(value: BaseModel | list[BaseModel] | dict[str, Any]) -> str:
+    if isinstance(value, BaseModel):
+        return value.model_dump_json(indent=2)
+    if isinstance(value, list):
+        return json.dumps([v.model_dump(mode="json") for v in value], indent=2)
+    return json.dumps(value, indent=2, default=str)
+
+
+def heading(text: str, fmt: str, level: int = 2) -> str:
+    if fmt == "markdown":
+        return f"{'#' * level} {text}\n"
+    return f"{text}\n{'=' * len(text) if level <= 2 else '-' * len(text)}"
+
+
+def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None) -> str:
+    """One month's line items and total."""
+    rows: list[tuple[str, ...]] = [
+        (
+            item.category,
+            item.description,
+            quantity(item.quantity),
+            item.unit,
+            unit_price(item.unit_price_usd),
+            usd(item.amount_usd),
+        )
+        for item in bill.line_items
+    ]
+    rows.append(("total", "", "", "", "", usd(bill.total_usd)))
+    name = title or f"{bill.provider} {bill.storage_class}"
+    parts = [
+        heading(f"{name}: {usd(bill.total_usd)} a month", fmt),
+        f"Prices: {bill.table_version}" + (f", in force on {bill.as_of}" if bill.as_of else ""),
+        "",
+        table(["category", "item", "quantity", "unit", "unit price", "amount"], rows, fmt),
+    ]
+    for warning in bill.warnings:
+        parts.append(f"warning: {warning}")
+    return "\n".join(parts)
+
+
+def _tiers(price: TieredPrice) -> str:
+    steps = []
+    lower = Decimal(0)
+    for tier in price.tiers:
+        if tier.up_to is None:
+            span = f"over {quantity(lower)}" if lower else "all"
+        else:
+            span = f"{quantity(lower)}-{quantity(tier.up_to)}"
+            lower = tier.up_to
+        steps.append(f"{span}: {unit_price(tier.price)}")
+    free = f" (first {quantity(price.free_per_month)} free)" if price.free_per_month else ""
+    return f"per {price.unit} [{price.unit_bytes:,} bytes]{free}: " + "; ".join(steps)
+
+
+def price_table(priced: PriceTable, fmt: str, class_filter: str | None = None) -> str:
+    """A price table for people: what is charged, in which unit, with each figure's sourcing."""
+    lines = [
+        heading(f"{priced.provider_name} prices, version {priced.version}", fmt),
+        f"In force from {priced.effective_from}"
+        + (f" (date {priced.effective_from_status.value})" if priced.effective_from_status else "")
+        + f"; figures {priced.status.value}; currency {priced.currency}; region {priced.region}",
+        f"Billing: {priced.billing.month_days}-day month"
+        + ("; every metered unit rounded up to a whole unit" if priced.billing.round_up else ""),
+        "",
+    ]
+    egress = priced.egress
+    rows = [("internet egress", _tiers(egress.internet), (egress.internet.status or priced.status).value)]
+    if egress.free_per_day:
+        rows.append(("egress allowance", f"{quantity(egress.free_per_day)} {egress.internet.unit} a day free", ""))
+    if egress.free_multiple_of_storage is not None:
+        rows.append(("egress allowance", f"free up to {quantity(egress.free_multiple_of_storage)}x stored", ""))
+    if egress.fair_use_multiple_of_storage is not None:
+        rows.append(
+            ("egress policy", f"free only while egress <= {quantity(egress.fair_use_multiple_of_storage)}x stored", "")
+        )
+    if egress.inter_region is not None:
+        rows.append(("inter-region", _tiers(egress.inter_region), (egress.inter_region.status or priced.status).value))
+    if priced.buckets is not None:
+        rows.append(("buckets", f"{priced.buckets.included:,} included, then {unit_price(priced.buckets.price)}", ""))
+    lines.append(table(["item", "price", "status"], rows, fmt))
+    for class_id, storage_class in priced.classes.items():
+        if class_filter and class_id != class_filter:
+            continue
+        status = (storage_class.status or priced.status).value
+        rows = [("storage", _tiers(storage_class.storage), (storage_class.storage.status or status))]
+        for tier_id, tier_price in storage_class.access_tiers.items():
+            rows.append((f"storage ({tier_id})", f"per {storage_class.storage.unit}: {unit_price(tier_price)}", status))
+        if storage_class.minimum_billable_bytes:
+            rows.append(("minimum storage", f"{storage_class.minimum_billable_bytes:,} bytes a month", status))
+        if storage_class.min_duration_days:
+            rows.append(("minimum duration", f"{storage_class.min_duration_days} days", status))
+        if storage_class.min_object_bytes:
+            rows.append(("minimum object size", f"{storage_class.min_object_bytes:,} bytes", status))
+        if storage_class.object_overhead:
+            overhead = storage_class.object_overhead
+            rows.append(
+                (
+                    "per-object overhead",
+                    f"{overhead.class_rate_bytes:,} bytes at this rate + {overhead.standard_rate_bytes:,} bytes "
+                    f"at {overhead.standard_rate_class}",
+                    status,
+                )
+            )
+        if storage_class.monitoring:
+            monitoring = storage_class.monitoring
+            rows.append(
+                (
+                    "monitoring",
+                    f"{unit_price(monitoring.price)} per {monitoring.per:,} objects"
+                    f" >= {monitoring.min_object_bytes:,} B",
+                    status,
+                )
+            )
+        for request_class in storage_class.requests:
+            free = []
+            if request_class.free_per_month:
+                free.append(f"{request_class.free_per_month:,} a month free")
+            if request_class.free_per_day:
+                free.append(f"{request_class.free_per_day:,} a day free")
+            rows.append(
+                (
+                    f"requests: {request_class.id}",
+                    f"{unit_price(request_class.price)} per {request_class.per:,}"
+                    + (f" ({', '.join(free)})" if free else "")
+                    + f": {', '.join(request_class.operations)}",
+                    (request_class.status or status),
+                )
+            )
+        if storage_class.free_operations:
+            rows.append(("requests: free", ", ".join(storage_class.free_operations), status))
+        if storage_class.retrieval:
+            for name, option in storage_class.retrieval.options.items():
+                per_request = (
+                    f" + {unit_price(option.per_1000_requests)} per 1,000 requests" if option.per_1000_requests else ""
+                )
+                rows.append(
+                    (
+                        f"retrieval: {name}",
+                        f"{unit_price(option.per_gb)} per {storage_class.retrieval.unit}{per_request}"
+                        + (f" ({option.time})" if option.time else ""),
+                        (option.status or status),
+                    )
+                )
+        lines += ["", heading(f"{class_id}: {storage_class.name}", fmt, level=3)]
+        lines.append(table(["item", "price", "status"], [(a, b, str(c)) for a, b, c in rows], fmt))
+        if storage_class.note:
+            lines.append(f"note: {storage_class.note}")
+    lines += ["", "Sources:"] + [f"- {source}" for source in priced.sources]
+    lines += [f"note: {note}" for note in priced.notes]
+    return "\n".join(lines)
