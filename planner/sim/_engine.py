@@ -1,0 +1,594 @@
+"""One replication of a workload against a provider model, on a SimPy event loop.
+
+The hot path avoids a generator process per request: each request (or part) is itself the
+event SimPy schedules, re-armed with the callback for its next step (connection, first byte,
+transfer, response, retry). Random numbers come from numpy in blocks. Bandwidth is a fluid
+network (``_network.FluidNetwork``) with a single completion timer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
+import simpy
+
+from planner.sim._network import FlowClass, FluidNetwork, Schedule
+from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
+from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec
+
+FloatArray = np.ndarray[Any, np.dtype[np.float64]]
+IntArray = np.ndarray[Any, np.dtype[np.int64]]
+
+LOGICAL_OPERATIONS: tuple[str, ...] = ("GET", "PUT", "HEAD", "LIST")
+_GET, _PUT, _HEAD, _LIST = range(4)
+_B_GET, _B_PUT, _B_HEAD, _B_LIST, _B_CREATE, _B_PART, _B_COMPLETE = range(len(BILLED_OPERATIONS))
+_LOGICAL_TO_BILLED = (_B_GET, _B_PUT, _B_HEAD, _B_LIST)
+_NORMAL = 1  # simpy.events.NORMAL
+_BLOCK = 8192
+_LINK_DOWN, _LINK_UP, _PROVIDER_READ, _PROVIDER_WRITE = range(4)
+
+
+class _Sampler:
+    """Draws from a latency model in numpy blocks, handed out one Python float at a time."""
+
+    __slots__ = ("_i", "_model", "_rng", "_values")
+
+    def __init__(self, model: LatencyModel, rng: np.random.Generator) -> None:
+        self._model, self._rng = model, rng
+        self._values: list[float] = []
+        self._i = 0
+
+    def draw(self) -> float:
+        i = self._i
+        if i == len(self._values):
+            self._values = self._model.sample(self._rng, _BLOCK).tolist()
+            i = 0
+        self._i = i + 1
+        return self._values[i]
+
+
+class _Request:
+    """A logical operation split into several requests (ranged GET, multipart upload)."""
+
+    __slots__ = (
+        "completing",
+        "failed",
+        "key",
+        "lop",
+        "outstanding",
+        "queued",
+        "size",
+        "t_arrival",
+        "t_conn",
+        "t_first",
+    )
+
+    def __init__(self, lop: int, key: int, size: int, now: float) -> None:
+        self.lop, self.key, self.size, self.t_arrival = lop, key, size, now
+        self.t_conn = -1.0
+        self.t_first = -1.0
+        self.outstanding = 0
+        self.failed = False
+        self.completing = False
+        self.queued: list[int] = []  # part sizes a multipart upload has yet to send
+
+
+class _Part:
+    """One HTTP request and its retries; doubles as the SimPy event for its next step."""
+
+    __slots__ = (
+        "_ok",
+        "attempt",
+        "billed",
+        "callbacks",
+        "error",
+        "flow",
+        "hot",
+        "key",
+        "lop",
+        "nbytes",
+        "range_index",
+        "request",
+        "t_arrival",
+        "t_conn",
+        "t_first",
+        "t_transfer",
+    )
+
+    def __init__(self, lop: int, billed: int, key: int, nbytes: int, now: float, request: _Request | None) -> None:
+        self._ok = True
+        self.callbacks: list[Callable[[Any], None]] | None = None
+        self.lop, self.billed, self.key, self.nbytes = lop, billed, key, nbytes
+        self.t_arrival = now
+        self.t_conn = -1.0
+        self.t_first = -1.0
+        self.t_transfer = 0.0
+        self.attempt = 1
+        self.range_index = 0
+        self.hot = False
+        self.error = ""
+        self.flow: FlowClass | None = None
+        self.request = request
+
+
+class _Tick:
+    """A bare event: the next open-loop arrival, a hot burst, a worker's think time."""
+
+    __slots__ = ("_ok", "callbacks", "index")
+
+    def __init__(self, callback: Callable[[Any], None], index: int) -> None:
+        self._ok = True
+        self.callbacks = [callback]
+        self.index = index
+
+
+@dataclass
+class RawRun:
+    """What one replication recorded, as arrays for the statistics."""
+
+    lop: IntArray
+    t_arrival: FloatArray
+    t_conn: FloatArray
+    t_first: FloatArray
+    t_end: FloatArray
+    size: FloatArray
+    ok: np.ndarray[Any, np.dtype[np.bool_]]
+    transfer_lop: IntArray
+    transfer_start: FloatArray
+    transfer_end: FloatArray
+    transfer_bytes: FloatArray
+    error_time: FloatArray
+    errors: dict[tuple[int, str], int]
+    retries: list[int]
+    billed: list[int]
+    unfinished: int
+    events: int
+
+
+class Replication:
+    """Simulates ``spec`` against ``provider`` for ``duration_s`` of arrivals, then drains."""
+
+    def __init__(
+        self,
+        spec: SimSpec,
+        provider: ProviderModel,
+        duration_s: float,
+        rng: np.random.Generator,
+        *,
+        warmup_s: float = 0.0,
+        drain_s: float | None = None,
+    ) -> None:
+        self.spec, self.provider, self.rng = spec, provider, rng
+        self.duration_s, self.warmup_s = duration_s, warmup_s
+        self.drain_s = max(60.0, duration_s) if drain_s is None else drain_s
+        self.env = simpy.Environment()
+        self._schedule = cast(Schedule, self.env.schedule)
+        client = spec.client
+        self.free_connections = client.connections
+        self.waiting: deque[_Part] = deque()
+        self.max_attempts = client.retry.max_attempts
+        self.retry_base_s, self.retry_cap_s = client.retry.base_s, client.retry.max_backoff_s
+        self.samplers = [_Sampler(provider.latency(op), rng) for op in BILLED_OPERATIONS]
+        self.uniforms: list[float] = []
+        self.uniform_i = 0
+        self._build_network()
+        self._build_limits()
+        self._build_keys()
+        # Records, appended in the hot path and turned into arrays once at the end.
+        self.rec_lop: list[int] = []
+        self.rec_arrival: list[float] = []
+        self.rec_conn: list[float] = []
+        self.rec_first: list[float] = []
+        self.rec_end: list[float] = []
+        self.rec_size: list[int] = []
+        self.rec_ok: list[bool] = []
+        self.xfer_lop: list[int] = []
+        self.xfer_start: list[float] = []
+        self.xfer_end: list[float] = []
+        self.xfer_bytes: list[int] = []
+        self.error_times: list[float] = []
+        self.errors: dict[tuple[int, str], int] = {}
+        self.retries = [0] * len(LOGICAL_OPERATIONS)
+        self.billed = [0] * len(BILLED_OPERATIONS)
+        self.in_flight = 0
+        self.draw_lop: list[int] = []
+        self.draw_size: list[int] = []
+        self.draw_key: list[int] = []
+        self.draw_i = 0
+
+    # -- set-up: ask the provider model once, keep the answers where the hot path finds them --
+
+    def _build_network(self) -> None:
+        client, provider = self.spec.client, self.provider
+        link = client.link_bits_per_s / 8 if client.link_bits_per_s is not None else math.inf
+        if client.link_duplex == "shared":
+            self.read_resources: tuple[int, ...] = (_LINK_DOWN, _PROVIDER_READ)
+            self.write_resources: tuple[int, ...] = (_LINK_DOWN, _PROVIDER_WRITE)
+        else:
+            self.read_resources, self.write_resources = (_LINK_DOWN, _PROVIDER_READ), (_LINK_UP, _PROVIDER_WRITE)
+        capacities = [link, link, provider.ceiling_bits_per_s("read") / 8, provider.ceiling_bits_per_s("write") / 8]
+        self.network = FluidNetwork(self.env, capacities, self._on_transferred)
+        self.flows: dict[tuple[bool, int], FlowClass | None] = {}
+
+    def _flow(self, read: bool, nbytes: int) -> FlowClass | None:
+        key = (read, nbytes)
+        if key not in self.flows:
+            cap = self.provider.stream_bits_per_s("read" if read else "write", nbytes) / 8
+            resources = self.read_resources if read else self.write_resources
+            self.flows[key] = self.network.flow_class(resources, cap)
+        return self.flows[key]
+
+    def _build_limits(self) -> None:
+        provider, keys = self.provider, self.spec.keys
+        # Per billed operation: (bucket state, scope, rate, burst, error) for every limit counting it.
+        self.limits: list[list[tuple[dict[int, list[float]], str, float, float, str]]] = [[] for _ in BILLED_OPERATIONS]
+        for limit in provider.rate_limits:
+            state: dict[int, list[float]] = {}
+            for op in limit.operations:
+                entry = (state, limit.scope, limit.per_s, limit.burst_requests, limit.error)
+                self.limits[BILLED_OPERATIONS.index(op)].append(entry)
+        self.prefixes = keys.prefixes
+        hot = provider.hot_object
+        self.hot_limit = hot.max_concurrent_reads if hot else 0
+        self.hot_rejects = hot is not None and hot.behaviour == "reject"
+        self.hot_error = hot.error if hot else ""
+        self.hot_counts: dict[tuple[int, int], int] = {}
+
+    def _build_keys(self) -> None:
+        keys = self.spec.keys
+        self.key_count = keys.keys
+        self.zipf_cdf: FloatArray | None = None
+        if keys.zipf_exponent > 0:
+            weights = np.arange(1, keys.keys + 1, dtype=np.float64) ** -keys.zipf_exponent
+            cdf = np.cumsum(weights)
+            self.zipf_cdf = cdf / cdf[-1]
+        hot = keys.hot
+        self.hot_replicas = hot.replicas if hot else 1
+        self.hot_next_replica = [0] * (hot.objects if hot else 0)
+        self.op_cdf = np.cumsum(self.spec.mix.shares())
+        self.size_values = np.array(self.spec.sizes.sizes_bytes, dtype=np.int64)
+        self.size_cdf = np.cumsum(self.spec.sizes.probabilities())
+
+    # -- random draws in blocks --
+
+    def _refill_draws(self) -> None:
+        rng, keys = self.rng, self.spec.keys
+        lops = np.minimum(np.searchsorted(self.op_cdf, rng.random(_BLOCK), side="right"), 3)
+        sizes = self.size_values[
+            np.minimum(np.searchsorted(self.size_cdf, rng.random(_BLOCK), side="right"), len(self.size_values) - 1)
+        ]
+        if self.zipf_cdf is None:
+            key_ids = rng.integers(0, self.key_count, _BLOCK)
+        else:
+            key_ids = np.minimum(np.searchsorted(self.zipf_cdf, rng.random(_BLOCK), side="right"), self.key_count - 1)
+        hot = keys.hot
+        if hot is not None and hot.share_of_reads > 0:
+            is_hot = (lops == _GET) & (rng.random(_BLOCK) < hot.share_of_reads)
+            key_ids[is_hot] = -1 - rng.integers(0, hot.objects, int(is_hot.sum()))
+            if hot.size_bytes is not None:
+                sizes[is_hot] = hot.size_bytes
+        self.draw_lop, self.draw_size, self.draw_key = lops.tolist(), sizes.tolist(), key_ids.tolist()
+        self.draw_i = 0
+
+    def _uniform(self) -> float:
+        i = self.uniform_i
+        if i == len(self.uniforms):
+            self.uniforms = self.rng.random(_BLOCK).tolist()
+            i = 0
+        self.uniform_i = i + 1
+        return self.uniforms[i]
+
+    def _hot_key(self, hot_object: int) -> int:
+        """Round-robin over the replicas of a hot object; its keys follow the Zipf keys."""
+        replica = self.hot_next_replica[hot_object]
+        self.hot_next_replica[hot_object] = (replica + 1) % self.hot_replicas
+        return self.key_count + hot_object * self.hot_replicas + replica
+
+    # -- arrivals --
+
+    def _start(self) -> None:
+        arrivals = self.spec.arrivals
+        if isinstance(arrivals, OpenLoop):
+            self.arrival_times = self._arrival_times(arrivals).tolist()
+            if self.arrival_times:
+                self._schedule(_Tick(self._on_arrival, 0), _NORMAL, self.arrival_times[0])
+        elif isinstance(arrivals, ClosedLoop):
+            for _ in range(arrivals.workers):
+                self._issue_next()
+        hot = self.spec.keys.hot
+        if hot is not None and hot.peak_concurrency:
+            every = hot.burst_every_s or math.inf
+            t = 0.0
+            while t < self.duration_s:
+                self._schedule(_Tick(self._on_burst, 0), _NORMAL, t)
+                t += every
+
+    def _arrival_times(self, loop: OpenLoop) -> FloatArray:
+        """Poisson arrivals over the window, thinned from the profile's peak rate."""
+        rng, peak = self.rng, loop.max_rate_per_s
+        expected = peak * self.duration_s
+        count = int(expected + 6 * math.sqrt(expected) + 16)
+        times = np.cumsum(rng.exponential(1.0 / peak, count))
+        while times[-1] < self.duration_s:
+            more = np.cumsum(rng.exponential(1.0 / peak, count)) + times[-1]
+            times = np.concatenate([times, more])
+        times = times[times < self.duration_s]
+        if loop.profile in ("mean", "peak"):
+            return times
+        keep = rng.random(len(times)) < loop.rates_per_s(times) / peak
+        return times[keep]
+
+    def _on_arrival(self, tick: _Tick) -> None:
+        i = tick.index + 1
+        times = self.arrival_times
+        if i < len(times):
+            tick.index = i
+            tick.callbacks = [self._on_arrival]
+            self._schedule(tick, _NORMAL, times[i] - self.env._now)
+        self._issue_next()
+
+    def _on_burst(self, tick: _Tick) -> None:
+        hot = self.spec.keys.hot
+        assert hot is not None
+        for hot_object in range(hot.objects):
+            for _ in range(hot.peak_concurrency):
+                size = hot.size_bytes if hot.size_bytes is not None else self._draw_size()
+                self._issue(_GET, self._hot_key(hot_object), size)
+
+    def _draw_size(self) -> int:
+        index = int(np.searchsorted(self.size_cdf, self._uniform(), side="right"))
+        return int(self.size_values[min(index, len(self.size_values) - 1)])
+
+    def _on_think(self, tick: _Tick) -> None:
+        self._issue_next()
+
+    def _issue_next(self) -> None:
+        i = self.draw_i
+        if i == len(self.draw_lop):
+            self._refill_draws()
+            i = 0
+        self.draw_i = i + 1
+        key = self.draw_key[i]
+        if key < 0:
+            key = self._hot_key(-1 - key)
+        self._issue(self.draw_lop[i], key, self.draw_size[i])
+
+    def _issue(self, lop: int, key: int, size: int) -> None:
+        now = self.env._now
+        self.in_flight += 1
+        client = self.spec.client
+        if lop == _GET:
+            ranged = client.ranged_get
+            if ranged is not None and size >= ranged.threshold_bytes:
+                request = _Request(lop, key, size, now)
+                chunk = -(-size // ranged.streams)
+                starts = range(0, size, chunk)
+                request.outstanding = len(starts)
+                for index, start in enumerate(starts):
+                    part = _Part(lop, _B_GET, key, min(chunk, size - start), now, request)
+                    part.range_index = index
+                    self._acquire(part)
+                return
+            self._acquire(_Part(lop, _B_GET, key, size, now, None))
+        elif lop == _PUT:
+            multipart = client.multipart
+            if multipart is not None and size >= multipart.threshold_bytes:
+                request = _Request(lop, key, size, now)
+                step = multipart.part_size_bytes
+                request.queued = [min(step, size - start) for start in range(0, size, step)][::-1]
+                request.outstanding = 1
+                self._acquire(_Part(lop, _B_CREATE, key, 0, now, request))
+                return
+            self._acquire(_Part(lop, _B_PUT, key, size, now, None))
+        else:
+            self._acquire(_Part(lop, _LOGICAL_TO_BILLED[lop], key, 0, now, None))
+
+    # -- one request's life: connection, limits, latency, transfer, response --
+
+    def _acquire(self, part: _Part) -> None:
+        if self.free_connections:
+            self.free_connections -= 1
+            self._begin(part)
+        else:
+            self.waiting.append(part)
+
+    def _release(self) -> None:
+        if self.waiting:
+            self._begin(self.waiting.popleft())
+        else:
+            self.free_connections += 1
+
+    def _begin(self, part: _Part) -> None:
+        env = self.env
+        now = env._now
+        if part.t_conn < 0:
+            part.t_conn = now
+            request = part.request
+            if request is not None and request.t_conn < 0:
+                request.t_conn = now
+        billed = part.billed
+        if self.warmup_s <= now < self.duration_s:
+            self.billed[billed] += 1
+        limits = self.limits[billed]
+        if limits:
+            for state, scope, per_s, burst, error in limits:
+                scope_id = part.key if scope == "key" else part.key % self.prefixes if scope == "prefix" else 0
+                bucket = state.get(scope_id)
+                if bucket is None:
+                    state[scope_id] = [burst - 1.0, now]
+                    continue
+                tokens = min(burst, bucket[0] + (now - bucket[1]) * per_s)
+                bucket[1] = now
+                if tokens < 1.0:
+                    bucket[0] = tokens
+                    self._reject(part, error)
+                    return
+                bucket[0] = tokens - 1.0
+        latency = self.samplers[billed].draw()
+        if billed == _B_GET:
+            if self.hot_limit:
+                hot_key = (part.key, part.range_index)
+                count = self.hot_counts.get(hot_key, 0) + 1
+                if count > self.hot_limit:
+                    if self.hot_rejects:
+                        self._reject(part, self.hot_error)
+                        return
+                    latency *= count / self.hot_limit
+                self.hot_counts[hot_key] = count
+                part.hot = True
+            part.callbacks = [self._on_first_byte]
+            self._schedule(part, _NORMAL, latency)
+        elif part.nbytes and billed in (_B_PUT, _B_PART):
+            flow = self._flow(False, part.nbytes)
+            if flow is None:
+                part.callbacks = [self._on_response]
+                self._schedule(part, _NORMAL, latency)
+            else:
+                part.flow = flow
+                part.t_transfer = now
+                self.network.add(part, flow, part.nbytes)
+        else:
+            part.callbacks = [self._on_response]
+            self._schedule(part, _NORMAL, latency)
+
+    def _on_first_byte(self, part: _Part) -> None:
+        now = self.env._now
+        part.t_first = now
+        request = part.request
+        if request is not None and request.t_first < 0:
+            request.t_first = now
+        if part.nbytes:
+            flow = self._flow(True, part.nbytes)
+            if flow is not None:
+                part.flow = flow
+                part.t_transfer = now
+                self.network.add(part, flow, part.nbytes)
+                return
+        self._finish(part)
+
+    def _on_transferred(self, part: _Part) -> None:
+        now = self.env._now
+        self.xfer_lop.append(part.lop)
+        self.xfer_start.append(part.t_transfer)
+        self.xfer_end.append(now)
+        self.xfer_bytes.append(part.nbytes)
+        if part.billed == _B_GET:
+            self._finish(part)
+        else:
+            part.callbacks = [self._on_response]
+            self._schedule(part, _NORMAL, self.samplers[part.billed].draw())
+
+    def _on_response(self, part: _Part) -> None:
+        self._finish(part)
+
+    def _reject(self, part: _Part, error: str) -> None:
+        part.error = error
+        part.callbacks = [self._on_error]
+        self._schedule(part, _NORMAL, self.samplers[part.billed].draw())
+
+    def _on_error(self, part: _Part) -> None:
+        self._release()
+        now = self.env._now
+        counted = self.warmup_s <= now < self.duration_s
+        if counted:
+            key = (part.lop, part.error)
+            self.errors[key] = self.errors.get(key, 0) + 1
+        self.error_times.append(now)
+        if part.attempt < self.max_attempts:
+            part.attempt += 1
+            if counted:
+                self.retries[part.lop] += 1
+            ceiling = min(self.retry_cap_s, self.retry_base_s * 2.0 ** (part.attempt - 2))
+            part.callbacks = [self._on_backoff_over]
+            self._schedule(part, _NORMAL, ceiling * self._uniform())
+            return
+        request = part.request
+        if request is None:
+            self._record(part.lop, part.t_arrival, part.t_conn, part.t_first, part.nbytes, False)
+            return
+        request.failed = True
+        request.queued.clear()
+        self._part_done(request)
+
+    def _on_backoff_over(self, part: _Part) -> None:
+        self._acquire(part)
+
+    def _finish(self, part: _Part) -> None:
+        """A request answered in full: free its connection, account for it, move its operation on."""
+        self._release()
+        if part.hot:
+            hot_key = (part.key, part.range_index)
+            self.hot_counts[hot_key] -= 1
+            part.hot = False
+        request = part.request
+        if request is None:
+            self._record(part.lop, part.t_arrival, part.t_conn, part.t_first, part.nbytes, True)
+        else:
+            self._part_done(request)
+
+    def _part_done(self, request: _Request) -> None:
+        """One part of a split operation ended; start what follows it (parts, then Complete)."""
+        request.outstanding -= 1
+        now = self.env._now
+        if request.lop == _PUT and not request.failed:
+            multipart = self.spec.client.multipart
+            assert multipart is not None
+            while request.queued and request.outstanding < multipart.queue_depth:
+                request.outstanding += 1
+                self._acquire(_Part(_PUT, _B_PART, request.key, request.queued.pop(), now, request))
+            if request.outstanding == 0 and not request.completing:
+                request.completing = True
+                request.outstanding = 1
+                self._acquire(_Part(_PUT, _B_COMPLETE, request.key, 0, now, request))
+                return
+        if request.outstanding == 0:
+            self._record(
+                request.lop, request.t_arrival, request.t_conn, request.t_first, request.size, not request.failed
+            )
+
+    def _record(self, lop: int, t_arrival: float, t_conn: float, t_first: float, size: int, ok: bool) -> None:
+        now = self.env._now
+        self.in_flight -= 1
+        self.rec_lop.append(lop)
+        self.rec_arrival.append(t_arrival)
+        self.rec_conn.append(t_conn)
+        self.rec_first.append(t_first if t_first >= 0 else now)
+        self.rec_end.append(now)
+        self.rec_size.append(size)
+        self.rec_ok.append(ok)
+        arrivals = self.spec.arrivals
+        if isinstance(arrivals, ClosedLoop) and now < self.duration_s:
+            if arrivals.think_time_s > 0:
+                self._schedule(_Tick(self._on_think, 0), _NORMAL, arrivals.think_time_s)
+            else:
+                self._issue_next()
+
+    # -- run --
+
+    def run(self) -> RawRun:
+        self._start()
+        self.env.run(until=self.duration_s + self.drain_s)
+        return RawRun(
+            lop=np.array(self.rec_lop, dtype=np.int64),
+            t_arrival=np.array(self.rec_arrival, dtype=np.float64),
+            t_conn=np.array(self.rec_conn, dtype=np.float64),
+            t_first=np.array(self.rec_first, dtype=np.float64),
+            t_end=np.array(self.rec_end, dtype=np.float64),
+            size=np.array(self.rec_size, dtype=np.float64),
+            ok=np.array(self.rec_ok, dtype=np.bool_),
+            transfer_lop=np.array(self.xfer_lop, dtype=np.int64),
+            transfer_start=np.array(self.xfer_start, dtype=np.float64),
+            transfer_end=np.array(self.xfer_end, dtype=np.float64),
+            transfer_bytes=np.array(self.xfer_bytes, dtype=np.float64),
+            error_time=np.array(self.error_times, dtype=np.float64),
+            errors=dict(self.errors),
+            retries=list(self.retries),
+            billed=list(self.billed),
+            unfinished=self.in_flight,
+            events=0,
+        )

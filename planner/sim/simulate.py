@@ -1,0 +1,209 @@
+"""``simulate_spec``: replications of one window, summarised with confidence intervals."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from planner.errors import InputError
+from planner.sim._engine import LOGICAL_OPERATIONS, RawRun, Replication
+from planner.sim._stats import delivered_bytes, mean_and_half_width
+from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
+from planner.sim.result import Estimate, OperationStats, SimulationResult, SLOVerdict, TimeSeries
+from planner.sim.spec import OpenLoop, SimSpec
+
+FloatArray = np.ndarray[Any, np.dtype[np.float64]]
+
+_PERCENTILES = (50.0, 95.0, 99.0, 99.9)
+_MAX_BINS = 600
+
+
+@dataclass
+class _Figures:
+    """One replication's figures by name, before they are averaged."""
+
+    values: dict[str, float] = field(default_factory=dict)
+    series: dict[str, FloatArray] = field(default_factory=dict)
+
+
+def simulate_spec(
+    spec: SimSpec,
+    provider_model: ProviderModel,
+    duration_s: float,
+    seed: int,
+    replications: int = 1,
+    *,
+    warmup_s: float = 0.0,
+    drain_s: float | None = None,
+) -> SimulationResult:
+    """Simulate ``duration_s`` of the workload ``replications`` times (seeded, reproducible).
+
+    Statistics cover requests arriving in [warmup_s, duration_s); afterwards no new requests
+    start, and those in flight get ``drain_s`` (default: the window, at least 60 s) to end.
+    """
+    if duration_s <= 0 or not math.isfinite(duration_s):
+        raise InputError(f"{duration_s!r} is not a window length (give seconds above 0)", field="duration_s")
+    if not 0 <= warmup_s < duration_s:
+        raise InputError(f"warm-up {warmup_s!r} s must be at least 0 and shorter than the window", field="warmup_s")
+    if replications < 1:
+        raise InputError(f"{replications!r} replications: give 1 or more", field="replications")
+    streams = np.random.SeedSequence(seed).spawn(replications)
+    figures = []
+    for stream in streams:
+        run = Replication(
+            spec,
+            provider_model,
+            duration_s,
+            np.random.Generator(np.random.PCG64(stream)),
+            warmup_s=warmup_s,
+            drain_s=drain_s,
+        ).run()
+        figures.append(_figures(run, spec, duration_s, warmup_s))
+    return _summarise(spec, provider_model, figures, duration_s, warmup_s, seed)
+
+
+def _bin_width(duration_s: float) -> float:
+    width = 1.0
+    while duration_s / width > _MAX_BINS:
+        width *= 2
+    return width
+
+
+def _figures(run: RawRun, spec: SimSpec, duration_s: float, warmup_s: float) -> _Figures:
+    out = _Figures()
+    window_s = duration_s - warmup_s
+    in_window = (run.t_arrival >= warmup_s) & (run.t_arrival < duration_s)
+    edges = np.array([warmup_s, duration_s])
+    for code, name in enumerate(LOGICAL_OPERATIONS):
+        mine = in_window & (run.lop == code)
+        done = mine & run.ok
+        v = out.values
+        v[f"{name}.requests"] = float(mine.sum())
+        v[f"{name}.failed"] = float((mine & ~run.ok).sum())
+        v[f"{name}.retries"] = float(run.retries[code])
+        latency = run.t_end[done] - run.t_arrival[done]
+        ttfb = run.t_first[done] - run.t_arrival[done]
+        wait = run.t_conn[mine] - run.t_arrival[mine]
+        v[f"{name}.mean_wait_s"] = float(wait.mean()) if wait.size else math.nan
+        v[f"{name}.mean_latency_s"] = float(latency.mean()) if latency.size else math.nan
+        for p in _PERCENTILES:
+            tag = _percentile_tag(p)
+            v[f"{name}.latency_{tag}_s"] = float(np.percentile(latency, p)) if latency.size else math.nan
+            v[f"{name}.ttfb_{tag}_s"] = float(np.percentile(ttfb, p)) if ttfb.size else math.nan
+        moved = run.transfer_lop == code
+        delivered = delivered_bytes(
+            run.transfer_start[moved], run.transfer_end[moved], run.transfer_bytes[moved], edges
+        )
+        v[f"{name}.throughput_bytes_per_s"] = float(delivered[1] - delivered[0]) / window_s
+    for (code, error), count in run.errors.items():
+        out.values[f"{LOGICAL_OPERATIONS[code]}.errors.{error}"] = float(count)
+    for op, count in zip(BILLED_OPERATIONS, run.billed, strict=True):
+        out.values[f"billed.{op}"] = float(count)
+    out.values["unfinished"] = float(run.unfinished)
+    width = _bin_width(duration_s)
+    bin_edges = np.arange(0.0, duration_s + width / 2, width)
+    if bin_edges[-1] < duration_s:
+        bin_edges = np.append(bin_edges, duration_s)
+    out.series["requests"] = np.histogram(run.t_end, bin_edges)[0].astype(np.float64)
+    out.series["errors"] = np.histogram(run.error_time, bin_edges)[0].astype(np.float64)
+    out.series["bytes"] = np.diff(delivered_bytes(run.transfer_start, run.transfer_end, run.transfer_bytes, bin_edges))
+    return out
+
+
+def _percentile_tag(p: float) -> str:
+    return "p999" if p == 99.9 else f"p{int(p)}"
+
+
+def _summarise(
+    spec: SimSpec, provider: ProviderModel, figures: list[_Figures], duration_s: float, warmup_s: float, seed: int
+) -> SimulationResult:
+    def estimate(name: str, default: float = 0.0) -> Estimate:
+        mean, half = mean_and_half_width([f.values.get(name, default) for f in figures])
+        return Estimate(mean=mean, ci95_half_width=half)
+
+    names = {name for f in figures for name in f.values}
+    shares = dict(zip(LOGICAL_OPERATIONS, spec.mix.shares(), strict=True))
+    operations: dict[str, OperationStats] = {}
+    for op in LOGICAL_OPERATIONS:
+        if shares[op] == 0 and all(f.values[f"{op}.requests"] == 0 for f in figures):
+            continue
+        prefix = f"{op}.errors."
+        errors = {name[len(prefix) :]: estimate(name) for name in sorted(names) if name.startswith(prefix)}
+        stat = {
+            key: estimate(f"{op}.{key}", math.nan)
+            for key in OperationStats.model_fields
+            if key not in ("operation", "errors")
+        }
+        operations[op] = OperationStats(operation=op, errors=errors, **stat)
+    billed = {
+        op: estimate(f"billed.{op}") for op in BILLED_OPERATIONS if any(f.values[f"billed.{op}"] for f in figures)
+    }
+    window_s = duration_s - warmup_s
+    arrivals = spec.arrivals
+    if isinstance(arrivals, OpenLoop):
+        expected = arrivals.expected_arrivals(warmup_s, duration_s)
+        scale = arrivals.mean_rate_per_s * spec.month_s / expected
+        scaling = (
+            f"month requests at the mean rate ({arrivals.mean_rate_per_s:g}/s over {spec.month_s:g} s) "
+            f"over the {expected:.6g} the {arrivals.profile!r} window expects in {window_s:g} s"
+        )
+    else:
+        scale = spec.month_s / window_s
+        scaling = f"closed loop: the {window_s:g} s window repeated over the month ({spec.month_s:g} s)"
+    scaled = {op: round(e.mean * scale) for op, e in billed.items()}
+    series = TimeSeries(
+        bin_s=_bin_width(duration_s),
+        **{key: np.mean([f.series[key] for f in figures], axis=0).tolist() for key in ("requests", "errors", "bytes")},
+    )
+    return SimulationResult(
+        provider_id=provider.provider_id,
+        seed=seed,
+        replications=len(figures),
+        window_s=window_s,
+        warmup_s=warmup_s,
+        operations=operations,
+        billed_requests=billed,
+        scale_to_month=scale,
+        scaled_billed_requests=scaled,
+        scaling=scaling,
+        slo=_verdicts(spec, figures),
+        time_series=series,
+        unfinished_requests=estimate("unfinished"),
+    )
+
+
+def _verdicts(spec: SimSpec, figures: list[_Figures]) -> list[SLOVerdict]:
+    slo = spec.slo
+    verdicts = []
+
+    def judge(target: str, threshold: float, values: list[float], at_most: bool) -> None:
+        mean, half = mean_and_half_width(values)
+        achieved = Estimate(mean=mean, ci95_half_width=half)
+        met = mean <= threshold if at_most else mean >= threshold
+        certain = (
+            (achieved.high <= threshold or achieved.low > threshold)
+            if at_most
+            else (achieved.low >= threshold or achieved.high < threshold)
+        )
+        verdicts.append(SLOVerdict(target=target, threshold=threshold, achieved=achieved, met=met, certain=certain))
+
+    if slo.p99_ttfb_s is not None:
+        judge("GET p99 TTFB (s)", slo.p99_ttfb_s, [f.values["GET.ttfb_p99_s"] for f in figures], True)
+    if slo.read_bytes_per_s is not None:
+        judge(
+            "GET throughput (bytes/s)",
+            slo.read_bytes_per_s,
+            [f.values["GET.throughput_bytes_per_s"] for f in figures],
+            False,
+        )
+    if slo.max_error_rate is not None:
+        rates = []
+        for f in figures:
+            requests = sum(f.values[f"{op}.requests"] for op in LOGICAL_OPERATIONS)
+            failed = sum(f.values[f"{op}.failed"] for op in LOGICAL_OPERATIONS)
+            rates.append(failed / requests if requests else 0.0)
+        judge("failed requests / requests", slo.max_error_rate, rates, True)
+    return verdicts
