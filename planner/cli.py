@@ -153,3 +153,68 @@ def pricing_diff(
             ["field", "before", "after"], [(c["field"], c["before"], c["after"]) for c in changes], output.value
         )
     )
+
+
+WorkloadArgument = Annotated[Path, typer.Argument(help="workload YAML file", show_default=False)]
+
+
+def parse_prices(values: list[str] | None) -> dict[str, Path]:
+    """--prices PROVIDER=FILE (repeatable) into a mapping."""
+    prices: dict[str, Path] = {}
+    for value in values or []:
+        provider, sep, path = value.partition("=")
+        if not sep or not provider or not path:
+            raise InputError(f"{value!r}: use PROVIDER=FILE, e.g. aws-s3=edp.yaml", source="--prices")
+        prices[provider] = Path(path)
+    return prices
+
+
+@app.command("cost")
+def cost_command(
+    workload_file: WorkloadArgument,
+    provider: Annotated[str, typer.Option("--provider", "-p", help="provider id, e.g. aws-s3")],
+    storage_class: Annotated[str, typer.Option("--class", help="storage class id")] = "standard",
+    as_of: AsOfOption = None,
+    months: Annotated[int | None, typer.Option("--months", min=1, max=120, help="month-by-month projection")] = None,
+    prices: Annotated[Path | None, typer.Option("--prices", help="price override file for this provider")] = None,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """One month's bill for a workload at one provider, or a projection over N months."""
+    from planner import render
+    from planner.costing import estimate_cost, project_costs
+    from planner.workload import load_workload
+
+    workload = load_workload(workload_file)
+    day = parse_date(as_of)
+    if months:
+        result = project_costs(workload, provider, storage_class, months=months, as_of=day, prices=prices)
+        typer.echo(render.as_json(result) if output == OutputFormat.json else render.projection(result, output.value))
+        return
+    bill = estimate_cost(workload, provider, storage_class, as_of=day, prices=prices)
+    typer.echo(render.as_json(bill) if output == OutputFormat.json else render.breakdown(bill, output.value))
+
+
+@app.command("recommend")
+def recommend_command(
+    workload_file: WorkloadArgument,
+    as_of: AsOfOption = None,
+    profiles: Annotated[
+        Path | None, typer.Option("--profiles", help="folder of measured profiles named <provider>.json")
+    ] = None,
+    prices: Annotated[
+        list[str] | None, typer.Option("--prices", help="PROVIDER=FILE price override (repeatable)")
+    ] = None,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """Rank every allowed provider and storage class for a workload, and explain the choice."""
+    from planner import render
+    from planner.recommend import recommend
+    from planner.workload import load_workload
+
+    workload = load_workload(workload_file)
+    if profiles is not None and not profiles.is_dir():
+        raise InputError("not a folder of profiles", source=str(profiles))
+    result = recommend(workload, as_of=parse_date(as_of), profiles_dir=profiles, prices=parse_prices(prices))
+    typer.echo(render.as_json(result) if output == OutputFormat.json else render.recommendation(result, output.value))
+    if result.recommendation is None:
+        raise typer.Exit(1)

@@ -14,6 +14,9 @@ from typing import Any
 from pydantic import BaseModel
 from tabulate import tabulate
 
+from planner.costing import CostProjection
+from planner.recommend import Recommendation
+from planner.units import format_bytes, format_duration, format_rate
 from pricing.models import CostBreakdown, PriceTable, TieredPrice
 
 CENT = Decimal("0.01")
@@ -192,3 +195,96 @@ def price_table(priced: PriceTable, fmt: str, class_filter: str | None = None) -
     lines += ["", "Sources:"] + [f"- {source}" for source in priced.sources]
     lines += [f"note: {note}" for note in priced.notes]
     return "\n".join(lines)
+
+
+def projection(result: CostProjection, fmt: str) -> str:
+    rows = []
+    for month in result.months:
+        cost = month.cost
+        by = cost.by_category()
+        rows.append(
+            (
+                str(month.month),
+                month.as_of.isoformat(),
+                format_bytes(month.stored_bytes),
+                usd(by.get("storage", Decimal(0)) + by.get("minimum", Decimal(0))),
+                usd(by.get("egress", Decimal(0))),
+                usd(by.get("requests", Decimal(0))),
+                usd(
+                    sum((v for k, v in by.items() if k not in ("storage", "minimum", "egress", "requests")), Decimal(0))
+                ),
+                usd(cost.total_usd),
+                cost.table_version,
+            )
+        )
+    rows.append(("total", "", "", "", "", "", "", usd(result.total_usd), ""))
+    return "\n".join(
+        [
+            heading(
+                f"{result.provider} {result.storage_class}: {usd(result.total_usd)} over {len(result.months)} months",
+                fmt,
+            ),
+            table(
+                ["month", "priced on", "stored", "storage", "egress", "requests", "other", "total", "prices"],
+                rows,
+                fmt,
+            ),
+        ]
+    )
+
+
+def recommendation(result: Recommendation, fmt: str) -> str:
+    rows = []
+    for option in result.ranking:
+        perf = option.performance
+        ttfb = (
+            "-" if perf.p99_ttfb_s is None else (">=" if perf.ttfb_is_floor else "") + format_duration(perf.p99_ttfb_s)
+        )
+        reads = "-" if perf.read_throughput_bits_per_s is None else format_rate(perf.read_throughput_bits_per_s)
+        verdict = "CHOSEN" if option.chosen else ("ok" if option.feasible else "rejected")
+        rows.append(
+            (
+                str(option.rank),
+                option.provider,
+                option.storage_class,
+                usd(option.monthly_cost_usd),
+                usd(option.horizon_cost_usd),
+                ttfb,
+                reads,
+                verdict,
+                "; ".join(option.violations) or "-",
+            )
+        )
+    name = result.workload.name
+    parts = [
+        heading(f"Recommendation for {name} (prices in force on {result.as_of}, {result.months}-month horizon)", fmt),
+        table(
+            [
+                "#",
+                "provider",
+                "class",
+                "this month",
+                f"{result.months} months",
+                "p99 TTFB",
+                "reads",
+                "verdict",
+                "why not",
+            ],
+            rows,
+            fmt,
+        ),
+        "",
+    ]
+    if result.recommendation is None:
+        parts.append("No option meets the workload's targets. Failing everywhere: " + ", ".join(result.failed_targets))
+        return "\n".join(parts)
+    choice = result.recommendation
+    parts.append(heading(f"Use {choice.provider} {choice.storage_class}", fmt, level=3))
+    parts += [f"- {reason}" for reason in choice.reasons]
+    if result.break_even:
+        parts += ["", heading("What would change the answer", fmt, level=3)]
+        parts += [f"- {point.statement}" for point in result.break_even]
+    chosen = next(o for o in result.ranking if o.chosen)
+    if chosen.warnings:
+        parts += ["", heading("Caveats", fmt, level=3)] + [f"- {w}" for w in chosen.warnings]
+    return "\n".join(parts)

@@ -26,7 +26,9 @@ class _DecimalLoader(yaml.SafeLoader):
 
 
 def _decimal(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Decimal:
-    return Decimal(str(loader.construct_scalar(node)).replace("_", ""))
+    text = str(loader.construct_scalar(node)).replace("_", "").lower()
+    special = {".nan": "NaN", ".inf": "Infinity", "+.inf": "Infinity", "-.inf": "-Infinity"}
+    return Decimal(special.get(text, text))
 
 
 _DecimalLoader.add_constructor("tag:yaml.org,2002:float", _decimal)

@@ -1,0 +1,92 @@
+"""A workload's bill: one month, or month by month over a horizon with growth.
+
+Each month is priced with the table in force on that month's date, so a known price change
+inside the horizon (Wasabi on 2026-07-01, B2 on 2026-05-01) shows where it happens.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from planner.workload import Workload
+from pricing import catalog
+from pricing.engine import bill
+from pricing.models import CostBreakdown, Money, PriceTable
+
+
+class MonthCost(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    month: int
+    as_of: dt.date
+    stored_bytes: int
+    cost: CostBreakdown
+
+
+class CostProjection(BaseModel):
+    """Month-by-month bills over a horizon and their sum."""
+
+    model_config = ConfigDict(frozen=True)
+
+    provider: str
+    storage_class: str
+    months: list[MonthCost]
+    total_usd: Money
+
+
+def add_months(day: dt.date, months: int) -> dt.date:
+    month_index = day.month - 1 + months
+    year, month = day.year + month_index // 12, month_index % 12 + 1
+    return dt.date(year, month, min(day.day, 28))
+
+
+def price_table(provider: str, as_of: dt.date, prices: Path | None = None) -> PriceTable:
+    """The shipped table in force, or a user's override file layered over it."""
+    if prices is not None:
+        return catalog.load_override(prices, as_of)
+    return catalog.table_for(provider, as_of)
+
+
+def estimate_cost(
+    workload: Workload,
+    provider: str,
+    storage_class: str = "standard",
+    *,
+    as_of: dt.date | None = None,
+    month: int = 0,
+    prices: Path | None = None,
+) -> CostBreakdown:
+    """The bill for one month of ``workload`` (month 0 is the month of ``as_of``)."""
+    day = add_months(as_of or dt.date.today(), month)
+    table = price_table(provider, day, prices)
+    return bill(table, storage_class, workload.usage_for(storage_class, table.limits, month), as_of=day)
+
+
+def project_costs(
+    workload: Workload,
+    provider: str,
+    storage_class: str = "standard",
+    *,
+    months: int | None = None,
+    as_of: dt.date | None = None,
+    prices: Path | None = None,
+) -> CostProjection:
+    """Bills for each month of the horizon (the workload's ``constraints.months`` by default)."""
+    start = as_of or dt.date.today()
+    horizon = months or workload.constraints.months
+    monthly = []
+    for month in range(horizon):
+        cost = estimate_cost(workload, provider, storage_class, as_of=start, month=month, prices=prices)
+        monthly.append(
+            MonthCost(month=month + 1, as_of=cost.as_of or start, stored_bytes=workload.stored_bytes(month), cost=cost)
+        )
+    return CostProjection(
+        provider=provider,
+        storage_class=storage_class,
+        months=monthly,
+        total_usd=sum((m.cost.total_usd for m in monthly), Decimal(0)),
+    )

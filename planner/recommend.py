@@ -1,0 +1,525 @@
+"""Rank every allowed provider and storage class for a workload, and say why.
+
+Cost comes from the pricing engine month by month over the horizon; feasibility from the
+provider's performance profile (the shipped reference profiles unless the caller gives its
+own). Break-even points are solved, not scanned: a bill is piecewise linear in egress (or in
+reads) between the breakpoints its price tables define, so each crossing is found exactly on
+the segment where the cost difference changes sign.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import math
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from measure.profile import Profile, ProfileSummary
+from planner.costing import add_months, estimate_cost, price_table, project_costs
+from planner.errors import PlannerError
+from planner.units import format_bytes, format_duration, format_rate
+from planner.workload import ARCHIVE_CLASSES, Workload
+from pricing.models import CostBreakdown, Money, PriceTable
+
+ZERO = Decimal(0)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class PerformanceEstimate(_Model):
+    """What the workload should see on an option, and on what evidence."""
+
+    source: str = Field(description="the profile (or simulation) the figures rest on")
+    p99_ttfb_s: float | None = None
+    ttfb_is_floor: bool = Field(False, description="only a published floor is known, not a p99")
+    read_throughput_bits_per_s: float | None = Field(None, description="achievable aggregate read throughput")
+    read_bound: str | None = Field(None, description="what limits the read throughput")
+    hot_object_limit: int | None = None
+    hot_object_behaviour: str | None = None
+    throttle_rate: float | None = Field(None, description="share of requests throttled (simulation only)")
+
+
+class RankedOption(_Model):
+    rank: int
+    provider: str
+    storage_class: str
+    monthly_cost_usd: Money
+    horizon_cost_usd: Money
+    feasible: bool
+    chosen: bool = False
+    violations: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    performance: PerformanceEstimate
+    cost: CostBreakdown
+
+
+class BreakEven(_Model):
+    dimension: Literal["egress", "reads"]
+    option: str = Field(description="provider:class of the recommendation")
+    other: str
+    at: float = Field(description="bytes of egress a month, or GET requests a month, where the costs cross")
+    ratio_to_stored: float | None = None
+    statement: str
+
+
+class Choice(_Model):
+    provider: str
+    storage_class: str
+    reasons: list[str]
+
+
+class Recommendation(_Model):
+    workload: Workload
+    as_of: dt.date
+    months: int
+    ranking: list[RankedOption]
+    recommendation: Choice | None
+    break_even: list[BreakEven] = Field(default_factory=list)
+    failed_targets: list[str] = Field(default_factory=list, description="targets no option meets")
+
+
+# ----------------------------------------------------------------------------- performance
+
+
+def _interpolate_stream(points: list[tuple[int, float]], size: float) -> float | None:
+    """Per-stream GET bytes/s at an object size, linear in log(size) between measured sizes."""
+    if not points or size <= 0:
+        return None
+    if size <= points[0][0]:
+        return points[0][1] * size / points[0][0] if size < points[0][0] else points[0][1]
+    for (s0, v0), (s1, v1) in itertools.pairwise(points):
+        if s0 <= size <= s1:
+            t = (math.log(size) - math.log(s0)) / (math.log(s1) - math.log(s0))
+            return v0 + t * (v1 - v0)
+    return points[-1][1]
+
+
+def judge_performance(
+    workload: Workload, storage_class: str, summary: ProfileSummary | None, source: str
+) -> tuple[PerformanceEstimate, list[str], list[str]]:
+    """Analytic feasibility from a profile: (estimate, violations, warnings)."""
+    targets = workload.performance
+    violations: list[str] = []
+    warnings: list[str] = []
+    if storage_class in ARCHIVE_CLASSES and (workload.reads_per_month() or targets.p99_ttfb):
+        violations.append(f"{storage_class} objects must be restored (minutes to hours) before they can be read")
+    if summary is None:
+        if targets.p99_ttfb or targets.read_throughput:
+            warnings.append("no performance profile for this provider: targets not checked")
+        return PerformanceEstimate(source="none"), violations, warnings
+
+    p99 = summary.ttfb_p99_s
+    floor = p99 is None and summary.ttfb_p50_s is not None
+    ttfb = p99 if p99 is not None else summary.ttfb_p50_s
+    if targets.p99_ttfb is not None:
+        if ttfb is None:
+            warnings.append("the profile has no TTFB figure: the p99 TTFB target is not checked")
+        elif ttfb > targets.p99_ttfb:
+            what = "TTFB floor" if floor else "p99 TTFB"
+            violations.append(
+                f"{what} {format_duration(ttfb)} exceeds the {format_duration(targets.p99_ttfb)} target ({source})"
+            )
+        elif floor:
+            warnings.append(f"only a TTFB floor of {format_duration(ttfb)} is published; the p99 may exceed the target")
+
+    client = workload.client
+    bounds: dict[str, float] = {"client link": client.link}
+    mean = workload.storage.mean_object_bytes
+    stream = _interpolate_stream(summary.get_stream_bytes_per_s, mean)
+    if stream is not None:
+        streams = client.concurrency * (client.read_streams if mean > client.range_size else 1)
+        bounds[f"{streams} streams at {format_rate(stream * 8)} each"] = stream * 8 * streams
+    if summary.read_ceiling_bytes_per_s is not None:
+        bounds["provider read ceiling"] = summary.read_ceiling_bytes_per_s * 8
+    bound_name = min(bounds, key=lambda k: bounds[k])
+    achievable = bounds[bound_name]
+    if targets.read_throughput is not None:
+        if stream is None and summary.read_ceiling_bytes_per_s is None:
+            warnings.append("the profile has no GET throughput figure: only the client link bounds the estimate")
+        if achievable < targets.read_throughput:
+            violations.append(
+                f"read throughput {format_rate(achievable)} (bound by {bound_name}) is below the "
+                f"{format_rate(targets.read_throughput)} target"
+            )
+    if targets.write_throughput is not None and summary.write_ceiling_bytes_per_s is not None:
+        ceiling = min(summary.write_ceiling_bytes_per_s * 8, client.link)
+        if ceiling < targets.write_throughput:
+            violations.append(
+                f"write throughput is at most {format_rate(ceiling)}, below the "
+                f"{format_rate(targets.write_throughput)} target"
+            )
+
+    hot = workload.traffic.hot_objects
+    if hot is not None and summary.hot_object_limit is not None:
+        per_key = math.ceil(hot.peak_concurrency / hot.replicas)
+        if per_key > summary.hot_object_limit:
+            keys = math.ceil(hot.peak_concurrency / summary.hot_object_limit)
+            if summary.hot_object_behaviour == "reject":
+                violations.append(
+                    f"{per_key} concurrent reads of one hot object exceed the {summary.hot_object_limit} this "
+                    f"provider serves before answering {summary.hot_object_error or 'errors'}; replicate the hot "
+                    f"object under {keys} keys"
+                )
+            else:
+                warnings.append(
+                    f"{per_key} concurrent reads of one hot object exceed {summary.hot_object_limit}: latency "
+                    "degrades past it"
+                )
+    peak_get = workload.peak_read_rate_per_s()
+    measured = summary.ops_per_s.get("get")
+    if measured and peak_get > measured:
+        warnings.append(
+            f"peak GET rate {peak_get:,.0f}/s is above the highest rate in the profile ({measured:,.0f}/s); "
+            "beyond it is unmeasured"
+        )
+    estimate = PerformanceEstimate(
+        source=source,
+        p99_ttfb_s=ttfb,
+        ttfb_is_floor=floor,
+        read_throughput_bits_per_s=achievable,
+        read_bound=bound_name,
+        hot_object_limit=summary.hot_object_limit,
+        hot_object_behaviour=summary.hot_object_behaviour,
+    )
+    return estimate, violations, warnings
+
+
+def reference_summaries(
+    providers: list[str], profiles_dir: Path | None = None
+) -> dict[str, tuple[ProfileSummary, str]]:
+    """Profile summaries by provider: the user's profiles (``<provider>.json`` in a folder) or the shipped ones."""
+    from measure.reference import load_profile, load_reference, reference_providers
+
+    found: dict[str, tuple[ProfileSummary, str]] = {}
+    shipped = set(reference_providers())
+    for provider in providers:
+        profile: Profile | None = None
+        label = ""
+        if profiles_dir is not None and (profiles_dir / f"{provider}.json").is_file():
+            profile = load_profile(profiles_dir / f"{provider}.json")
+            label = f"measured profile {profiles_dir / f'{provider}.json'}"
+        elif provider in shipped:
+            profile = load_reference(provider)
+            label = f"reference profile {provider} (published benchmarks)"
+        if profile is not None:
+            found[provider] = (profile.summary(), label)
+    return found
+
+
+# ----------------------------------------------------------------------------- break-even
+
+
+def _egress_breakpoints(table: PriceTable, workload: Workload) -> list[float]:
+    """Egress volumes (bytes) where this table's marginal egress price can change."""
+    rules = table.egress
+    unit = rules.internet.unit_bytes
+    stored_units = workload.stored_bytes() / unit
+    free = float(rules.internet.free_per_month + rules.free_per_day * table.billing.month_days)
+    if rules.free_multiple_of_storage:
+        free += float(rules.free_multiple_of_storage) * stored_units
+    points = [free * unit]
+    points += [(free + float(t.up_to)) * unit for t in rules.internet.tiers if t.up_to is not None]
+    return points
+
+
+def _read_breakpoints(table: PriceTable, storage_class: str) -> list[float]:
+    """GET counts where this class's request allowances run out."""
+    days = table.billing.month_days
+    return [
+        float(rc.free_per_month + rc.free_per_day * days)
+        for rc in table.classes[storage_class].requests
+        if "get" in rc.operations and (rc.free_per_month or rc.free_per_day)
+    ]
+
+
+def solve_crossing(difference: Callable[[float], Decimal], breakpoints: list[float], upper: float) -> float | None:
+    """The smallest x in (0, upper] where a piecewise-linear difference changes sign."""
+    xs = sorted({0.0, upper, *[b for b in breakpoints if 0 < b < upper]})
+    previous_x, previous = xs[0], difference(xs[0])
+    for x in xs[1:]:
+        value = difference(x)
+        if (previous < 0 < value) or (previous > 0 > value) or (value == 0 and previous != 0):
+            # Linear on this segment: the zero lies where the line crosses.
+            share = float(previous / (previous - value)) if previous != value else 1.0
+            return previous_x + (x - previous_x) * share
+        previous_x, previous = x, value
+    return None
+
+
+def _monthly(workload: Workload, provider: str, storage_class: str, as_of: dt.date, prices: Path | None) -> Decimal:
+    return estimate_cost(workload, provider, storage_class, as_of=as_of, prices=prices).total_usd
+
+
+def break_even_points(
+    workload: Workload,
+    chosen: RankedOption,
+    others: list[RankedOption],
+    as_of: dt.date,
+    prices: dict[str, Path],
+) -> list[BreakEven]:
+    """Where the recommendation stops being cheaper than each provider's best alternative, by egress and reads."""
+    results: list[BreakEven] = []
+    label = f"{chosen.provider}:{chosen.storage_class}"
+    stored = workload.stored_bytes()
+    chosen_table = price_table(chosen.provider, as_of, prices.get(chosen.provider))
+    for other in others:
+        other_label = f"{other.provider}:{other.storage_class}"
+        other_table = price_table(other.provider, as_of, prices.get(other.provider))
+
+        def egress_diff(egress: float, other: RankedOption = other) -> Decimal:
+            variant = workload.model_copy(
+                update={"traffic": workload.traffic.model_copy(update={"egress": round(egress)})}
+            )
+            a = _monthly(variant, chosen.provider, chosen.storage_class, as_of, prices.get(chosen.provider))
+            b = _monthly(variant, other.provider, other.storage_class, as_of, prices.get(other.provider))
+            return a - b
+
+        current = float(workload.traffic.egress)
+        upper = max(current * 10, stored * 10, 10.0**15)
+        points = _egress_breakpoints(chosen_table, workload) + _egress_breakpoints(other_table, workload)
+        if workload.traffic.reads is None:  # reads follow egress: their allowances are breakpoints too
+            mean = workload.storage.mean_object_bytes
+            points += [r * mean for r in _read_breakpoints(chosen_table, chosen.storage_class)]
+            points += [r * mean for r in _read_breakpoints(other_table, other.storage_class)]
+
+        # Solve above and below today's egress separately: the nearest crossing on each side matters.
+        def up(x: float, base: float = current) -> Decimal:
+            return egress_diff(base + x)
+
+        def down(x: float, base: float = current) -> Decimal:
+            return egress_diff(base - x)
+
+        above = solve_crossing(up, [p - current for p in points], upper - current)
+        below = solve_crossing(down, [current - p for p in points], current) if current else None
+        for crossing, direction in ((above, "exceeds"), (below, "falls below")):
+            if crossing is None:
+                continue
+            at = current + crossing if direction == "exceeds" else current - crossing
+            ratio = at / stored if stored else None
+            ratio_text = f" ({ratio:.2f}x stored)" if ratio is not None else ""
+            results.append(
+                BreakEven(
+                    dimension="egress",
+                    option=label,
+                    other=other_label,
+                    at=at,
+                    ratio_to_stored=ratio,
+                    statement=(
+                        f"{label} stays cheaper than {other_label} until monthly egress {direction} "
+                        f"{format_bytes(at)}{ratio_text}"
+                    ),
+                )
+            )
+        if above is None and below is None:
+            results.append(
+                BreakEven(
+                    dimension="egress",
+                    option=label,
+                    other=other_label,
+                    at=math.inf,
+                    ratio_to_stored=None,
+                    statement=(
+                        f"{label} is cheaper than {other_label} at every monthly egress up to {format_bytes(upper)}"
+                    ),
+                )
+            )
+    policy = chosen_table.egress.fair_use_multiple_of_storage
+    if policy is not None and stored:
+        limit = float(policy) * stored
+        results.append(
+            BreakEven(
+                dimension="egress",
+                option=label,
+                other="free-egress policy",
+                at=limit,
+                ratio_to_stored=float(policy),
+                statement=(
+                    f"{label} egress is free only while it stays at or below {format_bytes(limit)} a month "
+                    f"({float(policy):g}x stored); above that the provider may limit or suspend the account"
+                ),
+            )
+        )
+    return results
+
+
+# ----------------------------------------------------------------------------- ranking
+
+
+def _drivers(cost: CostBreakdown) -> str:
+    totals = cost.by_category()
+    total = cost.total_usd
+    if not total:
+        return "costs nothing this month"
+    ranked = sorted(((v, k) for k, v in totals.items() if v > 0), reverse=True)[:3]
+    return ", ".join(f"{k} {float(v / total):.0%}" for v, k in ranked)
+
+
+def recommend(
+    workload: Workload,
+    *,
+    as_of: dt.date | None = None,
+    profiles_dir: Path | None = None,
+    prices: dict[str, Path] | None = None,
+) -> Recommendation:
+    """Every allowed provider and storage class, ranked by horizon cost, feasible options first."""
+    day = as_of or dt.date.today()
+    prices = prices or {}
+    months = workload.constraints.months
+    providers = workload.constraints.providers
+    summaries = reference_summaries(providers, profiles_dir)
+    options: list[RankedOption] = []
+    for provider in providers:
+        table = price_table(provider, day, prices.get(provider))
+        classes = [
+            c
+            for c in table.classes
+            if workload.constraints.storage_classes in (None, []) or c in (workload.constraints.storage_classes or [])
+        ]
+        for storage_class in classes:
+            try:
+                projection = project_costs(
+                    workload, provider, storage_class, months=months, as_of=day, prices=prices.get(provider)
+                )
+            except PlannerError as error:  # a class that cannot hold this workload (e.g. vanished in a version)
+                options.append(_unpriceable(provider, storage_class, str(error)))
+                continue
+            month_one = projection.months[0].cost
+            summary, source = summaries.get(provider, (None, "none"))
+            performance, violations, warnings = judge_performance(workload, storage_class, summary, source)
+            policy = [w for m in projection.months for w in m.cost.warnings if "policy" in w]
+            violations += sorted(set(policy))[:1]
+            warnings += [w for w in month_one.warnings if "policy" not in w]
+            options.append(
+                RankedOption(
+                    rank=0,
+                    provider=provider,
+                    storage_class=storage_class,
+                    monthly_cost_usd=month_one.total_usd,
+                    horizon_cost_usd=projection.total_usd,
+                    feasible=not violations,
+                    violations=violations,
+                    warnings=warnings,
+                    performance=performance,
+                    cost=month_one,
+                )
+            )
+    if not any(o.cost.line_items or o.feasible for o in options):
+        raise PlannerError("no provider and storage class could be priced for this workload")
+    options.sort(key=lambda o: (not o.feasible, o.horizon_cost_usd, o.monthly_cost_usd))
+    feasible = [o for o in options if o.feasible]
+    best = feasible[0] if feasible else None
+    ranking = [
+        o.model_copy(update={"rank": i + 1, "chosen": best is not None and o is best}) for i, o in enumerate(options)
+    ]
+    if best is None:
+        return Recommendation(
+            workload=workload,
+            as_of=day,
+            months=months,
+            ranking=ranking,
+            recommendation=None,
+            failed_targets=_failed_everywhere(ranking),
+        )
+    chosen = next(o for o in ranking if o.chosen)
+    # The best alternative of every other provider (feasible first) for reasons and break-even points.
+    rivals: list[RankedOption] = []
+    for option in ranking:
+        if option.provider != chosen.provider and all(r.provider != option.provider for r in rivals):
+            rivals.append(option)
+    reasons = _reasons(chosen, ranking, rivals, months)
+    feasible_rivals = [r for r in rivals if r.feasible][:3]
+    return Recommendation(
+        workload=workload,
+        as_of=day,
+        months=months,
+        ranking=ranking,
+        recommendation=Choice(provider=chosen.provider, storage_class=chosen.storage_class, reasons=reasons),
+        break_even=break_even_points(workload, chosen, feasible_rivals, day, prices),
+    )
+
+
+def _unpriceable(provider: str, storage_class: str, why: str) -> RankedOption:
+    empty = CostBreakdown(
+        provider=provider, storage_class=storage_class, table_version="-", line_items=[], total_usd=ZERO
+    )
+    return RankedOption(
+        rank=0,
+        provider=provider,
+        storage_class=storage_class,
+        monthly_cost_usd=ZERO,
+        horizon_cost_usd=ZERO,
+        feasible=False,
+        violations=[f"cannot be priced: {why}"],
+        performance=PerformanceEstimate(source="none"),
+        cost=empty,
+    )
+
+
+def _failed_everywhere(ranking: list[RankedOption]) -> list[str]:
+    kinds = {
+        "TTFB": "p99 TTFB",
+        "read throughput": "read throughput",
+        "write throughput": "write throughput",
+        "hot object": "hot-object concurrency",
+        "policy": "egress policy",
+        "restored": "archive restore",
+    }
+    failed = []
+    for needle, name in kinds.items():
+        if all(any(needle in v for v in o.violations) for o in ranking):
+            failed.append(name)
+    return failed or ["every option violates at least one target (see each option's violations)"]
+
+
+def _reasons(chosen: RankedOption, ranking: list[RankedOption], rivals: list[RankedOption], months: int) -> list[str]:
+    reasons = [
+        f"lowest {months}-month cost among feasible options: ${chosen.horizon_cost_usd:,.2f} "
+        f"(${chosen.monthly_cost_usd:,.2f} this month; drivers: {_drivers(chosen.cost)})"
+    ]
+    runner = next((o for o in ranking if o.feasible and not o.chosen), None)
+    if runner is not None:
+        saving = runner.horizon_cost_usd - chosen.horizon_cost_usd
+        reasons.append(
+            f"saves ${saving:,.2f} over {months} months against the next feasible option, "
+            f"{runner.provider} {runner.storage_class} (${runner.monthly_cost_usd:,.2f} this month; "
+            f"drivers: {_drivers(runner.cost)})"
+        )
+    for rival in rivals:
+        if rival.feasible:
+            continue
+        cheaper = " although cheaper" if rival.horizon_cost_usd < chosen.horizon_cost_usd else ""
+        reasons.append(f"{rival.provider} {rival.storage_class} rejected{cheaper}: {'; '.join(rival.violations)}")
+    early = [li for li in chosen.cost.line_items if li.category == "early_deletion"]
+    if early:
+        reasons.append(
+            f"pays ${sum(li.amount_usd for li in early):,.2f} a month in minimum-duration charges "
+            "(objects deleted before the class's minimum duration)"
+        )
+    if chosen.performance.source != "none":
+        perf = chosen.performance
+        facts = []
+        if perf.p99_ttfb_s is not None:
+            facts.append(f"{'TTFB floor' if perf.ttfb_is_floor else 'p99 TTFB'} {format_duration(perf.p99_ttfb_s)}")
+        if perf.read_throughput_bits_per_s is not None:
+            facts.append(f"reads up to {format_rate(perf.read_throughput_bits_per_s)} (bound by {perf.read_bound})")
+        if facts:
+            reasons.append(f"performance from the {perf.source}: {', '.join(facts)}")
+    return reasons
+
+
+__all__ = [
+    "BreakEven",
+    "Choice",
+    "PerformanceEstimate",
+    "RankedOption",
+    "Recommendation",
+    "add_months",
+    "recommend",
+]

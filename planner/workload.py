@@ -1,0 +1,368 @@
+"""The workload a user describes in YAML, and its translation into each provider's billing units.
+
+Human units everywhere ("200 TB", "8 GB", "30d", "10 Gbps"); unknown keys are errors that
+name the key. ``Workload.usage_for`` compiles a month of the workload into a ``pricing.Usage``
+for one provider and storage class: multipart uploads become the parts the provider bills,
+retention becomes deletions at an age (the minimum-duration charges), growth moves the stored
+volume month by month.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from planner.errors import InputError
+from planner.units import BitsPerSecond, Bytes, Seconds, parse_rate
+from pricing.models import Deletion, Limits, SizeBin, Usage
+
+DAY_S = 86400.0
+MONTH_S = 30 * DAY_S
+PROVIDERS = ("aws-s3", "cloudflare-r2", "backblaze-b2", "wasabi", "idrive-e2")
+# Classes whose objects must be restored (hours) before they can be read.
+ARCHIVE_CLASSES = frozenset({"glacier-flexible", "deep-archive"})
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SizeShare(_Model):
+    """Part of a size distribution: ``share`` of the objects are ``size`` bytes."""
+
+    size: Bytes = Field(description='object size, e.g. "256 KiB"')
+    share: float = Field(gt=0, le=1, description="fraction of the objects with this size")
+
+
+class Storage(_Model):
+    stored: Bytes = Field(description='average volume stored this month, e.g. "200 TB"')
+    object_size: Bytes | None = Field(None, description="mean object size (or give objects, or size_distribution)")
+    objects: int | None = Field(None, gt=0, description="number of objects stored")
+    size_distribution: list[SizeShare] | None = Field(None, min_length=1, description="object sizes and their shares")
+    growth_per_month: Bytes = Field(0, description="volume added each month (the horizon projection grows by it)")
+    retention: Seconds | None = Field(
+        None,
+        gt=0,
+        description='how long an object lives before deletion, e.g. "365d" (drives minimum-duration charges)',
+    )
+
+    @model_validator(mode="after")
+    def _one_size(self) -> Storage:
+        given = [n for n in ("object_size", "objects", "size_distribution") if getattr(self, n) is not None]
+        if not given:
+            raise ValueError("give one of object_size, objects or size_distribution (requests are counted per object)")
+        if len(given) > 1:
+            raise ValueError(f"give only one of object_size, objects and size_distribution (got {', '.join(given)})")
+        if self.object_size == 0:
+            raise ValueError("object_size must be more than 0 bytes")
+        if self.size_distribution is not None:
+            total = sum(s.share for s in self.size_distribution)
+            if not math.isclose(total, 1.0, abs_tol=1e-6):
+                raise ValueError(f"size_distribution shares must add up to 1 (they add up to {total:g})")
+            if any(s.size == 0 for s in self.size_distribution):
+                raise ValueError("size_distribution sizes must be more than 0 bytes")
+        return self
+
+    @property
+    def mean_object_bytes(self) -> float:
+        if self.object_size is not None:
+            return float(self.object_size)
+        if self.objects is not None:
+            return self.stored / self.objects if self.stored else 0.0
+        assert self.size_distribution is not None
+        return sum(s.size * s.share for s in self.size_distribution)
+
+
+class HotObjects(_Model):
+    """A few objects read by many clients at once (an index, a reference genome, a manifest)."""
+
+    count: int = Field(1, ge=1, description="how many hot objects")
+    share_of_reads: float = Field(0.0, ge=0, le=1, description="fraction of all reads that go to them")
+    peak_concurrency: int = Field(1, ge=1, description="concurrent readers of one hot object at peak")
+    replicas: int = Field(1, ge=1, description="copies under different keys that readers spread over")
+
+
+class Traffic(_Model):
+    egress: Bytes = Field(0, description="bytes served to the internet per month")
+    reads: int | None = Field(None, ge=0, description="GET requests per month (default: egress / object size)")
+    writes: int | None = Field(None, ge=0, description="objects written per month (default: from growth and retention)")
+    read_write_ratio: str | None = Field(None, description='reads per write, e.g. "10:1" (instead of reads or writes)')
+    heads: int = Field(0, ge=0, description="HEAD requests per month")
+    lists: int = Field(0, ge=0, description="LIST requests per month")
+    internal_reads: Bytes = Field(
+        0, description="bytes read inside the provider's region (no egress, but retrieval fees)"
+    )
+    inter_region: Bytes = Field(0, description="bytes copied to another region of the same provider per month")
+    hot_objects: HotObjects | None = None
+    peak_factor: float = Field(1.0, ge=1, le=1000, description="peak request rate / mean request rate")
+
+    @field_validator("read_write_ratio")
+    @classmethod
+    def _ratio(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"\s*\d+(\.\d+)?\s*:\s*\d+(\.\d+)?\s*", value):
+            raise ValueError(f'{value!r} is not a ratio (use e.g. "10:1")')
+        if value is not None and float(value.split(":")[1]) == 0:
+            raise ValueError(f"{value!r}: the write side of a ratio cannot be 0")
+        return value
+
+    @model_validator(mode="after")
+    def _not_overdetermined(self) -> Traffic:
+        if self.read_write_ratio is not None and self.reads is not None and self.writes is not None:
+            raise ValueError("give at most two of reads, writes and read_write_ratio")
+        return self
+
+    @property
+    def ratio(self) -> float | None:
+        if self.read_write_ratio is None:
+            return None
+        reads, writes = (float(x) for x in self.read_write_ratio.split(":"))
+        return reads / writes
+
+
+class Performance(_Model):
+    p99_ttfb: Seconds | None = Field(None, description='99th-percentile time to first byte target, e.g. "200 ms"')
+    read_throughput: BitsPerSecond | None = Field(None, description='aggregate read throughput needed, e.g. "10 Gbps"')
+    write_throughput: BitsPerSecond | None = Field(None, description="aggregate write throughput needed")
+
+
+class Client(_Model):
+    link: BitsPerSecond = Field(parse_rate("10 Gbps"), description="client network capacity")
+    concurrency: int = Field(64, ge=1, le=100_000, description="concurrent requests the client keeps in flight")
+    part_size: Bytes = Field(100 * 2**20, description="multipart upload part size")
+    multipart_threshold: Bytes = Field(100 * 2**20, description="objects at least this large upload in parts")
+    read_streams: int = Field(1, ge=1, le=1024, description="parallel ranged GETs per large object read")
+    range_size: Bytes = Field(64 * 2**20, description="bytes per ranged GET when read_streams > 1")
+
+
+class Constraints(_Model):
+    providers: list[str] = Field(default_factory=lambda: list(PROVIDERS), min_length=1)
+    storage_classes: list[str] | None = Field(None, description="consider only these storage class ids")
+    months: int = Field(12, ge=1, le=120, description="horizon for totals and growth")
+
+    @field_validator("providers")
+    @classmethod
+    def _known(cls, providers: list[str]) -> list[str]:
+        for provider in providers:
+            if provider not in PROVIDERS:
+                raise ValueError(f"unknown provider {provider!r} (known: {', '.join(PROVIDERS)})")
+        return providers
+
+
+class Workload(_Model):
+    """A storage workload: what is stored, how it is read and written, and what it must achieve."""
+
+    name: str = Field(min_length=1)
+    description: str | None = None
+    storage: Storage
+    traffic: Traffic = Field(default_factory=Traffic)
+    performance: Performance = Field(default_factory=Performance)
+    client: Client = Field(default_factory=Client)
+    constraints: Constraints = Field(default_factory=Constraints)
+
+    # ------------------------------------------------------------------ derived quantities
+
+    def stored_bytes(self, month: int = 0) -> int:
+        return self.storage.stored + self.storage.growth_per_month * month
+
+    def object_count(self, month: int = 0) -> int:
+        mean = self.storage.mean_object_bytes
+        if self.storage.objects is not None and month == 0:
+            return self.storage.objects
+        return max(1, round(self.stored_bytes(month) / mean)) if mean and self.stored_bytes(month) else 0
+
+    def written_bytes(self, month: int = 0) -> float:
+        """Bytes written a month: growth plus replacement of what retention deletes."""
+        replaced = self.deleted_bytes(month)
+        return float(self.storage.growth_per_month) + replaced
+
+    def deleted_bytes(self, month: int = 0) -> float:
+        retention = self.storage.retention
+        if retention is None:
+            return 0.0
+        # In steady state a volume S with lifetime R turns over S x (month / R) each month.
+        return self.stored_bytes(month) * MONTH_S / retention
+
+    def reads_per_month(self) -> int:
+        traffic = self.traffic
+        if traffic.reads is not None:
+            return traffic.reads
+        if traffic.ratio is not None and traffic.writes is not None:
+            return round(traffic.writes * traffic.ratio)
+        mean = self.storage.mean_object_bytes
+        read_bytes = traffic.egress + traffic.internal_reads + traffic.inter_region
+        return math.ceil(read_bytes / mean) if mean else 0
+
+    def writes_per_month(self, month: int = 0) -> int:
+        traffic = self.traffic
+        if traffic.writes is not None:
+            return traffic.writes
+        if traffic.ratio is not None:
+            return math.ceil(self.reads_per_month() / traffic.ratio)
+        mean = self.storage.mean_object_bytes
+        return math.ceil(self.written_bytes(month) / mean) if mean else 0
+
+    def size_bins(self, month: int = 0) -> list[SizeBin] | None:
+        distribution = self.storage.size_distribution
+        if distribution is None:
+            return None
+        count = self.object_count(month)
+        return [SizeBin(bytes=s.size, count=round(count * s.share)) for s in distribution]
+
+    def object_sizes(self) -> list[tuple[float, float]]:
+        """(object size in bytes, share of objects) pairs."""
+        if self.storage.size_distribution is not None:
+            return [(float(s.size), s.share) for s in self.storage.size_distribution]
+        return [(self.storage.mean_object_bytes, 1.0)]
+
+    def parts_per_upload(self, size_bytes: float, limits: Limits) -> int:
+        """Requests one object's upload takes at a provider: 1 PUT, or 1 + parts + 1 for multipart."""
+        part = float(self.client.part_size)
+        single_max = limits.max_single_put_bytes
+        multipart = size_bytes >= self.client.multipart_threshold or (
+            single_max is not None and size_bytes > single_max
+        )
+        if not multipart:
+            return 1
+        if limits.multipart is not None:
+            part = max(part, limits.multipart.min_part_bytes)
+            # Too many parts: the client must raise its part size to fit the provider's part count.
+            part = max(part, size_bytes / limits.multipart.max_parts)
+            part = min(part, limits.multipart.max_part_bytes)
+        return math.ceil(size_bytes / part)
+
+    def usage_for(self, storage_class: str, limits: Limits, month: int = 0) -> Usage:
+        """One month of this workload in a provider's billing units."""
+        writes = self.writes_per_month(month)
+        put = create = parts = complete = 0
+        for size, share in self.object_sizes():
+            count = writes * share
+            per_object = self.parts_per_upload(size, limits)
+            if per_object == 1:
+                put += round(count)
+            else:
+                create += round(count)
+                complete += round(count)
+                parts += round(count * per_object)
+        reads = self.reads_per_month()
+        if self.client.read_streams > 1:
+            # Large objects read as parallel ranges: each range is a billed GET.
+            ranges = sum(
+                share * max(1, min(self.client.read_streams, math.ceil(size / self.client.range_size)))
+                for size, share in self.object_sizes()
+            )
+            reads = round(reads * ranges)
+        deleted = self.deleted_bytes(month)
+        deletions = []
+        if deleted and self.storage.retention is not None:
+            deletions.append(
+                Deletion(
+                    bytes=round(deleted),
+                    objects=round(deleted / self.storage.mean_object_bytes) if self.storage.mean_object_bytes else 0,
+                    age_days=self.storage.retention / DAY_S,
+                )
+            )
+        requests = {
+            "put": put,
+            "create-multipart": create,
+            "upload-part": parts,
+            "complete-multipart": complete,
+            "get": reads,
+            "head": self.traffic.heads,
+            "list": self.traffic.lists,
+            "delete": round(deletions[0].objects) if deletions else 0,
+        }
+        traffic = self.traffic
+        retrieval_bytes = traffic.egress + traffic.internal_reads + traffic.inter_region
+        bins = self.size_bins(month)
+        return Usage(
+            stored_bytes=self.stored_bytes(month),
+            object_count=None if bins is not None else self.object_count(month),
+            object_sizes=bins,
+            requests={op: n for op, n in requests.items() if n},
+            egress_bytes=traffic.egress,
+            inter_region_bytes=traffic.inter_region,
+            retrieval_bytes=retrieval_bytes,
+            retrieval_requests=self.reads_per_month() if storage_class in ARCHIVE_CLASSES else 0,
+            deletions=deletions,
+        )
+
+    def peak_read_rate_per_s(self) -> float:
+        return self.reads_per_month() / MONTH_S * self.traffic.peak_factor
+
+    def peak_write_rate_per_s(self) -> float:
+        return self.writes_per_month() / MONTH_S * self.traffic.peak_factor
+
+
+def _field_path(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "(top level)"
+
+
+def _first_error(error: ValidationError) -> tuple[str, str]:
+    first = error.errors()[0]
+    message = first["msg"].removeprefix("Value error, ")
+    kind = first["type"]
+    if kind == "extra_forbidden":
+        message = "unknown key"
+    elif kind == "missing":
+        message = "required but missing"
+    elif kind in ("int_parsing", "int_type", "float_parsing", "float_type"):
+        message = f"{first.get('input')!r} is not a number"
+    elif kind in ("model_type", "model_attributes_type", "dict_type"):
+        message = f"expected a mapping of keys, got {type(first.get('input')).__name__}"
+    elif kind == "list_type":
+        message = f"expected a list, got {type(first.get('input')).__name__}"
+    return _field_path(first["loc"]), message
+
+
+def parse_workload(data: Any, source: str = "workload") -> Workload:
+    """Validate already-parsed YAML/JSON; bare numbers for sizes, rates and durations need units."""
+    if data is None:
+        raise InputError("the file is empty (a workload needs at least name and storage)", source=source)
+    if not isinstance(data, dict):
+        raise InputError(f"a workload must be a mapping of keys, not {type(data).__name__}", source=source)
+    try:
+        return Workload.model_validate(data, context={"from_file": True})
+    except ValidationError as error:
+        field, message = _first_error(error)
+        raise InputError(message, source=source, field=field) from None
+
+
+def load_workload(path: Path | str) -> Workload:
+    """Read a workload YAML file; every problem is one line naming the file and the field."""
+    from pricing.catalog import load_yaml
+
+    source = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise InputError("file not found", source=source) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a workload file", source=source) from None
+    except OSError as error:
+        raise InputError(f"cannot read the file ({error.strerror})", source=source) from None
+    if b"\x00" in raw:
+        raise InputError("not a text file (it contains NUL bytes)", source=source)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", source=source) from None
+    data = load_yaml(text, source)
+    if isinstance(data, dict):
+        data = _plain(data)
+    return parse_workload(data, source)
+
+
+def _plain(value: Any) -> Any:
+    """YAML decimals back to floats for non-money fields (shares, factors): units carry the exactness."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, Decimal):
+        return float(value)
+    return value
