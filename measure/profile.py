@@ -420,8 +420,7 @@ def _summarise(profile: Profile) -> ProfileSummary:
         if point is not None and (best_cell is None or (point.ops_per_s or 0) >= (best_cell.ops_per_s or 0)):
             out.ops_per_s[op] = point.ops_per_s
             out.citations[f"ops_per_s.{op}"] = [
-                point.citation
-                or Citation(kind="measured", ref=run_id or "unknown run", section=f"probes.rate[{op}]")
+                point.citation or Citation(kind="measured", ref=run_id or "unknown run", section=f"probes.rate[{op}]")
             ]
             if point.note:
                 out.notes[f"ops_per_s.{op}"] = point.note

@@ -70,8 +70,6 @@ def load_reference(provider_id: str) -> Profile:
     """The shipped reference profile of a provider, built from published benchmarks."""
     known = reference_providers()
     if provider_id not in known:
-        raise InputError(
-            f"no reference profile for {provider_id!r} (known: {', '.join(known)})", source="--provider"
-        )
+        raise InputError(f"no reference profile for {provider_id!r} (known: {', '.join(known)})", source="--provider")
     entry = _profile_dir().joinpath(f"{provider_id}.json")
     return parse_profile(entry.read_text(encoding="utf-8"), source=f"measure/profiles/{provider_id}.json")

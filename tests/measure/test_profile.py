@@ -17,14 +17,36 @@ def _measured_profile() -> Profile:
         provider="test",
         source=Source(kind="measured"),
         cells=[
-            Cell(op="get", object_size_bytes=1024, concurrency=1, samples=100, throughput_mib_per_s=2.0,
-                 ops_per_s=2048.0, ttfb_s=Percentiles(p50=0.01, p99=0.05)),
-            Cell(op="get", object_size_bytes=1024, concurrency=4, samples=100, throughput_mib_per_s=6.0,
-                 ops_per_s=6144.0, ttfb_s=Percentiles(p50=0.02, p99=0.09)),
-            Cell(op="put", object_size_bytes=1024, concurrency=4, samples=100, throughput_mib_per_s=3.0,
-                 ops_per_s=3072.0),
-            Cell(op="put", object_size_bytes=1024, concurrency=8, samples=100, throughput_mib_per_s=99.0,
-                 ops_per_s=1.0, flags=["above-link"]),
+            Cell(
+                op="get",
+                object_size_bytes=1024,
+                concurrency=1,
+                samples=100,
+                throughput_mib_per_s=2.0,
+                ops_per_s=2048.0,
+                ttfb_s=Percentiles(p50=0.01, p99=0.05),
+            ),
+            Cell(
+                op="get",
+                object_size_bytes=1024,
+                concurrency=4,
+                samples=100,
+                throughput_mib_per_s=6.0,
+                ops_per_s=6144.0,
+                ttfb_s=Percentiles(p50=0.02, p99=0.09),
+            ),
+            Cell(
+                op="put", object_size_bytes=1024, concurrency=4, samples=100, throughput_mib_per_s=3.0, ops_per_s=3072.0
+            ),
+            Cell(
+                op="put",
+                object_size_bytes=1024,
+                concurrency=8,
+                samples=100,
+                throughput_mib_per_s=99.0,
+                ops_per_s=1.0,
+                flags=["above-link"],
+            ),
         ],
     )
 
@@ -54,8 +76,12 @@ def test_unknown_schema_version_is_refused(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [(None, "no such profile file"), ("{not json", "not valid JSON"), ("[]", "not a profile"),
-     ('{"a": 1}', "no schema_version")],
+    [
+        (None, "no such profile file"),
+        ("{not json", "not valid JSON"),
+        ("[]", "not a profile"),
+        ('{"a": 1}', "no schema_version"),
+    ],
 )
 def test_load_errors_are_one_line(tmp_path: Path, content: str | None, message: str) -> None:
     path = tmp_path / "p.json"
@@ -68,8 +94,19 @@ def test_load_errors_are_one_line(tmp_path: Path, content: str | None, message: 
 
 def test_published_cell_needs_citation() -> None:
     with pytest.raises(ValueError, match="no citation"):
-        Profile(source=Source(kind="published"),
-                cells=[Cell(op="get", object_size_bytes=1, concurrency=1, status="published")])
-    Profile(source=Source(kind="published"),
-            cells=[Cell(op="get", object_size_bytes=1, concurrency=1, status="published",
-                        citation=Citation(ref="seed", section="s"))])
+        Profile(
+            source=Source(kind="published"),
+            cells=[Cell(op="get", object_size_bytes=1, concurrency=1, status="published")],
+        )
+    Profile(
+        source=Source(kind="published"),
+        cells=[
+            Cell(
+                op="get",
+                object_size_bytes=1,
+                concurrency=1,
+                status="published",
+                citation=Citation(ref="seed", section="s"),
+            )
+        ],
+    )

