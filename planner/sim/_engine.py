@@ -180,17 +180,10 @@ class Replication:
         self._build_limits()
         self._build_keys()
         # Records, appended in the hot path and turned into arrays once at the end.
-        self.rec_lop: list[int] = []
-        self.rec_arrival: list[float] = []
-        self.rec_conn: list[float] = []
-        self.rec_first: list[float] = []
-        self.rec_end: list[float] = []
-        self.rec_size: list[int] = []
-        self.rec_ok: list[bool] = []
-        self.xfer_lop: list[int] = []
-        self.xfer_start: list[float] = []
-        self.xfer_end: list[float] = []
-        self.xfer_bytes: list[int] = []
+        # (operation, arrival, connection, first byte, end, size, ok) per request ended
+        self.records: list[tuple[int, float, float, float, float, int, bool]] = []
+        # (operation, start, end, bytes) per transfer
+        self.transfers: list[tuple[int, float, float, int]] = []
         self.error_times: list[float] = []
         self.errors: dict[tuple[int, str], int] = {}
         self.retries = [0] * len(LOGICAL_OPERATIONS)
@@ -200,6 +193,7 @@ class Replication:
         self.draw_size: list[int] = []
         self.draw_key: list[int] = []
         self.draw_i = 0
+        self.arrival_times: list[float] = []
 
     # -- set-up: ask the provider model once, keep the answers where the hot path finds them --
 
@@ -295,8 +289,6 @@ class Replication:
         arrivals = self.spec.arrivals
         if isinstance(arrivals, OpenLoop):
             self.arrival_times = self._arrival_times(arrivals).tolist()
-            if self.arrival_times:
-                self._schedule(_Tick(self._on_arrival, 0), _NORMAL, self.arrival_times[0])
         elif isinstance(arrivals, ClosedLoop):
             for _ in range(arrivals.workers):
                 self._issue_next()
@@ -323,14 +315,27 @@ class Replication:
         keep = rng.random(len(times)) < loop.rates_per_s(times) / peak
         return times[keep]
 
-    def _on_arrival(self, tick: _Tick) -> None:
-        i = tick.index + 1
+    def _loop(self, until_s: float) -> None:
+        """SimPy's ``run`` with the open-loop arrivals merged in as they fall due.
+
+        An arrival only schedules what follows it, so handling it between the events around it,
+        at its own time, is the same as making it an event, without the queue's cost.
+        """
+        env = self.env
+        queue, step, issue = env._queue, env.step, self._issue_next
         times = self.arrival_times
-        if i < len(times):
-            tick.index = i
-            tick.callbacks = [self._on_arrival]
-            self._schedule(tick, _NORMAL, times[i] - self.env._now)
-        self._issue_next()
+        i, count = 0, len(times)
+        while True:
+            next_event = queue[0][0] if queue else math.inf
+            if i < count and times[i] <= next_event:
+                env._now = times[i]
+                i += 1
+                issue()
+            elif next_event <= until_s:
+                step()
+            else:
+                break
+        env._now = max(env._now, min(until_s, self.duration_s))
 
     def _on_burst(self, tick: _Tick) -> None:
         hot = self.spec.keys.hot
@@ -473,10 +478,7 @@ class Replication:
 
     def _on_transferred(self, part: _Part) -> None:
         now = self.env._now
-        self.xfer_lop.append(part.lop)
-        self.xfer_start.append(part.t_transfer)
-        self.xfer_end.append(now)
-        self.xfer_bytes.append(part.nbytes)
+        self.transfers.append((part.lop, part.t_transfer, now, part.nbytes))
         if part.billed == _B_GET:
             self._finish(part)
         else:
@@ -554,13 +556,7 @@ class Replication:
     def _record(self, lop: int, t_arrival: float, t_conn: float, t_first: float, size: int, ok: bool) -> None:
         now = self.env._now
         self.in_flight -= 1
-        self.rec_lop.append(lop)
-        self.rec_arrival.append(t_arrival)
-        self.rec_conn.append(t_conn)
-        self.rec_first.append(t_first if t_first >= 0 else now)
-        self.rec_end.append(now)
-        self.rec_size.append(size)
-        self.rec_ok.append(ok)
+        self.records.append((lop, t_arrival, t_conn, t_first if t_first >= 0 else now, now, size, ok))
         arrivals = self.spec.arrivals
         if isinstance(arrivals, ClosedLoop) and now < self.duration_s:
             if arrivals.think_time_s > 0:
@@ -572,19 +568,21 @@ class Replication:
 
     def run(self) -> RawRun:
         self._start()
-        self.env.run(until=self.duration_s + self.drain_s)
+        self._loop(self.duration_s + self.drain_s)
+        records = np.array(self.records, dtype=np.float64).reshape(-1, 7)
+        transfers = np.array(self.transfers, dtype=np.float64).reshape(-1, 4)
         return RawRun(
-            lop=np.array(self.rec_lop, dtype=np.int64),
-            t_arrival=np.array(self.rec_arrival, dtype=np.float64),
-            t_conn=np.array(self.rec_conn, dtype=np.float64),
-            t_first=np.array(self.rec_first, dtype=np.float64),
-            t_end=np.array(self.rec_end, dtype=np.float64),
-            size=np.array(self.rec_size, dtype=np.float64),
-            ok=np.array(self.rec_ok, dtype=np.bool_),
-            transfer_lop=np.array(self.xfer_lop, dtype=np.int64),
-            transfer_start=np.array(self.xfer_start, dtype=np.float64),
-            transfer_end=np.array(self.xfer_end, dtype=np.float64),
-            transfer_bytes=np.array(self.xfer_bytes, dtype=np.float64),
+            lop=records[:, 0].astype(np.int64),
+            t_arrival=records[:, 1],
+            t_conn=records[:, 2],
+            t_first=records[:, 3],
+            t_end=records[:, 4],
+            size=records[:, 5],
+            ok=records[:, 6].astype(np.bool_),
+            transfer_lop=transfers[:, 0].astype(np.int64),
+            transfer_start=transfers[:, 1],
+            transfer_end=transfers[:, 2],
+            transfer_bytes=transfers[:, 3],
             error_time=np.array(self.error_times, dtype=np.float64),
             errors=dict(self.errors),
             retries=list(self.retries),

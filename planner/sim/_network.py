@@ -83,18 +83,23 @@ class FluidNetwork:
     def add(self, stream: Any, flow: FlowClass, nbytes: float) -> None:
         """Start moving ``nbytes`` for ``stream`` now."""
         now = self._env._now
-        if flow.n == 0:
+        if flow.n:
+            tag = flow.v0 + flow.rate * (now - flow.t0) + nbytes
+        else:
             flow.v0, flow.t0 = 0.0, now
-        tag = flow.v0 + flow.rate * (now - flow.t0) + nbytes
+            flow.rate = flow.cap if flow.cap < math.inf else 1.0  # a refill corrects it if congested
+            tag = nbytes
         self._seq += 1
         heapq.heappush(flow.heap, (tag, self._seq, stream))
         flow.n += 1
         over = self._congested
-        if flow.cap < math.inf:
+        cap = flow.cap
+        if cap < math.inf:
             demand, capacity = self._demand, self._capacity
             for r in flow.resources:
-                demand[r] += flow.cap
-                if demand[r] > capacity[r]:
+                d = demand[r] + cap
+                demand[r] = d
+                if d > capacity[r]:
                     over = True
         else:
             for r in flow.resources:
@@ -104,7 +109,9 @@ class FluidNetwork:
             self._refill(now)
             self._arm(self._next_completion())
         else:
-            self._arm(flow.t0 + (tag - flow.v0) / flow.rate)
+            at = flow.t0 + (tag - flow.v0) / flow.rate
+            if at < self._timer_at:
+                self._arm(at)
 
     def _arm(self, at: float) -> None:
         # A later completion keeps the armed timer: it fires early, finds nothing, re-arms.
@@ -130,82 +137,97 @@ class FluidNetwork:
         finished: list[Any] = []
         earliest: FlowClass | None = None
         earliest_at = math.inf
+        heappop = heapq.heappop
         for flow in self._classes:
             if not flow.n:
                 continue
             served = flow.v0 + flow.rate * (now - flow.t0)
             limit = served + _TOLERANCE * (1.0 + served)
             heap = flow.heap
+            left = 0
             while heap and heap[0][0] <= limit:
-                finished.append(heapq.heappop(heap)[2])
-                self._leave(flow)
+                finished.append(heappop(heap)[2])
+                left += 1
+            if left:
+                self._leave(flow, left)
             if heap:
                 at = flow.t0 + (heap[0][0] - flow.v0) / flow.rate
                 if at < earliest_at:
                     earliest, earliest_at = flow, at
         if not finished and earliest is not None and earliest_at <= now:
             # Rounding left the next finish at "now" without reaching its tag: it is done.
-            finished.append(heapq.heappop(earliest.heap)[2])
-            self._leave(earliest)
+            finished.append(heappop(earliest.heap)[2])
+            self._leave(earliest, 1)
         if finished and self._congested:
             self._refill(now)
+            self._arm(self._next_completion())
+        elif earliest_at < math.inf:
+            self._arm(earliest_at)
+        on_done = self._on_done
         for stream in finished:
-            self._on_done(stream)
-        self._arm(self._next_completion())
+            on_done(stream)
 
-    def _leave(self, flow: FlowClass) -> None:
-        flow.n -= 1
+    def _leave(self, flow: FlowClass, count: int) -> None:
+        flow.n -= count
         if flow.cap < math.inf:
+            less = flow.cap * count
             for r in flow.resources:
-                self._demand[r] -= flow.cap
+                self._demand[r] -= less
         else:
             for r in flow.resources:
-                self._unbounded[r] -= 1
+                self._unbounded[r] -= count
 
     def _refill(self, now: float) -> None:
         """Re-divide capacity among the busy classes: max-min fair, each class within its cap."""
         busy = []
         for flow in self._classes:
-            flow.v0 += flow.rate * (now - flow.t0)
-            flow.t0 = now
             if flow.n:
+                flow.v0 += flow.rate * (now - flow.t0)
+                flow.t0 = now
                 busy.append(flow)
-        capacity = self._capacity
-        self._recount_demand()
-        self._congested = any(
-            self._unbounded[r] or self._demand[r] > capacity[r] * (1 + 1e-12) for flow in busy for r in flow.resources
-        )
-        if not self._congested:
-            for flow in self._classes:
-                flow.rate = flow.cap if flow.cap < math.inf else 1.0
-            return
-        remaining = list(capacity)
+        if not self._oversubscribed():
+            self._recount_demand()
+            if not self._oversubscribed():
+                self._congested = False
+                for flow in busy:
+                    flow.rate = flow.cap
+                return
+        self._congested = True
+        remaining = list(self._capacity)
         unfrozen = busy
         while unfrozen:
             streams = [0] * len(remaining)
+            lowest_cap = math.inf
             for flow in unfrozen:
                 for r in flow.resources:
                     streams[r] += flow.n
+                if flow.cap < lowest_cap:
+                    lowest_cap = flow.cap
             level, bottleneck = math.inf, -1
             for r, count in enumerate(streams):
-                if count and remaining[r] / count < level:
+                if count and remaining[r] < level * count:
                     level, bottleneck = remaining[r] / count, r
-            lowest_cap = min(flow.cap for flow in unfrozen)
             if lowest_cap <= level:
+                level = lowest_cap
                 frozen = [f for f in unfrozen if f.cap <= lowest_cap]
             else:
                 frozen = [f for f in unfrozen if bottleneck in f.resources]
+            rate = max(level, 1e-9)
             for flow in frozen:
-                flow.rate = max(min(flow.cap, level), 1e-9)
+                flow.rate = rate
                 for r in flow.resources:
-                    remaining[r] = max(0.0, remaining[r] - flow.rate * flow.n)
+                    remaining[r] = max(0.0, remaining[r] - rate * flow.n)
             unfrozen = [f for f in unfrozen if f not in frozen]
-        for flow in self._classes:
-            if not flow.n:
-                flow.rate = flow.cap if math.isfinite(flow.cap) else 1.0
+
+    def _oversubscribed(self) -> bool:
+        capacity, demand = self._capacity, self._demand
+        for r, count in enumerate(self._unbounded):
+            if count or demand[r] > capacity[r] * (1 + 1e-12):
+                return True
+        return False
 
     def _recount_demand(self) -> None:
-        # Incremental sums drift with float rounding; re-add them at every refill.
+        # Incremental sums drift with float rounding; re-add them before trusting "no congestion".
         demand = [0.0] * len(self._capacity)
         for flow in self._classes:
             if flow.n and flow.cap < math.inf:
