@@ -1,7 +1,482 @@
-"""``planner measure``: placeholder until the measurement commands land."""
+"""``planner measure`` (benchmark an endpoint, clean up, merge) and ``planner profiles`` (list/show).
+
+boto3 and the measurement engine are imported inside the commands, so ``planner --help``
+stays fast. Every user error is a ``PlannerError`` (one line, exit 2).
+"""
 
 from __future__ import annotations
 
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 import typer
 
-app = typer.Typer(help="Benchmark an S3-compatible endpoint and write a measurement profile.")
+from planner.errors import InputError, MeasureError
+
+if TYPE_CHECKING:
+    from measure.profile import Cell, Profile
+    from measure.runner import MeasureOptions
+
+app = typer.Typer(
+    help="Benchmark an S3-compatible endpoint and write a measurement profile.",
+    no_args_is_help=False,
+    add_completion=False,
+)
+profiles_app = typer.Typer(
+    help="List and show measurement profiles (shipped references or files).", no_args_is_help=True, add_completion=False
+)
+
+_OPS = ("put", "get", "head", "list", "delete")
+
+
+class Format(StrEnum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+class AddressingChoice(StrEnum):
+    auto = "auto"
+    path = "path"
+    virtual = "virtual"
+
+
+def _items(value: str, option: str) -> list[str]:
+    items = [item.strip() for item in value.split(",") if item.strip()]
+    if not items:
+        raise InputError("needs at least one value", source=option)
+    return items
+
+
+def _sizes(value: str, option: str) -> list[int]:
+    from planner.units import parse_size
+
+    sizes = []
+    for item in _items(value, option):
+        try:
+            size = parse_size(item)
+        except ValueError as error:
+            raise InputError(str(error), source=option) from None
+        if size <= 0:
+            raise InputError(f"{item!r}: a size must be more than 0 bytes", source=option)
+        sizes.append(size)
+    return sizes
+
+
+def _ints(value: str, option: str) -> list[int]:
+    numbers = []
+    for item in _items(value, option):
+        if not item.isdigit() or int(item) < 1:
+            raise InputError(f"{item!r} is not a whole number of 1 or more", source=option)
+        numbers.append(int(item))
+    return numbers
+
+
+def _duration(value: str, option: str) -> float:
+    from planner.units import parse_duration
+
+    try:
+        seconds = parse_duration(value)
+    except ValueError as error:
+        raise InputError(str(error), source=option) from None
+    return seconds
+
+
+def _choices(value: str, option: str, allowed: tuple[str, ...]) -> list[str]:
+    if value.strip().lower() == "none":
+        return []
+    chosen = _items(value.lower(), option)
+    for item in chosen:
+        if item not in allowed:
+            raise InputError(f"unknown value {item!r} (choose from {', '.join(allowed)})", source=option)
+    return list(dict.fromkeys(chosen))
+
+
+def build_options(
+    *,
+    endpoint: str | None,
+    bucket: str | None,
+    out: Path | None,
+    provider: str | None,
+    region: str | None,
+    sizes: str,
+    concurrency: str,
+    duration: str,
+    warmup: str,
+    ops: str,
+    probes: str,
+    link: str | None,
+    addressing: str,
+    no_verify_tls: bool,
+    processes: int | None,
+    max_attempts: int,
+    run_id: str | None,
+    probe_duration: str,
+    hot_object_max: int,
+    part_sizes: str,
+    queue_depths: str,
+    range_object_size: str,
+    range_streams: str,
+    rate_concurrency: str,
+) -> MeasureOptions:
+    """Validate the command-line options into ``MeasureOptions`` (pure; no network)."""
+    from measure.runner import PROBES, MeasureOptions
+    from measure.s3client import check_endpoint
+    from planner.units import parse_rate
+
+    if not bucket:
+        raise InputError("is required", source="--bucket")
+    if out is None:
+        raise InputError("is required (the profile JSON to write)", source="--out")
+    if endpoint is not None:
+        try:
+            check_endpoint(endpoint)
+        except ValueError as error:
+            raise InputError(str(error), source="--endpoint") from None
+    link_bits = None
+    if link is not None:
+        try:
+            link_bits = parse_rate(link)
+        except ValueError as error:
+            raise InputError(str(error), source="--link") from None
+    if run_id is not None and (not run_id.replace("-", "").replace("_", "").isalnum() or len(run_id) > 64):
+        raise InputError("use letters, digits, '-' and '_' only (at most 64)", source="--run-id")
+    if max_attempts < 1:
+        raise InputError("must be 1 or more", source="--max-attempts")
+    if not out.parent.exists():
+        raise InputError("the output folder does not exist", source=str(out))
+    return MeasureOptions(
+        endpoint=endpoint,
+        bucket=bucket,
+        out=out,
+        provider=provider,
+        region=region,
+        sizes=_sizes(sizes, "--sizes"),
+        concurrency=_ints(concurrency, "--concurrency"),
+        duration_s=_duration(duration, "--duration") or 1.0,
+        warmup_s=_duration(warmup, "--warmup"),
+        ops=_choices(ops, "--ops", _OPS),  # type: ignore[arg-type]
+        probes=_choices(probes, "--probes", PROBES),
+        link_bits_per_s=link_bits,
+        addressing=addressing,  # type: ignore[arg-type]
+        verify_tls=not no_verify_tls,
+        processes=processes,
+        max_attempts=max_attempts,
+        run_id=run_id,
+        probe_duration_s=_duration(probe_duration, "--probe-duration") or 1.0,
+        hot_object_max=hot_object_max,
+        part_sizes=_sizes(part_sizes, "--part-sizes"),
+        queue_depths=_ints(queue_depths, "--queue-depths"),
+        range_object_size=_sizes(range_object_size, "--range-object-size")[0],
+        range_streams=_ints(range_streams, "--range-streams"),
+        rate_concurrency=_ints(rate_concurrency, "--rate-concurrency"),
+    )
+
+
+def _fmt(value: float | None, digits: int = 1, scale: float = 1.0) -> str:
+    return "-" if value is None else f"{value * scale:.{digits}f}"
+
+
+def cell_line(cell: Cell) -> str:
+    from planner.units import format_bytes
+
+    size = "-" if cell.object_size_bytes is None else format_bytes(cell.object_size_bytes, binary=True)
+    errors = sum(cell.errors.values())
+    flags = f"  [{', '.join(cell.flags)}]" if cell.flags else ""
+    return (
+        f"{cell.op:6} {size:>10} x{cell.concurrency:<4} {_fmt(cell.throughput_mib_per_s):>9} MiB/s"
+        f" {_fmt(cell.ops_per_s):>9} ops/s  p50 {_fmt(cell.latency_s.p50, 1, 1000)} ms"
+        f"  p99 {_fmt(cell.latency_s.p99, 1, 1000)} ms  ttfb p50 {_fmt(cell.ttfb_s.p50, 1, 1000)} ms"
+        f"  n={cell.samples} err={errors} retries={cell.retries}{flags}"
+    )
+
+
+def _rich_reporter() -> Any:
+    from measure.runner import Reporter
+
+    class RichReporter(Reporter):
+        def __init__(self) -> None:
+            from rich.console import Console
+
+            self.console = Console(stderr=True, highlight=False)
+            self._status: Any = None
+
+        def info(self, message: str) -> None:
+            self.console.print(message, markup=False)
+
+        def step(self, label: str, index: int, total: int) -> None:
+            text = f"[{index}/{total}] {label}"
+            if self._status is None:
+                self._status = self.console.status(text)
+                self._status.start()
+            else:
+                self._status.update(text)
+            if not self.console.is_terminal:
+                self.console.print(f"running {text}", markup=False)
+
+        def cell(self, cell: Cell) -> None:
+            self.console.print(cell_line(cell), markup=False)
+
+        def done(self) -> None:
+            if self._status is not None:
+                self._status.stop()
+                self._status = None
+
+    return RichReporter()
+
+
+@app.callback(invoke_without_command=True)
+def measure(
+    ctx: typer.Context,
+    endpoint: str | None = typer.Option(None, help="S3 endpoint URL (default: AWS for --region)"),
+    bucket: str | None = typer.Option(None, help="a scratch bucket the run may write to"),
+    out: Path | None = typer.Option(None, "--out", help="profile JSON to write (after every cell)"),
+    provider: str | None = typer.Option(None, help="provider id stored in the profile, e.g. cloudflare-r2"),
+    region: str | None = typer.Option(None, help="signing region (default us-east-1)"),
+    sizes: str = typer.Option("256KiB,5MiB,50MiB,100MiB", help="object sizes"),
+    concurrency: str = typer.Option("1,5,10", help="concurrency levels"),
+    duration: str = typer.Option("30s", help="measured time per cell (warm-up excluded)"),
+    warmup: str = typer.Option("3s", help="warm-up per cell, excluded from the figures"),
+    ops: str = typer.Option("put,get,head,list,delete", help="operations"),
+    probes: str = typer.Option("hot-object,part-size,range-get,rate", help="probes, or 'none'"),
+    link: str | None = typer.Option(None, help="declared client link capacity, e.g. 10Gbps"),
+    addressing: AddressingChoice = typer.Option(AddressingChoice.auto, help="path or virtual-host addressing"),
+    no_verify_tls: bool = typer.Option(False, "--no-verify-tls", help="do not verify the TLS certificate"),
+    processes: int | None = typer.Option(None, help="worker processes (default: CPU count)"),
+    max_attempts: int = typer.Option(3, help="attempts per request, including the first"),
+    run_id: str | None = typer.Option(None, help="run id (default: time + random)"),
+    probe_duration: str = typer.Option("5s", help="measured time per probe step"),
+    hot_object_max: int = typer.Option(256, help="hot-object probe: highest concurrency to try"),
+    part_sizes: str = typer.Option("5MiB,8MiB,16MiB,32MiB", help="part-size probe: part sizes"),
+    queue_depths: str = typer.Option("1,4,8", help="part-size probe: parts in flight"),
+    range_object_size: str = typer.Option("256MiB", help="range-get probe: object size"),
+    range_streams: str = typer.Option("4,8,16", help="range-get probe: parallel streams"),
+    rate_concurrency: str = typer.Option("16,64", help="rate probe: concurrency ramp"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="print the plan and touch nothing"),
+) -> None:
+    """Measure an endpoint: every op x size x concurrency cell, then the probes."""
+    if ctx.invoked_subcommand is not None:
+        return
+    options = build_options(
+        endpoint=endpoint, bucket=bucket, out=out, provider=provider, region=region, sizes=sizes,
+        concurrency=concurrency, duration=duration, warmup=warmup, ops=ops, probes=probes, link=link,
+        addressing=addressing.value, no_verify_tls=no_verify_tls, processes=processes,
+        max_attempts=max_attempts, run_id=run_id, probe_duration=probe_duration,
+        hot_object_max=hot_object_max, part_sizes=part_sizes, queue_depths=queue_depths,
+        range_object_size=range_object_size, range_streams=range_streams, rate_concurrency=rate_concurrency,
+    )  # fmt: skip
+    from measure.runner import RUN_PREFIX_ROOT, Measurement, new_run_id, plan_steps
+    from measure.s3client import sanitize_endpoint
+
+    if dry_run:
+        shown = sanitize_endpoint(options.endpoint) if options.endpoint else "(AWS default)"
+        prefix = f"{RUN_PREFIX_ROOT}{options.run_id or new_run_id()}/"
+        steps = plan_steps(options)
+        cells = len(steps) - len(options.probes)
+        typer.echo(f"dry run: would measure endpoint {shown} bucket {options.bucket} prefix {prefix}")
+        typer.echo(
+            f"{cells} cells of {options.duration_s:g} s (+{options.warmup_s:g} s warm-up), probes:"
+            f" {', '.join(options.probes) or 'none'}; output {options.out}"
+        )
+        for step in steps:
+            typer.echo(f"  {step}")
+        typer.echo("nothing was sent to the endpoint")
+        return
+    reporter = _rich_reporter()
+    profile = Measurement(options, reporter).run()
+    assert profile.run is not None
+    if profile.run.stopped_reason:
+        reporter.info(f"stopped: {profile.run.stopped_reason}; {len(profile.cells)} cells in {options.out}")
+        raise typer.Exit(130)
+    reporter.info(f"wrote {options.out} ({len(profile.cells)} cells)")
+
+
+@app.command("cleanup")
+def cleanup(
+    run_id: str = typer.Option(..., help="the run id to finish cleaning up"),
+    endpoint: str | None = typer.Option(None, help="S3 endpoint URL"),
+    bucket: str = typer.Option(..., help="bucket of the run"),
+    region: str | None = typer.Option(None),
+    journal: Path | None = typer.Option(None, help="journal file (default: ./planner-measure-<id>.journal.jsonl)"),
+    addressing: AddressingChoice = typer.Option(AddressingChoice.auto),
+) -> None:
+    """Delete what a crashed or killed run wrote (only keys in its journal) and abort its uploads."""
+    from measure import journal as journal_module
+    from measure.cleanup import cleanup_run
+    from measure.s3client import make_client, sanitize_endpoint
+
+    path = journal or journal_module.journal_path(Path.cwd(), run_id)
+    if not path.exists():
+        raise InputError("no journal for this run (pass --journal PATH)", source=str(path))
+    state = journal_module.read(path)
+    if state.run_id != run_id:
+        raise InputError(f"journal belongs to run {state.run_id!r}, not {run_id!r}", source=str(path))
+    if state.bucket != bucket:
+        raise InputError(f"journal is for bucket {state.bucket!r}, not {bucket!r}", source=str(path))
+    shown = sanitize_endpoint(endpoint) if endpoint else None
+    if state.endpoint != shown:
+        raise InputError(f"journal is for endpoint {state.endpoint!r}, not {shown!r}", source=str(path))
+    typer.echo(f"cleaning up endpoint {shown or '(AWS default)'} bucket {bucket} prefix {state.prefix}", err=True)
+    client = make_client(endpoint, region, addressing=addressing.value)
+    try:
+        report = cleanup_run(client, bucket, path)
+    except Exception as error:
+        from measure.s3client import describe_client_error
+
+        raise MeasureError(f"cleanup failed ({describe_client_error(error)})") from None
+    typer.echo(f"deleted {report.deleted} objects, aborted {report.aborted_uploads} uploads", err=True)
+    if report.foreign:
+        typer.echo(f"left {len(report.foreign)} objects under the prefix that the journal does not list", err=True)
+    if not report.clean:
+        raise MeasureError(f"{len(report.remaining)} objects could not be deleted; run cleanup again")
+
+
+@app.command("merge")
+def merge(
+    profiles: list[Path] = typer.Argument(..., help="profiles from several client hosts"),
+    out: Path = typer.Option(..., "--out", help="merged profile to write"),
+) -> None:
+    """Combine profiles of one endpoint from several hosts (sums only concurrent measurements)."""
+    from measure.merge import merge_profiles
+    from measure.reference import load_profile
+    from measure.runner import write_atomic
+
+    merged = merge_profiles([load_profile(path) for path in profiles])
+    write_atomic(out, merged.model_dump_json(indent=2) + "\n")
+    assert merged.merge is not None
+    typer.echo(f"wrote {out} ({len(merged.cells)} cells; runs overlapped: {merged.merge.overlapped})")
+
+
+# -- profiles ----------------------------------------------------------------------------------
+
+
+def _resolve_profile(ident: str) -> Profile:
+    from measure.reference import load_profile, load_reference, reference_providers
+
+    if ident in reference_providers():
+        return load_reference(ident)
+    if ident.endswith(".json") or Path(ident).exists():
+        return load_profile(ident)
+    return load_reference(ident)  # raises the "known: ..." error
+
+
+def _render(rows: list[list[Any]], headers: list[str], fmt: Format) -> str:
+    from tabulate import tabulate
+
+    return tabulate(rows, headers=headers, tablefmt="github" if fmt is Format.markdown else "simple")
+
+
+def _summary_rows(profile: Profile) -> list[list[Any]]:
+    summary = profile.summary()
+    rows: list[list[Any]] = []
+    for name, value in summary.model_dump(exclude={"citations", "notes"}).items():
+        cites = summary.citations.get(name) or [
+            c for key, cs in summary.citations.items() if key.startswith(name.split("_")[0] + "_") for c in cs
+        ]
+        if name == "ops_per_s":
+            for op, rate in value.items():
+                cite = summary.citations.get(f"ops_per_s.{op}", [])
+                rows.append([f"ops_per_s.{op}", "-" if rate is None else f"{rate:.1f}", _cite_text(cite)])
+            continue
+        if isinstance(value, float):
+            shown = f"{value:.4g}"
+        elif value is None:
+            shown = "- (unknown)"
+        else:
+            shown = json.dumps(value) if not isinstance(value, str) else value
+        rows.append([name, shown, _cite_text(summary.citations.get(name, cites if name.startswith("hot") else []))])
+    return rows
+
+
+def _cite_text(cites: list[Any]) -> str:
+    if not cites:
+        return ""
+    first = cites[0]
+    more = f" (+{len(cites) - 1})" if len(cites) > 1 else ""
+    return f"{first.ref} / {first.section}{more}"
+
+
+@profiles_app.command("list")
+def profiles_list(fmt: Format = typer.Option(Format.table, "--format")) -> None:
+    """The shipped reference profiles (built from published benchmarks)."""
+    from measure.reference import load_reference, reference_providers
+
+    entries = []
+    for ident in reference_providers():
+        profile = load_reference(ident)
+        summary = profile.summary()
+        known = sum(1 for c in profile.cells if c.status != "missing")
+        entries.append(
+            {
+                "id": ident,
+                "source": profile.source.kind,
+                "date": profile.date,
+                "cells": len(profile.cells),
+                "cells_with_figures": known,
+                "claims_rejected_or_flagged": len(profile.source.claims),
+                "hot_object_limit": summary.hot_object_limit,
+            }
+        )
+    if fmt is Format.json:
+        typer.echo(json.dumps(entries, indent=2))
+        return
+    headers = list(entries[0]) if entries else ["id"]
+    typer.echo(_render([list(e.values()) for e in entries], headers, fmt))
+
+
+@profiles_app.command("show")
+def profiles_show(
+    ident: str = typer.Argument(..., help="a reference id (see 'list') or a profile file"),
+    fmt: Format = typer.Option(Format.table, "--format"),
+) -> None:
+    """One profile: its summary figures with their citations, its cells and its rejected claims."""
+    profile = _resolve_profile(ident)
+    if fmt is Format.json:
+        typer.echo(
+            json.dumps(
+                {"profile": profile.model_dump(mode="json"), "summary": profile.summary().model_dump(mode="json")},
+                indent=2,
+            )
+        )
+        return
+    lines = [f"{ident}: provider {profile.provider}, source {profile.source.kind}, date {profile.date}"]
+    lines.append(_render(_summary_rows(profile), ["figure", "value", "source"], fmt))
+    cells = [c for c in profile.cells if c.status != "missing"]
+    if cells:
+        lines.append("")
+        lines.append(
+            _render(
+                [
+                    [
+                        c.op,
+                        c.object_size_bytes,
+                        c.concurrency,
+                        _fmt(c.throughput_mib_per_s, 2),
+                        _fmt(c.ops_per_s, 2),
+                        ",".join(c.flags),
+                        _cite_text([c.citation] if c.citation else []),
+                    ]
+                    for c in cells
+                ],
+                ["op", "size_bytes", "conc", "MiB/s", "ops/s", "flags", "source"],
+                fmt,
+            )
+        )
+    missing = len(profile.cells) - len(cells)
+    if missing:
+        lines.append(f"{missing} cells not covered by the sources (missing, not zero)")
+    if profile.source.claims:
+        lines.append("")
+        lines.append(
+            _render(
+                [[c.action, c.claim, c.reason, _cite_text([c.citation])] for c in profile.source.claims],
+                ["action", "claim", "reason", "source"],
+                fmt,
+            )
+        )
+    typer.echo("\n".join(lines))
+
+
+app.add_typer(profiles_app, name="profiles")

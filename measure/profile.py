@@ -57,6 +57,8 @@ class Cell(_Model):
     status: Literal["measured", "published", "missing"] = "measured"
     duration_s: float | None = Field(default=None, description="measured window, warm-up excluded")
     warmup_s: float | None = None
+    window_start_unix: float | None = Field(default=None, description="measured window, Unix seconds")
+    window_end_unix: float | None = None
     samples: int | None = Field(default=None, description="successful requests in the window")
     throughput_mib_per_s: float | None = None
     ops_per_s: float | None = None
@@ -79,6 +81,7 @@ class Cell(_Model):
     processes: int | None = None
     link_bits_per_s: float | None = Field(default=None, description="link of this figure, if own")
     flags: list[CellFlag] = Field(default_factory=list)
+    hosts: list[str] = Field(default_factory=list, description="client hosts (merged profiles)")
     citation: Citation | None = None
     note: str | None = None
 

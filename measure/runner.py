@@ -259,6 +259,8 @@ def figures_to_cell(op: Operation, size: int | None, concurrency: int, figures: 
         status="measured",
         duration_s=figures.duration_s,
         warmup_s=warmup_s,
+        window_start_unix=round(figures.window_start, 3),
+        window_end_unix=round(figures.window_end, 3),
         samples=figures.samples,
         throughput_mib_per_s=figures.throughput_mib_per_s,
         ops_per_s=figures.ops_per_s,

@@ -23,6 +23,8 @@ SATURATED_HOST_CPU = 0.9  # all workers together use 90 % of the host's cores
 
 @dataclass
 class CellFigures:
+    window_start: float
+    window_end: float
     samples: int
     duration_s: float
     throughput_mib_per_s: float | None
@@ -129,6 +131,8 @@ def summarise(
         flags += ["above-link", "implausible"]
 
     return CellFigures(
+        window_start=window_start,
+        window_end=window_end,
         samples=samples,
         duration_s=duration,
         throughput_mib_per_s=throughput,

@@ -1,0 +1,153 @@
+"""Combine profiles measured from several client hosts against one endpoint.
+
+Summing figures is only honest for load that ran *at the same time*: seed 003 summed per-host
+peaks taken at different moments, which overstates the service. So, per cell:
+
+* if every host measured the cell and the measured windows overlap by at least half of the
+  shortest one, throughput and ops/s are summed (aggregate load), concurrency is summed, and the
+  latency/TTFB percentiles are the worst host's (percentiles of different hosts cannot be added);
+* otherwise the cell is the best single host's (max throughput, else max ops/s), the others are
+  not added, and the cell's note says so.
+
+The merged profile's ``merge`` block records the method and whether the runs overlapped.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from measure.profile import Cell, ClientHost, MergeInfo, MergeInput, Percentiles, Profile, Source
+from planner.errors import InputError
+
+_OVERLAP = 0.5
+
+METHOD = (
+    "per cell: sum of throughput and ops/s where all hosts measured it in overlapping windows"
+    f" (>= {int(_OVERLAP * 100)} % of the shortest); otherwise the best single host (max), never a sum"
+    " of peaks from different moments; latency percentiles are the worst host's"
+)
+
+
+def _overlaps(cells: list[Cell]) -> bool:
+    windows = [(c.window_start_unix, c.window_end_unix) for c in cells]
+    if any(start is None or end is None for start, end in windows):
+        return False
+    starts = [w[0] for w in windows if w[0] is not None]
+    ends = [w[1] for w in windows if w[1] is not None]
+    common = min(ends) - max(starts)
+    shortest = min(end - start for start, end in zip(starts, ends, strict=True))
+    return shortest > 0 and common >= _OVERLAP * shortest
+
+
+def _worst(values: list[Percentiles]) -> Percentiles:
+    def top(name: str) -> float | None:
+        found = [getattr(v, name) for v in values if getattr(v, name) is not None]
+        return max(found) if found else None
+
+    return Percentiles(mean=None, p50=top("p50"), p90=top("p90"), p99=top("p99"), max=top("max"))
+
+
+def _host(profile: Profile) -> str:
+    if profile.clients and profile.clients[0].hostname:
+        return profile.clients[0].hostname
+    return profile.run.run_id if profile.run else "unknown host"
+
+
+def _sum(values: list[float | None]) -> float | None:
+    return None if any(v is None for v in values) else sum(v for v in values if v is not None)
+
+
+def _combine(cells: list[Cell], hosts: list[str]) -> Cell:
+    if len(cells) == len(hosts) and len(cells) > 1 and _overlaps(cells):
+        errors: Counter[str] = Counter()
+        for cell in cells:
+            errors.update(cell.errors)
+        flags = sorted({flag for cell in cells for flag in cell.flags})
+        return Cell(
+            op=cells[0].op,
+            object_size_bytes=cells[0].object_size_bytes,
+            concurrency=sum(c.concurrency for c in cells),
+            status="measured",
+            duration_s=min(c.duration_s or 0.0 for c in cells),
+            warmup_s=cells[0].warmup_s,
+            window_start_unix=max(c.window_start_unix or 0.0 for c in cells),
+            window_end_unix=min(c.window_end_unix or 0.0 for c in cells),
+            samples=sum(c.samples or 0 for c in cells),
+            throughput_mib_per_s=_sum([c.throughput_mib_per_s for c in cells]),
+            ops_per_s=_sum([c.ops_per_s for c in cells]),
+            latency_s=_worst([c.latency_s for c in cells]),
+            ttfb_s=_worst([c.ttfb_s for c in cells]),
+            errors=dict(errors),
+            retries=sum(c.retries or 0 for c in cells),
+            failed_ops=sum(c.failed_ops or 0 for c in cells),
+            cv=max((c.cv for c in cells if c.cv is not None), default=None),
+            client_cpu_fraction=max((c.client_cpu_fraction or 0.0 for c in cells), default=None),
+            flags=flags,  # type: ignore[arg-type,unused-ignore]
+            hosts=hosts,
+            note=f"sum of {len(cells)} hosts measured concurrently; percentiles are the worst host's",
+        )
+    best = max(cells, key=lambda c: (c.throughput_mib_per_s or 0.0, c.ops_per_s or 0.0))
+    merged = best.model_copy(deep=True)
+    merged.hosts = [hosts[cells.index(best)]]
+    if len(cells) > 1:
+        merged.note = f"best of {len(cells)} hosts (windows did not overlap: not summed)"
+    return merged
+
+
+def merge_profiles(profiles: list[Profile]) -> Profile:
+    """One profile from several hosts' profiles of the same endpoint (see the module docstring)."""
+    if len(profiles) < 2:
+        raise InputError("merge needs at least two profiles", source="merge")
+    endpoints = {p.endpoint for p in profiles}
+    if len(endpoints) > 1:
+        raise InputError(
+            f"profiles measure different endpoints: {', '.join(sorted(map(str, endpoints)))}", source="merge"
+        )
+    if any(p.source.kind == "published" for p in profiles):
+        raise InputError("published reference profiles cannot be merged with measurements", source="merge")
+    hosts = [_host(p) for p in profiles]
+    keys: list[tuple[str, int | None, int]] = []
+    for profile in profiles:
+        for cell in profile.cells:
+            if cell.key() not in keys:
+                keys.append(cell.key())
+    cells: list[Cell] = []
+    all_overlapped = True
+    for key in keys:
+        found: list[tuple[Cell, str]] = []
+        for profile, host in zip(profiles, hosts, strict=True):
+            held = profile.cell(*key)
+            if held is not None:
+                found.append((held, host))
+        combined = _combine([c for c, _ in found], [h for _, h in found])
+        all_overlapped &= combined.hosts == [h for _, h in found] and len(found) == len(profiles)
+        cells.append(combined)
+    first = profiles[0]
+    links = [p.link_bits_per_s for p in profiles]
+    clients: list[ClientHost] = [client for p in profiles for client in p.clients]
+    return Profile(
+        provider=first.provider if len({p.provider for p in profiles}) == 1 else None,
+        endpoint=first.endpoint,
+        region=first.region,
+        bucket=first.bucket,
+        date=min(p.date for p in profiles if p.date) if any(p.date for p in profiles) else None,
+        tool_version=first.tool_version,
+        link_bits_per_s=_sum(links),
+        clients=clients,
+        merge=MergeInfo(
+            method=METHOD,
+            overlapped=all_overlapped,
+            inputs=[
+                MergeInput(
+                    run_id=p.run.run_id if p.run else None,
+                    hostname=host,
+                    started_at=p.run.started_at if p.run else None,
+                    finished_at=p.run.finished_at if p.run else None,
+                )
+                for p, host in zip(profiles, hosts, strict=True)
+            ],
+        ),
+        cells=cells,
+        probes=first.probes,
+        source=Source(kind="merged", note=f"merged from {len(profiles)} profiles; probes from the first"),
+    )
