@@ -95,8 +95,10 @@ def main() -> None:
     bare_rate = requests / bare_cpu_s
     get = result.operations["GET"]
     print(f"workload: {args.rate:g}/s for {args.seconds:g} s, {int(requests)} requests, {int(attempts)} billed")
-    print(f"  GET p99 latency {get.latency_p99_s.mean * 1000:.1f} ms, "
-          f"read {get.throughput_bytes_per_s.mean * 8 / 1e9:.2f} Gbps, retries {get.retries.mean:g}")
+    print(
+        f"  GET p99 latency {get.latency_p99_s.mean * 1000:.1f} ms, "
+        f"read {get.throughput_bytes_per_s.mean * 8 / 1e9:.2f} Gbps, retries {get.retries.mean:g}"
+    )
     print(f"simulator : {sim_rate:12,.0f} requests per CPU-second ({sim_cpu_s:.2f} s)")
     print(f"bare SimPy: {bare_rate:12,.0f} timeouts per CPU-second ({bare_cpu_s:.2f} s)")
     print(f"ratio     : {bare_rate / sim_rate:12.2f}x the bare loop's cost per request")

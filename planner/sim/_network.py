@@ -221,7 +221,7 @@ class FluidNetwork:
 
     def _oversubscribed(self) -> bool:
         capacity, demand = self._capacity, self._demand
-        for r, count in enumerate(self._unbounded):
+        for r, count in enumerate(self._unbounded):  # noqa: SIM110 (hot path: a loop beats any())
             if count or demand[r] > capacity[r] * (1 + 1e-12):
                 return True
         return False

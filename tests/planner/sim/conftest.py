@@ -19,14 +19,12 @@ def r2_model() -> ProviderModel:
     of one range; ~55 Gbps read and ~36 Gbps write ceilings; one write a second per key."""
     return ProviderModel(
         provider_id="cloudflare-r2",
-        ttfb_get=LatencyModel.constant(0.040),
+        ttfb_get=LatencyModel(p50_s=0.042, p99_s=0.060, floor_s=0.040),
         stream_read=BandwidthCurve.flat(2e9),
         stream_write=BandwidthCurve.flat(1e9),
         read_ceiling_bits_per_s=55e9,
         write_ceiling_bits_per_s=36e9,
-        rate_limits=[
-            RateLimit(operations=["put", "complete-multipart"], scope="key", per_s=1, burst=1, error="429")
-        ],
+        rate_limits=[RateLimit(operations=["put", "complete-multipart"], scope="key", per_s=1, burst=1, error="429")],
         hot_object=HotObjectLimit(max_concurrent_reads=128, behaviour="reject", error="503 SlowDown"),
         source="seed 001",
     )

@@ -29,8 +29,9 @@ def erlang_c_wait_s(arrival_per_s: float, service_per_s: float, servers: int) ->
 
 def test_mmc_mean_wait_matches_erlang_c() -> None:
     servers, arrival, service_mean_s = 4, 300.0, 0.010  # rho = 0.75
-    provider = ProviderModel(provider_id="mmc", ttfb_head=LatencyModel.exponential(service_mean_s),
-                             ttfb_get=LatencyModel.constant(0.0))
+    provider = ProviderModel(
+        provider_id="mmc", ttfb_head=LatencyModel.exponential(service_mean_s), ttfb_get=LatencyModel.constant(0.0)
+    )
     spec = SimSpec(
         arrivals=OpenLoop(mean_rate_per_s=arrival),
         mix=OperationMix(get=0, put=0, head=1),

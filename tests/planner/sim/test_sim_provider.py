@@ -1,0 +1,70 @@
+"""The provider model: latency fits, stream curves, and the adapter from a profile summary."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from measure.profile import ProfileSummary
+from planner.errors import InputError
+from planner.sim import BandwidthCurve, BandwidthPoint, LatencyModel, ProviderModel
+
+
+def test_lognormal_passes_through_p50_and_p99_above_its_floor() -> None:
+    model = LatencyModel(p50_s=0.045, p99_s=0.200, floor_s=0.040)
+    draws = model.sample(np.random.default_rng(0), 400_000)
+    assert draws.min() >= 0.040
+    assert np.percentile(draws, 50) == pytest.approx(0.045, rel=0.01)
+    assert np.percentile(draws, 99) == pytest.approx(0.200, rel=0.03)
+    assert draws.mean() == pytest.approx(model.mean_s, rel=0.02)
+
+
+def test_exponential_and_constant() -> None:
+    rng = np.random.default_rng(1)
+    assert LatencyModel.exponential(0.01).sample(rng, 200_000).mean() == pytest.approx(0.01, rel=0.02)
+    assert set(LatencyModel.constant(0.04).sample(rng, 10).tolist()) == {0.04}
+
+
+def test_latency_checks_its_order() -> None:
+    with pytest.raises(ValueError, match="floor"):
+        LatencyModel(p50_s=0.01, floor_s=0.02)
+    with pytest.raises(ValueError, match="below p50"):
+        LatencyModel(p50_s=0.05, p99_s=0.01)
+
+
+def test_stream_curve_interpolates_in_log_size() -> None:
+    curve = BandwidthCurve(
+        points=[BandwidthPoint(size_bytes=1024, bits_per_s=1e6), BandwidthPoint(size_bytes=1024**3, bits_per_s=1e9)]
+    )
+    assert curve.bits_per_s(10) == 1e6
+    assert curve.bits_per_s(1024**2) == pytest.approx(1e6 + (1e9 - 1e6) / 2)
+    assert curve.bits_per_s(2**40) == 1e9
+    assert BandwidthCurve().bits_per_s(5) == float("inf")
+
+
+def test_from_profile_summary() -> None:
+    summary = ProfileSummary(
+        provider="cloudflare-r2",
+        source_kind="published",
+        ttfb_p50_s=0.040,
+        get_stream_bytes_per_s=[(2**20, 50e6), (2**30, 200e6)],
+        read_ceiling_bytes_per_s=55e9 / 8,
+        write_ceiling_bytes_per_s=36e9 / 8,
+        hot_object_limit=128,
+        hot_object_behaviour="reject",
+        hot_object_error="503 SlowDown",
+        per_key_write_per_s=1.0,
+    )
+    model = ProviderModel.from_profile(summary)
+    assert model.provider_id == "cloudflare-r2"
+    assert model.ttfb_get.p50_s == model.ttfb_get.p99_s == 0.040
+    assert model.stream_bits_per_s("read", 2**30) == pytest.approx(1.6e9)
+    assert model.read_ceiling_bits_per_s == pytest.approx(55e9)
+    assert model.hot_object is not None and model.hot_object.max_concurrent_reads == 128
+    assert [limit.scope for limit in model.rate_limits] == ["key"]
+    assert "ttfb p99" in model.source
+
+
+def test_from_profile_without_ttfb_says_what_is_missing() -> None:
+    with pytest.raises(InputError, match="time to first byte"):
+        ProviderModel.from_profile(ProfileSummary(provider="x", source_kind="measured"))
