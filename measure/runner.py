@@ -207,6 +207,7 @@ class Engine:
                 keys=task_keys,
                 max_attempts=max_attempts or self.options.max_attempts,
                 thread_ranges=thread_ranges[offset : offset + threads] if thread_ranges else None,
+                parent_pid=os.getpid(),
                 **fields,
             )
             offset += threads

@@ -58,6 +58,7 @@ class LoadTask:
     list_prefix: str = ""
     max_attempts: int = 3
     record_keys: bool = False
+    parent_pid: int = 0  # stop if the coordinating process disappears (SIGKILL)
     task_id: int = 0
 
 
@@ -157,7 +158,7 @@ def run_task(settings: ClientSettings, task: LoadTask, stop: Any) -> LoadResult:
     key_counter = itertools.count()
 
     def running() -> bool:
-        if stop.is_set():
+        if stop.is_set() or (task.parent_pid and os.getppid() != task.parent_pid):
             return False
         return task.end_at is None or time.time() < task.end_at
 
