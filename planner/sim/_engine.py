@@ -87,7 +87,6 @@ class _Part:
         "billed",
         "callbacks",
         "error",
-        "flow",
         "hot",
         "key",
         "lop",
@@ -107,13 +106,13 @@ class _Part:
         self.t_arrival = now
         self.t_conn = -1.0
         self.t_first = -1.0
-        self.t_transfer = 0.0
         self.attempt = 1
         self.range_index = 0
         self.hot = False
-        self.error = ""
-        self.flow: FlowClass | None = None
         self.request = request
+        # set before they are read: t_transfer when the body starts moving, error on a rejection
+        self.t_transfer: float
+        self.error: str
 
 
 class _Tick:
@@ -172,6 +171,10 @@ class Replication:
         self.free_connections = client.connections
         self.waiting: deque[_Part] = deque()
         self.max_attempts = client.retry.max_attempts
+        self.ranged_threshold = client.ranged_get.threshold_bytes if client.ranged_get else math.inf
+        self.multipart_threshold = client.multipart.threshold_bytes if client.multipart else math.inf
+        arrivals = spec.arrivals
+        self.think_s = arrivals.think_time_s if isinstance(arrivals, ClosedLoop) else None
         self.retry_base_s, self.retry_cap_s = client.retry.base_s, client.retry.max_backoff_s
         self.samplers = [_Sampler(provider.latency(op), rng) for op in BILLED_OPERATIONS]
         self.uniforms: list[float] = []
@@ -220,11 +223,12 @@ class Replication:
     def _build_limits(self) -> None:
         provider, keys = self.provider, self.spec.keys
         # Per billed operation: (bucket state, scope, rate, burst, error) for every limit counting it.
-        self.limits: list[list[tuple[dict[int, list[float]], str, float, float, str]]] = [[] for _ in BILLED_OPERATIONS]
+        self.limits: list[list[tuple[dict[int, list[float]], int, float, float, str]]] = [[] for _ in BILLED_OPERATIONS]
         for limit in provider.rate_limits:
             state: dict[int, list[float]] = {}
             for op in limit.operations:
-                entry = (state, limit.scope, limit.per_s, limit.burst_requests, limit.error)
+                scope = ("key", "prefix", "bucket").index(limit.scope)
+                entry = (state, scope, limit.per_s, limit.burst_requests, limit.error)
                 self.limits[BILLED_OPERATIONS.index(op)].append(entry)
         self.prefixes = keys.prefixes
         hot = provider.hot_object
@@ -366,32 +370,44 @@ class Replication:
     def _issue(self, lop: int, key: int, size: int) -> None:
         now = self.env._now
         self.in_flight += 1
-        client = self.spec.client
         if lop == _GET:
-            ranged = client.ranged_get
-            if ranged is not None and size >= ranged.threshold_bytes:
-                request = _Request(lop, key, size, now)
-                chunk = -(-size // ranged.streams)
-                starts = range(0, size, chunk)
-                request.outstanding = len(starts)
-                for index, start in enumerate(starts):
-                    part = _Part(lop, _B_GET, key, min(chunk, size - start), now, request)
-                    part.range_index = index
-                    self._acquire(part)
+            if size >= self.ranged_threshold:
+                self._issue_ranged(key, size, now)
                 return
-            self._acquire(_Part(lop, _B_GET, key, size, now, None))
+            part = _Part(lop, _B_GET, key, size, now, None)
         elif lop == _PUT:
-            multipart = client.multipart
-            if multipart is not None and size >= multipart.threshold_bytes:
-                request = _Request(lop, key, size, now)
-                step = multipart.part_size_bytes
-                request.queued = [min(step, size - start) for start in range(0, size, step)][::-1]
-                request.outstanding = 1
-                self._acquire(_Part(lop, _B_CREATE, key, 0, now, request))
+            if size >= self.multipart_threshold:
+                self._issue_multipart(key, size, now)
                 return
-            self._acquire(_Part(lop, _B_PUT, key, size, now, None))
+            part = _Part(lop, _B_PUT, key, size, now, None)
         else:
-            self._acquire(_Part(lop, _LOGICAL_TO_BILLED[lop], key, 0, now, None))
+            part = _Part(lop, _LOGICAL_TO_BILLED[lop], key, 0, now, None)
+        if self.free_connections:
+            self.free_connections -= 1
+            self._begin(part)
+        else:
+            self.waiting.append(part)
+
+    def _issue_ranged(self, key: int, size: int, now: float) -> None:
+        ranged = self.spec.client.ranged_get
+        assert ranged is not None
+        request = _Request(_GET, key, size, now)
+        chunk = -(-size // ranged.streams)
+        starts = range(0, size, chunk)
+        request.outstanding = len(starts)
+        for index, start in enumerate(starts):
+            part = _Part(_GET, _B_GET, key, min(chunk, size - start), now, request)
+            part.range_index = index
+            self._acquire(part)
+
+    def _issue_multipart(self, key: int, size: int, now: float) -> None:
+        multipart = self.spec.client.multipart
+        assert multipart is not None
+        request = _Request(_PUT, key, size, now)
+        step = multipart.part_size_bytes
+        request.queued = [min(step, size - start) for start in range(0, size, step)][::-1]
+        request.outstanding = 1
+        self._acquire(_Part(_PUT, _B_CREATE, key, 0, now, request))
 
     # -- one request's life: connection, limits, latency, transfer, response --
 
@@ -422,7 +438,7 @@ class Replication:
         limits = self.limits[billed]
         if limits:
             for state, scope, per_s, burst, error in limits:
-                scope_id = part.key if scope == "key" else part.key % self.prefixes if scope == "prefix" else 0
+                scope_id = part.key if scope == 0 else part.key % self.prefixes if scope == 1 else 0
                 bucket = state.get(scope_id)
                 if bucket is None:
                     state[scope_id] = [burst - 1.0, now]
@@ -454,7 +470,6 @@ class Replication:
                 part.callbacks = [self._on_response]
                 self._schedule(part, _NORMAL, latency)
             else:
-                part.flow = flow
                 part.t_transfer = now
                 self.network.add(part, flow, part.nbytes)
         else:
@@ -470,7 +485,6 @@ class Replication:
         if part.nbytes:
             flow = self._flow(True, part.nbytes)
             if flow is not None:
-                part.flow = flow
                 part.t_transfer = now
                 self.network.add(part, flow, part.nbytes)
                 return
@@ -522,7 +536,10 @@ class Replication:
 
     def _finish(self, part: _Part) -> None:
         """A request answered in full: free its connection, account for it, move its operation on."""
-        self._release()
+        if self.waiting:
+            self._begin(self.waiting.popleft())
+        else:
+            self.free_connections += 1
         if part.hot:
             hot_key = (part.key, part.range_index)
             self.hot_counts[hot_key] -= 1
@@ -557,10 +574,10 @@ class Replication:
         now = self.env._now
         self.in_flight -= 1
         self.records.append((lop, t_arrival, t_conn, t_first if t_first >= 0 else now, now, size, ok))
-        arrivals = self.spec.arrivals
-        if isinstance(arrivals, ClosedLoop) and now < self.duration_s:
-            if arrivals.think_time_s > 0:
-                self._schedule(_Tick(self._on_think, 0), _NORMAL, arrivals.think_time_s)
+        think_s = self.think_s
+        if think_s is not None and now < self.duration_s:
+            if think_s > 0:
+                self._schedule(_Tick(self._on_think, 0), _NORMAL, think_s)
             else:
                 self._issue_next()
 

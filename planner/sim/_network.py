@@ -50,6 +50,10 @@ class FlowClass:
         self.heap: list[tuple[float, int, Any]] = []
 
 
+def _cap_of(flow: FlowClass) -> float:
+    return flow.cap
+
+
 class FluidNetwork:
     """Capacities in bytes/s (``inf`` for none); ``on_done(stream)`` is called as each transfer ends."""
 
@@ -66,6 +70,7 @@ class FluidNetwork:
         self._timer: _Wakeup | None = None
         self._timer_at = math.inf
         self._seq = 0
+        self._single = False  # every class uses the same one resource: water-filling is one pass
 
     def flow_class(self, resources: tuple[int, ...], cap: float) -> FlowClass | None:
         """The class for streams using ``resources`` at most ``cap`` each; None if nothing bounds them."""
@@ -78,6 +83,8 @@ class FluidNetwork:
             found = FlowClass(bounded, cap)
             self._by_key[key] = found
             self._classes.append(found)
+            shared = {flow.resources for flow in self._classes}
+            self._single = len(shared) == 1 and len(bounded) == 1
         return found
 
     def add(self, stream: Any, flow: FlowClass, nbytes: float) -> None:
@@ -144,12 +151,9 @@ class FluidNetwork:
             served = flow.v0 + flow.rate * (now - flow.t0)
             limit = served + _TOLERANCE * (1.0 + served)
             heap = flow.heap
-            left = 0
             while heap and heap[0][0] <= limit:
                 finished.append(heappop(heap)[2])
-                left += 1
-            if left:
-                self._leave(flow, left)
+                self._leave(flow, 1)
             if heap:
                 at = flow.t0 + (heap[0][0] - flow.v0) / flow.rate
                 if at < earliest_at:
@@ -193,6 +197,9 @@ class FluidNetwork:
                     flow.rate = flow.cap
                 return
         self._congested = True
+        if self._single:
+            self._fill_one(busy)
+            return
         remaining = list(self._capacity)
         unfrozen = busy
         while unfrozen:
@@ -218,6 +225,25 @@ class FluidNetwork:
                 for r in flow.resources:
                     remaining[r] = max(0.0, remaining[r] - rate * flow.n)
             unfrozen = [f for f in unfrozen if f not in frozen]
+
+    def _fill_one(self, busy: list[FlowClass]) -> None:
+        """Water-filling on a single shared resource: lowest caps first, the rest share equally."""
+        remaining = self._capacity[busy[0].resources[0]]
+        streams = 0
+        for flow in busy:
+            streams += flow.n
+        if len(busy) > 1:
+            busy.sort(key=_cap_of)
+        for flow in busy:
+            share = remaining / streams
+            if flow.cap <= share:
+                flow.rate = flow.cap
+                remaining -= flow.cap * flow.n
+                streams -= flow.n
+            else:
+                flow.rate = max(share, 1e-9)
+                remaining -= share * flow.n
+                streams -= flow.n
 
     def _oversubscribed(self) -> bool:
         capacity, demand = self._capacity, self._demand
