@@ -208,7 +208,7 @@ def recommend_command(
 ) -> None:
     """Rank every allowed provider and storage class for a workload, and explain the choice."""
     from planner import render
-    from planner.recommend import recommend
+    from planner.recommendation import recommend
     from planner.workload import load_workload
 
     workload = load_workload(workload_file)

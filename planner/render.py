@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from tabulate import tabulate
 
 from planner.costing import CostProjection
-from planner.recommend import Recommendation
+from planner.recommendation import Recommendation
 from planner.units import format_bytes, format_duration, format_rate
 from pricing.models import CostBreakdown, PriceTable, TieredPrice
 
@@ -266,7 +266,7 @@ def recommendation(result: Recommendation, fmt: str) -> str:
                 "this month",
                 f"{result.months} months",
                 "p99 TTFB",
-                "reads",
+                "reads (est.)",
                 "verdict",
                 "why not",
             ],

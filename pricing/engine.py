@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal, localcontext
 
 from planner.errors import PricingError
+from planner.units import format_bytes
 from pricing import catalog
 from pricing.models import (
     CostBreakdown,
@@ -350,9 +351,9 @@ class _Bill:
             and quantity > rules.fair_use_multiple_of_storage * stored_units
         ):
             self.warnings.append(
-                f"{self.table.provider_name}: egress of {_number(quantity)} {price.unit} exceeds "
-                f"{_number(rules.fair_use_multiple_of_storage)}x the stored volume; the free-egress policy "
-                "allows no more, and sustained excess may be limited or suspended"
+                f"{self.table.provider_name}: egress of {format_bytes(usage.egress_bytes)} exceeds "
+                f"{_number(rules.fair_use_multiple_of_storage)}x the stored {format_bytes(usage.stored_bytes)}; "
+                "the free-egress policy allows no more, and sustained excess may be limited or suspended"
             )
         if quantity == 0:
             return

@@ -101,6 +101,12 @@ def _interpolate_stream(points: list[tuple[int, float]], size: float) -> float |
     return points[-1][1]
 
 
+def _exact(summary: ProfileSummary, name: str) -> bool:
+    """Whether a ceiling is a measured limit rather than the best throughput anyone observed."""
+    note = summary.notes.get(name)
+    return note is None or note.startswith("exact")
+
+
 def judge_performance(
     workload: Workload, storage_class: str, summary: ProfileSummary | None, source: str
 ) -> tuple[PerformanceEstimate, list[str], list[str]]:
@@ -108,12 +114,17 @@ def judge_performance(
     targets = workload.performance
     violations: list[str] = []
     warnings: list[str] = []
-    if storage_class in ARCHIVE_CLASSES and (workload.reads_per_month() or targets.p99_ttfb):
-        violations.append(f"{storage_class} objects must be restored (minutes to hours) before they can be read")
-    if summary is None:
+    if storage_class in ARCHIVE_CLASSES:
+        restore = f"{storage_class} objects must be restored (minutes to hours) before they can be read"
         if targets.p99_ttfb or targets.read_throughput:
-            warnings.append("no performance profile for this provider: targets not checked")
-        return PerformanceEstimate(source="none"), violations, warnings
+            violations.append(f"{restore}: no TTFB or read-throughput target can be met")
+        elif workload.reads_per_month():
+            warnings.append(f"{restore}; the restore fees are in the bill")
+    if summary is None:
+        if targets.p99_ttfb:
+            warnings.append("no performance profile for this provider: the TTFB target is not checked")
+        summary = ProfileSummary(provider=None, source_kind="none")
+        source = "client link only (no profile)"
 
     p99 = summary.ttfb_p99_s
     floor = p99 is None and summary.ttfb_p50_s is not None
@@ -130,29 +141,46 @@ def judge_performance(
             warnings.append(f"only a TTFB floor of {format_duration(ttfb)} is published; the p99 may exceed the target")
 
     client = workload.client
-    bounds: dict[str, float] = {"client link": client.link}
+    # Hard bounds can reject an option; a "best cell observed" ceiling is only what was demonstrated.
+    hard: dict[str, float] = {"client link": client.link}
+    read_ceiling = summary.read_ceiling_bytes_per_s
+    if read_ceiling is not None and _exact(summary, "read_ceiling_bytes_per_s"):
+        hard["provider read ceiling"] = read_ceiling * 8
+    demonstrated = read_ceiling * 8 if read_ceiling is not None else None
+    estimates = dict(hard)
     mean = workload.storage.mean_object_bytes
     stream = _interpolate_stream(summary.get_stream_bytes_per_s, mean)
     if stream is not None:
         streams = client.concurrency * (client.read_streams if mean > client.range_size else 1)
-        bounds[f"{streams} streams at {format_rate(stream * 8)} each"] = stream * 8 * streams
-    if summary.read_ceiling_bytes_per_s is not None:
-        bounds["provider read ceiling"] = summary.read_ceiling_bytes_per_s * 8
-    bound_name = min(bounds, key=lambda k: bounds[k])
-    achievable = bounds[bound_name]
+        estimates[f"{streams} streams at {format_rate(stream * 8)} each"] = stream * 8 * streams
+    bound_name = min(estimates, key=lambda k: estimates[k])
+    achievable = estimates[bound_name]
+    hard_name = min(hard, key=lambda k: hard[k])
     if targets.read_throughput is not None:
-        if stream is None and summary.read_ceiling_bytes_per_s is None:
-            warnings.append("the profile has no GET throughput figure: only the client link bounds the estimate")
-        if achievable < targets.read_throughput:
+        if hard[hard_name] < targets.read_throughput:
+            violations.append(
+                f"read throughput is at most {format_rate(hard[hard_name])} ({hard_name}), below the "
+                f"{format_rate(targets.read_throughput)} target"
+            )
+        elif achievable < targets.read_throughput:
             violations.append(
                 f"read throughput {format_rate(achievable)} (bound by {bound_name}) is below the "
                 f"{format_rate(targets.read_throughput)} target"
             )
-    if targets.write_throughput is not None and summary.write_ceiling_bytes_per_s is not None:
-        ceiling = min(summary.write_ceiling_bytes_per_s * 8, client.link)
-        if ceiling < targets.write_throughput:
+        elif demonstrated is None or demonstrated < targets.read_throughput:
+            shown = f"the published figures reach {format_rate(demonstrated)}" if demonstrated else "none is published"
+            warnings.append(
+                f"a read throughput of {format_rate(targets.read_throughput)} is estimated but not demonstrated "
+                f"({shown}); measure it"
+            )
+    write_ceiling = summary.write_ceiling_bytes_per_s
+    if targets.write_throughput is not None:
+        limit = client.link
+        if write_ceiling is not None and _exact(summary, "write_ceiling_bytes_per_s"):
+            limit = min(limit, write_ceiling * 8)
+        if limit < targets.write_throughput:
             violations.append(
-                f"write throughput is at most {format_rate(ceiling)}, below the "
+                f"write throughput is at most {format_rate(limit)}, below the "
                 f"{format_rate(targets.write_throughput)} target"
             )
 
@@ -358,7 +386,7 @@ def _drivers(cost: CostBreakdown) -> str:
     if not total:
         return "costs nothing this month"
     ranked = sorted(((v, k) for k, v in totals.items() if v > 0), reverse=True)[:3]
-    return ", ".join(f"{k} {float(v / total):.0%}" for v, k in ranked)
+    return ", ".join(f"{k.replace('_', ' ')} {float(v / total):.0%}" for v, k in ranked)
 
 
 def recommend(

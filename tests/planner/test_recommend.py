@@ -1,0 +1,89 @@
+"""The recommendation: ranking, feasibility, reasons and solved break-even points."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from decimal import Decimal
+
+import pytest
+
+from planner.costing import estimate_cost
+from planner.recommendation import recommend, solve_crossing
+from planner.workload import load_workload, parse_workload
+
+from .conftest import EXAMPLES
+
+NOW = dt.date(2026, 12, 1)
+EXAMPLE_FILES = sorted(EXAMPLES.glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", EXAMPLE_FILES, ids=lambda p: p.stem)
+def test_every_example_recommends(path: object) -> None:
+    result = recommend(load_workload(path), as_of=NOW)  # type: ignore[arg-type]
+    assert result.recommendation is not None
+    chosen = [o for o in result.ranking if o.chosen]
+    assert len(chosen) == 1 and chosen[0].feasible
+    feasible = [o for o in result.ranking if o.feasible]
+    assert chosen[0] is feasible[0]
+    assert [o.horizon_cost_usd for o in feasible] == sorted(o.horizon_cost_usd for o in feasible)
+    assert all(o.violations for o in result.ranking if not o.feasible)
+
+
+def test_break_even_points_are_where_the_costs_cross() -> None:
+    workload = load_workload(EXAMPLES / "genomics-pipeline.yaml")
+    result = recommend(workload, as_of=NOW)
+    finite = [b for b in result.break_even if math.isfinite(b.at) and b.other != "free-egress policy"]
+    assert finite
+    for point in finite:
+        variant = workload.model_copy(
+            update={"traffic": workload.traffic.model_copy(update={"egress": round(point.at)})}
+        )
+        a_provider, a_class = point.option.split(":")
+        b_provider, b_class = point.other.split(":")
+        a = estimate_cost(variant, a_provider, a_class, as_of=NOW).total_usd
+        b = estimate_cost(variant, b_provider, b_class, as_of=NOW).total_usd
+        assert abs(a - b) < Decimal("0.01"), point.statement
+
+
+def test_b2_stays_cheaper_than_r2_until_egress_exceeds_its_allowance() -> None:
+    # B2 pays $0.01/GB beyond 3x stored; R2 never pays egress: the crossing is where B2's extra
+    # egress charge equals the storage-price gap, above 3x stored.
+    workload = load_workload(EXAMPLES / "pipeline-scratch.yaml")
+    result = recommend(workload, as_of=NOW)
+    assert result.recommendation is not None and result.recommendation.provider == "backblaze-b2"
+    point = next(b for b in result.break_even if b.other == "cloudflare-r2:standard")
+    assert point.ratio_to_stored is not None and point.ratio_to_stored > 3
+
+
+def test_solve_crossing_is_exact_on_a_linear_segment() -> None:
+    assert solve_crossing(lambda x: Decimal(str(x)) - Decimal(7), [], 10.0) == pytest.approx(7.0)
+    assert solve_crossing(lambda x: Decimal(1), [5.0], 10.0) is None
+
+
+def test_archive_classes_are_rejected_only_with_latency_targets() -> None:
+    backup = recommend(load_workload(EXAMPLES / "backup-archive.yaml"), as_of=NOW)
+    assert backup.recommendation is not None and backup.recommendation.storage_class == "deep-archive"
+    video = recommend(load_workload(EXAMPLES / "video-streaming.yaml"), as_of=NOW)
+    deep = next(o for o in video.ranking if o.storage_class == "deep-archive")
+    assert not deep.feasible and "restored" in deep.violations[0]
+
+
+def test_egress_policy_rejects_wasabi_when_egress_exceeds_storage() -> None:
+    result = recommend(load_workload(EXAMPLES / "web-assets.yaml"), as_of=NOW)
+    wasabi = next(o for o in result.ranking if o.provider == "wasabi")
+    assert not wasabi.feasible and "free-egress policy" in wasabi.violations[0]
+    assert any("wasabi standard rejected although cheaper" in r for r in result.recommendation.reasons)  # type: ignore[union-attr]
+
+
+def test_no_feasible_option_reports_the_target_that_failed() -> None:
+    data = {
+        "name": "impossible",
+        "storage": {"stored": "1 TB", "object_size": "1 GB"},
+        "performance": {"read_throughput": "100 Gbps"},
+        "client": {"link": "10 Gbps"},
+        "constraints": {"providers": ["aws-s3", "cloudflare-r2"]},
+    }
+    result = recommend(parse_workload(data), as_of=NOW)
+    assert result.recommendation is None
+    assert result.failed_targets == ["read throughput"]
