@@ -7,6 +7,7 @@ import pytest
 from planner.sim import (
     ClientSpec,
     ClosedLoop,
+    HotObjectLimit,
     HotSet,
     KeyPopularity,
     OpenLoop,
@@ -101,3 +102,14 @@ def test_sixteen_ranged_gets_read_2gib_about_13x_faster_within_10gbps(s3_model: 
     assert 2 * GIB * 8 / single_s == pytest.approx(700e6, rel=0.02)  # one stream: ~700 Mbps
     assert 2 * GIB * 8 / parallel_s <= 10e9  # the link is the limit
     assert 12.0 <= single_s / parallel_s <= 15.0  # seed 004: 12.6x to 13.6x on a real 10 Gbps NIC
+
+
+def test_wasabi_like_degrade_stretches_latency_without_errors(r2_model: ProviderModel) -> None:
+    """Seed 001: Wasabi's version of the hot-range test degraded gracefully with zero errors."""
+    degrading = r2_model.model_copy(
+        update={"hot_object": HotObjectLimit(max_concurrent_reads=128, behaviour="degrade")}
+    )
+    calm = simulate_spec(_hot_reads(128, replicas=1), degrading, 2.0, seed=1).operations["GET"]
+    crowded = simulate_spec(_hot_reads(512, replicas=1), degrading, 2.0, seed=1).operations["GET"]
+    assert crowded.errors == {} and crowded.failed.mean == 0
+    assert crowded.ttfb_p99_s.mean > 2 * calm.ttfb_p99_s.mean
