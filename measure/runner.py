@@ -248,7 +248,7 @@ class Engine:
         )
         failed = sum(r.failed_ops for r in results)
         if failed:
-            errors = [label for r in results for _, label in r.errors]
+            errors = [label for r in results for _, label, _ in r.errors]
             raise MeasureError(f"could not write {failed} test objects ({errors[0] if errors else 'unknown'})")
 
 

@@ -107,10 +107,13 @@ def summarise(
     cv = coefficient_of_variation(segment_rates)
 
     errors: Counter[str] = Counter()
+    retries = failed = 0
     for result in results:
-        for at, label in result.errors:
+        for at, label, retried in result.errors:
             if window_start <= at <= window_end + 1.0:
                 errors[label] += 1
+                retries += retried
+                failed += not retried
         if result.failure:
             errors[f"worker: {result.failure}"] += 1
     latency = (ends - starts)[in_window] if samples else np.zeros(0)
@@ -140,8 +143,8 @@ def summarise(
         latency_s=percentiles(latency),
         ttfb_s=percentiles(ttfb, with_max=False),
         errors=dict(errors),
-        retries=sum(r.retries for r in results),
-        failed_ops=sum(r.failed_ops for r in results),
+        retries=retries,
+        failed_ops=failed,
         segment_s=seg if count >= 2 else None,
         segments=count if count >= 2 else None,
         cv=cv,

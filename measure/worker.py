@@ -69,7 +69,7 @@ class LoadResult:
     ends: list[float] = field(default_factory=list)
     ttfbs: list[float] = field(default_factory=list)
     nbytes: list[int] = field(default_factory=list)
-    errors: list[tuple[float, str]] = field(default_factory=list)
+    errors: list[tuple[float, str, bool]] = field(default_factory=list)  # (time, cause, retried)
     retries: int = 0
     failed_ops: int = 0
     written_keys: list[str] = field(default_factory=list)
@@ -111,9 +111,10 @@ class _Recorder:
                 ttfb, size = request(started)
             except Exception as error:  # every failure is data here
                 label, retryable = classify_error(error)
-                self.result.errors.append((time.time(), label))
                 attempt += 1
-                if not retryable or attempt >= max_attempts or stop.is_set():
+                retried = retryable and attempt < max_attempts and not stop.is_set()
+                self.result.errors.append((time.time(), label, retried))
+                if not retried:
                     self.result.failed_ops += 1
                     return False
                 self.result.retries += 1

@@ -24,6 +24,8 @@ import pytest
 
 ACCESS_KEY = "PLANNERTESTKEY7Q2X"
 SECRET_KEY = "planner-test-secret-Zk4vW9pLq2Rt8Yx3"
+READONLY_ACCESS_KEY = "PLANNERREADONLY9K3M"
+READONLY_SECRET_KEY = "planner-readonly-secret-Hq7Nc2Wd5Xs1"
 
 
 @dataclass
@@ -119,6 +121,11 @@ def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
                         "credentials": [{"accessKey": ACCESS_KEY, "secretKey": SECRET_KEY}],
                         "actions": ["Admin", "Read", "List", "Tagging", "Write"],
                     },
+                    {
+                        "name": "planner-readonly",
+                        "credentials": [{"accessKey": READONLY_ACCESS_KEY, "secretKey": READONLY_SECRET_KEY}],
+                        "actions": ["Read", "List"],
+                    },
                 ]
             }
         )
@@ -165,7 +172,7 @@ def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
     finally:
         process.terminate()
         try:
-            process.wait(timeout=10)
+            process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=5)
