@@ -1,0 +1,111 @@
+"""The shipped reference profiles: every figure cited, none above its link, claims recorded."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from measure.cli import profiles_app
+from measure.reference import load_reference, reference_providers
+from planner.errors import InputError
+
+_NOT_FIGURES = {
+    "schema_version",
+    "link_bits_per_s",
+    "concurrency",
+    "streams",
+    "queue_depth",
+    "object_size_bytes",
+    "part_size_bytes",
+    "duration_s",
+    "samples",
+    "cpu_count",
+}
+
+
+def _figures(
+    node: Any, path: str, cited: bool, link: float | None, out: list[tuple[str, float, bool, float | None]]
+) -> None:
+    if isinstance(node, dict):
+        cited = cited or bool(node.get("citation"))
+        link = node.get("link_bits_per_s") or link
+        for key, value in node.items():
+            if key in ("citation", "citations"):
+                continue
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                if key not in _NOT_FIGURES:
+                    out.append((f"{path}.{key}", float(value), cited, link))
+            else:
+                _figures(value, f"{path}.{key}", cited, link, out)
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            _figures(item, f"{path}[{index}]", cited, link, out)
+
+
+def test_five_providers_ship() -> None:
+    assert reference_providers() == ["aws-s3", "backblaze-b2", "cloudflare-r2", "idrive-e2", "wasabi"]
+
+
+@pytest.mark.parametrize("ident", ["aws-s3", "backblaze-b2", "cloudflare-r2", "idrive-e2", "wasabi"])
+def test_every_figure_is_cited_and_within_its_link(ident: str) -> None:
+    profile = load_reference(ident)
+    assert profile.source.kind == "published"
+    data = profile.model_dump(mode="json")
+    found: list[tuple[str, float, bool, float | None]] = []
+    for part in ("cells", "probes", "ceilings"):
+        _figures(data[part], part, False, data["link_bits_per_s"], found)
+    assert found, "a reference profile with no figures"
+    for where, value, cited, link in found:
+        assert cited, f"{ident}: {where} = {value} has no citation"
+        assert value > 0, f"{ident}: {where} = {value}: a missing figure must be None, not zero"
+        if link and where.endswith(("throughput_mib_per_s",)):
+            assert value * 2**20 * 8 <= link, f"{ident}: {where} above its link"
+        if link and where.endswith("bytes_per_s.value"):
+            assert value * 8 <= link, f"{ident}: {where} above its link"
+    for cell in profile.cells:
+        if cell.status == "missing":
+            assert cell.throughput_mib_per_s is None and cell.ops_per_s is None and cell.samples is None
+
+
+def test_impossible_and_inconsistent_claims_are_rejected() -> None:
+    r2 = load_reference("cloudflare-r2")
+    rejected = {c.value for c in r2.source.claims if c.action == "rejected"}
+    assert {11.2, 12.5, 12.8, 12.7} <= rejected  # seed 000: above its 10 Gbps link
+    assert any("network path" in c.reason for c in r2.source.claims if c.value == 55.0)
+    assert any(c.action == "rejected" and "different moments" in c.reason for c in r2.source.claims)
+    e2 = load_reference("idrive-e2")
+    assert any(c.action == "rejected" and "1,000 keys" in c.reason for c in e2.source.claims)
+    s3 = load_reference("aws-s3")
+    assert {10.2, 10.5, 10.4} <= {c.value for c in s3.source.claims if c.action == "rejected"}
+
+
+def test_summaries_carry_the_published_limits() -> None:
+    r2 = load_reference("cloudflare-r2").summary()
+    assert (r2.hot_object_limit, r2.hot_object_behaviour, r2.hot_object_error) == (128, "reject", "503 SlowDown")
+    assert r2.ttfb_p50_s == 0.040 and r2.ttfb_p99_s is None and r2.per_key_write_per_s is None
+    assert r2.write_ceiling_bytes_per_s == 36e9 / 8 and r2.ops_per_s["list"] is None
+    assert "001_" in r2.citations["hot_object"][0].ref
+    s3 = load_reference("aws-s3").summary()
+    assert s3.range_get_speedup is not None and (s3.range_get_speedup.streams, s3.range_get_speedup.speedup) == (
+        16,
+        13.0,
+    )
+    assert load_reference("wasabi").summary().hot_object_behaviour == "degrade"
+    e2 = load_reference("idrive-e2").summary()
+    assert e2.ops_per_s["head"] == 1017.80 and e2.ops_per_s["list"] is None
+
+
+def test_unknown_provider_is_a_clear_error() -> None:
+    with pytest.raises(InputError, match="no reference profile for 'nope' \\(known: aws-s3"):
+        load_reference("nope")
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "markdown"])
+def test_profiles_cli(fmt: str) -> None:
+    runner = CliRunner()
+    listed = runner.invoke(profiles_app, ["list", "--format", fmt])
+    assert listed.exit_code == 0 and "cloudflare-r2" in listed.output
+    shown = runner.invoke(profiles_app, ["show", "cloudflare-r2", "--format", fmt])
+    assert shown.exit_code == 0 and "503 SlowDown" in shown.output and "128" in shown.output
