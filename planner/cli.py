@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -218,3 +219,71 @@ def recommend_command(
     typer.echo(render.as_json(result) if output == OutputFormat.json else render.recommendation(result, output.value))
     if result.recommendation is None:
         raise typer.Exit(1)
+
+
+@app.command("migrate")
+def migrate_command(
+    workload_file: WorkloadArgument,
+    source: Annotated[str, typer.Option("--from", help="PROVIDER[:CLASS] the data leaves")],
+    destination: Annotated[str, typer.Option("--to", help="PROVIDER[:CLASS] the data moves to")],
+    strategy: Annotated[str, typer.Option("--strategy", help="bulk or copy-on-read")] = "bulk",
+    link: Annotated[
+        str | None, typer.Option("--link", help='copy link, e.g. "10Gbps" (default: the workload\'s)')
+    ] = None,
+    concurrency: Annotated[int | None, typer.Option("--concurrency", min=1, help="copy streams")] = None,
+    start: Annotated[
+        str | None, typer.Option("--start", help="first day of the move (YYYY-MM-DD; default today)")
+    ] = None,
+    months: Annotated[int | None, typer.Option("--months", min=1, max=120, help="timeline horizon")] = None,
+    egress_waiver: Annotated[
+        bool, typer.Option("--egress-waiver", help="the source waives egress for the move (AWS does on request)")
+    ] = False,
+    data_age: Annotated[
+        str | None, typer.Option("--data-age", help='age of the stored data at the move, e.g. "30d"')
+    ] = None,
+    verify: Annotated[str, typer.Option("--verify", help="how long both copies are kept for verification")] = "7d",
+    retrieval: Annotated[
+        str | None, typer.Option("--retrieval", help="archive retrieval option at the source, e.g. bulk")
+    ] = None,
+    source_prices: Annotated[Path | None, typer.Option("--from-prices", help="price override for the source")] = None,
+    destination_prices: Annotated[
+        Path | None, typer.Option("--to-prices", help="price override for the destination")
+    ] = None,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """One-time bill, duration and payback of moving a workload between providers."""
+    from planner import render
+    from planner.migration import Endpoint, MigrationOptions, estimate_migration
+    from planner.units import parse_duration, parse_rate
+    from planner.workload import load_workload
+
+    if strategy not in ("bulk", "copy-on-read"):
+        raise InputError(f"{strategy!r} is not a strategy (use bulk or copy-on-read)", source="--strategy")
+
+    def option(parse: Callable[[str], float], text: str | None, name: str) -> float | None:
+        if text is None:
+            return None
+        try:
+            return parse(text)
+        except ValueError as error:
+            raise InputError(str(error), source=name) from None
+
+    workload = load_workload(workload_file)
+    age = option(parse_duration, data_age, "--data-age")
+    options = MigrationOptions(
+        source=Endpoint.parse(source, "--from"),
+        destination=Endpoint.parse(destination, "--to"),
+        strategy=strategy,
+        start=parse_date(start, "--start"),
+        months=months,
+        link_bits_per_s=option(parse_rate, link, "--link") or None,
+        concurrency=concurrency,
+        egress_waiver=egress_waiver,
+        data_age_days=None if age is None else age / 86400,
+        verify_days=(option(parse_duration, verify, "--verify") or 0.0) / 86400,
+        retrieval_option=retrieval,
+        source_prices=source_prices,
+        destination_prices=destination_prices,
+    )
+    plan = estimate_migration(workload, options)
+    typer.echo(render.as_json(plan) if output == OutputFormat.json else render.migration(plan, output.value))

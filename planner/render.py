@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from tabulate import tabulate
 
 from planner.costing import CostProjection
+from planner.migration import MigrationPlan
 from planner.recommendation import Recommendation
 from planner.units import format_bytes, format_duration, format_rate
 from pricing.models import CostBreakdown, PriceTable, TieredPrice
@@ -287,4 +288,65 @@ def recommendation(result: Recommendation, fmt: str) -> str:
     chosen = next(o for o in result.ranking if o.chosen)
     if chosen.warnings:
         parts += ["", heading("Caveats", fmt, level=3)] + [f"- {w}" for w in chosen.warnings]
+    return "\n".join(parts)
+
+
+def migration(plan: MigrationPlan, fmt: str) -> str:
+    items: list[tuple[str, ...]] = [
+        (
+            item.category,
+            item.description,
+            quantity(item.quantity),
+            item.unit,
+            unit_price(item.unit_price_usd),
+            usd(item.amount_usd),
+            item.table_version,
+        )
+        for item in plan.one_time
+    ]
+    items.append(("total", "", "", "", "", usd(plan.one_time_cost_usd), ""))
+    hours = (
+        "never completes (cold data stays)"
+        if plan.duration_hours == float("inf")
+        else (f"{plan.duration_hours:,.1f} hours ({plan.duration_hours / 24:,.1f} days)")
+    )
+    payback = (
+        "never (moving costs more each month)"
+        if plan.payback_months is None
+        else f"{plan.payback_months:,.1f} months of savings; cumulative cost crosses in month {plan.payback_month}"
+        if plan.payback_month
+        else f"{plan.payback_months:,.1f} months of savings (beyond the {len(plan.timeline)}-month horizon)"
+    )
+    parts = [
+        heading(f"Migrate {plan.workload}: {plan.source} -> {plan.destination} ({plan.strategy})", fmt),
+        f"Moves {format_bytes(plan.stored_bytes)} in {plan.objects:,} objects, starting {plan.start}.",
+        f"One-time cost: {usd(plan.one_time_cost_usd)}. Duration: {hours}; bound by {plan.bottleneck}.",
+        f"Monthly: {usd(plan.monthly_before_usd)} before, {usd(plan.monthly_after_usd)} after. Payback: {payback}.",
+        "",
+        heading("One-time costs", fmt, level=3),
+        table(["category", "item", "quantity", "unit", "unit price", "amount", "prices"], items, fmt),
+        "",
+        heading("What bounds the duration", fmt, level=3),
+        table(["bound", "hours", "detail"], [(b.name, f"{b.hours:,.2f}", b.detail) for b in plan.bounds], fmt),
+        "",
+        heading("Staying vs moving", fmt, level=3),
+        table(
+            ["month", "priced on", "stay", "move", "cumulative stay", "cumulative move", "moved"],
+            [
+                (
+                    str(m.month),
+                    m.as_of.isoformat(),
+                    usd(m.stay_usd),
+                    usd(m.move_usd),
+                    usd(m.cumulative_stay_usd),
+                    usd(m.cumulative_move_usd),
+                    f"{m.moved_share:.0%}",
+                )
+                for m in plan.timeline
+            ],
+            fmt,
+        ),
+    ]
+    if plan.assumptions:
+        parts += ["", heading("Assumptions", fmt, level=3)] + [f"- {a}" for a in plan.assumptions]
     return "\n".join(parts)
