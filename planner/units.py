@@ -16,7 +16,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, PlainSerializer, ValidationInfo
+from pydantic import BeforeValidator, PlainSerializer, StringConstraints, ValidationInfo
 
 # Anything above this is not a storage workload but a typo: all the data ever made is
 # well under 10**24 bytes, and a single workload of 100 EB is already beyond any provider.
@@ -241,11 +241,19 @@ def _rate_validator(value: Any, info: ValidationInfo) -> float:
     return parse_rate(value)
 
 
-Bytes = Annotated[int, BeforeValidator(_size_validator), PlainSerializer(int, return_type=int)]
+# What a file may write for a size, duration or rate, as JSON Schema sees it (editors, validators):
+# a number, or a string of the shape the parsers accept. The unit itself is checked on loading.
+_HumanText = Annotated[str, StringConstraints(pattern=_NUMBER_UNIT.pattern)]
+
+Bytes = Annotated[
+    int,
+    BeforeValidator(_size_validator, json_schema_input_type=int | _HumanText),
+    PlainSerializer(int, return_type=int),
+]
 """A size: "10 TB" in a file, int bytes in Python."""
 
-Seconds = Annotated[float, BeforeValidator(_duration_validator)]
+Seconds = Annotated[float, BeforeValidator(_duration_validator, json_schema_input_type=float | _HumanText)]
 """A duration: "30d" in a file, float seconds in Python."""
 
-BitsPerSecond = Annotated[float, BeforeValidator(_rate_validator)]
+BitsPerSecond = Annotated[float, BeforeValidator(_rate_validator, json_schema_input_type=float | _HumanText)]
 """A rate: "10 Gbps" in a file, float bits per second in Python."""
