@@ -17,6 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from measure.profile import ProfileSummary
 from planner.costing import add_months, price_table
 from planner.errors import InputError
 from planner.units import format_bytes, format_duration, format_rate
@@ -215,6 +216,29 @@ def _young_data(workload: Workload, options: MigrationOptions, min_days: int) ->
     return 0.0, 0.0, "no retention or data age given: all data taken as older than the source's minimum duration"
 
 
+def _ceiling_bound(
+    summary: ProfileSummary, direction: str, who: str, stored: int, bounds: list[DurationBound], notes: list[str]
+) -> None:
+    """A provider's read or write ceiling bounds the copy only if it is a measured limit."""
+    from planner.recommendation import _exact
+
+    name = f"{direction}_ceiling_bytes_per_s"
+    ceiling = getattr(summary, name)
+    if not ceiling:
+        return
+    hours = stored / ceiling / 3600
+    side = "source" if direction == "read" else "destination"
+    if _exact(summary, name):
+        bounds.append(
+            DurationBound(name=f"{side} {direction} ceiling", hours=hours, detail=f"{format_rate(ceiling * 8)}, {who}")
+        )
+    else:
+        notes.append(
+            f"the highest published {direction} rate for {who} is {format_rate(ceiling * 8)}: a demonstrated rate, "
+            f"not a limit; at that rate the copy would take {hours:,.1f} hours, so measure before you plan on less"
+        )
+
+
 def _duration_bounds(
     workload: Workload,
     options: MigrationOptions,
@@ -223,7 +247,7 @@ def _duration_bounds(
     source: PriceTable,
     destination: PriceTable,
 ) -> tuple[list[DurationBound], list[str]]:
-    from planner.recommendation import _exact, _interpolate_stream, reference_summaries
+    from planner.recommendation import _interpolate_stream, reference_summaries
 
     link = options.link_bits_per_s or workload.client.link
     concurrency = options.concurrency or workload.client.concurrency
@@ -240,21 +264,7 @@ def _duration_bounds(
     dst = summaries.get(options.destination.provider)
     if src is not None:
         summary, label = src
-        ceiling = summary.read_ceiling_bytes_per_s
-        if ceiling and _exact(summary, "read_ceiling_bytes_per_s"):
-            bounds.append(
-                DurationBound(
-                    name="source read ceiling",
-                    hours=stored / ceiling / 3600,
-                    detail=f"{format_rate(ceiling * 8)} ({label})",
-                )
-            )
-        elif ceiling:
-            notes.append(
-                f"the highest published read rate for {options.source.provider} is {format_rate(ceiling * 8)} "
-                f"({label}): a demonstrated rate, not a limit; at that rate the copy would take "
-                f"{stored / ceiling / 3600:,.1f} hours, so measure the source before you plan on less"
-            )
+        _ceiling_bound(summary, "read", f"{options.source.provider} ({label})", stored, bounds, notes)
         mean = workload.storage.mean_object_bytes
         stream = _interpolate_stream(summary.get_stream_bytes_per_s, mean)
         ttfb = summary.ttfb_p50_s
@@ -271,20 +281,7 @@ def _duration_bounds(
             notes.append(f"no per-request figures for {options.source.provider}: the object-count bound is left out")
     if dst is not None:
         summary, label = dst
-        ceiling = summary.write_ceiling_bytes_per_s
-        if ceiling and _exact(summary, "write_ceiling_bytes_per_s"):
-            bounds.append(
-                DurationBound(
-                    name="destination write ceiling",
-                    hours=stored / ceiling / 3600,
-                    detail=f"{format_rate(ceiling * 8)} ({label})",
-                )
-            )
-        elif ceiling:
-            notes.append(
-                f"the highest published write rate for {options.destination.provider} is "
-                f"{format_rate(ceiling * 8)} ({label}): demonstrated, not a limit"
-            )
+        _ceiling_bound(summary, "write", f"{options.destination.provider} ({label})", stored, bounds, notes)
     if options.source.provider == "aws-s3":
         bounds.append(
             DurationBound(

@@ -18,7 +18,7 @@ from planner.costing import CostProjection
 from planner.migration import MigrationPlan
 from planner.recommendation import Recommendation
 from planner.units import format_bytes, format_duration, format_rate
-from pricing.models import CostBreakdown, PriceTable, TieredPrice
+from pricing.models import CostBreakdown, LineItem, PriceTable, TieredPrice
 
 CENT = Decimal("0.01")
 
@@ -60,19 +60,22 @@ def heading(text: str, fmt: str, level: int = 2) -> str:
     return f"{text}\n{'=' * len(text) if level <= 2 else '-' * len(text)}"
 
 
+def line_item_row(item: LineItem, *, version: bool = False) -> tuple[str, ...]:
+    """category, item, quantity, unit, unit price, amount (and the table version)."""
+    row = (
+        item.category,
+        item.description,
+        quantity(item.quantity),
+        item.unit,
+        unit_price(item.unit_price_usd),
+        usd(item.amount_usd),
+    )
+    return (*row, item.table_version) if version else row
+
+
 def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None) -> str:
     """One month's line items and total."""
-    rows: list[tuple[str, ...]] = [
-        (
-            item.category,
-            item.description,
-            quantity(item.quantity),
-            item.unit,
-            unit_price(item.unit_price_usd),
-            usd(item.amount_usd),
-        )
-        for item in bill.line_items
-    ]
+    rows = [line_item_row(item) for item in bill.line_items]
     rows.append(("total", "", "", "", "", usd(bill.total_usd)))
     name = title or f"{bill.provider} {bill.storage_class}"
     parts = [
@@ -292,18 +295,7 @@ def recommendation(result: Recommendation, fmt: str) -> str:
 
 
 def migration(plan: MigrationPlan, fmt: str) -> str:
-    items: list[tuple[str, ...]] = [
-        (
-            item.category,
-            item.description,
-            quantity(item.quantity),
-            item.unit,
-            unit_price(item.unit_price_usd),
-            usd(item.amount_usd),
-            item.table_version,
-        )
-        for item in plan.one_time
-    ]
+    items = [line_item_row(item, version=True) for item in plan.one_time]
     items.append(("total", "", "", "", "", usd(plan.one_time_cost_usd), ""))
     hours = (
         "never completes (cold data stays)"
