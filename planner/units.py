@@ -76,7 +76,10 @@ _RATE_UNITS: dict[str, float] = {
     "gib/s": 8.0 * 2**30,
 }
 
-_NUMBER_UNIT = re.compile(r"^\s*([+-]?(?:\d[\d_,]*)?(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*([A-Za-zµ/]*)\s*$")
+# A comma is refused, not dropped: "1,5 GB" is 1.5 GB to half the world and 15 GB to the other.
+_NUMBER_UNIT = re.compile(r"^\s*([+-]?(?:\d[\d_]*)?(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*([A-Za-zµ/]*)\s*$")
+# Beyond 10**30 of any unit nothing physical is left to describe; it also keeps Decimal from overflowing.
+_MAX_EXPONENT = 30
 
 
 def _split(text: str) -> tuple[Decimal, str] | None:
@@ -84,12 +87,19 @@ def _split(text: str) -> tuple[Decimal, str] | None:
     if not match or not match.group(1) or match.group(1) in "+-":
         return None
     try:
-        number = Decimal(match.group(1).replace("_", "").replace(",", ""))
+        number = Decimal(match.group(1).replace("_", ""))
     except InvalidOperation:
         return None
     if not number.is_finite():
         return None
+    if number != 0 and number.adjusted() > _MAX_EXPONENT:
+        number = Decimal(10) ** _MAX_EXPONENT  # still far beyond every limit below, so refused as such
     return number, match.group(2)
+
+
+def _is_bits(unit: str) -> bool:
+    """A lower-case final b is a bit ("Gb", "gb", "Kib", "b"); only "byte" and "bytes" may end that way."""
+    return unit.endswith("b") and unit.lower() not in ("byte", "bytes")
 
 
 def parse_size(value: object, *, allow_bare: bool = False) -> int:
@@ -114,7 +124,7 @@ def parse_size(value: object, *, allow_bare: bool = False) -> int:
                 raise ValueError(f"{value!r} has no unit ({hint})")
             unit_bytes = 1
         else:
-            if unit.lower() not in _SIZE_UNITS or unit in ("Kb", "Mb", "Gb", "Tb", "Pb"):
+            if unit.lower() not in _SIZE_UNITS or _is_bits(unit):
                 raise ValueError(f"{value!r}: unknown size unit {unit!r} ({hint}; sizes are bytes, not bits)")
             unit_bytes = _SIZE_UNITS[unit.lower()]
     else:
@@ -144,11 +154,13 @@ def parse_duration(value: object) -> float:
         if number != 0:
             raise ValueError(f"{value!r} has no unit ({hint})")
         return 0.0
-    if unit.lower() not in _DURATION_UNITS and unit not in _DURATION_UNITS:
+    # Short units match exactly: "M" (a month?) or "MS" must not become minutes or milliseconds.
+    key = unit if unit in _DURATION_UNITS or len(unit) <= 2 else unit.lower()
+    if key not in _DURATION_UNITS:
         raise ValueError(f"{value!r}: unknown duration unit {unit!r} ({hint})")
     if number < 0:
         raise ValueError(f"{value!r} is negative; a duration must be 0 or more")
-    seconds = float(number) * _DURATION_UNITS.get(unit, _DURATION_UNITS.get(unit.lower(), 1.0))
+    seconds = float(number) * _DURATION_UNITS[key]
     if not math.isfinite(seconds) or seconds > MAX_SECONDS:
         raise ValueError(f"{value!r} is beyond any real workload (more than 100 years)")
     return seconds
@@ -169,8 +181,11 @@ def parse_rate(value: object) -> float:
     number, unit = parsed
     key = unit.lower()
     # Case matters for bits vs bytes: "Gbps"/"Gb/s" are bits, "GB/s" bytes.
-    if key.endswith("/s") and unit[-3:-2] == "b" and key not in ("b/s",):
-        key = key[:-2] + "bps"
+    if key.endswith("/s") and unit[-3:-2] == "b":
+        key = key[:-3] + "bps"
+    if key.endswith("bps") and "B" in unit[-3:]:
+        # "GBps" reads as bytes to some and bits to others: a factor of 8 either way.
+        raise ValueError(f'{value!r}: ambiguous rate unit {unit!r} (write "GB/s" for bytes or "Gbps" for bits)')
     if key not in _RATE_UNITS:
         raise ValueError(f"{value!r}: unknown rate unit {unit!r} ({hint})")
     if number < 0:
