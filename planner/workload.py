@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from planner.errors import InputError
-from planner.units import BitsPerSecond, Bytes, Seconds, parse_rate
+from planner.units import MAX_BYTES, BitsPerSecond, Bytes, Seconds, format_bytes, parse_rate
 from pricing.models import Deletion, Limits, SizeBin, Usage
 
 DAY_S = 86400.0
@@ -26,6 +26,8 @@ MONTH_S = 30 * DAY_S
 PROVIDERS = ("aws-s3", "cloudflare-r2", "backblaze-b2", "wasabi", "idrive-e2")
 # Classes whose objects must be restored (hours) before they can be read.
 ARCHIVE_CLASSES = frozenset({"glacier-flexible", "deep-archive"})
+# Objects or requests a month: 10**15 is ~390 million requests a second, beyond any provider.
+MAX_COUNT = 10**15
 
 
 class _Model(BaseModel):
@@ -42,7 +44,7 @@ class SizeShare(_Model):
 class Storage(_Model):
     stored: Bytes = Field(description='average volume stored this month, e.g. "200 TB"')
     object_size: Bytes | None = Field(None, description="mean object size (or give objects, or size_distribution)")
-    objects: int | None = Field(None, gt=0, description="number of objects stored")
+    objects: int | None = Field(None, gt=0, le=MAX_COUNT, description="number of objects stored")
     size_distribution: list[SizeShare] | None = Field(None, min_length=1, description="object sizes and their shares")
     growth_per_month: Bytes = Field(0, description="volume added each month (the horizon projection grows by it)")
     retention: Seconds | None = Field(
@@ -60,6 +62,12 @@ class Storage(_Model):
             raise ValueError(f"give only one of object_size, objects and size_distribution (got {', '.join(given)})")
         if self.object_size == 0:
             raise ValueError("object_size must be more than 0 bytes")
+        if self.retention is not None and self.stored * MONTH_S / self.retention > MAX_BYTES:
+            turnover = format_bytes(self.stored * MONTH_S / self.retention)
+            raise ValueError(
+                f"retention of {self.retention:g} s turns over {turnover} a month, beyond any real workload"
+                " (more than 100 EB)"
+            )
         if self.size_distribution is not None:
             total = sum(s.share for s in self.size_distribution)
             if not math.isclose(total, 1.0, abs_tol=1e-6):
@@ -81,19 +89,23 @@ class Storage(_Model):
 class HotObjects(_Model):
     """A few objects read by many clients at once (an index, a reference genome, a manifest)."""
 
-    count: int = Field(1, ge=1, description="how many hot objects")
+    count: int = Field(1, ge=1, le=MAX_COUNT, description="how many hot objects")
     share_of_reads: float = Field(0.0, ge=0, le=1, description="fraction of all reads that go to them")
-    peak_concurrency: int = Field(1, ge=1, description="concurrent readers of one hot object at peak")
-    replicas: int = Field(1, ge=1, description="copies under different keys that readers spread over")
+    peak_concurrency: int = Field(1, ge=1, le=MAX_COUNT, description="concurrent readers of one hot object at peak")
+    replicas: int = Field(1, ge=1, le=MAX_COUNT, description="copies under different keys that readers spread over")
 
 
 class Traffic(_Model):
     egress: Bytes = Field(0, description="bytes served to the internet per month")
-    reads: int | None = Field(None, ge=0, description="GET requests per month (default: egress / object size)")
-    writes: int | None = Field(None, ge=0, description="objects written per month (default: from growth and retention)")
+    reads: int | None = Field(
+        None, ge=0, le=MAX_COUNT, description="GET requests per month (default: egress / object size)"
+    )
+    writes: int | None = Field(
+        None, ge=0, le=MAX_COUNT, description="objects written per month (default: from growth and retention)"
+    )
     read_write_ratio: str | None = Field(None, description='reads per write, e.g. "10:1" (instead of reads or writes)')
-    heads: int = Field(0, ge=0, description="HEAD requests per month")
-    lists: int = Field(0, ge=0, description="LIST requests per month")
+    heads: int = Field(0, ge=0, le=MAX_COUNT, description="HEAD requests per month")
+    lists: int = Field(0, ge=0, le=MAX_COUNT, description="LIST requests per month")
     internal_reads: Bytes = Field(
         0, description="bytes read inside the provider's region (no egress, but retrieval fees)"
     )
@@ -131,12 +143,12 @@ class Performance(_Model):
 
 
 class Client(_Model):
-    link: BitsPerSecond = Field(parse_rate("10 Gbps"), description="client network capacity")
+    link: BitsPerSecond = Field(parse_rate("10 Gbps"), gt=0, description="client network capacity")
     concurrency: int = Field(64, ge=1, le=100_000, description="concurrent requests the client keeps in flight")
-    part_size: Bytes = Field(100 * 2**20, description="multipart upload part size")
-    multipart_threshold: Bytes = Field(100 * 2**20, description="objects at least this large upload in parts")
+    part_size: Bytes = Field(100 * 2**20, gt=0, description="multipart upload part size")
+    multipart_threshold: Bytes = Field(100 * 2**20, gt=0, description="objects at least this large upload in parts")
     read_streams: int = Field(1, ge=1, le=1024, description="parallel ranged GETs per large object read")
-    range_size: Bytes = Field(64 * 2**20, description="bytes per ranged GET when read_streams > 1")
+    range_size: Bytes = Field(64 * 2**20, gt=0, description="bytes per ranged GET when read_streams > 1")
 
 
 class Constraints(_Model):
@@ -163,6 +175,23 @@ class Workload(_Model):
     performance: Performance = Field(default_factory=Performance)
     client: Client = Field(default_factory=Client)
     constraints: Constraints = Field(default_factory=Constraints)
+
+    @field_validator("name")
+    @classmethod
+    def _one_line(cls, name: str) -> str:
+        if any(ord(c) < 32 or ord(c) == 127 for c in name):
+            raise ValueError(f"{name!r}: a name is one line of text without control characters")
+        return name
+
+    @model_validator(mode="after")
+    def _horizon_within_reason(self) -> Workload:
+        last = self.stored_bytes(self.constraints.months - 1)
+        if last > MAX_BYTES:
+            raise ValueError(
+                f"storage.growth_per_month over constraints.months {self.constraints.months} reaches"
+                f" {format_bytes(last)} stored, beyond any real workload (more than 100 EB)"
+            )
+        return self
 
     # ------------------------------------------------------------------ derived quantities
 
@@ -319,12 +348,32 @@ def _first_error(error: ValidationError) -> tuple[str, str]:
     return _field_path(first["loc"]), message
 
 
+def _find_boolean(value: Any, path: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
+    """The path of the first true/false in parsed data: no workload field is a boolean."""
+    if isinstance(value, bool):
+        return path
+    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in children:
+        found = _find_boolean(child, (*path, key))
+        if found is not None:
+            return found
+    return None
+
+
 def parse_workload(data: Any, source: str = "workload") -> Workload:
     """Validate already-parsed YAML/JSON; bare numbers for sizes, rates and durations need units."""
     if data is None:
         raise InputError("the file is empty (a workload needs at least name and storage)", source=source)
     if not isinstance(data, dict):
         raise InputError(f"a workload must be a mapping of keys, not {type(data).__name__}", source=source)
+    boolean = _find_boolean(data)
+    if boolean is not None:
+        # pydantic would read true as 1 object or a share of 1.0: refuse it instead.
+        raise InputError(
+            "true/false is not a valid value here (YAML reads yes/no/on/off as booleans; quote text)",
+            source=source,
+            field=_field_path(boolean),
+        )
     try:
         return Workload.model_validate(data, context={"from_file": True})
     except ValidationError as error:
