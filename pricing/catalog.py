@@ -20,9 +20,34 @@ from pydantic import ValidationError
 from planner.errors import InputError, PricingError
 from pricing.models import SCHEMA_VERSION, PriceTable
 
+# Aliases let a few lines of YAML stand for millions of values ("billion laughs"); no price
+# table or workload comes near this many once its aliases are expanded.
+MAX_YAML_NODES = 100_000
+
 
 class _DecimalLoader(yaml.SafeLoader):
-    """Safe YAML with floats read as Decimal from their text: 0.09 stays exactly 0.09."""
+    """Safe YAML with floats read as Decimal from their text: 0.09 stays exactly 0.09.
+
+    A key given twice is an error: the second ``stored:`` silently winning is a wrong answer.
+    """
+
+    def construct_mapping(self, node: yaml.Node, deep: bool = False) -> dict[Any, Any]:
+        if isinstance(node, yaml.MappingNode):
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    duplicate = key in seen
+                    seen.add(key)
+                except TypeError:
+                    continue  # an unhashable key: the base constructor reports it
+                if duplicate:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark, f"duplicate key {key!r}", key_node.start_mark
+                    )
+        return super().construct_mapping(node, deep=deep)  # type: ignore[arg-type]
 
 
 def _decimal(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Decimal:
@@ -34,15 +59,43 @@ def _decimal(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Decimal:
 _DecimalLoader.add_constructor("tag:yaml.org,2002:float", _decimal)
 
 
+def _expanded_size(value: Any, sizes: dict[int, int], active: set[int]) -> int:
+    """Values in ``value`` with every alias expanded; raises ValueError on a value that contains itself."""
+    if not isinstance(value, dict | list):
+        return 1
+    ident = id(value)
+    if ident in active:
+        raise ValueError("an alias refers to the value that contains it")
+    if ident not in sizes:
+        active.add(ident)
+        children = list(value.values()) if isinstance(value, dict) else value
+        sizes[ident] = 1 + sum(_expanded_size(child, sizes, active) for child in children)
+        active.discard(ident)
+    return sizes[ident]
+
+
 def load_yaml(text: str, source: str) -> Any:
     """Parse YAML safely (no object construction), numbers exact; errors name the file and line."""
     try:
-        return yaml.load(text, Loader=_DecimalLoader)  # a SafeLoader subclass: no object construction
+        data = yaml.load(text, Loader=_DecimalLoader)  # a SafeLoader subclass: no object construction
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else "YAML"
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
         raise InputError(f"malformed YAML: {problem}", source=source, field=where) from None
+    except RecursionError:
+        raise InputError("malformed YAML: nested too deeply", source=source) from None
+    try:
+        size = _expanded_size(data, {}, set())
+    except ValueError as error:
+        raise InputError(f"malformed YAML: {error}", source=source) from None
+    except RecursionError:
+        raise InputError("malformed YAML: nested too deeply", source=source) from None
+    if size > MAX_YAML_NODES:
+        raise InputError(
+            f"too large: {size:,} values once its aliases are expanded (at most {MAX_YAML_NODES:,})", source=source
+        )
+    return data
 
 
 def validation_message(error: ValidationError) -> tuple[str, str]:
@@ -68,9 +121,32 @@ def merge(base: Any, change: Any) -> Any:
     return change
 
 
+# The only yes/no field of a table; anywhere else pydantic would read true as 1 (a unit of 1 byte).
+_BOOLEAN_KEYS = frozenset({"round_up"})
+
+
+def _find_boolean(value: Any, path: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
+    """The path of the first true/false that is not a yes/no field."""
+    if isinstance(value, bool):
+        return None if path and path[-1] in _BOOLEAN_KEYS else path
+    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in children:
+        found = _find_boolean(child, (*path, key))
+        if found is not None:
+            return found
+    return None
+
+
 def _validate(raw: Any, source: str) -> PriceTable:
     if not isinstance(raw, dict):
         raise InputError("a price table must be a mapping of keys", source=source)
+    boolean = _find_boolean(raw)
+    if boolean is not None:
+        raise InputError(
+            "true/false is not a valid value here (YAML reads yes/no/on/off as booleans)",
+            source=source,
+            field=".".join(str(p) for p in boolean),
+        )
     version = raw.get("schema_version")
     if version != SCHEMA_VERSION:
         raise InputError(
@@ -183,6 +259,8 @@ def load_override(path: Path | str, as_of: dt.date | None = None) -> PriceTable:
     label = raw.get("label")
     if not isinstance(label, str) or not label.strip():
         raise InputError("required: a label naming the contract or discount", source=source, field="label")
+    if any(ord(c) < 32 or ord(c) == 127 for c in label):
+        raise InputError(f"{label!r}: a label is one line without control characters", source=source, field="label")
     for forbidden in ("effective_from", "schema_version"):
         if forbidden in raw:
             raise InputError(

@@ -19,6 +19,29 @@ SCHEMA_VERSION = 1
 # Money and prices serialise as strings of decimal numbers: JSON numbers are floats to most readers.
 Money = Annotated[Decimal, PlainSerializer(lambda d: format(d, "f"), return_type=str, when_used="json")]
 
+# Bounds on what a table may say. No storage price is near $10,000 a unit, no byte count near
+# 10**21, and anything beyond them is a typo (or an exponent) that would overflow a bill.
+MAX_PRICE_USD = Decimal(10_000)
+MAX_QUANTITY = 10**21
+Price = Annotated[Money, Field(le=MAX_PRICE_USD)]
+Quantity = Annotated[Decimal, Field(ge=0, le=MAX_QUANTITY)]
+ByteCount = Annotated[int, Field(ge=0, le=MAX_QUANTITY)]
+
+# The bytes a stated unit may stand for. Providers say "GB" for 2**30 too (Wasabi), so a decimal
+# name allows either; a binary name allows only its power of 1024; a prefix off by 1000 never passes.
+_UNIT_BYTES: dict[str, tuple[int, ...]] = {
+    **{name: (10 ** (3 * k), 2 ** (10 * k)) for k, name in enumerate(("B", "KB", "MB", "GB", "TB", "PB"))},
+    **{name: (2 ** (10 * k),) for k, name in enumerate(("KiB", "MiB", "GiB", "TiB", "PiB"), start=1)},
+}
+
+
+def _check_unit(unit: str, unit_bytes: int) -> None:
+    stated = _UNIT_BYTES.get(unit.split("-")[0].strip())
+    if stated is not None and unit_bytes not in stated:
+        meaning = " or ".join(str(n) for n in sorted(set(stated)))
+        raise ValueError(f"unit {unit!r} is {meaning} bytes, not unit_bytes {unit_bytes}")
+
+
 # Operations the engine knows, named after the S3 API calls they stand for.
 OPERATIONS: tuple[str, ...] = (
     "put",  # PutObject
@@ -57,17 +80,17 @@ class _Model(BaseModel):
 class Tier(_Model):
     """One slice of a marginal tier ladder: units above the previous bound up to ``up_to``."""
 
-    up_to: Decimal | None = Field(None, description="cumulative upper bound in the price's unit; none = no bound")
-    price: Money = Field(description="USD per unit within this slice")
+    up_to: Quantity | None = Field(None, description="cumulative upper bound in the price's unit; none = no bound")
+    price: Price = Field(description="USD per unit within this slice")
 
 
 class TieredPrice(_Model):
     """A byte-metered price (storage, egress, transfer) with marginal tiers and allowances."""
 
     unit: str = Field(description='billing unit as the provider states it, e.g. "GB-month", "TB-month", "GB"')
-    unit_bytes: int = Field(gt=0, description="bytes in one unit (10**9 for a decimal GB, 2**40 for a TiB)")
+    unit_bytes: int = Field(gt=0, le=2**60, description="bytes in one unit (10**9 for a decimal GB, 2**40 for a TiB)")
     tiers: list[Tier] = Field(min_length=1)
-    free_per_month: Decimal = Field(Decimal(0), ge=0, description="free units each month, before the tiers")
+    free_per_month: Quantity = Field(Decimal(0), description="free units each month, before the tiers")
     free_scope: str | None = Field(None, description="what the free allowance is shared with, if anything")
     status: Status | None = None
     note: str | None = None
@@ -87,18 +110,22 @@ class TieredPrice(_Model):
             raise ValueError("a price cannot be negative")
         return tiers
 
+    @model_validator(mode="after")
+    def _unit_matches_bytes(self) -> TieredPrice:
+        _check_unit(self.unit, self.unit_bytes)
+        return self
+
 
 class EgressRules(_Model):
     """Internet egress: a tiered price plus the allowances that come before it."""
 
     internet: TieredPrice
-    free_per_day: Decimal = Field(Decimal(0), ge=0, description="free units per day (B2 before 2023-10: 1 GB/day)")
-    free_multiple_of_storage: Decimal | None = Field(
-        None, ge=0, description="free egress as a multiple of the average stored volume (B2: 3)"
+    free_per_day: Quantity = Field(Decimal(0), description="free units per day (B2 before 2023-10: 1 GB/day)")
+    free_multiple_of_storage: Quantity | None = Field(
+        None, description="free egress as a multiple of the average stored volume (B2: 3)"
     )
-    fair_use_multiple_of_storage: Decimal | None = Field(
+    fair_use_multiple_of_storage: Quantity | None = Field(
         None,
-        ge=0,
         description="egress above this multiple of stored volume breaks the provider's policy (no price; Wasabi: 1)",
     )
     inter_region: TieredPrice | None = Field(None, description="transfer to another region of the same provider")
@@ -111,10 +138,10 @@ class RequestClass(_Model):
 
     id: str
     operations: list[str] = Field(min_length=1)
-    price: Money = Field(ge=0, description="USD per `per` requests")
-    per: int = Field(gt=0, description="requests the price is quoted for (1000, 10000, 1000000)")
-    free_per_month: int = Field(0, ge=0)
-    free_per_day: int = Field(0, ge=0)
+    price: Price = Field(ge=0, description="USD per `per` requests")
+    per: int = Field(gt=0, le=10**9, description="requests the price is quoted for (1000, 10000, 1000000)")
+    free_per_month: ByteCount = Field(0)
+    free_per_day: ByteCount = Field(0)
     status: Status | None = None
     note: str | None = None
 
@@ -122,20 +149,21 @@ class RequestClass(_Model):
 class RetrievalOption(_Model):
     """Reading data back out of a class that charges for it (IA, Glacier)."""
 
-    per_gb: Money = Field(ge=0, description="USD per retrieval unit of bytes read")
-    per_1000_requests: Money = Field(Decimal(0), ge=0, description="USD per 1,000 retrieval requests")
+    per_gb: Price = Field(ge=0, description="USD per retrieval unit of bytes read")
+    per_1000_requests: Price = Field(Decimal(0), ge=0, description="USD per 1,000 retrieval requests")
     time: str | None = Field(None, description="how long a retrieval takes, as the provider states it")
     status: Status | None = None
 
 
 class Retrieval(_Model):
     unit: str = "GB"
-    unit_bytes: int = Field(gt=0)
+    unit_bytes: int = Field(gt=0, le=2**60)
     default: str = Field(description="the option used when the usage names none")
     options: dict[str, RetrievalOption] = Field(min_length=1)
 
     @model_validator(mode="after")
     def _default_exists(self) -> Retrieval:
+        _check_unit(self.unit, self.unit_bytes)
         if self.default not in self.options:
             raise ValueError(f"default retrieval option {self.default!r} is not among {sorted(self.options)}")
         return self
@@ -144,8 +172,8 @@ class Retrieval(_Model):
 class ObjectOverhead(_Model):
     """Per-object metadata billed on top of the data (S3 Glacier Flexible and Deep Archive: 40 KB)."""
 
-    class_rate_bytes: int = Field(ge=0, description="bytes per object billed at this class's storage price")
-    standard_rate_bytes: int = Field(ge=0, description="bytes per object billed at `standard_rate_class` prices")
+    class_rate_bytes: ByteCount = Field(description="bytes per object billed at this class's storage price")
+    standard_rate_bytes: ByteCount = Field(description="bytes per object billed at `standard_rate_class` prices")
     standard_rate_class: str = Field(description="the class whose first-tier price the second part pays")
     status: Status | None = None
 
@@ -153,22 +181,22 @@ class ObjectOverhead(_Model):
 class Monitoring(_Model):
     """A per-object monitoring fee (S3 Intelligent-Tiering), charged on objects of at least a size."""
 
-    price: Money = Field(ge=0)
-    per: int = Field(gt=0, description="objects the price is quoted for")
-    min_object_bytes: int = Field(ge=0, description="smaller objects are not monitored (and never move tier)")
+    price: Price = Field(ge=0)
+    per: int = Field(gt=0, le=10**9, description="objects the price is quoted for")
+    min_object_bytes: ByteCount = Field(description="smaller objects are not monitored (and never move tier)")
     status: Status | None = None
 
 
 class StorageClass(_Model):
     name: str
     storage: TieredPrice
-    access_tiers: dict[str, Money] = Field(
+    access_tiers: dict[str, Annotated[Price, Field(ge=0)]] = Field(
         default_factory=dict,
         description="extra access tiers priced per storage unit (Intelligent-Tiering: infrequent, archive-instant)",
     )
-    minimum_billable_bytes: int = Field(0, ge=0, description="storage billed as at least this much each month")
-    min_duration_days: int = Field(0, ge=0, description="objects deleted sooner pay for the remaining days")
-    min_object_bytes: int = Field(0, ge=0, description="smaller objects are billed as this size")
+    minimum_billable_bytes: ByteCount = Field(0, description="storage billed as at least this much each month")
+    min_duration_days: int = Field(0, ge=0, le=36500, description="objects deleted sooner pay for the remaining days")
+    min_object_bytes: ByteCount = Field(0, description="smaller objects are billed as this size")
     object_overhead: ObjectOverhead | None = None
     monitoring: Monitoring | None = None
     requests: list[RequestClass] = Field(default_factory=list)
@@ -191,27 +219,29 @@ class StorageClass(_Model):
 
 
 class BucketFee(_Model):
-    included: int = Field(ge=0, description="buckets included per account")
-    price: Money = Field(ge=0, description="USD per bucket-month beyond the included count")
+    included: int = Field(ge=0, le=10**9, description="buckets included per account")
+    price: Price = Field(ge=0, description="USD per bucket-month beyond the included count")
     status: Status | None = None
 
 
 class Multipart(_Model):
-    min_part_bytes: int = Field(gt=0)
-    max_part_bytes: int = Field(gt=0)
-    max_parts: int = Field(gt=0)
+    min_part_bytes: int = Field(gt=0, le=MAX_QUANTITY)
+    max_part_bytes: int = Field(gt=0, le=MAX_QUANTITY)
+    max_parts: int = Field(gt=0, le=10**9)
 
 
 class Limits(_Model):
-    max_object_bytes: int | None = Field(None, gt=0)
-    max_single_put_bytes: int | None = Field(None, gt=0)
+    max_object_bytes: int | None = Field(None, gt=0, le=MAX_QUANTITY)
+    max_single_put_bytes: int | None = Field(None, gt=0, le=MAX_QUANTITY)
     multipart: Multipart | None = None
     status: Status | None = None
     note: str | None = None
 
 
 class Billing(_Model):
-    month_days: int = Field(30, gt=0, description="days in a billing month for prorating and per-day allowances")
+    month_days: int = Field(
+        30, ge=28, le=31, description="days in a billing month for prorating and per-day allowances"
+    )
     round_up: bool = Field(False, description="every metered quantity is rounded up to a whole billing unit")
     status: Status | None = None
     note: str | None = None
