@@ -275,7 +275,7 @@ class Profile(_Model):
     @field_validator("schema_version", mode="before")
     @classmethod
     def _known_version(cls, value: object) -> object:
-        if value != SCHEMA_VERSION:
+        if isinstance(value, bool) or not isinstance(value, int) or value != SCHEMA_VERSION:
             raise ValueError(
                 f"unknown profile schema_version {value!r}; this planner reads version {SCHEMA_VERSION}"
                 " (upgrade planner or re-run planner measure)"
