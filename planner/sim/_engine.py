@@ -1,16 +1,19 @@
 """One replication of a workload against a provider model, on a SimPy event loop.
 
 The hot path avoids a generator process per request: each request (or part) is itself the
-event SimPy schedules, re-armed with the callback for its next step (connection, first byte,
-transfer, response, retry). Random numbers come from numpy in blocks. Bandwidth is a fluid
-network (``_network.FluidNetwork``) with a single completion timer.
+event SimPy schedules, re-armed with the (shared) callback list for its next step (connection,
+first byte, transfer, response, retry). The run loop is SimPy's own step, inlined, with two
+time-ordered sources merged into it: the open-loop arrivals (drawn up front) and the fluid
+network's next completion (``_network.FluidNetwork.next_at``), so neither costs a queued event.
+Random numbers come from numpy in blocks; records go to flat lists turned into arrays once.
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -33,23 +36,10 @@ _BLOCK = 8192
 _LINK_DOWN, _LINK_UP, _PROVIDER_READ, _PROVIDER_WRITE = range(4)
 
 
-class _Sampler:
-    """Draws from a latency model in numpy blocks, handed out one Python float at a time."""
-
-    __slots__ = ("_i", "_model", "_rng", "_values")
-
-    def __init__(self, model: LatencyModel, rng: np.random.Generator) -> None:
-        self._model, self._rng = model, rng
-        self._values: list[float] = []
-        self._i = 0
-
-    def draw(self) -> float:
-        i = self._i
-        if i == len(self._values):
-            self._values = self._model.sample(self._rng, _BLOCK).tolist()
-            i = 0
-        self._i = i + 1
-        return self._values[i]
+def _draws(model: LatencyModel, rng: np.random.Generator) -> Iterator[float]:
+    """Endless draws from a latency model, made in numpy blocks and handed out as Python floats."""
+    while True:
+        yield from model.sample(rng, _BLOCK).tolist()
 
 
 class _Request:
@@ -167,6 +157,13 @@ class Replication:
         self.drain_s = max(60.0, duration_s) if drain_s is None else drain_s
         self.env = simpy.Environment()
         self._schedule = cast(Schedule, self.env.schedule)
+        self._queue = cast(list[tuple[float, int, int, Any]], self.env._queue)
+        self._eid = self.env._eid
+        # Shared callback lists: SimPy's step reads an event's list and never changes it.
+        self._then_first_byte: list[Callable[[Any], None]] = [self._on_first_byte]
+        self._then_response: list[Callable[[Any], None]] = [self._on_response]
+        self._then_error: list[Callable[[Any], None]] = [self._on_error]
+        self._then_backoff_over: list[Callable[[Any], None]] = [self._on_backoff_over]
         client = spec.client
         self.free_connections = client.connections
         self.waiting: deque[_Part] = deque()
@@ -176,17 +173,17 @@ class Replication:
         arrivals = spec.arrivals
         self.think_s = arrivals.think_time_s if isinstance(arrivals, ClosedLoop) else None
         self.retry_base_s, self.retry_cap_s = client.retry.base_s, client.retry.max_backoff_s
-        self.samplers = [_Sampler(provider.latency(op), rng) for op in BILLED_OPERATIONS]
+        self.latencies = [_draws(provider.latency(op), rng) for op in BILLED_OPERATIONS]
         self.uniforms: list[float] = []
         self.uniform_i = 0
         self._build_network()
         self._build_limits()
         self._build_keys()
-        # Records, appended in the hot path and turned into arrays once at the end.
-        # (operation, arrival, connection, first byte, end, size, ok) per request ended
-        self.records: list[tuple[int, float, float, float, float, int, bool]] = []
-        # (operation, start, end, bytes) per transfer
-        self.transfers: list[tuple[int, float, float, int]] = []
+        # Records, flat lists extended in the hot path and turned into arrays once at the end.
+        # operation, arrival, connection, first byte, end, size, ok: 7 numbers per request ended
+        self.records: list[float] = []
+        # operation, start, end, bytes: 4 numbers per transfer
+        self.transfers: list[float] = []
         self.error_times: list[float] = []
         self.errors: dict[tuple[int, str], int] = {}
         self.retries = [0] * len(LOGICAL_OPERATIONS)
@@ -209,8 +206,10 @@ class Replication:
         else:
             self.read_resources, self.write_resources = (_LINK_DOWN, _PROVIDER_READ), (_LINK_UP, _PROVIDER_WRITE)
         capacities = [link, link, provider.ceiling_bits_per_s("read") / 8, provider.ceiling_bits_per_s("write") / 8]
-        self.network = FluidNetwork(self.env, capacities, self._on_transferred)
+        self.network = FluidNetwork(self.env, capacities, self._on_transferred, timer=False)
         self.flows: dict[tuple[bool, int], FlowClass | None] = {}
+        self.read_flows: dict[int, FlowClass | None] = {}  # the entries of flows, by direction and size
+        self.write_flows: dict[int, FlowClass | None] = {}
 
     def _flow(self, read: bool, nbytes: int) -> FlowClass | None:
         key = (read, nbytes)
@@ -320,25 +319,44 @@ class Replication:
         return times[keep]
 
     def _loop(self, until_s: float) -> None:
-        """SimPy's ``run`` with the open-loop arrivals merged in as they fall due.
+        """SimPy's ``run`` (its ``step`` inlined) with the arrivals and the network merged in.
 
-        An arrival only schedules what follows it, so handling it between the events around it,
-        at its own time, is the same as making it an event, without the queue's cost.
+        An arrival only schedules what follows it, and a network completion only ends streams,
+        so handling either between the queued events around it, at its own time, is the same as
+        making it an event, without the queue's cost. Ties go to arrivals, then completions.
         """
         env = self.env
-        queue, step, issue = env._queue, env.step, self._issue_next
+        queue, heappop, issue = self._queue, heapq.heappop, self._issue_next
+        network = self.network
+        complete = network.complete
         times = self.arrival_times
         i, count = 0, len(times)
+        next_arrival = times[0] if count else math.inf
         while True:
             next_event = queue[0][0] if queue else math.inf
-            if i < count and times[i] <= next_event:
-                env._now = times[i]
+            next_done = network.next_at
+            if next_arrival <= next_event and next_arrival <= next_done:
+                if next_arrival > until_s:
+                    break
+                env._now = next_arrival
                 i += 1
+                next_arrival = times[i] if i < count else math.inf
                 issue()
-            elif next_event <= until_s:
-                step()
+            elif next_done <= next_event:
+                if next_done > until_s:
+                    break
+                env._now = next_done
+                complete()
             else:
-                break
+                if next_event > until_s:
+                    break
+                env._now, _, _, event = heappop(queue)
+                callbacks = event.callbacks
+                event.callbacks = None
+                for callback in callbacks:
+                    callback(event)
+                if not event._ok and not hasattr(event, "_defused"):
+                    raise event._value  # what SimPy's step does with an event that failed unhandled
         env._now = max(env._now, min(until_s, self.duration_s))
 
     def _on_burst(self, tick: _Tick) -> None:
@@ -357,6 +375,7 @@ class Replication:
         self._issue_next()
 
     def _issue_next(self) -> None:
+        """The next request of the drawn stream (operation, key, size), issued now."""
         i = self.draw_i
         if i == len(self.draw_lop):
             self._refill_draws()
@@ -365,7 +384,25 @@ class Replication:
         key = self.draw_key[i]
         if key < 0:
             key = self._hot_key(-1 - key)
-        self._issue(self.draw_lop[i], key, self.draw_size[i])
+        lop, size = self.draw_lop[i], self.draw_size[i]
+        # The common case of ``_issue`` inline: a whole-object GET or PUT, or a HEAD or LIST.
+        if lop == _GET:
+            if size >= self.ranged_threshold:
+                self._issue(lop, key, size)
+                return
+        elif lop == _PUT:
+            if size >= self.multipart_threshold:
+                self._issue(lop, key, size)
+                return
+        else:
+            size = 0
+        self.in_flight += 1
+        part = _Part(lop, _LOGICAL_TO_BILLED[lop], key, size, self.env._now, None)
+        if self.free_connections:
+            self.free_connections -= 1
+            self._begin(part)
+        else:
+            self.waiting.append(part)
 
     def _issue(self, lop: int, key: int, size: int) -> None:
         now = self.env._now
@@ -425,8 +462,8 @@ class Replication:
             self.free_connections += 1
 
     def _begin(self, part: _Part) -> None:
-        env = self.env
-        now = env._now
+        """A connection is free: count the request, check the provider's limits, send it."""
+        now = self.env._now
         if part.t_conn < 0:
             part.t_conn = now
             request = part.request
@@ -443,14 +480,16 @@ class Replication:
                 if bucket is None:
                     state[scope_id] = [burst - 1.0, now]
                     continue
-                tokens = min(burst, bucket[0] + (now - bucket[1]) * per_s)
+                tokens = bucket[0] + (now - bucket[1]) * per_s
+                if tokens > burst:
+                    tokens = burst
                 bucket[1] = now
                 if tokens < 1.0:
                     bucket[0] = tokens
                     self._reject(part, error)
                     return
                 bucket[0] = tokens - 1.0
-        latency = self.samplers[billed].draw()
+        latency = next(self.latencies[billed])
         if billed == _B_GET:
             if self.hot_limit:
                 hot_key = (part.key, part.range_index)
@@ -462,19 +501,20 @@ class Replication:
                     latency *= count / self.hot_limit
                 self.hot_counts[hot_key] = count
                 part.hot = True
-            part.callbacks = [self._on_first_byte]
-            self._schedule(part, _NORMAL, latency)
-        elif part.nbytes and billed in (_B_PUT, _B_PART):
-            flow = self._flow(False, part.nbytes)
-            if flow is None:
-                part.callbacks = [self._on_response]
-                self._schedule(part, _NORMAL, latency)
-            else:
+            part.callbacks = self._then_first_byte
+        elif billed in (_B_PUT, _B_PART):
+            nbytes = part.nbytes
+            flow = self.write_flows.get(nbytes) if nbytes else None
+            if flow is None and nbytes and nbytes not in self.write_flows:
+                flow = self.write_flows[nbytes] = self._flow(False, nbytes)
+            if flow is not None:
                 part.t_transfer = now
-                self.network.add(part, flow, part.nbytes)
+                self.network.add(part, flow, nbytes)
+                return
+            part.callbacks = self._then_response
         else:
-            part.callbacks = [self._on_response]
-            self._schedule(part, _NORMAL, latency)
+            part.callbacks = self._then_response
+        heapq.heappush(self._queue, (now + latency, _NORMAL, next(self._eid), part))
 
     def _on_first_byte(self, part: _Part) -> None:
         now = self.env._now
@@ -482,30 +522,34 @@ class Replication:
         request = part.request
         if request is not None and request.t_first < 0:
             request.t_first = now
-        if part.nbytes:
-            flow = self._flow(True, part.nbytes)
+        nbytes = part.nbytes
+        if nbytes:
+            flow = self.read_flows.get(nbytes)
+            if flow is None and nbytes not in self.read_flows:
+                flow = self.read_flows[nbytes] = self._flow(True, nbytes)
             if flow is not None:
                 part.t_transfer = now
-                self.network.add(part, flow, part.nbytes)
+                self.network.add(part, flow, nbytes)
                 return
         self._finish(part)
 
     def _on_transferred(self, part: _Part) -> None:
         now = self.env._now
-        self.transfers.append((part.lop, part.t_transfer, now, part.nbytes))
+        self.transfers.extend((part.lop, part.t_transfer, now, part.nbytes))
         if part.billed == _B_GET:
             self._finish(part)
         else:
-            part.callbacks = [self._on_response]
-            self._schedule(part, _NORMAL, self.samplers[part.billed].draw())
+            part.callbacks = self._then_response
+            latency = next(self.latencies[part.billed])
+            heapq.heappush(self._queue, (now + latency, _NORMAL, next(self._eid), part))
 
     def _on_response(self, part: _Part) -> None:
         self._finish(part)
 
     def _reject(self, part: _Part, error: str) -> None:
         part.error = error
-        part.callbacks = [self._on_error]
-        self._schedule(part, _NORMAL, self.samplers[part.billed].draw())
+        part.callbacks = self._then_error
+        self._schedule(part, _NORMAL, next(self.latencies[part.billed]))
 
     def _on_error(self, part: _Part) -> None:
         self._release()
@@ -520,7 +564,7 @@ class Replication:
             if counted:
                 self.retries[part.lop] += 1
             ceiling = min(self.retry_cap_s, self.retry_base_s * 2.0 ** (part.attempt - 2))
-            part.callbacks = [self._on_backoff_over]
+            part.callbacks = self._then_backoff_over
             self._schedule(part, _NORMAL, ceiling * self._uniform())
             return
         request = part.request
@@ -546,7 +590,15 @@ class Replication:
             part.hot = False
         request = part.request
         if request is None:
-            self._record(part.lop, part.t_arrival, part.t_conn, part.t_first, part.nbytes, True)
+            # ``_record`` inline (the hot path)
+            now = self.env._now
+            self.in_flight -= 1
+            t_first = part.t_first
+            self.records.extend(
+                (part.lop, part.t_arrival, part.t_conn, t_first if t_first >= 0 else now, now, part.nbytes, True)
+            )
+            if self.think_s is not None:
+                self._next_of_worker(now)
         else:
             self._part_done(request)
 
@@ -573,7 +625,12 @@ class Replication:
     def _record(self, lop: int, t_arrival: float, t_conn: float, t_first: float, size: int, ok: bool) -> None:
         now = self.env._now
         self.in_flight -= 1
-        self.records.append((lop, t_arrival, t_conn, t_first if t_first >= 0 else now, now, size, ok))
+        self.records.extend((lop, t_arrival, t_conn, t_first if t_first >= 0 else now, now, size, ok))
+        if self.think_s is not None:
+            self._next_of_worker(now)
+
+    def _next_of_worker(self, now: float) -> None:
+        """Closed loop: the worker whose request ended issues its next, after its think time."""
         think_s = self.think_s
         if think_s is not None and now < self.duration_s:
             if think_s > 0:

@@ -2,11 +2,13 @@
 
 Streams are grouped in classes: same resources (client link, provider ceiling) and same
 per-stream cap. Every stream of a class runs at the class rate, so a class keeps one virtual
-clock, the bytes one of its streams has been offered since the clock started, and a heap of
-finish tags (virtual time at arrival + bytes). Rates change only when a stream arrives or leaves;
-then, and only if some resource is over-subscribed, rates are re-filled. One timer, for the next
-completion of any class, drives the whole network, so a transfer costs a heap push, a heap pop
-and (usually) one event, whatever the number of streams in flight.
+clock (the bytes each of its streams has been offered since ``t0``) and a heap of finish tags
+(virtual time at arrival + bytes): a stream's remaining work is in those service units and never
+has to be touched when rates change. Rates change only when a stream arrives or leaves; then,
+and only if some resource is over-subscribed, they are re-filled. ``next_at`` is the time of the
+next completion of any class; the owner's event loop polls it (``timer=False``) or the network
+arms one SimPy timer for it (``timer=True``). A transfer costs a heap push and a heap pop,
+whatever the number of streams in flight.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from typing import Any, cast
 import simpy
 
 _NORMAL = 1  # simpy.events.NORMAL
+_INF = math.inf
 
 Schedule = Callable[[Any, int, float], None]
 """``Environment.schedule`` as the simulator calls it: any object with ``callbacks`` and ``_ok``."""
 _TOLERANCE = 1e-9  # relative slack on finish tags: float rounding must not strand a finished stream
+_SLACK = 1 + 1e-12  # demand within this factor of a capacity is not congestion (float drift)
 
 
 class _Wakeup:
@@ -38,7 +42,7 @@ class _Wakeup:
 class FlowClass:
     """Streams with the same resources and per-stream cap (bytes/s)."""
 
-    __slots__ = ("cap", "heap", "n", "rate", "resources", "t0", "v0")
+    __slots__ = ("at", "cap", "heap", "n", "rate", "resources", "t0", "v0")
 
     def __init__(self, resources: tuple[int, ...], cap: float) -> None:
         self.resources = resources
@@ -47,6 +51,7 @@ class FlowClass:
         self.n = 0
         self.v0 = 0.0  # virtual time (bytes served per stream) at t0
         self.t0 = 0.0
+        self.at = _INF  # when the stream at the head of the heap finishes at the current rate
         self.heap: list[tuple[float, int, Any]] = []
 
 
@@ -55,9 +60,20 @@ def _cap_of(flow: FlowClass) -> float:
 
 
 class FluidNetwork:
-    """Capacities in bytes/s (``inf`` for none); ``on_done(stream)`` is called as each transfer ends."""
+    """Capacities in bytes/s (``inf`` for none); ``on_done(stream)`` is called as each transfer ends.
 
-    def __init__(self, env: simpy.Environment, capacities: list[float], on_done: Callable[[Any], None]) -> None:
+    With ``timer=False`` nothing is scheduled: the owner calls ``complete()`` when its clock
+    reaches ``next_at``.
+    """
+
+    def __init__(
+        self,
+        env: simpy.Environment,
+        capacities: list[float],
+        on_done: Callable[[Any], None],
+        *,
+        timer: bool = True,
+    ) -> None:
         self._env = env
         self._schedule = cast(Schedule, env.schedule)
         self._capacity = capacities
@@ -67,10 +83,13 @@ class FluidNetwork:
         self._by_key: dict[tuple[tuple[int, ...], float], FlowClass] = {}
         self._on_done = on_done
         self._congested = False
+        self._use_timer = timer
         self._timer: _Wakeup | None = None
-        self._timer_at = math.inf
+        self._timer_at = _INF
         self._seq = 0
-        self._single = False  # every class uses the same one resource: water-filling is one pass
+        self._single = -1  # the one resource every class uses (water-filling is one pass), or -1
+        self.next_at = _INF
+        """Time of the next completion (``inf`` with nothing in flight)."""
 
     def flow_class(self, resources: tuple[int, ...], cap: float) -> FlowClass | None:
         """The class for streams using ``resources`` at most ``cap`` each; None if nothing bounds them."""
@@ -84,28 +103,29 @@ class FluidNetwork:
             self._by_key[key] = found
             self._classes.append(found)
             shared = {flow.resources for flow in self._classes}
-            self._single = len(shared) == 1 and len(bounded) == 1
+            self._single = bounded[0] if len(shared) == 1 and len(bounded) == 1 else -1
         return found
 
     def add(self, stream: Any, flow: FlowClass, nbytes: float) -> None:
         """Start moving ``nbytes`` for ``stream`` now."""
         now = self._env._now
-        if flow.n:
+        n = flow.n
+        cap = flow.cap
+        if n:
             tag = flow.v0 + flow.rate * (now - flow.t0) + nbytes
         else:
-            flow.v0, flow.t0 = 0.0, now
-            flow.rate = flow.cap if flow.cap < math.inf else 1.0  # a refill corrects it if congested
+            flow.v0 = 0.0
+            flow.t0 = now
+            flow.rate = cap if cap < _INF else 1.0  # a refill corrects it if congested
             tag = nbytes
-        self._seq += 1
-        heapq.heappush(flow.heap, (tag, self._seq, stream))
-        flow.n += 1
+        seq = self._seq = self._seq + 1
+        heapq.heappush(flow.heap, (tag, seq, stream))
+        flow.n = n + 1
         over = self._congested
-        cap = flow.cap
-        if cap < math.inf:
+        if cap < _INF:
             demand, capacity = self._demand, self._capacity
             for r in flow.resources:
-                d = demand[r] + cap
-                demand[r] = d
+                d = demand[r] = demand[r] + cap
                 if d > capacity[r]:
                     over = True
         else:
@@ -114,103 +134,156 @@ class FluidNetwork:
             over = True
         if over:
             self._refill(now)
-            self._arm(self._next_completion())
         else:
             at = flow.t0 + (tag - flow.v0) / flow.rate
-            if at < self._timer_at:
-                self._arm(at)
+            if at < now:  # rounding: a stream cannot finish before it starts
+                at = now
+            if at < flow.at:
+                flow.at = at
+                if at < self.next_at:
+                    self.next_at = at
+        if self._use_timer:
+            self._arm()
 
-    def _arm(self, at: float) -> None:
+    def complete(self) -> None:
+        """End the transfers due by now, re-share the capacity, then tell the owner of each.
+
+        The class whose head is due ends it, with any stream of the class finishing within
+        rounding of it; another class due at the same instant is ended on the next call.
+        """
+        now = self._env._now
+        for flow in self._classes:
+            if flow.at <= now:
+                break
+        else:
+            return
+        heap, heappop = flow.heap, heapq.heappop
+        stream = heappop(heap)[2]
+        n = flow.n
+        left = n - 1
+        more: list[Any] = []
+        if left:
+            served = flow.v0 + flow.rate * (now - flow.t0)
+            limit = served + _TOLERANCE * (1.0 + served)
+            while left and heap[0][0] <= limit:
+                more.append(heappop(heap)[2])
+                left -= 1
+            flow.at = flow.t0 + (heap[0][0] - flow.v0) / flow.rate if left else _INF
+        else:
+            flow.at = _INF
+        flow.n = left
+        cap = flow.cap
+        if cap < _INF:
+            demand = self._demand
+            for r in flow.resources:
+                demand[r] -= cap * (n - left)
+        else:
+            for r in flow.resources:
+                self._unbounded[r] -= n - left
+        if self._congested:
+            self._refill(now)
+        else:
+            best = _INF
+            for other in self._classes:
+                if other.at < best:
+                    best = other.at
+            self.next_at = best
+        on_done = self._on_done
+        on_done(stream)
+        for stream in more:
+            on_done(stream)
+
+    # -- timer mode --
+
+    def _arm(self) -> None:
         # A later completion keeps the armed timer: it fires early, finds nothing, re-arms.
+        at = self.next_at
         if at < self._timer_at:
             timer = _Wakeup(self._on_timer)
             self._timer, self._timer_at = timer, at
             self._schedule(timer, _NORMAL, at - self._env._now)
 
-    def _next_completion(self) -> float:
-        best = math.inf
-        for flow in self._classes:
-            if flow.n:
-                at = flow.t0 + (flow.heap[0][0] - flow.v0) / flow.rate
-                if at < best:
-                    best = at
-        return best
-
     def _on_timer(self, event: _Wakeup) -> None:
-        if event is not self._timer:
-            return
-        self._timer, self._timer_at = None, math.inf
-        now = self._env._now
-        finished: list[Any] = []
-        earliest: FlowClass | None = None
-        earliest_at = math.inf
-        heappop = heapq.heappop
-        for flow in self._classes:
-            if not flow.n:
-                continue
-            served = flow.v0 + flow.rate * (now - flow.t0)
-            limit = served + _TOLERANCE * (1.0 + served)
-            heap = flow.heap
-            while heap and heap[0][0] <= limit:
-                finished.append(heappop(heap)[2])
-                self._leave(flow, 1)
-            if heap:
-                at = flow.t0 + (heap[0][0] - flow.v0) / flow.rate
-                if at < earliest_at:
-                    earliest, earliest_at = flow, at
-        if not finished and earliest is not None and earliest_at <= now:
-            # Rounding left the next finish at "now" without reaching its tag: it is done.
-            finished.append(heappop(earliest.heap)[2])
-            self._leave(earliest, 1)
-        if finished and self._congested:
-            self._refill(now)
-            self._arm(self._next_completion())
-        elif earliest_at < math.inf:
-            self._arm(earliest_at)
-        on_done = self._on_done
-        for stream in finished:
-            on_done(stream)
+        if event is self._timer:
+            self._timer, self._timer_at = None, _INF
+            self.complete()
+            self._arm()
 
-    def _leave(self, flow: FlowClass, count: int) -> None:
-        flow.n -= count
-        if flow.cap < math.inf:
-            less = flow.cap * count
-            for r in flow.resources:
-                self._demand[r] -= less
-        else:
-            for r in flow.resources:
-                self._unbounded[r] -= count
+    # -- sharing --
 
     def _refill(self, now: float) -> None:
-        """Re-divide capacity among the busy classes: max-min fair, each class within its cap."""
+        """Re-divide capacity among the busy classes (max-min fair, each within its cap); set ``next_at``."""
         busy = []
+        streams = 0
+        demand = 0.0
         for flow in self._classes:
-            if flow.n:
+            n = flow.n
+            if n:
                 flow.v0 += flow.rate * (now - flow.t0)
                 flow.t0 = now
                 busy.append(flow)
-        if not self._oversubscribed():
-            self._recount_demand()
-            if not self._oversubscribed():
+                streams += n
+                demand += n * flow.cap
+        if not busy:
+            self._congested = False
+            self._demand = [0.0] * len(self._capacity)
+            self.next_at = _INF
+            return
+        single = self._single
+        if single >= 0:
+            # One shared resource: water-filling is one pass, lowest caps first; the demand
+            # is recounted exactly here (the incremental sum only gates the cheap path).
+            capacity = self._capacity[single]
+            if demand < _INF:
+                self._demand[single] = demand
+            else:
+                self._demand[single] = sum(f.n * f.cap for f in busy if f.cap < _INF)
+            if demand <= capacity * _SLACK:
                 self._congested = False
                 for flow in busy:
                     flow.rate = flow.cap
-                return
-        self._congested = True
-        if self._single:
-            self._fill_one(busy)
-            return
+            else:
+                self._congested = True
+                if len(busy) > 1:
+                    busy.sort(key=_cap_of)
+                remaining = capacity
+                for flow in busy:
+                    share = remaining / streams
+                    cap = flow.cap
+                    rate = cap if cap <= share else (share if share > 1e-9 else 1e-9)
+                    flow.rate = rate
+                    remaining -= rate * flow.n
+                    streams -= flow.n
+        elif self._recount_demand() or self._oversubscribed():
+            self._congested = True
+            self._fill_many(busy)
+        else:
+            self._congested = False
+            for flow in busy:
+                flow.rate = flow.cap
+        best = _INF
+        for flow in busy:
+            at = now + (flow.heap[0][0] - flow.v0) / flow.rate
+            if at < now:
+                at = now
+            flow.at = at
+            if at < best:
+                best = at
+        self.next_at = best
+
+    def _fill_many(self, busy: list[FlowClass]) -> None:
+        """Progressive filling over several resources: freeze the bottleneck's classes, repeat."""
         remaining = list(self._capacity)
         unfrozen = busy
         while unfrozen:
             streams = [0] * len(remaining)
-            lowest_cap = math.inf
+            lowest_cap = _INF
             for flow in unfrozen:
                 for r in flow.resources:
                     streams[r] += flow.n
                 if flow.cap < lowest_cap:
                     lowest_cap = flow.cap
-            level, bottleneck = math.inf, -1
+            level, bottleneck = _INF, -1
             for r, count in enumerate(streams):
                 if count and remaining[r] < level * count:
                     level, bottleneck = remaining[r] / count, r
@@ -226,37 +299,19 @@ class FluidNetwork:
                     remaining[r] = max(0.0, remaining[r] - rate * flow.n)
             unfrozen = [f for f in unfrozen if f not in frozen]
 
-    def _fill_one(self, busy: list[FlowClass]) -> None:
-        """Water-filling on a single shared resource: lowest caps first, the rest share equally."""
-        remaining = self._capacity[busy[0].resources[0]]
-        streams = 0
-        for flow in busy:
-            streams += flow.n
-        if len(busy) > 1:
-            busy.sort(key=_cap_of)
-        for flow in busy:
-            share = remaining / streams
-            if flow.cap <= share:
-                flow.rate = flow.cap
-                remaining -= flow.cap * flow.n
-                streams -= flow.n
-            else:
-                flow.rate = max(share, 1e-9)
-                remaining -= share * flow.n
-                streams -= flow.n
-
     def _oversubscribed(self) -> bool:
         capacity, demand = self._capacity, self._demand
         for r, count in enumerate(self._unbounded):  # noqa: SIM110 (hot path: a loop beats any())
-            if count or demand[r] > capacity[r] * (1 + 1e-12):
+            if count or demand[r] > capacity[r] * _SLACK:
                 return True
         return False
 
-    def _recount_demand(self) -> None:
-        # Incremental sums drift with float rounding; re-add them before trusting "no congestion".
+    def _recount_demand(self) -> bool:
+        """Re-add the demand sums before judging congestion (incremental sums drift); returns False."""
         demand = [0.0] * len(self._capacity)
         for flow in self._classes:
-            if flow.n and flow.cap < math.inf:
+            if flow.n and flow.cap < _INF:
                 for r in flow.resources:
                     demand[r] += flow.n * flow.cap
         self._demand = demand
+        return False
