@@ -1,35 +1,92 @@
 """Discrete-event simulation of a workload against a provider model (SimPy).
 
-``simulate_spec(spec, provider_model, duration_s, seed, replications)`` takes a ``SimSpec`` and
-a ``ProviderModel`` and returns a ``SimulationResult``; it prints nothing and reads no files.
+``simulate(workload, provider, ...)`` runs a user's ``Workload`` against a provider (its shipped
+reference profile unless one is given) in a peak and a mean window and returns a
+``WorkloadSimulation``; ``billed_usage`` prices its month through ``pricing.engine.bill``.
+``simulate_spec(spec, provider_model, duration_s, seed, replications)`` is the core: a ``SimSpec``
+and a ``ProviderModel`` in, a ``SimulationResult`` out; it prints nothing and reads no files.
+
+Names are imported on first use, so ``planner.sim.cli`` loads without numpy and simpy.
 """
 
 from __future__ import annotations
 
-from planner.sim.provider import (
-    BandwidthCurve,
-    BandwidthPoint,
-    HotObjectLimit,
-    LatencyModel,
-    ProviderModel,
-    RateLimit,
-)
-from planner.sim.result import Estimate, OperationStats, SimulationResult, SLOVerdict, TimeSeries
-from planner.sim.simulate import simulate_spec
-from planner.sim.spec import (
-    ClientSpec,
-    ClosedLoop,
-    HotSet,
-    KeyPopularity,
-    MultipartPolicy,
-    OpenLoop,
-    OperationMix,
-    RangedGetPolicy,
-    RetryPolicy,
-    SimSpec,
-    SizeDistribution,
-    SLOTargets,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from planner.sim.profile_adapter import provider_model_from_profile
+    from planner.sim.provider import (
+        BandwidthCurve,
+        BandwidthPoint,
+        HotObjectLimit,
+        LatencyModel,
+        ProviderModel,
+        RateLimit,
+    )
+    from planner.sim.result import (
+        Estimate,
+        OperationStats,
+        SimulationResult,
+        SLOVerdict,
+        TimeSeries,
+        WorkloadSimulation,
+    )
+    from planner.sim.simulate import simulate_spec
+    from planner.sim.spec import (
+        ClientSpec,
+        ClosedLoop,
+        HotSet,
+        KeyPopularity,
+        MultipartPolicy,
+        OpenLoop,
+        OperationMix,
+        RangedGetPolicy,
+        RetryPolicy,
+        SimSpec,
+        SizeDistribution,
+        SLOTargets,
+    )
+    from planner.sim.workload_adapter import adapt_workload, spec_from_workload
+    from planner.sim.workload_sim import billed_usage, simulate
+
+_WHERE = {
+    "planner.sim.profile_adapter": ("provider_model_from_profile",),
+    "planner.sim.provider": (
+        "BandwidthCurve",
+        "BandwidthPoint",
+        "HotObjectLimit",
+        "LatencyModel",
+        "ProviderModel",
+        "RateLimit",
+    ),
+    "planner.sim.result": (
+        "Estimate",
+        "OperationStats",
+        "SimulationResult",
+        "SLOVerdict",
+        "TimeSeries",
+        "WorkloadSimulation",
+    ),
+    "planner.sim.simulate": ("simulate_spec",),
+    "planner.sim.spec": (
+        "ClientSpec",
+        "ClosedLoop",
+        "HotSet",
+        "KeyPopularity",
+        "MultipartPolicy",
+        "OpenLoop",
+        "OperationMix",
+        "RangedGetPolicy",
+        "RetryPolicy",
+        "SimSpec",
+        "SizeDistribution",
+        "SLOTargets",
+    ),
+    "planner.sim.workload_adapter": ("adapt_workload", "spec_from_workload"),
+    "planner.sim.workload_sim": ("billed_usage", "simulate"),
+}
+_MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}
 
 __all__ = [
     "BandwidthCurve",
@@ -55,5 +112,20 @@ __all__ = [
     "SimulationResult",
     "SizeDistribution",
     "TimeSeries",
+    "WorkloadSimulation",
+    "adapt_workload",
+    "billed_usage",
+    "provider_model_from_profile",
+    "simulate",
     "simulate_spec",
+    "spec_from_workload",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'planner.sim' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

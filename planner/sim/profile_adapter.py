@@ -12,6 +12,20 @@ Mapping (``measure.profile.ProfileSummary`` -> ``ProviderModel``):
 Not mapped: ``ops_per_s`` (best observed rates, which may be the client's limit rather than the
 provider's) and ``range_get_speedup`` (it emerges from the stream curve and the link). Figures
 the summary lacks stay unbounded; the model's ``source`` lists them.
+
+Most published references give no GET time to first byte (only R2's ~40 ms floor, seed 001).
+``provider_model_from_profile`` then derives a request latency from what the profile does
+publish, in this order, and says which in its assumptions:
+
+1. a published mean (or p50) request latency of a small-request cell (HEAD, then LIST, then a
+   GET of at most 256 KiB), e.g. IDrive e2's 9.8 ms HEAD latency (seed 002, section 6.3);
+2. Little's law on a closed-loop cell with ops/s: mean latency = workers / (ops/s), since each of
+   the ``concurrency`` workers always has one request in flight (seed 002 ran 10 workers:
+   S3's 475.95 HEAD/s gives 21 ms);
+3. only if neither exists, ``DEFAULT_TTFB_S``, flagged as a default.
+
+A derived latency is a whole request's latency from the benchmark's client (network round trip
+included), taken as a constant (no spread is published), and used for every operation.
 """
 
 from __future__ import annotations
@@ -29,16 +43,112 @@ from planner.sim.provider import (
 )
 
 if TYPE_CHECKING:
-    from measure.profile import ProfileSummary
+    from measure.profile import Cell, Citation, Profile, ProfileSummary
 
 _PER_KEY_WRITE_ERROR = "429 Too Many Requests"
+_SMALL_GET_BYTES = 256 * 1024  # seed 001: under ~256 KiB a GET is bound by request handling, not bytes
+
+DEFAULT_TTFB_S = 0.050
+"""Last-resort request latency when a profile publishes nothing to derive one from (50 ms: a
+round figure inside the 10-100 ms the seeds' providers show; flagged wherever it is used)."""
 
 
-def provider_model_from_summary(summary: ProfileSummary) -> ProviderModel:
-    """Build a ``ProviderModel`` from a ``ProfileSummary``; fields it lacks read as unknown."""
+def provider_model_from_profile(profile: Profile) -> tuple[ProviderModel, list[str]]:
+    """A ``ProviderModel`` from a whole profile, and the assumptions made where figures are missing.
+
+    Unlike ``provider_model_from_summary`` it never fails for want of a GET TTFB: it derives one
+    from the profile's cells (see the module docstring) or falls back to ``DEFAULT_TTFB_S``.
+    """
+    summary = profile.summary()
+    assumptions: list[str] = []
+    ttfb: LatencyModel | None = None
+    if summary.ttfb_p50_s is None:
+        seconds, how = derived_latency_s(profile)
+        ttfb = LatencyModel.constant(seconds)
+        assumptions.append(how)
+    else:
+        note = summary.notes.get("ttfb_p50_s")
+        cited = "; ".join(_citation_text(c) for c in summary.citations.get("ttfb_p50_s", []))
+        if note:
+            assumptions.append(f"GET TTFB {summary.ttfb_p50_s * 1000:g} ms: {note} ({cited})")
+        if summary.ttfb_p99_s is None:
+            assumptions.append("GET TTFB p99 not in the profile: TTFB taken as constant at its p50")
+    model = provider_model_from_summary(summary, ttfb=ttfb)
+    unknown = [
+        item
+        for item in model.source.partition("left unbounded or assumed: ")[2].split(", ")
+        if item and not item.lower().startswith(("get ttfb", "ttfb p99"))
+    ]
+    if unknown:
+        assumptions.append(f"not in the profile, left unbounded: {', '.join(unknown)}")
+    if summary.hot_object_behaviour is not None and model.hot_object is None:
+        assumptions.append(
+            f"hot-object behaviour {summary.hot_object_behaviour!r} published without the concurrency "
+            "where it starts: not modelled"
+        )
+    assumptions.append("PUT, HEAD and LIST server latency taken equal to GET TTFB (not published separately)")
+    return model, assumptions
+
+
+def derived_latency_s(profile: Profile) -> tuple[float, str]:
+    """A request latency derived from a profile without a GET TTFB, and how it was derived."""
+    candidates = [c for c in profile.cells if c.status != "missing" and not _unusable(c)]
+
+    def small(cell: Cell) -> int:
+        order = {"head": 0, "list": 1, "get": 2}
+        return order.get(cell.op, 9) * 100 + cell.concurrency
+
+    eligible = sorted(
+        (c for c in candidates if c.op in ("head", "list") or (c.op == "get" and _is_small(c))), key=small
+    )
+    for cell in eligible:
+        published = cell.latency_s.mean if cell.latency_s.mean is not None else cell.latency_s.p50
+        if published:
+            kind = "mean" if cell.latency_s.mean is not None else "p50"
+            return published, (
+                f"GET TTFB derived: {published * 1000:.3g} ms, the published {kind} latency of the "
+                f"{cell.op.upper()} cell at {cell.concurrency} workers ({_cell_citation(cell)}); a whole "
+                "request from the benchmark's client, taken as constant"
+            )
+    for cell in eligible:
+        if cell.ops_per_s:
+            seconds = cell.concurrency / cell.ops_per_s
+            return seconds, (
+                f"GET TTFB derived by Little's law: {cell.concurrency} workers / {cell.ops_per_s:g} "
+                f"{cell.op.upper()}/s = {seconds * 1000:.3g} ms mean request latency ({_cell_citation(cell)}); "
+                "closed-loop workers always have a request in flight; network round trip included; "
+                "taken as constant"
+            )
+    return DEFAULT_TTFB_S, (
+        f"DEFAULT: GET TTFB {DEFAULT_TTFB_S * 1000:g} ms assumed; the profile publishes no latency and no "
+        "small-request rate to derive one from (measure the provider to replace it)"
+    )
+
+
+def _unusable(cell: Cell) -> bool:
+    return "implausible" in cell.flags or "above-link" in cell.flags
+
+
+def _is_small(cell: Cell) -> bool:
+    return cell.object_size_bytes is not None and cell.object_size_bytes <= _SMALL_GET_BYTES
+
+
+def _citation_text(citation: Citation) -> str:
+    return f"{citation.ref}, {citation.section}"
+
+
+def _cell_citation(cell: Cell) -> str:
+    return _citation_text(cell.citation) if cell.citation is not None else "measured cell"
+
+
+def provider_model_from_summary(summary: ProfileSummary, *, ttfb: LatencyModel | None = None) -> ProviderModel:
+    """Build a ``ProviderModel`` from a ``ProfileSummary``; fields it lacks read as unknown.
+
+    ``ttfb`` stands in for a summary without a GET TTFB (else that is an ``InputError``).
+    """
     provider = getattr(summary, "provider", None) or "unknown"
     p50 = getattr(summary, "ttfb_p50_s", None)
-    if p50 is None:
+    if p50 is None and ttfb is None:
         raise InputError(
             "the profile has no GET time to first byte, which the simulator needs "
             "(measure a small-object GET cell, or add a published ttfb floor)",
@@ -47,9 +157,13 @@ def provider_model_from_summary(summary: ProfileSummary) -> ProviderModel:
         )
     p99 = getattr(summary, "ttfb_p99_s", None)
     unknown: list[str] = []
-    if p99 is None:
-        unknown.append("ttfb p99 (TTFB taken as constant at p50)")
-    ttfb = LatencyModel(p50_s=p50, p99_s=max(p99, p50) if p99 is not None else p50)
+    if p50 is None:
+        assert ttfb is not None
+        unknown.append("GET TTFB (derived or assumed)")
+    else:
+        if p99 is None:
+            unknown.append("ttfb p99 (TTFB taken as constant at p50)")
+        ttfb = LatencyModel(p50_s=p50, p99_s=max(p99, p50) if p99 is not None else p50)
 
     stream_points = [
         BandwidthPoint(size_bytes=int(size), bits_per_s=float(rate) * 8)

@@ -104,3 +104,28 @@ class SimulationResult(_Result):
 
     def total_billed_requests(self) -> float:
         return math.fsum(e.mean for e in self.billed_requests.values())
+
+
+class WorkloadSimulation(_Result):
+    """A workload simulated at one provider: its peak and mean windows, and the month they bill.
+
+    The peak window answers "does it hold up" (latency, errors, SLO verdicts); the mean window is
+    the month's average hour, so the month's billed requests (retries included) are the mean
+    window's, scaled by month seconds / window seconds (``month_scaling`` says so with numbers).
+    """
+
+    workload: str
+    provider: str
+    storage_class: str
+    prices: str = Field(description="price table version whose part limits shaped the uploads")
+    profile: str = Field(description="the profile the provider model was built from")
+    peak: SimulationResult
+    mean: SimulationResult
+    month_billed_requests: dict[str, int] = Field(description="billed requests a month, retries included")
+    month_scaling: str
+    slo: list[SLOVerdict] = Field(description="the workload's targets, judged in the peak window")
+    assumptions: list[str] = Field(description="what the adapters derived or assumed, with sources")
+
+    @property
+    def slo_met(self) -> bool:
+        return all(verdict.met for verdict in self.slo)

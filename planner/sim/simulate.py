@@ -199,6 +199,13 @@ def _verdicts(spec: SimSpec, figures: list[_Figures]) -> list[SLOVerdict]:
             [f.values["GET.throughput_bytes_per_s"] for f in figures],
             False,
         )
+    if slo.write_bytes_per_s is not None:
+        judge(
+            "PUT throughput (bytes/s)",
+            slo.write_bytes_per_s,
+            [f.values["PUT.throughput_bytes_per_s"] for f in figures],
+            False,
+        )
     if slo.max_error_rate is not None:
         rates = []
         for f in figures:

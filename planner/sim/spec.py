@@ -202,6 +202,7 @@ class SLOTargets(_Spec):
 
     p99_ttfb_s: Seconds | None = Field(None, gt=0, description="GET time to first byte, p99")
     read_bytes_per_s: float | None = Field(None, gt=0, description="GET throughput over the window")
+    write_bytes_per_s: float | None = Field(None, gt=0, description="PUT throughput over the window")
     max_error_rate: float | None = Field(None, ge=0, le=1, description="failed requests / requests")
 
 

@@ -1,0 +1,220 @@
+"""From the user's ``Workload`` (a month of counts, sizes, a client) to the ``SimSpec`` of one window.
+
+Mapping (``planner.workload.Workload`` -> ``SimSpec``):
+
+- Arrivals: Poisson at the month's logical requests (GETs, objects written, HEADs, LISTs) over
+  the workload's 30-day month; the ``mean`` window runs at that rate, the ``peak`` window at
+  ``traffic.peak_factor`` times it.
+- Mix: the four monthly counts as weights. Sizes: ``Workload.object_sizes()``. Keys: one per
+  stored object, read uniformly (a workload states no popularity beyond its hot objects).
+- Hot objects: ``count``, ``share_of_reads`` and ``replicas`` in both windows; in the peak window
+  ``peak_concurrency`` readers of every hot object also start together, once, at the start.
+- Client: link (shared by reads and writes), ``concurrency`` connections; uploads at or above the
+  size ``Workload.parts_per_upload`` first splits go in parts of the size it uses for the largest
+  object (the client's part size, raised to fit the provider's part count and minimum);
+  ``read_streams`` > 1 splits reads larger than ``range_size`` into that many ranged GETs.
+- Targets: ``performance.p99_ttfb`` and the read and write throughputs, the latter judged only in
+  a window that offers that much load (the simulator moves what the workload asks for).
+
+Everything the mapping had to assume is returned with the spec (``adapt_workload``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+from planner.errors import InputError
+from planner.sim.spec import (
+    ClientSpec,
+    HotSet,
+    KeyPopularity,
+    MultipartPolicy,
+    OpenLoop,
+    OperationMix,
+    RangedGetPolicy,
+    RetryPolicy,
+    SimSpec,
+    SizeDistribution,
+    SLOTargets,
+)
+from planner.units import format_bytes, format_rate
+from planner.workload import MONTH_S, Workload
+from pricing.models import Limits
+
+Window = Literal["peak", "mean"]
+WINDOWS: tuple[Window, ...] = ("peak", "mean")
+
+_MIN_PART_BYTES = 5 * 2**20  # S3's minimum part size, which every S3-compatible provider shares
+_QUEUE_DEPTH = 4  # parts of one upload in flight at once; the workload does not say
+
+
+@dataclass
+class AdaptedWorkload:
+    """A window's ``SimSpec`` and the assumptions the mapping made to build it."""
+
+    spec: SimSpec
+    window: Window
+    mean_rate_per_s: float
+    assumptions: list[str] = field(default_factory=list)
+
+
+def spec_from_workload(workload: Workload, *, window: Window, limits: Limits | None = None) -> SimSpec:
+    """The ``SimSpec`` of the workload's ``peak`` or ``mean`` window (``limits``: the provider's part rules)."""
+    return adapt_workload(workload, window=window, limits=limits).spec
+
+
+def adapt_workload(workload: Workload, *, window: Window, limits: Limits | None = None) -> AdaptedWorkload:
+    """``spec_from_workload`` with the assumptions it made, in words."""
+    if window not in WINDOWS:
+        raise InputError(f"{window!r} is not a window (use peak or mean)", field="window")
+    limits = limits or Limits()
+    traffic = workload.traffic
+    notes: list[str] = []
+    reads, writes = workload.reads_per_month(), workload.writes_per_month()
+    heads, lists = traffic.heads, traffic.lists
+    total = reads + writes + heads + lists
+    if total == 0:
+        raise InputError(
+            "no requests a month to simulate (give traffic.reads, writes, heads or lists, or an egress)",
+            source=workload.name,
+            field="traffic",
+        )
+    mean_rate = total / MONTH_S
+    peak_factor = traffic.peak_factor
+    arrivals = OpenLoop(mean_rate_per_s=mean_rate, peak_factor=peak_factor, profile=window)
+    window_rate = arrivals.max_rate_per_s
+    notes.append(
+        f"{window} window: {window_rate:.4g} requests/s (Poisson) = ({reads:,} GET + {writes:,} PUT + "
+        f"{heads:,} HEAD + {lists:,} LIST) a {MONTH_S / 86400:g}-day month"
+        + (f" x peak factor {peak_factor:g}" if window == "peak" else "")
+    )
+    sizes = workload.object_sizes()
+    size_distribution = SizeDistribution(
+        sizes_bytes=[max(0, round(size)) for size, _ in sizes], weights=[share for _, share in sizes]
+    )
+    notes.append("reads and writes draw object sizes from the same distribution; keys are read uniformly")
+    keys = KeyPopularity(keys=max(1, workload.object_count()), hot=_hot_set(workload, window, notes))
+    client = _client(workload, limits, notes)
+    slo = _targets(workload, window_rate, reads, writes, total, size_distribution.mean_bytes, window, notes)
+    spec = SimSpec(
+        arrivals=arrivals,
+        mix=OperationMix(get=reads, put=writes, head=heads, list_objects=lists),
+        sizes=size_distribution,
+        keys=keys,
+        client=client,
+        slo=slo,
+        month_s=MONTH_S,
+    )
+    return AdaptedWorkload(spec=spec, window=window, mean_rate_per_s=mean_rate, assumptions=notes)
+
+
+def _hot_set(workload: Workload, window: Window, notes: list[str]) -> HotSet | None:
+    hot = workload.traffic.hot_objects
+    if hot is None:
+        return None
+    burst = hot.peak_concurrency if window == "peak" else 0
+    if window == "peak":
+        notes.append(
+            f"hot objects: {hot.peak_concurrency} readers of each of the {hot.count} start together once, at the "
+            f"start of the window, spread round-robin over {hot.replicas} replica key(s); each reads a whole "
+            "object of the workload's sizes (the workload gives no range size for hot reads)"
+        )
+    else:
+        notes.append("hot objects: no simultaneous burst in the mean window (peak_concurrency is a peak figure)")
+    return HotSet(
+        objects=hot.count,
+        share_of_reads=hot.share_of_reads,
+        peak_concurrency=burst,
+        replicas=hot.replicas,
+    )
+
+
+def _client(workload: Workload, limits: Limits, notes: list[str]) -> ClientSpec:
+    client = workload.client
+    multipart = _multipart(workload, limits, notes)
+    ranged = None
+    if client.read_streams > 1:
+        ranged = RangedGetPolicy(threshold_bytes=client.range_size + 1, streams=client.read_streams)
+        notes.append(
+            f"reads over {_size(client.range_size)} are split into {client.read_streams} equal ranged GETs "
+            "(the cost model bills min(read_streams, size / range_size) ranges; the simulation bills what it issued)"
+        )
+    retry = RetryPolicy()
+    notes.append(
+        f"retries: {retry.max_attempts} attempts in all, full-jitter exponential backoff from {retry.base_s:g} s "
+        f"(capped at {retry.max_backoff_s:g} s); the workload does not state a retry policy"
+    )
+    notes.append("reads and writes share the client link (the workload gives one link figure)")
+    return ClientSpec(
+        link_bits_per_s=client.link,
+        link_duplex="shared",
+        connections=client.concurrency,
+        multipart=multipart,
+        ranged_get=ranged,
+        retry=retry,
+    )
+
+
+def _multipart(workload: Workload, limits: Limits, notes: list[str]) -> MultipartPolicy | None:
+    """Multipart as ``Workload.parts_per_upload`` (the cost model) decides it, for this provider."""
+    split = sorted(
+        (size, workload.parts_per_upload(size, limits))
+        for size, share in workload.object_sizes()
+        if share > 0 and workload.parts_per_upload(size, limits) > 1
+    )
+    if not split:
+        return None
+    threshold = max(1, math.floor(split[0][0]))
+    largest, parts = split[-1]
+    part_size = math.ceil(largest / parts)
+    if part_size < _MIN_PART_BYTES:
+        notes.append(f"part size {_size(part_size)} raised to the 5 MiB minimum of S3-compatible APIs")
+        part_size = _MIN_PART_BYTES
+    notes.append(
+        f"uploads of {_size(threshold)} and more go in {_size(part_size)} parts "
+        f"({parts} for a {_size(largest)} object, as the cost model counts them), {_QUEUE_DEPTH} parts "
+        "at a time (the workload gives no queue depth)"
+    )
+    changed = [size for size, count in split if math.ceil(size / part_size) != count]
+    if changed:
+        notes.append(
+            f"one part size for every object: {len(changed)} smaller size(s) get fewer parts here than the "
+            "cost model counts"
+        )
+    return MultipartPolicy(threshold_bytes=threshold, part_size_bytes=part_size, queue_depth=_QUEUE_DEPTH)
+
+
+def _size(size_bytes: float) -> str:
+    return format_bytes(size_bytes, binary=True)
+
+
+def _targets(
+    workload: Workload,
+    window_rate: float,
+    reads: int,
+    writes: int,
+    total: int,
+    mean_bytes: float,
+    window: Window,
+    notes: list[str],
+) -> SLOTargets:
+    performance = workload.performance
+    offered = {
+        "read": window_rate * reads / total * mean_bytes,
+        "write": window_rate * writes / total * mean_bytes,
+    }
+    targets: dict[str, float] = {}
+    for direction, wanted in (("read", performance.read_throughput), ("write", performance.write_throughput)):
+        if wanted is None:
+            continue
+        if offered[direction] * 8 >= wanted:
+            targets[f"{direction}_bytes_per_s"] = wanted / 8
+        else:
+            notes.append(
+                f"{direction}_throughput target {format_rate(wanted)} not judged in the {window} window: it offers "
+                f"only {format_rate(offered[direction] * 8)} of {direction}s (the simulation moves what the "
+                "workload asks for, not the most the provider could)"
+            )
+    return SLOTargets(p99_ttfb_s=performance.p99_ttfb, **targets)
