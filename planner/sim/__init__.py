@@ -15,6 +15,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from planner.sim.core import simulate_spec
     from planner.sim.profile_adapter import provider_model_from_profile
     from planner.sim.provider import (
         BandwidthCurve,
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
         TimeSeries,
         WorkloadSimulation,
     )
-    from planner.sim.simulate import simulate_spec
     from planner.sim.spec import (
         ClientSpec,
         ClosedLoop,
@@ -68,7 +68,7 @@ _WHERE = {
         "TimeSeries",
         "WorkloadSimulation",
     ),
-    "planner.sim.simulate": ("simulate_spec",),
+    "planner.sim.core": ("simulate_spec",),
     "planner.sim.spec": (
         "ClientSpec",
         "ClosedLoop",

@@ -11,10 +11,10 @@ import datetime as dt
 from typing import TYPE_CHECKING
 
 from planner.errors import InputError
+from planner.sim.core import simulate_spec
 from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.provider import BILLED_OPERATIONS
 from planner.sim.result import SimulationResult, WorkloadSimulation
-from planner.sim.simulate import simulate_spec
 from planner.sim.workload_adapter import WINDOWS, adapt_workload
 from planner.workload import MONTH_S, Workload
 from pricing.models import Limits, Usage

@@ -1,4 +1,4 @@
-"""``simulate_spec``: replications of one window, summarised with confidence intervals."""
+"""The core, ``simulate_spec``: replications of one window, summarised with confidence intervals."""
 
 from __future__ import annotations
 
