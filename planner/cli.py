@@ -16,7 +16,9 @@ from typing import Annotated, NoReturn
 import typer
 
 from measure.cli import app as measure_app
+from measure.cli import profiles_app
 from planner.errors import InputError, PlannerError
+from planner.sim.cli import simulate_command
 
 app = typer.Typer(
     help="Choose object storage by measured performance and exact, versioned prices.",
@@ -25,6 +27,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(measure_app, name="measure")
+app.add_typer(profiles_app, name="profiles")
+app.command("simulate")(simulate_command)
 
 
 class OutputFormat(StrEnum):
@@ -57,6 +61,9 @@ def parse_date(text: str | None, option: str = "--as-of") -> dt.date | None:
 
 
 FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or markdown")]
+PlotOption = Annotated[
+    Path | None, typer.Option("--plot", help="also draw the result to FILE.png or FILE.svg (needs planner[plot])")
+]
 AsOfOption = Annotated[
     str | None, typer.Option("--as-of", help="price tables in force on this date (YYYY-MM-DD; default today)")
 ]
@@ -179,6 +186,7 @@ def cost_command(
     months: Annotated[int | None, typer.Option("--months", min=1, max=120, help="month-by-month projection")] = None,
     prices: Annotated[Path | None, typer.Option("--prices", help="price override file for this provider")] = None,
     output: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
 ) -> None:
     """One month's bill for a workload at one provider, or a projection over N months."""
     from planner import render
@@ -189,8 +197,14 @@ def cost_command(
     day = parse_date(as_of)
     if months:
         result = project_costs(workload, provider, storage_class, months=months, as_of=day, prices=prices)
+        if plot is not None:
+            from planner.reports.plots import save_projection_plot
+
+            save_projection_plot(result, plot)
         typer.echo(render.as_json(result) if output == OutputFormat.json else render.projection(result, output.value))
         return
+    if plot is not None:
+        raise InputError("a plot needs a projection: add --months N", source="--plot")
     bill = estimate_cost(workload, provider, storage_class, as_of=day, prices=prices)
     typer.echo(render.as_json(bill) if output == OutputFormat.json else render.breakdown(bill, output.value))
 
@@ -205,7 +219,12 @@ def recommend_command(
     prices: Annotated[
         list[str] | None, typer.Option("--prices", help="PROVIDER=FILE price override (repeatable)")
     ] = None,
+    simulate: Annotated[
+        bool, typer.Option("--simulate/--no-simulate", help="simulate each provider's peak (default) or not")
+    ] = True,
+    sim_window: Annotated[str, typer.Option("--sim-window", help='simulated peak window, e.g. "60s"')] = "60s",
     output: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
 ) -> None:
     """Rank every allowed provider and storage class for a workload, and explain the choice."""
     from planner import render
@@ -215,7 +234,26 @@ def recommend_command(
     workload = load_workload(workload_file)
     if profiles is not None and not profiles.is_dir():
         raise InputError("not a folder of profiles", source=str(profiles))
-    result = recommend(workload, as_of=parse_date(as_of), profiles_dir=profiles, prices=parse_prices(prices))
+    from planner.units import parse_duration
+
+    try:
+        window_s = parse_duration(sim_window)
+    except ValueError as error:
+        raise InputError(str(error), source="--sim-window") from None
+    if window_s <= 0 or window_s > 3600:
+        raise InputError(f"{sim_window!r}: use a window between 1s and 1h", source="--sim-window")
+    result = recommend(
+        workload,
+        as_of=parse_date(as_of),
+        profiles_dir=profiles,
+        prices=parse_prices(prices),
+        simulate=simulate,
+        sim_duration_s=window_s,
+    )
+    if plot is not None:
+        from planner.reports.plots import save_recommendation_plot
+
+        save_recommendation_plot(result, plot)
     typer.echo(render.as_json(result) if output == OutputFormat.json else render.recommendation(result, output.value))
     if result.recommendation is None:
         raise typer.Exit(1)
@@ -250,6 +288,7 @@ def migrate_command(
         Path | None, typer.Option("--to-prices", help="price override for the destination")
     ] = None,
     output: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
 ) -> None:
     """One-time bill, duration and payback of moving a workload between providers."""
     from planner import render
@@ -286,4 +325,71 @@ def migrate_command(
         destination_prices=destination_prices,
     )
     plan = estimate_migration(workload, options)
+    if plot is not None:
+        from planner.reports.plots import save_migration_plot
+
+        save_migration_plot(plan, plot)
     typer.echo(render.as_json(plan) if output == OutputFormat.json else render.migration(plan, output.value))
+
+
+@app.command("report")
+def report_command(
+    workload_file: WorkloadArgument,
+    out: Annotated[Path, typer.Option("--out", "-o", help="report.html or report.md")],
+    as_of: AsOfOption = None,
+    profiles: Annotated[
+        Path | None, typer.Option("--profiles", help="folder of measured profiles named <provider>.json")
+    ] = None,
+) -> None:
+    """One self-contained document: the recommendation, reasons, tables, plots, prices and sources."""
+    from planner.reports.document import write_report
+    from planner.workload import load_workload
+
+    workload = load_workload(workload_file)
+    written = write_report(workload, out, as_of=parse_date(as_of), profiles_dir=profiles)
+    typer.echo(f"wrote {written}")
+
+
+@app.command("schema")
+def schema_command(
+    what: Annotated[str, typer.Argument(help="which file format: workload")] = "workload",
+) -> None:
+    """The JSON Schema of a file format, for editors (yaml-language-server) and validators."""
+    from planner.reports.schema import schema_for
+
+    typer.echo(render_json(schema_for(what)))
+
+
+@app.command("diff")
+def diff_command(
+    first: Annotated[Path, typer.Argument(help="the first workload YAML")],
+    second: Annotated[Path, typer.Argument(help="the second workload YAML")],
+    provider: Annotated[
+        str | None, typer.Option("--provider", "-p", help="compare at this provider (default: each one's choice)")
+    ] = None,
+    storage_class: Annotated[str, typer.Option("--class", help="storage class with --provider")] = "standard",
+    as_of: AsOfOption = None,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """Two scenarios side by side: the cost difference per line item."""
+    from planner.reports.diff import diff_scenarios, render_diff
+    from planner.workload import load_workload
+
+    result = diff_scenarios(
+        load_workload(first),
+        load_workload(second),
+        provider=provider,
+        storage_class=storage_class,
+        as_of=parse_date(as_of),
+    )
+    typer.echo(
+        render_json(result.model_dump(mode="json"))
+        if output == OutputFormat.json
+        else render_diff(result, output.value)
+    )
+
+
+def render_json(data: object) -> str:
+    import json
+
+    return json.dumps(data, indent=2, default=str)

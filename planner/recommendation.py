@@ -43,7 +43,10 @@ class PerformanceEstimate(_Model):
     read_bound: str | None = Field(None, description="what limits the read throughput")
     hot_object_limit: int | None = None
     hot_object_behaviour: str | None = None
-    throttle_rate: float | None = Field(None, description="share of requests throttled (simulation only)")
+    throttle_rate: float | None = Field(None, description="share of request attempts throttled (simulation)")
+    simulated_p99_ttfb_s: float | None = Field(None, description="GET p99 TTFB in the simulated peak window")
+    simulated_read_bits_per_s: float | None = Field(None, description="GET throughput in the simulated peak window")
+    simulation: str | None = Field(None, description="what was simulated, on which profile")
 
 
 class RankedOption(_Model):
@@ -219,26 +222,88 @@ def judge_performance(
     return estimate, violations, warnings
 
 
+def simulate_option(
+    workload: Workload,
+    provider: str,
+    profile: Profile | None,
+    *,
+    as_of: dt.date,
+    duration_s: float,
+    seed: int,
+) -> tuple[PerformanceEstimate | None, list[str], list[str]]:
+    """Feasibility from the simulator: the peak window's p99 TTFB, GET throughput and throttling."""
+    from planner.sim.workload_sim import simulate
+
+    try:
+        result = simulate(
+            workload, provider, profile=profile, duration_s=duration_s, seed=seed, replications=3, as_of=as_of
+        )
+    except PlannerError as error:
+        return None, [], [f"not simulated ({error}); judged from the profile alone"]
+    peak = result.peak
+    gets = [op for op in peak.operations.values() if op.operation.lower() == "get"]
+    p99 = gets[0].ttfb_p99_s.mean if gets and gets[0].requests.mean else None
+    read_bits = sum(op.throughput_bytes_per_s.mean for op in gets) * 8
+    attempts = sum(op.requests.mean + op.retries.mean for op in peak.operations.values())
+    throttled = sum(
+        e.mean for op in peak.operations.values() for kind, e in op.errors.items() if kind.startswith(("503", "429"))
+    )
+    rate = throttled / attempts if attempts else 0.0
+    violations: list[str] = []
+    warnings: list[str] = []
+    failed = sum(op.failed.mean for op in peak.operations.values())
+    if failed and attempts:
+        kinds = sorted({kind for op in peak.operations.values() for kind in op.errors})
+        violations.append(
+            f"simulated peak: {failed / attempts:.1%} of requests fail after every retry ({', '.join(kinds)})"
+        )
+    elif throttled:
+        kinds = sorted({kind for op in peak.operations.values() for kind in op.errors})
+        warnings.append(
+            f"simulated peak: {rate:.1%} of request attempts throttled ({', '.join(kinds)}), retried and billed"
+        )
+    if gets and not gets[0].requests.mean:
+        warnings.append("simulated peak: no GET completed inside the window (the client is saturated)")
+    for verdict in result.slo:
+        achieved = verdict.achieved
+        if not verdict.met and math.isfinite(achieved.mean):
+            # Simulated times include waiting for the client's own connections and link, so a miss is
+            # a warning about the workload's client as much as the provider; the profile's figures
+            # (judged above) decide rejection.
+            warnings.append(
+                f"simulated {verdict.target} {achieved.mean:.4g} misses {verdict.threshold:.4g} in the peak window "
+                "(queueing at the client included)"
+            )
+    label = f"simulation of the peak hour's rate ({peak.window_s:g} s x {peak.replications}) on the {result.profile}"
+    estimate = PerformanceEstimate(
+        source=label,
+        p99_ttfb_s=p99,
+        read_throughput_bits_per_s=read_bits or None,
+        read_bound="the workload's own peak demand (simulated)",
+        throttle_rate=rate,
+    )
+    return estimate, violations, warnings
+
+
+def _load_profiles(providers: list[str], profiles_dir: Path | None) -> dict[str, tuple[Profile, str]]:
+    from measure.reference import load_profile, load_reference, reference_providers
+
+    found: dict[str, tuple[Profile, str]] = {}
+    shipped = set(reference_providers())
+    for provider in providers:
+        if profiles_dir is not None and (profiles_dir / f"{provider}.json").is_file():
+            path = profiles_dir / f"{provider}.json"
+            found[provider] = (load_profile(path), f"measured profile {path}")
+        elif provider in shipped:
+            found[provider] = (load_reference(provider), f"reference profile {provider} (published benchmarks)")
+    return found
+
+
 def reference_summaries(
     providers: list[str], profiles_dir: Path | None = None
 ) -> dict[str, tuple[ProfileSummary, str]]:
     """Profile summaries by provider: the user's profiles (``<provider>.json`` in a folder) or the shipped ones."""
-    from measure.reference import load_profile, load_reference, reference_providers
-
-    found: dict[str, tuple[ProfileSummary, str]] = {}
-    shipped = set(reference_providers())
-    for provider in providers:
-        profile: Profile | None = None
-        label = ""
-        if profiles_dir is not None and (profiles_dir / f"{provider}.json").is_file():
-            profile = load_profile(profiles_dir / f"{provider}.json")
-            label = f"measured profile {profiles_dir / f'{provider}.json'}"
-        elif provider in shipped:
-            profile = load_reference(provider)
-            label = f"reference profile {provider} (published benchmarks)"
-        if profile is not None:
-            found[provider] = (profile.summary(), label)
-    return found
+    return {p: (profile.summary(), label) for p, (profile, label) in _load_profiles(providers, profiles_dir).items()}
 
 
 # ----------------------------------------------------------------------------- break-even
@@ -395,13 +460,29 @@ def recommend(
     as_of: dt.date | None = None,
     profiles_dir: Path | None = None,
     prices: dict[str, Path] | None = None,
+    simulate: bool = True,
+    sim_duration_s: float = 60.0,
+    seed: int = 0,
 ) -> Recommendation:
-    """Every allowed provider and storage class, ranked by horizon cost, feasible options first."""
+    """Every allowed provider and storage class, ranked by horizon cost, feasible options first.
+
+    With ``simulate`` (the default) each provider's performance comes from simulating the
+    workload's peak against its profile; the profile's published figures still bound what no
+    simulation can exceed (the client link, exact ceilings, archive restores).
+    """
     day = as_of or dt.date.today()
     prices = prices or {}
     months = workload.constraints.months
     providers = workload.constraints.providers
-    summaries = reference_summaries(providers, profiles_dir)
+    profiles = _load_profiles(providers, profiles_dir)
+    summaries = {p: (profile.summary(), label) for p, (profile, label) in profiles.items()}
+    simulated: dict[str, tuple[PerformanceEstimate | None, list[str], list[str]]] = {}
+    if simulate:
+        for provider in providers:
+            profile = profiles.get(provider, (None, ""))[0]
+            simulated[provider] = simulate_option(
+                workload, provider, profile, as_of=day, duration_s=sim_duration_s, seed=seed
+            )
     options: list[RankedOption] = []
     for provider in providers:
         table = price_table(provider, day, prices.get(provider))
@@ -421,6 +502,18 @@ def recommend(
             month_one = projection.months[0].cost
             summary, source = summaries.get(provider, (None, "none"))
             performance, violations, warnings = judge_performance(workload, storage_class, summary, source)
+            sim_estimate, sim_violations, sim_warnings = simulated.get(provider, (None, [], []))
+            if sim_estimate is not None:
+                performance = performance.model_copy(
+                    update={
+                        "simulated_p99_ttfb_s": sim_estimate.p99_ttfb_s,
+                        "simulated_read_bits_per_s": sim_estimate.read_throughput_bits_per_s,
+                        "throttle_rate": sim_estimate.throttle_rate,
+                        "simulation": sim_estimate.source,
+                    }
+                )
+            violations = violations + sim_violations
+            warnings = warnings + sim_warnings
             policy = [w for m in projection.months for w in m.cost.warnings if "policy" in w]
             violations += sorted(set(policy))[:1]
             warnings += [w for w in month_one.warnings if "policy" not in w]

@@ -245,6 +245,10 @@ def recommendation(result: Recommendation, fmt: str) -> str:
             "-" if perf.p99_ttfb_s is None else (">=" if perf.ttfb_is_floor else "") + format_duration(perf.p99_ttfb_s)
         )
         reads = "-" if perf.read_throughput_bits_per_s is None else format_rate(perf.read_throughput_bits_per_s)
+        simulated = "-"
+        if perf.simulation is not None:
+            sim_ttfb = "-" if perf.simulated_p99_ttfb_s is None else format_duration(perf.simulated_p99_ttfb_s)
+            simulated = f"{sim_ttfb}, {perf.throttle_rate or 0:.1%} throttled"
         verdict = "CHOSEN" if option.chosen else ("ok" if option.feasible else "rejected")
         rows.append(
             (
@@ -255,6 +259,7 @@ def recommendation(result: Recommendation, fmt: str) -> str:
                 usd(option.horizon_cost_usd),
                 ttfb,
                 reads,
+                simulated,
                 verdict,
                 "; ".join(option.violations) or "-",
             )
@@ -271,6 +276,7 @@ def recommendation(result: Recommendation, fmt: str) -> str:
                 f"{result.months} months",
                 "p99 TTFB",
                 "reads (est.)",
+                "simulated peak p99",
                 "verdict",
                 "why not",
             ],

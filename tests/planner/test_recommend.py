@@ -20,7 +20,7 @@ EXAMPLE_FILES = sorted(EXAMPLES.glob("*.yaml"))
 
 @pytest.mark.parametrize("path", EXAMPLE_FILES, ids=lambda p: p.stem)
 def test_every_example_recommends(path: object) -> None:
-    result = recommend(load_workload(path), as_of=NOW)  # type: ignore[arg-type]
+    result = recommend(load_workload(path), as_of=NOW, simulate=False)  # type: ignore[arg-type]
     assert result.recommendation is not None
     chosen = [o for o in result.ranking if o.chosen]
     assert len(chosen) == 1 and chosen[0].feasible
@@ -32,7 +32,7 @@ def test_every_example_recommends(path: object) -> None:
 
 def test_break_even_points_are_where_the_costs_cross() -> None:
     workload = load_workload(EXAMPLES / "genomics-pipeline.yaml")
-    result = recommend(workload, as_of=NOW)
+    result = recommend(workload, as_of=NOW, simulate=False)
     finite = [b for b in result.break_even if math.isfinite(b.at) and b.other != "free-egress policy"]
     assert finite
     for point in finite:
@@ -50,7 +50,7 @@ def test_b2_stays_cheaper_than_r2_until_egress_exceeds_its_allowance() -> None:
     # B2 pays $0.01/GB beyond 3x stored; R2 never pays egress: the crossing is where B2's extra
     # egress charge equals the storage-price gap, above 3x stored.
     workload = load_workload(EXAMPLES / "pipeline-scratch.yaml")
-    result = recommend(workload, as_of=NOW)
+    result = recommend(workload, as_of=NOW, simulate=False)
     assert result.recommendation is not None and result.recommendation.provider == "backblaze-b2"
     point = next(b for b in result.break_even if b.other == "cloudflare-r2:standard")
     assert point.ratio_to_stored is not None and point.ratio_to_stored > 3
@@ -62,15 +62,15 @@ def test_solve_crossing_is_exact_on_a_linear_segment() -> None:
 
 
 def test_archive_classes_are_rejected_only_with_latency_targets() -> None:
-    backup = recommend(load_workload(EXAMPLES / "backup-archive.yaml"), as_of=NOW)
+    backup = recommend(load_workload(EXAMPLES / "backup-archive.yaml"), as_of=NOW, simulate=False)
     assert backup.recommendation is not None and backup.recommendation.storage_class == "deep-archive"
-    video = recommend(load_workload(EXAMPLES / "video-streaming.yaml"), as_of=NOW)
+    video = recommend(load_workload(EXAMPLES / "video-streaming.yaml"), as_of=NOW, simulate=False)
     deep = next(o for o in video.ranking if o.storage_class == "deep-archive")
     assert not deep.feasible and "restored" in deep.violations[0]
 
 
 def test_egress_policy_rejects_wasabi_when_egress_exceeds_storage() -> None:
-    result = recommend(load_workload(EXAMPLES / "web-assets.yaml"), as_of=NOW)
+    result = recommend(load_workload(EXAMPLES / "web-assets.yaml"), as_of=NOW, simulate=False)
     wasabi = next(o for o in result.ranking if o.provider == "wasabi")
     assert not wasabi.feasible and "free-egress policy" in wasabi.violations[0]
     assert any("wasabi standard rejected although cheaper" in r for r in result.recommendation.reasons)  # type: ignore[union-attr]
@@ -84,6 +84,30 @@ def test_no_feasible_option_reports_the_target_that_failed() -> None:
         "client": {"link": "10 Gbps"},
         "constraints": {"providers": ["aws-s3", "cloudflare-r2"]},
     }
-    result = recommend(parse_workload(data), as_of=NOW)
+    result = recommend(parse_workload(data), as_of=NOW, simulate=False)
     assert result.recommendation is None
     assert result.failed_targets == ["read throughput"]
+
+
+def test_simulation_shows_the_hot_object_throttling_that_replicas_remove() -> None:
+    """Seed 001: R2 answers 503 above ~128 concurrent reads of one object; 8 replicas remove it."""
+    workload = load_workload(EXAMPLES / "genomics-pipeline.yaml")
+    single = workload.model_copy(
+        update={
+            "traffic": workload.traffic.model_copy(
+                update={"hot_objects": workload.traffic.hot_objects.model_copy(update={"replicas": 1})}  # type: ignore[union-attr]
+            ),
+            "constraints": workload.constraints.model_copy(update={"providers": ["cloudflare-r2"]}),
+        }
+    )
+    replicated = workload.model_copy(
+        update={"constraints": workload.constraints.model_copy(update={"providers": ["cloudflare-r2"]})}
+    )
+    hot = recommend(single, as_of=NOW, sim_duration_s=30)
+    cool = recommend(replicated, as_of=NOW, sim_duration_s=30)
+    hot_r2 = next(o for o in hot.ranking if o.storage_class == "standard")
+    cool_r2 = next(o for o in cool.ranking if o.storage_class == "standard")
+    assert hot_r2.performance.simulation is not None
+    assert (hot_r2.performance.throttle_rate or 0) > 0
+    assert cool_r2.performance.throttle_rate == 0
+    assert not hot_r2.feasible and any("hot object" in v for v in hot_r2.violations)
