@@ -93,6 +93,9 @@ class HotObjects(_Model):
     share_of_reads: float = Field(0.0, ge=0, le=1, description="fraction of all reads that go to them")
     peak_concurrency: int = Field(1, ge=1, le=MAX_COUNT, description="concurrent readers of one hot object at peak")
     replicas: int = Field(1, ge=1, le=MAX_COUNT, description="copies under different keys that readers spread over")
+    read_size: Bytes | None = Field(
+        None, description='bytes each hot read fetches, e.g. "1 MiB" for a header region (default: the whole object)'
+    )
 
 
 class Traffic(_Model):

@@ -115,11 +115,15 @@ def _hot_set(workload: Workload, window: Window, notes: list[str]) -> HotSet | N
     if hot is None:
         return None
     burst = hot.peak_concurrency if window == "peak" else 0
+    what = (
+        f"a {_size(hot.read_size)} range"
+        if hot.read_size
+        else "a whole object of the workload's sizes (no read_size given)"
+    )
     if window == "peak":
         notes.append(
             f"hot objects: {hot.peak_concurrency} readers of each of the {hot.count} start together once, at the "
-            f"start of the window, spread round-robin over {hot.replicas} replica key(s); each reads a whole "
-            "object of the workload's sizes (the workload gives no range size for hot reads)"
+            f"start of the window, spread round-robin over {hot.replicas} replica key(s); each reads {what}"
         )
     else:
         notes.append("hot objects: no simultaneous burst in the mean window (peak_concurrency is a peak figure)")
@@ -128,6 +132,7 @@ def _hot_set(workload: Workload, window: Window, notes: list[str]) -> HotSet | N
         share_of_reads=hot.share_of_reads,
         peak_concurrency=burst,
         replicas=hot.replicas,
+        size_bytes=hot.read_size,
     )
 
 
@@ -135,11 +140,14 @@ def _client(workload: Workload, limits: Limits, notes: list[str]) -> ClientSpec:
     client = workload.client
     multipart = _multipart(workload, limits, notes)
     ranged = None
-    if client.read_streams > 1:
-        ranged = RangedGetPolicy(threshold_bytes=client.range_size + 1, streams=client.read_streams)
+    largest = max(size for size, _ in workload.object_sizes())
+    streams = min(client.read_streams, math.ceil(largest / client.range_size))
+    if streams > 1:
+        # As the cost model counts them: min(read_streams, size / range_size) ranges per read.
+        ranged = RangedGetPolicy(threshold_bytes=client.range_size + 1, streams=streams)
         notes.append(
-            f"reads over {_size(client.range_size)} are split into {client.read_streams} equal ranged GETs "
-            "(the cost model bills min(read_streams, size / range_size) ranges; the simulation bills what it issued)"
+            f"reads over {_size(client.range_size)} are split into {streams} equal ranged GETs "
+            f"(min of read_streams {client.read_streams} and the largest object over range_size, as billed)"
         )
     retry = RetryPolicy()
     notes.append(
