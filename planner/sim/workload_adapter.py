@@ -96,7 +96,7 @@ def adapt_workload(workload: Workload, *, window: Window, limits: Limits | None 
     )
     notes.append("reads and writes draw object sizes from the same distribution; keys are read uniformly")
     keys = KeyPopularity(keys=max(1, workload.object_count()), hot=_hot_set(workload, window, notes))
-    client = _client(workload, limits, notes)
+    client = _client(workload, limits, notes, window)
     slo = _targets(workload, window_rate, reads, writes, total, size_distribution.mean_bytes, window, notes)
     spec = SimSpec(
         arrivals=arrivals,
@@ -136,7 +136,7 @@ def _hot_set(workload: Workload, window: Window, notes: list[str]) -> HotSet | N
     )
 
 
-def _client(workload: Workload, limits: Limits, notes: list[str]) -> ClientSpec:
+def _client(workload: Workload, limits: Limits, notes: list[str], window: Window) -> ClientSpec:
     client = workload.client
     multipart = _multipart(workload, limits, notes)
     ranged = None
@@ -149,6 +149,16 @@ def _client(workload: Workload, limits: Limits, notes: list[str]) -> ClientSpec:
             f"reads over {_size(client.range_size)} are split into {streams} equal ranged GETs "
             f"(min of read_streams {client.read_streams} and the largest object over range_size, as billed)"
         )
+    connections = client.concurrency
+    hot = workload.traffic.hot_objects
+    if hot is not None and window == "peak":
+        # The hot object's readers are other clients (tasks, viewers), each with its own connection:
+        # they add to the client's pool rather than queue behind it.
+        connections += hot.peak_concurrency * hot.count
+        notes.append(
+            f"connections: the client's {client.concurrency} plus one for each of the "
+            f"{hot.peak_concurrency * hot.count} hot-object readers"
+        )
     retry = RetryPolicy()
     notes.append(
         f"retries: {retry.max_attempts} attempts in all, full-jitter exponential backoff from {retry.base_s:g} s "
@@ -158,7 +168,7 @@ def _client(workload: Workload, limits: Limits, notes: list[str]) -> ClientSpec:
     return ClientSpec(
         link_bits_per_s=client.link,
         link_duplex="shared",
-        connections=client.concurrency,
+        connections=connections,
         multipart=multipart,
         ranged_get=ranged,
         retry=retry,
