@@ -23,7 +23,17 @@ class InputError(PlannerError):
         self.source = source
         self.field = field
         parts = [p for p in (source, field) if p]
-        super().__init__(": ".join([*parts, message]))
+        super().__init__(_one_line(": ".join([*parts, message])))
+
+
+def _one_line(text: str) -> str:
+    """Line breaks and control characters (in a key, a file name or a value) escaped: the error stays one line."""
+    return "".join(c.encode("unicode_escape").decode("ascii") if _breaks(c) else c for c in text)
+
+
+def _breaks(char: str) -> bool:
+    code = ord(char)
+    return code < 32 or 127 <= code <= 159 or char in "\u2028\u2029"
 
 
 class PricingError(PlannerError):
