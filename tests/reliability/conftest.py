@@ -24,7 +24,7 @@ settings.register_profile(
     "reliability",
     derandomize=True,
     deadline=None,
-    max_examples=150,
+    max_examples=100,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
 )
