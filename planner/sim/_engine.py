@@ -1,26 +1,30 @@
-"""One replication of a workload against a provider model, on a SimPy event loop.
+"""One replication of a workload against a provider model, on a SimPy clock.
 
-The hot path avoids a generator process per request: each request (or part) is itself the
-event SimPy schedules, re-armed with the (shared) callback list for its next step (connection,
-first byte, transfer, response, retry). The run loop is SimPy's own step, inlined, with two
-time-ordered sources merged into it: the open-loop arrivals (drawn up front) and the fluid
-network's next completion (``_network.FluidNetwork.next_at``), so neither costs a queued event.
-Random numbers come from numpy in blocks; records go to flat lists turned into arrays once.
+The hot path avoids a generator process and an object per request: each request (or part)
+is a plain list of its fields (``_P_*`` below), and the run loop, SimPy's ``run`` rewritten
+for this model, merges three time-ordered sources: the open-loop arrivals (drawn up front),
+a heap of ``(time, sequence, part)`` for each part's next step (first byte, response, error,
+retry; the step is the part's ``_P_STEP``) and the fluid network's next completion
+(``_network.FluidNetwork.next_at``). The common steps of a whole-object request are handled
+in the loop itself; split operations (ranged GETs, multipart uploads), rejections and retries
+go through methods. Random numbers come from numpy in blocks; records go to flat lists turned
+into arrays once.
 """
 
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import simpy
 
-from planner.sim._network import FlowClass, FluidNetwork, Schedule
+from planner.sim._network import FlowClass, FluidNetwork
 from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
 from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec
 
@@ -29,11 +33,38 @@ IntArray = np.ndarray[Any, np.dtype[np.int64]]
 
 LOGICAL_OPERATIONS: tuple[str, ...] = ("GET", "PUT", "HEAD", "LIST")
 _GET, _PUT, _HEAD, _LIST = range(4)
+# Billed operations; the first four are the logical ones, in the same order.
 _B_GET, _B_PUT, _B_HEAD, _B_LIST, _B_CREATE, _B_PART, _B_COMPLETE = range(len(BILLED_OPERATIONS))
-_LOGICAL_TO_BILLED = (_B_GET, _B_PUT, _B_HEAD, _B_LIST)
-_NORMAL = 1  # simpy.events.NORMAL
 _BLOCK = 8192
 _LINK_DOWN, _LINK_UP, _PROVIDER_READ, _PROVIDER_WRITE = range(4)
+_INF = math.inf
+
+# A part (one HTTP request and its retries) is a list with these fields: cheaper to make and
+# read than an object. A whole-object request is a single part with no ``_Request``.
+(
+    _P_STEP,  # what happens when it leaves the heap (one of the steps below)
+    _P_LOP,  # logical operation
+    _P_BILLED,  # billed operation
+    _P_KEY,
+    _P_NBYTES,  # body bytes (0 for HEAD, LIST, create and complete)
+    _P_ARRIVAL,
+    _P_CONN,  # first time it held a connection (-1 before)
+    _P_FIRST,  # time of its first byte (-1 before)
+    _P_TRANSFER,  # when its body started moving
+    _P_ATTEMPT,
+    _P_RANGE,  # index of its range in a ranged GET
+    _P_HOT,  # counted in ``hot_counts``
+    _P_REQUEST,  # the split operation it belongs to, or None
+    _P_ERROR,  # the rejection it is answered with
+) = range(14)
+Part = list[Any]
+
+# Steps, the values of ``_P_STEP``; ticks (a hot burst, a worker's think time) are one-field parts.
+_FIRST_BYTE, _RESPONSE, _ERROR, _RETRY, _THINK, _BURST = range(6)
+
+
+def _new_part(lop: int, billed: int, key: int, nbytes: int, now: float, request: _Request | None) -> Part:
+    return [_RESPONSE, lop, billed, key, nbytes, now, -1.0, -1.0, now, 1, 0, False, request, ""]
 
 
 def _draws(model: LatencyModel, rng: np.random.Generator) -> Iterator[float]:
@@ -68,52 +99,16 @@ class _Request:
         self.queued: list[int] = []  # part sizes a multipart upload has yet to send
 
 
-class _Part:
-    """One HTTP request and its retries; doubles as the SimPy event for its next step."""
+class _FlowTable(dict[int, FlowClass | None]):
+    """The network class of a transfer by its size (None: nothing bounds it), made on first use."""
 
-    __slots__ = (
-        "_ok",
-        "attempt",
-        "billed",
-        "callbacks",
-        "error",
-        "hot",
-        "key",
-        "lop",
-        "nbytes",
-        "range_index",
-        "request",
-        "t_arrival",
-        "t_conn",
-        "t_first",
-        "t_transfer",
-    )
+    def __init__(self, make: Callable[[int], FlowClass | None]) -> None:
+        super().__init__()
+        self._make = make
 
-    def __init__(self, lop: int, billed: int, key: int, nbytes: int, now: float, request: _Request | None) -> None:
-        self._ok = True
-        self.callbacks: list[Callable[[Any], None]] | None = None
-        self.lop, self.billed, self.key, self.nbytes = lop, billed, key, nbytes
-        self.t_arrival = now
-        self.t_conn = -1.0
-        self.t_first = -1.0
-        self.attempt = 1
-        self.range_index = 0
-        self.hot = False
-        self.request = request
-        # set before they are read: t_transfer when the body starts moving, error on a rejection
-        self.t_transfer: float
-        self.error: str
-
-
-class _Tick:
-    """A bare event: the next open-loop arrival, a hot burst, a worker's think time."""
-
-    __slots__ = ("_ok", "callbacks", "index")
-
-    def __init__(self, callback: Callable[[Any], None], index: int) -> None:
-        self._ok = True
-        self.callbacks = [callback]
-        self.index = index
+    def __missing__(self, nbytes: int) -> FlowClass | None:
+        flow = self[nbytes] = self._make(nbytes)
+        return flow
 
 
 @dataclass
@@ -156,17 +151,12 @@ class Replication:
         self.duration_s, self.warmup_s = duration_s, warmup_s
         self.drain_s = max(60.0, duration_s) if drain_s is None else drain_s
         self.env = simpy.Environment()
-        self._schedule = cast(Schedule, self.env.schedule)
-        self._queue = cast(list[tuple[float, int, int, Any]], self.env._queue)
-        self._eid = self.env._eid
-        # Shared callback lists: SimPy's step reads an event's list and never changes it.
-        self._then_first_byte: list[Callable[[Any], None]] = [self._on_first_byte]
-        self._then_response: list[Callable[[Any], None]] = [self._on_response]
-        self._then_error: list[Callable[[Any], None]] = [self._on_error]
-        self._then_backoff_over: list[Callable[[Any], None]] = [self._on_backoff_over]
+        # Each part's next step: (time, sequence, part); the sentinel keeps heap[0] readable.
+        self.heap: list[tuple[float, int, Part]] = [(_INF, -1, [])]
+        self.sequence = itertools.count()
         client = spec.client
         self.free_connections = client.connections
-        self.waiting: deque[_Part] = deque()
+        self.waiting: deque[Part] = deque()
         self.max_attempts = client.retry.max_attempts
         self.ranged_threshold = client.ranged_get.threshold_bytes if client.ranged_get else math.inf
         self.multipart_threshold = client.multipart.threshold_bytes if client.multipart else math.inf
@@ -188,12 +178,16 @@ class Replication:
         self.errors: dict[tuple[int, str], int] = {}
         self.retries = [0] * len(LOGICAL_OPERATIONS)
         self.billed = [0] * len(BILLED_OPERATIONS)
-        self.in_flight = 0
+        self.issued = 0  # logical operations issued; those not recorded are unfinished
         self.draw_lop: list[int] = []
         self.draw_size: list[int] = []
         self.draw_key: list[int] = []
         self.draw_i = 0
-        self.arrival_times: list[float] = []
+        # Open loop: each arrival's time (then inf), operation, size and key, drawn up front.
+        self.arrival_times: list[float] = [_INF]
+        self.arrival_lop: list[int] = []
+        self.arrival_size: list[int] = []
+        self.arrival_key: list[int] = []
 
     # -- set-up: ask the provider model once, keep the answers where the hot path finds them --
 
@@ -206,18 +200,13 @@ class Replication:
         else:
             self.read_resources, self.write_resources = (_LINK_DOWN, _PROVIDER_READ), (_LINK_UP, _PROVIDER_WRITE)
         capacities = [link, link, provider.ceiling_bits_per_s("read") / 8, provider.ceiling_bits_per_s("write") / 8]
-        self.network = FluidNetwork(self.env, capacities, self._on_transferred, timer=False)
-        self.flows: dict[tuple[bool, int], FlowClass | None] = {}
-        self.read_flows: dict[int, FlowClass | None] = {}  # the entries of flows, by direction and size
-        self.write_flows: dict[int, FlowClass | None] = {}
+        self.network = FluidNetwork(self.env, capacities, None, timer=False)
+        self.read_flows = _FlowTable(lambda nbytes: self._flow_class(True, nbytes))
+        self.write_flows = _FlowTable(lambda nbytes: self._flow_class(False, nbytes))
 
-    def _flow(self, read: bool, nbytes: int) -> FlowClass | None:
-        key = (read, nbytes)
-        if key not in self.flows:
-            cap = self.provider.stream_bits_per_s("read" if read else "write", nbytes) / 8
-            resources = self.read_resources if read else self.write_resources
-            self.flows[key] = self.network.flow_class(resources, cap)
-        return self.flows[key]
+    def _flow_class(self, read: bool, nbytes: int) -> FlowClass | None:
+        cap = self.provider.stream_bits_per_s("read" if read else "write", nbytes) / 8
+        return self.network.flow_class(self.read_resources if read else self.write_resources, cap)
 
     def _build_limits(self) -> None:
         provider, keys = self.provider, self.spec.keys
@@ -254,23 +243,27 @@ class Replication:
     # -- random draws in blocks --
 
     def _refill_draws(self) -> None:
+        self.draw_lop, self.draw_size, self.draw_key = self._draw_requests(_BLOCK)
+        self.draw_i = 0
+
+    def _draw_requests(self, count: int) -> tuple[list[int], list[int], list[int]]:
+        """``count`` requests' operations, sizes and keys (a hot object ``h`` as key ``-1 - h``)."""
         rng, keys = self.rng, self.spec.keys
-        lops = np.minimum(np.searchsorted(self.op_cdf, rng.random(_BLOCK), side="right"), 3)
+        lops = np.minimum(np.searchsorted(self.op_cdf, rng.random(count), side="right"), 3)
         sizes = self.size_values[
-            np.minimum(np.searchsorted(self.size_cdf, rng.random(_BLOCK), side="right"), len(self.size_values) - 1)
+            np.minimum(np.searchsorted(self.size_cdf, rng.random(count), side="right"), len(self.size_values) - 1)
         ]
         if self.zipf_cdf is None:
-            key_ids = rng.integers(0, self.key_count, _BLOCK)
+            key_ids = rng.integers(0, self.key_count, count)
         else:
-            key_ids = np.minimum(np.searchsorted(self.zipf_cdf, rng.random(_BLOCK), side="right"), self.key_count - 1)
+            key_ids = np.minimum(np.searchsorted(self.zipf_cdf, rng.random(count), side="right"), self.key_count - 1)
         hot = keys.hot
         if hot is not None and hot.share_of_reads > 0:
-            is_hot = (lops == _GET) & (rng.random(_BLOCK) < hot.share_of_reads)
+            is_hot = (lops == _GET) & (rng.random(count) < hot.share_of_reads)
             key_ids[is_hot] = -1 - rng.integers(0, hot.objects, int(is_hot.sum()))
             if hot.size_bytes is not None:
                 sizes[is_hot] = hot.size_bytes
-        self.draw_lop, self.draw_size, self.draw_key = lops.tolist(), sizes.tolist(), key_ids.tolist()
-        self.draw_i = 0
+        return lops.tolist(), sizes.tolist(), key_ids.tolist()
 
     def _uniform(self) -> float:
         i = self.uniform_i
@@ -291,7 +284,9 @@ class Replication:
     def _start(self) -> None:
         arrivals = self.spec.arrivals
         if isinstance(arrivals, OpenLoop):
-            self.arrival_times = self._arrival_times(arrivals).tolist()
+            times = self._arrival_times(arrivals)
+            self.arrival_times = [*times.tolist(), _INF]
+            self.arrival_lop, self.arrival_size, self.arrival_key = self._draw_requests(len(times))
         elif isinstance(arrivals, ClosedLoop):
             for _ in range(arrivals.workers):
                 self._issue_next()
@@ -300,7 +295,7 @@ class Replication:
             every = hot.burst_every_s or math.inf
             t = 0.0
             while t < self.duration_s:
-                self._schedule(_Tick(self._on_burst, 0), _NORMAL, t)
+                self._push([_BURST], t)
                 t += every
 
     def _arrival_times(self, loop: OpenLoop) -> FloatArray:
@@ -318,48 +313,141 @@ class Replication:
         keep = rng.random(len(times)) < loop.rates_per_s(times) / peak
         return times[keep]
 
+    def _push(self, part: Part, at: float) -> None:
+        heapq.heappush(self.heap, (at, next(self.sequence), part))
+
     def _loop(self, until_s: float) -> None:
-        """SimPy's ``run`` (its ``step`` inlined) with the arrivals and the network merged in.
+        """The event loop: arrivals, the heap of parts' next steps and the network, in time order.
 
         An arrival only schedules what follows it, and a network completion only ends streams,
-        so handling either between the queued events around it, at its own time, is the same as
-        making it an event, without the queue's cost. Ties go to arrivals, then completions.
+        so handling either between the queued steps around it, at its own time, is the same as
+        making it an event, without the heap's cost. Ties go to arrivals, then completions.
+        A whole-object request's steps are handled here; anything else calls a method.
         """
-        env = self.env
-        queue, heappop, issue = self._queue, heapq.heappop, self._issue_next
-        network = self.network
-        complete = network.complete
-        times = self.arrival_times
-        i, count = 0, len(times)
-        next_arrival = times[0] if count else math.inf
+        env, network = self.env, self.network
+        heap, heappop, heappush, sequence = self.heap, heapq.heappop, heapq.heappush, self.sequence
+        finish_due, add = network.finish_due, network.add
+        finish, issue, begin = self._finish, self._issue, self._begin
+        read_flows, write_flows = self.read_flows, self.write_flows
+        transfers, latencies, billed_counts, limits_of = self.transfers, self.latencies, self.billed, self.limits
+        warmup_s, duration_s, prefixes = self.warmup_s, self.duration_s, self.prefixes
+        ranged_threshold, multipart_threshold = self.ranged_threshold, self.multipart_threshold
+        inline_begin = not self.hot_limit  # with a hot-object limit, every GET goes through _begin
+        times, lops, sizes, keys = self.arrival_times, self.arrival_lop, self.arrival_size, self.arrival_key
+        i = 0
+        next_arrival = times[0]
         while True:
-            next_event = queue[0][0] if queue else math.inf
+            next_step = heap[0][0]
             next_done = network.next_at
-            if next_arrival <= next_event and next_arrival <= next_done:
+            if next_arrival <= next_step and next_arrival <= next_done:
+                # an open-loop arrival
                 if next_arrival > until_s:
                     break
-                env._now = next_arrival
+                env._now = now = next_arrival
+                lop, size, key = lops[i], sizes[i], keys[i]
                 i += 1
-                next_arrival = times[i] if i < count else math.inf
-                issue()
-            elif next_done <= next_event:
+                next_arrival = times[i]
+                if key < 0:
+                    key = self._hot_key(-1 - key)
+                if lop == _GET:
+                    if size >= ranged_threshold:
+                        issue(lop, key, size)
+                        continue
+                elif lop == _PUT:
+                    if size >= multipart_threshold:
+                        issue(lop, key, size)
+                        continue
+                else:
+                    size = 0
+                # ``_new_part(lop, lop, key, size, now, None)``: logical codes are billed codes
+                part: Part = [_RESPONSE, lop, lop, key, size, now, -1.0, -1.0, now, 1, 0, False, None, ""]
+                if not self.free_connections:
+                    self.waiting.append(part)
+                    continue
+                self.free_connections -= 1
+                if not inline_begin:
+                    begin(part)
+                    continue
+                # ``_begin`` for a new whole-object request
+                part[_P_CONN] = now
+                if warmup_s <= now < duration_s:
+                    billed_counts[lop] += 1
+                limits = limits_of[lop]
+                if limits:
+                    rejected = False
+                    for state, scope, per_s, burst, error in limits:
+                        scope_id = key if scope == 0 else key % prefixes if scope == 1 else 0
+                        bucket = state.get(scope_id)
+                        if bucket is None:
+                            state[scope_id] = [burst - 1.0, now]
+                            continue
+                        tokens = bucket[0] + (now - bucket[1]) * per_s
+                        if tokens > burst:
+                            tokens = burst
+                        bucket[1] = now
+                        if tokens < 1.0:
+                            bucket[0] = tokens
+                            self._reject(part, error)
+                            rejected = True
+                            break
+                        bucket[0] = tokens - 1.0
+                    if rejected:
+                        continue
+                if lop == _GET:
+                    part[_P_STEP] = _FIRST_BYTE
+                elif lop == _PUT and size:
+                    flow = write_flows[size]
+                    if flow is not None:  # the body goes first, the response follows it
+                        add(part, flow, size)
+                        continue
+                heappush(heap, (now + next(latencies[lop]), next(sequence), part))
+            elif next_done <= next_step:
+                # transfers ending
                 if next_done > until_s:
                     break
-                env._now = next_done
-                complete()
+                env._now = now = next_done
+                for part in finish_due():
+                    transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, part[_P_NBYTES]))
+                    billed = part[_P_BILLED]
+                    if billed == _B_GET:
+                        finish(part, now)
+                    else:  # an upload: the response follows
+                        part[_P_STEP] = _RESPONSE
+                        heappush(heap, (now + next(latencies[billed]), next(sequence), part))
             else:
-                if next_event > until_s:
+                # a part's next step
+                if next_step > until_s:
                     break
-                env._now, _, _, event = heappop(queue)
-                callbacks = event.callbacks
-                event.callbacks = None
-                for callback in callbacks:
-                    callback(event)
-                if not event._ok and not hasattr(event, "_defused"):
-                    raise event._value  # what SimPy's step does with an event that failed unhandled
+                now, _, part = heappop(heap)
+                env._now = now
+                step = part[_P_STEP]
+                if step == _FIRST_BYTE:
+                    part[_P_FIRST] = now
+                    request = part[_P_REQUEST]
+                    if request is not None and request.t_first < 0:
+                        request.t_first = now
+                    nbytes = part[_P_NBYTES]
+                    if nbytes:
+                        flow = read_flows[nbytes]
+                        if flow is not None:
+                            part[_P_TRANSFER] = now
+                            add(part, flow, nbytes)
+                            continue
+                    finish(part, now)
+                elif step == _RESPONSE:
+                    finish(part, now)
+                elif step == _ERROR:
+                    self._on_error(part)
+                elif step == _RETRY:
+                    self._acquire(part)
+                elif step == _THINK:
+                    self._issue_next()
+                else:
+                    self._on_burst()
+        self.issued += i
         env._now = max(env._now, min(until_s, self.duration_s))
 
-    def _on_burst(self, tick: _Tick) -> None:
+    def _on_burst(self) -> None:
         hot = self.spec.keys.hot
         assert hot is not None
         for hot_object in range(hot.objects):
@@ -370,9 +458,6 @@ class Replication:
     def _draw_size(self) -> int:
         index = int(np.searchsorted(self.size_cdf, self._uniform(), side="right"))
         return int(self.size_values[min(index, len(self.size_values) - 1)])
-
-    def _on_think(self, tick: _Tick) -> None:
-        self._issue_next()
 
     def _issue_next(self) -> None:
         """The next request of the drawn stream (operation, key, size), issued now."""
@@ -396,8 +481,10 @@ class Replication:
                 return
         else:
             size = 0
-        self.in_flight += 1
-        part = _Part(lop, _LOGICAL_TO_BILLED[lop], key, size, self.env._now, None)
+        self.issued += 1
+        now = self.env._now
+        # a literal of ``_new_part(lop, lop, key, size, now, None)``: logical codes are billed codes
+        part: Part = [_RESPONSE, lop, lop, key, size, now, -1.0, -1.0, now, 1, 0, False, None, ""]
         if self.free_connections:
             self.free_connections -= 1
             self._begin(part)
@@ -406,24 +493,20 @@ class Replication:
 
     def _issue(self, lop: int, key: int, size: int) -> None:
         now = self.env._now
-        self.in_flight += 1
+        self.issued += 1
         if lop == _GET:
             if size >= self.ranged_threshold:
                 self._issue_ranged(key, size, now)
                 return
-            part = _Part(lop, _B_GET, key, size, now, None)
+            part = _new_part(lop, _B_GET, key, size, now, None)
         elif lop == _PUT:
             if size >= self.multipart_threshold:
                 self._issue_multipart(key, size, now)
                 return
-            part = _Part(lop, _B_PUT, key, size, now, None)
+            part = _new_part(lop, _B_PUT, key, size, now, None)
         else:
-            part = _Part(lop, _LOGICAL_TO_BILLED[lop], key, 0, now, None)
-        if self.free_connections:
-            self.free_connections -= 1
-            self._begin(part)
-        else:
-            self.waiting.append(part)
+            part = _new_part(lop, lop, key, 0, now, None)
+        self._acquire(part)
 
     def _issue_ranged(self, key: int, size: int, now: float) -> None:
         ranged = self.spec.client.ranged_get
@@ -433,8 +516,8 @@ class Replication:
         starts = range(0, size, chunk)
         request.outstanding = len(starts)
         for index, start in enumerate(starts):
-            part = _Part(_GET, _B_GET, key, min(chunk, size - start), now, request)
-            part.range_index = index
+            part = _new_part(_GET, _B_GET, key, min(chunk, size - start), now, request)
+            part[_P_RANGE] = index
             self._acquire(part)
 
     def _issue_multipart(self, key: int, size: int, now: float) -> None:
@@ -444,11 +527,11 @@ class Replication:
         step = multipart.part_size_bytes
         request.queued = [min(step, size - start) for start in range(0, size, step)][::-1]
         request.outstanding = 1
-        self._acquire(_Part(_PUT, _B_CREATE, key, 0, now, request))
+        self._acquire(_new_part(_PUT, _B_CREATE, key, 0, now, request))
 
     # -- one request's life: connection, limits, latency, transfer, response --
 
-    def _acquire(self, part: _Part) -> None:
+    def _acquire(self, part: Part) -> None:
         if self.free_connections:
             self.free_connections -= 1
             self._begin(part)
@@ -461,21 +544,22 @@ class Replication:
         else:
             self.free_connections += 1
 
-    def _begin(self, part: _Part) -> None:
+    def _begin(self, part: Part) -> None:
         """A connection is free: count the request, check the provider's limits, send it."""
         now = self.env._now
-        if part.t_conn < 0:
-            part.t_conn = now
-            request = part.request
+        if part[_P_CONN] < 0:
+            part[_P_CONN] = now
+            request = part[_P_REQUEST]
             if request is not None and request.t_conn < 0:
                 request.t_conn = now
-        billed = part.billed
+        billed = part[_P_BILLED]
         if self.warmup_s <= now < self.duration_s:
             self.billed[billed] += 1
         limits = self.limits[billed]
         if limits:
+            key = part[_P_KEY]
             for state, scope, per_s, burst, error in limits:
-                scope_id = part.key if scope == 0 else part.key % self.prefixes if scope == 1 else 0
+                scope_id = key if scope == 0 else key % self.prefixes if scope == 1 else 0
                 bucket = state.get(scope_id)
                 if bucket is None:
                     state[scope_id] = [burst - 1.0, now]
@@ -489,10 +573,10 @@ class Replication:
                     self._reject(part, error)
                     return
                 bucket[0] = tokens - 1.0
-        latency = next(self.latencies[billed])
         if billed == _B_GET:
+            latency = next(self.latencies[billed])
             if self.hot_limit:
-                hot_key = (part.key, part.range_index)
+                hot_key = (part[_P_KEY], part[_P_RANGE])
                 count = self.hot_counts.get(hot_key, 0) + 1
                 if count > self.hot_limit:
                     if self.hot_rejects:
@@ -500,102 +584,74 @@ class Replication:
                         return
                     latency *= count / self.hot_limit
                 self.hot_counts[hot_key] = count
-                part.hot = True
-            part.callbacks = self._then_first_byte
-        elif billed in (_B_PUT, _B_PART):
-            nbytes = part.nbytes
-            flow = self.write_flows.get(nbytes) if nbytes else None
-            if flow is None and nbytes and nbytes not in self.write_flows:
-                flow = self.write_flows[nbytes] = self._flow(False, nbytes)
-            if flow is not None:
-                part.t_transfer = now
-                self.network.add(part, flow, nbytes)
-                return
-            part.callbacks = self._then_response
+                part[_P_HOT] = True
+            part[_P_STEP] = _FIRST_BYTE
         else:
-            part.callbacks = self._then_response
-        heapq.heappush(self._queue, (now + latency, _NORMAL, next(self._eid), part))
+            nbytes = part[_P_NBYTES]
+            if nbytes and billed in (_B_PUT, _B_PART):
+                flow = self.write_flows[nbytes]
+                if flow is not None:  # the body goes first, the response follows it
+                    part[_P_TRANSFER] = now
+                    self.network.add(part, flow, nbytes)
+                    return
+            latency = next(self.latencies[billed])
+            part[_P_STEP] = _RESPONSE
+        heapq.heappush(self.heap, (now + latency, next(self.sequence), part))
 
-    def _on_first_byte(self, part: _Part) -> None:
-        now = self.env._now
-        part.t_first = now
-        request = part.request
-        if request is not None and request.t_first < 0:
-            request.t_first = now
-        nbytes = part.nbytes
-        if nbytes:
-            flow = self.read_flows.get(nbytes)
-            if flow is None and nbytes not in self.read_flows:
-                flow = self.read_flows[nbytes] = self._flow(True, nbytes)
-            if flow is not None:
-                part.t_transfer = now
-                self.network.add(part, flow, nbytes)
-                return
-        self._finish(part)
+    def _reject(self, part: Part, error: str) -> None:
+        part[_P_ERROR] = error
+        part[_P_STEP] = _ERROR
+        self._push(part, self.env._now + next(self.latencies[part[_P_BILLED]]))
 
-    def _on_transferred(self, part: _Part) -> None:
-        now = self.env._now
-        self.transfers.extend((part.lop, part.t_transfer, now, part.nbytes))
-        if part.billed == _B_GET:
-            self._finish(part)
-        else:
-            part.callbacks = self._then_response
-            latency = next(self.latencies[part.billed])
-            heapq.heappush(self._queue, (now + latency, _NORMAL, next(self._eid), part))
-
-    def _on_response(self, part: _Part) -> None:
-        self._finish(part)
-
-    def _reject(self, part: _Part, error: str) -> None:
-        part.error = error
-        part.callbacks = self._then_error
-        self._schedule(part, _NORMAL, next(self.latencies[part.billed]))
-
-    def _on_error(self, part: _Part) -> None:
+    def _on_error(self, part: Part) -> None:
         self._release()
         now = self.env._now
+        lop = part[_P_LOP]
         counted = self.warmup_s <= now < self.duration_s
         if counted:
-            key = (part.lop, part.error)
+            key = (lop, part[_P_ERROR])
             self.errors[key] = self.errors.get(key, 0) + 1
         self.error_times.append(now)
-        if part.attempt < self.max_attempts:
-            part.attempt += 1
+        if part[_P_ATTEMPT] < self.max_attempts:
+            part[_P_ATTEMPT] += 1
             if counted:
-                self.retries[part.lop] += 1
-            ceiling = min(self.retry_cap_s, self.retry_base_s * 2.0 ** (part.attempt - 2))
-            part.callbacks = self._then_backoff_over
-            self._schedule(part, _NORMAL, ceiling * self._uniform())
+                self.retries[lop] += 1
+            ceiling = min(self.retry_cap_s, self.retry_base_s * 2.0 ** (part[_P_ATTEMPT] - 2))
+            part[_P_STEP] = _RETRY
+            self._push(part, now + ceiling * self._uniform())
             return
-        request = part.request
+        request = part[_P_REQUEST]
         if request is None:
-            self._record(part.lop, part.t_arrival, part.t_conn, part.t_first, part.nbytes, False)
+            self._record(lop, part[_P_ARRIVAL], part[_P_CONN], part[_P_FIRST], part[_P_NBYTES], False)
             return
         request.failed = True
         request.queued.clear()
         self._part_done(request)
 
-    def _on_backoff_over(self, part: _Part) -> None:
-        self._acquire(part)
-
-    def _finish(self, part: _Part) -> None:
+    def _finish(self, part: Part, now: float) -> None:
         """A request answered in full: free its connection, account for it, move its operation on."""
         if self.waiting:
             self._begin(self.waiting.popleft())
         else:
             self.free_connections += 1
-        if part.hot:
-            hot_key = (part.key, part.range_index)
+        if part[_P_HOT]:
+            hot_key = (part[_P_KEY], part[_P_RANGE])
             self.hot_counts[hot_key] -= 1
-            part.hot = False
-        request = part.request
+            part[_P_HOT] = False
+        request = part[_P_REQUEST]
         if request is None:
             # ``_record`` inline (the hot path)
-            now = self.env._now
-            self.in_flight -= 1
-            t_first = part.t_first
+            t_first = part[_P_FIRST]
             self.records.extend(
-                (part.lop, part.t_arrival, part.t_conn, t_first if t_first >= 0 else now, now, part.nbytes, True)
+                (
+                    part[_P_LOP],
+                    part[_P_ARRIVAL],
+                    part[_P_CONN],
+                    t_first if t_first >= 0 else now,
+                    now,
+                    part[_P_NBYTES],
+                    True,
+                )
             )
             if self.think_s is not None:
                 self._next_of_worker(now)
@@ -611,11 +667,11 @@ class Replication:
             assert multipart is not None
             while request.queued and request.outstanding < multipart.queue_depth:
                 request.outstanding += 1
-                self._acquire(_Part(_PUT, _B_PART, request.key, request.queued.pop(), now, request))
+                self._acquire(_new_part(_PUT, _B_PART, request.key, request.queued.pop(), now, request))
             if request.outstanding == 0 and not request.completing:
                 request.completing = True
                 request.outstanding = 1
-                self._acquire(_Part(_PUT, _B_COMPLETE, request.key, 0, now, request))
+                self._acquire(_new_part(_PUT, _B_COMPLETE, request.key, 0, now, request))
                 return
         if request.outstanding == 0:
             self._record(
@@ -624,7 +680,6 @@ class Replication:
 
     def _record(self, lop: int, t_arrival: float, t_conn: float, t_first: float, size: int, ok: bool) -> None:
         now = self.env._now
-        self.in_flight -= 1
         self.records.extend((lop, t_arrival, t_conn, t_first if t_first >= 0 else now, now, size, ok))
         if self.think_s is not None:
             self._next_of_worker(now)
@@ -634,7 +689,7 @@ class Replication:
         think_s = self.think_s
         if think_s is not None and now < self.duration_s:
             if think_s > 0:
-                self._schedule(_Tick(self._on_think, 0), _NORMAL, think_s)
+                self._push([_THINK], now + think_s)
             else:
                 self._issue_next()
 
@@ -661,6 +716,6 @@ class Replication:
             errors=dict(self.errors),
             retries=list(self.retries),
             billed=list(self.billed),
-            unfinished=self.in_flight,
+            unfinished=self.issued - len(records),
             events=0,
         )

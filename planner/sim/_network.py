@@ -62,15 +62,16 @@ def _cap_of(flow: FlowClass) -> float:
 class FluidNetwork:
     """Capacities in bytes/s (``inf`` for none); ``on_done(stream)`` is called as each transfer ends.
 
-    With ``timer=False`` nothing is scheduled: the owner calls ``complete()`` when its clock
-    reaches ``next_at``.
+    With ``timer=False`` nothing is scheduled: the owner calls ``complete()`` (or, with no
+    ``on_done``, ``finish_due()`` and handles the streams it returns) when its clock reaches
+    ``next_at``.
     """
 
     def __init__(
         self,
         env: simpy.Environment,
         capacities: list[float],
-        on_done: Callable[[Any], None],
+        on_done: Callable[[Any], None] | None,
         *,
         timer: bool = True,
     ) -> None:
@@ -102,6 +103,7 @@ class FluidNetwork:
             found = FlowClass(bounded, cap)
             self._by_key[key] = found
             self._classes.append(found)
+            self._classes.sort(key=_cap_of)  # water-filling visits the lowest caps first
             shared = {flow.resources for flow in self._classes}
             self._single = bounded[0] if len(shared) == 1 and len(bounded) == 1 else -1
         return found
@@ -146,7 +148,14 @@ class FluidNetwork:
             self._arm()
 
     def complete(self) -> None:
-        """End the transfers due by now, re-share the capacity, then tell the owner of each.
+        """End the transfers due by now and tell the owner of each (``on_done``)."""
+        on_done = self._on_done
+        assert on_done is not None, "a network without on_done is drained with finish_due()"
+        for stream in self.finish_due():
+            on_done(stream)
+
+    def finish_due(self) -> list[Any]:
+        """End the transfers due by now, re-share the capacity, and return their streams.
 
         The class whose head is due ends it, with any stream of the class finishing within
         rounding of it; another class due at the same instant is ended on the next call.
@@ -156,17 +165,16 @@ class FluidNetwork:
             if flow.at <= now:
                 break
         else:
-            return
+            return []
         heap, heappop = flow.heap, heapq.heappop
-        stream = heappop(heap)[2]
+        done = [heappop(heap)[2]]
         n = flow.n
         left = n - 1
-        more: list[Any] = []
         if left:
             served = flow.v0 + flow.rate * (now - flow.t0)
             limit = served + _TOLERANCE * (1.0 + served)
             while left and heap[0][0] <= limit:
-                more.append(heappop(heap)[2])
+                done.append(heappop(heap)[2])
                 left -= 1
             flow.at = flow.t0 + (heap[0][0] - flow.v0) / flow.rate if left else _INF
         else:
@@ -188,10 +196,7 @@ class FluidNetwork:
                 if other.at < best:
                     best = other.at
             self.next_at = best
-        on_done = self._on_done
-        on_done(stream)
-        for stream in more:
-            on_done(stream)
+        return done
 
     # -- timer mode --
 
@@ -213,48 +218,21 @@ class FluidNetwork:
 
     def _refill(self, now: float) -> None:
         """Re-divide capacity among the busy classes (max-min fair, each within its cap); set ``next_at``."""
+        if self._single >= 0:
+            self._refill_single(now)
+            return
         busy = []
-        streams = 0
-        demand = 0.0
         for flow in self._classes:
-            n = flow.n
-            if n:
+            if flow.n:
                 flow.v0 += flow.rate * (now - flow.t0)
                 flow.t0 = now
                 busy.append(flow)
-                streams += n
-                demand += n * flow.cap
         if not busy:
             self._congested = False
             self._demand = [0.0] * len(self._capacity)
             self.next_at = _INF
             return
-        single = self._single
-        if single >= 0:
-            # One shared resource: water-filling is one pass, lowest caps first; the demand
-            # is recounted exactly here (the incremental sum only gates the cheap path).
-            capacity = self._capacity[single]
-            if demand < _INF:
-                self._demand[single] = demand
-            else:
-                self._demand[single] = sum(f.n * f.cap for f in busy if f.cap < _INF)
-            if demand <= capacity * _SLACK:
-                self._congested = False
-                for flow in busy:
-                    flow.rate = flow.cap
-            else:
-                self._congested = True
-                if len(busy) > 1:
-                    busy.sort(key=_cap_of)
-                remaining = capacity
-                for flow in busy:
-                    share = remaining / streams
-                    cap = flow.cap
-                    rate = cap if cap <= share else (share if share > 1e-9 else 1e-9)
-                    flow.rate = rate
-                    remaining -= rate * flow.n
-                    streams -= flow.n
-        elif self._recount_demand() or self._oversubscribed():
+        if self._recount_demand() or self._oversubscribed():
             self._congested = True
             self._fill_many(busy)
         else:
@@ -264,6 +242,53 @@ class FluidNetwork:
         best = _INF
         for flow in busy:
             at = now + (flow.heap[0][0] - flow.v0) / flow.rate
+            if at < now:
+                at = now
+            flow.at = at
+            if at < best:
+                best = at
+        self.next_at = best
+
+    def _refill_single(self, now: float) -> None:
+        """``_refill`` when every class uses one resource: water-filling in one pass, lowest caps first.
+
+        The demand is recounted exactly here (the incremental sum only gates the cheap path),
+        and a class whose rate stays keeps its virtual clock's origin.
+        """
+        classes = self._classes
+        streams = 0
+        demand = 0.0
+        for flow in classes:
+            n = flow.n
+            if n:
+                streams += n
+                demand += n * flow.cap
+        single = self._single
+        capacity = self._capacity[single]
+        congested = demand > capacity * _SLACK
+        self._congested = congested
+        if demand < _INF:
+            self._demand[single] = demand
+        else:
+            self._demand[single] = sum(f.n * f.cap for f in classes if f.cap < _INF)
+        remaining = capacity
+        best = _INF
+        for flow in classes:
+            n = flow.n
+            if not n:
+                continue
+            rate = flow.cap
+            if congested:
+                share = remaining / streams
+                if rate > share:
+                    rate = share if share > 1e-9 else 1e-9
+                remaining -= rate * n
+                streams -= n
+            if rate != flow.rate:
+                flow.v0 += flow.rate * (now - flow.t0)
+                flow.t0 = now
+                flow.rate = rate
+            at = flow.t0 + (flow.heap[0][0] - flow.v0) / rate
             if at < now:
                 at = now
             flow.at = at
