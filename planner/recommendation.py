@@ -232,15 +232,20 @@ def simulate_option(
     seed: int,
 ) -> tuple[PerformanceEstimate | None, list[str], list[str]]:
     """Feasibility from the simulator: the peak window's p99 TTFB, GET throughput and throttling."""
-    from planner.sim.workload_sim import simulate
+    from measure.reference import load_reference
+    from planner.sim import adapt_workload, provider_model_from_profile, simulate_spec
+    from pricing import catalog
 
+    # Feasibility needs the peak only: the mean window bills the month, which the cost engine does.
     try:
-        result = simulate(
-            workload, provider, profile=profile, duration_s=duration_s, seed=seed, replications=3, as_of=as_of
-        )
+        chosen = profile if profile is not None else load_reference(provider)
+        model, _ = provider_model_from_profile(chosen)
+        limits = catalog.table_for(provider, as_of).limits
+        adapted = adapt_workload(workload, window="peak", limits=limits)
+        peak = simulate_spec(adapted.spec, model, duration_s, seed, replications=2)
     except PlannerError as error:
         return None, [], [f"not simulated ({error}); judged from the profile alone"]
-    peak = result.peak
+    profile_label = f"{chosen.source.kind} profile of {provider}"
     gets = [op for op in peak.operations.values() if op.operation.lower() == "get"]
     p99 = gets[0].ttfb_p99_s.mean if gets and gets[0].requests.mean else None
     read_bits = sum(op.throughput_bytes_per_s.mean for op in gets) * 8
@@ -264,7 +269,7 @@ def simulate_option(
         )
     if gets and not gets[0].requests.mean:
         warnings.append("simulated peak: no GET completed inside the window (the client is saturated)")
-    for verdict in result.slo:
+    for verdict in peak.slo:
         achieved = verdict.achieved
         if not verdict.met and math.isfinite(achieved.mean):
             # Simulated times include waiting for the client's own connections and link, so a miss is
@@ -274,7 +279,7 @@ def simulate_option(
                 f"simulated {verdict.target} {achieved.mean:.4g} misses {verdict.threshold:.4g} in the peak window "
                 "(queueing at the client included)"
             )
-    label = f"simulation of the peak hour's rate ({peak.window_s:g} s x {peak.replications}) on the {result.profile}"
+    label = f"simulation of the peak hour's rate ({peak.window_s:g} s x {peak.replications}) on the {profile_label}"
     estimate = PerformanceEstimate(
         source=label,
         p99_ttfb_s=p99,
