@@ -75,15 +75,15 @@ def test_profile_heat_map(provider: str, fmt: str, tmp_path: Path) -> None:
 
 def test_missing_profile_cells_are_marked_not_zero(tmp_path: Path) -> None:
     # Seed 002 gives IDrive e2 figures for 6 of the 12 PUT cells and 3 of the 12 GET cells: the other
-    # 15 must read "missing" (the SVG keeps each text as a comment), and no cell may read 0.
+    # 15 must read "missing" (the SVG keeps its text as text), and no cell may read 0.
     profile = load_reference("idrive-e2")
     empty = [c for c in profile.cells if c.op in ("put", "get") and c.throughput_mib_per_s is None]
     assert len(empty) == 15
     path = tmp_path / "idrive.svg"
     plots.save_profile_plot(profile, path)
     text = path.read_text(encoding="utf-8")
-    assert text.count("<!-- missing -->") == 15
-    assert "<!-- 0 MiB/s" not in text
+    assert text.count(">missing</text>") == 15
+    assert ">0 MiB/s</text>" not in text and ">9.37 MiB/s</text>" in text
 
 
 def test_svg_is_reproducible(tmp_path: Path) -> None:
