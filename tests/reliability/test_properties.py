@@ -143,7 +143,7 @@ def _dump(data: Any, style: str) -> str:
 # --------------------------------------------------------------------------- workloads
 
 
-@settings(RELIABLE, max_examples=60)
+@settings(RELIABLE, max_examples=30)
 @given(data=mutated_workloads(), style=st.sampled_from(["yaml", "json"]), cut=st.none() | st.floats(0, 1))
 def test_mutated_workload_is_priced_or_refused_in_one_line(
     data: dict[str, Any], style: str, cut: float | None, tmp_path: Path
@@ -156,7 +156,7 @@ def test_mutated_workload_is_priced_or_refused_in_one_line(
     assert_clean_outcome(invoke("cost", str(path), "-p", "aws-s3", "--as-of", AS_OF), source=str(path))
 
 
-@settings(RELIABLE, max_examples=25)
+@settings(RELIABLE, max_examples=12)
 @given(data=mutated_workloads())
 def test_mutated_workload_in_recommend(data: dict[str, Any], tmp_path: Path) -> None:
     path = tmp_path / "w.yaml"
@@ -165,7 +165,7 @@ def test_mutated_workload_in_recommend(data: dict[str, Any], tmp_path: Path) -> 
     assert_clean_outcome(invoke("recommend", str(path), "--as-of", AS_OF), source=str(path), allow=(0, 1))
 
 
-@settings(RELIABLE, max_examples=40)
+@settings(RELIABLE, max_examples=20)
 @given(raw=st.one_of(st.binary(max_size=300), st.text(max_size=300).map(lambda t: t.encode("utf-8", "surrogatepass"))))
 def test_random_bytes_as_a_workload(raw: bytes, tmp_path: Path) -> None:
     path = tmp_path / "w.yaml"
@@ -184,7 +184,7 @@ def test_random_bytes_through_the_library(raw: bytes, tmp_path: Path) -> None:
         assert error.source == str(path) and len(str(error).splitlines()) == 1
 
 
-@settings(RELIABLE, max_examples=25)
+@settings(RELIABLE, max_examples=15)
 @given(example=st.sampled_from(sorted(EXAMPLES.glob("*.yaml"))), cut=st.integers(min_value=0, max_value=4000))
 def test_truncated_examples(example: Path, cut: int, tmp_path: Path) -> None:
     path = tmp_path / example.name
@@ -314,7 +314,7 @@ def _set(data: dict[str, Any], path: tuple[str, ...], new: Any) -> None:
         cursor[path[-1]] = new
 
 
-@settings(RELIABLE, max_examples=50)
+@settings(RELIABLE, max_examples=25)
 @given(
     changes=st.lists(st.tuples(st.sampled_from(OVERRIDE_PATHS), value), min_size=1, max_size=3),
     style=st.sampled_from(["yaml", "json"]),
@@ -333,7 +333,7 @@ def test_mutated_price_override(changes: list[tuple[tuple[str, ...], Any]], styl
     assert_clean_outcome(result, source=str(file))
 
 
-@settings(RELIABLE, max_examples=30)
+@settings(RELIABLE, max_examples=15)
 @given(
     changes=st.lists(st.tuples(st.sampled_from(OVERRIDE_PATHS[:11]), value), min_size=1, max_size=2),
 )
@@ -402,7 +402,7 @@ def test_mutated_profile_is_refused_or_sound(text: str) -> None:
         assert figure is None or (math.isfinite(figure) and figure >= 0), figure
 
 
-@settings(RELIABLE, max_examples=8)
+@settings(RELIABLE, max_examples=5)
 @given(text=mutated_profiles())
 def test_mutated_profile_in_recommend(text: str, tmp_path: Path) -> None:
     (tmp_path / "aws-s3.json").write_text(text, encoding="utf-8")
@@ -415,7 +415,7 @@ def test_mutated_profile_in_recommend(text: str, tmp_path: Path) -> None:
 FIRST_TABLE = {"aws-s3": dt.date(2019, 3, 27), "wasabi": dt.date(2017, 7, 1), "cloudflare-r2": dt.date(2022, 9, 21)}
 
 
-@settings(RELIABLE, max_examples=80)
+@settings(RELIABLE, max_examples=40)
 @given(
     day=st.dates(min_value=dt.date(1, 1, 1), max_value=dt.date(9999, 12, 31)),
     provider=st.sampled_from(sorted(FIRST_TABLE)),
@@ -431,7 +431,7 @@ def test_any_date_is_a_table_or_one_line(day: dt.date, provider: str) -> None:
         assert "the earliest begins" in result.err
 
 
-@settings(RELIABLE, max_examples=50)
+@settings(RELIABLE, max_examples=25)
 @given(text=st.text(max_size=25))
 def test_any_as_of_text(text: str) -> None:
     if text.startswith("-"):
@@ -442,7 +442,7 @@ def test_any_as_of_text(text: str) -> None:
         assert "--as-of" in result.err or "price table" in result.err
 
 
-@settings(RELIABLE, max_examples=60)
+@settings(RELIABLE, max_examples=30)
 @given(
     option=st.sampled_from(["--months", "--format", "--class", "-p", "--prices", "--bogus", "--as-of"]),
     text=st.text(max_size=15),
@@ -459,7 +459,7 @@ def test_any_option_value(option: str, text: str, tmp_path: Path) -> None:
         assert_clean_outcome(result)
 
 
-@settings(RELIABLE, max_examples=40)
+@settings(RELIABLE, max_examples=20)
 @given(months=st.integers(min_value=-(10**6), max_value=10**6))
 def test_months_range(months: int) -> None:
     result = invoke(
