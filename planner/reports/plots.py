@@ -618,7 +618,7 @@ def save_simulation_plot(result: SimulationResult, path: Path) -> None:
             cdf.yaxis.set_minor_locator(NullLocator())
             cdf.yaxis.set_major_formatter(FuncFormatter(lambda value, _position: f"{value * 100:g}%"))
             cdf.set_ylim(0.3, 0.9995)
-            cdf.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+            cdf.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
             cdf.xaxis.set_minor_locator(NullLocator())
             cdf.xaxis.set_major_formatter(FuncFormatter(lambda value, _position: f"{value:,.6g}"))
             cdf.legend(loc="lower right")

@@ -133,3 +133,16 @@ def test_report_folder_must_exist(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such folder") as caught:
         write_report(workload, tmp_path / "nowhere" / "r.md", as_of=dt.date(2026, 1, 1), profiles_dir=None)
     assert str(caught.value).startswith("--out: ")
+
+
+def test_report_when_no_option_meets_the_targets(tmp_path: Path) -> None:
+    workload, _ = example("web-assets")
+    impossible = workload.model_copy(
+        update={"performance": workload.performance.model_copy(update={"read_throughput": 1e15})}
+    )
+    out = write_report(impossible, tmp_path / "r.html", as_of=AS_OF, profiles_dir=None, simulate=False)
+    page = _parse(out)
+    text = " ".join(page.text)
+    assert "No option meets the workload's targets" in text
+    assert set(SECTIONS) <= set(page.sections)
+    assert page.images and all(src.startswith("data:image/png;base64,") for src in page.images)
