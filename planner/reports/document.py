@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import functools
 import html
 import tempfile
 import urllib.parse
@@ -22,7 +23,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
 
 from planner.errors import InputError, PlannerError
 from planner.units import format_bytes, format_duration, format_rate
@@ -161,6 +164,10 @@ def _ranking_section(result: Recommendation) -> _Section:
             "-" if perf.p99_ttfb_s is None else (">=" if perf.ttfb_is_floor else "") + format_duration(perf.p99_ttfb_s)
         )
         reads = "-" if perf.read_throughput_bits_per_s is None else format_rate(perf.read_throughput_bits_per_s)
+        simulated = "-"
+        if perf.simulation is not None:
+            peak = "-" if perf.simulated_p99_ttfb_s is None else format_duration(perf.simulated_p99_ttfb_s)
+            simulated = f"{peak}, {perf.throttle_rate or 0:.1%} throttled"
         verdict = "CHOSEN" if option.chosen else ("ok" if option.feasible else "rejected")
         rows.append(
             (
@@ -171,12 +178,14 @@ def _ranking_section(result: Recommendation) -> _Section:
                 _usd(option.horizon_cost_usd),
                 ttfb,
                 reads,
+                simulated,
                 verdict,
                 "; ".join(option.violations) or "-",
                 option.cost.table_version,
             )
         )
     headers = ["#", "provider", "class", "this month", f"{result.months} months", "p99 TTFB", "reads (est.)"]
+    headers.append("simulated peak p99")
     sources = sorted({o.performance.source for o in result.ranking if o.performance.source != "none"})
     return _Section(
         "ranking",
@@ -269,6 +278,11 @@ def _break_even_section(result: Recommendation) -> _Section:
     return section
 
 
+def _plot(name: str, caption: str, save: Callable[[Any, Path], None], model: BaseModel) -> _Plot:
+    """A plot of ``model`` drawn by ``save(model, path)``; the model's JSON tells equal pictures apart."""
+    return _Plot(name, caption, functools.partial(save, model), model.model_dump_json())
+
+
 def _plots_section(
     result: Recommendation, projection: CostProjection | None, profiles: dict[str, tuple[Profile, str]]
 ) -> _Section:
@@ -284,46 +298,22 @@ def _plots_section(
         )
         return section
 
-    def recommendation_plot(path: Path) -> None:
-        plots.save_recommendation_plot(result, path)
-
     section.blocks.append(
-        _Plot(
+        _plot(
             "recommendation",
             "This month's bill per option by category, and monthly cost against egress with the break-even points.",
-            recommendation_plot,
-            result.model_dump_json(),
+            plots.save_recommendation_plot,
+            result,
         )
     )
     if projection is not None:
-        kept = projection
-
-        def projection_plot(path: Path) -> None:
-            plots.save_projection_plot(kept, path)
-
-        section.blocks.append(
-            _Plot(
-                "projection",
-                f"{projection.provider} {projection.storage_class} month by month.",
-                projection_plot,
-                kept.model_dump_json(),
-            )
-        )
+        caption = f"{projection.provider} {projection.storage_class} month by month."
+        section.blocks.append(_plot("projection", caption, plots.save_projection_plot, projection))
     option = _shown_option(result)
     if option is not None and option.provider in profiles:
         profile, label = profiles[option.provider]
-
-        def profile_plot(path: Path) -> None:
-            plots.save_profile_plot(profile, path)
-
-        section.blocks.append(
-            _Plot(
-                "profile",
-                f"Throughput of {option.provider} by object size and concurrency ({label}).",
-                profile_plot,
-                profile.model_dump_json(),
-            )
-        )
+        caption = f"Throughput of {option.provider} by object size and concurrency ({label})."
+        section.blocks.append(_plot("profile", caption, plots.save_profile_plot, profile))
     return section
 
 
