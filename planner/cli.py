@@ -116,10 +116,11 @@ def pricing_show(
 ) -> None:
     """One provider's prices in force on a date, with units, tiers, minimums and sources."""
     from planner import render
-    from pricing import catalog
 
     day = parse_date(as_of)
-    table = catalog.load_override(overrides, day) if overrides else catalog.table_for(provider, day)
+    from planner.costing import price_table
+
+    table = price_table(provider, day or dt.date.today(), overrides)
     if storage_class is not None and storage_class not in table.classes:
         raise InputError(
             f"{table.version} has no storage class {storage_class!r} (classes: {', '.join(table.classes)})",

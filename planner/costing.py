@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from planner.errors import InputError
 from planner.workload import Workload
 from pricing import catalog
 from pricing.engine import bill
@@ -41,13 +42,20 @@ class CostProjection(BaseModel):
 def add_months(day: dt.date, months: int) -> dt.date:
     month_index = day.month - 1 + months
     year, month = day.year + month_index // 12, month_index % 12 + 1
+    if year > dt.MAXYEAR:
+        raise InputError(f"a {months}-month horizon from {day} runs past the year {dt.MAXYEAR}", source="--as-of")
     return dt.date(year, month, min(day.day, 28))
 
 
 def price_table(provider: str, as_of: dt.date, prices: Path | None = None) -> PriceTable:
     """The shipped table in force, or a user's override file layered over it."""
     if prices is not None:
-        return catalog.load_override(prices, as_of)
+        table = catalog.load_override(prices, as_of)
+        if table.provider != provider:
+            raise InputError(
+                f"the override is for {table.provider}, not {provider}", source=str(prices), field="provider"
+            )
+        return table
     return catalog.table_for(provider, as_of)
 
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from measure.profile import Profile, ProfileSummary
 from planner.costing import add_months, estimate_cost, price_table, project_costs
-from planner.errors import PlannerError
+from planner.errors import InputError, PlannerError
 from planner.units import format_bytes, format_duration, format_rate
 from planner.workload import ARCHIVE_CLASSES, Workload
 from pricing.models import CostBreakdown, Money, PriceTable
@@ -298,7 +298,12 @@ def _load_profiles(providers: list[str], profiles_dir: Path | None) -> dict[str,
     for provider in providers:
         if profiles_dir is not None and (profiles_dir / f"{provider}.json").is_file():
             path = profiles_dir / f"{provider}.json"
-            found[provider] = (load_profile(path), f"measured profile {path}")
+            profile = load_profile(path)
+            if profile.provider is not None and profile.provider != provider:
+                raise InputError(
+                    f"the profile is of {profile.provider}, not {provider}", source=str(path), field="provider"
+                )
+            found[provider] = (profile, f"measured profile {path}")
         elif provider in shipped:
             found[provider] = (load_reference(provider), f"reference profile {provider} (published benchmarks)")
     return found
@@ -479,6 +484,14 @@ def recommend(
     prices = prices or {}
     months = workload.constraints.months
     providers = workload.constraints.providers
+    for provider in prices:
+        if provider not in providers:
+            raise InputError(
+                f"{provider!r} is not among the providers this workload considers ({', '.join(providers)})",
+                source="--prices",
+            )
+    # Price tables first: a bad override file fails before any simulation runs.
+    tables = {provider: price_table(provider, day, prices.get(provider)) for provider in providers}
     profiles = _load_profiles(providers, profiles_dir)
     summaries = {p: (profile.summary(), label) for p, (profile, label) in profiles.items()}
     simulated: dict[str, tuple[PerformanceEstimate | None, list[str], list[str]]] = {}
@@ -490,7 +503,7 @@ def recommend(
             )
     options: list[RankedOption] = []
     for provider in providers:
-        table = price_table(provider, day, prices.get(provider))
+        table = tables[provider]
         classes = [
             c
             for c in table.classes
