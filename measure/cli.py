@@ -120,6 +120,7 @@ def build_options(
     range_object_size: str,
     range_streams: str,
     rate_concurrency: str,
+    read_timeout: str = "60s",
 ) -> MeasureOptions:
     """Validate the command-line options into ``MeasureOptions`` (pure; no network)."""
     from measure.runner import PROBES, MeasureOptions
@@ -145,6 +146,9 @@ def build_options(
         raise InputError("use letters, digits, '-' and '_' only (at most 64)", source="--run-id")
     if max_attempts < 1:
         raise InputError("must be 1 or more", source="--max-attempts")
+    read_timeout_s = _duration(read_timeout, "--read-timeout")
+    if read_timeout_s <= 0:
+        raise InputError("must be more than 0 s", source="--read-timeout")
     if not out.parent.exists():
         raise InputError("the output folder does not exist", source=str(out))
     return MeasureOptions(
@@ -164,6 +168,7 @@ def build_options(
         verify_tls=not no_verify_tls,
         processes=processes,
         max_attempts=max_attempts,
+        read_timeout_s=read_timeout_s,
         run_id=run_id,
         probe_duration_s=_duration(probe_duration, "--probe-duration") or 1.0,
         hot_object_max=hot_object_max,
@@ -185,11 +190,12 @@ def cell_line(cell: Cell) -> str:
     size = "-" if cell.object_size_bytes is None else format_bytes(cell.object_size_bytes, binary=True)
     errors = sum(cell.errors.values())
     flags = f"  [{', '.join(cell.flags)}]" if cell.flags else ""
+    attempts = f" attempts={cell.requests.attempts}" if cell.requests else ""
     return (
         f"{cell.op:6} {size:>10} x{cell.concurrency:<4} {_fmt(cell.throughput_mib_per_s):>9} MiB/s"
         f" {_fmt(cell.ops_per_s):>9} ops/s  p50 {_fmt(cell.latency_s.p50, 1, 1000)} ms"
         f"  p99 {_fmt(cell.latency_s.p99, 1, 1000)} ms  ttfb p50 {_fmt(cell.ttfb_s.p50, 1, 1000)} ms"
-        f"  n={cell.samples} err={errors} retries={cell.retries}{flags}"
+        f"  n={cell.samples} err={errors} retries={cell.retries}{attempts}{flags}"
     )
 
 
@@ -246,6 +252,7 @@ def measure(
     no_verify_tls: bool = typer.Option(False, "--no-verify-tls", help="do not verify the TLS certificate"),
     processes: int | None = typer.Option(None, help="worker processes (default: CPU count)"),
     max_attempts: int = typer.Option(3, help="attempts per request, including the first"),
+    read_timeout: str = typer.Option("60s", help="no byte for this long (before or within a body) is a timeout"),
     run_id: str | None = typer.Option(None, help="run id (default: time + random)"),
     probe_duration: str = typer.Option("5s", help="measured time per probe step"),
     hot_object_max: int = typer.Option(256, help="hot-object probe: highest concurrency to try"),
@@ -266,6 +273,7 @@ def measure(
         max_attempts=max_attempts, run_id=run_id, probe_duration=probe_duration,
         hot_object_max=hot_object_max, part_sizes=part_sizes, queue_depths=queue_depths,
         range_object_size=range_object_size, range_streams=range_streams, rate_concurrency=rate_concurrency,
+        read_timeout=read_timeout,
     )  # fmt: skip
     from measure.runner import RUN_PREFIX_ROOT, Measurement, new_run_id, plan_steps
     from measure.s3client import sanitize_endpoint

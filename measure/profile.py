@@ -48,6 +48,26 @@ class Percentiles(_Model):
     max: float | None = None
 
 
+class RequestCounts(_Model):
+    """Every attempt a cell sent, warm-up and requests still running at the window's end included.
+
+    ``attempts == succeeded + failed + retried``: an attempt either succeeded, failed and was
+    retried, or failed and ended its request (``failed``). botocore makes one attempt per call,
+    so these are exactly the requests the endpoint received.
+    """
+
+    attempts: int
+    succeeded: int
+    failed: int
+    retried: int
+
+    @model_validator(mode="after")
+    def _adds_up(self) -> RequestCounts:
+        if self.attempts != self.succeeded + self.failed + self.retried:
+            raise ValueError("attempts must equal succeeded + failed + retried")
+        return self
+
+
 class Cell(_Model):
     """One operation x object size x concurrency cell; warm-up excluded."""
 
@@ -69,6 +89,7 @@ class Cell(_Model):
     )
     retries: int | None = None
     failed_ops: int | None = Field(default=None, description="requests that failed after every retry")
+    requests: RequestCounts | None = Field(default=None, description="all attempts of the cell, for accounting")
     segment_s: float | None = None
     segments: int | None = None
     cv: float | None = Field(default=None, description="coefficient of variation of throughput over segments")
@@ -329,7 +350,10 @@ class ProfileSummary(_Model):
 
 
 def _usable(cell: Cell) -> bool:
-    return cell.status != "missing" and "implausible" not in cell.flags and "above-link" not in cell.flags
+    if cell.status == "missing" or "implausible" in cell.flags or "above-link" in cell.flags:
+        return False
+    # a cell where most requests failed says little about the successes' rate: skip it, never average it
+    return not ("too-few-samples" in cell.flags and (cell.failed_ops or 0) > (cell.samples or 0))
 
 
 def _cite(

@@ -74,6 +74,8 @@ class MeasureOptions:
     verify_tls: bool = True
     processes: int | None = None
     max_attempts: int = 3
+    connect_timeout_s: float = 10.0
+    read_timeout_s: float = 60.0  # no byte for this long (before or within a body): a "timeout"
     run_id: str | None = None
     # probes
     probe_duration_s: float = 3.0
@@ -270,6 +272,7 @@ def figures_to_cell(op: Operation, size: int | None, concurrency: int, figures: 
         errors=figures.errors,
         retries=figures.retries,
         failed_ops=figures.failed_ops,
+        requests=figures.requests,
         segment_s=figures.segment_s,
         segments=figures.segments,
         cv=figures.cv,
@@ -425,6 +428,8 @@ class Measurement:
                     region=options.region,
                     addressing=options.addressing,
                     verify_tls=options.verify_tls,
+                    connect_timeout_s=options.connect_timeout_s,
+                    read_timeout_s=options.read_timeout_s,
                 )
                 pool = WorkerPool(settings, options.processes or os.cpu_count() or 1)
                 engine = Engine(pool, options.bucket, self.journal_file, options)
@@ -542,10 +547,14 @@ class Measurement:
     def delete_pool(self, engine: Engine, size: int, concurrency: int) -> list[str]:
         """Keys for a DELETE cell: objects the PUT cells wrote, topped up with untimed writes."""
         pool = self._written_keys.setdefault(size, [])
-        put_rate = max(
-            (c.ops_per_s or 0.0 for c in self.cells if c.op == "put" and c.object_size_bytes == size), default=0.0
-        )
-        wanted = int(max(40 * concurrency, put_rate * 3 * (self.options.duration_s + self.options.warmup_s)))
+
+        def best_rate(op: str) -> float:
+            rates = (c.ops_per_s or 0.0 for c in self.cells if c.op == op and c.object_size_bytes == size)
+            return max(rates, default=0.0)
+
+        # a DELETE is a metadata operation: about as fast as a HEAD, often far faster than a PUT
+        expected_rate = max(best_rate("put") * 3, best_rate("head") * 1.2)
+        wanted = int(max(40 * concurrency, expected_rate * (self.options.duration_s + self.options.warmup_s)))
         wanted = min(wanted, 20000, max(40, (2 << 30) // max(size, 1)))
         if len(pool) < wanted:
             extra = [f"{self.prefix}delete/{size}/c{concurrency}-{i:06d}" for i in range(wanted - len(pool))]

@@ -67,18 +67,42 @@ def make_client(
     return session.client("s3", endpoint_url=endpoint, config=config, verify=verify_tls)
 
 
+class TruncatedBody(Exception):
+    """The body ended before its Content-Length: the server closed the connection early."""
+
+
+def _causes(error: BaseException, depth: int = 6) -> list[BaseException]:
+    """The error and what it wraps (botocore's ``error=`` keyword, urllib3's args, the chain)."""
+    found: list[BaseException] = []
+    pending = [error]
+    while pending and len(found) < depth:
+        current = pending.pop(0)
+        if current in found:
+            continue
+        found.append(current)
+        wrapped = getattr(current, "kwargs", {}).get("error")
+        linked = (wrapped, *current.args, current.__cause__, current.__context__)
+        pending += [e for e in linked if isinstance(e, BaseException)]
+    return found
+
+
 def classify_error(error: BaseException) -> tuple[str, bool]:
-    """A short cause label (``"503 SlowDown"``, ``"timeout"``, ``"reset"``) and whether to retry.
+    """A short cause label (``"503 SlowDown"``, ``"timeout"``, ``"reset"``, ``"truncated"``) and
+    whether to retry.
 
     The label never contains the error message: S3 messages can echo request details.
     """
+    from http.client import IncompleteRead as HttpIncompleteRead
+
     from botocore.exceptions import (
         ClientError,
         ConnectionClosedError,
         ConnectTimeoutError,
         EndpointConnectionError,
+        IncompleteReadError,
         ReadTimeoutError,
     )
+    from urllib3.exceptions import IncompleteRead as Urllib3IncompleteRead
 
     if isinstance(error, ClientError):
         meta = error.response.get("ResponseMetadata", {})
@@ -86,16 +110,20 @@ def classify_error(error: BaseException) -> tuple[str, bool]:
         code = str(error.response.get("Error", {}).get("Code") or "")
         label = f"{status} {code}" if code and code != str(status) else str(status or code or "client-error")
         return label, status in RETRYABLE_STATUS or code in ("SlowDown", "RequestTimeout")
-    if isinstance(error, ConnectTimeoutError | ReadTimeoutError | TimeoutError):
+    causes = _causes(error)
+    if any(isinstance(c, ConnectTimeoutError | ReadTimeoutError | TimeoutError) for c in causes):
         return "timeout", True
-    if isinstance(error, ConnectionClosedError | ConnectionResetError | BrokenPipeError):
+    truncated = TruncatedBody | IncompleteReadError | HttpIncompleteRead | Urllib3IncompleteRead
+    if any(isinstance(c, truncated) for c in causes):
+        return "truncated", True
+    if any(isinstance(c, ConnectionClosedError | ConnectionResetError | BrokenPipeError) for c in causes):
         return "reset", True
     if isinstance(error, EndpointConnectionError | ConnectionError):
         return "connection", True
     name = type(error).__name__
     if "Timeout" in name:
         return "timeout", True
-    if "Protocol" in name or "Reset" in name or "IncompleteRead" in name:
+    if "Protocol" in name or "Reset" in name or "IncompleteRead" in name or "Streaming" in name:
         return "reset", True
     return name, False
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from measure.profile import MIB, CellFlag, Percentiles, coefficient_of_variation
+from measure.profile import MIB, CellFlag, Percentiles, RequestCounts, coefficient_of_variation
 from measure.worker import LoadResult
 
 MIN_SAMPLES = 20
@@ -34,6 +34,7 @@ class CellFigures:
     errors: dict[str, int]
     retries: int
     failed_ops: int
+    requests: RequestCounts
     segment_s: float | None
     segments: int | None
     cv: float | None
@@ -62,6 +63,14 @@ def _overlap(starts: np.ndarray, ends: np.ndarray, lo: float, hi: float) -> np.n
     durations = np.maximum(ends - starts, 1e-9)
     inside = np.clip(np.minimum(ends, hi) - np.maximum(starts, lo), 0.0, None)
     return np.asarray(inside / durations)
+
+
+def request_counts(results: list[LoadResult]) -> RequestCounts:
+    """Every attempt of a load, whenever it ran (warm-up included): the exact request accounting."""
+    succeeded = sum(len(r.starts) for r in results)
+    retried = sum(1 for r in results for _, _, was_retried in r.errors if was_retried)
+    failed = sum(1 for r in results for _, _, was_retried in r.errors if not was_retried)
+    return RequestCounts(attempts=succeeded + retried + failed, succeeded=succeeded, failed=failed, retried=retried)
 
 
 def choose_segment_s(duration_s: float) -> float:
@@ -116,6 +125,7 @@ def summarise(
                 failed += not retried
         if result.failure:
             errors[f"worker: {result.failure}"] += 1
+    requests = request_counts(results)
     latency = (ends - starts)[in_window] if samples else np.zeros(0)
     ttfb = ttfbs[in_window] if samples else np.zeros(0)
 
@@ -124,7 +134,10 @@ def summarise(
     max_process = max((r.cpu_s / r.window_s for r in busy), default=None)
 
     flags: list[CellFlag] = []
-    if samples < MIN_SAMPLES:
+    if samples < MIN_SAMPLES or failed > samples:
+        # too few successes to stand for the cell, or most requests failed: the figures above are
+        # the successes' own (a failure is never a zero in them), and the flag says how little
+        # they rest on
         flags.append("too-few-samples")
     if (cpu_fraction is not None and cpu_fraction >= SATURATED_HOST_CPU) or (
         max_process is not None and max_process >= SATURATED_PROCESS_CPU
@@ -145,6 +158,7 @@ def summarise(
         errors=dict(errors),
         retries=retries,
         failed_ops=failed,
+        requests=requests,
         segment_s=seg if count >= 2 else None,
         segments=count if count >= 2 else None,
         cv=cv,

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from measure.journal import JournalWriter
-from measure.s3client import Addressing, classify_error, make_client
+from measure.s3client import Addressing, TruncatedBody, classify_error, make_client
 
 TaskKind = Literal["get", "put", "head", "list", "delete", "upload_part", "put_keys"]
 _READ_CHUNK = 1024 * 1024
@@ -139,17 +139,32 @@ def _merge(into: LoadResult, part: LoadResult) -> None:
     into.written_keys += part.written_keys
 
 
-def run_task(settings: ClientSettings, task: LoadTask, stop: Any) -> LoadResult:
-    """Run one task's threads in this process and return the raw samples."""
+_clients: dict[ClientSettings, tuple[int, Any]] = {}
+
+
+def _client(settings: ClientSettings, threads: int) -> Any:
+    """This process's client, made once (building one costs tens of milliseconds of CPU, which a
+    cell's start would otherwise spend) and remade only when a task needs a larger pool."""
+    pool_size = threads + 2
+    cached = _clients.get(settings)
+    if cached is not None and cached[0] >= pool_size:
+        return cached[1]
     client = make_client(
         settings.endpoint,
         settings.region,
         addressing=settings.addressing,
-        max_pool_connections=task.threads + 2,
+        max_pool_connections=pool_size,
         connect_timeout_s=settings.connect_timeout_s,
         read_timeout_s=settings.read_timeout_s,
         verify_tls=settings.verify_tls,
     )
+    _clients[settings] = (pool_size, client)
+    return client
+
+
+def run_task(settings: ClientSettings, task: LoadTask, stop: Any) -> LoadResult:
+    """Run one task's threads in this process and return the raw samples."""
+    client = _client(settings, task.threads)
     journal = JournalWriter(task.journal)
     body = _payload(task.object_size) if task.kind in ("put", "put_keys", "upload_part") else b""
     recorders = [_Recorder() for _ in range(task.threads)]
@@ -183,7 +198,7 @@ def run_task(settings: ClientSettings, task: LoadTask, stop: Any) -> LoadResult:
                 stream.close()
             expected = int(response.get("ContentLength", size))
             if size != expected:
-                raise ConnectionResetError("short read")
+                raise TruncatedBody()
             return ttfb, size
 
         return request

@@ -6,8 +6,10 @@ import asyncio
 import contextlib
 import json
 import os
+import random
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -15,10 +17,11 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -26,6 +29,10 @@ ACCESS_KEY = "PLANNERTESTKEY7Q2X"
 SECRET_KEY = "planner-test-secret-Zk4vW9pLq2Rt8Yx3"
 READONLY_ACCESS_KEY = "PLANNERREADONLY9K3M"
 READONLY_SECRET_KEY = "planner-readonly-secret-Hq7Nc2Wd5Xs1"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "soak: bounded soak runs (about a minute); part of the default suite")
 
 
 @dataclass
@@ -220,29 +227,108 @@ def list_all(server: S3Server, bucket: str, prefix: str = "") -> list[str]:
 
 # -- fault-injecting proxy -------------------------------------------------------------------------
 
+FaultKind = Literal["slowdown", "500", "reset", "stall", "stall-body", "truncate", "latency", "throttle"]
+
+
+@dataclass
+class Fault:
+    """A fault the proxy injects into the requests it matches (path-style object requests only).
+
+    ``slowdown`` and ``500`` answer with that error; ``reset`` drops the connection with a TCP RST
+    before any answer; ``stall`` and ``latency`` hold the answer back ``seconds`` (a stall is meant
+    to outlast the client's read timeout, latency not); ``stall-body`` sends ``body_fraction`` of the
+    body, waits ``seconds``, then the rest; ``truncate`` sends ``body_fraction`` of the body and
+    closes the connection; ``throttle`` paces every matched body through one shared
+    ``bytes_per_s`` budget.
+    """
+
+    kind: FaultKind
+    every: int = 1  # every Nth matching request (1: all of them) ...
+    rate: float | None = None  # ... or this share of them, drawn from a seeded generator
+    methods: tuple[str, ...] = ("GET",)
+    key_contains: str = ""  # a part of the object key; bucket-level requests never match
+    seconds: float = 0.0
+    bytes_per_s: float = 0.0
+    body_fraction: float = 0.5
+    seed: int = 1
+    matched: int = 0
+    injected: int = 0
+    _rng: random.Random = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
+
+    def applies(self, method: str, key: str | None) -> bool:
+        return key is not None and method in self.methods and self.key_contains in key
+
+    def fires(self) -> bool:
+        self.matched += 1
+        hit = self._rng.random() < self.rate if self.rate is not None else self.matched % self.every == 0
+        self.injected += hit
+        return hit
+
+
+def _error_response(status: int, reason: str, code: str, message: str, key: str, head_only: bool) -> bytes:
+    body = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>{code}</Code><Message>{message}</Message>'
+        f"<Resource>{key}</Resource><RequestId>proxy</RequestId></Error>"
+    ).encode()
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/xml\r\nContent-Length: {len(body)}\r\n"
+        "Connection: keep-alive\r\n\r\n"
+    ).encode()
+    return head if head_only else head + body
+
+
+def _dechunk(body: bytes) -> bytes:
+    out = bytearray()
+    position = 0
+    while True:
+        line_end = body.index(b"\r\n", position)
+        size = int(body[position:line_end].split(b";")[0], 16)
+        if size == 0:
+            return bytes(out)
+        out += body[line_end + 2 : line_end + 2 + size]
+        position = line_end + 2 + size + 2
+
 
 @dataclass
 class FaultProxy:
-    """HTTP/1.1 proxy on loopback: 503 SlowDown above ``limit`` concurrent requests on one key,
-    and ``delay_s`` before the first byte of every response."""
+    """HTTP/1.1 proxy on loopback in front of the SeaweedFS server.
+
+    It counts every request it receives (``received``, by ``"<METHOD> object"`` or
+    ``"<METHOD> bucket"``), answers 503 SlowDown above ``limit`` concurrent requests on one key,
+    waits ``delay_s`` before every answer, and applies the first of ``faults`` that matches a
+    request and fires for it (``injected`` counts them by kind).
+    """
 
     upstream_port: int
     limit: int | None = None
     delay_s: float = 0.0
+    faults: list[Fault] = field(default_factory=list)
     port: int = 0
     rejected: int = 0
     peak: dict[str, int] = field(default_factory=dict)
+    received: Counter[str] = field(default_factory=Counter)
+    received_keys: Counter[tuple[str, str]] = field(default_factory=Counter)  # (method, object key)
+    injected: Counter[str] = field(default_factory=Counter)
     _active: dict[str, int] = field(default_factory=dict)
     _loop: asyncio.AbstractEventLoop | None = None
+    _throttle_free_at: float = 0.0
 
     @property
     def endpoint(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def object_requests(self, method: str, key_contains: str = "") -> int:
+        if not key_contains:
+            return self.received[f"{method} object"]
+        return sum(n for (m, key), n in self.received_keys.items() if m == method and key_contains in key)
+
     async def _read_request(self, reader: asyncio.StreamReader) -> tuple[bytes, dict[str, str], bytes] | None:
         try:
             head = await reader.readuntil(b"\r\n\r\n")
-        except (asyncio.IncompleteReadError, ConnectionError):
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
             return None
         lines = head.decode("latin-1").split("\r\n")
         headers = {}
@@ -254,7 +340,8 @@ class FaultProxy:
         body = await reader.readexactly(length) if length else b""
         return head, headers, body
 
-    async def _forward(self, head: bytes, body: bytes) -> bytes:
+    async def _forward(self, head: bytes, body: bytes) -> tuple[bytes, bytes]:
+        """The upstream answer as (head with keep-alive and Content-Length, body)."""
         reader, writer = await asyncio.open_connection("127.0.0.1", self.upstream_port)
         request_lines = head.decode("latin-1").split("\r\n")
         kept = [line for line in request_lines[1:] if line and not line.lower().startswith("connection:")]
@@ -263,29 +350,89 @@ class FaultProxy:
         await writer.drain()
         response = await reader.read()
         writer.close()
-        return response
-
-    @staticmethod
-    def _keep_alive(response: bytes) -> bytes:
-        head, _, body = response.partition(b"\r\n\r\n")
-        lines = [line for line in head.split(b"\r\n") if not line.lower().startswith(b"connection:")]
+        response_head, _, response_body = response.partition(b"\r\n\r\n")
+        lines = [line for line in response_head.split(b"\r\n") if not line.lower().startswith(b"connection:")]
+        if any(line.lower() == b"transfer-encoding: chunked" for line in lines[1:]):
+            response_body = _dechunk(response_body)
+            lines = [line for line in lines if not line.lower().startswith(b"transfer-encoding:")]
         if not any(line.lower().startswith(b"content-length:") for line in lines[1:]):
-            lines.append(b"Content-Length: " + str(len(body)).encode())
+            lines.append(b"Content-Length: " + str(len(response_body)).encode())
         lines.append(b"Connection: keep-alive")
-        return b"\r\n".join(lines) + b"\r\n\r\n" + body
+        return b"\r\n".join(lines) + b"\r\n\r\n", response_body
 
-    def _slowdown(self, key: str) -> bytes:
-        body = (
-            '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code>'
-            f"<Message>Please reduce your request rate.</Message><Resource>{key}</Resource>"
-            "<RequestId>proxy</RequestId></Error>"
-        ).encode()
-        return (
-            b"HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nContent-Length: "
-            + str(len(body)).encode()
-            + b"\r\nConnection: keep-alive\r\n\r\n"
-            + body
-        )
+    def _choose(self, method: str, key: str | None) -> Fault | None:
+        for fault in self.faults:
+            if fault.applies(method, key) and fault.fires():
+                self.injected[fault.kind] += 1
+                return fault
+        return None
+
+    async def _throttled(self, writer: asyncio.StreamWriter, body: bytes, bytes_per_s: float) -> None:
+        loop = asyncio.get_running_loop()
+        for offset in range(0, len(body), 64 * 1024):
+            chunk = body[offset : offset + 64 * 1024]
+            now = loop.time()
+            # a link with a short queue: up to 20 ms of idle time may be made up (timer overshoot)
+            self._throttle_free_at = max(now - 0.02, self._throttle_free_at) + len(chunk) / bytes_per_s
+            await asyncio.sleep(self._throttle_free_at - now)
+            writer.write(chunk)
+            await writer.drain()
+
+    async def _answer(
+        self, writer: asyncio.StreamWriter, method: str, target: str, key: str | None, request: bytes, body: bytes
+    ) -> bool:
+        """Send one answer; False when the connection must end."""
+        fault = self._choose(method, key)
+        kind = fault.kind if fault else None
+        if kind == "reset":
+            sock = writer.get_extra_info("socket")
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            writer.transport.abort()
+            return False
+        active = self._active.get(target, 0) + 1
+        self._active[target] = active
+        self.peak[target] = max(self.peak.get(target, 0), active)
+        try:
+            if self.limit is not None and active > self.limit:
+                self.rejected += 1
+                head = _error_response(
+                    503, "Slow Down", "SlowDown", "Please reduce your request rate.", target, method == "HEAD"
+                )
+                response_body = b""
+            elif kind in ("slowdown", "500"):
+                status, reason, code = (
+                    (503, "Slow Down", "SlowDown")
+                    if kind == "slowdown"
+                    else (500, "Internal Server Error", "InternalError")
+                )
+                head = _error_response(status, reason, code, "injected by the test proxy", target, method == "HEAD")
+                response_body = b""
+            else:
+                head, response_body = await self._forward(request, body)
+            if self.delay_s:
+                await asyncio.sleep(self.delay_s)
+            if fault is not None and kind in ("stall", "latency"):
+                await asyncio.sleep(fault.seconds)
+        finally:
+            # released before the answer leaves, so the client's next request sees it
+            self._active[target] -= 1
+        writer.write(head)
+        if fault is not None and kind in ("stall-body", "truncate") and response_body:
+            cut = int(len(response_body) * fault.body_fraction)
+            writer.write(response_body[:cut])
+            await writer.drain()
+            if kind == "truncate":
+                writer.close()
+                return False
+            await asyncio.sleep(fault.seconds)
+            writer.write(response_body[cut:])
+        elif fault is not None and kind == "throttle":
+            await writer.drain()
+            await self._throttled(writer, response_body, fault.bytes_per_s)
+        else:
+            writer.write(response_body)
+        await writer.drain()
+        return True
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -294,23 +441,15 @@ class FaultProxy:
                 if request is None:
                     return
                 head, _headers, body = request
-                target = head.split(b" ", 2)[1].decode("latin-1").split("?", 1)[0]
-                active = self._active.get(target, 0) + 1
-                self._active[target] = active
-                self.peak[target] = max(self.peak.get(target, 0), active)
-                try:
-                    if self.limit is not None and active > self.limit:
-                        self.rejected += 1
-                        response = self._slowdown(target)
-                    else:
-                        response = self._keep_alive(await self._forward(head, body))
-                    if self.delay_s:
-                        await asyncio.sleep(self.delay_s)
-                finally:
-                    # released before the response leaves, so the client's next request sees it
-                    self._active[target] -= 1
-                writer.write(response)
-                await writer.drain()
+                method, raw_target = head.split(b" ", 2)[:2]
+                target = raw_target.decode("latin-1").split("?", 1)[0]
+                parts = target.lstrip("/").split("/", 1)
+                key = parts[1] if len(parts) == 2 and parts[1] else None
+                self.received[f"{method.decode()} {'object' if key is not None else 'bucket'}"] += 1
+                if key is not None:
+                    self.received_keys[(method.decode(), key)] += 1
+                if not await self._answer(writer, method.decode(), target, key, head, body):
+                    return
         except (ConnectionError, asyncio.IncompleteReadError):
             return
         finally:

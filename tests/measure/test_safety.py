@@ -179,6 +179,20 @@ def test_sigint_keeps_finished_cells_and_cleans_up(s3_env: S3Server, bucket: str
     _no_secrets(stdout, stderr, out.read_text(), journal_text)
 
 
+def test_sigterm_keeps_finished_cells_and_cleans_up(s3_env: S3Server, bucket: str, tmp_path: Path) -> None:
+    out = tmp_path / "term.json"
+    process = _start(s3_env, bucket, out)
+    _wait_for_cells(out, 1, process)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=90)
+    assert process.returncode == 130, stderr
+    profile = json.loads(out.read_text())
+    assert profile["cells"] and profile["run"]["complete"] is False
+    assert profile["run"]["stopped_reason"] == "terminated (SIGTERM)"
+    assert list_all(s3_env, bucket) == []
+    assert '"cleaned":true' in (tmp_path / "planner-measure-sig-term.journal.jsonl").read_text()
+
+
 def test_sigkill_then_cleanup_command(s3_env: S3Server, bucket: str, tmp_path: Path) -> None:
     out = tmp_path / "kill.json"
     process = _start(s3_env, bucket, out)
@@ -194,6 +208,10 @@ def test_sigkill_then_cleanup_command(s3_env: S3Server, bucket: str, tmp_path: P
             size, stable_since = now, time.monotonic()
         time.sleep(0.1)
     assert list_all(s3_env, bucket)  # the kill left objects behind
+    # the profile was written after every cell: the kill lost at most the cell that was running
+    kept = json.loads(out.read_text())
+    assert kept["cells"] and kept["run"]["complete"] is False and kept["run"]["finished_at"] is None
+    assert all(cell["samples"] > 0 and cell["requests"]["attempts"] > 0 for cell in kept["cells"])
     env = {**os.environ, **s3_env.env}
     base = [*CLI, "measure", "cleanup", "--run-id", "sig-kill", "--endpoint", s3_env.endpoint, "--addressing", "path"]
     wrong = subprocess.run(
