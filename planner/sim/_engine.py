@@ -326,13 +326,14 @@ class Replication:
         """
         env, network = self.env, self.network
         heap, heappop, heappush, sequence = self.heap, heapq.heappop, heapq.heappush, self.sequence
-        finish_due, add = network.finish_due, network.add
+        finish_next, add = network.finish_next, network.add
         finish, issue, begin = self._finish, self._issue, self._begin
         read_flows, write_flows = self.read_flows, self.write_flows
         transfers, latencies, billed_counts, limits_of = self.transfers, self.latencies, self.billed, self.limits
         warmup_s, duration_s, prefixes = self.warmup_s, self.duration_s, self.prefixes
         ranged_threshold, multipart_threshold = self.ranged_threshold, self.multipart_threshold
         inline_begin = not self.hot_limit  # with a hot-object limit, every GET goes through _begin
+        waiting, records, closed_loop = self.waiting, self.records, self.think_s is not None
         times, lops, sizes, keys = self.arrival_times, self.arrival_lop, self.arrival_size, self.arrival_key
         i = 0
         next_arrival = times[0]
@@ -362,7 +363,7 @@ class Replication:
                 # ``_new_part(lop, lop, key, size, now, None)``: logical codes are billed codes
                 part: Part = [_RESPONSE, lop, lop, key, size, now, -1.0, -1.0, now, 1, 0, False, None, ""]
                 if not self.free_connections:
-                    self.waiting.append(part)
+                    waiting.append(part)
                     continue
                 self.free_connections -= 1
                 if not inline_begin:
@@ -406,14 +407,18 @@ class Replication:
                 if next_done > until_s:
                     break
                 env._now = now = next_done
-                for part in finish_due():
-                    transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, part[_P_NBYTES]))
-                    billed = part[_P_BILLED]
-                    if billed == _B_GET:
-                        finish(part, now)
-                    else:  # an upload: the response follows
-                        part[_P_STEP] = _RESPONSE
-                        heappush(heap, (now + next(latencies[billed]), next(sequence), part))
+                part = finish_next()
+                nbytes = part[_P_NBYTES]
+                billed = part[_P_BILLED]
+                transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, nbytes))
+                if billed != _B_GET:  # an upload: the response follows
+                    part[_P_STEP] = _RESPONSE
+                    heappush(heap, (now + next(latencies[billed]), next(sequence), part))
+                elif waiting or closed_loop or part[_P_HOT] or part[_P_REQUEST] is not None:
+                    finish(part, now)
+                else:  # ``_finish`` for a whole-object GET, which has its first byte
+                    self.free_connections += 1
+                    records.extend((_GET, part[_P_ARRIVAL], part[_P_CONN], part[_P_FIRST], now, nbytes, True))
             else:
                 # a part's next step
                 if next_step > until_s:

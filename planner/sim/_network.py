@@ -25,7 +25,6 @@ _INF = math.inf
 
 Schedule = Callable[[Any, int, float], None]
 """``Environment.schedule`` as the simulator calls it: any object with ``callbacks`` and ``_ok``."""
-_TOLERANCE = 1e-9  # relative slack on finish tags: float rounding must not strand a finished stream
 _SLACK = 1 + 1e-12  # demand within this factor of a capacity is not congestion (float drift)
 
 
@@ -62,9 +61,9 @@ def _cap_of(flow: FlowClass) -> float:
 class FluidNetwork:
     """Capacities in bytes/s (``inf`` for none); ``on_done(stream)`` is called as each transfer ends.
 
-    With ``timer=False`` nothing is scheduled: the owner calls ``complete()`` (or, with no
-    ``on_done``, ``finish_due()`` and handles the streams it returns) when its clock reaches
-    ``next_at``.
+    With ``timer=False`` nothing is scheduled: the owner calls ``complete()`` when its clock
+    reaches ``next_at`` (or, with no ``on_done``, ``finish_next()``, and handles the stream it
+    returns).
     """
 
     def __init__(
@@ -91,6 +90,7 @@ class FluidNetwork:
         self._single = -1  # the one resource every class uses (water-filling is one pass), or -1
         self.next_at = _INF
         """Time of the next completion (``inf`` with nothing in flight)."""
+        self._due: FlowClass | None = None  # the class whose head finishes at next_at
 
     def flow_class(self, resources: tuple[int, ...], cap: float) -> FlowClass | None:
         """The class for streams using ``resources`` at most ``cap`` each; None if nothing bounds them."""
@@ -144,59 +144,51 @@ class FluidNetwork:
                 flow.at = at
                 if at < self.next_at:
                     self.next_at = at
+                    self._due = flow
         if self._use_timer:
             self._arm()
 
     def complete(self) -> None:
         """End the transfers due by now and tell the owner of each (``on_done``)."""
         on_done = self._on_done
-        assert on_done is not None, "a network without on_done is drained with finish_due()"
-        for stream in self.finish_due():
-            on_done(stream)
-
-    def finish_due(self) -> list[Any]:
-        """End the transfers due by now, re-share the capacity, and return their streams.
-
-        The class whose head is due ends it, with any stream of the class finishing within
-        rounding of it; another class due at the same instant is ended on the next call.
-        """
+        assert on_done is not None, "a network without on_done is drained with finish_next()"
         now = self._env._now
-        for flow in self._classes:
-            if flow.at <= now:
-                break
-        else:
-            return []
-        heap, heappop = flow.heap, heapq.heappop
-        done = [heappop(heap)[2]]
-        n = flow.n
-        left = n - 1
+        while self.next_at <= now:
+            on_done(self.finish_next())
+
+    def finish_next(self) -> Any:
+        """End the transfer due at ``next_at`` (the clock's now), re-share the capacity, return its stream.
+
+        Streams due at the same instant end one a call, each call a new ``next_at`` at most now.
+        """
+        flow = self._due
+        assert flow is not None, "finish_next() with nothing in flight"
+        now = self._env._now
+        heap = flow.heap
+        stream = heapq.heappop(heap)[2]
+        left = flow.n = flow.n - 1
         if left:
-            served = flow.v0 + flow.rate * (now - flow.t0)
-            limit = served + _TOLERANCE * (1.0 + served)
-            while left and heap[0][0] <= limit:
-                done.append(heappop(heap)[2])
-                left -= 1
-            flow.at = flow.t0 + (heap[0][0] - flow.v0) / flow.rate if left else _INF
+            at = flow.t0 + (heap[0][0] - flow.v0) / flow.rate
+            flow.at = at if at > now else now  # rounding: not before now
         else:
             flow.at = _INF
-        flow.n = left
         cap = flow.cap
         if cap < _INF:
             demand = self._demand
             for r in flow.resources:
-                demand[r] -= cap * (n - left)
+                demand[r] -= cap
         else:
             for r in flow.resources:
-                self._unbounded[r] -= n - left
+                self._unbounded[r] -= 1
         if self._congested:
             self._refill(now)
         else:
-            best = _INF
+            best, due = _INF, None
             for other in self._classes:
                 if other.at < best:
-                    best = other.at
-            self.next_at = best
-        return done
+                    best, due = other.at, other
+            self.next_at, self._due = best, due
+        return stream
 
     # -- timer mode --
 
@@ -230,7 +222,7 @@ class FluidNetwork:
         if not busy:
             self._congested = False
             self._demand = [0.0] * len(self._capacity)
-            self.next_at = _INF
+            self.next_at, self._due = _INF, None
             return
         if self._recount_demand() or self._oversubscribed():
             self._congested = True
@@ -239,15 +231,15 @@ class FluidNetwork:
             self._congested = False
             for flow in busy:
                 flow.rate = flow.cap
-        best = _INF
+        best, due = _INF, None
         for flow in busy:
             at = now + (flow.heap[0][0] - flow.v0) / flow.rate
             if at < now:
                 at = now
             flow.at = at
             if at < best:
-                best = at
-        self.next_at = best
+                best, due = at, flow
+        self.next_at, self._due = best, due
 
     def _refill_single(self, now: float) -> None:
         """``_refill`` when every class uses one resource: water-filling in one pass, lowest caps first.
@@ -272,7 +264,7 @@ class FluidNetwork:
         else:
             self._demand[single] = sum(f.n * f.cap for f in classes if f.cap < _INF)
         remaining = capacity
-        best = _INF
+        best, due = _INF, None
         for flow in classes:
             n = flow.n
             if not n:
@@ -293,8 +285,8 @@ class FluidNetwork:
                 at = now
             flow.at = at
             if at < best:
-                best = at
-        self.next_at = best
+                best, due = at, flow
+        self.next_at, self._due = best, due
 
     def _fill_many(self, busy: list[FlowClass]) -> None:
         """Progressive filling over several resources: freeze the bottleneck's classes, repeat."""
