@@ -688,6 +688,7 @@ def save_profile_plot(profile: Profile, path: Path) -> None:
     import numpy as np
     from matplotlib.colors import LogNorm
     from matplotlib.patches import Rectangle
+    from matplotlib.ticker import FuncFormatter, NullFormatter
 
     operations = ("put", "get")
     cells = [c for c in profile.cells if c.op in operations and c.object_size_bytes is not None]
@@ -758,13 +759,18 @@ def save_profile_plot(profile: Profile, path: Path) -> None:
         if image is not None:
             bar = figure.colorbar(image, ax=list(axes), shrink=0.9)
             bar.set_label("aggregate throughput (MiB/s, log scale)")
-        elif cells:
-            figure.text(0.5, 0.02, "no PUT or GET throughput figure in this profile", ha="center", fontsize=10)
+            plain = FuncFormatter(lambda value, _position: f"{value:,.4g}")
+            bar.ax.yaxis.set_major_formatter(plain)
+            if values and max(values) / min(values) < 10:  # within a decade only minor ticks carry numbers
+                bar.ax.yaxis.set_minor_formatter(plain)
+            else:
+                bar.ax.yaxis.set_minor_formatter(NullFormatter())
         kind = {"published": "published figures", "measured": "measured", "merged": "merged measurements"}
         when = f", {profile.date}" if profile.date else ""
+        empty = "\nno source gives a PUT or GET throughput figure: every cell is missing" if image is None else ""
         figure.suptitle(
             f"{profile.provider or 'unknown provider'}: throughput by object size and concurrency"
-            f" ({kind.get(profile.source.kind, profile.source.kind)}{when})",
+            f" ({kind.get(profile.source.kind, profile.source.kind)}{when}){empty}",
             fontsize=12,
             fontweight="bold",
         )
