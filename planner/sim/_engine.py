@@ -56,7 +56,8 @@ _INF = math.inf
     _P_HOT,  # counted in ``hot_counts``
     _P_REQUEST,  # the split operation it belongs to, or None
     _P_ERROR,  # the rejection it is answered with
-) = range(14)
+    _P_LATENCY,  # an upload's response time, drawn when it arrived (-1: draw it when needed)
+) = range(15)
 Part = list[Any]
 
 # Steps, the values of ``_P_STEP``; ticks (a hot burst, a worker's think time) are one-field parts.
@@ -64,7 +65,7 @@ _FIRST_BYTE, _RESPONSE, _ERROR, _RETRY, _THINK, _BURST = range(6)
 
 
 def _new_part(lop: int, billed: int, key: int, nbytes: int, now: float, request: _Request | None) -> Part:
-    return [_RESPONSE, lop, billed, key, nbytes, now, -1.0, -1.0, now, 1, 0, False, request, ""]
+    return [_RESPONSE, lop, billed, key, nbytes, now, -1.0, -1.0, now, 1, 0, False, request, "", -1.0]
 
 
 def _draws(model: LatencyModel, rng: np.random.Generator) -> Iterator[float]:
@@ -188,6 +189,7 @@ class Replication:
         self.arrival_lop: list[int] = []
         self.arrival_size: list[int] = []
         self.arrival_key: list[int] = []
+        self.arrival_latency: list[float] = []  # its operation's latency, for its first attempt
 
     # -- set-up: ask the provider model once, keep the answers where the hot path finds them --
 
@@ -265,6 +267,18 @@ class Replication:
                 sizes[is_hot] = hot.size_bytes
         return lops.tolist(), sizes.tolist(), key_ids.tolist()
 
+    def _draw_latencies(self, lops: list[int]) -> list[float]:
+        """One latency per request, from the model of its (whole-object) operation."""
+        codes = np.array(lops, dtype=np.int64)
+        drawn = np.empty(len(lops))
+        for code in range(len(LOGICAL_OPERATIONS)):
+            mine = codes == code
+            count = int(mine.sum())
+            if count:
+                drawn[mine] = self.provider.latency(BILLED_OPERATIONS[code]).sample(self.rng, count)
+        result: list[float] = drawn.tolist()
+        return result
+
     def _uniform(self) -> float:
         i = self.uniform_i
         if i == len(self.uniforms):
@@ -287,6 +301,7 @@ class Replication:
             times = self._arrival_times(arrivals)
             self.arrival_times = [*times.tolist(), _INF]
             self.arrival_lop, self.arrival_size, self.arrival_key = self._draw_requests(len(times))
+            self.arrival_latency = self._draw_latencies(self.arrival_lop)
         elif isinstance(arrivals, ClosedLoop):
             for _ in range(arrivals.workers):
                 self._issue_next()
@@ -335,6 +350,7 @@ class Replication:
         inline_begin = not self.hot_limit  # with a hot-object limit, every GET goes through _begin
         waiting, records, closed_loop = self.waiting, self.records, self.think_s is not None
         times, lops, sizes, keys = self.arrival_times, self.arrival_lop, self.arrival_size, self.arrival_key
+        latencies_drawn = self.arrival_latency
         i = 0
         next_arrival = times[0]
         while True:
@@ -345,7 +361,7 @@ class Replication:
                 if next_arrival > until_s:
                     break
                 env._now = now = next_arrival
-                lop, size, key = lops[i], sizes[i], keys[i]
+                lop, size, key, latency = lops[i], sizes[i], keys[i], latencies_drawn[i]
                 i += 1
                 next_arrival = times[i]
                 if key < 0:
@@ -361,7 +377,7 @@ class Replication:
                 else:
                     size = 0
                 # ``_new_part(lop, lop, key, size, now, None)``: logical codes are billed codes
-                part: Part = [_RESPONSE, lop, lop, key, size, now, -1.0, -1.0, now, 1, 0, False, None, ""]
+                part: Part = [_RESPONSE, lop, lop, key, size, now, -1.0, -1.0, now, 1, 0, False, None, "", latency]
                 if not self.free_connections:
                     waiting.append(part)
                     continue
@@ -401,7 +417,7 @@ class Replication:
                     if flow is not None:  # the body goes first, the response follows it
                         add(part, flow, size)
                         continue
-                heappush(heap, (now + next(latencies[lop]), next(sequence), part))
+                heappush(heap, (now + latency, next(sequence), part))
             elif next_done <= next_step:
                 # transfers ending
                 if next_done > until_s:
@@ -413,7 +429,10 @@ class Replication:
                 transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, nbytes))
                 if billed != _B_GET:  # an upload: the response follows
                     part[_P_STEP] = _RESPONSE
-                    heappush(heap, (now + next(latencies[billed]), next(sequence), part))
+                    latency = part[_P_LATENCY]
+                    if latency < 0:
+                        latency = next(latencies[billed])
+                    heappush(heap, (now + latency, next(sequence), part))
                 elif waiting or closed_loop or part[_P_HOT] or part[_P_REQUEST] is not None:
                     finish(part, now)
                 else:  # ``_finish`` for a whole-object GET, which has its first byte
@@ -489,7 +508,7 @@ class Replication:
         self.issued += 1
         now = self.env._now
         # a literal of ``_new_part(lop, lop, key, size, now, None)``: logical codes are billed codes
-        part: Part = [_RESPONSE, lop, lop, key, size, now, -1.0, -1.0, now, 1, 0, False, None, ""]
+        part: Part = [_RESPONSE, lop, lop, key, size, now, -1.0, -1.0, now, 1, 0, False, None, "", -1.0]
         if self.free_connections:
             self.free_connections -= 1
             self._begin(part)
@@ -703,8 +722,8 @@ class Replication:
     def run(self) -> RawRun:
         self._start()
         self._loop(self.duration_s + self.drain_s)
-        records = np.array(self.records, dtype=np.float64).reshape(-1, 7)
-        transfers = np.array(self.transfers, dtype=np.float64).reshape(-1, 4)
+        records = np.fromiter(self.records, np.float64, len(self.records)).reshape(-1, 7)
+        transfers = np.fromiter(self.transfers, np.float64, len(self.transfers)).reshape(-1, 4)
         return RawRun(
             lop=records[:, 0].astype(np.int64),
             t_arrival=records[:, 1],
