@@ -89,10 +89,13 @@ def _figures(run: RawRun, spec: SimSpec, duration_s: float, warmup_s: float) -> 
         wait = run.t_conn[mine] - run.t_arrival[mine]
         v[f"{name}.mean_wait_s"] = float(wait.mean()) if wait.size else math.nan
         v[f"{name}.mean_latency_s"] = float(latency.mean()) if latency.size else math.nan
-        for p in _PERCENTILES:
+        # one call per array: numpy partitions it once for all the percentiles
+        latency_at = np.percentile(latency, _PERCENTILES).tolist() if latency.size else [math.nan] * len(_PERCENTILES)
+        ttfb_at = np.percentile(ttfb, _PERCENTILES).tolist() if ttfb.size else [math.nan] * len(_PERCENTILES)
+        for p, latency_s, ttfb_s in zip(_PERCENTILES, latency_at, ttfb_at, strict=True):
             tag = _percentile_tag(p)
-            v[f"{name}.latency_{tag}_s"] = float(np.percentile(latency, p)) if latency.size else math.nan
-            v[f"{name}.ttfb_{tag}_s"] = float(np.percentile(ttfb, p)) if ttfb.size else math.nan
+            v[f"{name}.latency_{tag}_s"] = latency_s
+            v[f"{name}.ttfb_{tag}_s"] = ttfb_s
         moved = run.transfer_lop == code
         delivered = delivered_bytes(
             run.transfer_start[moved], run.transfer_end[moved], run.transfer_bytes[moved], edges
