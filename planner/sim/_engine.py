@@ -212,13 +212,18 @@ class Replication:
 
     def _build_limits(self) -> None:
         provider, keys = self.provider, self.spec.keys
-        # Per billed operation: (bucket state, scope, rate, burst, error) for every limit counting it.
-        self.limits: list[list[tuple[dict[int, list[float]], int, float, float, str]]] = [[] for _ in BILLED_OPERATIONS]
+        # Token buckets as their equivalent virtual schedule (GCRA): per scope, the time ``due`` at
+        # which the bucket is full again but for one token; a request at ``now`` finds a token iff
+        # ``due - now <= slack``, (burst - 1) tokens' worth of time, and then takes it (``due`` moves
+        # on by ``1 / per_s`` from ``max(due, now)``); a rejection leaves the bucket as it is.
+        # Per billed operation: (due by scope id, scope, 1 / per_s, slack, error) for every limit counting it.
+        self.limits: list[list[tuple[dict[int, float], int, float, float, str]]] = [[] for _ in BILLED_OPERATIONS]
         for limit in provider.rate_limits:
-            state: dict[int, list[float]] = {}
+            state: dict[int, float] = {}
             for op in limit.operations:
                 scope = ("key", "prefix", "bucket").index(limit.scope)
-                entry = (state, scope, limit.per_s, limit.burst_requests, limit.error)
+                interval_s = 1.0 / limit.per_s
+                entry = (state, scope, interval_s, (limit.burst_requests - 1.0) * interval_s, limit.error)
                 self.limits[BILLED_OPERATIONS.index(op)].append(entry)
         self.prefixes = keys.prefixes
         hot = provider.hot_object
@@ -345,7 +350,7 @@ class Replication:
         finish, issue, begin = self._finish, self._issue, self._begin
         read_flows, write_flows = self.read_flows, self.write_flows
         transfers, latencies, billed_counts, limits_of = self.transfers, self.latencies, self.billed, self.limits
-        warmup_s, duration_s, prefixes = self.warmup_s, self.duration_s, self.prefixes
+        warmup_s, prefixes = self.warmup_s, self.prefixes
         ranged_threshold, multipart_threshold = self.ranged_threshold, self.multipart_threshold
         inline_begin = not self.hot_limit  # with a hot-object limit, every GET goes through _begin
         waiting, records, closed_loop = self.waiting, self.records, self.think_s is not None
@@ -387,27 +392,19 @@ class Replication:
                     continue
                 # ``_begin`` for a new whole-object request
                 part[_P_CONN] = now
-                if warmup_s <= now < duration_s:
+                if now >= warmup_s:  # and before duration_s, as every arrival is
                     billed_counts[lop] += 1
                 limits = limits_of[lop]
                 if limits:
                     rejected = False
-                    for state, scope, per_s, burst, error in limits:
+                    for state, scope, interval_s, slack_s, error in limits:
                         scope_id = key if scope == 0 else key % prefixes if scope == 1 else 0
-                        bucket = state.get(scope_id)
-                        if bucket is None:
-                            state[scope_id] = [burst - 1.0, now]
-                            continue
-                        tokens = bucket[0] + (now - bucket[1]) * per_s
-                        if tokens > burst:
-                            tokens = burst
-                        bucket[1] = now
-                        if tokens < 1.0:
-                            bucket[0] = tokens
+                        due = state.get(scope_id, now)
+                        if due - now > slack_s:
                             self._reject(part, error)
                             rejected = True
                             break
-                        bucket[0] = tokens - 1.0
+                        state[scope_id] = (due if due > now else now) + interval_s
                     if rejected:
                         continue
                 if lop == _GET:
@@ -582,21 +579,13 @@ class Replication:
         limits = self.limits[billed]
         if limits:
             key = part[_P_KEY]
-            for state, scope, per_s, burst, error in limits:
+            for state, scope, interval_s, slack_s, error in limits:
                 scope_id = key if scope == 0 else key % self.prefixes if scope == 1 else 0
-                bucket = state.get(scope_id)
-                if bucket is None:
-                    state[scope_id] = [burst - 1.0, now]
-                    continue
-                tokens = bucket[0] + (now - bucket[1]) * per_s
-                if tokens > burst:
-                    tokens = burst
-                bucket[1] = now
-                if tokens < 1.0:
-                    bucket[0] = tokens
+                due = state.get(scope_id, now)
+                if due - now > slack_s:
                     self._reject(part, error)
                     return
-                bucket[0] = tokens - 1.0
+                state[scope_id] = (due if due > now else now) + interval_s
         if billed == _B_GET:
             latency = next(self.latencies[billed])
             if self.hot_limit:
