@@ -254,7 +254,7 @@ def recommend_command(
     if plot is not None:
         from planner.reports.plots import save_recommendation_plot
 
-        save_recommendation_plot(result, plot)
+        save_recommendation_plot(result, plot, prices=parse_prices(prices))
     typer.echo(render.as_json(result) if output == OutputFormat.json else render.recommendation(result, output.value))
     if result.recommendation is None:
         raise typer.Exit(1)
@@ -341,13 +341,16 @@ def report_command(
     profiles: Annotated[
         Path | None, typer.Option("--profiles", help="folder of measured profiles named <provider>.json")
     ] = None,
+    simulate: Annotated[
+        bool, typer.Option("--simulate/--no-simulate", help="simulate each provider's peak (default) or not")
+    ] = True,
 ) -> None:
     """One self-contained document: the recommendation, reasons, tables, plots, prices and sources."""
     from planner.reports.document import write_report
     from planner.workload import load_workload
 
     workload = load_workload(workload_file)
-    written = write_report(workload, out, as_of=parse_date(as_of), profiles_dir=profiles)
+    written = write_report(workload, out, as_of=parse_date(as_of), profiles_dir=profiles, simulate=simulate)
     typer.echo(f"wrote {written}")
 
 
@@ -370,6 +373,9 @@ def diff_command(
     ] = None,
     storage_class: Annotated[str, typer.Option("--class", help="storage class with --provider")] = "standard",
     as_of: AsOfOption = None,
+    simulate: Annotated[
+        bool, typer.Option("--simulate/--no-simulate", help="simulate when recommending each side (default)")
+    ] = True,
     output: FormatOption = OutputFormat.table,
 ) -> None:
     """Two scenarios side by side: the cost difference per line item."""
@@ -382,6 +388,7 @@ def diff_command(
         provider=provider,
         storage_class=storage_class,
         as_of=parse_date(as_of),
+        simulate=simulate,
     )
     typer.echo(
         render_json(result.model_dump(mode="json"))

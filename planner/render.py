@@ -237,8 +237,24 @@ def projection(result: CostProjection, fmt: str) -> str:
     )
 
 
-def recommendation(result: Recommendation, fmt: str) -> str:
-    rows = []
+def ranking_headers(months: int) -> list[str]:
+    return [
+        "#",
+        "provider",
+        "class",
+        "this month",
+        f"{months} months",
+        "p99 TTFB",
+        "reads (est.)",
+        "simulated peak p99",
+        "verdict",
+        "why not",
+    ]
+
+
+def ranking_rows(result: Recommendation) -> list[tuple[str, ...]]:
+    """One row per option, as `planner recommend` prints them (the report uses the same rows)."""
+    rows: list[tuple[str, ...]] = []
     for option in result.ranking:
         perf = option.performance
         ttfb = (
@@ -264,22 +280,16 @@ def recommendation(result: Recommendation, fmt: str) -> str:
                 "; ".join(option.violations) or "-",
             )
         )
+    return rows
+
+
+def recommendation(result: Recommendation, fmt: str) -> str:
+    rows = ranking_rows(result)
     name = result.workload.name
     parts = [
         heading(f"Recommendation for {name} (prices in force on {result.as_of}, {result.months}-month horizon)", fmt),
         table(
-            [
-                "#",
-                "provider",
-                "class",
-                "this month",
-                f"{result.months} months",
-                "p99 TTFB",
-                "reads (est.)",
-                "simulated peak p99",
-                "verdict",
-                "why not",
-            ],
+            ranking_headers(result.months),
             rows,
             fmt,
         ),

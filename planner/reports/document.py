@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from planner.errors import InputError, PlannerError
+from planner.render import ranking_headers, ranking_rows
 from planner.units import format_bytes, format_duration, format_rate
 
 if TYPE_CHECKING:
@@ -157,35 +158,8 @@ def _recommendation_section(result: Recommendation) -> _Section:
 
 
 def _ranking_section(result: Recommendation) -> _Section:
-    rows = []
-    for option in result.ranking:
-        perf = option.performance
-        ttfb = (
-            "-" if perf.p99_ttfb_s is None else (">=" if perf.ttfb_is_floor else "") + format_duration(perf.p99_ttfb_s)
-        )
-        reads = "-" if perf.read_throughput_bits_per_s is None else format_rate(perf.read_throughput_bits_per_s)
-        simulated = "-"
-        if perf.simulation is not None:
-            peak = "-" if perf.simulated_p99_ttfb_s is None else format_duration(perf.simulated_p99_ttfb_s)
-            simulated = f"{peak}, {perf.throttle_rate or 0:.1%} throttled"
-        verdict = "CHOSEN" if option.chosen else ("ok" if option.feasible else "rejected")
-        rows.append(
-            (
-                str(option.rank),
-                option.provider,
-                option.storage_class,
-                _usd(option.monthly_cost_usd),
-                _usd(option.horizon_cost_usd),
-                ttfb,
-                reads,
-                simulated,
-                verdict,
-                "; ".join(option.violations) or "-",
-                option.cost.table_version,
-            )
-        )
-    headers = ["#", "provider", "class", "this month", f"{result.months} months", "p99 TTFB", "reads (est.)"]
-    headers.append("simulated peak p99")
+    rows = [(*row, option.cost.table_version) for row, option in zip(ranking_rows(result), result.ranking, strict=True)]
+    headers = ranking_headers(result.months)
     sources = sorted({o.performance.source for o in result.ranking if o.performance.source != "none"})
     return _Section(
         "ranking",
@@ -195,7 +169,7 @@ def _ranking_section(result: Recommendation) -> _Section:
                 "Every allowed provider and storage class, feasible options first, by cost over the horizon. "
                 "Performance figures rest on: " + ("; ".join(sources) or "no profile") + "."
             ),
-            _Table([*headers, "verdict", "why not", "prices"], rows),
+            _Table([*headers, "prices"], rows),
         ],
     )
 

@@ -44,6 +44,9 @@ def simulate_command(
         Path | None, typer.Option("--profile", help="a measured profile (default: the shipped reference)")
     ] = None,
     output: FormatOption = OutputFormat.table,
+    plot: Annotated[
+        Path | None, typer.Option("--plot", help="also draw the peak window to FILE.png or FILE.svg (planner[plot])")
+    ] = None,
 ) -> None:
     """Simulate a workload's peak and mean against a provider: latency, errors, retries, SLOs, billed requests."""
     from planner import render
@@ -72,6 +75,10 @@ def simulate_command(
         seed=seed,
         replications=replications,
     )
+    if plot is not None:
+        from planner.reports.plots import save_simulation_plot
+
+        save_simulation_plot(result.peak, plot)
     if output == OutputFormat.json:
         typer.echo(result.model_dump_json(indent=2))
         return
