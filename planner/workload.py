@@ -351,25 +351,15 @@ def _first_error(error: ValidationError) -> tuple[str, str]:
     return _field_path(first["loc"]), message
 
 
-def _find_boolean(value: Any, path: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
-    """The path of the first true/false in parsed data: no workload field is a boolean."""
-    if isinstance(value, bool):
-        return path
-    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-    for key, child in children:
-        found = _find_boolean(child, (*path, key))
-        if found is not None:
-            return found
-    return None
-
-
 def parse_workload(data: Any, source: str = "workload") -> Workload:
     """Validate already-parsed YAML/JSON; bare numbers for sizes, rates and durations need units."""
     if data is None:
         raise InputError("the file is empty (a workload needs at least name and storage)", source=source)
     if not isinstance(data, dict):
         raise InputError(f"a workload must be a mapping of keys, not {type(data).__name__}", source=source)
-    boolean = _find_boolean(data)
+    from pricing.catalog import find_boolean
+
+    boolean = find_boolean(data)
     if boolean is not None:
         # pydantic would read true as 1 object or a share of 1.0: refuse it instead.
         raise InputError(

@@ -125,13 +125,19 @@ def merge(base: Any, change: Any) -> Any:
 _BOOLEAN_KEYS = frozenset({"round_up"})
 
 
-def _find_boolean(value: Any, path: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
-    """The path of the first true/false that is not a yes/no field."""
+def find_boolean(
+    value: Any, path: tuple[Any, ...] = (), allowed: frozenset[str] = frozenset()
+) -> tuple[Any, ...] | None:
+    """The path of the first true/false in parsed data outside the ``allowed`` yes/no keys.
+
+    YAML reads yes/no/true/false as booleans and Python takes True for 1, so a boolean where a
+    number belongs would bill silently as 1: loaders refuse it instead.
+    """
     if isinstance(value, bool):
-        return None if path and path[-1] in _BOOLEAN_KEYS else path
+        return None if path and path[-1] in allowed else path
     children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, child in children:
-        found = _find_boolean(child, (*path, key))
+        found = find_boolean(child, (*path, key), allowed)
         if found is not None:
             return found
     return None
@@ -140,7 +146,7 @@ def _find_boolean(value: Any, path: tuple[Any, ...] = ()) -> tuple[Any, ...] | N
 def _validate(raw: Any, source: str) -> PriceTable:
     if not isinstance(raw, dict):
         raise InputError("a price table must be a mapping of keys", source=source)
-    boolean = _find_boolean(raw)
+    boolean = find_boolean(raw, allowed=_BOOLEAN_KEYS)
     if boolean is not None:
         raise InputError(
             "true/false is not a valid value here (YAML reads yes/no/on/off as booleans)",
