@@ -26,6 +26,7 @@ _INF = math.inf
 Schedule = Callable[[Any, int, float], None]
 """``Environment.schedule`` as the simulator calls it: any object with ``callbacks`` and ``_ok``."""
 _SLACK = 1 + 1e-12  # demand within this factor of a capacity is not congestion (float drift)
+_IN_ORDER_MAX = 1024  # streams a class keeps as a sorted list at most (popping the front is O(n))
 
 
 class _Wakeup:
@@ -41,7 +42,7 @@ class _Wakeup:
 class FlowClass:
     """Streams with the same resources and per-stream cap (bytes/s)."""
 
-    __slots__ = ("at", "cap", "heap", "n", "rate", "resources", "t0", "v0")
+    __slots__ = ("at", "cap", "heap", "in_order", "n", "rate", "resources", "t0", "v0")
 
     def __init__(self, resources: tuple[int, ...], cap: float) -> None:
         self.resources = resources
@@ -52,6 +53,9 @@ class FlowClass:
         self.t0 = 0.0
         self.at = _INF  # when the stream at the head of the heap finishes at the current rate
         self.heap: list[tuple[float, int, Any]] = []
+        # While streams arrive in finish order (always, when they move the same bytes), the heap
+        # is a sorted list: appended to and popped from the front, no sifting.
+        self.in_order = True
 
 
 def _cap_of(flow: FlowClass) -> float:
@@ -119,9 +123,15 @@ class FluidNetwork:
             flow.v0 = 0.0
             flow.t0 = now
             flow.rate = cap if cap < _INF else 1.0  # a refill corrects it if congested
+            flow.in_order = True
             tag = nbytes
         seq = self._seq = self._seq + 1
-        heapq.heappush(flow.heap, (tag, seq, stream))
+        heap = flow.heap
+        if flow.in_order and (not n or (tag >= heap[-1][0] and n < _IN_ORDER_MAX)):
+            heap.append((tag, seq, stream))
+        else:
+            flow.in_order = False  # a sorted list is a heap already
+            heapq.heappush(heap, (tag, seq, stream))
         flow.n = n + 1
         over = self._congested
         if cap < _INF:
@@ -165,7 +175,7 @@ class FluidNetwork:
         assert flow is not None, "finish_next() with nothing in flight"
         now = self._env._now
         heap = flow.heap
-        stream = heapq.heappop(heap)[2]
+        stream = (heap.pop(0) if flow.in_order else heapq.heappop(heap))[2]
         left = flow.n = flow.n - 1
         if left:
             at = flow.t0 + (heap[0][0] - flow.v0) / flow.rate
