@@ -250,10 +250,11 @@ class Replication:
     # -- random draws in blocks --
 
     def _refill_draws(self) -> None:
-        self.draw_lop, self.draw_size, self.draw_key = self._draw_requests(_BLOCK)
+        lops, sizes, keys = self._draw_requests(_BLOCK)
+        self.draw_lop, self.draw_size, self.draw_key = lops.tolist(), sizes.tolist(), keys.tolist()
         self.draw_i = 0
 
-    def _draw_requests(self, count: int) -> tuple[list[int], list[int], list[int]]:
+    def _draw_requests(self, count: int) -> tuple[IntArray, IntArray, IntArray]:
         """``count`` requests' operations, sizes and keys (a hot object ``h`` as key ``-1 - h``)."""
         rng, keys = self.rng, self.spec.keys
         lops = np.minimum(np.searchsorted(self.op_cdf, rng.random(count), side="right"), 3)
@@ -270,12 +271,11 @@ class Replication:
             key_ids[is_hot] = -1 - rng.integers(0, hot.objects, int(is_hot.sum()))
             if hot.size_bytes is not None:
                 sizes[is_hot] = hot.size_bytes
-        return lops.tolist(), sizes.tolist(), key_ids.tolist()
+        return lops, sizes, key_ids
 
-    def _draw_latencies(self, lops: list[int]) -> list[float]:
+    def _draw_latencies(self, codes: IntArray) -> list[float]:
         """One latency per request, from the model of its (whole-object) operation."""
-        codes = np.array(lops, dtype=np.int64)
-        drawn = np.empty(len(lops))
+        drawn = np.empty(len(codes))
         for code in range(len(LOGICAL_OPERATIONS)):
             mine = codes == code
             count = int(mine.sum())
@@ -305,8 +305,9 @@ class Replication:
         if isinstance(arrivals, OpenLoop):
             times = self._arrival_times(arrivals)
             self.arrival_times = [*times.tolist(), _INF]
-            self.arrival_lop, self.arrival_size, self.arrival_key = self._draw_requests(len(times))
-            self.arrival_latency = self._draw_latencies(self.arrival_lop)
+            lops, sizes, keys = self._draw_requests(len(times))
+            self.arrival_lop, self.arrival_size, self.arrival_key = lops.tolist(), sizes.tolist(), keys.tolist()
+            self.arrival_latency = self._draw_latencies(lops)
         elif isinstance(arrivals, ClosedLoop):
             for _ in range(arrivals.workers):
                 self._issue_next()
