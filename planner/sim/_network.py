@@ -92,6 +92,8 @@ class FluidNetwork:
         self._timer_at = _INF
         self._seq = 0
         self._single = -1  # the one resource every class uses (water-filling is one pass), or -1
+        self._refill: Callable[[float], None] = self._refill_many
+        """Re-divide capacity among the busy classes (max-min fair, each within its cap); set ``next_at``."""
         self.next_at = _INF
         """Time of the next completion (``inf`` with nothing in flight)."""
         self._due: FlowClass | None = None  # the class whose head finishes at next_at
@@ -110,6 +112,7 @@ class FluidNetwork:
             self._classes.sort(key=_cap_of)  # water-filling visits the lowest caps first
             shared = {flow.resources for flow in self._classes}
             self._single = bounded[0] if len(shared) == 1 and len(bounded) == 1 else -1
+            self._refill = self._refill_single if self._single >= 0 else self._refill_many
         return found
 
     def add(self, stream: Any, flow: FlowClass, nbytes: float) -> None:
@@ -218,11 +221,8 @@ class FluidNetwork:
 
     # -- sharing --
 
-    def _refill(self, now: float) -> None:
+    def _refill_many(self, now: float) -> None:
         """Re-divide capacity among the busy classes (max-min fair, each within its cap); set ``next_at``."""
-        if self._single >= 0:
-            self._refill_single(now)
-            return
         busy = []
         for flow in self._classes:
             if flow.n:
