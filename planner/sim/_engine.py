@@ -7,8 +7,8 @@ a heap of ``(time, sequence, part)`` for each part's next step (first byte, resp
 retry; the step is the part's ``_P_STEP``) and the fluid network's next completion
 (``_network.FluidNetwork.next_at``). The common steps of a whole-object request are handled
 in the loop itself; split operations (ranged GETs, multipart uploads), rejections and retries
-go through methods. Random numbers come from numpy in blocks; records go to flat lists turned
-into arrays once.
+go through methods. Random numbers come from numpy up front (an open loop's requests and
+their first latencies) or in blocks; records go to flat lists turned into arrays once.
 """
 
 from __future__ import annotations

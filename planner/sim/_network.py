@@ -6,9 +6,11 @@ clock (the bytes each of its streams has been offered since ``t0``) and a heap o
 (virtual time at arrival + bytes): a stream's remaining work is in those service units and never
 has to be touched when rates change. Rates change only when a stream arrives or leaves; then,
 and only if some resource is over-subscribed, they are re-filled. ``next_at`` is the time of the
-next completion of any class; the owner's event loop polls it (``timer=False``) or the network
-arms one SimPy timer for it (``timer=True``). A transfer costs a heap push and a heap pop,
-whatever the number of streams in flight.
+next completion of any class; the owner's event loop polls it (``timer=False``, ending one
+stream a ``finish_next()``) or the network arms one SimPy timer for it (``timer=True``). A
+transfer costs a heap push and a heap pop, whatever the number of streams in flight, and less
+while a class's streams arrive in the order they finish (streams of one size always do): its
+heap is then a sorted list, appended to and popped from the front.
 """
 
 from __future__ import annotations
