@@ -41,6 +41,8 @@ from planner.errors import MeasureError
 PROBES = ("hot-object", "part-size", "range-get", "rate")
 RUN_PREFIX_ROOT = "planner-measure/"
 _MAX_POOL_BYTES = 1 << 30  # GET/HEAD object pool per size
+_LARGE_REQUEST_BYTES = 1 << 20
+_THREADS_PER_PROCESS_LARGE = 16
 
 
 def tool_version() -> str:
@@ -169,8 +171,13 @@ class Engine:
         self.options = options
         self.cpu_count = os.cpu_count() or 1
 
-    def _split(self, concurrency: int) -> list[int]:
+    def _split(self, concurrency: int, request_bytes: int = 0) -> list[int]:
+        """Threads per worker process: spread over every process while the GIL is the limit (small
+        requests), on as few as needed for large transfers, which wait in the kernel: a second
+        process then only competes for the cores with a server on the same host."""
         processes = min(self.pool.size, concurrency)
+        if request_bytes >= _LARGE_REQUEST_BYTES:
+            processes = min(processes, -(-concurrency // _THREADS_PER_PROCESS_LARGE))
         base, extra = divmod(concurrency, processes)
         return [base + (1 if i < extra else 0) for i in range(processes)]
 
@@ -187,7 +194,13 @@ class Engine:
         **fields: Any,
     ) -> tuple[list[LoadResult], float, float]:
         """Run a load; returns raw results and the measured window (start, end) on the wall clock."""
-        shares = self._split(max(1, concurrency))
+        request_bytes = int(fields.get("object_size", 0)) if kind in ("get", "put", "upload_part", "put_keys") else 0
+        if fields.get("byte_range") is not None:
+            first, last = fields["byte_range"]
+            request_bytes = last - first + 1
+        elif fields.get("thread_ranges"):
+            request_bytes = min(last - first + 1 for first, last in fields["thread_ranges"])
+        shares = self._split(max(1, concurrency), request_bytes)
         start_at = time.time() + 0.3
         warmup_end = start_at + warmup_s
         end_at = None if duration_s is None else warmup_end + duration_s

@@ -55,3 +55,22 @@ def test_error_labels() -> None:
     denied = ClientError({"Error": {"Code": "AccessDenied"}, "ResponseMetadata": {"HTTPStatusCode": 403}}, "PutObject")
     assert classify_error(denied) == ("403 AccessDenied", False)
     assert classify_error(ReadTimeoutError(endpoint_url="http://x")) == ("timeout", True)
+
+
+def test_stream_error_labels() -> None:
+    from botocore.exceptions import IncompleteReadError, ResponseStreamingError
+    from urllib3.exceptions import IncompleteRead, ProtocolError
+
+    cut = ResponseStreamingError(error=ProtocolError("Connection broken", IncompleteRead(10, 20)))
+    assert classify_error(cut) == ("truncated", True)
+    assert classify_error(IncompleteReadError(actual_bytes=1, expected_bytes=2)) == ("truncated", True)
+    reset = ResponseStreamingError(error=ProtocolError("Connection broken", ConnectionResetError(104, "reset")))
+    assert classify_error(reset) == ("reset", True)
+
+
+def test_request_counts_add_up_over_the_whole_load() -> None:
+    from measure.stats import request_counts
+
+    result = LoadResult(starts=[0.0, 1.0], ends=[0.5, 1.5], errors=[(0.1, "reset", True), (9.0, "500", False)])
+    counts = request_counts([result, LoadResult(starts=[2.0], ends=[2.1])])
+    assert (counts.attempts, counts.succeeded, counts.retried, counts.failed) == (5, 3, 1, 1)
