@@ -438,9 +438,16 @@ def profiles_list(fmt: Format = typer.Option(Format.table, "--format")) -> None:
 def profiles_show(
     ident: str = typer.Argument(..., help="a reference id (see 'list') or a profile file"),
     fmt: Format = typer.Option(Format.table, "--format"),
+    plot: Path | None = typer.Option(
+        None, "--plot", help="also draw throughput by object size and concurrency to FILE.png or FILE.svg"
+    ),
 ) -> None:
     """One profile: its summary figures with their citations, its cells and its rejected claims."""
     profile = _resolve_profile(ident)
+    if plot is not None:
+        from planner.reports.plots import save_profile_plot
+
+        save_profile_plot(profile, plot)
     if fmt is Format.json:
         typer.echo(
             json.dumps(
