@@ -3,8 +3,8 @@
 The hot path avoids a generator process and an object per request: each request (or part)
 is a plain list of its fields (``_P_*`` below), and the run loop, SimPy's ``run`` rewritten
 for this model, merges three time-ordered sources: the open-loop arrivals (drawn up front),
-a heap of ``(time, sequence, part)`` for each part's next step (first byte, response, error,
-retry; the step is the part's ``_P_STEP``) and the fluid network's next completion
+a heap of the times of parts' next steps (first byte, response, error, retry; the step is the
+part's ``_P_STEP``; the part by its time in ``pending``) and the fluid network's next completion
 (``_network.FluidNetwork.next_at``). The common steps of a whole-object request are handled
 in the loop itself; split operations (ranged GETs, multipart uploads), rejections and retries
 go through methods. Random numbers come from numpy up front (an open loop's requests and
@@ -14,7 +14,6 @@ their first latencies) or in blocks; records go to flat lists turned into arrays
 from __future__ import annotations
 
 import heapq
-import itertools
 import math
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -152,9 +151,13 @@ class Replication:
         self.duration_s, self.warmup_s = duration_s, warmup_s
         self.drain_s = max(60.0, duration_s) if drain_s is None else drain_s
         self.env = simpy.Environment()
-        # Each part's next step: (time, sequence, part); the sentinel keeps heap[0] readable.
-        self.heap: list[tuple[float, int, Part]] = [(_INF, -1, [])]
-        self.sequence = itertools.count()
+        # The times of the parts' next steps, and the part due at each: a heap of bare floats
+        # sifts faster than one of tuples. A step due at a time already taken is put off to the
+        # next float (``_free_time``), so same-time steps keep the order they were scheduled in.
+        # The sentinel keeps heap[0] readable.
+        self.heap: list[float] = [_INF]
+        self.pending: dict[float, Part] = {}
+        self.put_off: dict[float, float] = {}
         client = spec.client
         self.free_connections = client.connections
         self.waiting: deque[Part] = deque()
@@ -335,7 +338,23 @@ class Replication:
         return times[keep]
 
     def _push(self, part: Part, at: float) -> None:
-        heapq.heappush(self.heap, (at, next(self.sequence), part))
+        if at in self.pending:
+            at = self._free_time(at)
+        self.pending[at] = part
+        heapq.heappush(self.heap, at)
+
+    def _free_time(self, at: float) -> float:
+        """A float from ``at`` on that no pending step is due at, later than any found before for ``at``.
+
+        ``put_off`` remembers where the last search from ``at`` ended, so a burst of ``k`` steps
+        due at one time costs ``k`` look-ups, not ``k**2 / 2``.
+        """
+        pending, wanted = self.pending, at
+        at = self.put_off.get(wanted, wanted)
+        while at in pending:
+            at = math.nextafter(at, _INF)
+        self.put_off[wanted] = at
+        return at
 
     def _loop(self, until_s: float) -> None:
         """The event loop: arrivals, the heap of parts' next steps and the network, in time order.
@@ -346,7 +365,13 @@ class Replication:
         A whole-object request's steps are handled here; anything else calls a method.
         """
         env, network = self.env, self.network
-        heap, heappop, heappush, sequence = self.heap, heapq.heappop, heapq.heappush, self.sequence
+        heap, heappop, heappush, pending, free_time = (
+            self.heap,
+            heapq.heappop,
+            heapq.heappush,
+            self.pending,
+            self._free_time,
+        )
         finish_next, add = network.finish_next, network.add
         finish, issue, begin = self._finish, self._issue, self._begin
         read_flows, write_flows = self.read_flows, self.write_flows
@@ -360,7 +385,7 @@ class Replication:
         i = 0
         next_arrival = times[0]
         while True:
-            next_step = heap[0][0]
+            next_step = heap[0]
             next_done = network.next_at
             if next_arrival <= next_step and next_arrival <= next_done:
                 # an open-loop arrival
@@ -415,7 +440,11 @@ class Replication:
                     if flow is not None:  # the body goes first, the response follows it
                         add(part, flow, size)
                         continue
-                heappush(heap, (now + latency, next(sequence), part))
+                at = now + latency
+                if at in pending:
+                    at = free_time(at)
+                pending[at] = part
+                heappush(heap, at)
             elif next_done <= next_step:
                 # transfers ending
                 if next_done > until_s:
@@ -430,7 +459,11 @@ class Replication:
                     latency = part[_P_LATENCY]
                     if latency < 0:
                         latency = next(latencies[billed])
-                    heappush(heap, (now + latency, next(sequence), part))
+                    at = now + latency
+                    if at in pending:
+                        at = free_time(at)
+                    pending[at] = part
+                    heappush(heap, at)
                 elif waiting or closed_loop or part[_P_HOT] or part[_P_REQUEST] is not None:
                     finish(part, now)
                 else:  # ``_finish`` for a whole-object GET, which has its first byte
@@ -440,7 +473,8 @@ class Replication:
                 # a part's next step
                 if next_step > until_s:
                     break
-                now, _, part = heappop(heap)
+                now = heappop(heap)
+                part = pending.pop(now)
                 env._now = now
                 step = part[_P_STEP]
                 if step == _FIRST_BYTE:
@@ -610,7 +644,7 @@ class Replication:
                     return
             latency = next(self.latencies[billed])
             part[_P_STEP] = _RESPONSE
-        heapq.heappush(self.heap, (now + latency, next(self.sequence), part))
+        self._push(part, now + latency)
 
     def _reject(self, part: Part, error: str) -> None:
         part[_P_ERROR] = error
