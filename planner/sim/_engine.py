@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import simpy
 
-from planner.sim._network import FlowClass, FluidNetwork
+from planner.sim._network import _IN_ORDER_MAX, FlowClass, FluidNetwork
 from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
 from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec
 
@@ -136,6 +136,9 @@ class RawRun:
 
 class Replication:
     """Simulates ``spec`` against ``provider`` for ``duration_s`` of arrivals, then drains."""
+
+    inline_network = True
+    """Run the network's add and finish for one shared resource inside the loop (False: call its methods)."""
 
     def __init__(
         self,
@@ -382,11 +385,17 @@ class Replication:
         waiting, records, closed_loop = self.waiting, self.records, self.think_s is not None
         times, lops, sizes, keys = self.arrival_times, self.arrival_lop, self.arrival_size, self.arrival_key
         latencies_drawn = self.arrival_latency
+        # The network's add and finish for one shared resource (``network._single``) are inline
+        # below, as copies of ``FluidNetwork.add`` and ``finish_next`` for that case that leave the
+        # network as the methods would; anything else calls the methods.
+        classes, refill_single, unbounded = network._classes, network._refill_single, network._unbounded
+        in_order_max, inline_network = _IN_ORDER_MAX, self.inline_network
         i = 0
         next_arrival = times[0]
         while True:
             next_step = heap[0]
             next_done = network.next_at
+            flow = None  # set (with ``nbytes``) to start ``part``'s transfer after the branches
             if next_arrival <= next_step and next_arrival <= next_done:
                 # an open-loop arrival
                 if next_arrival > until_s:
@@ -437,20 +446,47 @@ class Replication:
                     part[_P_STEP] = _FIRST_BYTE
                 elif lop == _PUT and size:
                     flow = write_flows[size]
-                    if flow is not None:  # the body goes first, the response follows it
-                        add(part, flow, size)
-                        continue
-                at = now + latency
-                if at in pending:
-                    at = free_time(at)
-                pending[at] = part
-                heappush(heap, at)
+                    nbytes = size
+                if flow is None:
+                    at = now + latency
+                    if at in pending:
+                        at = free_time(at)
+                    pending[at] = part
+                    heappush(heap, at)
+                    continue
+                # the body goes first, the response follows it: the transfer starts below
             elif next_done <= next_step:
                 # transfers ending
                 if next_done > until_s:
                     break
                 env._now = now = next_done
-                part = finish_next()
+                single = network._single if inline_network else -1
+                if single < 0:
+                    part = finish_next()
+                else:  # ``finish_next`` with one shared resource
+                    done = network._due
+                    assert done is not None
+                    done_heap = done.heap
+                    part = (done_heap.pop(0) if done.in_order else heappop(done_heap))[2]
+                    left = done.n = done.n - 1
+                    if left:
+                        at = done.t0 + (done_heap[0][0] - done.v0) / done.rate
+                        done.at = at if at > now else now
+                    else:
+                        done.at = _INF
+                    cap = done.cap
+                    if cap < _INF:
+                        network._demand[single] -= cap
+                    else:
+                        unbounded[single] -= 1
+                    if network._congested:
+                        refill_single(now)
+                    else:
+                        best, due_flow = _INF, None
+                        for other in classes:
+                            if other.at < best:
+                                best, due_flow = other.at, other
+                        network.next_at, network._due = best, due_flow
                 nbytes = part[_P_NBYTES]
                 billed = part[_P_BILLED]
                 transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, nbytes))
@@ -469,6 +505,7 @@ class Replication:
                 else:  # ``_finish`` for a whole-object GET, which has its first byte
                     self.free_connections += 1
                     records.extend((_GET, part[_P_ARRIVAL], part[_P_CONN], part[_P_FIRST], now, nbytes, True))
+                continue
             else:
                 # a part's next step
                 if next_step > until_s:
@@ -485,21 +522,70 @@ class Replication:
                     nbytes = part[_P_NBYTES]
                     if nbytes:
                         flow = read_flows[nbytes]
-                        if flow is not None:
-                            part[_P_TRANSFER] = now
-                            add(part, flow, nbytes)
-                            continue
-                    finish(part, now)
+                    if flow is None:
+                        finish(part, now)
+                        continue
+                    part[_P_TRANSFER] = now
                 elif step == _RESPONSE:
                     finish(part, now)
+                    continue
                 elif step == _ERROR:
                     self._on_error(part)
+                    continue
                 elif step == _RETRY:
                     self._acquire(part)
+                    continue
                 elif step == _THINK:
                     self._issue_next()
+                    continue
                 else:
                     self._on_burst()
+                    continue
+            # start ``part``'s transfer of ``nbytes`` in ``flow``, now
+            assert flow is not None
+            single = network._single if inline_network else -1
+            if single < 0:
+                add(part, flow, nbytes)
+                continue
+            # ``FluidNetwork.add`` with one shared resource
+            n = flow.n
+            cap = flow.cap
+            if n:
+                tag = flow.v0 + flow.rate * (now - flow.t0) + nbytes
+            else:
+                flow.v0 = 0.0
+                flow.t0 = now
+                flow.rate = cap if cap < _INF else 1.0
+                flow.in_order = True
+                tag = nbytes
+            seq = network._seq = network._seq + 1
+            flow_heap = flow.heap
+            if flow.in_order and (not n or (tag >= flow_heap[-1][0] and n < in_order_max)):
+                flow_heap.append((tag, seq, part))
+            else:
+                flow.in_order = False
+                heappush(flow_heap, (tag, seq, part))
+            flow.n = n + 1
+            over = network._congested
+            if cap < _INF:
+                demand = network._demand
+                d = demand[single] = demand[single] + cap
+                if d > network._capacity[single]:
+                    over = True
+            else:
+                unbounded[single] += 1
+                over = True
+            if over:
+                refill_single(now)
+            else:
+                at = flow.t0 + (tag - flow.v0) / flow.rate
+                if at < now:
+                    at = now
+                if at < flow.at:
+                    flow.at = at
+                    if at < network.next_at:
+                        network.next_at = at
+                        network._due = flow
         self.issued += i
         env._now = max(env._now, min(until_s, self.duration_s))
 
