@@ -177,9 +177,11 @@ class Replication:
         self._build_limits()
         self._build_keys()
         # Records, flat lists extended in the hot path and turned into arrays once at the end.
-        # operation, arrival, connection, first byte, end, size, ok: 7 numbers per request ended
+        # operation, arrival, connection, first byte, end, size, ok: 7 numbers per request ended;
+        # ok is 0 (failed), 1, or 2 for a whole-object GET whose transfer ran from its first byte
+        # to its end and is not in ``transfers``
         self.records: list[float] = []
-        # operation, start, end, bytes: 4 numbers per transfer
+        # operation, start, end, bytes: 4 numbers per transfer (but those of records with ok 2)
         self.transfers: list[float] = []
         self.error_times: list[float] = []
         self.errors: dict[tuple[int, str], int] = {}
@@ -489,8 +491,8 @@ class Replication:
                         network.next_at, network._due = best, due_flow
                 nbytes = part[_P_NBYTES]
                 billed = part[_P_BILLED]
-                transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, nbytes))
                 if billed != _B_GET:  # an upload: the response follows
+                    transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, nbytes))
                     part[_P_STEP] = _RESPONSE
                     latency = part[_P_LATENCY]
                     if latency < 0:
@@ -501,10 +503,12 @@ class Replication:
                     pending[at] = part
                     heappush(heap, at)
                 elif waiting or closed_loop or part[_P_HOT] or part[_P_REQUEST] is not None:
+                    transfers.extend((_GET, part[_P_TRANSFER], now, nbytes))
                     finish(part, now)
                 else:  # ``_finish`` for a whole-object GET, which has its first byte
                     self.free_connections += 1
-                    records.extend((_GET, part[_P_ARRIVAL], part[_P_CONN], part[_P_FIRST], now, nbytes, True))
+                    # ok as 2: its transfer ran from its first byte to its end (a row of ``transfers``)
+                    records.extend((_GET, part[_P_ARRIVAL], part[_P_CONN], part[_P_FIRST], now, nbytes, 2))
                 continue
             else:
                 # a part's next step
@@ -834,6 +838,10 @@ class Replication:
         self._loop(self.duration_s + self.drain_s)
         records = np.fromiter(self.records, np.float64, len(self.records)).reshape(-1, 7)
         transfers = np.fromiter(self.transfers, np.float64, len(self.transfers)).reshape(-1, 4)
+        # the whole-object GETs whose records stand for their transfers too (ok 2)
+        moved = records[records[:, 6] == 2.0]
+        if len(moved):
+            transfers = np.concatenate([transfers, moved[:, [0, 3, 4, 5]]])
         return RawRun(
             lop=records[:, 0].astype(np.int64),
             t_arrival=records[:, 1],
@@ -841,7 +849,7 @@ class Replication:
             t_first=records[:, 3],
             t_end=records[:, 4],
             size=records[:, 5],
-            ok=records[:, 6].astype(np.bool_),
+            ok=records[:, 6] != 0.0,
             transfer_lop=transfers[:, 0].astype(np.int64),
             transfer_start=transfers[:, 1],
             transfer_end=transfers[:, 2],
