@@ -359,9 +359,10 @@ def schema_command(
     what: Annotated[str, typer.Argument(help="which file format: workload")] = "workload",
 ) -> None:
     """The JSON Schema of a file format, for editors (yaml-language-server) and validators."""
+    from planner import render
     from planner.reports.schema import schema_for
 
-    typer.echo(render_json(schema_for(what)))
+    typer.echo(render.as_json(schema_for(what)))
 
 
 @app.command("diff")
@@ -379,6 +380,7 @@ def diff_command(
     output: FormatOption = OutputFormat.table,
 ) -> None:
     """Two scenarios side by side: the cost difference per line item."""
+    from planner import render
     from planner.reports.diff import diff_scenarios, render_diff
     from planner.workload import load_workload
 
@@ -390,14 +392,4 @@ def diff_command(
         as_of=parse_date(as_of),
         simulate=simulate,
     )
-    typer.echo(
-        render_json(result.model_dump(mode="json"))
-        if output == OutputFormat.json
-        else render_diff(result, output.value)
-    )
-
-
-def render_json(data: object) -> str:
-    import json
-
-    return json.dumps(data, indent=2, default=str)
+    typer.echo(render.as_json(result) if output == OutputFormat.json else render_diff(result, output.value))

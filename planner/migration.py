@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import Literal
@@ -21,9 +22,9 @@ from measure.profile import ProfileSummary
 from planner.costing import add_months, price_table
 from planner.errors import InputError
 from planner.units import format_bytes, format_duration, format_rate
-from planner.workload import DAY_S, MONTH_S, Workload
+from planner.workload import DAY_S, Workload
 from pricing.engine import bill
-from pricing.models import CostBreakdown, Deletion, LineItem, Money, PriceTable, Status, Usage
+from pricing.models import CostBreakdown, Deletion, LineItem, Money, PriceTable, Usage
 
 ZERO = Decimal(0)
 Strategy = Literal["bulk", "copy-on-read"]
@@ -521,12 +522,9 @@ def _timeline(
     source_table: PriceTable,
     dest_table: PriceTable,
     one_time: list[LineItem],
-    moved_share: object,
+    share_of: Callable[[float], float],
 ) -> list[TimelineMonth]:
     """Month by month: staying at the source vs moving (one-time costs where they fall)."""
-    from collections.abc import Callable
-
-    share_of: Callable[[float], float] = moved_share  # type: ignore[assignment]
     src = options.source
     dst = options.destination
     stay_total = move_total = ZERO
@@ -587,4 +585,4 @@ def _timeline(
     return timeline
 
 
-__all__ = ["MONTH_S", "Endpoint", "MigrationOptions", "MigrationPlan", "Status", "estimate_migration"]
+__all__ = ["Endpoint", "MigrationOptions", "MigrationPlan", "estimate_migration"]

@@ -20,10 +20,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from measure.profile import Profile, ProfileSummary
-from planner.costing import add_months, estimate_cost, price_table, project_costs
+from planner.costing import price_table, project_costs
 from planner.errors import InputError, PlannerError
 from planner.units import format_bytes, format_duration, format_rate
 from planner.workload import ARCHIVE_CLASSES, Workload
+from pricing.engine import bill
 from pricing.models import CostBreakdown, Money, PriceTable
 
 ZERO = Decimal(0)
@@ -356,8 +357,9 @@ def solve_crossing(difference: Callable[[float], Decimal], breakpoints: list[flo
     return None
 
 
-def _monthly(workload: Workload, provider: str, storage_class: str, as_of: dt.date, prices: Path | None) -> Decimal:
-    return estimate_cost(workload, provider, storage_class, as_of=as_of, prices=prices).total_usd
+def _monthly(workload: Workload, table: PriceTable, storage_class: str) -> Decimal:
+    """Month one's total with a table already loaded (the solver evaluates it many times)."""
+    return bill(table, storage_class, workload.usage_for(storage_class, table.limits)).total_usd
 
 
 def break_even_points(
@@ -376,12 +378,12 @@ def break_even_points(
         other_label = f"{other.provider}:{other.storage_class}"
         other_table = price_table(other.provider, as_of, prices.get(other.provider))
 
-        def egress_diff(egress: float, other: RankedOption = other) -> Decimal:
+        def egress_diff(egress: float, other: RankedOption = other, other_table: PriceTable = other_table) -> Decimal:
             variant = workload.model_copy(
                 update={"traffic": workload.traffic.model_copy(update={"egress": round(egress)})}
             )
-            a = _monthly(variant, chosen.provider, chosen.storage_class, as_of, prices.get(chosen.provider))
-            b = _monthly(variant, other.provider, other.storage_class, as_of, prices.get(other.provider))
+            a = _monthly(variant, chosen_table, chosen.storage_class)
+            b = _monthly(variant, other_table, other.storage_class)
             return a - b
 
         current = float(workload.traffic.egress)
@@ -659,6 +661,5 @@ __all__ = [
     "PerformanceEstimate",
     "RankedOption",
     "Recommendation",
-    "add_months",
     "recommend",
 ]
