@@ -241,11 +241,20 @@ def rate(engine: Engine, run: Measurement) -> RateResult:
                     "key_prefix": f"{run.prefix}rate-put/c{concurrency}/",
                     "record_keys": "delete" in options.ops,
                 }
-            elif op == "delete":
-                fields = {"keys": run.delete_pool(engine, size, concurrency), "split_keys": True}
-            figures, results = engine.measure(
-                op, concurrency, duration_s=duration, warmup_s=_warmup(duration), count_bytes=False, **fields
-            )
+            if op == "delete":
+                known = [p.ops_per_s or 0.0 for p in result.points if p.op in ("put", "head")]
+                figures, results = run.measure_delete(
+                    engine,
+                    size,
+                    concurrency,
+                    duration_s=duration,
+                    warmup_s=_warmup(duration),
+                    rate_hint=max(known, default=0.0),
+                )
+            else:
+                figures, results = engine.measure(
+                    op, concurrency, duration_s=duration, warmup_s=_warmup(duration), count_bytes=False, **fields
+                )
             if op == "put":
                 run.remember_written(size, [k for r in results for k in r.written_keys])
             result.points.append(

@@ -34,7 +34,7 @@ from measure.profile import (
     Source,
 )
 from measure.s3client import Addressing, describe_client_error, make_client, sanitize_endpoint
-from measure.stats import CellFigures, summarise
+from measure.stats import MIN_SAMPLES, CellFigures, summarise
 from measure.worker import ClientSettings, LoadResult, LoadTask, TaskKind, WorkerPool
 from planner.errors import MeasureError
 
@@ -377,6 +377,7 @@ class Measurement:
         self.cleanup_report: CleanupReport | None = None
         self._host: ClientHost | None = None
         self._written_keys: dict[int, list[str]] = {}
+        self._delete_serial = 0
 
     # -- output -------------------------------------------------------------------------------
     def profile(self, *, complete: bool, stopped_reason: str | None = None) -> Profile:
@@ -535,18 +536,20 @@ class Measurement:
                         fields["object_size"] = size
                         fields["key_prefix"] = f"{self.prefix}put/{size}/c{concurrency}/"
                         fields["record_keys"] = "delete" in options.ops
-                    elif op == "delete":
+                    if op == "delete":
                         assert size is not None
-                        fields["keys"] = self.delete_pool(engine, size, concurrency)
-                        fields["split_keys"] = True
-                    figures, results = engine.measure(
-                        op,
-                        concurrency,
-                        duration_s=options.duration_s,
-                        warmup_s=options.warmup_s,
-                        count_bytes=op in ("put", "get"),
-                        **fields,
-                    )
+                        figures, results = self.measure_delete(
+                            engine, size, concurrency, duration_s=options.duration_s, warmup_s=options.warmup_s
+                        )
+                    else:
+                        figures, results = engine.measure(
+                            op,
+                            concurrency,
+                            duration_s=options.duration_s,
+                            warmup_s=options.warmup_s,
+                            count_bytes=op in ("put", "get"),
+                            **fields,
+                        )
                     if op == "put" and size is not None:
                         self.remember_written(size, [key for r in results for key in r.written_keys])
                     cell = figures_to_cell(op, size, concurrency, figures, options.warmup_s)
@@ -557,20 +560,63 @@ class Measurement:
     def remember_written(self, size: int, keys: list[str]) -> None:
         self._written_keys.setdefault(size, []).extend(keys)
 
-    def delete_pool(self, engine: Engine, size: int, concurrency: int) -> list[str]:
+    def measure_delete(
+        self,
+        engine: Engine,
+        size: int,
+        concurrency: int,
+        *,
+        duration_s: float,
+        warmup_s: float,
+        rate_hint: float = 0.0,
+    ) -> tuple[CellFigures, list[LoadResult]]:
+        """A DELETE cell: its work list is finite, so it is sized for the cell and re-run once if it ran out.
+
+        A DELETE is a metadata operation, about as fast as a HEAD and often far faster than a PUT, so the
+        list is sized from the fastest rate seen so far at this size (`rate_hint` adds the caller's own,
+        e.g. the rate probe's). A list that still runs out before the window's end leaves too short a
+        window to stand for the cell; the run is repeated once with a list sized from the rate it
+        observed, warm-up included.
+        """
+
+        def once(rate: float) -> tuple[CellFigures, list[LoadResult]]:
+            keys = self._delete_pool(engine, size, concurrency, rate * (duration_s + warmup_s))
+            return engine.measure(
+                "delete",
+                concurrency,
+                duration_s=duration_s,
+                warmup_s=warmup_s,
+                count_bytes=False,
+                keys=keys,
+                split_keys=True,
+            )
+
+        expected = max(self._best_rate("put", size) * 3, self._best_rate("head", size) * 1.2, rate_hint * 3)
+        figures, results = once(expected)
+        if figures.duration_s >= 0.9 * duration_s and figures.samples >= MIN_SAMPLES:
+            return figures, results
+        starts = [s for r in results for s in r.starts]
+        ends = [e for r in results for e in r.ends]
+        observed = len(starts) / max(max(ends) - min(starts), 1e-3) if starts else 0.0
+        self.reporter.info(
+            f"  delete x{concurrency}: the {len(starts)} objects ran out before the window ended;"
+            " measuring again with more"
+        )
+        return once(max(expected, observed) * 2)
+
+    def _best_rate(self, op: str, size: int) -> float:
+        rates = (c.ops_per_s or 0.0 for c in self.cells if c.op == op and c.object_size_bytes == size)
+        return max(rates, default=0.0)
+
+    def _delete_pool(self, engine: Engine, size: int, concurrency: int, expected_ops: float) -> list[str]:
         """Keys for a DELETE cell: objects the PUT cells wrote, topped up with untimed writes."""
         pool = self._written_keys.setdefault(size, [])
-
-        def best_rate(op: str) -> float:
-            rates = (c.ops_per_s or 0.0 for c in self.cells if c.op == op and c.object_size_bytes == size)
-            return max(rates, default=0.0)
-
-        # a DELETE is a metadata operation: about as fast as a HEAD, often far faster than a PUT
-        expected_rate = max(best_rate("put") * 3, best_rate("head") * 1.2)
-        wanted = int(max(40 * concurrency, expected_rate * (self.options.duration_s + self.options.warmup_s)))
+        wanted = int(max(40 * concurrency, MIN_SAMPLES * 2, expected_ops * 1.5))
         wanted = min(wanted, 20000, max(40, (2 << 30) // max(size, 1)))
         if len(pool) < wanted:
-            extra = [f"{self.prefix}delete/{size}/c{concurrency}-{i:06d}" for i in range(wanted - len(pool))]
+            start = self._delete_serial
+            self._delete_serial += wanted - len(pool)
+            extra = [f"{self.prefix}delete/{size}/{i:07d}" for i in range(start, self._delete_serial)]
             engine.put_keys(extra, size)
             pool.extend(extra)
         taken, self._written_keys[size] = pool[:wanted], pool[wanted:]

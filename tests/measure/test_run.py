@@ -115,6 +115,22 @@ def test_probes_run_and_clean_up(s3_env: S3Server, bucket: str, tmp_path: Path) 
     assert uploads == []
 
 
+def test_delete_cell_with_nothing_to_size_its_list_from_still_fills_its_window(
+    s3_env: S3Server, bucket: str, tmp_path: Path
+) -> None:
+    # no PUT or HEAD cell precedes it, so the first list (80 objects) is gone within the warm-up on a
+    # loopback server; the cell is measured again with a list sized from the rate it saw
+    options = _options(
+        s3_env.endpoint, bucket, tmp_path / "d.json", ops=["delete"], sizes=[1024], concurrency=[2], warmup_s=0.5
+    )
+    profile = Measurement(options).run()
+    (cell,) = profile.cells
+    assert cell.samples is not None and cell.samples >= 20
+    assert cell.duration_s is not None and cell.duration_s >= 0.9 * options.duration_s
+    assert cell.ops_per_s and cell.ops_per_s > 0
+    assert list_all(s3_env, bucket) == []
+
+
 def test_ttfb_delay_hot_object_limit_and_retries(
     s3_env: S3Server, bucket: str, tmp_path: Path, fault_proxy: FaultProxy
 ) -> None:
