@@ -55,7 +55,8 @@ _INF = math.inf
     _P_HOT,  # counted in ``hot_counts``
     _P_REQUEST,  # the split operation it belongs to, or None
     _P_ERROR,  # the rejection it is answered with
-    _P_LATENCY,  # an upload's response time, drawn when it arrived (-1: draw it when needed)
+    _P_LATENCY,  # its first attempt's latency (a GET's first byte, an upload's response), drawn when it
+    # arrived (-1: draw it when needed; a rejection resets it, so a retry draws its own)
 ) = range(15)
 Part = list[Any]
 
@@ -139,6 +140,8 @@ class Replication:
 
     inline_network = True
     """Run the network's add and finish for one shared resource inside the loop (False: call its methods)."""
+    inline_requests = True
+    """Begin and end a whole-object request inside the loop (False: call ``_begin`` and ``_finish``)."""
 
     def __init__(
         self,
@@ -238,7 +241,8 @@ class Replication:
         self.hot_limit = hot.max_concurrent_reads if hot else 0
         self.hot_rejects = hot is not None and hot.behaviour == "reject"
         self.hot_error = hot.error if hot else ""
-        self.hot_counts: dict[tuple[int, int], int] = {}
+        # reads in flight per (key, range), as ``key << 32 | range``: an int hashes faster than a tuple
+        self.hot_counts: dict[int, int] = {}
 
     def _build_keys(self) -> None:
         keys = self.spec.keys
@@ -383,7 +387,8 @@ class Replication:
         transfers, latencies, billed_counts, limits_of = self.transfers, self.latencies, self.billed, self.limits
         warmup_s, prefixes = self.warmup_s, self.prefixes
         ranged_threshold, multipart_threshold = self.ranged_threshold, self.multipart_threshold
-        inline_begin = not self.hot_limit  # with a hot-object limit, every GET goes through _begin
+        inline_begin = inline_finish = self.inline_requests
+        hot_limit, hot_counts, hot_rejects = self.hot_limit, self.hot_counts, self.hot_rejects
         waiting, records, closed_loop = self.waiting, self.records, self.think_s is not None
         times, lops, sizes, keys = self.arrival_times, self.arrival_lop, self.arrival_size, self.arrival_key
         latencies_drawn = self.arrival_latency
@@ -445,6 +450,16 @@ class Replication:
                     if rejected:
                         continue
                 if lop == _GET:
+                    if hot_limit:
+                        hot_id = key << 32
+                        count = hot_counts.get(hot_id, 0) + 1
+                        if count > hot_limit:
+                            if hot_rejects:
+                                self._reject(part, self.hot_error)
+                                continue
+                            latency *= count / hot_limit
+                        hot_counts[hot_id] = count
+                        part[_P_HOT] = True
                     part[_P_STEP] = _FIRST_BYTE
                 elif lop == _PUT and size:
                     flow = write_flows[size]
@@ -502,11 +517,14 @@ class Replication:
                         at = free_time(at)
                     pending[at] = part
                     heappush(heap, at)
-                elif waiting or closed_loop or part[_P_HOT] or part[_P_REQUEST] is not None:
+                elif not inline_finish or waiting or closed_loop or part[_P_REQUEST] is not None:
                     transfers.extend((_GET, part[_P_TRANSFER], now, nbytes))
                     finish(part, now)
                 else:  # ``_finish`` for a whole-object GET, which has its first byte
                     self.free_connections += 1
+                    if part[_P_HOT]:
+                        hot_counts[part[_P_KEY] << 32] -= 1
+                        part[_P_HOT] = False
                     # ok as 2: its transfer ran from its first byte to its end (a row of ``transfers``)
                     records.extend((_GET, part[_P_ARRIVAL], part[_P_CONN], part[_P_FIRST], now, nbytes, 2))
                 continue
@@ -712,16 +730,18 @@ class Replication:
                     return
                 state[scope_id] = (due if due > now else now) + interval_s
         if billed == _B_GET:
-            latency = next(self.latencies[billed])
+            latency = part[_P_LATENCY]
+            if latency < 0:
+                latency = next(self.latencies[billed])
             if self.hot_limit:
-                hot_key = (part[_P_KEY], part[_P_RANGE])
-                count = self.hot_counts.get(hot_key, 0) + 1
+                hot_id = part[_P_KEY] << 32 | part[_P_RANGE]
+                count = self.hot_counts.get(hot_id, 0) + 1
                 if count > self.hot_limit:
                     if self.hot_rejects:
                         self._reject(part, self.hot_error)
                         return
                     latency *= count / self.hot_limit
-                self.hot_counts[hot_key] = count
+                self.hot_counts[hot_id] = count
                 part[_P_HOT] = True
             part[_P_STEP] = _FIRST_BYTE
         else:
@@ -732,12 +752,15 @@ class Replication:
                     part[_P_TRANSFER] = now
                     self.network.add(part, flow, nbytes)
                     return
-            latency = next(self.latencies[billed])
+            latency = part[_P_LATENCY]
+            if latency < 0:
+                latency = next(self.latencies[billed])
             part[_P_STEP] = _RESPONSE
         self._push(part, now + latency)
 
     def _reject(self, part: Part, error: str) -> None:
         part[_P_ERROR] = error
+        part[_P_LATENCY] = -1.0  # a retry draws its own
         part[_P_STEP] = _ERROR
         self._push(part, self.env._now + next(self.latencies[part[_P_BILLED]]))
 
@@ -773,8 +796,7 @@ class Replication:
         else:
             self.free_connections += 1
         if part[_P_HOT]:
-            hot_key = (part[_P_KEY], part[_P_RANGE])
-            self.hot_counts[hot_key] -= 1
+            self.hot_counts[part[_P_KEY] << 32 | part[_P_RANGE]] -= 1
             part[_P_HOT] = False
         request = part[_P_REQUEST]
         if request is None:
