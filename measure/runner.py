@@ -593,7 +593,7 @@ class Measurement:
 
         expected = max(self._best_rate("put", size) * 3, self._best_rate("head", size) * 1.2, rate_hint * 3)
         figures, results = once(expected)
-        if figures.duration_s >= 0.9 * duration_s and figures.samples >= MIN_SAMPLES:
+        if figures.duration_s >= 0.9 * duration_s:  # the list lasted (a slow server's few samples stand)
             return figures, results
         starts = [s for r in results for s in r.starts]
         ends = [e for r in results for e in r.ends]
