@@ -348,6 +348,11 @@ class ProfileSummary(_Model):
     citations: dict[str, list[Citation]] = Field(default_factory=dict)
     notes: dict[str, str] = Field(default_factory=dict)
 
+    def is_exact(self, name: str) -> bool:
+        """Whether figure ``name`` (a ceiling) is a measured limit rather than the best anyone observed."""
+        note = self.notes.get(name)
+        return note is None or note.startswith("exact")
+
 
 def _usable(cell: Cell) -> bool:
     if cell.status == "missing" or "implausible" in cell.flags or "above-link" in cell.flags:

@@ -29,10 +29,6 @@ from pricing.models import CostBreakdown, Deletion, LineItem, Money, PriceTable,
 ZERO = Decimal(0)
 Strategy = Literal["bulk", "copy-on-read"]
 
-# Documented S3 request rates per partitioned prefix (optimizing-performance.md, verified-primary).
-S3_PREFIX_GET_PER_S = 5500.0
-S3_PREFIX_PUT_PER_S = 3500.0
-
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -221,7 +217,6 @@ def _ceiling_bound(
     summary: ProfileSummary, direction: str, who: str, stored: int, bounds: list[DurationBound], notes: list[str]
 ) -> None:
     """A provider's read or write ceiling bounds the copy only if it is a measured limit."""
-    from planner.recommendation import _exact
 
     name = f"{direction}_ceiling_bytes_per_s"
     ceiling = getattr(summary, name)
@@ -229,7 +224,7 @@ def _ceiling_bound(
         return
     hours = stored / ceiling / 3600
     side = "source" if direction == "read" else "destination"
-    if _exact(summary, name):
+    if summary.is_exact(name):
         bounds.append(
             DurationBound(name=f"{side} {direction} ceiling", hours=hours, detail=f"{format_rate(ceiling * 8)}, {who}")
         )
@@ -283,23 +278,25 @@ def _duration_bounds(
     if dst is not None:
         summary, label = dst
         _ceiling_bound(summary, "write", f"{options.destination.provider} ({label})", stored, bounds, notes)
-    if options.source.provider == "aws-s3":
-        bounds.append(
-            DurationBound(
-                name="source GET rate per prefix",
-                hours=objects / S3_PREFIX_GET_PER_S / 3600,
-                detail=f"{objects:,} GETs at {S3_PREFIX_GET_PER_S:,.0f}/s per prefix (more prefixes scale it)",
+    # the tables' documented per-prefix request rates (S3's), over the prefixes the keys are under
+    prefixes = workload.storage.prefixes
+    spread = f"over {prefixes:,} prefix(es)" if prefixes else "over 1 prefix (storage.prefixes not stated)"
+    reads = {"get": objects}
+    writes = _upload_requests(workload, objects, destination)
+    sides = (("source", "GET", source, reads), ("destination", "PUT", destination, writes))
+    for side, what, table, requests in sides:
+        for rate in table.limits.request_rates:
+            count = sum(n for op, n in requests.items() if op in rate.operations)
+            if rate.scope != "prefix" or not count:
+                continue
+            per_s = rate.per_s * (prefixes or 1)
+            bounds.append(
+                DurationBound(
+                    name=f"{side} {what} rate per prefix",
+                    hours=count / per_s / 3600,
+                    detail=f"{count:,} requests at {rate.per_s:,g}/s per prefix {spread} ({table.version})",
+                )
             )
-        )
-    if options.destination.provider == "aws-s3":
-        puts = sum(_upload_requests(workload, objects, destination).values())
-        bounds.append(
-            DurationBound(
-                name="destination PUT rate per prefix",
-                hours=puts / S3_PREFIX_PUT_PER_S / 3600,
-                detail=f"{puts:,} PUT/part requests at {S3_PREFIX_PUT_PER_S:,.0f}/s per prefix",
-            )
-        )
     return bounds, notes
 
 

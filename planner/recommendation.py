@@ -25,7 +25,7 @@ from planner.errors import InputError, PlannerError
 from planner.units import format_bytes, format_duration, format_rate
 from planner.workload import ARCHIVE_CLASSES, Workload
 from pricing.engine import bill
-from pricing.models import CostBreakdown, Money, PriceTable
+from pricing.models import CostBreakdown, Limits, Money, PriceTable
 
 ZERO = Decimal(0)
 
@@ -105,12 +105,6 @@ def _interpolate_stream(points: list[tuple[int, float]], size: float) -> float |
     return points[-1][1]
 
 
-def _exact(summary: ProfileSummary, name: str) -> bool:
-    """Whether a ceiling is a measured limit rather than the best throughput anyone observed."""
-    note = summary.notes.get(name)
-    return note is None or note.startswith("exact")
-
-
 def judge_performance(
     workload: Workload, storage_class: str, summary: ProfileSummary | None, source: str
 ) -> tuple[PerformanceEstimate, list[str], list[str]]:
@@ -148,7 +142,7 @@ def judge_performance(
     # Hard bounds can reject an option; a "best cell observed" ceiling is only what was demonstrated.
     hard: dict[str, float] = {"client link": client.link}
     read_ceiling = summary.read_ceiling_bytes_per_s
-    if read_ceiling is not None and _exact(summary, "read_ceiling_bytes_per_s"):
+    if read_ceiling is not None and summary.is_exact("read_ceiling_bytes_per_s"):
         hard["provider read ceiling"] = read_ceiling * 8
     demonstrated = read_ceiling * 8 if read_ceiling is not None else None
     estimates = dict(hard)
@@ -180,7 +174,7 @@ def judge_performance(
     write_ceiling = summary.write_ceiling_bytes_per_s
     if targets.write_throughput is not None:
         limit = client.link
-        if write_ceiling is not None and _exact(summary, "write_ceiling_bytes_per_s"):
+        if write_ceiling is not None and summary.is_exact("write_ceiling_bytes_per_s"):
             limit = min(limit, write_ceiling * 8)
         if limit < targets.write_throughput:
             violations.append(
@@ -223,25 +217,50 @@ def judge_performance(
     return estimate, violations, warnings
 
 
+def prefix_warnings(workload: Workload, limits: Limits) -> list[str]:
+    """What the provider's documented per-prefix request rates ask of the workload's key layout."""
+    from planner.sim.workload_adapter import prefixes_needed
+
+    stated = workload.storage.prefixes
+    found: list[str] = []
+    for need in prefixes_needed(workload, limits):
+        counted = "/".join(op.upper() for op in need.rate.operations[:2]) + (
+            "/..." if len(need.rate.operations) > 2 else ""
+        )
+        peak = f"the peak's {need.peak_per_s:,.0f} {counted} requests/s"
+        if stated is None and need.prefixes > 1:
+            found.append(
+                f"{peak} need keys over at least {need.prefixes:,} prefixes ({need.rate.per_s:,g}/s a prefix); "
+                "storage.prefixes is not stated, so that many are assumed"
+            )
+        elif stated is not None and need.peak_per_s > need.rate.per_s * stated:
+            found.append(
+                f"{peak} over {stated:,} prefix(es) exceed the documented {need.rate.per_s:,g}/s a prefix: expect "
+                f"{need.rate.error} until the provider partitions them; spread keys over at least {need.prefixes:,}"
+            )
+    return found
+
+
 def simulate_option(
     workload: Workload,
     provider: str,
     profile: Profile | None,
     *,
-    as_of: dt.date,
+    limits: Limits,
     duration_s: float,
     seed: int,
 ) -> tuple[PerformanceEstimate | None, list[str], list[str]]:
-    """Feasibility from the simulator: the peak window's p99 TTFB, GET throughput and throttling."""
+    """Feasibility from the simulator: the peak window's p99 TTFB, GET throughput and throttling.
+
+    ``limits`` (the price table's) shape multipart uploads and give the documented request rates.
+    """
     from measure.reference import load_reference
     from planner.sim import adapt_workload, provider_model_from_profile, simulate_spec
-    from pricing import catalog
 
     # Feasibility needs the peak only: the mean window bills the month, which the cost engine does.
     try:
         chosen = profile if profile is not None else load_reference(provider)
-        model, _ = provider_model_from_profile(chosen)
-        limits = catalog.table_for(provider, as_of).limits
+        model, _ = provider_model_from_profile(chosen, limits)
         adapted = adapt_workload(workload, window="peak", limits=limits)
         peak = simulate_spec(adapted.spec, model, duration_s, seed, replications=2)
     except PlannerError as error:
@@ -501,11 +520,12 @@ def recommend(
         for provider in providers:
             profile = profiles.get(provider, (None, ""))[0]
             simulated[provider] = simulate_option(
-                workload, provider, profile, as_of=day, duration_s=sim_duration_s, seed=seed
+                workload, provider, profile, limits=tables[provider].limits, duration_s=sim_duration_s, seed=seed
             )
     options: list[RankedOption] = []
     for provider in providers:
         table = tables[provider]
+        layout = prefix_warnings(workload, table.limits)
         classes = [
             c
             for c in table.classes
@@ -533,7 +553,7 @@ def recommend(
                     }
                 )
             violations = violations + sim_violations
-            warnings = warnings + sim_warnings
+            warnings = warnings + sim_warnings + layout
             policy = [w for m in projection.months for w in m.cost.warnings if "policy" in w]
             violations += sorted(set(policy))[:1]
             warnings += [w for w in month_one.warnings if "policy" not in w]

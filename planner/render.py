@@ -128,6 +128,29 @@ def price_table(priced: PriceTable, fmt: str, class_filter: str | None = None) -
         rows.append(("inter-region", _tiers(egress.inter_region), (egress.inter_region.status or priced.status).value))
     if priced.buckets is not None:
         rows.append(("buckets", f"{priced.buckets.included:,} included, then {unit_price(priced.buckets.price)}", ""))
+    limits = priced.limits
+    limit_status = (limits.status or priced.status).value
+    if limits.max_object_bytes:
+        rows.append(("largest object", f"{limits.max_object_bytes:,} bytes", limit_status))
+    if limits.max_single_put_bytes:
+        rows.append(("largest single PUT", f"{limits.max_single_put_bytes:,} bytes", limit_status))
+    if limits.multipart:
+        part = limits.multipart
+        rows.append(
+            (
+                "multipart",
+                f"parts {part.min_part_bytes:,} to {part.max_part_bytes:,} bytes, at most {part.max_parts:,}",
+                limit_status,
+            )
+        )
+    for rate in limits.request_rates:
+        rows.append(
+            (
+                f"request rate per {rate.scope}",
+                f"{rate.per_s:,g}/s: {', '.join(rate.operations)} (past it: {rate.error})",
+                limit_status,
+            )
+        )
     lines.append(table(["item", "price", "status"], rows, fmt))
     for class_id, storage_class in priced.classes.items():
         if class_filter and class_id != class_filter:

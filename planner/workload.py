@@ -47,6 +47,13 @@ class Storage(_Model):
     objects: int | None = Field(None, gt=0, le=MAX_COUNT, description="number of objects stored")
     size_distribution: list[SizeShare] | None = Field(None, min_length=1, description="object sizes and their shares")
     growth_per_month: Bytes = Field(0, description="volume added each month (the horizon projection grows by it)")
+    prefixes: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_COUNT,
+        description="key prefixes the objects are spread over evenly (S3's request rates are per prefix);"
+        " unset: as many as the peak needs",
+    )
     retention: Seconds | None = Field(
         None,
         gt=0,

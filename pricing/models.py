@@ -230,10 +230,32 @@ class Multipart(_Model):
     max_parts: int = Field(gt=0, le=10**9)
 
 
+class RequestRate(_Model):
+    """A documented request rate past which the provider answers with an error (not billed).
+
+    S3: 3,500 PUT/COPY/POST/DELETE and 5,500 GET/HEAD a second per partitioned prefix (503 SlowDown);
+    R2: one write a second to the same key (429). The simulator and migrate read these.
+    """
+
+    operations: list[str] = Field(min_length=1, description="the operations counted together")
+    scope: Literal["key", "prefix", "bucket"]
+    per_s: float = Field(gt=0, le=10**9, description="requests a second per scope")
+    error: str = Field(min_length=1, description="what the provider answers past it")
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _known(self) -> RequestRate:
+        for op in self.operations:
+            if op not in OPERATIONS:
+                raise ValueError(f"unknown operation {op!r} (known: {', '.join(OPERATIONS)})")
+        return self
+
+
 class Limits(_Model):
     max_object_bytes: int | None = Field(None, gt=0, le=MAX_QUANTITY)
     max_single_put_bytes: int | None = Field(None, gt=0, le=MAX_QUANTITY)
     multipart: Multipart | None = None
+    request_rates: list[RequestRate] = Field(default_factory=list)
     status: Status | None = None
     note: str | None = None
 

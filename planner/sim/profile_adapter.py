@@ -5,9 +5,16 @@ Mapping (``measure.profile.ProfileSummary`` -> ``ProviderModel``):
 - ``ttfb_p50_s``/``ttfb_p99_s`` -> ``ttfb_get``, a lognormal through both; without a p99 the
   p50 is taken as a constant (references often publish only a floor, e.g. R2's ~40 ms).
 - ``get_stream_bytes_per_s`` (size, bytes/s) -> ``stream_read`` (bits/s), interpolated.
-- ``read_ceiling_bytes_per_s``/``write_ceiling_bytes_per_s`` -> the aggregate ceilings.
+- ``read_ceiling_bytes_per_s``/``write_ceiling_bytes_per_s`` -> the aggregate ceilings, when they are
+  exact (a measured limit); a lower bound (the best rate a benchmark reached, often its client's
+  limit) is not enforced, and the model's ``source`` says so.
 - ``per_key_write_per_s`` -> a key-scoped token bucket on put and complete-multipart (429).
 - ``hot_object_limit``/``_behaviour``/``_error`` -> ``hot_object``.
+
+The price table's documented request rates (``Limits.request_rates``: S3's 3,500 writes and
+5,500 reads a second per prefix, R2's one write a second per key) become token buckets too when
+``provider_model_from_profile`` is given the table's limits; a documented rate replaces a
+profile's figure of the same scope for the same operations.
 
 Not mapped: ``ops_per_s`` (best observed rates, which may be the client's limit rather than the
 provider's) and ``range_get_speedup`` (it emerges from the stream curve and the link). Figures
@@ -34,6 +41,7 @@ from typing import TYPE_CHECKING
 
 from planner.errors import InputError
 from planner.sim.provider import (
+    BILLED_OPERATIONS,
     BandwidthCurve,
     BandwidthPoint,
     HotObjectLimit,
@@ -44,6 +52,7 @@ from planner.sim.provider import (
 
 if TYPE_CHECKING:
     from measure.profile import Cell, Citation, Profile, ProfileSummary
+    from pricing.models import Limits
 
 _PER_KEY_WRITE_ERROR = "429 Too Many Requests"
 _SMALL_GET_BYTES = 256 * 1024  # seed 001: under ~256 KiB a GET is bound by request handling, not bytes
@@ -53,11 +62,12 @@ DEFAULT_TTFB_S = 0.050
 round figure inside the 10-100 ms the seeds' providers show; flagged wherever it is used)."""
 
 
-def provider_model_from_profile(profile: Profile) -> tuple[ProviderModel, list[str]]:
+def provider_model_from_profile(profile: Profile, limits: Limits | None = None) -> tuple[ProviderModel, list[str]]:
     """A ``ProviderModel`` from a whole profile, and the assumptions made where figures are missing.
 
     Unlike ``provider_model_from_summary`` it never fails for want of a GET TTFB: it derives one
     from the profile's cells (see the module docstring) or falls back to ``DEFAULT_TTFB_S``.
+    ``limits`` (a price table's) adds the provider's documented request rates.
     """
     summary = profile.summary()
     assumptions: list[str] = []
@@ -87,7 +97,28 @@ def provider_model_from_profile(profile: Profile) -> tuple[ProviderModel, list[s
             "where it starts: not modelled"
         )
     assumptions.append("PUT, HEAD and LIST server latency taken equal to GET TTFB (not published separately)")
+    if limits is not None and limits.request_rates:
+        model = with_request_rates(model, limits)
     return model, assumptions
+
+
+def with_request_rates(model: ProviderModel, limits: Limits) -> ProviderModel:
+    """``model`` with the documented request rates of ``limits`` as token buckets (one second's burst).
+
+    Only the operations the simulator issues are counted (a COPY or DELETE is not simulated); a
+    documented rate replaces the model's limits of the same scope that count the same operations.
+    """
+    documented: list[RateLimit] = []
+    for rate in limits.request_rates:
+        operations = [op for op in rate.operations if op in BILLED_OPERATIONS]
+        if operations:
+            documented.append(RateLimit(operations=operations, scope=rate.scope, per_s=rate.per_s, error=rate.error))
+    kept = [
+        limit
+        for limit in model.rate_limits
+        if not any(d.scope == limit.scope and set(d.operations) & set(limit.operations) for d in documented)
+    ]
+    return model.model_copy(update={"rate_limits": [*kept, *documented]})
 
 
 def derived_latency_s(profile: Profile) -> tuple[float, str]:
@@ -177,6 +208,14 @@ def provider_model_from_summary(summary: ProfileSummary, *, ttfb: LatencyModel |
     for name, value in (("read ceiling", read_ceiling), ("write ceiling", write_ceiling)):
         if value is None:
             unknown.append(name)
+        elif not summary.is_exact(f"{name.replace(' ', '_')}_bytes_per_s"):
+            # the best rate a benchmark reached (often its client's limit), not the service's: enforcing
+            # it would cap every workload at one benchmark's client
+            unknown.append(f"{name} (not enforced: {value * 8 / 1e9:.3g} Gbps demonstrated is a lower bound)")
+    if read_ceiling is not None and not summary.is_exact("read_ceiling_bytes_per_s"):
+        read_ceiling = None
+    if write_ceiling is not None and not summary.is_exact("write_ceiling_bytes_per_s"):
+        write_ceiling = None
 
     limits: list[RateLimit] = []
     per_key = getattr(summary, "per_key_write_per_s", None)

@@ -41,7 +41,7 @@ from planner.sim.spec import (
 )
 from planner.units import format_bytes, format_rate
 from planner.workload import MONTH_S, Workload
-from pricing.models import Limits
+from pricing.models import Limits, RequestRate
 
 Window = Literal["peak", "mean"]
 WINDOWS: tuple[Window, ...] = ("peak", "mean")
@@ -58,6 +58,40 @@ class AdaptedWorkload:
     window: Window
     mean_rate_per_s: float
     assumptions: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PrefixNeed:
+    """A documented per-prefix request rate, the workload's peak rate of what it counts, and the
+    fewest prefixes that keep the peak under it."""
+
+    rate: RequestRate
+    peak_per_s: float
+    prefixes: int
+
+
+def prefixes_needed(workload: Workload, limits: Limits) -> list[PrefixNeed]:
+    """Per documented per-prefix rate of ``limits``: the peak rate (the month's requests of its
+    operations, multipart parts and ranged GETs included, at the peak factor) and the prefixes it needs."""
+    rates = [rate for rate in limits.request_rates if rate.scope == "prefix"]
+    if not rates:
+        return []
+    requests = workload.usage_for("standard", limits).requests  # the same for every class
+    needs = []
+    for rate in rates:
+        peak = sum(requests.get(op, 0) for op in rate.operations) / MONTH_S * workload.traffic.peak_factor
+        if peak:
+            needs.append(PrefixNeed(rate=rate, peak_per_s=peak, prefixes=max(1, math.ceil(peak / rate.per_s))))
+    return needs
+
+
+def _per_s(rate: float) -> str:
+    return f"{rate:,.0f}" if rate >= 10 else f"{rate:.3g}"
+
+
+def _operations(rate: RequestRate) -> str:
+    """``get/head``, or ``put, copy, ...`` for a long list."""
+    return "/".join(rate.operations) if len(rate.operations) <= 2 else f"{'/'.join(rate.operations[:2])}/..."
 
 
 def spec_from_workload(workload: Workload, *, window: Window, limits: Limits | None = None) -> SimSpec:
@@ -95,7 +129,27 @@ def adapt_workload(workload: Workload, *, window: Window, limits: Limits | None 
         sizes_bytes=[max(0, round(size)) for size, _ in sizes], weights=[share for _, share in sizes]
     )
     notes.append("reads and writes draw object sizes from the same distribution; keys are read uniformly")
-    keys = KeyPopularity(keys=max(1, workload.object_count()), hot=_hot_set(workload, window, notes))
+    prefixes = workload.storage.prefixes
+    needs = prefixes_needed(workload, limits)
+    if needs and (prefixes is not None or max(need.prefixes for need in needs) > 1):
+        rates = "; ".join(
+            f"peak {_per_s(need.peak_per_s)}/s of {need.rate.per_s:,g}/s for {_operations(need.rate)}" for need in needs
+        )
+        if prefixes is None:
+            prefixes = max(need.prefixes for need in needs)
+            notes.append(
+                f"storage.prefixes not stated: keys taken as spread evenly over {prefixes:,} prefix(es), the fewest "
+                f"that keep the peak under the documented per-prefix request rates ({rates} a prefix)"
+            )
+        else:
+            notes.append(
+                f"keys spread evenly over {prefixes:,} prefix(es) (storage.prefixes) against the documented "
+                f"per-prefix request rates ({rates} a prefix), with no allowance for the partitioning the "
+                "provider adds to a busy prefix over time"
+            )
+    keys = KeyPopularity(
+        keys=max(1, workload.object_count()), prefixes=prefixes or 1, hot=_hot_set(workload, window, notes)
+    )
     client = _client(workload, limits, notes, window)
     slo = _targets(workload, window_rate, reads, writes, total, size_distribution.mean_bytes, window, notes)
     spec = SimSpec(

@@ -56,7 +56,7 @@ def simulate(
         profile_source = f"{profile.source.kind} profile of {profile.provider or 'unknown'}" + (
             f", {profile.date}" if profile.date else ""
         )
-    model, assumptions = provider_model_from_profile(profile)
+    model, assumptions = provider_model_from_profile(profile, table.limits)
     results: dict[str, SimulationResult] = {}
     for window in WINDOWS:
         adapted = adapt_workload(workload, window=window, limits=table.limits)
