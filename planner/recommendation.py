@@ -217,6 +217,9 @@ def judge_performance(
     return estimate, violations, warnings
 
 
+RESTORE_FIRST = "a restore first (minutes to hours), then a copy in a readable class"
+
+
 def prefix_warnings(workload: Workload, limits: Limits) -> list[str]:
     """What the provider's documented per-prefix request rates ask of the workload's key layout."""
     from planner.sim.workload_adapter import prefixes_needed
@@ -543,6 +546,13 @@ def recommend(
             summary, source = summaries.get(provider, (None, "none"))
             performance, violations, warnings = judge_performance(workload, storage_class, summary, source)
             sim_estimate, sim_violations, sim_warnings = simulated.get(provider, (None, [], []))
+            if storage_class in ARCHIVE_CLASSES:
+                # its objects are restored before any read: neither the profile's read figures nor a
+                # simulation of immediate reads describe it
+                performance = performance.model_copy(
+                    update={"p99_ttfb_s": None, "read_throughput_bits_per_s": None, "read_bound": RESTORE_FIRST}
+                )
+                sim_estimate, sim_violations, sim_warnings = None, [], []
             if sim_estimate is not None:
                 performance = performance.model_copy(
                     update={

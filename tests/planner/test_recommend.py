@@ -69,6 +69,17 @@ def test_archive_classes_are_rejected_only_with_latency_targets() -> None:
     assert not deep.feasible and "restored" in deep.violations[0]
 
 
+def test_archive_classes_show_no_read_figures_from_the_profile_or_the_simulation() -> None:
+    # the simulation and the profile describe immediate reads, which an archive class does not serve
+    backup = recommend(load_workload(EXAMPLES / "backup-archive.yaml"), as_of=NOW, sim_duration_s=2)
+    by_class = {o.storage_class: o.performance for o in backup.ranking if o.provider == "aws-s3"}
+    for archive in ("deep-archive", "glacier-flexible"):
+        perf = by_class[archive]
+        assert perf.read_throughput_bits_per_s is None and perf.simulation is None and perf.throttle_rate is None
+        assert perf.read_bound is not None and "restore" in perf.read_bound
+    assert by_class["glacier-ir"].simulation is not None and by_class["glacier-ir"].read_throughput_bits_per_s
+
+
 def test_egress_policy_rejects_wasabi_when_egress_exceeds_storage() -> None:
     result = recommend(load_workload(EXAMPLES / "web-assets.yaml"), as_of=NOW, simulate=False)
     wasabi = next(o for o in result.ranking if o.provider == "wasabi")
