@@ -337,6 +337,9 @@ class ProfileSummary(_Model):
     get_stream_bytes_per_s: list[tuple[int, float]] = Field(
         default_factory=list, description="(object size, bytes/s of one stream), by size"
     )
+    put_stream_bytes_per_s: list[tuple[int, float]] = Field(
+        default_factory=list, description="(object size, bytes/s of one uploading stream), by size"
+    )
     read_ceiling_bytes_per_s: float | None = None
     write_ceiling_bytes_per_s: float | None = None
     ops_per_s: dict[str, float | None] = Field(default_factory=dict)
@@ -352,6 +355,29 @@ class ProfileSummary(_Model):
         """Whether figure ``name`` (a ceiling) is a measured limit rather than the best anyone observed."""
         note = self.notes.get(name)
         return note is None or note.startswith("exact")
+
+
+def _stream_cells(cells: list[Cell]) -> dict[int, Cell]:
+    """Per object size, the cell with the fewest streams that has a throughput."""
+    by_size: dict[int, Cell] = {}
+    for cell in cells:
+        if cell.throughput_mib_per_s is None or cell.object_size_bytes is None:
+            continue
+        held = by_size.get(cell.object_size_bytes)
+        if held is None or cell.concurrency < held.concurrency:
+            by_size[cell.object_size_bytes] = cell
+    return by_size
+
+
+def _stream_points(by_size: dict[int, Cell], run_id: str | None) -> tuple[list[tuple[int, float]], list[Citation]]:
+    points: list[tuple[int, float]] = []
+    cites: list[Citation] = []
+    for size in sorted(by_size):
+        cell = by_size[size]
+        assert cell.throughput_mib_per_s is not None
+        points.append((size, cell.throughput_mib_per_s * MIB / cell.concurrency))
+        cites.append(_cite(cell, run_id, _cell_section(cell)))
+    return points, cites
 
 
 def _usable(cell: Cell) -> bool:
@@ -397,21 +423,15 @@ def _summarise(profile: Profile) -> ProfileSummary:
         out.citations["ttfb_p50_s"] = [floor.citation]
         out.notes["ttfb_p50_s"] = "published TTFB floor used as p50 (a lower bound); p99 not published"
 
-    # Per-stream GET throughput by object size: concurrency-1 cells, else aggregate / concurrency.
-    by_size: dict[int, Cell] = {}
-    for cell in gets:
-        if cell.throughput_mib_per_s is None or cell.object_size_bytes is None:
-            continue
-        held = by_size.get(cell.object_size_bytes)
-        if held is None or cell.concurrency < held.concurrency:
-            by_size[cell.object_size_bytes] = cell
-    points: list[tuple[int, float]] = []
-    stream_cites: list[Citation] = []
-    for size in sorted(by_size):
-        cell = by_size[size]
-        assert cell.throughput_mib_per_s is not None
-        points.append((size, cell.throughput_mib_per_s * MIB / cell.concurrency))
-        stream_cites.append(_cite(cell, run_id, _cell_section(cell)))
+    # Per-stream throughput by object size: concurrency-1 cells, else aggregate / concurrency.
+    by_size = _stream_cells(gets)
+    points, stream_cites = _stream_points(by_size, run_id)
+    puts = _stream_cells([c for c in cells if c.op == "put"])
+    out.put_stream_bytes_per_s, put_cites = _stream_points(puts, run_id)
+    if put_cites:
+        out.citations["put_stream_bytes_per_s"] = put_cites
+    if any(c.concurrency > 1 for c in puts.values()):
+        out.notes["put_stream_bytes_per_s"] = "some points are aggregate throughput / concurrency"
     if profile.probes.range_get is not None:
         rg = profile.probes.range_get
         single = next((p for p in rg.points if p.streams == 1 and p.throughput_mib_per_s), None)

@@ -4,7 +4,9 @@ Mapping (``measure.profile.ProfileSummary`` -> ``ProviderModel``):
 
 - ``ttfb_p50_s``/``ttfb_p99_s`` -> ``ttfb_get``, a lognormal through both; without a p99 the
   p50 is taken as a constant (references often publish only a floor, e.g. R2's ~40 ms).
-- ``get_stream_bytes_per_s`` (size, bytes/s) -> ``stream_read`` (bits/s), interpolated.
+- ``get_stream_bytes_per_s``/``put_stream_bytes_per_s`` (size, bytes/s of a whole request) ->
+  ``stream_read``/``stream_write`` (bits/s of the transfer alone: ``transfer_curve`` takes the
+  latency the simulator adds to each request back out), interpolated.
 - ``read_ceiling_bytes_per_s``/``write_ceiling_bytes_per_s`` -> the aggregate ceilings, when they are
   exact (a measured limit); a lower bound (the best rate a benchmark reached, often its client's
   limit) is not enforced, and the model's ``source`` says so.
@@ -49,6 +51,7 @@ from planner.sim.provider import (
     ProviderModel,
     RateLimit,
 )
+from planner.units import format_bytes
 
 if TYPE_CHECKING:
     from measure.profile import Cell, Citation, Profile, ProfileSummary
@@ -97,6 +100,19 @@ def provider_model_from_profile(profile: Profile, limits: Limits | None = None) 
             "where it starts: not modelled"
         )
     assumptions.append("PUT, HEAD and LIST server latency taken equal to GET TTFB (not published separately)")
+    latency_ms = model.ttfb_get.p50_s * 1000
+    for label, points in (("GET", summary.get_stream_bytes_per_s), ("PUT", summary.put_stream_bytes_per_s)):
+        if not points:
+            continue
+        _, dropped = transfer_curve(points, model.ttfb_get.p50_s)
+        note = (
+            f"{label} stream curve: the profile's whole-request rates less the {latency_ms:.3g} ms latency the "
+            "simulator adds to each request"
+        )
+        if dropped:
+            sizes = ", ".join(format_bytes(size) for size in dropped)
+            note += f"; {sizes} left out (bound by request latency: under a tenth of the request moves bytes)"
+        assumptions.append(note)
     if limits is not None and limits.request_rates:
         model = with_request_rates(model, limits)
     return model, assumptions
@@ -156,6 +172,35 @@ def derived_latency_s(profile: Profile) -> tuple[float, str]:
     )
 
 
+_REQUEST_BOUND = 0.1
+"""A stream point whose transfer is under this share of its request's time is bound by the request."""
+
+
+def transfer_curve(points: list[tuple[int, float]], latency_s: float) -> tuple[list[BandwidthPoint], list[int]]:
+    """A stream curve of transfer rates from a profile's whole-request rates, and the sizes dropped.
+
+    A profile's per-stream figure is bytes over the whole request, its time to first byte (or
+    response) included, but the simulator adds that latency to each request before moving the
+    body at the stream's rate: taken as they are, small objects would pay their latency twice
+    (IDrive e2's 256 KiB GETs: 14.6 ms a request, 9.8 ms of it to the first byte). The transfer
+    rate is the size over the request's time less ``latency_s``; a point whose transfer is under
+    a tenth of its request's time is bound by request handling, not bytes, and is dropped (the
+    curve's nearest point stands in for it, as the simulator extends the curve flat).
+    """
+    curve: list[BandwidthPoint] = []
+    dropped: list[int] = []
+    for size, rate in sorted(points):
+        if not rate or rate <= 0:
+            continue
+        request_s = size / rate
+        transfer_s = request_s - latency_s
+        if transfer_s < _REQUEST_BOUND * request_s:
+            dropped.append(int(size))
+            continue
+        curve.append(BandwidthPoint(size_bytes=int(size), bits_per_s=size / transfer_s * 8))
+    return curve, dropped
+
+
 def _unusable(cell: Cell) -> bool:
     return "implausible" in cell.flags or "above-link" in cell.flags
 
@@ -196,13 +241,12 @@ def provider_model_from_summary(summary: ProfileSummary, *, ttfb: LatencyModel |
             unknown.append("ttfb p99 (TTFB taken as constant at p50)")
         ttfb = LatencyModel(p50_s=p50, p99_s=max(p99, p50) if p99 is not None else p50)
 
-    stream_points = [
-        BandwidthPoint(size_bytes=int(size), bits_per_s=float(rate) * 8)
-        for size, rate in sorted(getattr(summary, "get_stream_bytes_per_s", []) or [])
-        if rate and rate > 0
-    ]
+    stream_points, _ = transfer_curve(getattr(summary, "get_stream_bytes_per_s", []) or [], ttfb.p50_s)
     if not stream_points:
         unknown.append("per-stream GET bandwidth")
+    write_points, _ = transfer_curve(getattr(summary, "put_stream_bytes_per_s", []) or [], ttfb.p50_s)
+    if not write_points:
+        unknown.append("per-stream PUT bandwidth")
     read_ceiling = getattr(summary, "read_ceiling_bytes_per_s", None)
     write_ceiling = getattr(summary, "write_ceiling_bytes_per_s", None)
     for name, value in (("read ceiling", read_ceiling), ("write ceiling", write_ceiling)):
@@ -246,6 +290,7 @@ def provider_model_from_summary(summary: ProfileSummary, *, ttfb: LatencyModel |
         provider_id=provider,
         ttfb_get=ttfb,
         stream_read=BandwidthCurve(points=stream_points),
+        stream_write=BandwidthCurve(points=write_points),
         read_ceiling_bits_per_s=read_ceiling * 8 if read_ceiling else None,
         write_ceiling_bits_per_s=write_ceiling * 8 if write_ceiling else None,
         rate_limits=limits,

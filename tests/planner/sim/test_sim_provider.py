@@ -6,8 +6,22 @@ import numpy as np
 import pytest
 
 from measure.profile import ProfileSummary
+from measure.reference import load_reference
 from planner.errors import InputError
-from planner.sim import BandwidthCurve, BandwidthPoint, LatencyModel, ProviderModel
+from planner.sim import (
+    BandwidthCurve,
+    BandwidthPoint,
+    ClientSpec,
+    ClosedLoop,
+    LatencyModel,
+    OperationMix,
+    ProviderModel,
+    SimSpec,
+    SizeDistribution,
+    provider_model_from_profile,
+    simulate_spec,
+)
+from planner.sim.profile_adapter import transfer_curve
 
 
 def test_lognormal_passes_through_p50_and_p99_above_its_floor() -> None:
@@ -58,7 +72,9 @@ def test_from_profile_summary() -> None:
     model = ProviderModel.from_profile(summary)
     assert model.provider_id == "cloudflare-r2"
     assert model.ttfb_get.p50_s == model.ttfb_get.p99_s == 0.040
-    assert model.stream_bits_per_s("read", 2**30) == pytest.approx(1.6e9)
+    # 1 GiB at 200 MB/s is a 5.369 s request, 40 ms of it before the first byte: the transfer
+    # alone runs at 2^30 B / 5.329 s
+    assert model.stream_bits_per_s("read", 2**30) == pytest.approx(2**30 * 8 / (2**30 / 200e6 - 0.040))
     assert model.read_ceiling_bits_per_s == pytest.approx(55e9)
     assert model.hot_object is not None and model.hot_object.max_concurrent_reads == 128
     assert [limit.scope for limit in model.rate_limits] == ["key"]
@@ -68,3 +84,31 @@ def test_from_profile_summary() -> None:
 def test_from_profile_without_ttfb_says_what_is_missing() -> None:
     with pytest.raises(InputError, match="time to first byte"):
         ProviderModel.from_profile(ProfileSummary(provider="x", source_kind="measured"))
+
+
+def test_stream_points_lose_the_latency_the_simulator_adds() -> None:
+    # IDrive e2's 256 KiB GET: 18 MB/s a stream is 14.56 ms a request, 9.8 ms to the first byte,
+    # so its bytes move at 262,144 B / 4.76 ms = 55 MB/s; a 4 KiB point is all latency and goes
+    curve, dropped = transfer_curve([(4096, 0.4e6), (262144, 18e6)], 0.0098)
+    assert dropped == [4096]
+    (point,) = curve
+    assert point.bits_per_s == pytest.approx(262144 * 8 / (262144 / 18e6 - 0.0098))
+    assert point.bits_per_s / 8 == pytest.approx(55.0e6, rel=0.01)
+    # whole-request time = latency + size / transfer rate again, as measured
+    assert 0.0098 + 262144 * 8 / point.bits_per_s == pytest.approx(262144 / 18e6)
+
+
+def test_one_stream_on_the_idrive_profile_takes_the_published_time_per_request() -> None:
+    # IDrive e2's reference profile: 256 KiB GETs at 18 MB/s from one stream (seed 002), a
+    # 9.8 ms TTFB: one closed-loop worker should see 14.56 ms a request, not TTFB + 14.56 ms
+    profile = load_reference("idrive-e2")
+    model, _ = provider_model_from_profile(profile)
+    stream = dict(profile.summary().get_stream_bytes_per_s)[262144]
+    spec = SimSpec(
+        arrivals=ClosedLoop(workers=1),
+        mix=OperationMix(get=1.0, put=0.0),
+        sizes=SizeDistribution.fixed(262144),
+        client=ClientSpec(link_bits_per_s=10e9, connections=4),
+    )
+    result = simulate_spec(spec, model, 5.0, seed=3, replications=1)
+    assert result.operations["GET"].latency_p50_s.mean == pytest.approx(262144 / stream, rel=0.01)
