@@ -265,7 +265,9 @@ def _duration_bounds(
         stream = _interpolate_stream(summary.get_stream_bytes_per_s, mean)
         ttfb = summary.ttfb_p50_s
         if stream or ttfb:
-            per_object = (ttfb or 0.0) + (mean / stream if stream else 0.0)
+            # a stream figure is bytes over the whole request (its first byte included), and below the
+            # smallest measured size a request takes that size's time: it is the time per object alone
+            per_object = mean / stream if stream else (ttfb or 0.0)
             bounds.append(
                 DurationBound(
                     name="per-request time",

@@ -182,3 +182,17 @@ def test_migrate_cli(run_cli: object) -> None:
         "migrate", str(EXAMPLES / "video-streaming.yaml"), "--from", "aws-s3", "--to", "wasabi", "--link", "fast"
     )  # type: ignore[operator]
     assert bad.code == 2 and bad.err.startswith("planner: --link:")
+
+
+def test_per_request_bound_counts_each_requests_first_byte_once() -> None:
+    from measure.reference import load_reference
+
+    # IDrive e2's profile: one stream reads 256 KiB objects at its published rate, first byte
+    # included, so 36,000,000 objects over 64 streams take 36e6 x (262,144 B / rate) / 64
+    stream = dict(load_reference("idrive-e2").summary().get_stream_bytes_per_s)[262144]
+    plan = estimate_migration(
+        workload(stored="9437184000000 B", objects=36_000_000),
+        options("idrive-e2", "wasabi", concurrency=64),
+    )  # type: ignore[arg-type]
+    (bound,) = [b for b in plan.bounds if b.name == "per-request time"]  # type: ignore[attr-defined]
+    assert bound.hours == pytest.approx(36e6 * (262144 / stream) / 64 / 3600)
