@@ -105,6 +105,9 @@ def _interpolate_stream(points: list[tuple[int, float]], size: float) -> float |
     return points[-1][1]
 
 
+RESTORE_FIRST = "a restore first (minutes to hours), then a copy in a readable class"
+
+
 def judge_performance(
     workload: Workload, storage_class: str, summary: ProfileSummary | None, source: str
 ) -> tuple[PerformanceEstimate, list[str], list[str]]:
@@ -205,31 +208,27 @@ def judge_performance(
             f"peak GET rate {peak_get:,.0f}/s is above the highest rate in the profile ({measured:,.0f}/s); "
             "beyond it is unmeasured"
         )
+    archive = storage_class in ARCHIVE_CLASSES  # read only after a restore: the profile's figures do not apply
     estimate = PerformanceEstimate(
         source=source,
-        p99_ttfb_s=ttfb,
+        p99_ttfb_s=None if archive else ttfb,
         ttfb_is_floor=floor,
-        read_throughput_bits_per_s=achievable,
-        read_bound=bound_name,
+        read_throughput_bits_per_s=None if archive else achievable,
+        read_bound=RESTORE_FIRST if archive else bound_name,
         hot_object_limit=summary.hot_object_limit,
         hot_object_behaviour=summary.hot_object_behaviour,
     )
     return estimate, violations, warnings
 
 
-RESTORE_FIRST = "a restore first (minutes to hours), then a copy in a readable class"
-
-
 def prefix_warnings(workload: Workload, limits: Limits) -> list[str]:
     """What the provider's documented per-prefix request rates ask of the workload's key layout."""
-    from planner.sim.workload_adapter import prefixes_needed
+    from planner.sim.workload_adapter import operations_label, prefixes_needed
 
     stated = workload.storage.prefixes
     found: list[str] = []
     for need in prefixes_needed(workload, limits):
-        counted = "/".join(op.upper() for op in need.rate.operations[:2]) + (
-            "/..." if len(need.rate.operations) > 2 else ""
-        )
+        counted = operations_label(need.rate).upper()
         peak = f"the peak's {need.peak_per_s:,.0f} {counted} requests/s"
         if stated is None and need.prefixes > 1:
             found.append(
@@ -547,11 +546,7 @@ def recommend(
             performance, violations, warnings = judge_performance(workload, storage_class, summary, source)
             sim_estimate, sim_violations, sim_warnings = simulated.get(provider, (None, [], []))
             if storage_class in ARCHIVE_CLASSES:
-                # its objects are restored before any read: neither the profile's read figures nor a
-                # simulation of immediate reads describe it
-                performance = performance.model_copy(
-                    update={"p99_ttfb_s": None, "read_throughput_bits_per_s": None, "read_bound": RESTORE_FIRST}
-                )
+                # its objects are restored before any read: a simulation of immediate reads does not describe it
                 sim_estimate, sim_violations, sim_warnings = None, [], []
             if sim_estimate is not None:
                 performance = performance.model_copy(

@@ -16,9 +16,8 @@ from tabulate import tabulate
 
 from planner.costing import CostProjection
 from planner.migration import MigrationPlan
-from planner.recommendation import Recommendation
+from planner.recommendation import RESTORE_FIRST, Recommendation
 from planner.units import format_bytes, format_duration, format_rate
-from planner.workload import ARCHIVE_CLASSES
 from pricing.models import CostBreakdown, LineItem, PriceTable, TieredPrice
 
 CENT = Decimal("0.01")
@@ -289,7 +288,7 @@ def ranking_rows(result: Recommendation) -> list[tuple[str, ...]]:
         if perf.simulation is not None:
             sim_ttfb = "-" if perf.simulated_p99_ttfb_s is None else format_duration(perf.simulated_p99_ttfb_s)
             simulated = f"{sim_ttfb}, {perf.throttle_rate or 0:.1%} throttled"
-        if option.storage_class in ARCHIVE_CLASSES:
+        if perf.read_bound == RESTORE_FIRST:
             reads = simulated = "restore first"
         verdict = "CHOSEN" if option.chosen else ("ok" if option.feasible else "rejected")
         rows.append(

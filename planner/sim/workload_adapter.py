@@ -89,8 +89,8 @@ def _per_s(rate: float) -> str:
     return f"{rate:,.0f}" if rate >= 10 else f"{rate:.3g}"
 
 
-def _operations(rate: RequestRate) -> str:
-    """``get/head``, or ``put, copy, ...`` for a long list."""
+def operations_label(rate: RequestRate) -> str:
+    """``get/head``, or ``put/copy/...`` for a long list."""
     return "/".join(rate.operations) if len(rate.operations) <= 2 else f"{'/'.join(rate.operations[:2])}/..."
 
 
@@ -131,12 +131,14 @@ def adapt_workload(workload: Workload, *, window: Window, limits: Limits | None 
     notes.append("reads and writes draw object sizes from the same distribution; keys are read uniformly")
     prefixes = workload.storage.prefixes
     needs = prefixes_needed(workload, limits)
-    if needs and (prefixes is not None or max(need.prefixes for need in needs) > 1):
+    needed = max((need.prefixes for need in needs), default=1)
+    if needs and (prefixes is not None or needed > 1):
         rates = "; ".join(
-            f"peak {_per_s(need.peak_per_s)}/s of {need.rate.per_s:,g}/s for {_operations(need.rate)}" for need in needs
+            f"peak {_per_s(need.peak_per_s)}/s of {need.rate.per_s:,g}/s for {operations_label(need.rate)}"
+            for need in needs
         )
         if prefixes is None:
-            prefixes = max(need.prefixes for need in needs)
+            prefixes = needed
             notes.append(
                 f"storage.prefixes not stated: keys taken as spread evenly over {prefixes:,} prefix(es), the fewest "
                 f"that keep the peak under the documented per-prefix request rates ({rates} a prefix)"
