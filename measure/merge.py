@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from measure.profile import Cell, ClientHost, MergeInfo, MergeInput, Percentiles, Profile, Source
+from measure.profile import Cell, CellKey, ClientHost, MergeInfo, MergeInput, Percentiles, Profile, Source
 from planner.errors import InputError
 
 _OVERLAP = 0.5
@@ -106,7 +106,7 @@ def merge_profiles(profiles: list[Profile]) -> Profile:
     if any(p.source.kind == "published" for p in profiles):
         raise InputError("published reference profiles cannot be merged with measurements", source="merge")
     hosts = [_host(p) for p in profiles]
-    keys: list[tuple[str, int | None, int]] = []
+    keys: list[CellKey] = []
     for profile in profiles:
         for cell in profile.cells:
             if cell.key() not in keys:

@@ -11,18 +11,25 @@ published is ``None`` (missing), never zero. Every published figure carries a ``
 
 from __future__ import annotations
 
+import math
 import statistics
+from collections import Counter
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READABLE_SCHEMA_VERSIONS = (1, 2)
+"""Version 2 added latency histograms, p95/p99.9, open-loop cells and the achieved in-flight count;
+version-1 profiles still load (the new fields read as missing)."""
 MIB = 2**20
 
 Operation = Literal["put", "get", "head", "list", "delete"]
 OPERATIONS: tuple[Operation, ...] = ("put", "get", "head", "list", "delete")
 CellFlag = Literal["client-saturated", "above-link", "too-few-samples", "implausible", "interrupted"]
 Bound = Literal["exact", "lower", "upper"]
+CellKey = tuple[str, int | None, int, float | None]
 
 
 class _Model(BaseModel):
@@ -44,8 +51,60 @@ class Percentiles(_Model):
     mean: float | None = None
     p50: float | None = None
     p90: float | None = None
+    p95: float | None = None
     p99: float | None = None
+    p999: float | None = None
     max: float | None = None
+
+
+class LatencyHistogram(_Model):
+    """Log-bucketed latency counts (HDR-style), enough to rebuild a cell's whole distribution.
+
+    Bucket ``i`` holds samples in ``[lowest_s * g**i, lowest_s * g**(i+1))`` with
+    ``g = 10 ** (1 / buckets_per_decade)``; samples below ``lowest_s`` count in bucket 0.
+    ``counts`` is sparse: ``[bucket index, count]`` pairs, by index.
+    """
+
+    lowest_s: float = Field(default=1e-5, gt=0)
+    buckets_per_decade: int = Field(default=40, ge=1)
+    counts: list[tuple[int, int]] = Field(default_factory=list)
+
+    @property
+    def growth(self) -> float:
+        return float(10 ** (1 / self.buckets_per_decade))
+
+    def bucket(self, seconds: float) -> int:
+        if seconds <= self.lowest_s:
+            return 0
+        return math.floor(math.log10(seconds / self.lowest_s) * self.buckets_per_decade)
+
+    def upper_edge_s(self, index: int) -> float:
+        return float(self.lowest_s * self.growth ** (index + 1))
+
+    @classmethod
+    def from_samples(
+        cls, samples_s: Iterable[float], *, lowest_s: float = 1e-5, buckets_per_decade: int = 40
+    ) -> LatencyHistogram:
+        empty = cls(lowest_s=lowest_s, buckets_per_decade=buckets_per_decade)
+        tally = Counter(empty.bucket(s) for s in samples_s)
+        return cls(lowest_s=lowest_s, buckets_per_decade=buckets_per_decade, counts=sorted(tally.items()))
+
+    @property
+    def total(self) -> int:
+        return sum(count for _, count in self.counts)
+
+    def quantile(self, q: float) -> float | None:
+        """The ``q`` quantile (0-1), as its bucket's upper edge (within one bucket's width above)."""
+        total = self.total
+        if total == 0:
+            return None
+        rank = q * total
+        seen = 0
+        for index, count in self.counts:
+            seen += count
+            if seen >= rank:
+                return self.upper_edge_s(index)
+        return self.upper_edge_s(self.counts[-1][0])
 
 
 class RequestCounts(_Model):
@@ -75,6 +134,18 @@ class Cell(_Model):
     object_size_bytes: int | None = Field(default=None, description="None for LIST")
     concurrency: int
     status: Literal["measured", "published", "missing"] = "measured"
+    mode: Literal["closed", "open"] = Field(
+        default="closed",
+        description="closed: `concurrency` workers back to back; open: arrivals at `offered_per_s` (Poisson), "
+        "at most `concurrency` in flight",
+    )
+    offered_per_s: float | None = Field(default=None, description="open loop: the arrival rate asked for")
+    in_flight_mean: float | None = Field(
+        default=None, description="requests in flight on average over the window (achieved, not nominal, concurrency)"
+    )
+    late_arrivals: int | None = Field(
+        default=None, description="open loop: arrivals sent later than scheduled because the client was behind"
+    )
     duration_s: float | None = Field(default=None, description="measured window, warm-up excluded")
     warmup_s: float | None = None
     window_start_unix: float | None = Field(default=None, description="measured window, Unix seconds")
@@ -84,6 +155,8 @@ class Cell(_Model):
     ops_per_s: float | None = None
     latency_s: Percentiles = Field(default_factory=Percentiles)
     ttfb_s: Percentiles = Field(default_factory=Percentiles)
+    latency_histogram: LatencyHistogram | None = None
+    ttfb_histogram: LatencyHistogram | None = None
     errors: dict[str, int] = Field(
         default_factory=dict, description='failed attempts by cause, e.g. "503 SlowDown", "timeout", "reset"'
     )
@@ -106,8 +179,9 @@ class Cell(_Model):
     citation: Citation | None = None
     note: str | None = None
 
-    def key(self) -> tuple[str, int | None, int]:
-        return (self.op, self.object_size_bytes, self.concurrency)
+    def key(self) -> CellKey:
+        """(operation, size, concurrency, arrival rate): the rate is ``None`` for a closed loop."""
+        return (self.op, self.object_size_bytes, self.concurrency, self.offered_per_s if self.mode == "open" else None)
 
 
 class CitedValue(_Model):
@@ -276,7 +350,7 @@ class MergeInfo(_Model):
 class Profile(_Model):
     """A measurement (or published-reference) profile of one provider endpoint."""
 
-    schema_version: Literal[1] = 1
+    schema_version: Literal[1, 2] = 2
     provider: str | None = None
     endpoint: str | None = Field(default=None, description="scheme://host[:port], never userinfo or query")
     region: str | None = None
@@ -296,9 +370,10 @@ class Profile(_Model):
     @field_validator("schema_version", mode="before")
     @classmethod
     def _known_version(cls, value: object) -> object:
-        if isinstance(value, bool) or not isinstance(value, int) or value != SCHEMA_VERSION:
+        if isinstance(value, bool) or not isinstance(value, int) or value not in READABLE_SCHEMA_VERSIONS:
             raise ValueError(
-                f"unknown profile schema_version {value!r}; this planner reads version {SCHEMA_VERSION}"
+                f"unknown profile schema_version {value!r}; this planner reads versions "
+                f"{', '.join(map(str, READABLE_SCHEMA_VERSIONS))}"
                 " (upgrade planner or re-run planner measure)"
             )
         return value
@@ -312,9 +387,12 @@ class Profile(_Model):
                 raise ValueError(f"published cell {cell.key()} has no citation")
         return self
 
-    def cell(self, op: str, object_size_bytes: int | None, concurrency: int) -> Cell | None:
+    def cell(
+        self, op: str, object_size_bytes: int | None, concurrency: int, offered_per_s: float | None = None
+    ) -> Cell | None:
+        """The closed-loop cell, or with ``offered_per_s`` the open-loop cell at that arrival rate."""
         for cell in self.cells:
-            if cell.key() == (op, object_size_bytes, concurrency):
+            if cell.key() == (op, object_size_bytes, concurrency, offered_per_s):
                 return cell
         return None
 

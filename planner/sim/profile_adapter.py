@@ -42,6 +42,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from planner.errors import InputError
+from planner.evidence import Evidence
 from planner.sim.provider import (
     BILLED_OPERATIONS,
     BandwidthCurve,
@@ -75,10 +76,12 @@ def provider_model_from_profile(profile: Profile, limits: Limits | None = None) 
     summary = profile.summary()
     assumptions: list[str] = []
     ttfb: LatencyModel | None = None
+    latency_evidence: Evidence | None = None
     if summary.ttfb_p50_s is None:
         seconds, how = derived_latency_s(profile)
         ttfb = LatencyModel.constant(seconds)
         assumptions.append(how)
+        latency_evidence = "assumed" if how.startswith("DEFAULT") else "derived"
     else:
         note = summary.notes.get("ttfb_p50_s")
         cited = "; ".join(_citation_text(c) for c in summary.citations.get("ttfb_p50_s", []))
@@ -87,6 +90,8 @@ def provider_model_from_profile(profile: Profile, limits: Limits | None = None) 
         if summary.ttfb_p99_s is None:
             assumptions.append("GET TTFB p99 not in the profile: TTFB taken as constant at its p50")
     model = provider_model_from_summary(summary, ttfb=ttfb)
+    if latency_evidence is not None:
+        model = model.model_copy(update={"evidence": {**model.evidence, "latency.get": latency_evidence}})
     unknown = [
         item
         for item in model.source.partition("left unbounded or assumed: ")[2].split(", ")
@@ -283,6 +288,24 @@ def provider_model_from_summary(summary: ProfileSummary, *, ttfb: LatencyModel |
             error=getattr(summary, "hot_object_error", None) or "503 SlowDown",
         )
     kind = getattr(summary, "source_kind", "unknown")
+    backed: Evidence = "published" if kind == "published" else "measured"
+    evidence: dict[str, Evidence] = {
+        # PUT, HEAD and LIST take GET's latency: no profile states them separately yet
+        "latency.put": "assumed",
+        "latency.head": "assumed",
+        "latency.list": "assumed",
+        "latency.tail": backed if p50 is not None and p99 is not None else "assumed",
+    }
+    if p50 is not None:
+        evidence["latency.get"] = backed
+    if stream_points:
+        evidence["stream.read"] = backed
+    if write_points:
+        evidence["stream.write"] = backed
+    if read_ceiling is not None:
+        evidence["ceiling.read"] = backed
+    if write_ceiling is not None:
+        evidence["ceiling.write"] = backed
     source = f"{kind} profile of {provider}"
     if unknown:
         source += "; not in the profile, left unbounded or assumed: " + ", ".join(unknown)
@@ -296,4 +319,5 @@ def provider_model_from_summary(summary: ProfileSummary, *, ttfb: LatencyModel |
         rate_limits=limits,
         hot_object=hot,
         source=source,
+        evidence=evidence,
     )

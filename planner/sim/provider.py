@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from planner.evidence import Evidence, weakest
 from planner.units import BitsPerSecond, Bytes, Seconds
 
 if TYPE_CHECKING:
@@ -191,6 +192,30 @@ class ProviderModel(_Frozen):
     rate_limits: list[RateLimit] = Field(default_factory=list)
     hot_object: HotObjectLimit | None = None
     source: str = Field("", description="where the numbers come from (profile file, seed, hand-made)")
+    evidence: dict[str, Evidence] = Field(
+        default_factory=dict,
+        description="how each part of the model is backed, by key: latency.get, latency.put, latency.head, "
+        "latency.list, latency.tail, stream.read, stream.write, ceiling.read, ceiling.write, capacity; "
+        "a key not present is 'assumed' (a hand-made model states its own)",
+    )
+
+    def evidence_of(self, key: str) -> Evidence:
+        """How part ``key`` of the model is backed (``assumed`` when the model does not say)."""
+        return self.evidence.get(key, "assumed")
+
+    def stream_evidence(self, direction: Direction, size_bytes: int) -> Evidence:
+        """Evidence of the per-stream rate at ``size_bytes``: a measured point as it is backed,
+        between points ``derived``, beyond the ends ``extrapolated``, no curve ``assumed``."""
+        curve = self.stream_read if direction == "read" else self.stream_write
+        base = self.evidence_of(f"stream.{direction}")
+        if not curve.points:
+            return "assumed"
+        sizes = [p.size_bytes for p in curve.points]
+        if size_bytes in sizes:
+            return base
+        if sizes[0] < size_bytes < sizes[-1]:
+            return weakest(base, "derived")
+        return weakest(base, "extrapolated")
 
     def latency(self, operation: str) -> LatencyModel:
         """Server latency of a billed operation: TTFB for reads, response time after the body for writes."""

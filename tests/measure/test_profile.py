@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from measure.profile import Cell, Citation, Percentiles, Profile, Source
+from measure.profile import Cell, Citation, LatencyHistogram, Percentiles, Profile, Source
 from measure.reference import load_profile
 from planner.errors import InputError
 
@@ -67,11 +67,33 @@ def test_round_trip_and_summary(tmp_path: Path) -> None:
 
 def test_unknown_schema_version_is_refused(tmp_path: Path) -> None:
     data = json.loads(_measured_profile().model_dump_json())
-    data["schema_version"] = 2
+    data["schema_version"] = 3
     path = tmp_path / "p.json"
     path.write_text(json.dumps(data))
-    with pytest.raises(InputError, match="unknown profile schema_version 2"):
+    with pytest.raises(InputError, match="unknown profile schema_version 3"):
         load_profile(path)
+
+
+def test_version_1_profiles_still_load(tmp_path: Path) -> None:
+    data = json.loads(_measured_profile().model_dump_json(exclude_defaults=True))
+    data["schema_version"] = 1
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(data))
+    loaded = load_profile(path)
+    assert loaded.schema_version == 1
+    assert all(cell.mode == "closed" and cell.latency_histogram is None for cell in loaded.cells)
+    assert loaded.summary() == _measured_profile().summary()
+
+
+def test_histogram_quantiles_within_one_bucket() -> None:
+    samples = [0.001 * (i + 1) for i in range(1000)]  # 1 ms .. 1 s, uniform
+    histogram = LatencyHistogram.from_samples(samples)
+    assert histogram.total == 1000
+    width = histogram.growth
+    for q, exact in ((0.5, 0.5), (0.99, 0.99), (0.999, 0.999)):
+        found = histogram.quantile(q)
+        assert found is not None
+        assert exact <= found <= exact * width
 
 
 @pytest.mark.parametrize(

@@ -112,3 +112,22 @@ def test_one_stream_on_the_idrive_profile_takes_the_published_time_per_request()
     )
     result = simulate_spec(spec, model, 5.0, seed=3, replications=1)
     assert result.operations["GET"].latency_p50_s.mean == pytest.approx(262144 / stream, rel=0.01)
+
+
+def test_reference_models_say_how_each_part_is_backed() -> None:
+    from measure.reference import load_reference
+    from planner.sim.profile_adapter import provider_model_from_profile
+
+    r2, _ = provider_model_from_profile(load_reference("cloudflare-r2"))
+    # seed 001 publishes R2's ~40 ms TTFB floor, nothing about its spread or GET streams
+    assert r2.evidence_of("latency.get") == "published"
+    assert r2.evidence_of("latency.tail") == "assumed"
+    assert r2.stream_evidence("read", 4 * 2**20) == "assumed"
+    idrive, _ = provider_model_from_profile(load_reference("idrive-e2"))
+    # IDrive's latency is the HEAD cell's published mean, taken for GET: derived, not published
+    assert idrive.evidence_of("latency.get") == "derived"
+    sizes = [p.size_bytes for p in idrive.stream_read.points]
+    assert idrive.stream_evidence("read", sizes[0]) == "published"
+    assert idrive.stream_evidence("read", sizes[-1] * 4) == "extrapolated"
+    if len(sizes) > 1:
+        assert idrive.stream_evidence("read", (sizes[0] + sizes[1]) // 2) == "derived"
