@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from planner.files import JOURNAL_LIMIT_BYTES, read_input_text
+
 
 def journal_path(directory: Path, run_id: str) -> Path:
     return directory / f"planner-measure-{run_id}.journal.jsonl"
@@ -58,28 +60,28 @@ def read(path: str | Path) -> JournalState:
     """Replay a journal; a torn last line (killed mid-write) is ignored."""
     state = JournalState()
     seen: set[str] = set()
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if not isinstance(record, dict):
-                continue
-            if "run_id" in record and "prefix" in record:
-                state.run_id = record["run_id"]
-                state.endpoint = record.get("endpoint")
-                state.bucket = record.get("bucket")
-                state.prefix = record["prefix"]
-            elif "put" in record:
-                key = str(record["put"])
-                if key not in seen:
-                    seen.add(key)
-                    state.keys.append(key)
-            elif "mpu" in record:
-                state.open_uploads[str(record["upload_id"])] = str(record["mpu"])
-            elif "mpu_done" in record:
-                state.open_uploads.pop(str(record["mpu_done"]), None)
-            elif record.get("cleaned"):
-                state.cleaned = True
+    text = read_input_text(path, what="measurement journal", limit_bytes=JOURNAL_LIMIT_BYTES)
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        if "run_id" in record and "prefix" in record:
+            state.run_id = record["run_id"]
+            state.endpoint = record.get("endpoint")
+            state.bucket = record.get("bucket")
+            state.prefix = record["prefix"]
+        elif "put" in record:
+            key = str(record["put"])
+            if key not in seen:
+                seen.add(key)
+                state.keys.append(key)
+        elif "mpu" in record:
+            state.open_uploads[str(record["upload_id"])] = str(record["mpu"])
+        elif "mpu_done" in record:
+            state.open_uploads.pop(str(record["mpu_done"]), None)
+        elif record.get("cleaned"):
+            state.cleaned = True
     return state

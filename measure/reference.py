@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from measure.profile import Profile
 from planner.errors import InputError
+from planner.files import PROFILE_LIMIT_BYTES, read_input_text
 
 
 def _profile_dir() -> resources.abc.Traversable:
@@ -110,16 +111,8 @@ def parse_profile(text: str, *, source: str) -> Profile:
 
 def load_profile(path: str | Path) -> Profile:
     """Read a profile file written by ``planner measure`` (or a merged one)."""
-    file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("no such profile file", source=str(file)) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a profile file", source=str(file)) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read profile ({type(error).__name__})", source=str(file)) from None
-    return parse_profile(text, source=str(file))
+    text = read_input_text(path, what="profile file", limit_bytes=PROFILE_LIMIT_BYTES)
+    return parse_profile(text, source=str(path))
 
 
 def load_reference(provider_id: str) -> Profile:

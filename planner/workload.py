@@ -383,23 +383,11 @@ def parse_workload(data: Any, source: str = "workload") -> Workload:
 
 def load_workload(path: Path | str) -> Workload:
     """Read a workload YAML file; every problem is one line naming the file and the field."""
+    from planner.files import WORKLOAD_LIMIT_BYTES, read_input_text
     from pricing.catalog import load_yaml
 
     source = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError("file not found", source=source) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a workload file", source=source) from None
-    except OSError as error:
-        raise InputError(f"cannot read the file ({error.strerror})", source=source) from None
-    if b"\x00" in raw:
-        raise InputError("not a text file (it contains NUL bytes)", source=source)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", source=source) from None
+    text = read_input_text(path, what="workload file", limit_bytes=WORKLOAD_LIMIT_BYTES)
     data = load_yaml(text, source)
     if isinstance(data, dict):
         data = _plain(data)

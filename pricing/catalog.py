@@ -18,6 +18,7 @@ import yaml
 from pydantic import ValidationError
 
 from planner.errors import InputError, PricingError
+from planner.files import WORKLOAD_LIMIT_BYTES, read_input_text
 from pricing.models import SCHEMA_VERSION, PriceTable
 
 # Aliases let a few lines of YAML stand for millions of values ("billion laughs"); no price
@@ -248,12 +249,7 @@ def load_override(path: Path | str, as_of: dt.date | None = None) -> PriceTable:
     replace: ``{provider: aws-s3, label: edp-2026, egress: {internet: {tiers: [...]}}}``.
     """
     source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("file not found", source=source) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read the file ({type(error).__name__})", source=source) from None
+    text = read_input_text(path, what="price file", limit_bytes=WORKLOAD_LIMIT_BYTES)
     raw = load_yaml(text, source)
     if not isinstance(raw, dict):
         raise InputError(

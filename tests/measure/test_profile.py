@@ -99,7 +99,7 @@ def test_histogram_quantiles_within_one_bucket() -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (None, "no such profile file"),
+        (None, "file not found"),
         ("{not json", "not valid JSON"),
         ("[]", "not a profile"),
         ('{"a": 1}', "no schema_version"),
