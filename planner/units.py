@@ -132,6 +132,8 @@ def parse_size(value: object, *, allow_bare: bool = False) -> int:
     if number < 0:
         raise ValueError(f"{value!r} is negative; a size must be 0 or more")
     total = number * unit_bytes
+    if 0 < total < 1:
+        raise ValueError(f"{value!r} is less than one byte")
     if total > MAX_BYTES:
         raise ValueError(f"{value!r} is beyond any real workload (more than 100 EB)")
     return int(total.to_integral_value(rounding="ROUND_CEILING"))

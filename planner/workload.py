@@ -67,8 +67,16 @@ class Storage(_Model):
             raise ValueError("give one of object_size, objects or size_distribution (requests are counted per object)")
         if len(given) > 1:
             raise ValueError(f"give only one of object_size, objects and size_distribution (got {', '.join(given)})")
-        if self.object_size == 0:
-            raise ValueError("object_size must be more than 0 bytes")
+        if self.object_size is not None and self.object_size < 1:
+            raise ValueError(f"object_size is {self.object_size:g} bytes: an object holds at least 1 byte")
+        if self.object_size is not None and self.stored and self.object_size > self.stored and self.retention is None:
+            # with a retention, short-lived objects can average less than one object stored
+            raise ValueError(
+                f"object_size ({format_bytes(self.object_size)}) is larger than stored ({format_bytes(self.stored)}):"
+                " that is less than one object (give a retention if objects live only part of the month)"
+            )
+        if self.objects is not None and self.stored and self.objects > self.stored:
+            raise ValueError(f"{self.objects:,} objects in {format_bytes(self.stored)} would be under 1 byte each")
         if self.retention is not None and self.stored * MONTH_S / self.retention > MAX_BYTES:
             turnover = format_bytes(self.stored * MONTH_S / self.retention)
             raise ValueError(
@@ -79,8 +87,8 @@ class Storage(_Model):
             total = sum(s.share for s in self.size_distribution)
             if not math.isclose(total, 1.0, abs_tol=1e-6):
                 raise ValueError(f"size_distribution shares must add up to 1 (they add up to {total:g})")
-            if any(s.size == 0 for s in self.size_distribution):
-                raise ValueError("size_distribution sizes must be more than 0 bytes")
+            if any(s.size < 1 for s in self.size_distribution):
+                raise ValueError("size_distribution sizes must be at least 1 byte (an object holds at least 1 byte)")
         return self
 
     @property

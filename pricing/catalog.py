@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import re
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
@@ -51,13 +52,48 @@ class _DecimalLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)  # type: ignore[arg-type]
 
 
+MAX_NUMBER_DIGITS = 100
+"""No workload or price needs a number longer than this; Python refuses to read an int of over
+4,300 digits with a ValueError, which would otherwise escape as a traceback."""
+
+_PLAIN_INTEGER = re.compile(r"[-+]?(0|[1-9][0-9_]*)")
+
+
+def _number_text(node: yaml.ScalarNode, text: str) -> str:
+    digits = sum(c.isdigit() for c in text)
+    if digits > MAX_NUMBER_DIGITS:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"a number of {digits:,} digits (at most {MAX_NUMBER_DIGITS})", node.start_mark
+        )
+    if ":" in text:  # YAML 1.1 reads 1:30:00 as 5400 (base 60): nobody writing a count means that
+        raise yaml.constructor.ConstructorError(
+            None, None, f"{text!r} is a base-60 number in YAML 1.1; write plain digits, or quote it", node.start_mark
+        )
+    return text.replace("_", "")
+
+
 def _decimal(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Decimal:
-    text = str(loader.construct_scalar(node)).replace("_", "").lower()
+    text = _number_text(node, str(loader.construct_scalar(node))).lower()
     special = {".nan": "NaN", ".inf": "Infinity", "+.inf": "Infinity", "-.inf": "-Infinity"}
     return Decimal(special.get(text, text))
 
 
+def _integer(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    """Plain decimal integers only: YAML 1.1 reads 0777 as 511 (octal) and 0x10 as 16."""
+    raw = str(loader.construct_scalar(node))
+    text = _number_text(node, raw)
+    if not _PLAIN_INTEGER.fullmatch(raw):
+        raise yaml.constructor.ConstructorError(
+            None,
+            None,
+            f"{raw!r} is octal, hexadecimal or binary in YAML 1.1; write plain decimal digits, or quote it",
+            node.start_mark,
+        )
+    return int(text)
+
+
 _DecimalLoader.add_constructor("tag:yaml.org,2002:float", _decimal)
+_DecimalLoader.add_constructor("tag:yaml.org,2002:int", _integer)
 
 
 def _expanded_size(value: Any, sizes: dict[int, int], active: set[int]) -> int:

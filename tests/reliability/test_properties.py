@@ -236,7 +236,12 @@ def test_every_unit_parses_to_the_exact_integer(
         with pytest.raises(ValueError, match="beyond any real workload"):
             parse_size(written)
         return
-    # Whole bytes, rounded up: a fraction of a byte is still a byte stored.
+    if 0 < exact < 1:
+        # nobody means half a byte: "0.5 B" of objects was 20 trillion objects priced without a word
+        with pytest.raises(ValueError, match="less than one byte"):
+            parse_size(written)
+        return
+    # Whole bytes, rounded up: a fraction of a byte above the first is still a byte stored.
     assert parse_size(written) == math.ceil(exact)
     assert parse_size(f" {written} ") == math.ceil(exact)
 
@@ -259,7 +264,7 @@ def test_bit_units_are_never_taken_for_bytes(unit: str, number: int) -> None:
 def test_stored_volume_bills_exactly_its_bytes(number: int, unit: str) -> None:
     """AWS S3 Standard's first tier ($0.023 a GB-month of 10**9 bytes, up to 50,000 GB) is flat."""
     stored = _exact_bytes(Decimal(number), unit)
-    workload = parse_workload({"name": "w", "storage": {"stored": f"{number} {unit}", "object_size": "1 GB"}})
+    workload = parse_workload({"name": "w", "storage": {"stored": f"{number} {unit}", "object_size": "1 MB"}})
     bill = planner.estimate_cost(workload, "aws-s3", as_of=dt.date(2026, 12, 1))
     storage = [item for item in bill.line_items if item.category == "storage"]
     assert len(storage) == 1
