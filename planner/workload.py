@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -199,6 +200,13 @@ class Workload(_Model):
     def _one_line(cls, name: str) -> str:
         if any(ord(c) < 32 or ord(c) == 127 for c in name):
             raise ValueError(f"{name!r}: a name is one line of text without control characters")
+        # format characters (zero-width spaces, right-to-left overrides) make a name print as another
+        hidden = [c for c in name if unicodedata.category(c) in ("Cf", "Co", "Cs")]
+        if hidden:
+            codes = ", ".join(f"U+{ord(c):04X}" for c in dict.fromkeys(hidden))
+            raise ValueError(f"{name!r}: a name may not hold invisible or direction-changing characters ({codes})")
+        if not name.strip():
+            raise ValueError("a name needs at least one visible character")
         return name
 
     @model_validator(mode="after")
