@@ -260,6 +260,13 @@ def recommend_command(
         raise typer.Exit(1)
 
 
+def _copy_link(bits_per_s: float | None) -> float | None:
+    """``--link`` as given: 0 is refused, not read as "the workload's link"."""
+    if bits_per_s is not None and bits_per_s <= 0:
+        raise InputError("a copy link must be faster than 0 (leave --link out to use the workload's)", source="--link")
+    return bits_per_s
+
+
 @app.command("migrate")
 def migrate_command(
     workload_file: WorkloadArgument,
@@ -316,7 +323,7 @@ def migrate_command(
         strategy=strategy,
         start=parse_date(start, "--start"),
         months=months,
-        link_bits_per_s=option(parse_rate, link, "--link") or None,
+        link_bits_per_s=_copy_link(option(parse_rate, link, "--link")),
         concurrency=concurrency,
         egress_waiver=egress_waiver,
         data_age_days=None if age is None else age / 86400,

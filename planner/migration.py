@@ -27,6 +27,8 @@ from pricing.engine import bill
 from pricing.models import CostBreakdown, Deletion, LineItem, Money, PriceTable, Usage
 
 ZERO = Decimal(0)
+MAX_COPY_HOURS = 10 * 365 * 24
+"""A copy longer than ten years (the longest horizon) is not a plan: it is refused, naming its bound."""
 Strategy = Literal["bulk", "copy-on-read"]
 
 
@@ -329,6 +331,13 @@ def estimate_migration(workload: Workload, options: MigrationOptions) -> Migrati
     assumptions += notes
     slowest = max(bounds, key=lambda b: b.hours)
     copy_hours = slowest.hours
+    if copy_hours > MAX_COPY_HOURS:
+        raise InputError(
+            f"the copy would take {copy_hours / 24 / 365:,.0f} years, bound by the {slowest.name} "
+            f"({slowest.detail}); planner plans copies of at most {MAX_COPY_HOURS / 24 / 365:.0f} years",
+            source="migrate",
+            field="--link" if slowest.name == "client link" else None,
+        )
 
     get_ranges = (
         sum(
