@@ -45,10 +45,36 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 def main() -> None:
     try:
-        app()
+        code = app(standalone_mode=False)
     except PlannerError as error:
         typer.echo(f"planner: {error}", err=True)
         sys.exit(2)
+    except typer.Abort:
+        typer.echo("planner: aborted", err=True)
+        sys.exit(1)
+    except Exception as error:
+        if not _is_usage_error(error):
+            raise
+        if type(error).__name__ == "NoArgsIsHelpError":  # `planner pricing` alone: its help, as before
+            error.show()  # type: ignore[attr-defined]
+            sys.exit(2)
+        # typer's usage errors (a bad option, a value out of range, an unknown --format) as one line
+        context = getattr(error, "ctx", None)
+        subcommand = context.command_path.partition(" ")[2] if context is not None else ""
+        where = f"{subcommand}: " if subcommand else ""
+        typer.echo(f"{_one_line('planner: ' + where + error.format_message())}", err=True)  # type: ignore[attr-defined]
+        sys.exit(2)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _is_usage_error(error: Exception) -> bool:
+    """Whether ``error`` is the CLI framework's usage error (typer vendors click, so its classes are
+    matched by name rather than imported from a private module)."""
+    return any(cls.__name__ == "UsageError" for cls in type(error).__mro__) and hasattr(error, "format_message")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def parse_date(text: str | None, option: str = "--as-of") -> dt.date | None:

@@ -79,14 +79,6 @@ def assert_one_line_error(result: Result, *, source: str | None = None, expect: 
     return line
 
 
-def assert_typer_usage_error(result: Result) -> None:
-    """typer's own usage errors (unknown option, bad choice, out-of-range int) are a box of
-    several lines; they are accepted as long as the exit code is 2 and there is no traceback."""
-    assert "Traceback" not in result.err, result.err
-    assert result.code == 2, (result.code, result.err)
-    assert "Usage:" in result.err or result.err.startswith("planner: "), result.err
-
-
 def assert_clean_outcome(result: Result, *, source: str | None = None, allow: tuple[int, ...] = (0,)) -> None:
     """Either an allowed success code, or the one-line error of bad input."""
     assert "Traceback" not in result.err, result.err
