@@ -16,7 +16,8 @@ from tabulate import tabulate
 
 from planner.costing import CostProjection
 from planner.migration import MigrationPlan
-from planner.recommendation import RESTORE_FIRST, Recommendation
+from planner.evidence import PRICE_MARKERS, Evidence, legend, marked, price_legend
+from planner.recommendation import RESTORE_FIRST, PerformanceEstimate, Recommendation
 from planner.units import format_bytes, format_duration, format_rate
 from pricing.models import CostBreakdown, LineItem, PriceTable, TieredPrice
 
@@ -268,11 +269,29 @@ def ranking_headers(months: int) -> list[str]:
         "this month",
         f"{months} months",
         "p99 TTFB",
-        "reads (est.)",
-        "simulated peak p99",
+        "reads",
+        "throttled (sim.)",
         "verdict",
         "why not",
     ]
+
+
+def _figure(text: str, evidence: Evidence | None) -> str:
+    return marked(text, evidence or "assumed")
+
+
+def _ttfb_cell(perf: PerformanceEstimate) -> str:
+    """The TTFB the verdict rests on: the profile's figure (a floor shown as one), else the simulated p99."""
+    if perf.p99_ttfb_s is not None:
+        floor = ">=" if perf.ttfb_is_floor else ""
+        return floor + _figure(format_duration(perf.p99_ttfb_s), perf.p99_ttfb_evidence)
+    if perf.simulated_p99_ttfb_s is not None:
+        return _figure(format_duration(perf.simulated_p99_ttfb_s), perf.simulated_p99_ttfb_evidence)
+    return "no figure"
+
+
+def _money(amount: Decimal, price_status: str) -> str:
+    return f"{usd(amount)}{PRICE_MARKERS.get(price_status, '')}"
 
 
 def ranking_rows(result: Recommendation) -> list[tuple[str, ...]]:
@@ -280,32 +299,38 @@ def ranking_rows(result: Recommendation) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
     for option in result.ranking:
         perf = option.performance
-        ttfb = (
-            "-" if perf.p99_ttfb_s is None else (">=" if perf.ttfb_is_floor else "") + format_duration(perf.p99_ttfb_s)
+        ttfb = _ttfb_cell(perf)
+        reads = (
+            "no figure"
+            if perf.read_throughput_bits_per_s is None
+            else _figure(format_rate(perf.read_throughput_bits_per_s), perf.read_throughput_evidence)
         )
-        reads = "-" if perf.read_throughput_bits_per_s is None else format_rate(perf.read_throughput_bits_per_s)
-        simulated = "-"
-        if perf.simulation is not None:
-            sim_ttfb = "-" if perf.simulated_p99_ttfb_s is None else format_duration(perf.simulated_p99_ttfb_s)
-            simulated = f"{sim_ttfb}, {perf.throttle_rate or 0:.1%} throttled"
+        throttled = "-" if perf.simulation is None else f"{perf.throttle_rate or 0:.1%}"
         if perf.read_bound == RESTORE_FIRST:
-            reads = simulated = "restore first"
-        verdict = "CHOSEN" if option.chosen else ("ok" if option.feasible else "rejected")
+            ttfb = reads = "restore first"
+            throttled = "-"
+        verdict = "CHOSEN" if option.chosen else option.status
+        why = option.violations or [f"unverified: {reason}" for reason in option.unverified]
         rows.append(
             (
                 str(option.rank),
                 option.provider,
                 option.storage_class,
-                usd(option.monthly_cost_usd),
-                usd(option.horizon_cost_usd),
+                _money(option.monthly_cost_usd, option.price_status),
+                _money(option.horizon_cost_usd, option.price_status),
                 ttfb,
                 reads,
-                simulated,
+                throttled,
                 verdict,
-                "; ".join(option.violations) or "-",
+                "; ".join(why) or "-",
             )
         )
     return rows
+
+
+def legends() -> list[str]:
+    """What the markers after figures and amounts mean."""
+    return [legend(), price_legend()]
 
 
 def recommendation(result: Recommendation, fmt: str) -> str:
@@ -319,9 +344,33 @@ def recommendation(result: Recommendation, fmt: str) -> str:
             fmt,
         ),
         "",
+        *legends(),
+        "",
     ]
     if result.recommendation is None:
-        parts.append("No option meets the workload's targets. Failing everywhere: " + ", ".join(result.failed_targets))
+        parts.append(
+            "No option meets every target with evidence (exit code 1). Not met on evidence anywhere: "
+            + ", ".join(result.failed_targets)
+        )
+        provisional = result.provisional
+        if provisional is None:
+            return "\n".join(parts)
+        option = next(
+            o
+            for o in result.ranking
+            if o.provider == provisional.provider and o.storage_class == provisional.storage_class
+        )
+        parts += [
+            "",
+            heading(
+                f"Cheapest with its targets unverified: {provisional.provider} {provisional.storage_class}",
+                fmt,
+                level=3,
+            ),
+        ]
+        parts += [f"- {reason}" for reason in provisional.reasons]
+        parts += [f"- unverified: {reason}" for reason in option.unverified]
+        parts.append("- measure it (planner measure) and run recommend again with --profiles")
         return "\n".join(parts)
     choice = result.recommendation
     parts.append(heading(f"Use {choice.provider} {choice.storage_class}", fmt, level=3))

@@ -14,9 +14,9 @@ from planner.errors import InputError
 from planner.sim.core import simulate_spec
 from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.provider import BILLED_OPERATIONS
-from planner.sim.result import SimulationResult, WorkloadSimulation
+from planner.sim.result import SimulationResult, WorkloadSimulation, figure_evidence, judge_simulated
 from planner.sim.workload_adapter import WINDOWS, adapt_workload
-from planner.workload import MONTH_S, Workload
+from planner.workload import ARCHIVE_CLASSES, MONTH_S, Workload
 from pricing.models import Limits, Usage
 
 if TYPE_CHECKING:
@@ -63,6 +63,33 @@ def simulate(
         assumptions += [note for note in adapted.assumptions if note not in assumptions]
         results[window] = simulate_spec(adapted.spec, model, duration_s, seed, replications)
     mean = results["mean"]
+    summary = profile.summary()
+    demonstrated = {
+        direction: None if ceiling is None else ceiling * 8
+        for direction, ceiling in (
+            ("read", summary.read_ceiling_bytes_per_s),
+            ("write", summary.write_ceiling_bytes_per_s),
+        )
+    }
+    mean_bytes = workload.storage.mean_object_bytes
+    verdicts = judge_simulated(
+        results["peak"].slo,
+        model,
+        mean_bytes=mean_bytes,
+        demonstrated_bits_per_s=demonstrated,
+        judged_on="simulated peak",
+    )
+    restore_first = storage_class in ARCHIVE_CLASSES
+    if restore_first:
+        # the simulation replays immediate reads, which an archive class does not serve
+        from planner.recommendation import restore_verdicts
+
+        restored = restore_verdicts(workload, storage_class)
+        verdicts = restored + [v for v in verdicts if v.target not in {r.target for r in restored}]
+        assumptions.append(
+            f"{storage_class} objects are read only after a restore (minutes to hours): the simulated GET "
+            "figures describe reads of a restored copy, not of this class"
+        )
     scaling = (
         f"month's billed requests = the mean window's ({mean.window_s:g} s at the month's average rate, "
         f"mean of {mean.replications} replication(s), retries included) x {mean.scale_to_month:.6g} "
@@ -79,7 +106,9 @@ def simulate(
         mean=mean,
         month_billed_requests=dict(mean.scaled_billed_requests),
         month_scaling=scaling,
-        slo=results["peak"].slo,
+        slo=verdicts,
+        restore_first=restore_first,
+        evidence=figure_evidence(model, mean_bytes),
         assumptions=assumptions,
     )
 
