@@ -881,22 +881,18 @@ def _unpriceable(provider: str, storage_class: str, why: str) -> RankedOption:
 
 
 def _failed_everywhere(ranking: list[RankedOption]) -> list[str]:
-    """What keeps every option from being recommended: targets missed everywhere, then targets no option
-    meets on evidence."""
-    kinds = {
-        "TTFB": "p99 TTFB",
-        "read throughput": "read throughput",
-        "write throughput": "write throughput",
-        "hot object": "hot-object concurrency",
-        "policy": "egress policy",
-        "restored": "archive restore",
-    }
-    failed = []
+    """What keeps every option from being recommended: what every option misses, then the targets no
+    option meets on evidence."""
+    failed = [
+        target
+        for target in dict.fromkeys(v.target for o in ranking for v in o.verdicts)
+        if all(any(v.target == target and v.verdict == "missed" for v in o.verdicts) for o in ranking)
+    ]
+    kinds = {"hot object": "hot-object concurrency", "policy": "egress policy"}
     for needle, name in kinds.items():
         if all(any(needle in v for v in o.violations) for o in ranking):
             failed.append(name)
-    targets = dict.fromkeys(v.target for o in ranking for v in o.verdicts)
-    for target in targets:
+    for target in dict.fromkeys(v.target for o in ranking for v in o.verdicts):
         if target in failed:
             continue
         if not any(v.target == target and v.verdict == "met" for o in ranking if o.feasible for v in o.verdicts):
