@@ -9,6 +9,7 @@ the segment where the cost difference changes sign.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import itertools
 import math
@@ -285,7 +286,7 @@ def judge_performance(
                 )
             )
             continue
-        demonstrated_text = f"the profile demonstrates {format_rate(shown)}" if shown else "the profile demonstrates none"
+        demonstrated_text = "the profile demonstrates " + (format_rate(shown) if shown else "none")
         if evidence == "extrapolated" and shown is not None and min(figure, shown) >= wanted:
             # the estimate goes beyond the profile, but what the profile does show already meets the target
             verdicts.append(
@@ -592,7 +593,10 @@ def break_even_points(
         # A free-egress cap ends an option as surely as a price does: past it the option is rejected.
         caps = {
             name: cap
-            for name, cap in ((label, _egress_cap(chosen_table, stored)), (other_label, _egress_cap(other_table, stored)))
+            for name, cap in (
+                (label, _egress_cap(chosen_table, stored)),
+                (other_label, _egress_cap(other_table, stored)),
+            )
             if cap is not None and current < cap < upper
         }
         limit = min([upper, *caps.values()])
@@ -737,11 +741,9 @@ def recommend(
     profiles = _load_profiles(providers, profiles_dir)
     summaries = {p: (profile.summary(), label) for p, (profile, label) in profiles.items()}
     models: dict[str, ProviderModel] = {}
-    for provider, (profile, _) in profiles.items():
-        try:
-            models[provider] = provider_model_from_profile(profile, tables[provider].limits)[0]
-        except PlannerError:
-            pass  # judged as if every figure were assumed
+    for provider, (loaded, _) in profiles.items():
+        with contextlib.suppress(PlannerError):  # no model: every figure is judged as assumed
+            models[provider] = provider_model_from_profile(loaded, tables[provider].limits)[0]
     simulated: dict[str, tuple[PerformanceEstimate | None, list[str], list[str], list[TargetVerdict]]] = {}
     if simulate:
         for provider in providers:
@@ -960,9 +962,10 @@ def _reasons(chosen: RankedOption, ranking: list[RankedOption], rivals: list[Ran
                 f"{marked(format_duration(perf.p99_ttfb_s), perf.p99_ttfb_evidence or 'assumed')}"
             )
         if perf.read_throughput_bits_per_s is not None:
+            evidence = perf.read_throughput_evidence or "assumed"
             facts.append(
-                f"reads up to {marked(format_rate(perf.read_throughput_bits_per_s), perf.read_throughput_evidence or 'assumed')} "
-                f"({perf.read_throughput_evidence or 'assumed'}, bound by {perf.read_bound})"
+                f"reads up to {marked(format_rate(perf.read_throughput_bits_per_s), evidence)} "
+                f"({evidence}, bound by {perf.read_bound})"
             )
         if facts:
             reasons.append(f"performance from the {perf.source}: {', '.join(facts)}")

@@ -15,8 +15,8 @@ from pydantic import BaseModel
 from tabulate import tabulate
 
 from planner.costing import CostProjection
-from planner.migration import MigrationPlan
 from planner.evidence import PRICE_MARKERS, Evidence, legend, marked, price_legend
+from planner.migration import MigrationPlan
 from planner.recommendation import RESTORE_FIRST, PerformanceEstimate, Recommendation
 from planner.units import format_bytes, format_duration, format_rate
 from pricing.models import CostBreakdown, LineItem, PriceTable, TieredPrice

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from planner.errors import InputError
-
 from planner.evidence import Evidence, marked, weakest
 from planner.units import format_duration
 
@@ -112,7 +111,9 @@ def report(result: WorkloadSimulation, fmt: str, table: _Table, heading: _Headin
     parts += [legend(), ""]
     if result.slo:
         parts.append(heading("Targets (peak window)", fmt, level=3))
-        rows = [(v.target, v.wanted, marked(v.achieved or "no figure", v.evidence), v.verdict, v.reason) for v in result.slo]
+        rows = [
+            (v.target, v.wanted, marked(v.achieved or "no figure", v.evidence), v.verdict, v.reason) for v in result.slo
+        ]
         parts += [table(["target", "wanted", "achieved (95% CI)", "verdict", "why"], rows, fmt), ""]
     parts.append(heading("Billed requests a month", fmt, level=3))
     month_rows = [(op, f"{count:,}") for op, count in sorted(result.month_billed_requests.items())]
@@ -137,9 +138,7 @@ def _percentiles(stats: OperationStats, figure: str, evidence: Evidence, tail: E
         return "-"
     if max(values) - min(values) <= 1e-9 * max(values, default=1.0):
         return marked(format_duration(values[0]), evidence) + " constant"
-    return " / ".join(
-        marked(format_duration(v), evidence if i == 0 else tail) for i, v in enumerate(values)
-    )
+    return " / ".join(marked(format_duration(v), evidence if i == 0 else tail) for i, v in enumerate(values))
 
 
 def _operations(window: SimulationResult, result: WorkloadSimulation, fmt: str, table: _Table) -> str:

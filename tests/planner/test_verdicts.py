@@ -12,7 +12,6 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 import yaml
 
 from planner.recommendation import RankedOption, Recommendation, recommend
@@ -98,9 +97,7 @@ def test_recommend_exits_1_when_no_option_meets_every_target_with_evidence(run_c
     assert result.code == 1, result.out + result.err
     assert "CHOSEN" not in result.out
     assert "unverified" in result.out and "no option meets every target with evidence" in result.out.lower()
-    data = json.loads(
-        run_cli("recommend", str(path), "--as-of", "2026-12-01", "--sim-window", "2s", "-f", "json").out
-    )
+    data = json.loads(run_cli("recommend", str(path), "--as-of", "2026-12-01", "--sim-window", "2s", "-f", "json").out)
     idrive = next(o for o in data["ranking"] if o["provider"] == "idrive-e2")
     ttfb = next(v for v in idrive["verdicts"] if v["target"] == "p99 TTFB")
     assert ttfb["verdict"] == "unverified" and ttfb["evidence"] == "assumed"
