@@ -918,9 +918,11 @@ def _unverified_prices(option: RankedOption) -> str:
 
 def _reasons(chosen: RankedOption, ranking: list[RankedOption], rivals: list[RankedOption], months: int) -> list[str]:
     group = (
-        "options that meet every target on evidence"
-        if chosen.status == "ok"
-        else "options whose targets are unverified (none missed)"
+        "options whose targets are unverified (none missed)"
+        if chosen.status != "ok"
+        else "options that meet every target on evidence"
+        if chosen.verdicts
+        else "options that break no provider policy"
     )
     reasons = [
         f"lowest {months}-month cost among {group}: ${chosen.horizon_cost_usd:,.2f} "

@@ -80,7 +80,7 @@ def simulate_command(
     if plot is not None:
         from planner.reports.plots import save_simulation_plot
 
-        save_simulation_plot(result.peak, plot)
+        save_simulation_plot(result.peak, plot, judged=result.slo)
     if output == OutputFormat.json:
         typer.echo(result.model_dump_json(indent=2))
         return
