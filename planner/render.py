@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from tabulate import tabulate
 
 from planner.costing import CostProjection
-from planner.evidence import PRICE_MARKERS, Evidence, legend, marked, price_legend
+from planner.evidence import MARKERS, PRICE_MARKERS, Evidence, legend, marked, price_legend
 from planner.migration import MigrationPlan
 from planner.recommendation import RESTORE_FIRST, PerformanceEstimate, Recommendation
 from planner.units import format_bytes, format_duration, format_rate
@@ -399,17 +399,32 @@ def migration(plan: MigrationPlan, fmt: str) -> str:
         if plan.payback_month
         else f"{plan.payback_months:,.1f} months of savings (beyond the {len(plan.timeline)}-month horizon)"
     )
+    slowest = max(plan.bounds, key=lambda b: b.hours, default=None)
+    duration_mark = "" if slowest is None or slowest.evidence is None else MARKERS[slowest.evidence]
     parts = [
         heading(f"Migrate {plan.workload}: {plan.source} -> {plan.destination} ({plan.strategy})", fmt),
         f"Moves {format_bytes(plan.stored_bytes)} in {plan.objects:,} objects, starting {plan.start}.",
-        f"One-time cost: {usd(plan.one_time_cost_usd)}. Duration: {hours}; bound by {plan.bottleneck}.",
+        f"One-time cost: {usd(plan.one_time_cost_usd)}. Duration: {hours}{duration_mark}; bound by {plan.bottleneck}.",
         f"Monthly: {usd(plan.monthly_before_usd)} before, {usd(plan.monthly_after_usd)} after. Payback: {payback}.",
         "",
         heading("One-time costs", fmt, level=3),
         table(["category", "item", "quantity", "unit", "unit price", "amount", "prices"], items, fmt),
         "",
         heading("What bounds the duration", fmt, level=3),
-        table(["bound", "hours", "detail"], [(b.name, f"{b.hours:,.2f}", b.detail) for b in plan.bounds], fmt),
+        table(
+            ["bound", "hours", "evidence", "detail"],
+            [
+                (
+                    b.name,
+                    f"{b.hours:,.2f}" + ("" if b.evidence is None else MARKERS[b.evidence]),
+                    b.evidence or "stated",
+                    b.detail,
+                )
+                for b in plan.bounds
+            ],
+            fmt,
+        ),
+        legend(),
         "",
         heading("Staying vs moving", fmt, level=3),
         table(

@@ -292,3 +292,18 @@ def test_readme_explains_every_evidence_marker_and_the_exit_codes() -> None:
         assert f"`{evidence}`" in section and (not mark or f"`{mark}`" in section), evidence
     assert all(f"`{mark}`" in section for mark in PRICE_MARKERS.values() if mark)
     assert "Exit codes of `planner recommend`" in section and "**1**" in section
+
+
+def test_migration_marks_a_per_request_time_beyond_the_profile_as_extrapolated() -> None:
+    from planner.migration import Endpoint, MigrationOptions, estimate_migration
+
+    # 8 GB objects: S3's reference profile publishes GET streams at 5 MiB and 2 GiB only
+    workload = _parse("name: big\nstorage: {stored: 200 TB, object_size: 8 GB}\ntraffic: {egress: 10 TB}\n")
+    plan = estimate_migration(
+        workload,
+        MigrationOptions(source=Endpoint(provider="aws-s3"), destination=Endpoint(provider="idrive-e2"), start=NOW),
+    )
+    bounds = {b.name: b for b in plan.bounds}
+    assert bounds["per-request time"].evidence == "extrapolated"
+    assert bounds["client link"].evidence is None  # the user's own figure
+    assert bounds["source GET rate per prefix"].evidence == "published"
