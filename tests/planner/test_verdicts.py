@@ -144,6 +144,25 @@ def test_a_simulated_miss_rejects_or_leaves_the_target_unverified(tmp_path: Path
             assert "bytes/s" not in text and "(s)" not in text
 
 
+def test_a_simulated_miss_on_backed_figures_is_a_miss() -> None:
+    # IDrive e2 publishes PUT rates at 256 KiB and 100 MB: one stream of 1 MiB writes is derived
+    # between them, and cannot carry the 1.5 Gbps the peak offers
+    text = """\
+name: slow-writes
+storage: {stored: 10 TB, object_size: 1 MiB}
+traffic: {egress: 1 TB, writes: 20000000, peak_factor: 30}
+performance: {write_throughput: 1.5 Gbps}
+client: {concurrency: 1}
+constraints: {providers: [idrive-e2]}
+"""
+    result = simulate(_parse(text), "idrive-e2", duration_s=5, replications=2)
+    write = next(v for v in result.slo if v.target == "write throughput")
+    assert (write.verdict, write.evidence) == ("missed", "derived")
+    assert "Gbps" in write.wanted and "Mbps" in (write.achieved or "")
+    option = _option(recommend(_parse(text), as_of=NOW, sim_duration_s=5), "idrive-e2")
+    assert option.status == "rejected" and _verdict(option, "write throughput") == "missed"
+
+
 def test_simulate_prints_user_units_and_no_empty_sections(run_cli: Run, tmp_path: Path) -> None:
     path = _workload(tmp_path, FAST_WRITES)
     out = run_cli("simulate", str(path), "-p", "backblaze-b2", "--duration", "5s", "--replications", "2").out
