@@ -263,9 +263,16 @@ def judge_performance(
     write_hard, write_achievable, write_bound, write_evidence, write_shown = _throughput(
         workload, "write", summary, model
     )
-    for direction, wanted, hard, figure, bound, evidence, shown in (
-        ("read", targets.read_throughput, read_hard, achievable, bound_name, read_evidence, demonstrated),
-        ("write", targets.write_throughput, write_hard, write_achievable, write_bound, write_evidence, write_shown),
+    directions: tuple[Literal["read", "write"], ...] = ("read", "write")
+    for direction, wanted, hard, figure, bound, evidence, shown in zip(
+        directions,
+        (targets.read_throughput, targets.write_throughput),
+        (read_hard, write_hard),
+        (achievable, write_achievable),
+        (bound_name, write_bound),
+        (read_evidence, write_evidence),
+        (demonstrated, write_shown),
+        strict=True,
     ):
         target = f"{direction} throughput"
         if wanted is None or (archive and direction == "read"):
@@ -282,12 +289,15 @@ def judge_performance(
                     evidence="measured" if hard_name == "client link" else evidence_of(f"ceiling.{direction}"),
                     higher_is_better=True,
                     bound="at most",
-                    judged_on=hard_name,
+                    judged_on="the client link the workload states" if hard_name == "client link" else hard_name,
                 )
             )
             continue
         demonstrated_text = "the profile demonstrates " + (format_rate(shown) if shown else "none")
-        if evidence == "extrapolated" and shown is not None and min(figure, shown) >= wanted:
+        stream_backed = model is not None and is_backed(
+            model.stream_evidence(direction, round(workload.storage.mean_object_bytes))
+        )
+        if evidence == "extrapolated" and stream_backed and shown is not None and min(figure, shown) >= wanted:
             # the estimate goes beyond the profile, but what the profile does show already meets the target
             verdicts.append(
                 judge_target(
