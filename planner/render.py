@@ -371,6 +371,8 @@ def recommendation(result: Recommendation, fmt: str) -> str:
         parts += [f"- {reason}" for reason in provisional.reasons]
         parts += [f"- unverified: {reason}" for reason in option.unverified]
         parts.append("- measure it (planner measure) and run recommend again with --profiles")
+        if option.warnings:
+            parts += ["", heading("Caveats", fmt, level=3)] + [f"- {w}" for w in option.warnings]
         return "\n".join(parts)
     choice = result.recommendation
     parts.append(heading(f"Use {choice.provider} {choice.storage_class}", fmt, level=3))

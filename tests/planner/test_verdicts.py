@@ -326,3 +326,42 @@ def test_migration_marks_a_per_request_time_beyond_the_profile_as_extrapolated()
     assert bounds["per-request time"].evidence == "extrapolated"
     assert bounds["client link"].evidence is None  # the user's own figure
     assert bounds["source GET rate per prefix"].evidence == "published"
+
+
+def test_a_measured_p99_meets_the_target_and_is_chosen(run_cli: Run, tmp_path: Path) -> None:
+    from measure.profile import Cell, Percentiles, Profile, Source
+
+    cells = [
+        Cell(
+            op="get",
+            object_size_bytes=64 * 1024,
+            concurrency=concurrency,
+            samples=2000,
+            throughput_mib_per_s=rate,
+            ops_per_s=rate * 16,
+            ttfb_s=Percentiles(p50=0.02, p99=0.06),
+        )
+        for concurrency, rate in ((1, 3.0), (16, 40.0))
+    ]
+    profiles = tmp_path / "profiles"
+    profiles.mkdir()
+    profile = Profile(provider="cloudflare-r2", source=Source(kind="measured"), cells=cells)
+    (profiles / "cloudflare-r2.json").write_text(profile.model_dump_json())
+    text = SMALL_OBJECTS.replace("5 ms", "150 ms").replace(
+        "[aws-s3, cloudflare-r2, backblaze-b2, idrive-e2]", "[cloudflare-r2, backblaze-b2]"
+    )
+    result = recommend(_parse(text), as_of=NOW, profiles_dir=profiles, sim_duration_s=2)
+    r2 = _option(result, "cloudflare-r2")
+    ttfb = next(v for v in r2.verdicts if v.target == "p99 TTFB")
+    assert (ttfb.verdict, ttfb.evidence) == ("met", "measured") and r2.status == "ok" and r2.chosen
+    assert _option(result, "backblaze-b2").status == "unverified"  # cheaper or not, it has no evidence
+    out = run_cli(
+        "recommend",
+        str(_workload(tmp_path, text)),
+        "--as-of",
+        "2026-12-01",
+        "--profiles",
+        str(profiles),
+        "--no-simulate",
+    )
+    assert out.code == 0 and "CHOSEN" in out.out
