@@ -557,8 +557,13 @@ def _egress_cap(table: PriceTable, stored_bytes: float) -> float | None:
 
 
 def _unverified_policy(table: PriceTable) -> str:
-    note = table.egress.note or ""
-    return " (the policy's figure is unverified)" if "unverified" in note else ""
+    """A note for a statement resting on the egress policy when the table marks it unverified (in its
+    status, or in the note that cites it)."""
+    egress = table.egress
+    unverified = (egress.status is not None and egress.status.value == "unverified") or "unverified" in (
+        egress.note or ""
+    )
+    return " (the policy's figure is unverified)" if unverified else ""
 
 
 def break_even_points(
@@ -709,12 +714,13 @@ def _price_status(cost: CostBreakdown) -> str:
     return max(statuses, key=_PRICE_ORDER.index) if statuses else "verified-primary"
 
 
-def _policy_violation(projection: CostProjection) -> list[str]:
-    """The first month whose bill breaks a provider policy, named with that month's own figures."""
+def _policy_violation(projection: CostProjection, table: PriceTable) -> list[str]:
+    """The first month whose bill breaks a provider policy, named with that month's own figures (and
+    saying so when the policy's figure is unverified)."""
     for month in projection.months:
         broken = [w for w in month.cost.warnings if "policy" in w]
         if broken:
-            return [f"month {month.month} ({month.as_of}): {broken[0]}"]
+            return [f"month {month.month} ({month.as_of}): {broken[0]}{_unverified_policy(table)}"]
     return []
 
 
@@ -804,7 +810,9 @@ def recommend(
                 if (found := combine([v for v in verdicts + sim_verdicts if v.target == target])) is not None
             ]
             missed = [v.reason for v in combined if v.verdict == "missed"]
-            violations = list(dict.fromkeys(missed + violations + sim_violations + _policy_violation(projection)))
+            violations = list(
+                dict.fromkeys(missed + violations + sim_violations + _policy_violation(projection, table))
+            )
             unverified = [v.reason for v in combined if v.verdict == "unverified"]
             warnings = warnings + sim_warnings + layout
             warnings += [w for w in month_one.warnings if "policy" not in w]

@@ -273,6 +273,8 @@ constraints: {providers: [idrive-e2, backblaze-b2]}
     rejection = next(v for v in idrive.violations if "egress of" in v)
     assert "80 TB" in rejection and "100 TB" not in rejection
     assert "month 1" in rejection
+    # IDrive's 3x figure comes from a third-party note: a rejection resting on it says so
+    assert "unverified" in rejection
 
 
 # 9. An unverified price that decides says so ------------------------------------------------------
