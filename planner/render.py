@@ -261,15 +261,18 @@ def projection(result: CostProjection, fmt: str) -> str:
     )
 
 
-def ranking_headers(months: int) -> list[str]:
+def ranking_headers(result: Recommendation) -> list[str]:
+    """The ranking's columns; "writes" only when the workload sets a write target."""
+    writes = ["writes"] if result.workload.performance.write_throughput is not None else []
     return [
         "#",
         "provider",
         "class",
         "this month",
-        f"{months} months",
+        f"{result.months} months",
         "p99 TTFB",
         "reads",
+        *writes,
         "throttled (sim.)",
         "verdict",
         "why not",
@@ -309,6 +312,13 @@ def ranking_rows(result: Recommendation) -> list[tuple[str, ...]]:
         if perf.read_bound == RESTORE_FIRST:
             ttfb = reads = "restore first"
             throttled = "-"
+        writes = []
+        if result.workload.performance.write_throughput is not None:
+            writes = [
+                "no figure"
+                if perf.write_throughput_bits_per_s is None
+                else _figure(format_rate(perf.write_throughput_bits_per_s), perf.write_evidence)
+            ]
         verdict = "CHOSEN" if option.chosen else option.status
         why = option.violations or [f"unverified: {reason}" for reason in option.unverified]
         rows.append(
@@ -320,6 +330,7 @@ def ranking_rows(result: Recommendation) -> list[tuple[str, ...]]:
                 _money(option.horizon_cost_usd, option.price_status),
                 ttfb,
                 reads,
+                *writes,
                 throttled,
                 verdict,
                 "; ".join(why) or "-",
@@ -339,7 +350,7 @@ def recommendation(result: Recommendation, fmt: str) -> str:
     parts = [
         heading(f"Recommendation for {name} (prices in force on {result.as_of}, {result.months}-month horizon)", fmt),
         table(
-            ranking_headers(result.months),
+            ranking_headers(result),
             rows,
             fmt,
         ),

@@ -171,7 +171,7 @@ def _recommendation_section(result: Recommendation) -> _Section:
 
 def _ranking_section(result: Recommendation) -> _Section:
     rows = [(*row, option.cost.table_version) for row, option in zip(ranking_rows(result), result.ranking, strict=True)]
-    headers = ranking_headers(result.months)
+    headers = ranking_headers(result)
     sources = sorted({o.performance.source for o in result.ranking if o.performance.source != "none"})
     return _Section(
         "ranking",
