@@ -412,7 +412,7 @@ def simulate_option(
     """
     from measure.reference import load_reference
     from planner.sim import adapt_workload, provider_model_from_profile, simulate_spec
-    from planner.sim.result import figure_evidence, judge_simulated
+    from planner.sim.result import demonstrated_bits_per_s, figure_evidence, judge_simulated
 
     # Feasibility needs the peak only: the mean window bills the month, which the cost engine does.
     try:
@@ -446,11 +446,7 @@ def simulate_option(
         )
     if gets and not gets[0].requests.mean:
         warnings.append("simulated peak: no GET completed inside the window (the client is saturated)")
-    summary = chosen.summary()
-    demonstrated = {
-        "read": None if summary.read_ceiling_bytes_per_s is None else summary.read_ceiling_bytes_per_s * 8,
-        "write": None if summary.write_ceiling_bytes_per_s is None else summary.write_ceiling_bytes_per_s * 8,
-    }
+    demonstrated = demonstrated_bits_per_s(chosen.summary())
     mean_bytes = workload.storage.mean_object_bytes
     # Simulated times include waiting for the client's own connections and link: a miss there is the
     # workload's client as much as the provider, and says so in its reason.

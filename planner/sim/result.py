@@ -11,6 +11,7 @@ from planner.evidence import Evidence, TargetVerdict, is_backed, judge_target, w
 from planner.units import format_duration, format_rate
 
 if TYPE_CHECKING:
+    from measure.profile import ProfileSummary
     from planner.sim.provider import ProviderModel
 
 
@@ -166,6 +167,17 @@ def figure_evidence(model: ProviderModel, mean_bytes: float) -> dict[str, Eviden
     found["GET.throughput"] = weakest("derived", model.stream_evidence("read", size))
     found["PUT.throughput"] = weakest("derived", model.stream_evidence("write", size))
     return found
+
+
+def demonstrated_bits_per_s(summary: ProfileSummary) -> dict[str, float | None]:
+    """The highest read and write rates a profile shows (its ceilings, exact or demonstrated), bits/s."""
+    return {
+        direction: None if ceiling is None else ceiling * 8
+        for direction, ceiling in (
+            ("read", summary.read_ceiling_bytes_per_s),
+            ("write", summary.write_ceiling_bytes_per_s),
+        )
+    }
 
 
 def judge_simulated(

@@ -14,7 +14,13 @@ from planner.errors import InputError
 from planner.sim.core import simulate_spec
 from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.provider import BILLED_OPERATIONS
-from planner.sim.result import SimulationResult, WorkloadSimulation, figure_evidence, judge_simulated
+from planner.sim.result import (
+    SimulationResult,
+    WorkloadSimulation,
+    demonstrated_bits_per_s,
+    figure_evidence,
+    judge_simulated,
+)
 from planner.sim.workload_adapter import WINDOWS, adapt_workload
 from planner.workload import ARCHIVE_CLASSES, MONTH_S, Workload
 from pricing.models import Limits, Usage
@@ -63,14 +69,7 @@ def simulate(
         assumptions += [note for note in adapted.assumptions if note not in assumptions]
         results[window] = simulate_spec(adapted.spec, model, duration_s, seed, replications)
     mean = results["mean"]
-    summary = profile.summary()
-    demonstrated = {
-        direction: None if ceiling is None else ceiling * 8
-        for direction, ceiling in (
-            ("read", summary.read_ceiling_bytes_per_s),
-            ("write", summary.write_ceiling_bytes_per_s),
-        )
-    }
+    demonstrated = demonstrated_bits_per_s(profile.summary())
     mean_bytes = workload.storage.mean_object_bytes
     verdicts = judge_simulated(
         results["peak"].slo,
