@@ -11,6 +11,7 @@ import datetime as dt
 from typing import TYPE_CHECKING
 
 from planner.errors import InputError
+from planner.evidence import TargetVerdict
 from planner.sim.core import simulate_spec
 from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.provider import BILLED_OPERATIONS
@@ -78,6 +79,7 @@ def simulate(
         demonstrated_bits_per_s=demonstrated,
         judged_on="simulated peak",
     )
+    verdicts += _not_judged(workload, verdicts, assumptions)
     restore_first = storage_class in ARCHIVE_CLASSES
     if restore_first:
         # the simulation replays immediate reads, which an archive class does not serve
@@ -110,6 +112,38 @@ def simulate(
         evidence=figure_evidence(model, mean_bytes),
         assumptions=assumptions,
     )
+
+
+def _not_judged(workload: Workload, judged: list[TargetVerdict], notes: list[str]) -> list[TargetVerdict]:
+    """A target the peak window could not judge (it offers less than the target asks) is unverified, not
+    left out: the adapter's note says why."""
+    from planner.units import format_duration, format_rate
+
+    performance = workload.performance
+    wanted = {
+        "p99 TTFB": (performance.p99_ttfb, format_duration),
+        "read throughput": (performance.read_throughput, format_rate),
+        "write throughput": (performance.write_throughput, format_rate),
+    }
+    missing = []
+    for target, (value, text) in wanted.items():
+        if value is None or any(v.target == target for v in judged):
+            continue
+        direction = target.split()[0]
+        why = next(
+            (n for n in notes if n.startswith(f"{direction}_throughput target")), "the simulation did not judge it"
+        )
+        missing.append(
+            TargetVerdict(
+                target=target,
+                wanted=text(value),
+                evidence="assumed",
+                verdict="unverified",
+                judged_on="simulated peak",
+                reason=f"{target}: not judged: {why}",
+            )
+        )
+    return missing
 
 
 def billed_usage(
