@@ -131,7 +131,8 @@ def _not_judged(workload: Workload, judged: list[TargetVerdict], notes: list[str
             continue
         direction = target.split()[0]
         why = next(
-            (n for n in notes if n.startswith(f"{direction}_throughput target")), "the simulation did not judge it"
+            (n for n in notes if n.startswith(f"{direction}_throughput target")),
+            f"{target}: the simulation did not judge it",
         )
         missing.append(
             TargetVerdict(
@@ -140,7 +141,7 @@ def _not_judged(workload: Workload, judged: list[TargetVerdict], notes: list[str
                 evidence="assumed",
                 verdict="unverified",
                 judged_on="simulated peak",
-                reason=f"{target}: not judged: {why}",
+                reason=why,
             )
         )
     return missing

@@ -163,6 +163,14 @@ constraints: {providers: [idrive-e2]}
     assert option.status == "rejected" and _verdict(option, "write throughput") == "missed"
 
 
+def test_a_target_the_simulation_cannot_judge_is_unverified_not_left_out() -> None:
+    # the peak offers far less than 40 Gbps of reads: the simulation cannot say whether B2 would carry it
+    result = simulate(_parse(FAST_READS), "backblaze-b2", duration_s=2, replications=1)
+    read = next(v for v in result.slo if v.target == "read throughput")
+    assert read.verdict == "unverified" and "not judged" in read.reason and read.achieved is None
+    assert not result.slo_met
+
+
 def test_simulate_prints_user_units_and_no_empty_sections(run_cli: Run, tmp_path: Path) -> None:
     path = _workload(tmp_path, FAST_WRITES)
     out = run_cli("simulate", str(path), "-p", "backblaze-b2", "--duration", "5s", "--replications", "2").out
