@@ -56,7 +56,7 @@ class PerformanceEstimate(_Model):
     read_throughput_evidence: Evidence | None = Field(None, description="how read_throughput_bits_per_s is backed")
     demonstrated_read_bits_per_s: float | None = Field(None, description="the highest read rate the profile shows")
     write_throughput_bits_per_s: float | None = Field(None, description="achievable aggregate write throughput")
-    write_evidence: Evidence | None = Field(None, description="how write_throughput_bits_per_s is backed")
+    write_throughput_evidence: Evidence | None = Field(None, description="how write_throughput_bits_per_s is backed")
     write_bound: str | None = Field(None, description="what limits the write throughput")
     simulated_p99_ttfb_evidence: Evidence | None = None
     simulated_read_evidence: Evidence | None = None
@@ -121,7 +121,11 @@ class Recommendation(_Model):
         "(none missed); not a recommendation until they are measured",
     )
     break_even: list[BreakEven] = Field(default_factory=list)
-    failed_targets: list[str] = Field(default_factory=list, description="targets no option meets")
+    failed_targets: list[str] = Field(
+        default_factory=list,
+        description="when nothing is recommended: the targets every option misses, then those no option meets "
+        "on evidence",
+    )
 
 
 # ----------------------------------------------------------------------------- performance
@@ -260,7 +264,7 @@ def judge_performance(
         )
 
     read_hard, achievable, bound_name, read_evidence, demonstrated = _throughput(workload, "read", summary, model)
-    write_hard, write_achievable, write_bound, write_evidence, write_shown = _throughput(
+    write_hard, write_achievable, write_bound, write_throughput_evidence, write_shown = _throughput(
         workload, "write", summary, model
     )
     directions: tuple[Literal["read", "write"], ...] = ("read", "write")
@@ -270,7 +274,7 @@ def judge_performance(
         (read_hard, write_hard),
         (achievable, write_achievable),
         (bound_name, write_bound),
-        (read_evidence, write_evidence),
+        (read_evidence, write_throughput_evidence),
         (demonstrated, write_shown),
         strict=True,
     ):
@@ -364,7 +368,7 @@ def judge_performance(
         read_bound=RESTORE_FIRST if archive else bound_name,
         demonstrated_read_bits_per_s=demonstrated,
         write_throughput_bits_per_s=write_achievable,
-        write_evidence=write_evidence,
+        write_throughput_evidence=write_throughput_evidence,
         write_bound=write_bound,
         hot_object_limit=summary.hot_object_limit,
         hot_object_behaviour=summary.hot_object_behaviour,

@@ -317,7 +317,7 @@ def ranking_rows(result: Recommendation) -> list[tuple[str, ...]]:
             writes = [
                 "no figure"
                 if perf.write_throughput_bits_per_s is None
-                else _figure(format_rate(perf.write_throughput_bits_per_s), perf.write_evidence)
+                else _figure(format_rate(perf.write_throughput_bits_per_s), perf.write_throughput_evidence)
             ]
         verdict = "CHOSEN" if option.chosen else option.status
         why = option.violations or [f"unverified: {reason}" for reason in option.unverified]
