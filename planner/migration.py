@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from measure.profile import ProfileSummary
 from planner.costing import add_months, price_table
 from planner.errors import InputError
+from planner.evidence import Evidence, weakest
 from planner.units import format_bytes, format_duration, format_rate
 from planner.workload import DAY_S, Workload
 from pricing.engine import bill
@@ -75,6 +76,24 @@ class DurationBound(_Model):
     name: str
     hours: float
     detail: str
+    evidence: Evidence | None = Field(
+        None, description="how the rate behind it is backed (planner.evidence); None for the link the user states"
+    )
+
+
+def _profile_evidence(summary: ProfileSummary) -> Evidence:
+    return "published" if summary.source_kind == "published" else "measured"
+
+
+def _stream_evidence(summary: ProfileSummary, size: float) -> Evidence:
+    """A per-stream figure at ``size``: a profile point as backed, between points derived, beyond them
+    extrapolated."""
+    sizes = [point[0] for point in summary.get_stream_bytes_per_s]
+    if size in sizes:
+        return _profile_evidence(summary)
+    if sizes and sizes[0] < size < sizes[-1]:
+        return weakest(_profile_evidence(summary), "derived")
+    return "extrapolated"
 
 
 class TimelineMonth(_Model):
@@ -228,7 +247,12 @@ def _ceiling_bound(
     side = "source" if direction == "read" else "destination"
     if summary.is_exact(name):
         bounds.append(
-            DurationBound(name=f"{side} {direction} ceiling", hours=hours, detail=f"{format_rate(ceiling * 8)}, {who}")
+            DurationBound(
+                name=f"{side} {direction} ceiling",
+                hours=hours,
+                detail=f"{format_rate(ceiling * 8)}, {who}",
+                evidence=_profile_evidence(summary),
+            )
         )
     else:
         notes.append(
@@ -275,6 +299,9 @@ def _duration_bounds(
                     name="per-request time",
                     hours=objects * per_object / concurrency / 3600,
                     detail=f"{objects:,} objects x {format_duration(per_object)} each / {concurrency} streams",
+                    evidence=_stream_evidence(summary, mean)
+                    if stream
+                    else weakest(_profile_evidence(summary), "derived"),
                 )
             )
         else:
@@ -299,6 +326,7 @@ def _duration_bounds(
                     name=f"{side} {what} rate per prefix",
                     hours=count / per_s / 3600,
                     detail=f"{count:,} requests at {rate.per_s:,g}/s per prefix {spread} ({table.version})",
+                    evidence="published",
                 )
             )
     return bounds, notes

@@ -15,8 +15,9 @@ from pydantic import BaseModel
 from tabulate import tabulate
 
 from planner.costing import CostProjection
+from planner.evidence import MARKERS, PRICE_MARKERS, Evidence, legend, marked, price_legend
 from planner.migration import MigrationPlan
-from planner.recommendation import RESTORE_FIRST, Recommendation
+from planner.recommendation import RESTORE_FIRST, PerformanceEstimate, Recommendation
 from planner.units import format_bytes, format_duration, format_rate
 from pricing.models import CostBreakdown, LineItem, PriceTable, TieredPrice
 
@@ -260,19 +261,40 @@ def projection(result: CostProjection, fmt: str) -> str:
     )
 
 
-def ranking_headers(months: int) -> list[str]:
+def ranking_headers(result: Recommendation) -> list[str]:
+    """The ranking's columns; "writes" only when the workload sets a write target."""
+    writes = ["writes"] if result.workload.performance.write_throughput is not None else []
     return [
         "#",
         "provider",
         "class",
         "this month",
-        f"{months} months",
+        f"{result.months} months",
         "p99 TTFB",
-        "reads (est.)",
-        "simulated peak p99",
+        "reads",
+        *writes,
+        "throttled (sim.)",
         "verdict",
         "why not",
     ]
+
+
+def _figure(text: str, evidence: Evidence | None) -> str:
+    return marked(text, evidence or "assumed")
+
+
+def _ttfb_cell(perf: PerformanceEstimate) -> str:
+    """The TTFB the verdict rests on: the profile's figure (a floor shown as one), else the simulated p99."""
+    if perf.p99_ttfb_s is not None:
+        floor = ">=" if perf.ttfb_is_floor else ""
+        return floor + _figure(format_duration(perf.p99_ttfb_s), perf.p99_ttfb_evidence)
+    if perf.simulated_p99_ttfb_s is not None:
+        return _figure(format_duration(perf.simulated_p99_ttfb_s), perf.simulated_p99_ttfb_evidence)
+    return "no figure"
+
+
+def _money(amount: Decimal, price_status: str) -> str:
+    return f"{usd(amount)}{PRICE_MARKERS.get(price_status, '')}"
 
 
 def ranking_rows(result: Recommendation) -> list[tuple[str, ...]]:
@@ -280,32 +302,46 @@ def ranking_rows(result: Recommendation) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
     for option in result.ranking:
         perf = option.performance
-        ttfb = (
-            "-" if perf.p99_ttfb_s is None else (">=" if perf.ttfb_is_floor else "") + format_duration(perf.p99_ttfb_s)
+        ttfb = _ttfb_cell(perf)
+        reads = (
+            "no figure"
+            if perf.read_throughput_bits_per_s is None
+            else _figure(format_rate(perf.read_throughput_bits_per_s), perf.read_throughput_evidence)
         )
-        reads = "-" if perf.read_throughput_bits_per_s is None else format_rate(perf.read_throughput_bits_per_s)
-        simulated = "-"
-        if perf.simulation is not None:
-            sim_ttfb = "-" if perf.simulated_p99_ttfb_s is None else format_duration(perf.simulated_p99_ttfb_s)
-            simulated = f"{sim_ttfb}, {perf.throttle_rate or 0:.1%} throttled"
+        throttled = "-" if perf.simulation is None else f"{perf.throttle_rate or 0:.1%}"
         if perf.read_bound == RESTORE_FIRST:
-            reads = simulated = "restore first"
-        verdict = "CHOSEN" if option.chosen else ("ok" if option.feasible else "rejected")
+            ttfb = reads = "restore first"
+            throttled = "-"
+        writes = []
+        if result.workload.performance.write_throughput is not None:
+            writes = [
+                "no figure"
+                if perf.write_throughput_bits_per_s is None
+                else _figure(format_rate(perf.write_throughput_bits_per_s), perf.write_throughput_evidence)
+            ]
+        verdict = "CHOSEN" if option.chosen else option.status
+        why = option.violations or [f"unverified: {reason}" for reason in option.unverified]
         rows.append(
             (
                 str(option.rank),
                 option.provider,
                 option.storage_class,
-                usd(option.monthly_cost_usd),
-                usd(option.horizon_cost_usd),
+                _money(option.monthly_cost_usd, option.price_status),
+                _money(option.horizon_cost_usd, option.price_status),
                 ttfb,
                 reads,
-                simulated,
+                *writes,
+                throttled,
                 verdict,
-                "; ".join(option.violations) or "-",
+                "; ".join(why) or "-",
             )
         )
     return rows
+
+
+def legends() -> list[str]:
+    """What the markers after figures and amounts mean."""
+    return [legend(), price_legend()]
 
 
 def recommendation(result: Recommendation, fmt: str) -> str:
@@ -314,14 +350,40 @@ def recommendation(result: Recommendation, fmt: str) -> str:
     parts = [
         heading(f"Recommendation for {name} (prices in force on {result.as_of}, {result.months}-month horizon)", fmt),
         table(
-            ranking_headers(result.months),
+            ranking_headers(result),
             rows,
             fmt,
         ),
         "",
+        *legends(),
+        "",
     ]
     if result.recommendation is None:
-        parts.append("No option meets the workload's targets. Failing everywhere: " + ", ".join(result.failed_targets))
+        parts.append(
+            "No option meets every target with evidence (exit code 1). Not met on evidence anywhere: "
+            + ", ".join(result.failed_targets)
+        )
+        provisional = result.provisional
+        if provisional is None:
+            return "\n".join(parts)
+        option = next(
+            o
+            for o in result.ranking
+            if o.provider == provisional.provider and o.storage_class == provisional.storage_class
+        )
+        parts += [
+            "",
+            heading(
+                f"Cheapest with its targets unverified: {provisional.provider} {provisional.storage_class}",
+                fmt,
+                level=3,
+            ),
+        ]
+        parts += [f"- {reason}" for reason in provisional.reasons]
+        parts += [f"- unverified: {reason}" for reason in option.unverified]
+        parts.append("- measure it (planner measure) and run recommend again with --profiles")
+        if option.warnings:
+            parts += ["", heading("Caveats", fmt, level=3)] + [f"- {w}" for w in option.warnings]
         return "\n".join(parts)
     choice = result.recommendation
     parts.append(heading(f"Use {choice.provider} {choice.storage_class}", fmt, level=3))
@@ -350,17 +412,32 @@ def migration(plan: MigrationPlan, fmt: str) -> str:
         if plan.payback_month
         else f"{plan.payback_months:,.1f} months of savings (beyond the {len(plan.timeline)}-month horizon)"
     )
+    slowest = max(plan.bounds, key=lambda b: b.hours, default=None)
+    duration_mark = "" if slowest is None or slowest.evidence is None else MARKERS[slowest.evidence]
     parts = [
         heading(f"Migrate {plan.workload}: {plan.source} -> {plan.destination} ({plan.strategy})", fmt),
         f"Moves {format_bytes(plan.stored_bytes)} in {plan.objects:,} objects, starting {plan.start}.",
-        f"One-time cost: {usd(plan.one_time_cost_usd)}. Duration: {hours}; bound by {plan.bottleneck}.",
+        f"One-time cost: {usd(plan.one_time_cost_usd)}. Duration: {hours}{duration_mark}; bound by {plan.bottleneck}.",
         f"Monthly: {usd(plan.monthly_before_usd)} before, {usd(plan.monthly_after_usd)} after. Payback: {payback}.",
         "",
         heading("One-time costs", fmt, level=3),
         table(["category", "item", "quantity", "unit", "unit price", "amount", "prices"], items, fmt),
         "",
         heading("What bounds the duration", fmt, level=3),
-        table(["bound", "hours", "detail"], [(b.name, f"{b.hours:,.2f}", b.detail) for b in plan.bounds], fmt),
+        table(
+            ["bound", "hours", "evidence", "detail"],
+            [
+                (
+                    b.name,
+                    f"{b.hours:,.2f}" + ("" if b.evidence is None else MARKERS[b.evidence]),
+                    b.evidence or "stated",
+                    b.detail,
+                )
+                for b in plan.bounds
+            ],
+            fmt,
+        ),
+        legend(),
         "",
         heading("Staying vs moving", fmt, level=3),
         table(

@@ -217,20 +217,29 @@ def format_bytes(n: int | float, *, binary: bool = False) -> str:
     raise AssertionError("unreachable")
 
 
+def significant(value: float, digits: int = 3) -> str:
+    """``value`` to ``digits`` significant figures, never in scientific notation (1000, not 1e+03)."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    places = max(0, digits - 1 - math.floor(math.log10(abs(value))))
+    text = f"{value:.{places}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def format_rate(bits_per_s: float) -> str:
     for name, scale in (("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3)):
         if bits_per_s >= scale:
-            return f"{bits_per_s / scale:.3g} {name}"
-    return f"{bits_per_s:.3g} bps"
+            return f"{significant(bits_per_s / scale)} {name}"
+    return f"{significant(bits_per_s)} bps"
 
 
 def format_duration(seconds: float) -> str:
     if seconds < 1:
-        return f"{seconds * 1000:.3g} ms"
+        return f"{significant(seconds * 1000)} ms"
     for name, scale in (("d", 86400.0), ("h", 3600.0), ("min", 60.0)):
         if seconds >= scale:
-            return f"{seconds / scale:.3g} {name}"
-    return f"{seconds:.3g} s"
+            return f"{significant(seconds / scale)} {name}"
+    return f"{significant(seconds)} s"
 
 
 def _strict(info: ValidationInfo) -> bool:

@@ -102,7 +102,8 @@ def _side(
     option = chosen or result.ranking[0]
     note = None
     if chosen is None:
-        note = "no option meets the targets (" + ", ".join(result.failed_targets) + "): the cheapest option is shown"
+        shown = "the cheapest with its targets unverified" if option.status == "unverified" else "the cheapest option"
+        note = f"no option meets every target with evidence ({', '.join(result.failed_targets)}): {shown} is shown"
     side = ScenarioSide(
         workload=workload.name,
         provider=option.provider,

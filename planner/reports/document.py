@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from planner.errors import InputError, PlannerError
-from planner.render import ranking_headers, ranking_rows
+from planner.render import legends, ranking_headers, ranking_rows
 from planner.units import format_bytes, format_duration, format_rate
 
 if TYPE_CHECKING:
@@ -139,9 +139,21 @@ def _recommendation_section(result: Recommendation) -> _Section:
     if result.recommendation is None:
         section.blocks.append(
             _Paragraph(
-                "No option meets the workload's targets. Failing everywhere: " + ", ".join(result.failed_targets)
+                "No option meets every target with evidence (recommend exits 1). Not met on evidence anywhere: "
+                + ", ".join(result.failed_targets)
             )
         )
+        provisional = result.provisional
+        if provisional is not None:
+            option = next(
+                o
+                for o in result.ranking
+                if o.provider == provisional.provider and o.storage_class == provisional.storage_class
+            )
+            section.blocks += [
+                _Heading(f"Cheapest with its targets unverified: {provisional.provider} {provisional.storage_class}"),
+                _Bullets(provisional.reasons + [f"unverified: {reason}" for reason in option.unverified]),
+            ]
         return section
     choice = result.recommendation
     chosen = next(o for o in result.ranking if o.chosen)
@@ -159,17 +171,19 @@ def _recommendation_section(result: Recommendation) -> _Section:
 
 def _ranking_section(result: Recommendation) -> _Section:
     rows = [(*row, option.cost.table_version) for row, option in zip(ranking_rows(result), result.ranking, strict=True)]
-    headers = ranking_headers(result.months)
+    headers = ranking_headers(result)
     sources = sorted({o.performance.source for o in result.ranking if o.performance.source != "none"})
     return _Section(
         "ranking",
         "Ranking",
         [
             _Paragraph(
-                "Every allowed provider and storage class, feasible options first, by cost over the horizon. "
+                "Every allowed provider and storage class: options that meet every target on evidence first, "
+                "then those whose targets are unverified, then rejected ones, each by cost over the horizon. "
                 "Performance figures rest on: " + ("; ".join(sources) or "no profile") + "."
             ),
             _Table([*headers, "prices"], rows),
+            *[_Paragraph(line) for line in legends()],
         ],
     )
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from measure.profile import Cell, Profile
     from planner.costing import CostProjection
+    from planner.evidence import TargetVerdict
     from planner.migration import MigrationPlan
     from planner.recommendation import RankedOption, Recommendation
     from planner.sim.result import Estimate, SimulationResult
@@ -261,8 +262,10 @@ def _option_bars(ax: Axes, result: Recommendation, shown: Sequence[RankedOption]
             ax.barh(row, positive[row], height=0.7, color="none", edgecolor="#555555", hatch="///", linewidth=0)
         if option.chosen:
             verdict = "CHOSEN"
+        elif option.status == "ok":
+            verdict = "ok"
         elif option.feasible:
-            verdict = "feasible"
+            verdict = "unverified"
         else:
             reason = _cut("; ".join(option.violations) or "see the ranking", 2 * _REASON_WIDTH)
             verdict = "\n".join(textwrap.wrap(f"rejected: {reason}", _REASON_WIDTH))
@@ -309,6 +312,19 @@ def _egress_variant_cost(
     return float(bill.total_usd)
 
 
+def _egress_cap_bytes(result: Recommendation, option: RankedOption, prices: dict[str, Path]) -> float | None:
+    """Monthly egress above which the option's free-egress policy rejects it (IDrive e2 3x stored, Wasabi 1x)."""
+    from planner.costing import price_table
+
+    try:
+        table = price_table(option.provider, result.as_of, prices.get(option.provider))
+    except PlannerError:
+        return None
+    multiple = table.egress.fair_use_multiple_of_storage
+    stored = result.workload.stored_bytes()
+    return None if multiple is None or not stored else float(multiple) * stored
+
+
 def _egress_curves(ax: Axes, result: Recommendation, prices: dict[str, Path]) -> None:
     import numpy as np
 
@@ -337,16 +353,27 @@ def _egress_curves(ax: Axes, result: Recommendation, prices: dict[str, Path]) ->
             costs = [_egress_variant_cost(result, option, float(x), prices) for x in grid]
         except PlannerError:
             continue  # a class this workload cannot be priced in at some volume: leave its curve out
-        state = "chosen" if option.chosen else ("feasible" if option.feasible else "rejected")
+        state = "chosen" if option.chosen else option.status
+        colour = _provider_colour(option.provider, colours)
+        cap = _egress_cap_bytes(result, option, prices)
+        inside = grid <= cap if cap is not None else np.ones(len(grid), dtype=bool)
         ax.plot(
-            grid / scale,
-            costs,
-            color=_provider_colour(option.provider, colours),
+            grid[inside] / scale,
+            np.asarray(costs)[inside],
+            color=colour,
             linewidth=3.0 if option.chosen else 1.6,
             linestyle="-" if option.feasible else "--",
             label=f"{option.provider} {option.storage_class} ({state})",
             zorder=3 if option.chosen else 2,
         )
+        if cap is not None and not inside.all():
+            # past its free-egress cap the option is rejected, whatever it would cost: a faint line
+            beyond = ~inside
+            beyond[max(0, int(np.argmax(beyond)) - 1)] = True
+            ax.plot(
+                grid[beyond] / scale, np.asarray(costs)[beyond], color=colour, linewidth=1.0, linestyle=":", alpha=0.5
+            )
+            ax.plot([cap / scale], [np.interp(cap, grid, costs)], marker="X", markersize=8, color=colour, zorder=4)
         drawn += costs
     positive = [c for c in drawn if c > 0]
     logarithmic = bool(positive) and max(positive) / min(positive) > 30
@@ -370,6 +397,10 @@ def _egress_curves(ax: Axes, result: Recommendation, prices: dict[str, Path]) ->
     for point in points:
         x = point.at / scale
         ratio = f" ({point.ratio_to_stored:.2f}x stored)" if point.ratio_to_stored is not None else ""
+        if point.kind == "policy" and point.other in labels:
+            # a rival's bound that is a free-egress cap: the X on the capped curve marks it
+            notes.append(f"X: {point.statement}")
+            continue
         if point.other not in labels:  # a policy limit, not a rival: a vertical line of its own
             colour = colours.get(chosen.provider, "#333333")
             ax.axvline(x, color=colour, linestyle="-.", linewidth=1.4)
@@ -580,8 +611,14 @@ def _finite(estimate: Estimate) -> bool:
     return math.isfinite(estimate.mean)
 
 
-def save_simulation_plot(result: SimulationResult, path: Path) -> None:
-    """Latency and TTFB percentiles per operation as a CDF, and throughput and requests over time."""
+def save_simulation_plot(
+    result: SimulationResult, path: Path, *, judged: Sequence[TargetVerdict] | None = None
+) -> None:
+    """Latency and TTFB percentiles per operation as a CDF, and throughput and requests over time.
+
+    ``judged`` are the workload's targets judged on evidence (``WorkloadSimulation.slo``); without
+    them the window's raw comparisons are shown.
+    """
     target = _start(path)
     import numpy as np
     from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
@@ -659,8 +696,12 @@ def save_simulation_plot(result: SimulationResult, path: Path) -> None:
         throughput.set_title(f"Throughput over time ({series.bin_s:g} s bins)", loc="left")
         requests.set_ylabel("per second")
         requests.set_title("Requests and errors per second", loc="left")
-        verdicts = "; ".join(
-            f"{v.target} {'met' if v.met else 'MISSED'}{'' if v.certain else ' (uncertain)'}" for v in result.slo
+        verdicts = (
+            "; ".join(f"{v.target} {v.verdict} ({v.evidence})" for v in judged)
+            if judged is not None
+            else "; ".join(
+                f"{v.target} {'met' if v.met else 'MISSED'}{'' if v.certain else ' (uncertain)'}" for v in result.slo
+            )
         )
         figure.suptitle(
             f"Simulated {result.provider_id}: {result.window_s:g} s window, {result.replications} replication"

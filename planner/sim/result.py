@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from planner.evidence import Evidence, TargetVerdict, is_backed, judge_target, weakest
+from planner.units import format_duration, format_rate
+
+if TYPE_CHECKING:
+    from measure.profile import ProfileSummary
+    from planner.sim.provider import ProviderModel
 
 
 class _Result(BaseModel):
@@ -123,9 +131,127 @@ class WorkloadSimulation(_Result):
     mean: SimulationResult
     month_billed_requests: dict[str, int] = Field(description="billed requests a month, retries included")
     month_scaling: str
-    slo: list[SLOVerdict] = Field(description="the workload's targets, judged in the peak window")
+    slo: list[TargetVerdict] = Field(
+        description="the workload's targets, judged in the peak window on the evidence of what they rest on"
+    )
+    restore_first: bool = Field(
+        False, description="an archive class: no object is read before a restore, so no GET figure applies"
+    )
+    evidence: dict[str, Evidence] = Field(
+        default_factory=dict,
+        description="how each simulated figure is backed, by OPERATION.figure (ttfb, tail, throughput)",
+    )
     assumptions: list[str] = Field(description="what the adapters derived or assumed, with sources")
 
     @property
     def slo_met(self) -> bool:
-        return all(verdict.met for verdict in self.slo)
+        """Every target met on evidence (an unverified target is not met)."""
+        return all(verdict.verdict == "met" for verdict in self.slo)
+
+
+_SIMULATED_TARGETS: dict[str, tuple[str, str | None]] = {
+    "GET p99 TTFB (s)": ("p99 TTFB", None),
+    "GET throughput (bytes/s)": ("read throughput", "read"),
+    "PUT throughput (bytes/s)": ("write throughput", "write"),
+}
+
+
+def figure_evidence(model: ProviderModel, mean_bytes: float) -> dict[str, Evidence]:
+    """How each simulated figure is backed, by ``OPERATION.figure``: a simulation is at best derived
+    from its inputs, and no better than the weakest of them."""
+    size = max(1, round(mean_bytes))
+    found: dict[str, Evidence] = {}
+    for operation, key in (("GET", "get"), ("PUT", "put"), ("HEAD", "head"), ("LIST", "list")):
+        found[f"{operation}.ttfb"] = weakest("derived", model.evidence_of(f"latency.{key}"))
+        found[f"{operation}.tail"] = weakest(found[f"{operation}.ttfb"], model.evidence_of("latency.tail"))
+    found["GET.throughput"] = weakest("derived", model.stream_evidence("read", size))
+    found["PUT.throughput"] = weakest("derived", model.stream_evidence("write", size))
+    return found
+
+
+def demonstrated_bits_per_s(summary: ProfileSummary) -> dict[str, float | None]:
+    """The highest read and write rates a profile shows (its ceilings, exact or demonstrated), bits/s."""
+    return {
+        direction: None if ceiling is None else ceiling * 8
+        for direction, ceiling in (
+            ("read", summary.read_ceiling_bytes_per_s),
+            ("write", summary.write_ceiling_bytes_per_s),
+        )
+    }
+
+
+def judge_simulated(
+    slo: list[SLOVerdict],
+    model: ProviderModel,
+    *,
+    mean_bytes: float,
+    demonstrated_bits_per_s: dict[str, float | None],
+    judged_on: str,
+) -> list[TargetVerdict]:
+    """The simulation's verdicts on the workload's targets, each on the evidence of what it rests on.
+
+    A simulated figure is only as good as its inputs: a TTFB p99 from a latency taken as constant
+    (no published spread) or a throughput from a stream left unbounded is assumed, and a rate above
+    what the profile demonstrates is extrapolated; either leaves the target unverified, met or not.
+    A confidence interval that straddles the target does not decide it either.
+    """
+    evidence_by = figure_evidence(model, mean_bytes)
+    verdicts = []
+    for verdict in slo:
+        if verdict.target not in _SIMULATED_TARGETS:
+            continue
+        target, direction = _SIMULATED_TARGETS[verdict.target]
+        achieved = verdict.achieved
+        if direction is None:
+            evidence = evidence_by["GET.tail"]
+
+            def text(value: float) -> str:
+                return format_duration(value)
+
+            scale = 1.0
+        else:
+            evidence = evidence_by["GET.throughput" if direction == "read" else "PUT.throughput"]
+            shown = demonstrated_bits_per_s.get(direction)
+            if is_backed(evidence) and (shown is None or achieved.mean * 8 > shown * 1.0001):
+                evidence = "extrapolated"
+
+            def text(value: float) -> str:
+                return format_rate(value)
+
+            scale = 8.0
+        if not math.isfinite(achieved.mean):
+            figure_text = None
+        elif achieved.ci95_half_width and achieved.ci95_half_width > 1e-3 * abs(achieved.mean):
+            figure_text = f"{text(achieved.mean * scale)} ± {text(achieved.ci95_half_width * scale)}"
+        else:
+            figure_text = text(achieved.mean * scale)
+        judged = judge_target(
+            target,
+            wanted=verdict.threshold * scale,
+            wanted_text=text(verdict.threshold * scale),
+            figure=achieved.mean * scale if figure_text else None,
+            figure_text=figure_text,
+            evidence=evidence,
+            higher_is_better=direction is not None,
+            judged_on=judged_on,
+            why_weak=_weakness(target, evidence),
+        )
+        if judged.verdict != "unverified" and not verdict.certain:
+            judged = judged.model_copy(
+                update={
+                    "verdict": "unverified",
+                    "reason": f"{judged.reason}, but its 95% interval straddles the target: simulate longer",
+                }
+            )
+        verdicts.append(judged)
+    return verdicts
+
+
+def _weakness(target: str, evidence: Evidence) -> str:
+    if evidence == "extrapolated":
+        return "it is above any rate the profile demonstrates"
+    if evidence != "assumed":
+        return ""
+    if target == "p99 TTFB":
+        return "the profile gives no latency spread, so the simulated latency is a constant, not a p99"
+    return "the profile has no per-stream rate for it, so the simulation left each stream unbounded"

@@ -11,12 +11,19 @@ import datetime as dt
 from typing import TYPE_CHECKING
 
 from planner.errors import InputError
+from planner.evidence import TargetVerdict
 from planner.sim.core import simulate_spec
 from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.provider import BILLED_OPERATIONS
-from planner.sim.result import SimulationResult, WorkloadSimulation
+from planner.sim.result import (
+    SimulationResult,
+    WorkloadSimulation,
+    demonstrated_bits_per_s,
+    figure_evidence,
+    judge_simulated,
+)
 from planner.sim.workload_adapter import WINDOWS, adapt_workload
-from planner.workload import MONTH_S, Workload
+from planner.workload import ARCHIVE_CLASSES, MONTH_S, Workload
 from pricing.models import Limits, Usage
 
 if TYPE_CHECKING:
@@ -63,6 +70,27 @@ def simulate(
         assumptions += [note for note in adapted.assumptions if note not in assumptions]
         results[window] = simulate_spec(adapted.spec, model, duration_s, seed, replications)
     mean = results["mean"]
+    demonstrated = demonstrated_bits_per_s(profile.summary())
+    mean_bytes = workload.storage.mean_object_bytes
+    verdicts = judge_simulated(
+        results["peak"].slo,
+        model,
+        mean_bytes=mean_bytes,
+        demonstrated_bits_per_s=demonstrated,
+        judged_on="simulated peak",
+    )
+    verdicts += _not_judged(workload, verdicts, assumptions)
+    restore_first = storage_class in ARCHIVE_CLASSES
+    if restore_first:
+        # the simulation replays immediate reads, which an archive class does not serve
+        from planner.recommendation import restore_verdicts
+
+        restored = restore_verdicts(workload, storage_class)
+        verdicts = restored + [v for v in verdicts if v.target not in {r.target for r in restored}]
+        assumptions.append(
+            f"{storage_class} objects are read only after a restore (minutes to hours): the simulated GET "
+            "figures describe reads of a restored copy, not of this class"
+        )
     scaling = (
         f"month's billed requests = the mean window's ({mean.window_s:g} s at the month's average rate, "
         f"mean of {mean.replications} replication(s), retries included) x {mean.scale_to_month:.6g} "
@@ -79,9 +107,44 @@ def simulate(
         mean=mean,
         month_billed_requests=dict(mean.scaled_billed_requests),
         month_scaling=scaling,
-        slo=results["peak"].slo,
+        slo=verdicts,
+        restore_first=restore_first,
+        evidence=figure_evidence(model, mean_bytes),
         assumptions=assumptions,
     )
+
+
+def _not_judged(workload: Workload, judged: list[TargetVerdict], notes: list[str]) -> list[TargetVerdict]:
+    """A target the peak window could not judge (it offers less than the target asks) is unverified, not
+    left out: the adapter's note says why."""
+    from planner.units import format_duration, format_rate
+
+    performance = workload.performance
+    wanted = {
+        "p99 TTFB": (performance.p99_ttfb, format_duration),
+        "read throughput": (performance.read_throughput, format_rate),
+        "write throughput": (performance.write_throughput, format_rate),
+    }
+    missing = []
+    for target, (value, text) in wanted.items():
+        if value is None or any(v.target == target for v in judged):
+            continue
+        direction = target.split()[0]
+        why = next(
+            (n for n in notes if n.startswith(f"{direction}_throughput target")),
+            f"{target}: the simulation did not judge it",
+        )
+        missing.append(
+            TargetVerdict(
+                target=target,
+                wanted=text(value),
+                evidence="assumed",
+                verdict="unverified",
+                judged_on="simulated peak",
+                reason=why,
+            )
+        )
+    return missing
 
 
 def billed_usage(

@@ -16,16 +16,23 @@ Run = Callable[..., Result]
 
 
 def test_recommend_table(run_cli: Run) -> None:
-    result = run_cli("recommend", str(EXAMPLES / "video-streaming.yaml"), "--as-of", "2026-12-01")
+    result = run_cli("recommend", str(EXAMPLES / "pipeline-scratch.yaml"), "--as-of", "2026-12-01")
     assert result.code == 0, result.err
     assert "CHOSEN" in result.out and "What would change the answer" in result.out
 
 
+def test_recommend_exits_1_with_a_provisional_answer_when_targets_are_unverified(run_cli: Run) -> None:
+    # no shipped profile publishes a p99 TTFB: video-streaming's 200 ms target is unverified everywhere
+    result = run_cli("recommend", str(EXAMPLES / "video-streaming.yaml"), "--as-of", "2026-12-01")
+    assert result.code == 1, result.err
+    assert "CHOSEN" not in result.out and "Cheapest with its targets unverified" in result.out
+
+
 def test_recommend_json_is_stable(run_cli: Run) -> None:
     result = run_cli("recommend", str(EXAMPLES / "web-assets.yaml"), "--as-of", "2026-12-01", "--format", "json")
-    assert result.code == 0, result.err
+    assert result.code == 1, result.err  # its p99 TTFB target is unverified everywhere
     data = json.loads(result.out)
-    assert set(data) >= {"workload", "as_of", "ranking", "recommendation", "break_even"}
+    assert set(data) >= {"workload", "as_of", "ranking", "recommendation", "provisional", "break_even"}
     first = data["ranking"][0]
     assert set(first) >= {
         "provider",
@@ -33,11 +40,16 @@ def test_recommend_json_is_stable(run_cli: Run) -> None:
         "monthly_cost_usd",
         "horizon_cost_usd",
         "feasible",
+        "status",
         "violations",
+        "unverified",
+        "verdicts",
+        "price_status",
         "cost",
     }
     assert isinstance(first["monthly_cost_usd"], str)  # money as decimal strings, never floats
-    assert data["recommendation"]["provider"] == "cloudflare-r2"
+    assert data["recommendation"] is None and data["provisional"]["provider"] == "cloudflare-r2"
+    assert first["verdicts"][0]["evidence"] in ("measured", "published", "derived", "extrapolated", "assumed")
 
 
 def test_recommend_exits_1_when_nothing_is_feasible(run_cli: Run, tmp_path: Path) -> None:

@@ -48,7 +48,7 @@ def test_json_money_is_decimal_strings() -> None:
 
 
 def test_each_at_its_recommendation() -> None:
-    (a, ra), (b, rb) = example("video-streaming"), example("web-assets")
+    (a, ra), (b, rb) = example("pipeline-scratch"), example("backup-archive")
     result = diff_scenarios(a, b, provider=None, storage_class="standard", as_of=AS_OF, simulate=False)
     assert result.mode == "recommendation"
     assert result.a.recommended and result.b.recommended
