@@ -204,8 +204,14 @@ class ProviderModel(_Frozen):
         return self.evidence.get(key, "assumed")
 
     def stream_evidence(self, direction: Direction, size_bytes: int) -> Evidence:
-        """Evidence of the per-stream rate at ``size_bytes``: a measured point as it is backed,
-        between points ``derived``, beyond the ends ``extrapolated``, no curve ``assumed``."""
+        """Evidence of the per-stream rate at ``size_bytes``: a measured point as it is backed, between
+        points or above the largest ``derived``, below the smallest ``extrapolated``, no curve ``assumed``.
+
+        Above the largest point the curve is held flat: a larger object's stream has left TCP slow
+        start and runs at least at the largest measured size's steady rate, so the flat figure is
+        a conservative reading of the evidence. Below the smallest point, request handling takes
+        a growing share and the flat figure overstates the rate.
+        """
         curve = self.stream_read if direction == "read" else self.stream_write
         base = self.evidence_of(f"stream.{direction}")
         if not curve.points:
@@ -213,7 +219,7 @@ class ProviderModel(_Frozen):
         sizes = [p.size_bytes for p in curve.points]
         if size_bytes in sizes:
             return base
-        if sizes[0] < size_bytes < sizes[-1]:
+        if size_bytes > sizes[0]:
             return weakest(base, "derived")
         return weakest(base, "extrapolated")
 
