@@ -154,11 +154,7 @@ class _Bill:
             scope = f" ({price.free_scope})" if price.free_scope else ""
             without = sum((a * t.price for a, t, _ in tier_slices(self.round(quantity), price.tiers)), ZERO)
             worth = without - sum((a * t.price for a, t, _ in slices), ZERO)
-            where = (
-                "taken from the first tier"
-                if price.free_position == "first-tier"
-                else "counted before the tiers, so it displaces the last units' price"
-            )
+            where = "out of the first tier" if price.free_position == "first-tier" else "before the tiers"
             self.add(
                 "free_allowance",
                 f"{label}: {free_label}{scope}, {where}; worth ${_number(worth)} off this bill",

@@ -96,6 +96,7 @@ def test_s3_decimal_terabytes_are_fewer_aws_gigabytes() -> None:
         (10_340 * GIB, "921.60"),  # 10,240 billable GB fill the first tier exactly
         (10_341 * GIB, "921.69"),  # one GB into the second tier: 921.60 + 0.085 (a line of 0.09)
         (51_300 * GIB, "4403.20"),  # 921.60 + 40,960 x 0.085
+        (51_301 * GIB, "4403.27"),  # one GB into the third tier at 0.07
         (153_700 * GIB, "11571.20"),  # 921.60 + 3,481.60 + 102,400 x 0.07
         (153_701 * GIB, "11571.25"),  # one GB at 0.05
         (200 * TB, "13199.43"),  # seed 000's case study: 186,264.51 GB; 11,571.20 + 32,564.51 x 0.05
