@@ -363,14 +363,19 @@ class Workload(_Model):
             reads = round(reads * ranges)
         deleted = self.deleted_bytes(month)
         deletions = []
+        mean = self.storage.mean_object_bytes
         if deleted and self.storage.retention is not None:
-            deletions.append(
-                Deletion(
-                    bytes=round(deleted),
-                    objects=round(deleted / self.storage.mean_object_bytes) if self.storage.mean_object_bytes else 0,
-                    age_days=self.storage.retention / DAY_S,
+            # One deletion per object size, so a class with a minimum billable size pads each size's
+            # early deletion on its own (a mean over mixed sizes would hide the small ones).
+            objects = deleted / mean if mean else 0.0
+            for size, share in self.object_sizes():
+                deletions.append(
+                    Deletion(
+                        bytes=round(objects * share * size) if mean else round(deleted),
+                        objects=round(objects * share),
+                        age_days=self.storage.retention / DAY_S,
+                    )
                 )
-            )
         requests = {
             "put": put,
             "create-multipart": create,
@@ -379,7 +384,7 @@ class Workload(_Model):
             "get": reads,
             "head": self.traffic.heads,
             "list": self.traffic.lists,
-            "delete": round(deletions[0].objects) if deletions else 0,
+            "delete": sum(d.objects for d in deletions),
         }
         traffic = self.traffic
         retrieval_bytes = traffic.egress + traffic.internal_reads + traffic.inter_region

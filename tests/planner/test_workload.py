@@ -241,3 +241,27 @@ def test_bad_access_pattern_discount_or_bucket_count(
     with pytest.raises(InputError) as error:
         parse_workload(data)
     assert field in str(error.value) and message in str(error.value)
+
+
+def test_a_size_mix_deleted_early_pads_its_small_objects_on_their_own() -> None:
+    # 90% of the objects are 32 KiB and 10% 8 MiB (mean 868,352 bytes, over 128 KiB), kept 10 days in
+    # Standard-IA. 1 TiB stored turns over 3x a month: 3,798,615 objects deleted, 3,418,753 of them
+    # small. The small ones' 96 KiB of padding each pays the 20 remaining days:
+    # 3,418,753 x 98,304 bytes / 2**30 GB x 20/30 x $0.0125 = $2.6083, a line of $2.61. A single
+    # deletion at the mean size would pad nothing.
+    data = {
+        "name": "mix",
+        "storage": {
+            "stored": "1 TiB",
+            "size_distribution": [{"size": "32 KiB", "share": 0.9}, {"size": "8 MiB", "share": 0.1}],
+            "retention": "10d",
+        },
+    }
+    workload = parse_workload(data)
+    usage = workload.usage_for("standard-ia", catalog.table_for("aws-s3", NOW).limits)
+    assert [d.objects for d in usage.deletions] == [3_418_753, 379_861]
+    assert round(usage.deletions[0].bytes / usage.deletions[0].objects) == 32 * 1024
+    assert usage.requests["delete"] == 3_418_753 + 379_861
+    bill = estimate_cost(workload, "aws-s3", "standard-ia", as_of=NOW)
+    padded = [i for i in bill.line_items if i.category == "early_deletion" and "padded to 131,072" in i.description]
+    assert len(padded) == 1 and padded[0].amount_usd == Decimal("2.61")
