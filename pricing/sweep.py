@@ -3,9 +3,9 @@
 It applies the same rules as ``pricing.engine`` to arrays of float64 and agrees with the exact
 path to float precision (a test holds it to that). It covers the dimensions a sweep varies:
 stored bytes, object count, egress, requests by operation, retrieval and inter-region bytes.
-Deletions and access-tier shares stay with the exact engine. Totals are the lines before the
-invoice rounds them (``CostBreakdown.unrounded_total_usd``). Use it to explore; quote the
-exact engine's line items.
+Deletions, access-tier and unread shares and discounts stay with the exact engine. Totals are
+the lines before the invoice rounds them (``CostBreakdown.unrounded_total_usd``). Use it to
+explore; quote the exact engine's line items.
 """
 
 from __future__ import annotations
