@@ -240,3 +240,13 @@ def test_bad_override_files_fail_in_one_line(tmp_path: Path, text: str, message:
 def test_missing_override_file(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="file not found"):
         catalog.load_override(tmp_path / "absent.yaml")
+
+
+@pytest.mark.parametrize("table", ALL_VERSIONS, ids=lambda t: t.version)
+def test_every_version_states_its_providers_gb_and_tb(table: PriceTable) -> None:
+    units = table.billing.units
+    assert units is not None and units.sources
+    expected = {"aws-s3": 2**30, "wasabi": 2**30}.get(table.provider, 10**9)
+    assert units.gb_bytes == expected and units.tb_bytes in (10**12, 2**40)
+    # AWS's GB is verified on its own FAQ; the others' byte counts are not stated by any page read.
+    assert (units.status == Status.verified_primary) == (table.provider == "aws-s3")
