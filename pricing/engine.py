@@ -140,10 +140,9 @@ class _Bill:
         status = self.status(price.status)
         free = min(quantity, price.free_per_month + extra_free)
         if price.free_position == "first-tier":
-            gross = [(amount, tier, lower) for amount, tier, lower in tier_slices(quantity, price.tiers)]
             slices = []
             left = free
-            for amount, tier, lower in gross:
+            for amount, tier, lower in tier_slices(quantity, price.tiers):
                 taken = min(amount, left)
                 left -= taken
                 if amount - taken > 0:
