@@ -87,6 +87,14 @@ class Storage(_Model):
         1, ge=1, le=MAX_COUNT, description="buckets the data is kept in (R2 bills buckets beyond 100,000)"
     )
 
+    @field_validator("unread", mode="before")
+    @classmethod
+    def _period_keys(cls, unread: object) -> object:
+        # A bare number as a key ({30: 50%}) is a period without a unit: let the duration parser say so.
+        if isinstance(unread, dict):
+            return {key if isinstance(key, str) else repr(key): value for key, value in unread.items()}
+        return unread
+
     @field_validator("unread")
     @classmethod
     def _unread(cls, unread: dict[str, float | str] | None) -> dict[str, float | str] | None:
