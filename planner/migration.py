@@ -24,7 +24,7 @@ from planner.errors import InputError
 from planner.evidence import Evidence, weakest
 from planner.units import format_bytes, format_duration, format_rate
 from planner.workload import DAY_S, Workload
-from pricing.engine import bill
+from pricing.engine import bill, round_line
 from pricing.models import CostBreakdown, Deletion, LineItem, Money, PriceTable, Usage
 
 ZERO = Decimal(0)
@@ -132,10 +132,10 @@ def _increment(table: PriceTable, storage_class: str, base: Usage, extra: Usage)
     """The bill of base + extra minus the bill of base, by category, as line items."""
     before = bill(table, storage_class, base)
     after = bill(table, storage_class, extra)
-    return _difference(after, before)
+    return _difference(after, before, table)
 
 
-def _difference(after: CostBreakdown, before: CostBreakdown) -> CostBreakdown:
+def _difference(after: CostBreakdown, before: CostBreakdown, table: PriceTable) -> CostBreakdown:
     """Line items of ``after`` minus ``before``, matched by category, unit and unit price.
 
     Matching on the unit price keeps each tier its own line: moving 100 TB on top of 10 TB of
@@ -159,7 +159,9 @@ def _difference(after: CostBreakdown, before: CostBreakdown) -> CostBreakdown:
         if quantity == 0 or k[2] == 0:
             continue  # unchanged, or free (allowances, free operations)
         item = template[k]
-        items.append(item.model_copy(update={"quantity": quantity, "amount_usd": quantity * item.unit_price_usd}))
+        exact = quantity * item.unit_price_usd * (1 - (item.discount or ZERO))
+        update = {"quantity": quantity, "amount_usd": round_line(exact, table), "amount_unrounded_usd": exact}
+        items.append(item.model_copy(update=update))
     return CostBreakdown(
         provider=after.provider,
         storage_class=after.storage_class,

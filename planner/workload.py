@@ -9,6 +9,7 @@ volume month by month.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import unicodedata
@@ -19,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from planner.errors import InputError
-from planner.units import MAX_BYTES, BitsPerSecond, Bytes, Seconds, format_bytes, parse_rate
+from planner.units import MAX_BYTES, BitsPerSecond, Bytes, Seconds, format_bytes, parse_duration, parse_rate
 from pricing.models import Deletion, Limits, SizeBin, Usage
 
 DAY_S = 86400.0
@@ -42,6 +43,24 @@ class SizeShare(_Model):
     share: float = Field(gt=0, le=1, description="fraction of the objects with this size")
 
 
+def _fraction(value: object, what: str) -> Decimal:
+    """A share or a discount: a number in [0, 1] or a percentage such as "15%"."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float | Decimal):
+        raise ValueError(f'{value!r} is not a {what} (use e.g. 0.15 or "15%")')
+    text = str(value).strip()
+    percent = text.endswith("%")
+    try:
+        number = Decimal(text.removesuffix("%").strip())
+    except ArithmeticError:
+        raise ValueError(f'{value!r} is not a {what} (use e.g. 0.15 or "15%")') from None
+    if not number.is_finite():
+        raise ValueError(f'{value!r} is not a {what} (use e.g. 0.15 or "15%")')
+    fraction = number / 100 if percent else number
+    if fraction < 0 or fraction > 1:
+        raise ValueError(f"{value!r}: a {what} lies between 0 and 1 (0% and 100%)")
+    return fraction
+
+
 class Storage(_Model):
     stored: Bytes = Field(description='average volume stored this month, e.g. "200 TB"')
     object_size: Bytes | None = Field(None, description="mean object size (or give objects, or size_distribution)")
@@ -60,6 +79,38 @@ class Storage(_Model):
         gt=0,
         description='how long an object lives before deletion, e.g. "365d" (drives minimum-duration charges)',
     )
+    unread: dict[str, float | str] | None = Field(
+        None,
+        description='share of the stored bytes not read for at least each period, e.g. {"30d": "60%", "90d": "40%",'
+        ' "180d": "10%"}: S3 Intelligent-Tiering moves such data to its cheaper tiers by itself',
+    )
+    buckets: int = Field(
+        1, ge=1, le=MAX_COUNT, description="buckets the data is kept in (R2 bills buckets beyond 100,000)"
+    )
+
+    @field_validator("unread", mode="before")
+    @classmethod
+    def _period_keys(cls, unread: object) -> object:
+        # A bare number as a key ({30: 50%}) is a period without a unit: let the duration parser say so.
+        if isinstance(unread, dict):
+            return {key if isinstance(key, str) else repr(key): value for key, value in unread.items()}
+        return unread
+
+    @field_validator("unread")
+    @classmethod
+    def _unread(cls, unread: dict[str, float | str] | None) -> dict[str, float | str] | None:
+        if unread is None:
+            return None
+        by_days: dict[float, Decimal] = {}
+        for period, share in unread.items():
+            days = parse_duration(period) / DAY_S
+            if days <= 0 or days != int(days):
+                raise ValueError(f'{period!r}: give each period in whole days, e.g. "30d"')
+            by_days[days] = _fraction(share, "share")
+        ordered = [by_days[d] for d in sorted(by_days)]
+        if any(later > earlier for earlier, later in itertools.pairwise(ordered)):
+            raise ValueError("a longer period cannot leave more of the data unread than a shorter one")
+        return unread
 
     @model_validator(mode="after")
     def _one_size(self) -> Storage:
@@ -91,6 +142,12 @@ class Storage(_Model):
             if any(s.size < 1 for s in self.size_distribution):
                 raise ValueError("size_distribution sizes must be at least 1 byte (an object holds at least 1 byte)")
         return self
+
+    def unread_shares(self) -> dict[int, Decimal]:
+        """Share of the stored bytes unread for at least N days, by N (empty when not given)."""
+        if not self.unread:
+            return {}
+        return {round(parse_duration(p) / DAY_S): _fraction(share, "share") for p, share in self.unread.items()}
 
     @property
     def mean_object_bytes(self) -> float:
@@ -174,6 +231,23 @@ class Constraints(_Model):
     providers: list[str] = Field(default_factory=lambda: list(PROVIDERS), min_length=1)
     storage_classes: list[str] | None = Field(None, description="consider only these storage class ids")
     months: int = Field(12, ge=1, le=120, description="horizon for totals and growth")
+    discounts: dict[str, float | str] = Field(
+        default_factory=dict,
+        description='negotiated discounts by provider, e.g. {"aws-s3": "15%"}: taken off every charged line',
+    )
+
+    @field_validator("discounts")
+    @classmethod
+    def _discounts(cls, discounts: dict[str, float | str]) -> dict[str, float | str]:
+        for provider, discount in discounts.items():
+            if provider not in PROVIDERS:
+                raise ValueError(f"unknown provider {provider!r} (known: {', '.join(PROVIDERS)})")
+            if _fraction(discount, "discount") >= 1:
+                raise ValueError(f"{discount!r}: a discount must be less than 100%")
+        return discounts
+
+    def discount_fractions(self) -> dict[str, Decimal]:
+        return {provider: _fraction(d, "discount") for provider, d in self.discounts.items()}
 
     @field_validator("providers")
     @classmethod
@@ -313,14 +387,19 @@ class Workload(_Model):
             reads = round(reads * ranges)
         deleted = self.deleted_bytes(month)
         deletions = []
+        mean = self.storage.mean_object_bytes
         if deleted and self.storage.retention is not None:
-            deletions.append(
-                Deletion(
-                    bytes=round(deleted),
-                    objects=round(deleted / self.storage.mean_object_bytes) if self.storage.mean_object_bytes else 0,
-                    age_days=self.storage.retention / DAY_S,
+            # One deletion per object size, so a class with a minimum billable size pads each size's
+            # early deletion on its own (a mean over mixed sizes would hide the small ones).
+            objects = deleted / mean if mean else 0.0
+            for size, share in self.object_sizes():
+                deletions.append(
+                    Deletion(
+                        bytes=round(objects * share * size) if mean else round(deleted),
+                        objects=round(objects * share),
+                        age_days=self.storage.retention / DAY_S,
+                    )
                 )
-            )
         requests = {
             "put": put,
             "create-multipart": create,
@@ -329,7 +408,7 @@ class Workload(_Model):
             "get": reads,
             "head": self.traffic.heads,
             "list": self.traffic.lists,
-            "delete": round(deletions[0].objects) if deletions else 0,
+            "delete": sum(d.objects for d in deletions),
         }
         traffic = self.traffic
         retrieval_bytes = traffic.egress + traffic.internal_reads + traffic.inter_region
@@ -344,6 +423,9 @@ class Workload(_Model):
             retrieval_bytes=retrieval_bytes,
             retrieval_requests=self.reads_per_month() if storage_class in ARCHIVE_CLASSES else 0,
             deletions=deletions,
+            unread_shares=self.storage.unread_shares(),
+            discounts=self.constraints.discount_fractions(),
+            buckets=self.storage.buckets,
         )
 
     def peak_read_rate_per_s(self) -> float:

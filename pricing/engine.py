@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from decimal import ROUND_CEILING, Decimal, localcontext
+from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, ROUND_UP, Decimal, localcontext
 
 from planner.errors import PricingError
 from planner.units import format_bytes
@@ -49,6 +49,28 @@ def _number(value: Decimal) -> str:
     return text or "0"
 
 
+_ROUNDING = {"half-up": ROUND_HALF_UP, "half-even": ROUND_HALF_EVEN, "up": ROUND_UP, "down": ROUND_DOWN}
+_DEFAULT_ROUNDING = "to the cent, half-up (the provider states no rule; assumed)"
+
+
+def round_line(amount: Decimal, table: PriceTable) -> Decimal:
+    """A line's amount as the provider's invoice rounds it (to the cent, half-up, when the table states no rule)."""
+    rule = table.billing.line_rounding
+    places, mode = (rule.places, rule.mode) if rule is not None else (2, "half-up")
+    rounded = amount.quantize(Decimal(1).scaleb(-places), rounding=_ROUNDING[mode])
+    if rule is not None and rule.minimum_charge is not None and 0 < amount < rule.minimum_charge:
+        return rule.minimum_charge.quantize(Decimal(1).scaleb(-places))
+    return rounded
+
+
+def rounding_statement(table: PriceTable) -> str:
+    rule = table.billing.line_rounding
+    if rule is None:
+        return _DEFAULT_ROUNDING
+    floor = f"; a line under ${rule.minimum_charge} is billed as ${rule.minimum_charge}" if rule.minimum_charge else ""
+    return f"each line to {rule.places} decimal places, {rule.mode}{floor} ({rule.status}: {rule.source})"
+
+
 @dataclass
 class _Bill:
     table: PriceTable
@@ -80,6 +102,11 @@ class _Bill:
         unit_price: Decimal,
         status: Status,
     ) -> None:
+        exact = quantity * unit_price if unit_price and quantity else ZERO
+        discount = self.usage.discounts.get(self.table.provider, ZERO) if exact > 0 else ZERO
+        if discount:
+            exact = exact * (1 - discount)
+            description = f"{description} (less the {_number(discount * 100)}% discount)"
         self.items.append(
             LineItem(
                 category=category,
@@ -87,7 +114,9 @@ class _Bill:
                 quantity=quantity,
                 unit=unit,
                 unit_price_usd=unit_price,
-                amount_usd=quantity * unit_price if unit_price and quantity else ZERO,
+                amount_usd=round_line(exact, self.table),
+                amount_unrounded_usd=exact,
+                discount=discount or None,
                 table_version=self.table.version,
                 price_status=status,
             )
@@ -103,23 +132,38 @@ class _Bill:
         extra_free: Decimal = ZERO,
         free_label: str = "free allowance",
     ) -> None:
-        """Bill a quantity on a tiered price, after its free allowance (and any extra free units)."""
+        """Bill a quantity on a tiered price, after its free allowance (and any extra free units).
+
+        Where the free units sit follows the table: before the tiers (the tier bounds count only the
+        units beyond the allowance) or inside the first tier (the bounds count every unit).
+        """
         status = self.status(price.status)
         free = min(quantity, price.free_per_month + extra_free)
+        if price.free_position == "first-tier":
+            slices = []
+            left = free
+            for amount, tier, lower in tier_slices(quantity, price.tiers):
+                taken = min(amount, left)
+                left -= taken
+                if amount - taken > 0:
+                    slices.append((self.round(amount - taken), tier, lower + taken))
+        else:
+            slices = list(tier_slices(self.round(quantity - free), price.tiers))
         if free > 0:
             scope = f" ({price.free_scope})" if price.free_scope else ""
-            worth = price.tiers[0].price * free
+            without = sum((a * t.price for a, t, _ in tier_slices(self.round(quantity), price.tiers)), ZERO)
+            worth = without - sum((a * t.price for a, t, _ in slices), ZERO)
+            where = "out of the first tier" if price.free_position == "first-tier" else "before the tiers"
             self.add(
                 "free_allowance",
-                f"{label}: {free_label}{scope}, worth ${_number(worth)} at ${price.tiers[0].price}/{price.unit}",
+                f"{label}: {free_label}{scope}, {where}; worth ${_number(worth)} off this bill",
                 free,
                 price.unit,
                 ZERO,
                 status,
             )
-        billable = self.round(quantity - free)
         single = len(price.tiers) == 1
-        for amount, tier, lower in tier_slices(billable, price.tiers):
+        for amount, tier, lower in slices:
             if single:
                 where = ""
             elif tier.up_to is None:
@@ -142,6 +186,31 @@ class _Bill:
             return [SizeBin(bytes=mean, count=usage.object_count)]
         return None
 
+    def access_shares(self) -> dict[str, Decimal]:
+        """Shares of the monitored bytes in each extra access tier: as given, or placed from how long data goes unread.
+
+        An object moves into a tier after ``access_tier_after_days`` without a read, so a tier holds the
+        data unread for at least its days but not for the next tier's. The unread share for N days is
+        the workload's figure for the shortest period of at least N days it gives (0 when none): a lower
+        bound on the data that has moved, never an overstatement of the saving.
+        """
+        usage, sc = self.usage, self.storage_class
+        if usage.access_tier_shares or not usage.unread_shares or not sc.access_tier_after_days:
+            return dict(usage.access_tier_shares)
+
+        def unread(days: int) -> Decimal:
+            longer = [d for d in usage.unread_shares if d >= days]
+            return usage.unread_shares[min(longer)] if longer else ZERO
+
+        ordered = sorted(sc.access_tier_after_days.items(), key=lambda item: item[1])
+        shares: dict[str, Decimal] = {}
+        for index, (tier_id, days) in enumerate(ordered):
+            colder = unread(ordered[index + 1][1]) if index + 1 < len(ordered) else ZERO
+            share = unread(days) - colder
+            if share > 0:
+                shares[tier_id] = share
+        return shares
+
     def storage(self) -> None:
         sc, usage = self.storage_class, self.usage
         price = sc.storage
@@ -161,7 +230,7 @@ class _Bill:
             eligible = stored
             if sc.monitoring and bins is not None:
                 eligible = Decimal(sum(b.bytes * b.count for b in bins if b.bytes >= sc.monitoring.min_object_bytes))
-            for tier_id, share in usage.access_tier_shares.items():
+            for tier_id, share in self.access_shares().items():
                 if tier_id not in sc.access_tiers:
                     raise PricingError(
                         f"{self.table.version} {self.storage_class_id}: no access tier {tier_id!r} "
@@ -250,26 +319,50 @@ class _Bill:
                 )
 
     def early_deletion(self) -> None:
+        """Objects deleted before the class's minimum duration pay for the remaining days.
+
+        In a class with a minimum billable object size, a smaller object's remaining days are billed
+        on the padded size, as its storage is: AWS meters that part separately (usage types
+        EarlyDelete-SIA-SmObjects, EarlyDelete-ZIA-SmObjects, EarlyDelete-GIR-SmObjects: "prorated
+        storage usage for small objects (smaller than 128 KB) ... deleted before the minimum").
+        A deletion gives bytes and an object count; the objects are taken as all of the mean size.
+        """
         sc = self.storage_class
         if not sc.min_duration_days:
             return
         month_days = Decimal(self.table.billing.month_days)
         price = sc.storage
+        unit_bytes = Decimal(price.unit_bytes)
         for deletion in self.usage.deletions:
             age = Decimal(str(deletion.age_days))
             remaining = Decimal(sc.min_duration_days) - age
             if remaining <= 0 or deletion.bytes == 0:
                 continue
-            quantity = self.round(Decimal(deletion.bytes) / Decimal(price.unit_bytes) * remaining / month_days)
+            when = (
+                f"deleted at {_number(age)} days, before the {sc.min_duration_days}-day minimum; "
+                f"{_number(remaining)} remaining days over a {month_days}-day month"
+            )
+            status = self.status(price.status)
             self.add(
                 "early_deletion",
-                f"{sc.name}: deleted at {_number(age)} days, before the {sc.min_duration_days}-day minimum; "
-                f"{_number(remaining)} remaining days over a {month_days}-day month",
-                quantity,
+                f"{sc.name}: {when}",
+                self.round(Decimal(deletion.bytes) / unit_bytes * remaining / month_days),
                 price.unit,
                 price.tiers[0].price,
-                self.status(price.status),
+                status,
             )
+            padded = deletion.objects * sc.min_object_bytes
+            if sc.min_object_bytes and padded > deletion.bytes:
+                self.add(
+                    "early_deletion",
+                    f"{sc.name}: small objects padded to {sc.min_object_bytes:,} bytes, {when} "
+                    f"({deletion.objects:,} objects averaging {_number(Decimal(deletion.bytes) / deletion.objects)} "
+                    "bytes)",
+                    self.round(Decimal(padded - deletion.bytes) / unit_bytes * remaining / month_days),
+                    price.unit,
+                    price.tiers[0].price,
+                    status,
+                )
 
     def requests(self) -> None:
         sc = self.storage_class
@@ -418,7 +511,7 @@ def bill(table: PriceTable, storage_class: str, usage: Usage, *, as_of: dt.date 
         work.egress()
         work.transfer()
         work.buckets()
-        total = sum((item.amount_usd for item in work.items), ZERO)
+        total = sum((item.amount_usd for item in work.items), round_line(ZERO, table))
     return CostBreakdown(
         provider=table.provider,
         storage_class=storage_class,
@@ -426,6 +519,7 @@ def bill(table: PriceTable, storage_class: str, usage: Usage, *, as_of: dt.date 
         as_of=as_of,
         line_items=work.items,
         total_usd=total,
+        rounding=rounding_statement(table),
         warnings=work.warnings,
     )
 

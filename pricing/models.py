@@ -8,6 +8,7 @@ engine), so a GB that is 10**9 bytes at one provider and 2**30 at another stays 
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from decimal import Decimal
 from enum import StrEnum
 from typing import Annotated, Literal
@@ -92,6 +93,12 @@ class TieredPrice(_Model):
     tiers: list[Tier] = Field(min_length=1)
     free_per_month: Quantity = Field(Decimal(0), description="free units each month, before the tiers")
     free_scope: str | None = Field(None, description="what the free allowance is shared with, if anything")
+    free_position: Literal["before-tiers", "first-tier"] = Field(
+        "before-tiers",
+        description="before-tiers: the tier bounds count the units beyond the free allowance (AWS since December"
+        " 2021: 'first 10 TB / month ... beyond the global free tier'); first-tier: the bounds count all units and"
+        " the free units come out of the first tier (AWS's 1 GB before December 2021)",
+    )
     status: Status | None = None
     note: str | None = None
 
@@ -194,6 +201,10 @@ class StorageClass(_Model):
         default_factory=dict,
         description="extra access tiers priced per storage unit (Intelligent-Tiering: infrequent, archive-instant)",
     )
+    access_tier_after_days: dict[str, Annotated[int, Field(gt=0, le=36500)]] = Field(
+        default_factory=dict,
+        description="days without a read after which an object moves into each access tier by itself",
+    )
     minimum_billable_bytes: ByteCount = Field(0, description="storage billed as at least this much each month")
     min_duration_days: int = Field(0, ge=0, le=36500, description="objects deleted sooner pay for the remaining days")
     min_object_bytes: ByteCount = Field(0, description="smaller objects are billed as this size")
@@ -207,6 +218,9 @@ class StorageClass(_Model):
 
     @model_validator(mode="after")
     def _operations_once(self) -> StorageClass:
+        unknown = set(self.access_tier_after_days) - set(self.access_tiers)
+        if unknown:
+            raise ValueError(f"access_tier_after_days names tiers that have no price: {', '.join(sorted(unknown))}")
         seen: dict[str, str] = {}
         for group_id, ops in [(rc.id, rc.operations) for rc in self.requests] + [("free", self.free_operations)]:
             for op in ops:
@@ -260,7 +274,45 @@ class Limits(_Model):
     note: str | None = None
 
 
+class BillingUnits(_Model):
+    """What the provider's "GB" and "TB" are in bytes, as its own billing examples or pages show."""
+
+    gb_bytes: int = Field(description="bytes in the provider's billed GB (10**9 or 2**30)")
+    tb_bytes: int = Field(description="bytes in the provider's billed TB (10**12 or 2**40)")
+    status: Status
+    sources: list[str] = Field(min_length=1, description="where the definition was read")
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> BillingUnits:
+        if self.gb_bytes not in (10**9, 2**30):
+            raise ValueError(f"gb_bytes {self.gb_bytes} is neither 10**9 nor 2**30")
+        if self.tb_bytes not in (10**12, 2**40):
+            raise ValueError(f"tb_bytes {self.tb_bytes} is neither 10**12 nor 2**40")
+        return self
+
+
+RoundingMode = Literal["half-up", "half-even", "up", "down"]
+
+
+class LineRounding(_Model):
+    """How the provider's invoice rounds each line item's amount (AWS: to the cent)."""
+
+    places: int = Field(2, ge=0, le=10, description="decimal places of a line item's amount on the invoice")
+    mode: RoundingMode = "half-up"
+    minimum_charge: Annotated[Money, Field(ge=0, le=1)] | None = Field(
+        None, description="a line above zero but below this amount is billed as this amount (AWS: $0.01)"
+    )
+    status: Status
+    source: str = Field(min_length=1)
+    note: str | None = None
+
+
 class Billing(_Model):
+    units: BillingUnits | None = Field(None, description="the provider's GB and TB in bytes, cited")
+    line_rounding: LineRounding | None = Field(
+        None, description="how the invoice rounds each line's amount (none stated: to the cent, half-up)"
+    )
     month_days: int = Field(
         30, ge=28, le=31, description="days in a billing month for prorating and per-day allowances"
     )
@@ -296,11 +348,35 @@ class PriceTable(_Model):
 
     @model_validator(mode="after")
     def _cross_references(self) -> PriceTable:
+        self._units_agree()
         for class_id, storage_class in self.classes.items():
             overhead = storage_class.object_overhead
             if overhead and overhead.standard_rate_class not in self.classes:
                 raise ValueError(f"classes.{class_id}.object_overhead: unknown class {overhead.standard_rate_class!r}")
         return self
+
+    def _units_agree(self) -> None:
+        """Every GB- or TB-priced figure uses the bytes the table states for its provider's GB and TB."""
+        units = self.billing.units
+        if units is None:
+            return
+        internet = self.egress.internet
+        priced: list[tuple[str, str, int]] = [("egress.internet", internet.unit, internet.unit_bytes)]
+        if self.egress.inter_region is not None:
+            priced.append(("egress.inter_region", self.egress.inter_region.unit, self.egress.inter_region.unit_bytes))
+        for class_id, storage_class in self.classes.items():
+            priced.append((f"classes.{class_id}.storage", storage_class.storage.unit, storage_class.storage.unit_bytes))
+            if storage_class.retrieval is not None:
+                retrieval = storage_class.retrieval
+                priced.append((f"classes.{class_id}.retrieval", retrieval.unit, retrieval.unit_bytes))
+        expected = {"GB": units.gb_bytes, "TB": units.tb_bytes}
+        for where, unit, unit_bytes in priced:
+            name = unit.split("-")[0].strip()
+            if name in expected and unit_bytes != expected[name]:
+                raise ValueError(
+                    f"{where}: unit {unit!r} is {unit_bytes:,} bytes, but billing.units says a {name} is "
+                    f"{expected[name]:,} bytes"
+                )
 
 
 # --------------------------------------------------------------------------- usage
@@ -337,6 +413,14 @@ class Usage(_Model):
     access_tier_shares: dict[str, Decimal] = Field(
         default_factory=dict, description="share of stored bytes in each extra access tier"
     )
+    unread_shares: dict[int, Decimal] = Field(
+        default_factory=dict,
+        description="share of stored bytes not read for at least N days, by N (classes with automatic access"
+        " tiers place the bytes from it when access_tier_shares is not given)",
+    )
+    discounts: dict[str, Decimal] = Field(
+        default_factory=dict, description="negotiated discount by provider id, as a fraction of each charged line"
+    )
     buckets: int = Field(1, ge=0)
     egress_allowance_used_bytes: int = Field(
         0, ge=0, description="part of a shared free egress allowance already used elsewhere in the account"
@@ -351,6 +435,23 @@ class Usage(_Model):
             if count < 0:
                 raise ValueError(f"requests.{op} is negative")
         return requests
+
+    @field_validator("unread_shares")
+    @classmethod
+    def _unread(cls, shares: dict[int, Decimal]) -> dict[int, Decimal]:
+        if any(days <= 0 for days in shares) or any(s < 0 or s > 1 for s in shares.values()):
+            raise ValueError("unread shares are days > 0 mapped to fractions in [0, 1]")
+        ordered = [shares[d] for d in sorted(shares)]
+        if any(later > earlier for earlier, later in itertools.pairwise(ordered)):
+            raise ValueError("a longer unread period cannot hold more of the data than a shorter one")
+        return shares
+
+    @field_validator("discounts")
+    @classmethod
+    def _discounts(cls, discounts: dict[str, Decimal]) -> dict[str, Decimal]:
+        if any(d < 0 or d >= 1 for d in discounts.values()):
+            raise ValueError("a discount is a fraction in [0, 1)")
+        return discounts
 
     @field_validator("access_tier_shares")
     @classmethod
@@ -368,12 +469,17 @@ Category = Literal[
 
 
 class LineItem(_Model):
+    """One line of the bill. ``amount_usd`` is rounded as the provider's invoice rounds a line;
+    ``amount_unrounded_usd`` is quantity x unit price (less any discount) before that rounding."""
+
     category: Category
     description: str
     quantity: Money
     unit: str
     unit_price_usd: Money
     amount_usd: Money
+    amount_unrounded_usd: Money | None = None
+    discount: Money | None = Field(None, description="the negotiated discount applied to this line, as a fraction")
     table_version: str
     price_status: Status
 
@@ -387,8 +493,16 @@ class CostBreakdown(_Model):
     as_of: dt.date | None = None
     currency: Literal["USD"] = "USD"
     line_items: list[LineItem]
-    total_usd: Money
+    total_usd: Money = Field(description="the sum of the rounded line amounts, as an invoice adds them")
+    rounding: str | None = Field(None, description="how each line's amount was rounded, and the rule's source")
     warnings: list[str] = Field(default_factory=list, description="policy limits the usage breaks (no price)")
+
+    def unrounded_total_usd(self) -> Decimal:
+        """The sum of the lines before the invoice rounds them (what the vectorised sweep computes)."""
+        return sum(
+            (i.amount_unrounded_usd if i.amount_unrounded_usd is not None else i.amount_usd for i in self.line_items),
+            Decimal(0),
+        )
 
     def by_category(self) -> dict[str, Decimal]:
         totals: dict[str, Decimal] = {}

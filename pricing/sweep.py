@@ -3,8 +3,9 @@
 It applies the same rules as ``pricing.engine`` to arrays of float64 and agrees with the exact
 path to float precision (a test holds it to that). It covers the dimensions a sweep varies:
 stored bytes, object count, egress, requests by operation, retrieval and inter-region bytes.
-Deletions and access-tier shares stay with the exact engine. Use it to explore; quote the
-exact engine's line items.
+Deletions, access-tier and unread shares and discounts stay with the exact engine. Totals are
+the lines before the invoice rounds them (``CostBreakdown.unrounded_total_usd``). Use it to
+explore; quote the exact engine's line items.
 """
 
 from __future__ import annotations
@@ -24,18 +25,22 @@ def _as_array(value: npt.ArrayLike, size: int) -> Array:
     return np.broadcast_to(np.asarray(value, dtype=np.float64).reshape(-1), (size,)).astype(np.float64)
 
 
-def _tiered(quantity: Array, price: TieredPrice, extra_free: Array, round_up: bool) -> Array:
-    free = np.minimum(quantity, float(price.free_per_month) + extra_free)
-    billable = quantity - free
-    if round_up:
-        billable = _round(billable, round_up)
+def _ladder(quantity: Array, price: TieredPrice) -> Array:
     total = np.zeros_like(quantity)
     lower = 0.0
     for tier in price.tiers:
         upper = np.inf if tier.up_to is None else float(tier.up_to)
-        total += (np.clip(billable, lower, upper) - lower) * float(tier.price)
+        total += (np.clip(quantity, lower, upper) - lower) * float(tier.price)
         lower = upper
     return total
+
+
+def _tiered(quantity: Array, price: TieredPrice, extra_free: Array, round_up: bool) -> Array:
+    free = np.minimum(quantity, float(price.free_per_month) + extra_free)
+    if price.free_position == "first-tier":
+        # The bounds count every unit and the free units are the first ones: they cost what they displace.
+        return _ladder(quantity, price) - _ladder(free, price)
+    return _ladder(_round(quantity - free, round_up), price)
 
 
 def monthly_totals(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
@@ -43,18 +43,22 @@ def test_100_tb_from_s3_to_r2_at_10_gbps() -> None:
     # Link-bound: 100 TB x 8 bits / 10 Gbps = 80,000 s = 22.2 hours.
     assert plan.bottleneck == "client link"
     assert plan.duration_hours == pytest.approx(80_000 / 3600)
-    # S3 egress after 100 GB free: 10,000 GB at 0.09 + 40,000 at 0.085 + 49,900 at 0.07.
-    assert by_category(plan, "egress") == Decimal(900 + 3400 + 3493)
-    # 1,000,000 GETs at $0.0004/1k and 1,000 LISTs at $0.005/1k.
-    assert by_category(plan, "requests", "source") == Decimal("0.4") + Decimal("0.005")
+    # S3 egress after 100 GB free, in GB of 2**30 bytes (100 TB = 93,132.26 GB): 10,240 GB at 0.09 +
+    # 40,960 at 0.085 + 41,832.26 at 0.07 = $921.60 + $3,481.60 + $2,928.26.
+    assert by_category(plan, "egress") == Decimal("921.60") + Decimal("3481.60") + Decimal("2928.26")
+    # 1,000,000 GETs at $0.0004/1k = $0.40; 1,000 LISTs at $0.005/1k = $0.005, a line of $0.01.
+    assert by_category(plan, "requests", "source") == Decimal("0.40") + Decimal("0.01")
     # 1,000,000 PUTs of 100 MB objects are R2 Class A: exactly its free million, so $0.
     assert by_category(plan, "requests", "destination") == 0
     # R2 holds the data for half the copy plus 7 days of verification: 100,000 GB x 7.463 / 30 days,
-    # less the 10 free GB-months, rounded up to 24,867 GB-months at $0.015.
-    assert by_category(plan, "storage", "destination") == Decimal(24_867) * Decimal("0.015")
-    assert plan.one_time_cost_usd == Decimal(7793) + Decimal("0.405") + Decimal("373.005")
+    # less the 10 free GB-months, rounded up to 24,867 GB-months at $0.015 = $373.005, a line of $373.01.
+    assert by_category(plan, "storage", "destination") == Decimal("373.01")
+    assert plan.one_time_cost_usd == Decimal("7331.46") + Decimal("0.41") + Decimal("373.01")
     for item in plan.one_time:
-        assert item.amount_usd == item.quantity * item.unit_price_usd
+        assert item.amount_unrounded_usd == item.quantity * item.unit_price_usd
+        assert item.amount_usd == item.amount_unrounded_usd.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP) or (
+            0 < item.amount_unrounded_usd < Decimal("0.01") and item.amount_usd == Decimal("0.01")
+        )
 
 
 def test_class_a_puts_beyond_r2s_free_million() -> None:
@@ -88,17 +92,22 @@ def test_steady_state_ages_over_the_retention() -> None:
 
 @pytest.mark.parametrize(
     ("retrieval", "expected"),
-    [("standard", Decimal(100) + Decimal(5)), ("bulk", Decimal(0)), ("expedited", Decimal(300) + Decimal(1000))],
+    [
+        ("standard", Decimal("93.13") + Decimal(5)),
+        ("bulk", Decimal(0)),
+        ("expedited", Decimal("279.40") + Decimal(1000)),
+    ],
 )
 def test_from_glacier_flexible_retrieval(retrieval: str, expected: Decimal) -> None:
     plan = estimate_migration(
         workload(stored="10 TB", objects=100_000),
         options("aws-s3:glacier-flexible", "cloudflare-r2", retrieval_option=retrieval),
     )  # type: ignore[arg-type]
-    # 10,000 GB and 100,000 restores: standard $0.01/GB + $0.05/1k, bulk free, expedited $0.03/GB + $10/1k.
+    # 10 TB = 9,313.23 GB of 2**30 bytes and 100,000 restores: standard $0.01/GB + $0.05/1k, bulk free,
+    # expedited $0.03/GB + $10/1k.
     assert by_category(plan, "retrieval") == expected
-    # Egress: 9,900 GB at $0.09 after the free 100 GB.
-    assert by_category(plan, "egress") == Decimal(891)
+    # Egress: 9,213.23 GB at $0.09 after the free 100 GB = $829.19.
+    assert by_category(plan, "egress") == Decimal("829.19")
 
 
 def test_egress_waiver() -> None:
@@ -124,14 +133,15 @@ def test_copy_on_read_against_bulk() -> None:
     assert lazy.left_behind_share == pytest.approx(math.exp(-0.2 * 12))
     assert lazy.duration_hours == math.inf
     # Copy-on-read pays source egress only for what is read (cold data never leaves), but each
-    # month's tiers start again: month 1 moves 18,126.92 GB, 100 free, 10,000 at 0.09, the rest at 0.085.
-    month_one = 100_000 * (1 - math.exp(-0.2)) - 100
+    # month's tiers start again: month 1 moves 16,881.97 GB of 2**30 bytes, 100 free, 10,240 at 0.09
+    # ($921.60), the rest at 0.085 (each line rounded to the cent).
+    month_one = 100 * TB * (1 - math.exp(-0.2)) / 2**30 - 100
     assert float(by_category(lazy, "egress", "source, month 1:")) == pytest.approx(
-        900 + (month_one - 10_000) * 0.085, rel=1e-9
+        921.60 + (month_one - 10_240) * 0.085, abs=0.006
     )
     moved_bytes = 100 * TB * (1 - math.exp(-2.4))
     assert float(sum(i.quantity for i in lazy.one_time if i.category == "egress")) == pytest.approx(
-        moved_bytes / 1e9 - 12 * 100,
+        moved_bytes / 2**30 - 12 * 100,
         rel=1e-6,  # billed GB: each month's free 100 GB left out
     )
     assert moved_bytes < 100 * TB  # less leaves than in bulk

@@ -131,3 +131,22 @@ def test_simulation_shows_the_hot_object_throttling_that_replicas_remove() -> No
     assert (hot_r2.performance.throttle_rate or 0) > 0
     assert cool_r2.performance.throttle_rate == 0
     assert not hot_r2.feasible and any("hot object" in v for v in hot_r2.violations)
+
+
+def test_cold_data_ranks_intelligent_tiering_from_how_long_it_goes_unread() -> None:
+    # 10 TiB in 1 GiB objects that nobody reads: after 90 days Intelligent-Tiering holds it all in
+    # Archive Instant ($0.004: 10,240 GB = $40.96, + $0.03 monitoring), below Standard-IA's $128.00
+    # and Standard's $235.52 a month.
+    data = {
+        "name": "cold",
+        "storage": {"stored": "10 TiB", "object_size": "1 GiB", "unread": {"30d": "100%", "90d": "100%"}},
+        "constraints": {"providers": ["aws-s3"], "storage_classes": ["standard", "standard-ia", "intelligent-tiering"]},
+    }
+    result = recommend(parse_workload(data), as_of=NOW, simulate=False)
+    monthly = {o.storage_class: o.monthly_cost_usd for o in result.ranking}
+    assert monthly == {
+        "intelligent-tiering": Decimal("40.99"),
+        "standard-ia": Decimal("128.00"),
+        "standard": Decimal("235.52"),
+    }
+    assert result.recommendation is not None and result.recommendation.storage_class == "intelligent-tiering"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import pytest
@@ -17,6 +17,7 @@ from .conftest import EXAMPLES
 
 NOW = dt.date(2026, 12, 1)
 TB = 10**12
+CENT = Decimal("0.01")
 TIB = 2**40
 
 
@@ -87,18 +88,25 @@ def test_parallel_ranged_gets_are_billed_requests() -> None:
 def test_video_streaming_on_s3_standard() -> None:
     workload = load_workload(EXAMPLES / "video-streaming.yaml")
     bill = estimate_cost(workload, "aws-s3", "standard", as_of=NOW)
-    storage = Decimal(50_000) * Decimal("0.023") + Decimal(150_000) * Decimal("0.022")  # 200 TB
-    egress = Decimal(900 + 3400 + 7000) + Decimal(49_900) * Decimal("0.05")  # 200 TB after 100 GB free
-    requests = Decimal(246) * Decimal("0.005") + Decimal(30) * Decimal("0.0004")  # 246k parts+create+complete, 30k GET
-    assert bill.total_usd == storage + egress + requests == Decimal("18246.242")
+    # AWS bills GB of 2**30 bytes (S3 FAQ): 200 TB is 186,264.514923095703125 GB.
+    gb = Decimal(200 * TB) / 2**30
+    storage = [Decimal("1177.60"), ((gb - 51_200) * Decimal("0.022")).quantize(CENT)]  # 51,200 GB, then 0.022
+    assert storage[1] == Decimal("2971.42")
+    # Egress after the free 100 GB: 10,240 x 0.09, 40,960 x 0.085, 102,400 x 0.07, the rest at 0.05.
+    rest = ((gb - 100 - 153_600) * Decimal("0.05")).quantize(CENT)
+    egress = [Decimal("921.60"), Decimal("3481.60"), Decimal("7168.00"), rest]
+    assert rest == Decimal("1628.23")
+    # 246k parts+create+complete at $0.005/1k = $1.23; 30k GET at $0.0004/1k = $0.012, a line of $0.01.
+    requests = [Decimal("1.23"), Decimal("0.01")]
+    assert bill.total_usd == sum(storage + egress + requests) == Decimal("17349.69")
 
 
 def test_video_streaming_on_r2_and_b2() -> None:
     workload = load_workload(EXAMPLES / "video-streaming.yaml")
     # R2: 199,990 GB-month after 10 free at $0.015; 246k Class A and 30k Class B inside the free tier.
     assert estimate_cost(workload, "cloudflare-r2", as_of=NOW).total_usd == Decimal("2999.85")
-    # B2: 199.99 TB at $6.95; 200 TB egress inside 3x stored.
-    assert estimate_cost(workload, "backblaze-b2", as_of=NOW).total_usd == Decimal("1389.9305")
+    # B2: 199.99 TB at $6.95 = $1,389.9305, a line of $1,389.93; 200 TB egress inside 3x stored.
+    assert estimate_cost(workload, "backblaze-b2", as_of=NOW).total_usd == Decimal("1389.93")
 
 
 def test_web_assets_on_r2_standard() -> None:
@@ -114,9 +122,10 @@ def test_pipeline_scratch_on_wasabi_pays_90_days_per_object() -> None:
     price = Decimal("7.99")
     deleted = Decimal(round(20 * TB * 30 / 7))
     expected_early = deleted / TIB * Decimal(83) / 30 * price
-    early = bill.by_category()["early_deletion"]
+    early = sum((i.amount_unrounded_usd or 0 for i in bill.line_items if i.category == "early_deletion"), Decimal(0))
     assert early.quantize(Decimal("1e-9")) == expected_early.quantize(Decimal("1e-9"))
-    assert bill.by_category()["storage"] == Decimal(20 * TB) / TIB * price
+    assert bill.by_category()["early_deletion"] == expected_early.quantize(CENT, rounding=ROUND_HALF_UP)
+    assert bill.by_category()["storage"] == (Decimal(20 * TB) / TIB * price).quantize(CENT, rounding=ROUND_HALF_UP)
 
 
 def test_projection_prices_each_month_with_its_table() -> None:
@@ -131,8 +140,11 @@ def test_projection_prices_each_month_with_its_table() -> None:
 def test_growth_raises_stored_volume_each_month() -> None:
     workload = parse_workload(minimal(stored="50 TB", growth_per_month="1 TB"))
     projection = project_costs(workload, "aws-s3", months=2, as_of=NOW)
-    # Month 2 holds 51 TB: 50,000 x 0.023 + 1,000 x 0.022; growth is 125,000 PUTs of 8 MB at $0.005/1k.
-    assert projection.months[1].cost.total_usd == Decimal("1172") + Decimal("0.625")
+    # Month 2 holds 51 TB = 47,497.45 GB of 2**30 bytes, all in the first tier at 0.023 ($1,092.44);
+    # growth is 125,000 PUTs of 8 MB at $0.005/1k ($0.625, a line of $0.63).
+    assert projection.months[1].cost.total_usd == Decimal("1092.44") + Decimal("0.63")
+    # The projection's total is the sum of its months as shown.
+    assert projection.total_usd == sum(m.cost.total_usd for m in projection.months)
 
 
 @pytest.mark.parametrize(
@@ -182,3 +194,74 @@ def test_bad_workload_files(tmp_path: Path, content: bytes, message: str) -> Non
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="file not found"):
         load_workload(tmp_path / "absent.yaml")
+
+
+def test_unread_data_prices_intelligent_tiering_across_its_tiers() -> None:
+    # 10 TiB in 1 GiB objects, never read: after 90 days every object sits in Archive Instant:
+    # 10,240 GB x $0.004 = $40.96, + monitoring of 10,240 objects at $0.0025/1k = $0.0256 -> $0.03.
+    cold = parse_workload(minimal(stored="10 TiB", object_size="1 GiB", unread={"30d": "100%", "90d": "100%"}))
+    assert estimate_cost(cold, "aws-s3", "intelligent-tiering", as_of=NOW).total_usd == Decimal("40.99")
+    # Without the field all of it is priced as Frequent Access: 10,240 x $0.023 = $235.52, + $0.03.
+    unknown = parse_workload(minimal(stored="10 TiB", object_size="1 GiB"))
+    assert estimate_cost(unknown, "aws-s3", "intelligent-tiering", as_of=NOW).total_usd == Decimal("235.55")
+    # Standard-IA is not moved by it: 10,240 x $0.0125.
+    assert estimate_cost(cold, "aws-s3", "standard-ia", as_of=NOW).total_usd == Decimal("128.00")
+
+
+def test_discount_and_bucket_count_reach_the_bill() -> None:
+    data = minimal(stored="50 TiB", object_size="1 GiB", buckets=100_001)
+    data["constraints"] = {"discounts": {"aws-s3": "15%", "cloudflare-r2": 0.1}}
+    workload = parse_workload(data)
+    # S3: 51,200 GB x $0.023 = $1,177.60, less 15% = $1,000.96.
+    s3 = estimate_cost(workload, "aws-s3", as_of=NOW)
+    assert s3.total_usd == Decimal("1000.96") and s3.line_items[0].discount == Decimal("0.15")
+    # R2: 54,975.58 GB-months after 10 free, rounded up to 54,966 at $0.015 = $824.49, less 10% = $742.04;
+    # one bucket over the 100,000 included: $0.10 less 10% = $0.09.
+    r2 = estimate_cost(workload, "cloudflare-r2", as_of=NOW)
+    assert [i.amount_usd for i in r2.line_items if i.amount_usd] == [Decimal("742.04"), Decimal("0.09")]
+
+
+@pytest.mark.parametrize(
+    ("storage", "constraints", "field", "message"),
+    [
+        ({"unread": {"90d": "50%", "30d": "40%"}}, {}, "storage.unread", "cannot leave more of the data unread"),
+        ({"unread": {"30d": "150%"}}, {}, "storage.unread", "between 0 and 1"),
+        ({"unread": {"12h": 0.5}}, {}, "storage.unread", "whole days"),
+        ({"unread": {"30d": "lots"}}, {}, "storage.unread", "is not a share"),
+        ({"buckets": 0}, {}, "storage.buckets", "greater than or equal to 1"),
+        ({}, {"discounts": {"aws-s3": "100%"}}, "constraints.discounts", "less than 100%"),
+        ({}, {"discounts": {"gcs": "10%"}}, "constraints.discounts", "unknown provider 'gcs'"),
+    ],
+)
+def test_bad_access_pattern_discount_or_bucket_count(
+    storage: dict[str, object], constraints: dict[str, object], field: str, message: str
+) -> None:
+    data = minimal(**storage)
+    data["constraints"] = constraints
+    with pytest.raises(InputError) as error:
+        parse_workload(data)
+    assert field in str(error.value) and message in str(error.value)
+
+
+def test_a_size_mix_deleted_early_pads_its_small_objects_on_their_own() -> None:
+    # 90% of the objects are 32 KiB and 10% 8 MiB (mean 868,352 bytes, over 128 KiB), kept 10 days in
+    # Standard-IA. 1 TiB stored turns over 3x a month: 3,798,615 objects deleted, 3,418,753 of them
+    # small. The small ones' 96 KiB of padding each pays the 20 remaining days:
+    # 3,418,753 x 98,304 bytes / 2**30 GB x 20/30 x $0.0125 = $2.6083, a line of $2.61. A single
+    # deletion at the mean size would pad nothing.
+    data = {
+        "name": "mix",
+        "storage": {
+            "stored": "1 TiB",
+            "size_distribution": [{"size": "32 KiB", "share": 0.9}, {"size": "8 MiB", "share": 0.1}],
+            "retention": "10d",
+        },
+    }
+    workload = parse_workload(data)
+    usage = workload.usage_for("standard-ia", catalog.table_for("aws-s3", NOW).limits)
+    assert [d.objects for d in usage.deletions] == [3_418_753, 379_861]
+    assert round(usage.deletions[0].bytes / usage.deletions[0].objects) == 32 * 1024
+    assert usage.requests["delete"] == 3_418_753 + 379_861
+    bill = estimate_cost(workload, "aws-s3", "standard-ia", as_of=NOW)
+    padded = [i for i in bill.line_items if i.category == "early_deletion" and "padded to 131,072" in i.description]
+    assert len(padded) == 1 and padded[0].amount_usd == Decimal("2.61")

@@ -11,7 +11,7 @@ import copy
 import datetime as dt
 import json
 import math
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from pathlib import Path
 from typing import Any
 
@@ -262,25 +262,28 @@ def test_bit_units_are_never_taken_for_bytes(unit: str, number: int) -> None:
     unit=st.sampled_from(["GB", "GiB", "TB", "TiB", "MB", "MiB"]),
 )
 def test_stored_volume_bills_exactly_its_bytes(number: int, unit: str) -> None:
-    """AWS S3 Standard's first tier ($0.023 a GB-month of 10**9 bytes, up to 50,000 GB) is flat."""
+    """AWS S3 Standard's first tier ($0.023 a GB-month of 2**30 bytes, up to 51,200 GB) is flat."""
     stored = _exact_bytes(Decimal(number), unit)
     workload = parse_workload({"name": "w", "storage": {"stored": f"{number} {unit}", "object_size": "1 MB"}})
     bill = planner.estimate_cost(workload, "aws-s3", as_of=dt.date(2026, 12, 1))
     storage = [item for item in bill.line_items if item.category == "storage"]
     assert len(storage) == 1
     assert storage[0].unit == "GB-month"
-    assert storage[0].quantity == stored / Decimal(10**9)
-    assert storage[0].amount_usd == stored / Decimal(10**9) * Decimal("0.023")
+    with localcontext() as context:
+        context.prec = 60
+        assert storage[0].quantity == stored / Decimal(2**30)
+        assert storage[0].amount_unrounded_usd == stored / Decimal(2**30) * Decimal("0.023")
 
 
 def test_one_tib_and_one_tb_bill_what_they_are() -> None:
-    """The two figures a 1,024 misread would swap: 1 TiB is 1,099.511627776 GB-months, 1 TB is 1,000."""
+    """The two figures a 1,024 misread would swap: at AWS (GB = 2**30 bytes, S3 FAQ) 1 TiB is 1,024
+    GB-months and 1 TB is 931.322574615478515625."""
     quantities = {}
     for size in ("1 TiB", "1 TB"):
         workload = parse_workload({"name": "w", "storage": {"stored": size, "object_size": "1 GB"}})
         bill = planner.estimate_cost(workload, "aws-s3", as_of=dt.date(2026, 12, 1))
         quantities[size] = next(i.quantity for i in bill.line_items if i.category == "storage")
-    assert quantities == {"1 TiB": Decimal(2**40) / Decimal(10**9), "1 TB": Decimal(1000)}
+    assert quantities == {"1 TiB": Decimal(1024), "1 TB": Decimal("931.322574615478515625")}
 
 
 # --------------------------------------------------------------------------- price overrides
