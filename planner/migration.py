@@ -38,6 +38,8 @@ MAX_COPY_HOURS = 10 * 365 * 24
 """A copy longer than ten years (the longest horizon) is not a plan: it is refused, naming its bound."""
 Strategy = Literal["bulk", "copy-on-read", "age-out", "hybrid"]
 STRATEGIES: tuple[Strategy, ...] = ("bulk", "copy-on-read", "age-out", "hybrid")
+PREFERENCE: tuple[Strategy, ...] = ("age-out", "hybrid", "copy-on-read", "bulk")
+"""On equal cost, the strategy that copies less."""
 CopyHost = Literal["on-premises", "source-region", "destination-service"]
 Check = Literal["list", "head", "none"]
 LIST_PAGE_KEYS = 1000
@@ -482,6 +484,7 @@ class _Month:
     source: float = 0.0
     destination: float = 0.0
     total: float = 0.0
+    new: float = 0.0
     copied: float = 0.0
     bulk_copied: float = 0.0
     listed_objects: float = 0.0
@@ -601,13 +604,16 @@ def _run(
             month.source_only += only
             month.source += held
             month.destination += copied_bytes + new
+            month.new += new
             month.total += only + copied_bytes + new
             for part in parts:
-                alive = stored * part.share * part.alive(middle)
-                if not alive:
+                if not part.alive(t0):
                     continue
                 c0, k0 = _copied(part, t0, coverage, options.verify_days)
                 c1, k1 = _copied(part, t1, coverage, options.verify_days)
+                # a bulk copy that ends within the day copies at the middle of its own part of the day
+                copy_at = (t0 + min(t1, part.copy_days)) / 2 if part.kind == "bulk" and part.copy_days > t0 else middle
+                alive = stored * part.share * part.alive(copy_at)
                 moved_today = alive * max(0.0, c1 - c0)
                 month.copied += moved_today
                 if part.kind == "bulk" or (part.sweep_day is not None and t0 >= part.sweep_day):
@@ -617,18 +623,15 @@ def _run(
                     )
                     if starts:
                         month.listed_objects += alive * (1 - c0) / mean_object if mean_object else 0.0
-                low, high = part.remaining(middle)
+                low, high = part.remaining(copy_at)
                 if moved_today and not math.isinf(high):
                     share, mean_life = _young(low, high, destination_minimum)
                     dst_young[0] += moved_today * share
                     dst_young[1] += moved_today * share * mean_life
-                deleted = alive * max(0.0, k0 - k1)
-                if deleted and part.kind == "bulk":
-                    # a bulk copy's source is deleted at one moment: the end of its verification
-                    when = part.copy_days + options.verify_days
-                    low, high = part.remaining(when)
-                else:
-                    when = middle
+                # a bulk copy's source is deleted at one moment: the end of its verification
+                when = part.copy_days + options.verify_days if part.kind == "bulk" else middle
+                deleted = stored * part.share * part.alive(when) * max(0.0, k0 - k1)
+                low, high = part.remaining(when)
                 if deleted and source_minimum:
                     if retention_days is not None and not math.isinf(high):
                         share, mean_age = _young(retention_days - high, retention_days - low, source_minimum)
@@ -700,7 +703,8 @@ def _run(
             workload.usage_for(dst.storage_class, dst_table.limits, index),
             destination_bytes,
             1 - read_at_source,
-            destination_bytes / total if total else 0.0,
+            # copies expire at the destination younger than their age: charged below, not here
+            month.new / days / total if total else 0.0,
             True,
             mean_object,
         )
@@ -748,7 +752,19 @@ def _run(
                 increment = increment.model_copy(
                     update={"line_items": [i for i in increment.line_items if i.category != "free_allowance"]}
                 )
-            month_items += _relabel(increment.line_items, f"month {index + 1}, {side}", added)
+            minimum = source_minimum if side == "source" else destination_minimum
+            described = [
+                i.model_copy(
+                    update={
+                        "description": f"deleted before the {minimum}-day minimum by the move "
+                        "(source copies removed, or copies that expire soon after they arrive)"
+                    }
+                )
+                if i.category == "early_deletion"
+                else i
+                for i in increment.line_items
+            ]
+            month_items += _relabel(described, f"month {index + 1}, {side}", added)
             warnings += [w for w in increment.warnings if w not in warnings]
         one_time += month_items
         source_usd, destination_usd = _total(source_after), _total(destination_after)
@@ -885,7 +901,14 @@ def estimate_migration(workload: Workload, options: MigrationOptions) -> Migrati
         ]
     assumptions += notes
     slowest = max(bounds, key=lambda b: b.hours)
-    copy_days: float | None = slowest.hours / 24 if slowest.hours <= MAX_COPY_HOURS else None
+    if slowest.hours > MAX_COPY_HOURS:
+        raise InputError(
+            f"the copy would take {slowest.hours / 24 / 365:,.0f} years, bound by the {slowest.name} "
+            f"({slowest.detail}); planner plans copies of at most {MAX_COPY_HOURS / 24 / 365:.0f} years",
+            source="migrate",
+            field="--link" if slowest.name == "client link" else None,
+        )
+    copy_days: float | None = slowest.hours / 24
     horizon_days = float((add_months(start, months) - start).days)
     coverage = _coverage(workload, options, objects)
 
@@ -911,13 +934,6 @@ def estimate_migration(workload: Workload, options: MigrationOptions) -> Migrati
     if options.strategy is not None:
         if options.strategy not in runs:
             (outcome,) = [c for c in compared if c.strategy == options.strategy]
-            if options.strategy == "bulk" and copy_days is None:
-                raise InputError(
-                    f"the copy would take {slowest.hours / 24 / 365:,.0f} years, bound by the {slowest.name} "
-                    f"({slowest.detail}); planner plans copies of at most {MAX_COPY_HOURS / 24 / 365:.0f} years",
-                    source="migrate",
-                    field="--link" if slowest.name == "client link" else None,
-                )
             raise InputError(f"{options.strategy} does not apply: {outcome.reason}", source="--strategy")
         chosen = options.strategy
         because = f"forced by --strategy {chosen}"
@@ -926,7 +942,7 @@ def estimate_migration(workload: Workload, options: MigrationOptions) -> Migrati
             raise InputError(
                 "no strategy applies: " + "; ".join(f"{c.strategy}: {c.reason}" for c in compared), source="migrate"
             )
-        chosen = min(runs, key=lambda s: (runs[s].timeline[-1].cumulative_move_usd, STRATEGIES.index(s)))
+        chosen = min(runs, key=lambda s: (runs[s].timeline[-1].cumulative_move_usd, PREFERENCE.index(s)))
         because = _why(chosen, {s: r.timeline[-1].cumulative_move_usd for s, r in runs.items()}, months)
     run = runs[chosen]
     timeline = run.timeline
@@ -969,7 +985,7 @@ def _payback_month(timeline: list[TimelineMonth]) -> int | None:
 
 
 def _why(chosen: Strategy, totals: dict[Strategy, Decimal], months: int) -> str:
-    ranked = sorted(totals, key=lambda s: (totals[s], STRATEGIES.index(s)))
+    ranked = sorted(totals, key=lambda s: (totals[s], PREFERENCE.index(s)))
     text = f"{chosen} costs {_usd(totals[chosen])} over the {months} months"
     if len(ranked) > 1:
         runner = ranked[1]
@@ -1060,11 +1076,8 @@ def _strategy_bounds(
         detail=f"{workload.reads_per_month():,} reads a month (the workload's); objects move on first read",
     )
     extra = [expiry] if expiry is not None else []
-    return [
-        reads,
-        *extra,
-        *(bounds if options.sweep_after_days is not None else []),
-    ], "reads (objects move on first read)"
+    # the bulk copy's bounds stay: they time the sweep, and say what a bulk copy would take
+    return [reads, *extra, *bounds], "reads (objects move on first read)"
 
 
 __all__ = [
