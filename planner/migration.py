@@ -459,8 +459,6 @@ def _done_day(part: _Part, coverage: Callable[[float], float]) -> float:
         copied = part.copy_days
     elif part.kind == "copy-on-read" and part.sweep_day is not None:
         copied = part.sweep_day + part.copy_days * (1 - coverage(part.sweep_day))
-    elif part.kind == "copy-on-read" and coverage(1e9) >= 1.0:
-        copied = math.inf  # the uniform draws approach every object but never surely reach the last
     else:
         copied = math.inf
     expired = part.hi if not math.isinf(part.hi) else math.inf
@@ -621,8 +619,16 @@ def _run(
                     starts = (
                         day == 0 if part.kind == "bulk" else part.sweep_day is not None and t0 <= part.sweep_day < t1
                     )
-                    if starts:
-                        month.listed_objects += alive * (1 - c0) / mean_object if mean_object else 0.0
+                    if starts and mean_object:
+                        # the copy tool pages through every key still at the source, copied or not
+                        at_source = sum(
+                            stored
+                            * other.share
+                            * other.alive(t0)
+                            * _copied(other, t0, coverage, options.verify_days)[1]
+                            for other in parts
+                        )
+                        month.listed_objects += at_source / mean_object
                 low, high = part.remaining(copy_at)
                 if moved_today and not math.isinf(high):
                     share, mean_life = _young(low, high, destination_minimum)

@@ -427,7 +427,7 @@ def migration(plan: MigrationPlan, fmt: str) -> str:
     parts = [
         heading(f"Migrate {plan.workload}: {plan.source} -> {plan.destination} ({plan.strategy})", fmt),
         f"Moves {format_bytes(plan.stored_bytes)} in {plan.objects:,} objects, starting {plan.start}; "
-        f"the copy runs {plan.copy_host}.",
+        + ("nothing is copied." if plan.strategy == "age-out" else f"the copy runs {plan.copy_host}."),
         f"Strategy: {plan.strategy}; {plan.chosen_because}.",
         f"One-time cost: {usd(plan.one_time_cost_usd)}. Duration: {hours}{duration_mark}; bound by {plan.bottleneck}.",
         f"Month 1: {usd(plan.monthly_before_usd)} to stay; month {last.month}: {usd(last.stay_usd)} to stay, "

@@ -265,6 +265,12 @@ def test_hybrid_copies_only_what_outlives_the_cutoff() -> None:
     assert sum(m.copied_bytes for m in plan.timeline) == pytest.approx(100 * TB * 275 / 365, rel=1e-9)
     assert sum(m.copied_bytes for m in bulk.timeline) < 100 * TB  # bulk copies, then loses, what expires meanwhile
     assert plan.duration_hours == 90 * 24  # the last aged-out byte expires on day 90
+    # The copy tool lists every key at the source, aged-out ones too: 1,000 pages at S3's $0.005 per 1,000;
+    # it GETs only the 275/365 it copies, at $0.0004 per 1,000.
+    source = lines(plan, "requests", "month 1, source")
+    assert source["month 1, source: tier-1 requests (list)"] == (Decimal(1), Decimal("0.005"))
+    gets = source["month 1, source: tier-2 requests (get)"][0]
+    assert float(gets) == pytest.approx(1_000 * 275 / 365, abs=0.002)
 
 
 def test_destination_minimum_duration_for_data_that_expires_soon() -> None:
