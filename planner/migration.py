@@ -157,6 +157,11 @@ class StrategyOutcome(_Model):
     total_move_usd: Money | None = None
     one_time_cost_usd: Money | None = None
     duration_days: float | None = None
+    duration_evidence: Evidence | None = Field(
+        None,
+        description="the evidence of the copy bound that sets the duration; None where the workload's own "
+        "figures (retention, reads) or the user's link set it",
+    )
     payback_month: int | None = None
 
 
@@ -176,6 +181,7 @@ class MigrationPlan(_Model):
         description="from the timeline: when the source holds no data only it has; inf if not within the horizon"
     )
     bottleneck: str
+    duration_evidence: Evidence | None = Field(None, description="as StrategyOutcome.duration_evidence")
     bounds: list[DurationBound]
     monthly_before_usd: Money = Field(description="the timeline's first month of staying")
     monthly_after_usd: Money = Field(description="the timeline's last month of moving")
@@ -453,8 +459,8 @@ def _copied(part: _Part, t: float, coverage: Callable[[float], float], verify_da
     return copied, 1 - copied
 
 
-def _done_day(part: _Part, coverage: Callable[[float], float]) -> float:
-    """Day from which the source holds no byte of this part that only it has."""
+def _done_day(part: _Part, coverage: Callable[[float], float]) -> tuple[float, bool]:
+    """(day from which the source holds no byte of this part that only it has, whether a copy ends it)."""
     if part.kind == "bulk":
         copied = part.copy_days
     elif part.kind == "copy-on-read" and part.sweep_day is not None:
@@ -462,7 +468,7 @@ def _done_day(part: _Part, coverage: Callable[[float], float]) -> float:
     else:
         copied = math.inf
     expired = part.hi if not math.isinf(part.hi) else math.inf
-    return min(copied, expired)
+    return min(copied, expired), copied < expired
 
 
 def _young(low: float, high: float, minimum: float) -> tuple[float, float]:
@@ -549,6 +555,7 @@ class _Run(_Model):
     timeline: list[TimelineMonth]
     one_time: list[LineItem]
     done_day: float
+    done_by_copy: bool
     warnings: list[str]
 
 
@@ -657,7 +664,7 @@ def _run(
     if last_bulk is not None and checks == "list":
         agg[last_bulk].verified_objects = bulk_objects
 
-    done_day = max((_done_day(p, coverage) for p in parts), default=0.0)
+    done_day, done_by_copy = max((_done_day(p, coverage) for p in parts), default=(0.0, False))
     timeline: list[TimelineMonth] = []
     one_time: list[LineItem] = []
     warnings: list[str] = []
@@ -800,7 +807,14 @@ def _run(
                 completed_day=done_day if first_day < done_day <= last_day else None,
             )
         )
-    return _Run(strategy=strategy, timeline=timeline, one_time=one_time, done_day=done_day, warnings=warnings)
+    return _Run(
+        strategy=strategy,
+        timeline=timeline,
+        one_time=one_time,
+        done_day=done_day,
+        done_by_copy=done_by_copy,
+        warnings=warnings,
+    )
 
 
 def _get_ranges(workload: Workload) -> float:
@@ -934,6 +948,7 @@ def estimate_migration(workload: Workload, options: MigrationOptions) -> Migrati
                 total_move_usd=run.timeline[-1].cumulative_move_usd,
                 one_time_cost_usd=sum((m.one_time_usd for m in run.timeline), ZERO),
                 duration_days=_duration_days(run.timeline),
+                duration_evidence=slowest.evidence if run.done_by_copy else None,
                 payback_month=_payback_month(run.timeline),
             )
         )
@@ -971,6 +986,7 @@ def estimate_migration(workload: Workload, options: MigrationOptions) -> Migrati
         one_time=run.one_time,
         duration_hours=math.inf if duration_days is None else duration_days * 24,
         bottleneck=bottleneck,
+        duration_evidence=slowest.evidence if run.done_by_copy else None,
         bounds=plan_bounds,
         monthly_before_usd=timeline[0].stay_usd,
         monthly_after_usd=timeline[-1].move_usd,

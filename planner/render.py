@@ -406,13 +406,8 @@ def _days(days: float | None) -> str:
 def migration(plan: MigrationPlan, fmt: str) -> str:
     items = [line_item_row(item, version=True) for item in plan.one_time]
     items.append(("total", "", "", "", "", usd(plan.one_time_cost_usd), ""))
-    # The duration is the timeline's; its mark is the evidence of the bound that sets it, if a rate does.
-    slowest = max((b for b in plan.bounds if b.hours != float("inf")), key=lambda b: b.hours, default=None)
-    duration_mark = (
-        ""
-        if slowest is None or slowest.evidence is None or plan.strategy in ("age-out", "copy-on-read")
-        else MARKERS[slowest.evidence]
-    )
+    # The duration is the timeline's; its mark is the evidence of the copy bound that sets it, if one does.
+    duration_mark = "" if plan.duration_evidence is None else MARKERS[plan.duration_evidence]
     if plan.duration_hours == float("inf"):
         share = f"{plan.left_behind_share:.1%} of the data still only at {plan.source}"
         hours = f"not complete within the {len(plan.timeline)}-month horizon ({share})"
@@ -441,7 +436,7 @@ def migration(plan: MigrationPlan, fmt: str) -> str:
                     c.strategy,
                     "-" if c.total_move_usd is None else usd(c.total_move_usd),
                     "-" if c.one_time_cost_usd is None else usd(c.one_time_cost_usd),
-                    _days(c.duration_days),
+                    _days(c.duration_days) + ("" if c.duration_evidence is None else MARKERS[c.duration_evidence]),
                     str(c.payback_month or "-"),
                     "chosen" if c.strategy == plan.strategy else "",
                 )

@@ -382,3 +382,35 @@ def test_copy_by_the_destinations_service() -> None:
         estimate_migration(
             workload(stored="1 TB", objects=10), options("aws-s3", "wasabi", copy_host="destination-service")
         )
+
+
+def test_duration_keeps_the_evidence_of_the_bound_that_sets_it(run_cli: object) -> None:
+    from planner.workload import load_workload
+
+    w = load_workload(EXAMPLES / "video-streaming.yaml")
+    plan = estimate_migration(w, options("aws-s3", "cloudflare-r2", strategy="bulk", link_bits_per_s=100e9))
+    slowest = max(plan.bounds, key=lambda b: b.hours)
+    assert slowest.evidence is not None  # a provider's figure, not the user's link
+    assert plan.duration_evidence == slowest.evidence
+    assert plan.duration_hours == pytest.approx(slowest.hours)
+    linked = estimate_migration(w, options("aws-s3", "cloudflare-r2", strategy="bulk", link_bits_per_s=1e9))
+    assert linked.bottleneck == "client link" and linked.duration_evidence is None
+    aged = estimate_migration(w, options("aws-s3", "cloudflare-r2", strategy="age-out"))
+    assert aged.duration_evidence is None  # the workload's own retention
+    shown: Result = run_cli(  # type: ignore[operator]
+        "migrate",
+        str(EXAMPLES / "video-streaming.yaml"),
+        "--from",
+        "aws-s3",
+        "--to",
+        "cloudflare-r2",
+        "--start",
+        "2026-12-01",
+        "--strategy",
+        "bulk",
+        "--link",
+        "100Gbps",
+    )
+    from planner.evidence import MARKERS
+
+    assert f"days){MARKERS[slowest.evidence]}; bound by {slowest.name}" in shown.out
