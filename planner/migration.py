@@ -397,6 +397,8 @@ class _Part(_Model):
     copy_days: float = 0.0
     """bulk: days the copy of this part takes; copy-on-read: days the sweep takes for all of it."""
     sweep_day: float | None = None
+    read_done_day: float = math.inf
+    """copy-on-read: day from which fewer than one object is expected still unread."""
 
     def alive(self, t: float) -> float:
         """Share of this part's bytes not yet expired at day t."""
@@ -442,6 +444,30 @@ def _coverage(workload: Workload, options: MigrationOptions, objects: int) -> Ca
     return coverage
 
 
+def _reads_done_day(workload: Workload, options: MigrationOptions, objects: int) -> float:
+    """Day from which fewer than one object is expected never to have been read (inf if some never are).
+
+    N objects drawn uniformly r times a day keep N (1 - 1/N)^(r t) unread: below one after
+    t = ln N / (-r ln(1 - 1/N)), about N ln N / r (the coupon collector's N H_N draws, less N x 0.58).
+    """
+    reads_per_day = workload.reads_per_month() * DAY_S / MONTH_S
+    hot = workload.traffic.hot_objects
+    hot_count = min(hot.count, objects) if hot is not None and hot.share_of_reads > 0 else 0
+    hot_share = hot.share_of_reads if hot is not None and hot_count else 0.0
+    cold = objects - hot_count
+    if cold and options.never_read_share > 0:
+        return math.inf
+
+    def done(population: int, per_day: float) -> float:
+        if population <= 1:
+            return 0.0 if population == 0 else (math.inf if per_day <= 0 else 1 / per_day)
+        if per_day <= 0:
+            return math.inf
+        return math.log(population) / (-per_day * math.log1p(-1 / population))
+
+    return max(done(hot_count, hot_share * reads_per_day), done(cold, (1 - hot_share) * reads_per_day))
+
+
 def _copied(part: _Part, t: float, coverage: Callable[[float], float], verify_days: float) -> tuple[float, float]:
     """(share of the part's live bytes copied by day t, share still held at the source)."""
     if part.kind == "age-out":
@@ -464,7 +490,9 @@ def _done_day(part: _Part, coverage: Callable[[float], float]) -> tuple[float, b
     if part.kind == "bulk":
         copied = part.copy_days
     elif part.kind == "copy-on-read" and part.sweep_day is not None:
-        copied = part.sweep_day + part.copy_days * (1 - coverage(part.sweep_day))
+        copied = min(part.read_done_day, part.sweep_day + part.copy_days * (1 - coverage(part.sweep_day)))
+    elif part.kind == "copy-on-read":
+        copied = part.read_done_day
     else:
         copied = math.inf
     expired = part.hi if not math.isinf(part.hi) else math.inf
@@ -851,6 +879,7 @@ def _parts(
                 lo=lo,
                 hi=hi,
                 kind="copy-on-read",
+                read_done_day=_reads_done_day(workload, options, workload.object_count()),
                 copy_days=copy_days or 0.0,
                 sweep_day=options.sweep_after_days,
             )
@@ -1048,7 +1077,8 @@ def _assumptions(
             pattern += f", {options.never_read_share:.0%} of the rest never read"
         notes.append(
             f"an object moves on its first read ({pattern}): {coverage(30):.1%} read within 30 days, "
-            f"{coverage(horizon_days):.1%} within the horizon; the source's copy is deleted once moved"
+            f"{coverage(horizon_days):.1%} within the horizon; the source's copy is deleted once moved; "
+            "all of it has moved once fewer than one object is expected unread"
         )
         if options.sweep_after_days is not None:
             notes.append(f"what is left at the source after {options.sweep_after_days:g} days is bulk-copied")

@@ -197,7 +197,15 @@ def test_two_million_objects_at_23_reads_a_second_take_days_not_hours() -> None:
     assert coverage(days_to_99) == pytest.approx(0.99, abs=1e-6)
     assert coverage(n / (rate * 86400)) == pytest.approx(1 - math.exp(-1), abs=1e-6)  # 24 h: 63 %
     plan = estimate_migration(w, options("aws-s3", "cloudflare-r2", strategy="copy-on-read"))
-    assert plan.duration_hours == math.inf  # never "3.6 hours"
+    # Done when fewer than one object is expected unread: n (1 - 1/n)^k < 1 after k = ln n / -ln(1 - 1/n)
+    # reads, about n ln n = 29.0 M, 14.5 days; never "3.6 hours".
+    reads_needed = math.log(n) / -math.log1p(-1 / n)
+    assert reads_needed == pytest.approx(n * math.log(n), rel=1e-6)
+    assert plan.duration_hours == pytest.approx(reads_needed / (rate * 86400) * 24, rel=1e-9)
+    assert 14.4 < plan.duration_hours / 24 < 14.5
+    # With a share of objects that is never read, it never completes.
+    never = estimate_migration(w, options("aws-s3", "cloudflare-r2", strategy="copy-on-read", never_read_share=0.01))
+    assert never.duration_hours == math.inf
 
 
 def test_hot_and_never_read_objects() -> None:
