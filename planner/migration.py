@@ -722,18 +722,13 @@ def _run(
                     age_days=month.source_young[1] / month.source_young[0],
                 )
             )
+        # the source also keeps the copies it has not deleted yet: stored as the workload's objects are
+        kept_usage = _scaled(stay_usage, source_held, 0.0, 0.0, False, mean_object)
         source_extra = _merge(
             source_base,
-            stored_bytes=round(source_held),
-            object_count=None
-            if source_base.object_sizes is not None
-            else (round(source_held / mean_object) if mean_object else 0),
-            object_sizes=None
-            if source_base.object_sizes is None
-            else [
-                b.model_copy(update={"count": round(b.count * source_held / source_only)}) if source_only else b
-                for b in source_base.object_sizes
-            ],
+            stored_bytes=kept_usage.stored_bytes,
+            object_count=kept_usage.object_count,
+            object_sizes=kept_usage.object_sizes,
             egress_bytes=0 if options.egress_waiver else round(month.copied),
             requests={"get": round(copied_objects * _get_ranges(workload)), "list": list_pages},
             retrieval_bytes=round(month.copied),
