@@ -397,6 +397,13 @@ def recommendation(result: Recommendation, fmt: str) -> str:
     return "\n".join(parts)
 
 
+_COPY_HOSTS = {
+    "on-premises": "the copy runs on a host outside both clouds",
+    "source-region": "the copy runs on a VM in the source's region",
+    "destination-service": "the destination's own migration service copies",
+}
+
+
 def _days(days: float | None) -> str:
     if days is None or days == float("inf"):
         return "not within the horizon"
@@ -422,7 +429,7 @@ def migration(plan: MigrationPlan, fmt: str) -> str:
     parts = [
         heading(f"Migrate {plan.workload}: {plan.source} -> {plan.destination} ({plan.strategy})", fmt),
         f"Moves {format_bytes(plan.stored_bytes)} in {plan.objects:,} objects, starting {plan.start}; "
-        + ("nothing is copied." if plan.strategy == "age-out" else f"the copy runs {plan.copy_host}."),
+        + ("nothing is copied." if plan.strategy == "age-out" else f"{_COPY_HOSTS[plan.copy_host]}."),
         f"Strategy: {plan.strategy}; {plan.chosen_because}.",
         f"One-time cost: {usd(plan.one_time_cost_usd)}. Duration: {hours}{duration_mark}; bound by {plan.bottleneck}.",
         f"Month 1: {usd(plan.monthly_before_usd)} to stay; month {last.month}: {usd(last.stay_usd)} to stay, "
