@@ -851,7 +851,7 @@ def _get_ranges(workload: Workload) -> float:
 
 
 def _parts(
-    strategy: Strategy, workload: Workload, options: MigrationOptions, copy_days: float | None, months_days: float
+    strategy: Strategy, workload: Workload, options: MigrationOptions, copy_days: float | None, cutoff_days: float
 ) -> list[_Part] | str:
     """The strategy's slices of the data stored at the start, or why the strategy does not apply."""
     retention = workload.storage.retention / DAY_S if workload.storage.retention is not None else None
@@ -883,7 +883,7 @@ def _parts(
         return "the workload states no retention (storage.retention): its data never ages out"
     if strategy == "age-out":
         return [_Part(share=1.0, lo=lo, hi=hi, kind="age-out")]
-    within = options.age_out_within_days or months_days
+    within = cutoff_days
     if hi <= within:
         return f"all the data expires within {within:g} days: the hybrid is age-out"
     if lo >= within:
@@ -956,10 +956,11 @@ def estimate_migration(workload: Workload, options: MigrationOptions) -> Migrati
     horizon_days = float((add_months(start, months) - start).days)
     coverage = _coverage(workload, options, objects)
 
+    cutoff_days, cutoff_note = _age_out_cutoff(workload, options, start, horizon_days)
     compared: list[StrategyOutcome] = []
     runs: dict[Strategy, _Run] = {}
     for strategy in STRATEGIES:
-        parts = _parts(strategy, workload, options, copy_days, horizon_days)
+        parts = _parts(strategy, workload, options, copy_days, cutoff_days)
         if isinstance(parts, str):
             compared.append(StrategyOutcome(strategy=strategy, applicable=False, reason=parts))
             continue
@@ -993,6 +994,8 @@ def estimate_migration(workload: Workload, options: MigrationOptions) -> Migrati
     timeline = run.timeline
     assumptions += [f"the move itself: {w}" for w in run.warnings]
     assumptions += _assumptions(chosen, workload, options, objects, coverage, horizon_days)
+    if chosen == "hybrid":
+        assumptions.append(cutoff_note)
 
     duration_days = _duration_days(timeline)
     plan_bounds, bottleneck = _strategy_bounds(chosen, bounds, slowest, workload, options, copy_days)
@@ -1019,6 +1022,55 @@ def estimate_migration(workload: Workload, options: MigrationOptions) -> Migrati
         compared=compared,
         left_behind_share=timeline[-1].at_source_share,
         assumptions=assumptions,
+    )
+
+
+def _age_out_cutoff(
+    workload: Workload, options: MigrationOptions, start: dt.date, horizon_days: float
+) -> tuple[float, str]:
+    """Hybrid: data with fewer days left than this ages out; the rest is copied.
+
+    Unless given, the break-even: a byte with r days left costs r x (the source's storage price less the
+    destination's) to keep, and the copy's egress and requests to move; below r* = copy price /
+    storage difference, keeping it is cheaper. Prices are the engine's increments for the whole data, so
+    tiers and allowances count as they would. Capped at the horizon.
+    """
+    if options.age_out_within_days is not None:
+        return (
+            options.age_out_within_days,
+            f"data with under {options.age_out_within_days:g} days left ages out (given)",
+        )
+    src, dst = options.source, options.destination
+    source_table = price_table(src.provider, start, options.source_prices)
+    dest_table = price_table(dst.provider, start, options.destination_prices)
+    stored = workload.stored_bytes()
+    objects = workload.object_count()
+    if not stored:
+        return horizon_days, "nothing stored: the hybrid is age-out"
+    base = Usage(stored_bytes=0, object_count=0)
+    copy = _merge(
+        base,
+        egress_bytes=0 if options.egress_waiver else stored,
+        requests={"get": objects, "list": math.ceil(objects / LIST_PAGE_KEYS)},
+        retrieval_bytes=stored,
+    )
+    copy_usd = _total(_side_bill(source_table, src.storage_class, copy)) + _total(
+        _side_bill(dest_table, dst.storage_class, Usage(requests=_upload_requests(workload, objects, dest_table)))
+    )
+    held = Usage(stored_bytes=stored, object_count=objects)
+    saving_per_month = (
+        bill(source_table, src.storage_class, held).total_usd - bill(dest_table, dst.storage_class, held).total_usd
+    )
+    if saving_per_month <= 0:
+        return horizon_days, (
+            f"storing at {src} costs no more than at {dst}: all data expiring within the horizon ages out"
+        )
+    days = float(copy_usd / saving_per_month) * MONTH_S / DAY_S
+    cutoff = min(days, horizon_days)
+    return cutoff, (
+        f"data with under {cutoff:,.0f} days left ages out: copying all of it costs {_usd(copy_usd)} "
+        f"(egress and requests), storing it at {dst} saves {_usd(saving_per_month)} a month, so data that "
+        f"expires within {days:,.0f} days is cheaper left to expire"
     )
 
 

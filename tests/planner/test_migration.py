@@ -422,3 +422,22 @@ def test_duration_keeps_the_evidence_of_the_bound_that_sets_it(run_cli: object) 
     from planner.evidence import MARKERS
 
     assert f"days){MARKERS[slowest.evidence]}; bound by {slowest.name}" in shown.out
+
+
+def test_hybrid_cutoff_at_the_break_even_costs_less_than_others() -> None:
+    # Backup kept 3 years (examples/backup-archive.yaml): data with r days left costs r x (S3's storage price
+    # less R2's) to keep and the copy's egress to move; the default cutoff is where the two meet.
+    from planner.workload import load_workload
+
+    w = load_workload(EXAMPLES / "backup-archive.yaml")
+    chosen = estimate_migration(w, options("aws-s3", "cloudflare-r2", months=12))
+    assert chosen.strategy == "hybrid"
+    (note,) = [a for a in chosen.assumptions if "days left ages out" in a]
+    cutoff = float(note.split("under ")[1].split(" days")[0].replace(",", ""))
+    assert 100 < cutoff < 365
+    total = chosen.timeline[-1].cumulative_move_usd
+    for other in (cutoff / 3, min(cutoff * 1.4, 365)):
+        forced = estimate_migration(
+            w, options("aws-s3", "cloudflare-r2", months=12, strategy="hybrid", age_out_within_days=other)
+        )
+        assert total <= forced.timeline[-1].cumulative_move_usd
