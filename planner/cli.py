@@ -298,7 +298,32 @@ def migrate_command(
     workload_file: WorkloadArgument,
     source: Annotated[str, typer.Option("--from", help="PROVIDER[:CLASS] the data leaves")],
     destination: Annotated[str, typer.Option("--to", help="PROVIDER[:CLASS] the data moves to")],
-    strategy: Annotated[str, typer.Option("--strategy", help="bulk or copy-on-read")] = "bulk",
+    strategy: Annotated[
+        str | None,
+        typer.Option(
+            "--strategy", help="bulk, copy-on-read, age-out or hybrid (default: the cheapest within the horizon)"
+        ),
+    ] = None,
+    copy_from: Annotated[
+        str,
+        typer.Option(
+            "--copy-from",
+            help="where the copy runs: on-premises, source-region (a VM there) or destination-service (e.g. R2's)",
+        ),
+    ] = "on-premises",
+    check: Annotated[
+        str, typer.Option("--check", help="how the copy checks the destination: list, head or none")
+    ] = "list",
+    never_read: Annotated[
+        float, typer.Option("--never-read", min=0.0, max=1.0, help="copy-on-read: share of objects never read")
+    ] = 0.0,
+    sweep_after: Annotated[
+        str | None, typer.Option("--sweep-after", help='copy-on-read: bulk-copy what is left after e.g. "90d"')
+    ] = None,
+    age_out_within: Annotated[
+        str | None,
+        typer.Option("--age-out-within", help='hybrid: data expiring within e.g. "180d" ages out (default: horizon)'),
+    ] = None,
     link: Annotated[
         str | None, typer.Option("--link", help='copy link, e.g. "10Gbps" (default: the workload\'s)')
     ] = None,
@@ -326,12 +351,17 @@ def migrate_command(
 ) -> None:
     """One-time bill, duration and payback of moving a workload between providers."""
     from planner import render
-    from planner.migration import Endpoint, MigrationOptions, estimate_migration
+    from planner.migration import STRATEGIES, Endpoint, MigrationOptions, estimate_migration
     from planner.units import parse_duration, parse_rate
     from planner.workload import load_workload
 
-    if strategy not in ("bulk", "copy-on-read"):
-        raise InputError(f"{strategy!r} is not a strategy (use bulk or copy-on-read)", source="--strategy")
+    if strategy is not None and strategy not in STRATEGIES:
+        raise InputError(f"{strategy!r} is not a strategy (use {', '.join(STRATEGIES)})", source="--strategy")
+    hosts = ("on-premises", "source-region", "destination-service")
+    if copy_from not in hosts:
+        raise InputError(f"{copy_from!r} is not a copy host (use {', '.join(hosts)})", source="--copy-from")
+    if check not in ("list", "head", "none"):
+        raise InputError(f"{check!r} is not a check (use list, head or none)", source="--check")
 
     def option(parse: Callable[[str], float], text: str | None, name: str) -> float | None:
         if text is None:
@@ -343,10 +373,19 @@ def migrate_command(
 
     workload = load_workload(workload_file)
     age = option(parse_duration, data_age, "--data-age")
+    sweep = option(parse_duration, sweep_after, "--sweep-after")
+    within = option(parse_duration, age_out_within, "--age-out-within")
+    if within is not None and within <= 0:
+        raise InputError("give a positive duration, e.g. 180d", source="--age-out-within")
     options = MigrationOptions(
         source=Endpoint.parse(source, "--from"),
         destination=Endpoint.parse(destination, "--to"),
         strategy=strategy,
+        copy_host=copy_from,
+        check=check,
+        never_read_share=never_read,
+        sweep_after_days=None if sweep is None else sweep / 86400,
+        age_out_within_days=None if within is None else within / 86400,
         start=parse_date(start, "--start"),
         months=months,
         link_bits_per_s=_copy_link(option(parse_rate, link, "--link")),

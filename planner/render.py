@@ -397,28 +397,62 @@ def recommendation(result: Recommendation, fmt: str) -> str:
     return "\n".join(parts)
 
 
+_COPY_HOSTS = {
+    "on-premises": "the copy runs on a host outside both clouds",
+    "source-region": "the copy runs on a VM in the source's region",
+    "destination-service": "the destination's own migration service copies",
+}
+
+
+def _days(days: float | None) -> str:
+    if days is None or days == float("inf"):
+        return "not within the horizon"
+    return f"{days * 24:,.1f} hours" if days < 2 else f"{days:,.1f} days"
+
+
 def migration(plan: MigrationPlan, fmt: str) -> str:
     items = [line_item_row(item, version=True) for item in plan.one_time]
     items.append(("total", "", "", "", "", usd(plan.one_time_cost_usd), ""))
-    hours = (
-        "never completes (cold data stays)"
-        if plan.duration_hours == float("inf")
-        else (f"{plan.duration_hours:,.1f} hours ({plan.duration_hours / 24:,.1f} days)")
-    )
+    # The duration is the timeline's; its mark is the evidence of the copy bound that sets it, if one does.
+    duration_mark = "" if plan.duration_evidence is None else MARKERS[plan.duration_evidence]
+    if plan.duration_hours == float("inf"):
+        share = f"{plan.left_behind_share:.1%} of the data still only at {plan.source}"
+        hours = f"not complete within the {len(plan.timeline)}-month horizon ({share})"
+    else:
+        hours = f"{plan.duration_hours:,.1f} hours ({plan.duration_hours / 24:,.1f} days)"
     payback = (
-        "never (moving costs more each month)"
-        if plan.payback_months is None
-        else f"{plan.payback_months:,.1f} months of savings; cumulative cost crosses in month {plan.payback_month}"
-        if plan.payback_month
-        else f"{plan.payback_months:,.1f} months of savings (beyond the {len(plan.timeline)}-month horizon)"
+        f"month {plan.payback_month} (the first month the cumulative cost of moving is at most staying's)"
+        if plan.payback_month is not None
+        else f"not within the {len(plan.timeline)}-month horizon"
     )
-    slowest = max(plan.bounds, key=lambda b: b.hours, default=None)
-    duration_mark = "" if slowest is None or slowest.evidence is None else MARKERS[slowest.evidence]
+    last = plan.timeline[-1]
     parts = [
         heading(f"Migrate {plan.workload}: {plan.source} -> {plan.destination} ({plan.strategy})", fmt),
-        f"Moves {format_bytes(plan.stored_bytes)} in {plan.objects:,} objects, starting {plan.start}.",
+        f"Moves {format_bytes(plan.stored_bytes)} in {plan.objects:,} objects, starting {plan.start}; "
+        + ("nothing is copied." if plan.strategy == "age-out" else f"{_COPY_HOSTS[plan.copy_host]}."),
+        f"Strategy: {plan.strategy}; {plan.chosen_because}.",
         f"One-time cost: {usd(plan.one_time_cost_usd)}. Duration: {hours}{duration_mark}; bound by {plan.bottleneck}.",
-        f"Monthly: {usd(plan.monthly_before_usd)} before, {usd(plan.monthly_after_usd)} after. Payback: {payback}.",
+        f"Month 1: {usd(plan.monthly_before_usd)} to stay; month {last.month}: {usd(last.stay_usd)} to stay, "
+        f"{usd(last.move_usd)} moving. Pays back in {payback}.",
+        "",
+        heading("Strategies compared", fmt, level=3),
+        table(
+            ["strategy", "cost within horizon", "one-time", "duration", "payback month", "note"],
+            [
+                (
+                    c.strategy,
+                    "-" if c.total_move_usd is None else usd(c.total_move_usd),
+                    "-" if c.one_time_cost_usd is None else usd(c.one_time_cost_usd),
+                    _days(c.duration_days) + ("" if c.duration_evidence is None else MARKERS[c.duration_evidence]),
+                    str(c.payback_month or "-"),
+                    "chosen" if c.strategy == plan.strategy else "",
+                )
+                if c.applicable
+                else (c.strategy, "-", "-", "-", "-", f"does not apply: {c.reason}")
+                for c in plan.compared
+            ],
+            fmt,
+        ),
         "",
         heading("One-time costs", fmt, level=3),
         table(["category", "item", "quantity", "unit", "unit price", "amount", "prices"], items, fmt),
@@ -429,7 +463,8 @@ def migration(plan: MigrationPlan, fmt: str) -> str:
             [
                 (
                     b.name,
-                    f"{b.hours:,.2f}" + ("" if b.evidence is None else MARKERS[b.evidence]),
+                    ("never" if b.hours == float("inf") else f"{b.hours:,.2f}")
+                    + ("" if b.evidence is None else MARKERS[b.evidence]),
                     b.evidence or "stated",
                     b.detail,
                 )
@@ -439,15 +474,33 @@ def migration(plan: MigrationPlan, fmt: str) -> str:
         ),
         legend(),
         "",
-        heading("Staying vs moving", fmt, level=3),
+        heading("Where the data lives and what each side bills", fmt, level=3),
         table(
-            ["month", "priced on", "stay", "move", "cumulative stay", "cumulative move", "moved"],
+            [
+                "month",
+                "priced on",
+                "at source",
+                "at destination",
+                "copied",
+                "stay",
+                "source",
+                "destination",
+                "of which one-time",
+                "cumulative stay",
+                "cumulative move",
+                "moved",
+            ],
             [
                 (
                     str(m.month),
                     m.as_of.isoformat(),
+                    format_bytes(m.source_bytes),
+                    format_bytes(m.destination_bytes),
+                    format_bytes(m.copied_bytes),
                     usd(m.stay_usd),
-                    usd(m.move_usd),
+                    usd(m.source_usd),
+                    usd(m.destination_usd),
+                    usd(m.one_time_usd),
                     usd(m.cumulative_stay_usd),
                     usd(m.cumulative_move_usd),
                     f"{m.moved_share:.0%}",

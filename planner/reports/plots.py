@@ -570,10 +570,8 @@ def save_migration_plot(plan: MigrationPlan, path: Path) -> None:
                 color="#006B4F",
             )
             verdict = f"pays back in month {plan.payback_month}"
-        elif plan.payback_months is not None:
-            verdict = f"pays back after {plan.payback_months:,.1f} months, beyond the {len(timeline)}-month horizon"
         else:
-            verdict = "never pays back: moving costs more every month"
+            verdict = f"does not pay back within the {len(timeline)}-month horizon"
         if timeline:
             gap = stay[-1] - move[-1]
             outcome = f"saves {usd_label(gap)}" if gap >= 0 else f"costs {usd_label(-gap)} more"
