@@ -84,6 +84,7 @@ class LoadResult:
     errors: list[tuple[float, str, bool]] = field(default_factory=list)  # (time, cause, retried)
     error_starts: list[float] = field(default_factory=list)  # when each failed attempt was sent
     late_arrivals: list[float] = field(default_factory=list)  # open loop: arrivals no thread was free for
+    backoffs: list[tuple[float, float]] = field(default_factory=list)  # (from, to) of each retry's pause
     retries: int = 0
     failed_ops: int = 0
     written_keys: list[str] = field(default_factory=list)
@@ -160,7 +161,9 @@ class _Recorder:
                     self.result.failed_ops += 1
                     return False
                 self.result.retries += 1
-                time.sleep(_backoff_s(attempt))
+                paused = time.time()
+                stop.wait(_backoff_s(attempt))
+                self.result.backoffs.append((paused, time.time()))
                 continue
             result = self.result
             result.starts.append(started)
@@ -181,6 +184,7 @@ def _merge(into: LoadResult, part: LoadResult) -> None:
     into.errors += part.errors
     into.error_starts += part.error_starts
     into.late_arrivals += part.late_arrivals
+    into.backoffs += part.backoffs
     into.retries += part.retries
     into.failed_ops += part.failed_ops
     into.written_keys += part.written_keys

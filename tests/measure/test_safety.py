@@ -39,6 +39,8 @@ def _options(server: S3Server, bucket: str, out: Path, **extra: object) -> Measu
         warmup_s=0.1,
         probes=[],
         addressing="path",
+        open_rates_per_s=[],
+        open_peak_fractions=[],
         **extra,
     )  # type: ignore[arg-type]
 
@@ -147,6 +149,8 @@ def _start(server: S3Server, bucket: str, out: Path) -> subprocess.Popen[str]:
             "--warmup",
             "0.2s",
             "--probes",
+            "none",
+            "--open-loop",
             "none",
             "--addressing",
             "path",
