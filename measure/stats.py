@@ -78,10 +78,16 @@ class CellFigures:
 
 
 def percentiles(values: np.ndarray, *, with_max: bool = True) -> Percentiles:
-    """Mean, p50 to p99.9 and max; p99.9 only from ``MIN_TAIL_SAMPLES`` samples up."""
+    """Mean, p50 to p99.9 and max; p99.9 only from ``MIN_TAIL_SAMPLES`` samples up.
+
+    A percentile is a sample: the smallest with at least that share of the samples at or below it
+    (no interpolation), the same rank ``LatencyHistogram.quantile`` reads, so the two agree within
+    the histogram's bucket.
+    """
     if values.size == 0:
         return Percentiles()
-    p50, p90, p95, p99, p999 = (float(v) for v in np.percentile(values, [50, 90, 95, 99, 99.9]))
+    quantiles = np.percentile(values, [50, 90, 95, 99, 99.9], method="inverted_cdf")
+    p50, p90, p95, p99, p999 = (float(v) for v in quantiles)
     return Percentiles(
         mean=float(values.mean()),
         p50=p50,
