@@ -505,14 +505,17 @@ def profiles_show(
                         c.op,
                         c.object_size_bytes,
                         c.concurrency,
+                        "closed" if c.mode == "closed" else f"open {c.offered_per_s or 0:.4g}/s",
                         _fmt(c.throughput_mib_per_s, 2),
                         _fmt(c.ops_per_s, 2),
+                        _fmt(c.in_flight_mean, 1),
+                        _fmt(c.latency_s.p99, 1, 1000),
                         ",".join(c.flags),
                         _cite_text([c.citation] if c.citation else []),
                     ]
                     for c in cells
                 ],
-                ["op", "size_bytes", "conc", "MiB/s", "ops/s", "flags", "source"],
+                ["op", "size_bytes", "conc", "loop", "MiB/s", "ops/s", "in_flight", "p99_ms", "flags", "source"],
                 fmt,
             )
         )
