@@ -161,7 +161,9 @@ class Cell(_Model):
         default=None, description="requests in flight on average over the window (achieved, not nominal, concurrency)"
     )
     late_arrivals: int | None = Field(
-        default=None, description="open loop: arrivals sent later than scheduled because the client was behind"
+        default=None,
+        description="open loop: arrivals sent more than 2 ms after their scheduled time (every worker busy, or the"
+        " client too slow to send on time)",
     )
     duration_s: float | None = Field(default=None, description="measured window, warm-up excluded")
     warmup_s: float | None = None

@@ -40,6 +40,10 @@ the client cannot get the CPU it needs, whatever its own processes show."""
 IN_FLIGHT_SHORTFALL = 0.9
 """A closed loop with fewer than 90 % of its nominal requests in flight (time-averaged) ran a
 lower concurrency than its label: the client, not the endpoint, kept requests from being sent."""
+LATE_SHARE = 0.1
+"""An open loop whose free workers sent over 10 % of the arrivals late could not keep time: the
+client held them back (arrivals late because every worker was busy are the endpoint's queue at
+the cap of requests in flight, and are data)."""
 SHORT_WINDOW = 0.9  # a window under 90 % of the one asked for (a finite work list ran out)
 
 
@@ -234,6 +238,10 @@ def summarise(
         and in_flight + backoff < IN_FLIGHT_SHORTFALL * concurrency
     ):
         saturated.append(f"{in_flight:.1f} requests in flight on average of the {concurrency} asked")
+    arrivals = samples + failed
+    slow = sum(1 for r in results for due in r.slow_sends if window_start <= due < window_end)
+    if open_loop and slow > LATE_SHARE * arrivals:
+        saturated.append(f"{slow} of {arrivals} arrivals sent late by a worker that was free for them")
     if saturated:
         flags.append("client-saturated")
         notes.append("client-bound: " + "; ".join(saturated))

@@ -38,6 +38,8 @@ from measure.s3client import Addressing, TruncatedBody, classify_error, make_cli
 
 TaskKind = Literal["get", "put", "head", "list", "delete", "upload_part", "put_keys"]
 _READ_CHUNK = 1024 * 1024
+LATE_ARRIVAL_S = 0.002
+"""An open-loop arrival sent more than this after its scheduled time is late (the client fell behind)."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,8 @@ class LoadResult:
     scheduled: list[float] = field(default_factory=list)  # open loop: each success's scheduled arrival
     errors: list[tuple[float, str, bool]] = field(default_factory=list)  # (time, cause, retried)
     error_starts: list[float] = field(default_factory=list)  # when each failed attempt was sent
-    late_arrivals: list[float] = field(default_factory=list)  # open loop: arrivals no thread was free for
+    late_arrivals: list[float] = field(default_factory=list)  # open loop: arrivals sent late (scheduled times)
+    slow_sends: list[float] = field(default_factory=list)  # ... of which a thread was free in time for
     backoffs: list[tuple[float, float]] = field(default_factory=list)  # (from, to) of each retry's pause
     retries: int = 0
     failed_ops: int = 0
@@ -184,6 +187,7 @@ def _merge(into: LoadResult, part: LoadResult) -> None:
     into.errors += part.errors
     into.error_starts += part.error_starts
     into.late_arrivals += part.late_arrivals
+    into.slow_sends += part.slow_sends
     into.backoffs += part.backoffs
     into.retries += part.retries
     into.failed_ops += part.failed_ops
@@ -354,16 +358,19 @@ def run_task(settings: ClientSettings, task: LoadTask, stop: Any) -> LoadResult:
             while running() and send(None):
                 pass
             return
-        # open loop: take the next arrival; if it is already due, no thread was free for it in time
+        # open loop: take the next arrival and send it when it is due; it is late when it goes out
+        # more than LATE_ARRIVAL_S after that (no thread was free, or the client was too slow)
         while not halt.is_set():
             due = arrivals.take()
             if due is None:
                 return
             wait = due - time.time()
-            if wait < 0:
-                recorder.result.late_arrivals.append(due)
-            elif halt.wait(wait):
+            if wait > 0 and halt.wait(wait):
                 return
+            if time.time() - due > LATE_ARRIVAL_S:
+                recorder.result.late_arrivals.append(due)
+                if wait > 0:  # a worker was waiting for it: the client's own lag, not a full set of workers
+                    recorder.result.slow_sends.append(due)
             if not send(due):
                 return
 

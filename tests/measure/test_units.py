@@ -178,7 +178,36 @@ def test_open_loop_latency_counts_from_the_scheduled_arrival() -> None:
     assert figures.latency_s.p50 is not None and math.isclose(figures.latency_s.p50, 0.07)
     assert figures.in_flight_mean is not None and math.isclose(figures.in_flight_mean, 0.5)
     assert figures.late_arrivals == 15  # of the 25 late ones, those scheduled in [2, 8)
-    assert "client-saturated" not in figures.flags  # an open loop has no nominal concurrency to fall short of
+    # late because every worker was busy: the endpoint's queue at the cap, not the client's fault
+    assert "client-saturated" not in figures.flags
+    # a quarter of the arrivals sent late by workers that were waiting for them: the client lagged
+    result.slow_sends = arrivals[::4]
+    lagging = summarise(
+        [result],
+        window_start=2.0,
+        window_end=8.0,
+        cpu_count=2,
+        link_bits_per_s=None,
+        count_bytes=False,
+        concurrency=4,
+        open_loop=True,
+    )
+    assert "client-saturated" in lagging.flags
+    assert lagging.note is not None and "15 of 60 arrivals sent late by a worker that was free" in lagging.note
+    # on time, an open loop far below its cap is what was asked for (it has no nominal to fall short of)
+    result.late_arrivals = []
+    result.slow_sends = []
+    on_time = summarise(
+        [result],
+        window_start=2.0,
+        window_end=8.0,
+        cpu_count=2,
+        link_bits_per_s=None,
+        count_bytes=False,
+        concurrency=4,
+        open_loop=True,
+    )
+    assert on_time.late_arrivals == 0 and "client-saturated" not in on_time.flags
 
 
 @given(
