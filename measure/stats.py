@@ -155,8 +155,9 @@ def summarise(
         raise ValueError("an open-loop load must give every request its scheduled arrival")
     asked_s = window_end - window_start
     window_end = max(window_end, window_start + 1e-6)
-    if ends.size:
-        # a finite work list (DELETE) may run out before the nominal end
+    if ends.size and not open_loop:
+        # a finite work list (DELETE) may run out before the nominal end; an open loop's last
+        # arrival may simply come a while before it (at 10/s, 0.1 s on average)
         window_end = max(min(window_end, float(ends.max())), window_start + 1e-6)
     duration = window_end - window_start
     weights = _overlap(starts, ends, window_start, window_end) if starts.size else np.zeros(0)

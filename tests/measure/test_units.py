@@ -178,6 +178,18 @@ def test_open_loop_latency_counts_from_the_scheduled_arrival() -> None:
     assert figures.latency_s.p50 is not None and math.isclose(figures.latency_s.p50, 0.07)
     assert figures.in_flight_mean is not None and math.isclose(figures.in_flight_mean, 0.5)
     assert figures.late_arrivals == 15  # of the 25 late ones, those scheduled in [2, 8)
+    # sparse arrivals leave the window's end idle: the window is the one asked for, not cut short
+    sparse = summarise(
+        [result],
+        window_start=2.0,
+        window_end=12.0,
+        cpu_count=2,
+        link_bits_per_s=None,
+        count_bytes=False,
+        concurrency=4,
+        open_loop=True,
+    )
+    assert sparse.duration_s == 10.0 and "short-window" not in sparse.flags
     # late because every worker was busy: the endpoint's queue at the cap, not the client's fault
     assert "client-saturated" not in figures.flags
     # a quarter of the arrivals sent late by workers that were waiting for them: the client lagged
