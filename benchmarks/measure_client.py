@@ -1,7 +1,9 @@
 """Compare planner measure's client with independent clients on a local SeaweedFS server.
 
 Prints GET throughput on 16 MiB objects (MiB/s) and 4 KiB GET ops/s of each client and the ratio
-planner / client; it never fails on speed. Like planner's GET cells, the plain boto3 baseline
+planner / client, then what planner's cells say about themselves: requests in flight against the
+nominal concurrency (counted directly, and as ops/s x mean latency), client and host CPU, flags;
+it never fails on speed. Like planner's GET cells, the plain boto3 baseline
 reads a set of distinct objects at random (as many as planner's cell uses): SeaweedFS serves one
 object read over and over from its cache, so a single-key loop measures the cache, not the
 store (that row is printed too, as context). Rounds alternate between the clients and the best
@@ -29,6 +31,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from measure.profile import Cell
 from measure.runner import Measurement, MeasureOptions
 from tests.measure import conftest as server_fixture
 
@@ -53,7 +56,12 @@ SMALL, LARGE = 4096, 16 << 20
 
 
 def _options(
-    server: server_fixture.S3Server, bucket: str, folder: Path, seconds: float, concurrency: int
+    server: server_fixture.S3Server,
+    bucket: str,
+    folder: Path,
+    seconds: float,
+    concurrency: int,
+    processes: int | None = None,
 ) -> MeasureOptions:
     return MeasureOptions(
         endpoint=server.endpoint,
@@ -66,16 +74,34 @@ def _options(
         ops=["get"],
         probes=[],
         addressing="path",
+        processes=processes,
+        open_rates_per_s=[],
+        open_peak_fractions=[],
     )
 
 
-def planner_figures(server: server_fixture.S3Server, bucket: str, seconds: float, concurrency: int) -> dict[str, float]:
+def planner_figures(
+    server: server_fixture.S3Server, bucket: str, seconds: float, concurrency: int, processes: int | None
+) -> tuple[dict[str, float], list[Cell]]:
     with tempfile.TemporaryDirectory() as folder:
-        profile = Measurement(_options(server, bucket, Path(folder), seconds, concurrency)).run()
+        profile = Measurement(_options(server, bucket, Path(folder), seconds, concurrency, processes)).run()
     small = profile.cell("get", SMALL, concurrency)
     large = profile.cell("get", LARGE, concurrency)
     assert small is not None and large is not None
-    return {"ops_per_s": small.ops_per_s or 0.0, "mib_per_s": large.throughput_mib_per_s or 0.0}
+    return {"ops_per_s": small.ops_per_s or 0.0, "mib_per_s": large.throughput_mib_per_s or 0.0}, [small, large]
+
+
+def _cell_row(cell: Cell) -> str:
+    little = (cell.ops_per_s or 0.0) * (cell.latency_s.mean or 0.0)
+    direct = "-" if cell.in_flight_mean is None else f"{cell.in_flight_mean:.1f}"
+    cpu = "-" if cell.client_max_process_cpu is None else f"{cell.client_max_process_cpu:.2f}"
+    host = "-" if cell.host_cpu_fraction is None else f"{cell.host_cpu_fraction:.0%}"
+    size = "4 KiB" if cell.object_size_bytes == SMALL else "16 MiB"
+    return (
+        f"  GET {size:6} x{cell.concurrency:<3} on {cell.processes} processes: in flight {direct:>5} (direct),"
+        f" {little:5.1f} (ops/s x mean latency); busiest process {cpu} core, host {host};"
+        f" flags {','.join(cell.flags) or '-'}"
+    )
 
 
 def planner_key_count(server: server_fixture.S3Server, concurrency: int) -> dict[int, int]:
@@ -178,10 +204,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--processes", type=int, default=None, help="planner's worker processes (default: cores)")
     args = parser.parse_args()
     spread = f"plain boto3, one process, {args.concurrency} threads"
     hot = "plain boto3, same, one hot key (server cache)"
     rounds: dict[str, list[dict[str, float]]] = {"planner measure": [], spread: [], hot: []}
+    cells: list[Cell] = []
     with tempfile.TemporaryDirectory() as folder:
         server, gen = _start_server(Path(folder))
         try:
@@ -189,7 +217,9 @@ def main() -> None:
             bucket = server.new_bucket()
             keys = planner_key_count(server, args.concurrency)
             for _ in range(args.rounds):
-                rounds["planner measure"].append(planner_figures(server, bucket, args.seconds, args.concurrency))
+                figures, measured = planner_figures(server, bucket, args.seconds, args.concurrency, args.processes)
+                rounds["planner measure"].append(figures)
+                cells += measured
                 rounds[spread].append(boto3_figures(server, bucket, args.seconds, args.concurrency, keys))
                 rounds[hot].append(boto3_figures(server, bucket, args.seconds, args.concurrency, {SMALL: 1, LARGE: 1}))
             if shutil.which("aws"):
@@ -212,6 +242,9 @@ def main() -> None:
             f"{'  ratio planner / this client':45} {ours['ops_per_s'] / max(other['ops_per_s'], 1e-9):16.2f}"
             f" {ours['mib_per_s'] / max(other['mib_per_s'], 1e-9):17.2f}"
         )
+    print("planner's cells, every round:")
+    for cell in cells:
+        print(_cell_row(cell))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ stays fast. Every user error is a ``PlannerError`` (one line, exit 2).
 from __future__ import annotations
 
 import json
+import math
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -94,6 +95,30 @@ def _choices(value: str, option: str, allowed: tuple[str, ...]) -> list[str]:
     return list(dict.fromkeys(chosen))
 
 
+def _open_loop(value: str, option: str) -> tuple[list[float], list[float]]:
+    """``10/s,0.5x,0.8x``: arrival rates per second and fractions of each cell's closed-loop peak."""
+    rates: list[float] = []
+    fractions: list[float] = []
+    if value.strip().lower() == "none":
+        return rates, fractions
+    for item in _items(value.lower(), option):
+        number, is_fraction = (item[:-1], True) if item.endswith("x") else (item.removesuffix("/s"), False)
+        try:
+            parsed = float(number)
+        except ValueError:
+            parsed = math.nan
+        if not math.isfinite(parsed) or parsed <= 0:
+            raise InputError(
+                f"{item!r} is not an arrival rate (use e.g. 10/s, or 0.5x for half the measured peak; 'none' for no"
+                " open-loop cells)",
+                source=option,
+            )
+        if is_fraction and parsed > 1:
+            raise InputError(f"{item!r}: a fraction of the peak must be at most 1x", source=option)
+        (fractions if is_fraction else rates).append(parsed)
+    return rates, fractions
+
+
 def build_options(
     *,
     endpoint: str | None,
@@ -121,6 +146,7 @@ def build_options(
     range_streams: str,
     rate_concurrency: str,
     read_timeout: str = "60s",
+    open_loop: str = "10/s,0.5x,0.8x",
 ) -> MeasureOptions:
     """Validate the command-line options into ``MeasureOptions`` (pure; no network)."""
     from measure.runner import PROBES, MeasureOptions
@@ -151,6 +177,7 @@ def build_options(
         raise InputError("must be more than 0 s", source="--read-timeout")
     if not out.parent.exists():
         raise InputError("the output folder does not exist", source=str(out))
+    open_rates, open_fractions = _open_loop(open_loop, "--open-loop")
     return MeasureOptions(
         endpoint=endpoint,
         bucket=bucket,
@@ -177,6 +204,8 @@ def build_options(
         range_object_size=_sizes(range_object_size, "--range-object-size")[0],
         range_streams=_ints(range_streams, "--range-streams"),
         rate_concurrency=_ints(rate_concurrency, "--rate-concurrency"),
+        open_rates_per_s=open_rates,
+        open_peak_fractions=open_fractions,
     )
 
 
@@ -191,11 +220,13 @@ def cell_line(cell: Cell) -> str:
     errors = sum(cell.errors.values())
     flags = f"  [{', '.join(cell.flags)}]" if cell.flags else ""
     attempts = f" attempts={cell.requests.attempts}" if cell.requests else ""
+    loop = f" open {cell.offered_per_s:.3g}/s late={cell.late_arrivals}" if cell.mode == "open" else ""
+    in_flight = f" in-flight {cell.in_flight_mean:.1f}" if cell.in_flight_mean is not None else ""
     return (
-        f"{cell.op:6} {size:>10} x{cell.concurrency:<4} {_fmt(cell.throughput_mib_per_s):>9} MiB/s"
+        f"{cell.op:6} {size:>10} x{cell.concurrency:<4}{loop} {_fmt(cell.throughput_mib_per_s):>9} MiB/s"
         f" {_fmt(cell.ops_per_s):>9} ops/s  p50 {_fmt(cell.latency_s.p50, 1, 1000)} ms"
         f"  p99 {_fmt(cell.latency_s.p99, 1, 1000)} ms  ttfb p50 {_fmt(cell.ttfb_s.p50, 1, 1000)} ms"
-        f"  n={cell.samples} err={errors} retries={cell.retries}{attempts}{flags}"
+        f"  n={cell.samples} err={errors} retries={cell.retries}{attempts}{in_flight}{flags}"
     )
 
 
@@ -261,6 +292,12 @@ def measure(
     range_object_size: str = typer.Option("256MiB", help="range-get probe: object size"),
     range_streams: str = typer.Option("4,8,16", help="range-get probe: parallel streams"),
     rate_concurrency: str = typer.Option("16,64", help="rate probe: concurrency ramp"),
+    open_loop: str = typer.Option(
+        "10/s,0.5x,0.8x",
+        "--open-loop",
+        help="open-loop GET and PUT cells per size: Poisson arrival rates (10/s) and fractions of the size's"
+        " measured closed-loop peak (0.5x), at most the highest --concurrency in flight; 'none' for none",
+    ),
     dry_run: bool = typer.Option(False, "--dry-run", help="print the plan and touch nothing"),
 ) -> None:
     """Measure an endpoint: every op x size x concurrency cell, then the probes."""
@@ -273,7 +310,7 @@ def measure(
         max_attempts=max_attempts, run_id=run_id, probe_duration=probe_duration,
         hot_object_max=hot_object_max, part_sizes=part_sizes, queue_depths=queue_depths,
         range_object_size=range_object_size, range_streams=range_streams, rate_concurrency=rate_concurrency,
-        read_timeout=read_timeout,
+        read_timeout=read_timeout, open_loop=open_loop,
     )  # fmt: skip
     from measure.runner import RUN_PREFIX_ROOT, Measurement, new_run_id, plan_steps
     from measure.s3client import sanitize_endpoint
@@ -468,14 +505,17 @@ def profiles_show(
                         c.op,
                         c.object_size_bytes,
                         c.concurrency,
+                        "closed" if c.mode == "closed" else f"open {c.offered_per_s or 0:.4g}/s",
                         _fmt(c.throughput_mib_per_s, 2),
                         _fmt(c.ops_per_s, 2),
+                        _fmt(c.in_flight_mean, 1),
+                        _fmt(c.latency_s.p99, 1, 1000),
                         ",".join(c.flags),
                         _cite_text([c.citation] if c.citation else []),
                     ]
                     for c in cells
                 ],
-                ["op", "size_bytes", "conc", "MiB/s", "ops/s", "flags", "source"],
+                ["op", "size_bytes", "conc", "loop", "MiB/s", "ops/s", "in_flight", "p99_ms", "flags", "source"],
                 fmt,
             )
         )

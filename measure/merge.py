@@ -4,10 +4,16 @@ Summing figures is only honest for load that ran *at the same time*: seed 003 su
 peaks taken at different moments, which overstates the service. So, per cell:
 
 * if every host measured the cell and the measured windows overlap by at least half of the
-  shortest one, throughput and ops/s are summed (aggregate load), concurrency is summed, and the
-  latency/TTFB percentiles are the worst host's (percentiles of different hosts cannot be added);
+  shortest one, throughput and ops/s are summed (aggregate load), concurrency, requests in
+  flight, arrival rates and late arrivals are summed, the latency/TTFB histograms are added
+  (every host's requests in one distribution) and the percentiles are read from the added
+  histogram (within a bucket's width); without histograms on every host (version-1 profiles)
+  the percentiles are the worst host's, as percentiles of different hosts cannot be added;
 * otherwise the cell is the best single host's (max throughput, else max ops/s), the others are
   not added, and the cell's note says so.
+
+An open-loop cell is matched across hosts by operation, size, concurrency and an arrival rate
+within 10 % (a rate set as a fraction of each host's own peak differs a little between hosts).
 
 The merged profile's ``merge`` block records the method and whether the runs overlapped.
 """
@@ -16,15 +22,27 @@ from __future__ import annotations
 
 from collections import Counter
 
-from measure.profile import Cell, CellKey, ClientHost, MergeInfo, MergeInput, Percentiles, Profile, Source
+from measure.profile import (
+    Cell,
+    CellKey,
+    ClientHost,
+    LatencyHistogram,
+    MergeInfo,
+    MergeInput,
+    Percentiles,
+    Profile,
+    Source,
+)
 from planner.errors import InputError
 
 _OVERLAP = 0.5
+_SAME_RATE = 0.1
 
 METHOD = (
     "per cell: sum of throughput and ops/s where all hosts measured it in overlapping windows"
     f" (>= {int(_OVERLAP * 100)} % of the shortest); otherwise the best single host (max), never a sum"
-    " of peaks from different moments; latency percentiles are the worst host's"
+    " of peaks from different moments; latency percentiles from the hosts' added histograms, or the"
+    " worst host's where a host has none"
 )
 
 
@@ -44,7 +62,36 @@ def _worst(values: list[Percentiles]) -> Percentiles:
         found = [getattr(v, name) for v in values if getattr(v, name) is not None]
         return max(found) if found else None
 
-    return Percentiles(mean=None, p50=top("p50"), p90=top("p90"), p99=top("p99"), max=top("max"))
+    return Percentiles(
+        mean=None, p50=top("p50"), p90=top("p90"), p95=top("p95"), p99=top("p99"), p999=top("p999"), max=top("max")
+    )
+
+
+def _from_histograms(cells: list[Cell], which: str) -> tuple[LatencyHistogram | None, Percentiles]:
+    """The hosts' histograms added, with percentiles read from the sum (else the worst host's)."""
+    histograms = [getattr(c, f"{which}_histogram") for c in cells]
+    values: list[Percentiles] = [getattr(c, f"{which}_s") for c in cells]
+    if any(h is None for h in histograms):
+        return None, _worst(values)
+    merged = LatencyHistogram.merged(h for h in histograms if h is not None)
+    weights = [c.samples or 0 for c in cells]
+    means = [v.mean for v in values]
+    mean = (
+        sum(m * w for m, w in zip(means, weights, strict=True) if m is not None) / sum(weights)
+        if sum(weights) and all(m is not None for m in means)
+        else None
+    )
+    maxima = [v.max for v in values if v.max is not None]
+    tail = merged.total >= 1000
+    return merged, Percentiles(
+        mean=mean,
+        p50=merged.quantile(0.50),
+        p90=merged.quantile(0.90),
+        p95=merged.quantile(0.95),
+        p99=merged.quantile(0.99),
+        p999=merged.quantile(0.999) if tail else None,
+        max=max(maxima) if maxima and len(maxima) == len(values) else None,
+    )
 
 
 def _host(profile: Profile) -> str:
@@ -63,11 +110,21 @@ def _combine(cells: list[Cell], hosts: list[str]) -> Cell:
         for cell in cells:
             errors.update(cell.errors)
         flags = sorted({flag for cell in cells for flag in cell.flags})
+        latency_histogram, latency = _from_histograms(cells, "latency")
+        ttfb_histogram, ttfb = _from_histograms(cells, "ttfb")
+        open_loop = cells[0].mode == "open"
+        how = "added histograms" if latency_histogram is not None else "the worst host's"
         return Cell(
             op=cells[0].op,
             object_size_bytes=cells[0].object_size_bytes,
             concurrency=sum(c.concurrency for c in cells),
             status="measured",
+            mode=cells[0].mode,
+            offered_per_s=_sum([c.offered_per_s for c in cells]) if open_loop else None,
+            in_flight_mean=_sum([c.in_flight_mean for c in cells]),
+            late_arrivals=sum(c.late_arrivals or 0 for c in cells) if open_loop else None,
+            latency_histogram=latency_histogram,
+            ttfb_histogram=ttfb_histogram,
             duration_s=min(c.duration_s or 0.0 for c in cells),
             warmup_s=cells[0].warmup_s,
             window_start_unix=max(c.window_start_unix or 0.0 for c in cells),
@@ -75,8 +132,8 @@ def _combine(cells: list[Cell], hosts: list[str]) -> Cell:
             samples=sum(c.samples or 0 for c in cells),
             throughput_mib_per_s=_sum([c.throughput_mib_per_s for c in cells]),
             ops_per_s=_sum([c.ops_per_s for c in cells]),
-            latency_s=_worst([c.latency_s for c in cells]),
-            ttfb_s=_worst([c.ttfb_s for c in cells]),
+            latency_s=latency,
+            ttfb_s=ttfb,
             errors=dict(errors),
             retries=sum(c.retries or 0 for c in cells),
             failed_ops=sum(c.failed_ops or 0 for c in cells),
@@ -84,7 +141,7 @@ def _combine(cells: list[Cell], hosts: list[str]) -> Cell:
             client_cpu_fraction=max((c.client_cpu_fraction or 0.0 for c in cells), default=None),
             flags=flags,  # type: ignore[arg-type,unused-ignore]
             hosts=hosts,
-            note=f"sum of {len(cells)} hosts measured concurrently; percentiles are the worst host's",
+            note=f"sum of {len(cells)} hosts measured concurrently; percentiles from {how}",
         )
     best = max(cells, key=lambda c: (c.throughput_mib_per_s or 0.0, c.ops_per_s or 0.0))
     merged = best.model_copy(deep=True)
@@ -92,6 +149,15 @@ def _combine(cells: list[Cell], hosts: list[str]) -> Cell:
     if len(cells) > 1:
         merged.note = f"best of {len(cells)} hosts (windows did not overlap: not summed)"
     return merged
+
+
+def _same_cell(a: CellKey, b: CellKey) -> bool:
+    """The same closed-loop cell, or open-loop cells whose arrival rates are within 10 %."""
+    if a[:3] != b[:3] or (a[3] is None) != (b[3] is None):
+        return False
+    if a[3] is None or b[3] is None:
+        return True
+    return abs(a[3] - b[3]) <= _SAME_RATE * max(a[3], b[3])
 
 
 def merge_profiles(profiles: list[Profile]) -> Profile:
@@ -109,14 +175,14 @@ def merge_profiles(profiles: list[Profile]) -> Profile:
     keys: list[CellKey] = []
     for profile in profiles:
         for cell in profile.cells:
-            if cell.key() not in keys:
+            if not any(_same_cell(cell.key(), key) for key in keys):
                 keys.append(cell.key())
     cells: list[Cell] = []
     all_overlapped = True
     for key in keys:
         found: list[tuple[Cell, str]] = []
         for profile, host in zip(profiles, hosts, strict=True):
-            held = profile.cell(*key)
+            held = next((c for c in profile.cells if _same_cell(c.key(), key)), None)
             if held is not None:
                 found.append((held, host))
         combined = _combine([c for c, _ in found], [h for _, h in found])

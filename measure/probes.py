@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from measure.profile import (
     HotObjectResult,
@@ -187,7 +187,7 @@ def range_get(engine: Engine, run: Measurement) -> RangeGetResult:
     result = RangeGetResult(object_size_bytes=size, link_bits_per_s=options.link_bits_per_s)
     single: float | None = None
     for streams in [1, *[s for s in options.range_streams if s > 1]]:
-        fields = {"thread_ranges": split_ranges(size, streams)} if streams > 1 else {}
+        fields: dict[str, Any] = {"thread_ranges": split_ranges(size, streams)} if streams > 1 else {}
         figures, _ = engine.measure(
             "get",
             streams,
@@ -230,7 +230,7 @@ def rate(engine: Engine, run: Measurement) -> RateResult:
     for op in options.ops:
         previous: float | None = None
         for concurrency in options.rate_concurrency:
-            fields: dict[str, object] = {}
+            fields: dict[str, Any] = {}
             if op in ("get", "head"):
                 fields = {"keys": keys, "object_size": size}
             elif op == "list":

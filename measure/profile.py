@@ -27,7 +27,9 @@ MIB = 2**20
 
 Operation = Literal["put", "get", "head", "list", "delete"]
 OPERATIONS: tuple[Operation, ...] = ("put", "get", "head", "list", "delete")
-CellFlag = Literal["client-saturated", "above-link", "too-few-samples", "implausible", "interrupted"]
+CellFlag = Literal["client-saturated", "above-link", "too-few-samples", "implausible", "interrupted", "short-window"]
+"""``short-window``: the figures come from a window much shorter than asked (a finite work list,
+such as a DELETE cell's objects, ran out); its rate rests on little time."""
 Bound = Literal["exact", "lower", "upper"]
 CellKey = tuple[str, int | None, int, float | None]
 
@@ -89,6 +91,21 @@ class LatencyHistogram(_Model):
         tally = Counter(empty.bucket(s) for s in samples_s)
         return cls(lowest_s=lowest_s, buckets_per_decade=buckets_per_decade, counts=sorted(tally.items()))
 
+    @classmethod
+    def merged(cls, histograms: Iterable[LatencyHistogram]) -> LatencyHistogram:
+        """The sum of histograms with the same buckets (several processes' or hosts' samples)."""
+        parts = list(histograms)
+        if not parts:
+            return cls()
+        first = parts[0]
+        if any((h.lowest_s, h.buckets_per_decade) != (first.lowest_s, first.buckets_per_decade) for h in parts):
+            raise ValueError("histograms with different buckets cannot be merged")
+        tally: Counter[int] = Counter()
+        for part in parts:
+            for index, count in part.counts:
+                tally[index] += count
+        return cls(lowest_s=first.lowest_s, buckets_per_decade=first.buckets_per_decade, counts=sorted(tally.items()))
+
     @property
     def total(self) -> int:
         return sum(count for _, count in self.counts)
@@ -144,7 +161,9 @@ class Cell(_Model):
         default=None, description="requests in flight on average over the window (achieved, not nominal, concurrency)"
     )
     late_arrivals: int | None = Field(
-        default=None, description="open loop: arrivals sent later than scheduled because the client was behind"
+        default=None,
+        description="open loop: arrivals sent more than 2 ms after their scheduled time (every worker busy, or the"
+        " client too slow to send on time)",
     )
     duration_s: float | None = Field(default=None, description="measured window, warm-up excluded")
     warmup_s: float | None = None
@@ -171,6 +190,9 @@ class Cell(_Model):
     )
     client_max_process_cpu: float | None = Field(
         default=None, description="busiest worker process: CPU seconds / window (1.0 = one core)"
+    )
+    host_cpu_fraction: float | None = Field(
+        default=None, description="the client host's CPU busy over the window, every process counted (Linux)"
     )
     processes: int | None = None
     link_bits_per_s: float | None = Field(default=None, description="link of this figure, if own")
@@ -459,7 +481,15 @@ def _stream_points(by_size: dict[int, Cell], run_id: str | None) -> tuple[list[t
 
 
 def _usable(cell: Cell) -> bool:
-    if cell.status == "missing" or "implausible" in cell.flags or "above-link" in cell.flags:
+    """A closed-loop cell whose figures may stand for its operation, size and concurrency.
+
+    Open-loop cells describe latency at an arrival rate, not what ``concurrency`` workers reach,
+    so the closed-loop figures below (stream rates, ceilings, ops/s, the TTFB floor) leave them
+    out; a short-window cell's rate rests on too little time to be a ceiling.
+    """
+    if cell.mode == "open" or cell.status == "missing" or "short-window" in cell.flags:
+        return False
+    if "implausible" in cell.flags or "above-link" in cell.flags:
         return False
     # a cell where most requests failed says little about the successes' rate: skip it, never average it
     return not ("too-few-samples" in cell.flags and (cell.failed_ops or 0) > (cell.samples or 0))

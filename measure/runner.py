@@ -34,7 +34,7 @@ from measure.profile import (
     Source,
 )
 from measure.s3client import Addressing, describe_client_error, make_client, sanitize_endpoint
-from measure.stats import MIN_SAMPLES, CellFigures, summarise
+from measure.stats import MIN_SAMPLES, SHORT_WINDOW, CellFigures, summarise
 from measure.worker import ClientSettings, LoadResult, LoadTask, TaskKind, WorkerPool
 from planner.errors import MeasureError
 
@@ -42,6 +42,20 @@ PROBES = ("hot-object", "part-size", "range-get", "rate")
 RUN_PREFIX_ROOT = "planner-measure/"
 _MAX_POOL_BYTES = 1 << 30  # GET/HEAD object pool per size
 _LARGE_REQUEST_BYTES = 1 << 20
+DELETE_WARMUP_S = 0.5
+_MAX_DELETE_POOL = 200_000  # objects in one DELETE cell's list (each is a journal line)
+
+
+def delete_warmup_s(warmup_s: float) -> float:
+    """A DELETE cell's warm-up: every object it deletes is one fewer for the measured window."""
+    return min(warmup_s, DELETE_WARMUP_S)
+
+
+def delete_budget_s(cell_s: float) -> float:
+    """How long writing a DELETE cell's objects may take: a minute, or twice the cell if longer."""
+    return max(60.0, 2 * cell_s)
+
+
 _THREADS_PER_PROCESS_LARGE = 16
 
 
@@ -89,6 +103,9 @@ class MeasureOptions:
     range_streams: list[int] = field(default_factory=lambda: [4, 8, 16])
     rate_object_size: int = 4096
     rate_concurrency: list[int] = field(default_factory=lambda: [16, 64])
+    # open-loop cells: Poisson arrivals at these rates, after each size's closed-loop cells
+    open_rates_per_s: list[float] = field(default_factory=lambda: [10.0])
+    open_peak_fractions: list[float] = field(default_factory=lambda: [0.5, 0.8])
 
     def recorded(self) -> dict[str, Any]:
         """The options as stored in the profile (no endpoint userinfo, no paths outside ours)."""
@@ -118,6 +135,18 @@ class Terminated(BaseException):
     """SIGTERM, turned into an exception so the cleanup in ``finally`` runs."""
 
 
+OPEN_LOOP_OPS: tuple[Operation, ...] = ("get", "put")
+"""Operations that get open-loop cells: the requests a workload sends at a rate (a DELETE cell's
+work list is finite; HEAD and LIST follow GET closely enough on the servers measured)."""
+
+
+def open_loop_rates(options: MeasureOptions) -> list[str]:
+    """The open-loop arrival rates asked for, as shown: "10/s", "0.5x peak"."""
+    return [f"{rate:g}/s" for rate in options.open_rates_per_s] + [
+        f"{fraction:g}x peak" for fraction in options.open_peak_fractions
+    ]
+
+
 def plan_steps(options: MeasureOptions) -> list[str]:
     """Human-readable list of the cells and probes a run will perform (for --dry-run and progress)."""
     steps: list[str] = []
@@ -126,15 +155,21 @@ def plan_steps(options: MeasureOptions) -> list[str]:
         for size in sizes:
             for concurrency in options.concurrency:
                 steps.append(_cell_label(op, size, concurrency))
+            if op in OPEN_LOOP_OPS:
+                steps += [
+                    f"{_cell_label(op, size, max(options.concurrency))} open {rate}"
+                    for rate in open_loop_rates(options)
+                ]
     steps += [f"probe {name}" for name in options.probes]
     return steps
 
 
-def _cell_label(op: str, size: int | None, concurrency: int) -> str:
+def _cell_label(op: str, size: int | None, concurrency: int, offered_per_s: float | None = None) -> str:
     from planner.units import format_bytes
 
     shown = "-" if size is None else format_bytes(size, binary=True).replace(" ", "")
-    return f"{op} {shown} x{concurrency}"
+    label = f"{op} {shown} x{concurrency}"
+    return label if offered_per_s is None else f"{label} open {offered_per_s:.3g}/s"
 
 
 def client_host() -> ClientHost:
@@ -191,9 +226,15 @@ class Engine:
         keys: list[str] | None = None,
         split_keys: bool = False,
         max_attempts: int | None = None,
+        arrival_rate_per_s: float | None = None,
         **fields: Any,
     ) -> tuple[list[LoadResult], float, float]:
-        """Run a load; returns raw results and the measured window (start, end) on the wall clock."""
+        """Run a load; returns raw results and the measured window (start, end) on the wall clock.
+
+        With ``arrival_rate_per_s`` it is an open loop: Poisson arrivals at that rate, at most
+        ``concurrency`` in flight; each process draws its share of the rate (in proportion to its
+        threads) from its own seed, and independent Poisson streams add up to one at the sum.
+        """
         request_bytes = int(fields.get("object_size", 0)) if kind in ("get", "put", "upload_part", "put_keys") else 0
         if fields.get("byte_range") is not None:
             first, last = fields["byte_range"]
@@ -207,6 +248,7 @@ class Engine:
         tasks = []
         thread_ranges = fields.pop("thread_ranges", None)
         offset = 0
+        seed = secrets.randbits(32)
         for index, threads in enumerate(shares):
             task_keys = list(keys or [])
             if split_keys:
@@ -223,6 +265,8 @@ class Engine:
                 max_attempts=max_attempts or self.options.max_attempts,
                 thread_ranges=thread_ranges[offset : offset + threads] if thread_ranges else None,
                 parent_pid=os.getpid(),
+                arrival_rate_per_s=arrival_rate_per_s * threads / sum(shares) if arrival_rate_per_s else None,
+                seed=seed + index,
                 **fields,
             )
             offset += threads
@@ -241,9 +285,17 @@ class Engine:
         duration_s: float,
         warmup_s: float,
         count_bytes: bool,
+        arrival_rate_per_s: float | None = None,
         **fields: Any,
     ) -> tuple[CellFigures, list[LoadResult]]:
-        results, start, end = self.run(kind, concurrency, duration_s=duration_s, warmup_s=warmup_s, **fields)
+        results, start, end = self.run(
+            kind,
+            concurrency,
+            duration_s=duration_s,
+            warmup_s=warmup_s,
+            arrival_rate_per_s=arrival_rate_per_s,
+            **fields,
+        )
         figures = summarise(
             results,
             window_start=start,
@@ -251,28 +303,57 @@ class Engine:
             cpu_count=self.cpu_count,
             link_bits_per_s=self.options.link_bits_per_s,
             count_bytes=count_bytes,
+            concurrency=concurrency,
+            open_loop=arrival_rate_per_s is not None,
         )
         return figures, results
 
-    def put_keys(self, keys: list[str], size: int, concurrency: int = 16) -> None:
-        """Write objects untimed (data for GET/HEAD/LIST/DELETE); fails loudly if any is missing."""
+    def put_keys(
+        self, keys: list[str], size: int, concurrency: int = 16, *, budget_s: float | None = None
+    ) -> list[str]:
+        """Write objects untimed (data for GET/HEAD/LIST/DELETE); fails loudly if any write fails.
+
+        With ``budget_s`` the writing stops after that long and only the keys written so far are
+        returned (the others were never sent, nor journaled); without it every key is written.
+        """
         if not keys:
-            return
+            return []
         results, _, _ = self.run(
-            "put_keys", min(concurrency, len(keys)), duration_s=None, keys=keys, split_keys=True, object_size=size
+            "put_keys",
+            min(concurrency, len(keys)),
+            duration_s=budget_s,
+            keys=keys,
+            split_keys=True,
+            object_size=size,
+            record_keys=True,
         )
         failed = sum(r.failed_ops for r in results)
         if failed:
             errors = [label for r in results for _, label, _ in r.errors]
             raise MeasureError(f"could not write {failed} test objects ({errors[0] if errors else 'unknown'})")
+        written = {key for r in results for key in r.written_keys}
+        return [key for key in keys if key in written]
 
 
-def figures_to_cell(op: Operation, size: int | None, concurrency: int, figures: CellFigures, warmup_s: float) -> Cell:
+def figures_to_cell(
+    op: Operation,
+    size: int | None,
+    concurrency: int,
+    figures: CellFigures,
+    warmup_s: float,
+    offered_per_s: float | None = None,
+) -> Cell:
     return Cell(
         op=op,
         object_size_bytes=size,
         concurrency=concurrency,
         status="measured",
+        mode="closed" if offered_per_s is None else "open",
+        offered_per_s=offered_per_s,
+        in_flight_mean=figures.in_flight_mean,
+        late_arrivals=figures.late_arrivals,
+        latency_histogram=figures.latency_histogram,
+        ttfb_histogram=figures.ttfb_histogram,
         duration_s=figures.duration_s,
         warmup_s=warmup_s,
         window_start_unix=round(figures.window_start, 3),
@@ -291,8 +372,10 @@ def figures_to_cell(op: Operation, size: int | None, concurrency: int, figures: 
         cv=figures.cv,
         client_cpu_fraction=figures.client_cpu_fraction,
         client_max_process_cpu=figures.client_max_process_cpu,
+        host_cpu_fraction=figures.host_cpu_fraction,
         processes=figures.processes,
         flags=figures.flags,
+        note=figures.note,
     )
 
 
@@ -515,27 +598,36 @@ class Measurement:
                 prepared.add(size)
             return keys
 
+        def cell_fields(op: Operation, size: int | None, label: str) -> dict[str, Any]:
+            fields: dict[str, Any] = {}
+            if op in ("get", "head"):
+                assert size is not None
+                fields["keys"] = ensure_data(size)
+                fields["object_size"] = size
+            elif op == "list":
+                smallest = min(options.sizes)
+                ensure_data(smallest)
+                fields["list_prefix"] = f"{self.prefix}data/{smallest}/"
+            elif op == "put":
+                assert size is not None
+                fields["object_size"] = size
+                fields["key_prefix"] = f"{self.prefix}put/{size}/{label}/"
+                fields["record_keys"] = "delete" in options.ops
+            return fields
+
+        def record(op: Operation, size: int | None, cell: Cell, results: list[LoadResult]) -> None:
+            if op == "put" and size is not None:
+                self.remember_written(size, [key for r in results for key in r.written_keys])
+            self.cells.append(cell)
+            self.write()
+            self.reporter.cell(cell)
+
         for op in options.ops:
             sizes: list[int | None] = [None] if op == "list" else list(options.sizes)
             for size in sizes:
                 for concurrency in options.concurrency:
                     index += 1
-                    label = _cell_label(op, size, concurrency)
-                    self.reporter.step(label, index, total)
-                    fields: dict[str, Any] = {}
-                    if op in ("get", "head"):
-                        assert size is not None
-                        fields["keys"] = ensure_data(size)
-                        fields["object_size"] = size
-                    elif op == "list":
-                        smallest = min(options.sizes)
-                        ensure_data(smallest)
-                        fields["list_prefix"] = f"{self.prefix}data/{smallest}/"
-                    elif op == "put":
-                        assert size is not None
-                        fields["object_size"] = size
-                        fields["key_prefix"] = f"{self.prefix}put/{size}/c{concurrency}/"
-                        fields["record_keys"] = "delete" in options.ops
+                    self.reporter.step(_cell_label(op, size, concurrency), index, total)
                     if op == "delete":
                         assert size is not None
                         figures, results = self.measure_delete(
@@ -548,14 +640,50 @@ class Measurement:
                             duration_s=options.duration_s,
                             warmup_s=options.warmup_s,
                             count_bytes=op in ("put", "get"),
-                            **fields,
+                            **cell_fields(op, size, f"c{concurrency}"),
                         )
-                    if op == "put" and size is not None:
-                        self.remember_written(size, [key for r in results for key in r.written_keys])
-                    cell = figures_to_cell(op, size, concurrency, figures, options.warmup_s)
-                    self.cells.append(cell)
-                    self.write()
-                    self.reporter.cell(cell)
+                    warmup_s = delete_warmup_s(options.warmup_s) if op == "delete" else options.warmup_s
+                    record(op, size, figures_to_cell(op, size, concurrency, figures, warmup_s), results)
+                if op not in OPEN_LOOP_OPS:
+                    continue
+                cap = max(options.concurrency)
+                for rate in self._open_rates(op, size):
+                    index += 1
+                    self.reporter.step(_cell_label(op, size, cap, rate), index, total)
+                    figures, results = engine.measure(
+                        op,
+                        cap,
+                        duration_s=options.duration_s,
+                        warmup_s=options.warmup_s,
+                        count_bytes=op in ("put", "get"),
+                        arrival_rate_per_s=rate,
+                        **cell_fields(op, size, f"r{rate:.6g}"),
+                    )
+                    cell = figures_to_cell(op, size, cap, figures, options.warmup_s, offered_per_s=rate)
+                    record(op, size, cell, results)
+                index += len(open_loop_rates(options)) - len(self._open_rates(op, size))
+
+    def _open_rates(self, op: str, size: int | None) -> list[float]:
+        """This operation and size's open-loop arrival rates: the fixed ones, then fractions of the
+        best closed-loop rate measured for it; a rate within 5 % of a lower one, or above 90 % of
+        that peak (it would only measure the client's queue), is left out."""
+        peak = max(
+            (
+                c.ops_per_s or 0.0
+                for c in self.cells
+                if c.op == op and c.object_size_bytes == size and c.mode == "closed" and "implausible" not in c.flags
+            ),
+            default=0.0,
+        )
+        wanted = [*self.options.open_rates_per_s, *(peak * f for f in self.options.open_peak_fractions)]
+        rates: list[float] = []
+        for rate in sorted(r for r in wanted if r > 0):
+            if peak and rate > 0.9 * peak:
+                continue
+            if rates and rate < rates[-1] * 1.05:
+                continue
+            rates.append(float(f"{rate:.4g}"))
+        return rates
 
     def remember_written(self, size: int, keys: list[str]) -> None:
         self._written_keys.setdefault(size, []).extend(keys)
@@ -574,13 +702,16 @@ class Measurement:
 
         A DELETE is a metadata operation, about as fast as a HEAD and often far faster than a PUT, so the
         list is sized from the fastest rate seen so far at this size (`rate_hint` adds the caller's own,
-        e.g. the rate probe's). A list that still runs out before the window's end leaves too short a
-        window to stand for the cell; the run is repeated once with a list sized from the rate it
-        observed, warm-up included.
+        e.g. the rate probe's), for a warm-up of at most ``DELETE_WARMUP_S`` (the connections are
+        already open; every object deleted in the warm-up is one fewer in the window). A list that
+        runs out before the window's end is measured again once with a list sized from the rate it
+        observed. Writing a list takes at most ``delete_budget_s``; a list that still cannot last
+        the window gives a cell flagged ``short-window``, never a rate that seems to cover it.
         """
+        warmup_s = delete_warmup_s(warmup_s)
 
         def once(rate: float) -> tuple[CellFigures, list[LoadResult]]:
-            keys = self._delete_pool(engine, size, concurrency, rate * (duration_s + warmup_s))
+            keys = self._delete_pool(engine, size, concurrency, rate * (duration_s + warmup_s), duration_s + warmup_s)
             return engine.measure(
                 "delete",
                 concurrency,
@@ -593,7 +724,7 @@ class Measurement:
 
         expected = max(self._best_rate("put", size) * 3, self._best_rate("head", size) * 1.2, rate_hint * 3)
         figures, results = once(expected)
-        if figures.duration_s >= 0.9 * duration_s:  # the list lasted (a slow server's few samples stand)
+        if figures.duration_s >= SHORT_WINDOW * duration_s:  # the list lasted (a slow server's few samples stand)
             return figures, results
         starts = [s for r in results for s in r.starts]
         ends = [e for r in results for e in r.ends]
@@ -608,17 +739,18 @@ class Measurement:
         rates = (c.ops_per_s or 0.0 for c in self.cells if c.op == op and c.object_size_bytes == size)
         return max(rates, default=0.0)
 
-    def _delete_pool(self, engine: Engine, size: int, concurrency: int, expected_ops: float) -> list[str]:
-        """Keys for a DELETE cell: objects the PUT cells wrote, topped up with untimed writes."""
+    def _delete_pool(
+        self, engine: Engine, size: int, concurrency: int, expected_ops: float, cell_s: float
+    ) -> list[str]:
+        """Keys for a DELETE cell: objects the PUT cells wrote, topped up with untimed writes for at
+        most ``delete_budget_s(cell_s)`` (no cap on bytes: a fast server deletes a great many)."""
         pool = self._written_keys.setdefault(size, [])
-        wanted = int(max(40 * concurrency, MIN_SAMPLES * 2, expected_ops * 1.5))
-        wanted = min(wanted, 20000, max(40, (2 << 30) // max(size, 1)))
+        wanted = min(int(max(40 * concurrency, MIN_SAMPLES * 2, expected_ops * 1.5)), _MAX_DELETE_POOL)
         if len(pool) < wanted:
             start = self._delete_serial
             self._delete_serial += wanted - len(pool)
             extra = [f"{self.prefix}delete/{size}/{i:07d}" for i in range(start, self._delete_serial)]
-            engine.put_keys(extra, size)
-            pool.extend(extra)
+            pool.extend(engine.put_keys(extra, size, budget_s=delete_budget_s(cell_s)))
         taken, self._written_keys[size] = pool[:wanted], pool[wanted:]
         return taken
 

@@ -1,24 +1,50 @@
-"""Turn raw worker samples into a cell's figures: rates, percentiles, errors, CV, client CPU.
+"""Turn raw worker samples into a cell's figures: rates, percentiles, histograms, errors, CV,
+requests in flight, client CPU and the flags that say how far the figures can be trusted.
 
 Throughput counts each request's bytes spread evenly over its duration and integrates that over
 the measured window (warm-up excluded), so a 100 MiB GET straddling the window edge counts for
-the part inside it. Percentiles use the requests that *started* inside the window.
+the part inside it. Percentiles and histograms use the requests that *started* inside the
+window (in an open loop: whose arrival was scheduled inside it, timed from that arrival). The
+requests in flight are counted directly: every attempt's time on the wire (failed ones too)
+integrated over the window, divided by the window.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from measure.profile import MIB, CellFlag, Percentiles, RequestCounts, coefficient_of_variation
+from measure.profile import (
+    MIB,
+    CellFlag,
+    LatencyHistogram,
+    Percentiles,
+    RequestCounts,
+    coefficient_of_variation,
+)
 from measure.worker import LoadResult
 
 MIN_SAMPLES = 20
-SATURATED_PROCESS_CPU = 0.9  # one process at 90 % of a core: the GIL is the limit
-SATURATED_HOST_CPU = 0.9  # all workers together use 90 % of the host's cores
+MIN_TAIL_SAMPLES = 1000
+"""A p99.9 needs at least this many samples (one beyond it); below that it is not given."""
+SATURATED_PROCESS_CPU = 0.8
+"""One worker process at 80 % of a core: with the GIL, its threads queue for the interpreter
+(a Python process doing I/O rarely gets much past 0.9 of a core, so 0.9 never fired)."""
+SATURATED_CLIENT_CPU = 0.85  # all worker processes together use 85 % of the host's cores
+SATURATED_HOST_CPU = 0.9
+"""The whole host (every process: the client's, a local server's, anything else) is 90 % busy:
+the client cannot get the CPU it needs, whatever its own processes show."""
+IN_FLIGHT_SHORTFALL = 0.9
+"""A closed loop with fewer than 90 % of its nominal requests in flight (time-averaged) ran a
+lower concurrency than its label: the client, not the endpoint, kept requests from being sent."""
+LATE_SHARE = 0.1
+"""An open loop whose free workers sent over 10 % of the arrivals late could not keep time: the
+client held them back (arrivals late because every worker was busy are the endpoint's queue at
+the cap of requests in flight, and are data)."""
+SHORT_WINDOW = 0.9  # a window under 90 % of the one asked for (a finite work list ran out)
 
 
 @dataclass
@@ -41,21 +67,49 @@ class CellFigures:
     segment_ops_per_s: list[float]
     client_cpu_fraction: float | None
     client_max_process_cpu: float | None
+    host_cpu_fraction: float | None
     processes: int
     flags: list[CellFlag]
+    latency_histogram: LatencyHistogram | None = None
+    ttfb_histogram: LatencyHistogram | None = None
+    in_flight_mean: float | None = None
+    late_arrivals: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def note(self) -> str | None:
+        return "; ".join(self.notes) if self.notes else None
 
 
 def percentiles(values: np.ndarray, *, with_max: bool = True) -> Percentiles:
+    """Mean, p50 to p99.9 and max; p99.9 only from ``MIN_TAIL_SAMPLES`` samples up.
+
+    A percentile is a sample: the smallest with at least that share of the samples at or below it
+    (no interpolation), the same rank ``LatencyHistogram.quantile`` reads, so the two agree within
+    the histogram's bucket.
+    """
     if values.size == 0:
         return Percentiles()
-    p50, p90, p99 = (float(v) for v in np.percentile(values, [50, 90, 99]))
+    quantiles = np.percentile(values, [50, 90, 95, 99, 99.9], method="inverted_cdf")
+    p50, p90, p95, p99, p999 = (float(v) for v in quantiles)
     return Percentiles(
         mean=float(values.mean()),
         p50=p50,
         p90=p90,
+        p95=p95,
         p99=p99,
+        p999=p999 if values.size >= MIN_TAIL_SAMPLES else None,
         max=float(values.max()) if with_max else None,
     )
+
+
+def histogram(values: np.ndarray) -> LatencyHistogram | None:
+    return LatencyHistogram.from_samples(values.tolist()) if values.size else None
+
+
+def time_in_flight(spans: list[tuple[np.ndarray, np.ndarray]], lo: float, hi: float) -> float:
+    """Seconds of request time inside [lo, hi], summed over every (starts, ends) span given."""
+    return float(sum(np.clip(np.minimum(ends, hi) - np.maximum(starts, lo), 0.0, None).sum() for starts, ends in spans))
 
 
 def _overlap(starts: np.ndarray, ends: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -87,18 +141,27 @@ def summarise(
     link_bits_per_s: float | None,
     count_bytes: bool = True,
     segment_s: float | None = None,
+    concurrency: int | None = None,
+    open_loop: bool = False,
 ) -> CellFigures:
+    """The figures of one load. ``concurrency`` (a closed loop's nominal) is checked against the
+    requests that were actually in flight; ``open_loop`` times requests from their arrival."""
     starts = np.array([s for r in results for s in r.starts], dtype=float)
     ends = np.array([e for r in results for e in r.ends], dtype=float)
     ttfbs = np.array([t for r in results for t in r.ttfbs], dtype=float)
     sizes = np.array([n for r in results for n in r.nbytes], dtype=float)
+    origins = np.array([t for r in results for t in r.scheduled], dtype=float) if open_loop else starts
+    if origins.size != starts.size:
+        raise ValueError("an open-loop load must give every request its scheduled arrival")
+    asked_s = window_end - window_start
     window_end = max(window_end, window_start + 1e-6)
-    if ends.size:
-        # a finite work list (DELETE) may run out before the nominal end
+    if ends.size and not open_loop:
+        # a finite work list (DELETE) may run out before the nominal end; an open loop's last
+        # arrival may simply come a while before it (at 10/s, 0.1 s on average)
         window_end = max(min(window_end, float(ends.max())), window_start + 1e-6)
     duration = window_end - window_start
     weights = _overlap(starts, ends, window_start, window_end) if starts.size else np.zeros(0)
-    in_window = (starts >= window_start) & (starts < window_end) if starts.size else np.zeros(0, dtype=bool)
+    in_window = (origins >= window_start) & (origins < window_end) if starts.size else np.zeros(0, dtype=bool)
     samples = int(in_window.sum())
     ops = float(weights.sum()) / duration if samples else None
     throughput = float((weights * sizes).sum()) / duration / MIB if samples and count_bytes else None
@@ -126,23 +189,63 @@ def summarise(
         if result.failure:
             errors[f"worker: {result.failure}"] += 1
     requests = request_counts(results)
-    latency = (ends - starts)[in_window] if samples else np.zeros(0)
+    latency = (ends - origins)[in_window] if samples else np.zeros(0)
     ttfb = ttfbs[in_window] if samples else np.zeros(0)
+
+    # requests in flight: every attempt on the wire, the failed ones too (a retry's back-off is not)
+    failed_spans = [
+        (np.array(r.error_starts, dtype=float), np.array([at for at, _, _ in r.errors], dtype=float))
+        for r in results
+        if r.error_starts and len(r.error_starts) == len(r.errors)
+    ]
+    in_flight = time_in_flight([(starts, ends), *failed_spans], window_start, window_end) / duration
+    backoff = time_in_flight(
+        [(np.array([a for a, _ in r.backoffs], dtype=float), np.array([b for _, b in r.backoffs], dtype=float))
+         for r in results if r.backoffs],
+        window_start,
+        window_end,
+    ) / duration  # fmt: skip
+    late = sum(1 for r in results for due in r.late_arrivals if window_start <= due < window_end) if open_loop else None
 
     busy = [r for r in results if r.window_s > 0]
     cpu_fraction = sum(r.cpu_s for r in busy) / (max(r.window_s for r in busy) * max(1, cpu_count)) if busy else None
     max_process = max((r.cpu_s / r.window_s for r in busy), default=None)
+    host = max((r.host_busy_fraction for r in busy if r.host_busy_fraction is not None), default=None)
 
     flags: list[CellFlag] = []
+    notes: list[str] = []
     if samples < MIN_SAMPLES or failed > samples:
         # too few successes to stand for the cell, or most requests failed: the figures above are
         # the successes' own (a failure is never a zero in them), and the flag says how little
         # they rest on
         flags.append("too-few-samples")
-    if (cpu_fraction is not None and cpu_fraction >= SATURATED_HOST_CPU) or (
-        max_process is not None and max_process >= SATURATED_PROCESS_CPU
+    if 0 < samples < MIN_TAIL_SAMPLES:
+        notes.append(f"p99.9 not given: {samples} samples (it needs at least {MIN_TAIL_SAMPLES})")
+    if asked_s > 0 and duration < SHORT_WINDOW * asked_s:
+        flags.append("short-window")
+        notes.append(f"measured over {duration:.3g} s of the {asked_s:.3g} s asked (the work list ran out)")
+    saturated: list[str] = []
+    if max_process is not None and max_process >= SATURATED_PROCESS_CPU:
+        saturated.append(f"a worker process used {max_process:.2f} of a core (the interpreter lock is the limit)")
+    if cpu_fraction is not None and cpu_fraction >= SATURATED_CLIENT_CPU:
+        saturated.append(f"the client used {cpu_fraction:.0%} of the host's cores")
+    if host is not None and host >= SATURATED_HOST_CPU:
+        saturated.append(f"the host's CPU was {host:.0%} busy (all processes), so the client could not get more")
+    if (
+        concurrency
+        and not open_loop
+        and samples
+        and duration >= SHORT_WINDOW * asked_s
+        and in_flight + backoff < IN_FLIGHT_SHORTFALL * concurrency
     ):
+        saturated.append(f"{in_flight:.1f} requests in flight on average of the {concurrency} asked")
+    arrivals = samples + failed
+    slow = sum(1 for r in results for due in r.slow_sends if window_start <= due < window_end)
+    if open_loop and slow > LATE_SHARE * arrivals:
+        saturated.append(f"{slow} of {arrivals} arrivals sent late by a worker that was free for them")
+    if saturated:
         flags.append("client-saturated")
+        notes.append("client-bound: " + "; ".join(saturated))
     if link_bits_per_s and throughput is not None and throughput * MIB * 8 > link_bits_per_s:
         flags += ["above-link", "implausible"]
 
@@ -165,6 +268,12 @@ def summarise(
         segment_ops_per_s=segment_ops,
         client_cpu_fraction=cpu_fraction,
         client_max_process_cpu=max_process,
+        host_cpu_fraction=host,
         processes=len(results),
         flags=flags,
+        latency_histogram=histogram(latency),
+        ttfb_histogram=histogram(ttfb),
+        in_flight_mean=in_flight if samples or in_flight else None,
+        late_arrivals=late,
+        notes=notes,
     )

@@ -2,9 +2,18 @@
 
 Python threads share one GIL, so a single process cannot keep many fast requests in flight;
 the parent spreads a cell's concurrency over several processes (``WorkerPool``), each running
-``threads`` closed-loop request threads between ``start_at`` and ``end_at`` (wall clock, the
-same on every process of the host). Every attempt is timed and every failed attempt recorded
-with its cause; retries are ours, botocore makes one attempt per call.
+``threads`` request threads between ``start_at`` and ``end_at`` (wall clock, the same on every
+process of the host). In a closed loop each thread sends its next request as soon as the last
+one ends; in an open loop (``arrival_rate_per_s``) the threads serve Poisson arrivals, at most
+``threads`` at a time, and a request is timed from its scheduled arrival. Every attempt is timed
+and every failed attempt recorded with its cause; retries are ours, botocore makes one attempt
+per call.
+
+The request threads never touch the cross-process ``stop`` event: reading a multiprocessing
+``Event`` takes a lock shared by every worker process, and doing so before each request kept
+about half the threads of a multi-process cell waiting for that lock instead of for the
+endpoint. The task's main thread watches ``stop`` (and the parent) and relays it to a
+process-local ``threading.Event``.
 """
 
 from __future__ import annotations
@@ -29,6 +38,8 @@ from measure.s3client import Addressing, TruncatedBody, classify_error, make_cli
 
 TaskKind = Literal["get", "put", "head", "list", "delete", "upload_part", "put_keys"]
 _READ_CHUNK = 1024 * 1024
+LATE_ARRIVAL_S = 0.002
+"""An open-loop arrival sent more than this after its scheduled time is late (the client fell behind)."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +70,8 @@ class LoadTask:
     max_attempts: int = 3
     record_keys: bool = False
     parent_pid: int = 0  # stop if the coordinating process disappears (SIGKILL)
+    arrival_rate_per_s: float | None = None  # open loop: this process's Poisson arrival rate
+    seed: int = 0  # open loop: arrival times are drawn from this seed
     task_id: int = 0
 
 
@@ -67,14 +80,20 @@ class LoadResult:
     task_id: int = 0
     starts: list[float] = field(default_factory=list)
     ends: list[float] = field(default_factory=list)
-    ttfbs: list[float] = field(default_factory=list)
+    ttfbs: list[float] = field(default_factory=list)  # from the request's origin (see ``scheduled``)
     nbytes: list[int] = field(default_factory=list)
+    scheduled: list[float] = field(default_factory=list)  # open loop: each success's scheduled arrival
     errors: list[tuple[float, str, bool]] = field(default_factory=list)  # (time, cause, retried)
+    error_starts: list[float] = field(default_factory=list)  # when each failed attempt was sent
+    late_arrivals: list[float] = field(default_factory=list)  # open loop: arrivals sent late (scheduled times)
+    slow_sends: list[float] = field(default_factory=list)  # ... of which a thread was free in time for
+    backoffs: list[tuple[float, float]] = field(default_factory=list)  # (from, to) of each retry's pause
     retries: int = 0
     failed_ops: int = 0
     written_keys: list[str] = field(default_factory=list)
     cpu_s: float = 0.0
     window_s: float = 0.0
+    host_busy_fraction: float | None = None  # all processes of the host, over the same window (Linux)
     failure: str | None = None
 
 
@@ -93,6 +112,24 @@ def _cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _host_cpu_ticks() -> tuple[int, int] | None:
+    """(busy, total) jiffies of every core since boot from /proc/stat; None where it does not exist."""
+    try:
+        with open("/proc/stat", encoding="ascii") as handle:
+            fields = [int(v) for v in handle.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    total = sum(fields[:8])  # guest time is already counted in user time
+    return total - idle, total
+
+
+def _busy_fraction(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float | None:
+    if before is None or after is None or after[1] <= before[1]:
+        return None
+    return (after[0] - before[0]) / (after[1] - before[1])
+
+
 def _backoff_s(attempt: int) -> float:
     return float(random.uniform(0.5, 1.0) * min(1.0, 0.05 * 2 ** (attempt - 1)))
 
@@ -103,28 +140,41 @@ class _Recorder:
     def __init__(self) -> None:
         self.result = LoadResult()
 
-    def attempt(self, request: Callable[[float], tuple[float, int]], max_attempts: int, stop: Any) -> bool:
+    def attempt(
+        self,
+        request: Callable[[float], tuple[float, int]],
+        max_attempts: int,
+        stop: threading.Event,
+        scheduled: float | None = None,
+    ) -> bool:
+        """Send a request, retrying what may be retried; its time counts from ``scheduled`` if given
+        (an open loop's arrival), else from when it was sent."""
         attempt = 0
         while True:
             started = time.time()
             try:
-                ttfb, size = request(started)
+                ttfb, size = request(started if scheduled is None else scheduled)
             except Exception as error:  # every failure is data here
                 label, retryable = classify_error(error)
                 attempt += 1
                 retried = retryable and attempt < max_attempts and not stop.is_set()
                 self.result.errors.append((time.time(), label, retried))
+                self.result.error_starts.append(started)
                 if not retried:
                     self.result.failed_ops += 1
                     return False
                 self.result.retries += 1
-                time.sleep(_backoff_s(attempt))
+                paused = time.time()
+                stop.wait(_backoff_s(attempt))
+                self.result.backoffs.append((paused, time.time()))
                 continue
             result = self.result
             result.starts.append(started)
             result.ends.append(time.time())
             result.ttfbs.append(ttfb)
             result.nbytes.append(size)
+            if scheduled is not None:
+                result.scheduled.append(scheduled)
             return True
 
 
@@ -133,7 +183,12 @@ def _merge(into: LoadResult, part: LoadResult) -> None:
     into.ends += part.ends
     into.ttfbs += part.ttfbs
     into.nbytes += part.nbytes
+    into.scheduled += part.scheduled
     into.errors += part.errors
+    into.error_starts += part.error_starts
+    into.late_arrivals += part.late_arrivals
+    into.slow_sends += part.slow_sends
+    into.backoffs += part.backoffs
     into.retries += part.retries
     into.failed_ops += part.failed_ops
     into.written_keys += part.written_keys
@@ -162,9 +217,33 @@ def _client(settings: ClientSettings, threads: int) -> Any:
     return client
 
 
+class _Arrivals:
+    """Poisson arrival times from ``start`` to ``end``, handed out in order to whichever thread asks."""
+
+    def __init__(self, rate_per_s: float, start: float, end: float | None, seed: int) -> None:
+        self._rng = random.Random(seed)
+        self._rate = rate_per_s
+        self._next = start + self._rng.expovariate(rate_per_s)
+        self._end = end
+        self._lock = threading.Lock()
+
+    def take(self) -> float | None:
+        with self._lock:
+            due = self._next
+            if self._end is not None and due >= self._end:
+                return None
+            self._next = due + self._rng.expovariate(self._rate)
+            return due
+
+
 def run_task(settings: ClientSettings, task: LoadTask, stop: Any) -> LoadResult:
-    """Run one task's threads in this process and return the raw samples."""
+    """Run one task's threads in this process and return the raw samples.
+
+    ``stop`` (a multiprocessing event) is read by this thread only and relayed to the request
+    threads through ``halt``, a thread-local event (see the module docstring).
+    """
     client = _client(settings, task.threads)
+    halt = threading.Event()
     journal = JournalWriter(task.journal)
     body = _payload(task.object_size) if task.kind in ("put", "put_keys", "upload_part") else b""
     recorders = [_Recorder() for _ in range(task.threads)]
@@ -173,10 +252,12 @@ def run_task(settings: ClientSettings, task: LoadTask, stop: Any) -> LoadResult:
     part_lock = threading.Lock()
     key_counter = itertools.count()
 
+    arrivals = (
+        _Arrivals(task.arrival_rate_per_s, task.start_at, task.end_at, task.seed) if task.arrival_rate_per_s else None
+    )
+
     def running() -> bool:
-        if stop.is_set() or (task.parent_pid and os.getppid() != task.parent_pid):
-            return False
-        return task.end_at is None or time.time() < task.end_at
+        return not halt.is_set() and (task.end_at is None or time.time() < task.end_at)
 
     def get(key: str, byte_range: tuple[int, int] | None) -> Callable[[float], tuple[float, int]]:
         def request(started: float) -> tuple[float, int]:
@@ -223,74 +304,75 @@ def run_task(settings: ClientSettings, task: LoadTask, stop: Any) -> LoadResult:
                     break
                 if task.kind == "put_keys":
                     journal.write({"put": key})
-                    recorder.attempt(
-                        simple(functools.partial(client.put_object, Bucket=task.bucket, Key=key, Body=body), len(body)),
-                        task.max_attempts,
-                        stop,
-                    )
+                    call = functools.partial(client.put_object, Bucket=task.bucket, Key=key, Body=body)
+                    if recorder.attempt(simple(call, len(body)), task.max_attempts, halt) and task.record_keys:
+                        recorder.result.written_keys.append(key)
                 else:
                     recorder.attempt(
                         simple(functools.partial(client.delete_object, Bucket=task.bucket, Key=key)),
                         task.max_attempts,
-                        stop,
+                        halt,
                     )
             return
         byte_range = task.byte_range
         if task.thread_ranges is not None:
             byte_range = task.thread_ranges[index % len(task.thread_ranges)]
-        while running():
+
+        def send(scheduled: float | None) -> bool:
+            """One request (with its retries); False when the work is used up."""
             if task.kind == "get":
                 key = task.keys[rng.randrange(len(task.keys))]
-                recorder.attempt(get(key, byte_range), task.max_attempts, stop)
+                recorder.attempt(get(key, byte_range), task.max_attempts, halt, scheduled)
             elif task.kind == "head":
                 key = task.keys[rng.randrange(len(task.keys))]
-                recorder.attempt(
-                    simple(functools.partial(client.head_object, Bucket=task.bucket, Key=key)),
-                    task.max_attempts,
-                    stop,
-                )
+                call = functools.partial(client.head_object, Bucket=task.bucket, Key=key)
+                recorder.attempt(simple(call), task.max_attempts, halt, scheduled)
             elif task.kind == "list":
-                recorder.attempt(
-                    simple(
-                        functools.partial(
-                            client.list_objects_v2, Bucket=task.bucket, Prefix=task.list_prefix, MaxKeys=1000
-                        )
-                    ),
-                    task.max_attempts,
-                    stop,
+                call = functools.partial(
+                    client.list_objects_v2, Bucket=task.bucket, Prefix=task.list_prefix, MaxKeys=1000
                 )
+                recorder.attempt(simple(call), task.max_attempts, halt, scheduled)
             elif task.kind == "put":
                 key = f"{task.key_prefix}{os.getpid()}-{index}-{next(key_counter)}"
                 journal.write({"put": key})
-                if (
-                    recorder.attempt(
-                        simple(functools.partial(client.put_object, Bucket=task.bucket, Key=key, Body=body), len(body)),
-                        task.max_attempts,
-                        stop,
-                    )
-                    and task.record_keys
-                ):
+                call = functools.partial(client.put_object, Bucket=task.bucket, Key=key, Body=body)
+                if recorder.attempt(simple(call, len(body)), task.max_attempts, halt, scheduled) and task.record_keys:
                     recorder.result.written_keys.append(key)
             elif task.kind == "upload_part":
                 with part_lock:
                     number = next(part_numbers)
                 if number > 10000:
-                    return
-                recorder.attempt(
-                    simple(
-                        functools.partial(
-                            client.upload_part,
-                            Bucket=task.bucket,
-                            Key=upload["key"],
-                            UploadId=upload["id"],
-                            PartNumber=number,
-                            Body=body,
-                        ),
-                        len(body),
-                    ),
-                    task.max_attempts,
-                    stop,
+                    return False
+                call = functools.partial(
+                    client.upload_part,
+                    Bucket=task.bucket,
+                    Key=upload["key"],
+                    UploadId=upload["id"],
+                    PartNumber=number,
+                    Body=body,
                 )
+                recorder.attempt(simple(call, len(body)), task.max_attempts, halt, scheduled)
+            return True
+
+        if arrivals is None:
+            while running() and send(None):
+                pass
+            return
+        # open loop: take the next arrival and send it when it is due; it is late when it goes out
+        # more than LATE_ARRIVAL_S after that (no thread was free, or the client was too slow)
+        while not halt.is_set():
+            due = arrivals.take()
+            if due is None:
+                return
+            wait = due - time.time()
+            if wait > 0 and halt.wait(wait):
+                return
+            if time.time() - due > LATE_ARRIVAL_S:
+                recorder.result.late_arrivals.append(due)
+                if wait > 0:  # a worker was waiting for it: the client's own lag, not a full set of workers
+                    recorder.result.slow_sends.append(due)
+            if not send(due):
+                return
 
     total = LoadResult(task_id=task.task_id)
     try:
@@ -304,14 +386,20 @@ def run_task(settings: ClientSettings, task: LoadTask, stop: Any) -> LoadResult:
         for thread in threads:
             thread.start()
         # CPU is sampled over the measured window only (warm-up excluded).
-        wait = task.warmup_end - time.time()
-        if wait > 0:
-            stop.wait(wait)
-        cpu_start, wall_start = _cpu_seconds(), time.time()
-        for thread in threads:
-            thread.join()
-        total.cpu_s = _cpu_seconds() - cpu_start
-        total.window_s = time.time() - wall_start
+        cpu_start = wall_start = 0.0
+        host_start: tuple[int, int] | None = None
+        sampling = False
+        while alive := [thread for thread in threads if thread.is_alive()]:
+            now = time.time()
+            if not sampling and now >= task.warmup_end:
+                cpu_start, wall_start, host_start, sampling = _cpu_seconds(), now, _host_cpu_ticks(), True
+            if stop.is_set() or (task.parent_pid and os.getppid() != task.parent_pid):
+                halt.set()
+            alive[0].join(timeout=0.05 if sampling else min(0.05, max(task.warmup_end - now, 0.001)))
+        if sampling:
+            total.cpu_s = _cpu_seconds() - cpu_start
+            total.window_s = time.time() - wall_start
+            total.host_busy_fraction = _busy_fraction(host_start, _host_cpu_ticks())
         for recorder in recorders:
             _merge(total, recorder.result)
     finally:

@@ -83,6 +83,8 @@ def faulty_run(s3_server: S3Server, tmp_path_factory: pytest.TempPathFactory) ->
         processes=1,
         max_attempts=3,
         read_timeout_s=0.4,
+        open_rates_per_s=[],
+        open_peak_fractions=[],
     )
     try:
         with _environment(s3_server.env):

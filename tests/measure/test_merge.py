@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -64,3 +66,67 @@ def test_merge_command(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["merge", *paths, "--out", str(tmp_path / "m.json")])
     assert result.exit_code == 0, result.output
     assert Profile.model_validate_json((tmp_path / "m.json").read_text()).cells[0].throughput_mib_per_s == 20.0
+
+
+def _schema2_host(name: str, start: float, samples: list[float], offered: float | None) -> Profile:
+    from measure.profile import LatencyHistogram
+    from measure.stats import histogram, percentiles
+
+    values = np.array(samples)
+    cell = Cell(
+        op="get",
+        object_size_bytes=4096,
+        concurrency=4,
+        mode="open" if offered else "closed",
+        offered_per_s=offered,
+        samples=len(samples),
+        ops_per_s=len(samples) / 10,
+        in_flight_mean=1.5,
+        late_arrivals=3 if offered else None,
+        window_start_unix=start,
+        window_end_unix=start + 10,
+        latency_s=percentiles(values),
+        ttfb_s=percentiles(values / 2, with_max=False),
+        latency_histogram=histogram(values),
+        ttfb_histogram=LatencyHistogram.from_samples((values / 2).tolist()),
+    )
+    return Profile(
+        endpoint="http://s3.example",
+        clients=[ClientHost(hostname=name)],
+        cells=[cell],
+        run=RunInfo(run_id=name, prefix="p/", started_at="t"),
+        source=Source(kind="measured"),
+    )
+
+
+def test_concurrent_hosts_add_their_histograms() -> None:
+    from measure.profile import LatencyHistogram
+
+    fast = [0.001 * (1 + i % 10) for i in range(900)]  # 1-10 ms
+    slow = [0.1 + 0.001 * (i % 10) for i in range(100)]  # 100-109 ms
+    merged = merge_profiles([_schema2_host("a", 1000.0, fast, None), _schema2_host("b", 1001.0, slow, None)])
+    (cell,) = merged.cells
+    assert cell.latency_histogram == LatencyHistogram.from_samples(fast + slow)
+    assert cell.latency_histogram is not None and cell.in_flight_mean == 3.0
+    # the percentiles are the whole population's: p50 among the fast host's requests, p95 the slow one's,
+    # neither host's own (the worst host's p50 would be 100 ms)
+    assert cell.latency_s.p50 is not None and cell.latency_s.p50 < 0.011
+    assert cell.latency_s.p95 is not None and 0.1 <= cell.latency_s.p95 <= 0.11 * cell.latency_histogram.growth
+    assert cell.latency_s.p999 is not None  # 1,000 samples together
+    assert cell.latency_s.mean is not None and math.isclose(cell.latency_s.mean, (sum(fast) + sum(slow)) / 1000)
+
+
+def test_open_cells_are_matched_by_a_close_arrival_rate() -> None:
+    samples = [0.01] * 50
+    merged = merge_profiles([_schema2_host("a", 1000.0, samples, 100.0), _schema2_host("b", 1001.0, samples, 104.0)])
+    (cell,) = merged.cells
+    assert cell.mode == "open" and cell.offered_per_s == 204.0 and cell.late_arrivals == 6
+    assert cell.hosts == ["a", "b"] and cell.concurrency == 8
+    apart = merge_profiles([_schema2_host("a", 1000.0, samples, 100.0), _schema2_host("b", 1001.0, samples, 150.0)])
+    assert sorted(c.offered_per_s or 0 for c in apart.cells) == [100.0, 150.0]
+
+
+def test_version_1_cells_merge_with_the_worst_hosts_percentiles() -> None:
+    merged = merge_profiles([_host("a", 1000.0, 100.0, 0.2), _host("b", 1002.0, 50.0, 0.5)])
+    (cell,) = merged.cells
+    assert cell.latency_histogram is None and cell.latency_s.p99 == 0.5

@@ -26,6 +26,8 @@ def _options(endpoint: str, bucket: str, out: Path, **overrides: object) -> Meas
         "probes": [],
         "addressing": "path",
         "probe_duration_s": 0.8,
+        "open_rates_per_s": [],
+        "open_peak_fractions": [],
     }
     base.update(overrides)
     return MeasureOptions(endpoint=endpoint, bucket=bucket, out=out, **base)  # type: ignore[arg-type]
@@ -58,8 +60,8 @@ def test_matrix_figures_and_empty_bucket(s3_env: S3Server, bucket: str, tmp_path
     out = tmp_path / "profile.json"
     profile = Measurement(_options(s3_env.endpoint, bucket, out, concurrency=[3])).run()
     keys = {c.key() for c in profile.cells}
-    expected = {(op, size, 3) for op in ("put", "get", "head", "delete") for size in (4096, 262144)}
-    expected |= {("list", None, 3)}
+    expected = {(op, size, 3, None) for op in ("put", "get", "head", "delete") for size in (4096, 262144)}
+    expected |= {("list", None, 3, None)}
     assert keys == expected
     for cell in profile.cells:
         _check_sane(cell)

@@ -39,6 +39,8 @@ def _options(server: S3Server, bucket: str, out: Path, **extra: object) -> Measu
         warmup_s=0.1,
         probes=[],
         addressing="path",
+        open_rates_per_s=[],
+        open_peak_fractions=[],
         **extra,
     )  # type: ignore[arg-type]
 
@@ -108,6 +110,29 @@ def test_bad_option_is_one_line_exit_2(tmp_path: Path) -> None:
     assert done.stderr.strip().count("\n") == 0 and "--concurrency" in done.stderr
 
 
+@pytest.mark.parametrize("value", ["fast", "0/s", "2x", "-1"])
+def test_bad_open_loop_rate_is_one_line_exit_2(tmp_path: Path, value: str) -> None:
+    done = subprocess.run(
+        [*CLI, "measure", "--bucket", "b", "--out", str(tmp_path / "p.json"), "--open-loop", value, "--dry-run"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stdout
+    assert done.stderr.strip().count("\n") == 0 and "--open-loop" in done.stderr
+
+
+def test_dry_run_lists_the_open_loop_cells(tmp_path: Path) -> None:
+    base = [*CLI, "measure", "--bucket", "b", "--out", str(tmp_path / "p.json"), "--sizes", "4KiB"]
+    shown = subprocess.run([*base, "--concurrency", "1,8", "--dry-run"], capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    for rate in ("10/s", "0.5x peak", "0.8x peak"):
+        assert f"get 4KiB x8 open {rate}" in shown.stdout and f"put 4KiB x8 open {rate}" in shown.stdout
+    assert "head 4KiB x8 open" not in shown.stdout and "delete 4KiB x8 open" not in shown.stdout
+    none = subprocess.run([*base, "--open-loop", "none", "--dry-run"], capture_output=True, text=True, timeout=60)
+    assert none.returncode == 0 and " open " not in none.stdout
+
+
 def _no_secrets(*texts: str) -> None:
     for text in texts:
         assert SECRET_KEY not in text and ACCESS_KEY not in text
@@ -147,6 +172,8 @@ def _start(server: S3Server, bucket: str, out: Path) -> subprocess.Popen[str]:
             "--warmup",
             "0.2s",
             "--probes",
+            "none",
+            "--open-loop",
             "none",
             "--addressing",
             "path",

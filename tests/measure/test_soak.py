@@ -84,6 +84,8 @@ def _run_sampled(server: S3Server, endpoint: str, bucket: str, out: Path, durati
             "0.5s",
             "--probes",
             "none",
+            "--open-loop",
+            "none",
             "--addressing",
             "path",
         ],
