@@ -730,7 +730,8 @@ def save_profile_plot(profile: Profile, path: Path) -> None:
     from matplotlib.ticker import FuncFormatter, NullFormatter
 
     operations = ("put", "get")
-    cells = [c for c in profile.cells if c.op in operations and c.object_size_bytes is not None]
+    # open-loop cells (arrivals at a rate) are latency-under-load points, not the closed-loop grid
+    cells = [c for c in profile.cells if c.op in operations and c.object_size_bytes is not None and c.mode == "closed"]
     sizes = sorted({c.object_size_bytes for c in cells if c.object_size_bytes is not None})
     levels = sorted({c.concurrency for c in cells})
     values = [v for c in cells if (v := _usable_value(c)) is not None]
