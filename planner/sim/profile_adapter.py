@@ -39,6 +39,7 @@ included), taken as a constant (no spread is published), and used for every oper
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from planner.errors import InputError
@@ -51,11 +52,13 @@ from planner.sim.provider import (
     LatencyModel,
     ProviderModel,
     RateLimit,
+    ServerQueue,
+    SizedLatency,
 )
 from planner.units import format_bytes
 
 if TYPE_CHECKING:
-    from measure.profile import Cell, Citation, Profile, ProfileSummary
+    from measure.profile import Cell, Citation, LatencyHistogram, Percentiles, Profile, ProfileSummary
     from pricing.models import Limits
 
 _PER_KEY_WRITE_ERROR = "429 Too Many Requests"
@@ -118,6 +121,9 @@ def provider_model_from_profile(profile: Profile, limits: Limits | None = None) 
             sizes = ", ".join(format_bytes(size) for size in dropped)
             note += f"; {sizes} left out (bound by request latency: under a tenth of the request moves bytes)"
         assumptions.append(note)
+    if profile.source.kind != "published":
+        model, notes = with_measured_surface(model, profile)
+        assumptions = [a for a in assumptions if not a.startswith(_REPLACED_BY_SURFACE)] + notes
     if limits is not None and limits.request_rates:
         model = with_request_rates(model, limits)
     return model, assumptions
@@ -321,3 +327,234 @@ def provider_model_from_summary(summary: ProfileSummary, *, ttfb: LatencyModel |
         source=source,
         evidence=evidence,
     )
+
+
+# -- the measured surface: every cell of a measured profile, not one summary figure --
+
+_REPLACED_BY_SURFACE = ("PUT, HEAD and LIST server latency", "GET stream curve", "PUT stream curve")
+"""Assumptions of the summary-based model that the measured surface replaces."""
+
+_PERCENTILE_KNOTS: tuple[tuple[float, str], ...] = (
+    (0.5, "p50"),
+    (0.9, "p90"),
+    (0.95, "p95"),
+    (0.99, "p99"),
+    (0.999, "p999"),
+)
+_HISTOGRAM_LEVELS = (0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999)
+_LEVELLED = 0.7
+"""A cell set levels off when its throughput at the most requests in flight is under this share of
+what the least-loaded cell's rate would give if it grew in proportion to the requests in flight."""
+_SATURATED_OPEN = 0.95
+"""An open-loop cell that completed under this share of its offered rate ran at the server's capacity."""
+
+
+def latency_from_cell(
+    percentiles: Percentiles, histogram: LatencyHistogram | None, shift_s: float = 0.0
+) -> LatencyModel | None:
+    """An empirical latency model from a cell's histogram (when it has 20 samples or more) or its
+    percentiles, less ``shift_s`` (the part of the request the simulator moves as a transfer).
+
+    From percentiles, the knots are the measured p50/p90/p95/p99/p99.9; the knot at probability 0
+    is set so the model's mean is the cell's mean (within half to all of the p50), or at 0.85 of
+    the p50 when no mean was measured. None when the cell has no p50.
+    """
+    knots: list[tuple[float, float]] = []
+    if histogram is not None and histogram.total >= 20:
+        total, half_bucket = histogram.total, math.sqrt(histogram.growth)
+        first = histogram.upper_edge_s(histogram.counts[0][0]) / histogram.growth
+        knots = [(0.0, first)]
+        for level in _HISTOGRAM_LEVELS:
+            if min(level, 1 - level) * total >= 1:
+                value = histogram.quantile(level)
+                assert value is not None
+                knots.append((level, max(first, value / half_bucket)))
+    else:
+        for level, name in _PERCENTILE_KNOTS:
+            value = getattr(percentiles, name)
+            if value is not None:
+                knots.append((level, value))
+        if not knots or knots[0][0] != 0.5:
+            return None
+        p50 = knots[0][1]
+        knots = [(0.0, 0.85 * p50), *knots]
+        if percentiles.mean is not None:
+            low = LatencyModel.empirical(_monotone([(0.0, 0.5 * p50), *knots[1:]])).mean_s
+            high = LatencyModel.empirical(_monotone([(0.0, p50), *knots[1:]])).mean_s
+            if high > low:
+                share = min(1.0, max(0.0, (percentiles.mean - low) / (high - low)))
+                knots[0] = (0.0, p50 * (0.5 + 0.5 * share))
+    shifted = [(level, max(value - shift_s, 0.1 * value)) for level, value in knots]
+    return LatencyModel.empirical(_monotone(shifted))
+
+
+def _monotone(knots: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    out: list[tuple[float, float]] = []
+    for level, value in knots:
+        out.append((level, max(value, out[-1][1]) if out else value))
+    return out
+
+
+def _in_flight(cell: Cell) -> float:
+    """Requests in flight on average: achieved (``in_flight_mean``), else Little's law on the cell's
+    rate and mean latency, else the nominal concurrency."""
+    if cell.in_flight_mean:
+        return cell.in_flight_mean
+    if cell.ops_per_s and cell.latency_s.mean:
+        return cell.ops_per_s * cell.latency_s.mean
+    return float(cell.concurrency)
+
+
+def _base_cell(cells: list[Cell]) -> Cell:
+    """The least-loaded cell: an open-loop cell at the lowest arrival rate, else the closed loop
+    with the fewest requests in flight (a closed loop back to back never lets the server idle)."""
+    sparse = [c for c in cells if c.mode == "open" and c.offered_per_s]
+    if sparse:
+        return min(sparse, key=lambda c: c.offered_per_s or 0.0)
+    return min(cells, key=_in_flight)
+
+
+def _capacity(cells: list[Cell]) -> tuple[float, str] | None:
+    """The requests a second where a cell set levels off, and how that shows; None if it never did."""
+    for cell in cells:
+        offered, achieved = cell.offered_per_s, cell.ops_per_s
+        if cell.mode == "open" and offered and achieved and achieved < _SATURATED_OPEN * offered:
+            return achieved, f"an open loop offered {offered:g}/s completed {achieved:.4g}/s"
+    rated = sorted((c for c in cells if c.ops_per_s), key=_in_flight)
+    if len(rated) < 2:
+        return None
+    low, high = rated[0], rated[-1]
+    assert low.ops_per_s is not None and high.ops_per_s is not None
+    n_low, n_high = _in_flight(low), _in_flight(high)
+    if n_high <= n_low or high.ops_per_s >= _LEVELLED * low.ops_per_s * n_high / n_low:
+        return None
+    best = max(c.ops_per_s or 0.0 for c in rated)
+    return best, (
+        f"{low.ops_per_s:.4g}/s at {n_low:.3g} in flight, {high.ops_per_s:.4g}/s at {n_high:.3g} "
+        "(in flight by Little's law: rate x mean latency)"
+    )
+
+
+def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[ProviderModel, list[str]]:
+    """``model`` with latency by operation and size, stream curves and server capacity taken from
+    every usable cell of a measured profile, and the notes saying how.
+
+    Per operation and size, the least-loaded cell gives the unloaded latency distribution (GET:
+    its TTFB; PUT, HEAD, LIST: its whole latency less the transfer the simulator adds); the load
+    on top of it comes from one first-come-first-served server whose service time per operation
+    and size is the inverse of the rate where that size's cells level off (Little's law on the
+    in-flight count). Closed-loop cells cannot tell one server of service s from c servers of
+    c·s (their curves agree), so one server is modelled and the note says so.
+    """
+    cells = [c for c in profile.cells if not _unusable(c) and c.status != "missing" and c.latency_s.p50 is not None]
+    updates: dict[str, object] = {}
+    evidence: dict[str, Evidence] = dict(model.evidence)
+    notes: list[str] = []
+    sized: dict[str, SizedLatency] = {}
+    service: dict[str, list[tuple[int, float]]] = {}
+    open_cells = any(c.mode == "open" for c in cells)
+    for op in ("get", "put", "head", "list"):
+        mine = [c for c in cells if c.op == op and (op != "get" or c.ttfb_s.p50 is not None)]
+        if not mine:
+            continue
+        by_size: dict[int, list[Cell]] = {}
+        for cell in mine:
+            by_size.setdefault(cell.object_size_bytes or 0, []).append(cell)
+        bases = {size: _base_cell(group) for size, group in sorted(by_size.items())}
+        smallest = bases[min(bases)]
+        stream: list[BandwidthPoint] = []
+        points: list[tuple[int, LatencyModel]] = []
+        for size, base in bases.items():
+            assert base.latency_s.p50 is not None
+            if op == "get":
+                assert base.ttfb_s.p50 is not None
+                transfer_s = base.latency_s.p50 - base.ttfb_s.p50
+                latency = latency_from_cell(base.ttfb_s, base.ttfb_histogram)
+            else:
+                transfer_s = base.latency_s.p50 - (smallest.latency_s.p50 or 0.0) if op == "put" else 0.0
+                keep = size > 0 and transfer_s >= _REQUEST_BOUND * base.latency_s.p50
+                latency = latency_from_cell(base.latency_s, base.latency_histogram, transfer_s if keep else 0.0)
+            if size > 0 and transfer_s >= _REQUEST_BOUND * base.latency_s.p50:
+                stream.append(BandwidthPoint(size_bytes=size, bits_per_s=size * 8 / transfer_s))
+            if latency is not None:
+                points.append((size, latency))
+            capacity = _capacity(by_size[size])
+            if capacity is not None:
+                service.setdefault(op, []).append((size, 1.0 / capacity[0]))
+                notes.append(
+                    f"{op.upper()} {format_bytes(size, binary=True) if size else ''} capacity {capacity[0]:.4g}/s: "
+                    f"where its cells level off ({capacity[1]})"
+                )
+        if not points:
+            continue
+        sized[op] = SizedLatency(points=points)
+        what = "TTFB" if op == "get" else "latency"
+        sizes_text = ", ".join(
+            f"{format_bytes(size, binary=True)} {latency.p50_s * 1000:.3g} ms"
+            if size
+            else f"{latency.p50_s * 1000:.3g} ms"
+            for size, latency in points
+        )
+        base_kind = (
+            "open-loop cells at the lowest arrival rate"
+            if open_cells
+            else "closed-loop cells with the fewest requests in flight"
+        )
+        notes.append(
+            f"{op.upper()} {what} from the {base_kind} of each size (p50 {sizes_text}), their measured quantiles "
+            "as the distribution, interpolated in log size"
+        )
+        evidence[f"latency.{op}"] = "measured"
+        updates[{"get": "ttfb_get", "put": "ttfb_put", "head": "ttfb_head", "list": "ttfb_list"}[op]] = points[0][1]
+        if op == "get":
+            updates["stream_read"] = BandwidthCurve(points=stream)
+            if stream:
+                evidence["stream.read"] = "measured"
+            if len(points) > 1:
+                evidence["latency.size"] = "measured"
+        elif op == "put":
+            updates["stream_write"] = BandwidthCurve(points=stream)
+            if stream:
+                evidence["stream.write"] = "measured"
+        if op in service:
+            evidence[f"capacity.{op}"] = "derived"
+        else:
+            evidence[f"capacity.{op}"] = "assumed"
+            notes.append(
+                f"{op.upper()} capacity: its cells never level off (the rate grew with the requests in flight): "
+                "left unbounded"
+            )
+    if not sized:
+        return model, notes
+    tails = [m for s in sized.values() for _, m in s.points]
+    evidence["latency.tail"] = "measured"
+    last = max(q for m in tails for q, _ in m.quantiles)
+    notes.append(
+        f"latency tail: measured up to the p{last * 100:g}; beyond it the slope of the last two quantiles "
+        "continues (extrapolated)"
+    )
+    if not open_cells:
+        notes.append(
+            "unloaded latency from closed loops back to back; sparse arrivals may see more (a server and client "
+            "that idle between requests wake up slower): the profile has no open-loop cell to show it"
+        )
+    queues: list[ServerQueue] = []
+    if service:
+        first_op = min(service)
+        queues.append(
+            ServerQueue(
+                operations=sorted(service) + (["upload-part"] if "put" in service else []),
+                servers=1,
+                service_s=service[first_op][0][1],
+                service_by_size={op: sorted(points) for op, points in service.items()},
+            )
+        )
+        evidence["capacity"] = "derived"
+        notes.append(
+            "server capacity as one first-come-first-served server shared by "
+            + ", ".join(op.upper() for op in sorted(service))
+            + ", each request holding it for 1 / its size's capacity: latency is the unloaded draw plus the wait "
+            "for the server (closed-loop cells cannot tell one server from several slower ones)"
+        )
+    updates.update(latency_by_size=sized, server_queues=queues, evidence=evidence)
+    return model.model_copy(update=updates), notes
