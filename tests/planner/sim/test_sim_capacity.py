@@ -19,8 +19,8 @@ from planner.sim import (
     ProviderModel,
     ServerQueue,
     SimSpec,
-    SizedLatency,
     SizeDistribution,
+    SizedLatency,
     simulate_spec,
 )
 from planner.sim.profile_adapter import latency_from_cell, provider_model_from_profile

@@ -22,8 +22,8 @@ from planner.sim import (
     RateLimit,
     ServerQueue,
     SimSpec,
-    SizedLatency,
     SizeDistribution,
+    SizedLatency,
 )
 from planner.sim._engine import Replication
 from planner.sim.spec import MultipartPolicy, RangedGetPolicy
