@@ -8,9 +8,14 @@
    TTFB to the first body byte): (a) light, 20/s of 4 KiB, 80:20 GET:PUT; (b) 4 KiB GETs at a
    share of the measured peak rate; (c) 4 MiB objects, 80:20; (d) the light load through a proxy
    on loopback that holds every answer back 20 ms (10 ms each way).
-3. Simulates each scenario from the measured profile (the same arrivals, mix, sizes and client
+3. Adds sparse open-loop cells to the profile (10/s, 50:50 GET:PUT, 4 KiB and 4 MiB, by the same
+   driver), the schema-2 cells ``planner measure`` is to write: closed loops back to back never
+   let client or server idle, and sparse arrivals pay for waking them (``--open-cells 0``: none).
+4. Simulates each scenario from the measured profile (the same arrivals, mix, sizes and client
    pool; scenario (d) adds the proxy's round trip to the client) and prints the raw figures and
-   sim/live ratios of GET p50, p95, p99, TTFB p50 and throughput, with client and server CPU.
+   sim/live ratios of GET p50, p95, p99, TTFB p50 and throughput (completed requests a second),
+   with client and server CPU (cores busy). ``sim`` is the model of the whole profile, ``simC``
+   of its closed-loop cells alone.
 
 Rounds run the scenarios interleaved; figures are the medians over rounds. An arrival the
 dispatcher sent more than 2 ms after its scheduled time is late: many late arrivals mean the
@@ -42,7 +47,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from measure.profile import Profile
+from measure.profile import Cell, LatencyHistogram, Percentiles, Profile
 from measure.runner import Measurement, MeasureOptions
 from tests.measure import conftest as server_fixture
 
@@ -72,6 +77,7 @@ class Scenario:
 class LiveFigures:
     get_latency_s: list[float] = field(default_factory=list)
     get_ttfb_s: list[float] = field(default_factory=list)
+    put_latency_s: list[float] = field(default_factory=list)
     completed: int = 0
     failed: int = 0
     late: int = 0
@@ -231,7 +237,46 @@ def drive(endpoint: str, bucket: str, scenario: Scenario, seed: int, weed_pid: i
             if is_get:
                 figures.get_latency_s.append(end - scheduled)
                 figures.get_ttfb_s.append(first - scheduled)
+            else:
+                figures.put_latency_s.append(end - scheduled)
     return figures
+
+
+def open_loop_cells(figures: LiveFigures, scenario: Scenario) -> list[Cell]:
+    """The profile cells (schema 2, ``mode="open"``) a sparse open-loop run of the driver makes:
+    GET and PUT latency and TTFB as histograms and percentiles, at the run's arrival rate."""
+    cells = []
+    for op, latency, ttfb, share in (
+        ("get", figures.get_latency_s, figures.get_ttfb_s, scenario.get_share),
+        ("put", figures.put_latency_s, figures.put_latency_s, 1 - scenario.get_share),
+    ):
+        if len(latency) < 20:
+            continue
+        cells.append(
+            Cell(
+                op=op,  # type: ignore[arg-type]
+                object_size_bytes=scenario.size_bytes,
+                concurrency=scenario.connections,
+                mode="open",
+                offered_per_s=scenario.rate_per_s * share,
+                late_arrivals=figures.late,
+                duration_s=figures.window_s,
+                samples=len(latency),
+                ops_per_s=len(latency) / figures.window_s,
+                throughput_mib_per_s=len(latency) * scenario.size_bytes / figures.window_s / MIB,
+                latency_s=_percentiles(latency),
+                ttfb_s=_percentiles(ttfb),
+                latency_histogram=LatencyHistogram.from_samples(latency),
+                ttfb_histogram=LatencyHistogram.from_samples(ttfb),
+                note="open loop of benchmarks/fidelity.py's driver (Poisson arrivals)",
+            )
+        )
+    return cells
+
+
+def _percentiles(samples: list[float]) -> Percentiles:
+    p50, p90, p95, p99, p999 = np.percentile(samples, [50, 90, 95, 99, 99.9]).tolist()
+    return Percentiles(mean=float(np.mean(samples)), p50=p50, p90=p90, p95=p95, p99=p99, p999=p999, max=max(samples))
 
 
 def populate(client: Any, bucket: str) -> None:
@@ -322,6 +367,13 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, help="use this measured profile instead of measuring")
     parser.add_argument("--profile-out", type=Path, help="keep the measured profile here")
     parser.add_argument("--only", default="abcd", help="scenarios to run, e.g. 'ab'")
+    parser.add_argument(
+        "--open-cells",
+        type=float,
+        default=30.0,
+        help="seconds of sparse open-loop cells (10/s, 50:50 GET:PUT, 4 KiB and 4 MiB) added to the profile, "
+        "as planner measure's schema-2 open-loop cells; 0: closed-loop cells only",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder_name:
         folder = Path(folder_name)
@@ -343,7 +395,15 @@ def main() -> None:
                 if args.profile_out is not None:
                     args.profile_out.write_text(profile.model_dump_json(indent=1))
             populate(server.client(), bucket)
-            peak = peak_get_rate(profile, 4 * KIB)
+            if args.open_cells > 0 and not any(c.mode == "open" for c in profile.cells):
+                for size in (4 * KIB, 4 * MIB):
+                    sparse = Scenario("sparse", 10.0, size, 0.5, args.open_cells)
+                    profile.cells += open_loop_cells(drive(server.endpoint, bucket, sparse, 99, weed_pid), sparse)
+                print(f"added {sum(c.mode == 'open' for c in profile.cells)} open-loop cells at 10/s", flush=True)
+                if args.profile_out is not None:
+                    args.profile_out.write_text(profile.model_dump_json(indent=1))
+            closed_only = profile.model_copy(update={"cells": [c for c in profile.cells if c.mode == "closed"]})
+            peak = peak_get_rate(closed_only, 4 * KIB)
             proxy = server_fixture.FaultProxy(upstream_port=int(server.endpoint.rsplit(":", 1)[1]), delay_s=0.020)
             proxy.start()
             scenarios = {
@@ -383,19 +443,22 @@ def main() -> None:
     for scenario in chosen:
         rounds = live[scenario.name]
         median = {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
-        sim = simulate(profile, scenario, seed=1)
+        sims = [("sim", simulate(profile, scenario, seed=1))]
+        if any(c.mode == "open" for c in profile.cells):
+            sims.append(("simC", simulate(closed_only, scenario, seed=1)))
         bound = " client-bound" if median["late"] > 0.05 or median["client_cpu"] > 0.9 else ""
         print(
             f"{scenario.name:34} {'live':5} {_ms(median['p50']):>8} {_ms(median['p95']):>8} {_ms(median['p99']):>8}"
             f" {_ms(median['ttfb50']):>8} {median['ops']:8.1f} {median['late']:6.1%} {median['client_cpu']:7.2f}"
             f" {median['server_cpu']:7.2f}{bound}"
         )
-        print(
-            f"{'':34} {'sim':5} {_ms(sim['p50']):>8} {_ms(sim['p95']):>8} {_ms(sim['p99']):>8}"
-            f" {_ms(sim['ttfb50']):>8} {sim['ops']:8.1f}"
-        )
-        ratios = [sim[k] / median[k] if median[k] else math.nan for k in ("p50", "p95", "p99", "ttfb50", "ops")]
-        print(f"{'':34} {'ratio':5} " + " ".join(f"{r:8.2f}" for r in ratios))
+        for label, sim in sims:
+            print(
+                f"{'':34} {label:5} {_ms(sim['p50']):>8} {_ms(sim['p95']):>8} {_ms(sim['p99']):>8}"
+                f" {_ms(sim['ttfb50']):>8} {sim['ops']:8.1f}"
+            )
+            ratios = [sim[k] / median[k] if median[k] else math.nan for k in ("p50", "p95", "p99", "ttfb50", "ops")]
+            print(f"{'':34} {label + '/':5} " + " ".join(f"{r:8.2f}" for r in ratios))
 
 
 def _line(figures: dict[str, float]) -> str:

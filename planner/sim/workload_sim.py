@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 def simulate(
     workload: Workload,
-    provider: str,
+    provider: str | None,
     *,
     storage_class: str = "standard",
     profile: Profile | None = None,
@@ -37,8 +37,12 @@ def simulate(
     """Simulate ``duration_s`` of the workload's peak and of its mean, ``replications`` times each.
 
     ``profile`` defaults to the provider's shipped reference profile; the price table in force on
-    ``as_of`` (default today) gives the part limits that shape multipart uploads.
+    ``as_of`` (default today) gives the part limits that shape multipart uploads. ``provider``
+    None simulates the profile's own endpoint (a self-hosted or unpriced server): no price
+    table, so no documented request rates or part limits beyond the profile's own.
     """
+    if provider is None:
+        return _simulate_endpoint(workload, profile, duration_s, seed, replications)
     from pricing import catalog
 
     table = catalog.table_for(provider, as_of)
@@ -79,6 +83,38 @@ def simulate(
         mean=mean,
         month_billed_requests=dict(mean.scaled_billed_requests),
         month_scaling=scaling,
+        slo=results["peak"].slo,
+        assumptions=assumptions,
+    )
+
+
+def _simulate_endpoint(
+    workload: Workload, profile: Profile | None, duration_s: float, seed: int, replications: int
+) -> WorkloadSimulation:
+    if profile is None:
+        raise InputError("give a provider, or a measured profile of the endpoint to simulate", source="--profile")
+    model, assumptions = provider_model_from_profile(profile)
+    assumptions.append(
+        "no provider given: the profile's own endpoint, with no price table, no documented request rates "
+        "and S3's part rules alone"
+    )
+    results: dict[str, SimulationResult] = {}
+    for window in WINDOWS:
+        adapted = adapt_workload(workload, window=window)
+        assumptions += [note for note in adapted.assumptions if note not in assumptions]
+        results[window] = simulate_spec(adapted.spec, model, duration_s, seed, replications)
+    mean = results["mean"]
+    return WorkloadSimulation(
+        workload=workload.name,
+        provider=profile.provider or "endpoint",
+        storage_class="-",
+        prices="no price table (the profile's own endpoint)",
+        profile=f"{profile.source.kind} profile of {profile.provider or 'unknown'}"
+        + (f", {profile.date}" if profile.date else ""),
+        peak=results["peak"],
+        mean=mean,
+        month_billed_requests=dict(mean.scaled_billed_requests),
+        month_scaling=f"month's billed requests = the mean window's x {mean.scale_to_month:.6g} (unpriced)",
         slo=results["peak"].slo,
         assumptions=assumptions,
     )
