@@ -9,8 +9,9 @@
    share of the measured peak rate; (c) 4 MiB objects, 80:20; (d) the light load through a proxy
    on loopback that holds every answer back 20 ms (10 ms each way).
 3. Adds sparse open-loop cells to the profile (10/s, 50:50 GET:PUT, 4 KiB and 4 MiB, by the same
-   driver), the schema-2 cells ``planner measure`` is to write: closed loops back to back never
-   let client or server idle, and sparse arrivals pay for waking them (``--open-cells 0``: none).
+   driver, a share in every round, pooled), the schema-2 cells ``planner measure`` is to write:
+   closed loops back to back never let client or server idle, and sparse arrivals pay for waking
+   them (``--open-cells 0``: none).
 4. Simulates each scenario from the measured profile (the same arrivals, mix, sizes and client
    pool; scenario (d) adds the proxy's round trip to the client) and prints the raw figures and
    sim/live ratios of GET p50, p95, p99, TTFB p50 and throughput (completed requests a second),
@@ -242,6 +243,19 @@ def drive(endpoint: str, bucket: str, scenario: Scenario, seed: int, weed_pid: i
     return figures
 
 
+def _pool(into: LiveFigures, run: LiveFigures) -> None:
+    into.get_latency_s += run.get_latency_s
+    into.get_ttfb_s += run.get_ttfb_s
+    into.put_latency_s += run.put_latency_s
+    into.completed += run.completed
+    into.failed += run.failed
+    into.late += run.late
+    into.arrivals += run.arrivals
+    into.window_s += run.window_s
+    into.client_cpu_s += run.client_cpu_s
+    into.server_cpu_s += run.server_cpu_s
+
+
 def open_loop_cells(figures: LiveFigures, scenario: Scenario) -> list[Cell]:
     """The profile cells (schema 2, ``mode="open"``) a sparse open-loop run of the driver makes:
     GET and PUT latency and TTFB as histograms and percentiles, at the run's arrival rate."""
@@ -363,7 +377,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=20.0, help="live window of each scenario")
     parser.add_argument("--measure-seconds", type=float, default=4.0, help="window of each profile cell")
-    parser.add_argument("--peak-share", type=float, default=0.8, help="scenario (b): share of the measured peak")
+    parser.add_argument("--peak-share", type=float, default=0.75, help="scenario (b): share of the measured peak")
     parser.add_argument("--profile", type=Path, help="use this measured profile instead of measuring")
     parser.add_argument("--profile-out", type=Path, help="keep the measured profile here")
     parser.add_argument("--only", default="abcd", help="scenarios to run, e.g. 'ab'")
@@ -395,13 +409,8 @@ def main() -> None:
                 if args.profile_out is not None:
                     args.profile_out.write_text(profile.model_dump_json(indent=1))
             populate(server.client(), bucket)
-            if args.open_cells > 0 and not any(c.mode == "open" for c in profile.cells):
-                for size in (4 * KIB, 4 * MIB):
-                    sparse = Scenario("sparse", 10.0, size, 0.5, args.open_cells)
-                    profile.cells += open_loop_cells(drive(server.endpoint, bucket, sparse, 99, weed_pid), sparse)
-                print(f"added {sum(c.mode == 'open' for c in profile.cells)} open-loop cells at 10/s", flush=True)
-                if args.profile_out is not None:
-                    args.profile_out.write_text(profile.model_dump_json(indent=1))
+            calibrate = args.open_cells > 0 and not any(c.mode == "open" for c in profile.cells)
+            sparse_runs: dict[int, LiveFigures] = {}
             closed_only = profile.model_copy(update={"cells": [c for c in profile.cells if c.mode == "closed"]})
             peak = peak_get_rate(closed_only, 4 * KIB)
             proxy = server_fixture.FaultProxy(upstream_port=int(server.endpoint.rsplit(":", 1)[1]), delay_s=0.020)
@@ -423,11 +432,26 @@ def main() -> None:
             chosen = [scenarios[k] for k in args.only]
             live: dict[str, list[dict[str, float]]] = {s.name: [] for s in chosen}
             for round_index in range(args.rounds):
+                # the sparse open-loop cells, a share in every round, pooled: they see the same
+                # mix of quiet and busy moments on the shared machine as the scenarios do
+                for size in (4 * KIB, 4 * MIB) if calibrate else ():
+                    sparse = Scenario("sparse", 10.0, size, 0.5, args.open_cells / args.rounds)
+                    _pool(
+                        sparse_runs.setdefault(size, LiveFigures()),
+                        drive(server.endpoint, bucket, sparse, 99 + round_index, weed_pid),
+                    )
                 for scenario in chosen:
                     endpoint = proxy.endpoint if scenario.proxy_delay_s else server.endpoint
                     figures = drive(endpoint, bucket, scenario, round_index, weed_pid)
                     live[scenario.name].append(live_summary(figures))
                     print(f"round {round_index + 1} {scenario.name}: {_line(live[scenario.name][-1])}", flush=True)
+            for size, pooled in sparse_runs.items():
+                sparse = Scenario("sparse", 10.0, size, 0.5, pooled.window_s)
+                profile.cells += open_loop_cells(pooled, sparse)
+            if sparse_runs:
+                print(f"added {sum(c.mode == 'open' for c in profile.cells)} open-loop cells at 10/s", flush=True)
+                if args.profile_out is not None:
+                    args.profile_out.write_text(profile.model_dump_json(indent=1))
         finally:
             if proxy is not None:
                 proxy.stop()

@@ -77,12 +77,12 @@ def _draws(model: LatencyModel, rng: np.random.Generator, offset_s: float = 0.0)
 class _DrawTable(dict[int, Iterator[float]]):
     """Latency draws by ``billed | size << 3`` (a billed operation at an object size), made on first use."""
 
-    def __init__(self, provider: ProviderModel, rng: np.random.Generator, offset_s: float) -> None:
+    def __init__(self, provider: ProviderModel, rng: np.random.Generator, offset_s: float, idle_share: float) -> None:
         super().__init__()
-        self._provider, self._rng, self._offset_s = provider, rng, offset_s
+        self._provider, self._rng, self._offset_s, self._idle_share = provider, rng, offset_s, idle_share
 
     def __missing__(self, key: int) -> Iterator[float]:
-        model = self._provider.latency(BILLED_OPERATIONS[key & 7], key >> 3)
+        model = self._provider.latency(BILLED_OPERATIONS[key & 7], key >> 3, self._idle_share)
         draws = self[key] = _draws(model, self._rng, self._offset_s)
         return draws
 
@@ -201,16 +201,21 @@ class Replication:
         self.think_s = arrivals.think_time_s if isinstance(arrivals, ClosedLoop) else None
         self.retry_base_s, self.retry_cap_s = client.retry.base_s, client.retry.max_backoff_s
         self.round_trip_s = client.round_trip_s
-        self.latencies = _DrawTable(provider, rng, client.round_trip_s)
+        self.idle_share = self._idle_share()
+        self.latencies = _DrawTable(provider, rng, client.round_trip_s, self.idle_share)
         # The server queues: per billed operation, the free times of its queue's servers (a heap
         # shared by the operations the queue serves), None for no queue; service times by
         # ``billed | size << 3``.
         self.queues: list[list[float] | None] = [None] * len(BILLED_OPERATIONS)
         self.service_s = _ServiceTable(provider)
+        # per billed operation, draws of its queue's service spread (a multiplier of mean 1), or None
+        self.spreads: list[Iterator[float] | None] = [None] * len(BILLED_OPERATIONS)
         for queue in provider.server_queues:
             free = [0.0] * queue.servers
+            spread = _draws(queue.service_spread, rng) if queue.service_spread is not None else None
             for op in queue.operations:
                 self.queues[BILLED_OPERATIONS.index(op)] = free
+                self.spreads[BILLED_OPERATIONS.index(op)] = spread
         self.uniforms: list[float] = []
         self.uniform_i = 0
         self._build_network()
@@ -240,6 +245,39 @@ class Replication:
         self.arrival_latency: list[float] = []  # its operation's latency, for its first attempt
 
     # -- set-up: ask the provider model once, keep the answers where the hot path finds them --
+
+    def _idle_share(self) -> float:
+        """The share of requests that find client and server idle: nothing else in flight, exp(-L)
+        with L requests in flight on average by Little's law (Poisson arrivals at the window's
+        mean rate times the busy latency of the operations and sizes drawn), and at most the
+        share of time the busiest server queue is idle (1 - its utilisation); 0 for a closed loop
+        without think time."""
+        provider, spec = self.provider, self.spec
+        if not provider.sparse_latency_by_size:
+            return 0.0
+        arrivals = spec.arrivals
+        sizes = list(zip(spec.sizes.sizes_bytes, spec.sizes.probabilities(), strict=True))
+        busy_s = sum(
+            share * sum(p * provider.latency(op, size if op in ("get", "put") else 0).mean_s for size, p in sizes)
+            for op, share in zip(BILLED_OPERATIONS[:4], spec.mix.shares(), strict=True)
+            if share
+        )
+        if isinstance(arrivals, ClosedLoop):
+            if arrivals.think_time_s == 0:
+                return 0.0
+            in_flight = arrivals.workers * busy_s / (busy_s + arrivals.think_time_s)
+            return math.exp(-in_flight)
+        rate = arrivals.expected_arrivals(0.0, self.duration_s) / self.duration_s
+        idle = math.exp(-rate * busy_s)
+        for queue in provider.server_queues:
+            busy = sum(
+                rate * share * p * queue.service_for(op, size)
+                for op, share in zip(BILLED_OPERATIONS[:4], spec.mix.shares(), strict=True)
+                if op in queue.operations
+                for size, p in sizes
+            )
+            idle = min(idle, max(0.0, 1.0 - busy / queue.servers))
+        return idle
 
     def _build_network(self) -> None:
         client, provider = self.spec.client, self.provider
@@ -325,18 +363,18 @@ class Replication:
     def _draw_latencies(self, codes: IntArray, sizes: IntArray) -> list[float]:
         """One latency per request, from the model of its (whole-object) operation at its size."""
         drawn = np.empty(len(codes))
-        sized = bool(self.provider.latency_by_size)
+        sized, idle = bool(self.provider.latency_by_size), self.idle_share
         for code in range(len(LOGICAL_OPERATIONS)):
             mine = codes == code
             if not mine.any():
                 continue
             if not sized or code >= _HEAD:
-                model = self.provider.latency(BILLED_OPERATIONS[code], 0 if sized else None)
+                model = self.provider.latency(BILLED_OPERATIONS[code], 0 if sized else None, idle)
                 drawn[mine] = model.sample(self.rng, int(mine.sum()))
                 continue
             for size in np.unique(sizes[mine]).tolist():
                 chosen = mine & (sizes == size)
-                model = self.provider.latency(BILLED_OPERATIONS[code], int(size))
+                model = self.provider.latency(BILLED_OPERATIONS[code], int(size), idle)
                 drawn[chosen] = model.sample(self.rng, int(chosen.sum()))
         result: list[float] = (drawn + self.round_trip_s).tolist()
         return result
@@ -348,7 +386,9 @@ class Replication:
             return now
         free = queue[0]
         start = free if free > now else now
-        heapq.heapreplace(queue, start + self.service_s[billed | nbytes << 3])
+        spread = self.spreads[billed]
+        service = self.service_s[billed | nbytes << 3]
+        heapq.heapreplace(queue, start + (service if spread is None else service * next(spread)))
         return start
 
     def _uniform(self) -> float:
@@ -447,7 +487,7 @@ class Replication:
         waiting, records, closed_loop = self.waiting, self.records, self.think_s is not None
         times, lops, sizes, keys = self.arrival_times, self.arrival_lop, self.arrival_size, self.arrival_key
         latencies_drawn = self.arrival_latency
-        queues, service_s, heapreplace = self.queues, self.service_s, heapq.heapreplace
+        queues, service_s, spreads, heapreplace = self.queues, self.service_s, self.spreads, heapq.heapreplace
         # The network's add and finish for one shared resource (``network._single``) are inline
         # below, as copies of ``FluidNetwork.add`` and ``finish_next`` for that case that leave the
         # network as the methods would; anything else calls the methods.
@@ -527,7 +567,9 @@ class Replication:
                     else:  # ``_served``
                         free = queue[0]
                         start = free if free > now else now
-                        heapreplace(queue, start + service_s[lop | size << 3])
+                        service = service_s[lop | size << 3]
+                        spread = spreads[lop]
+                        heapreplace(queue, start + (service if spread is None else service * next(spread)))
                         at = start + latency
                     if at in pending:
                         at = free_time(at)
@@ -581,7 +623,9 @@ class Replication:
                     else:  # ``_served``
                         free = queue[0]
                         start = free if free > now else now
-                        heapreplace(queue, start + service_s[billed | nbytes << 3])
+                        service = service_s[billed | nbytes << 3]
+                        spread = spreads[billed]
+                        heapreplace(queue, start + (service if spread is None else service * next(spread)))
                         at = start + latency
                     if at in pending:
                         at = free_time(at)

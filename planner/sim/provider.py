@@ -86,6 +86,28 @@ class LatencyModel(_Frozen):
         p50, p99 = model.quantile([0.5, 0.99]).tolist()
         return cls(p50_s=p50, p99_s=max(p99, p50), floor_s=knots[0][1], distribution="empirical", quantiles=knots)
 
+    @classmethod
+    def mixture(cls, first: LatencyModel, second: LatencyModel, first_share: float) -> LatencyModel:
+        """``first`` with probability ``first_share``, else ``second`` (both empirical), as one empirical model."""
+        if first_share <= 0:
+            return second
+        if first_share >= 1:
+            return first
+        levels = np.array(_MIXTURE_LEVELS)
+        first_values, second_values = first.quantile(levels), second.quantile(levels)
+        values = np.unique(np.concatenate([first_values, second_values]))
+        cdf = first_share * np.interp(values, first_values, levels, right=1.0) + (1 - first_share) * np.interp(
+            values, second_values, levels, right=1.0
+        )
+        knots: list[tuple[float, float]] = []
+        for probability, value in zip(cdf.tolist(), values.tolist(), strict=True):
+            if probability >= _MIXTURE_LEVELS[-1]:
+                break
+            if not knots or probability > knots[-1][0]:
+                knots.append((probability, value))
+        knots[0] = (0.0, knots[0][1])
+        return cls.empirical(knots)
+
     def quantile(self, q: Any) -> np.ndarray[Any, np.dtype[np.float64]]:
         """The latency at probability ``q`` (an array or list, each in [0, 1)); empirical models only."""
         u = np.asarray(q, dtype=np.float64)
@@ -186,6 +208,11 @@ class ServerQueue(_Frozen):
     operations: list[str] = Field(min_length=1, description="billed operations served by these servers")
     servers: int = Field(1, ge=1)
     service_s: Seconds = Field(gt=0, description="a request's service time, unless service_by_size says")
+    service_spread: LatencyModel | None = Field(
+        None,
+        description="a request's service time is its mean (service_s, service_by_size) times a draw of this "
+        "distribution of mean 1 (None: every request takes exactly its mean)",
+    )
     service_by_size: dict[str, list[tuple[Bytes, Seconds]]] = Field(
         default_factory=dict,
         description="per operation, (object size, service time) points, interpolated in log size, flat beyond "
@@ -221,6 +248,12 @@ class ServerQueue(_Frozen):
         if unknown:
             raise ValueError(f"unknown operations {unknown} (known: {', '.join(BILLED_OPERATIONS)})")
         return self
+
+
+_MIXTURE_LEVELS = (
+    0.0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999,
+    0.9995, 0.9999,
+)  # fmt: skip
 
 
 class BandwidthPoint(_Frozen):
@@ -314,6 +347,11 @@ class ProviderModel(_Frozen):
         description="per billed operation (get, put, head, list), latency by object size; replaces ttfb_* "
         "for that operation when the simulator knows the size",
     )
+    sparse_latency_by_size: dict[str, SizedLatency] = Field(
+        default_factory=dict,
+        description="per billed operation, latency by size of a request that finds client and server idle "
+        "(sparse open-loop cells); the simulator mixes it in by how often that happens",
+    )
     server_queues: list[ServerQueue] = Field(
         default_factory=list, description="the server's request capacity, per group of operations"
     )
@@ -351,16 +389,22 @@ class ProviderModel(_Frozen):
             return weakest(base, "derived")
         return weakest(base, "extrapolated")
 
-    def latency(self, operation: str, size_bytes: int | None = None) -> LatencyModel:
+    def latency(self, operation: str, size_bytes: int | None = None, idle_share: float = 0.0) -> LatencyModel:
         """Server latency of a billed operation: TTFB for reads, response time after the body for writes.
 
         With ``size_bytes``, the operation's latency at that size when the model has one
-        (``latency_by_size``; an uploaded part as a PUT of its size).
+        (``latency_by_size``; an uploaded part as a PUT of its size); ``idle_share`` of the
+        requests find client and server idle and draw from ``sparse_latency_by_size`` instead.
         """
         if size_bytes is not None and self.latency_by_size:
-            sized = self.latency_by_size.get("put" if operation == "upload-part" else operation)
+            name = "put" if operation == "upload-part" else operation
+            sized = self.latency_by_size.get(name)
             if sized is not None:
-                return sized.at(size_bytes)
+                busy = sized.at(size_bytes)
+                sparse = self.sparse_latency_by_size.get(name)
+                if sparse is None or idle_share <= 0:
+                    return busy
+                return LatencyModel.mixture(sparse.at(size_bytes), busy, idle_share)
         if operation in ("get",):
             return self.ttfb_get
         if operation == "head":

@@ -188,13 +188,20 @@ def test_schema_2_fields_take_precedence_open_loop_cells_histograms_and_in_fligh
     closed = _cell("get", 4 * KIB, 16, 250, 0.008, 0.0078)
     closed.in_flight_mean = 2.0
     model, notes = provider_model_from_profile(_measured([closed, sparse, saturated]))
-    get = model.latency("get", 4 * KIB)
-    # the unloaded latency is the sparse open loop's histogram, not the closed loop's percentiles
-    assert get.p50_s == pytest.approx(float(np.median(sparse_samples)), rel=0.04)
-    assert get.quantile([0.99])[0] == pytest.approx(float(np.quantile(sparse_samples, 0.99)), rel=0.06)
+    # busy (back to back), a request's latency is the closed loop's; one that finds client and
+    # server idle draws from the sparse open loop's histogram
+    assert model.latency("get", 4 * KIB).p50_s == pytest.approx(0.0078)
+    idle = model.latency("get", 4 * KIB, idle_share=1.0)
+    assert idle.p50_s == pytest.approx(float(np.median(sparse_samples)), rel=0.04)
+    assert idle.quantile([0.99])[0] == pytest.approx(float(np.quantile(sparse_samples, 0.99)), rel=0.06)
+    half = model.latency("get", 4 * KIB, idle_share=0.5).sample(np.random.default_rng(2), 100_000)
+    # half the draws from each: below the busy p50, half of the busy ones and the sparse ones below it
+    expected = 0.5 * 0.5 + 0.5 * np.mean(sparse_samples < 0.0078)
+    assert np.mean(half < 0.0078) == pytest.approx(expected, abs=0.02)
     queue = model.server_queue("get")
     assert queue is not None and queue.capacity_for("get", 4 * KIB) == pytest.approx(300)
-    assert any("open-loop cells" in note for note in notes)
+    assert model.evidence_of("latency.sparse") == "measured"
+    assert any("sparse open-loop cells" in note for note in notes)
 
 
 def test_latency_from_percentiles_keeps_the_cells_mean() -> None:

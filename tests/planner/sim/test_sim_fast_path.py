@@ -80,6 +80,7 @@ def test_inline_paths_record_what_the_methods_do(
                 servers=queued,
                 service_s=queued / rate * 1.1,
                 service_by_size={"put": [(1000, queued / rate * 2), (MIB, queued / rate * 4)]},
+                service_spread=LatencyModel.empirical([(0.0, 0.5), (0.5, 0.9), (0.99, 3.0)]) if queued > 1 else None,
             )
         ]
         if queued
