@@ -8,7 +8,7 @@
    TTFB to the first body byte): (a) light, 20/s of 4 KiB, 80:20 GET:PUT; (b) 4 KiB GETs at a
    share of the measured peak rate; (c) 4 MiB objects, 80:20; (d) the light load through a proxy
    on loopback that holds every answer back 20 ms (10 ms each way).
-3. Adds sparse open-loop cells to the profile (10/s, 50:50 GET:PUT, 4 KiB and 4 MiB, by the same
+3. Adds sparse open-loop cells to the profile (10/s, 80:20 GET:PUT, 4 KiB and 4 MiB, by the same
    driver, a share in every round, pooled), the schema-2 cells ``planner measure`` is to write:
    closed loops back to back never let client or server idle, and sparse arrivals pay for waking
    them (``--open-cells 0``: none).
@@ -48,7 +48,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from measure.profile import Cell, LatencyHistogram, Percentiles, Profile
+from measure.profile import Cell, Percentiles, Profile
 from measure.runner import Measurement, MeasureOptions
 from tests.measure import conftest as server_fixture
 
@@ -243,28 +243,19 @@ def drive(endpoint: str, bucket: str, scenario: Scenario, seed: int, weed_pid: i
     return figures
 
 
-def _pool(into: LiveFigures, run: LiveFigures) -> None:
-    into.get_latency_s += run.get_latency_s
-    into.get_ttfb_s += run.get_ttfb_s
-    into.put_latency_s += run.put_latency_s
-    into.completed += run.completed
-    into.failed += run.failed
-    into.late += run.late
-    into.arrivals += run.arrivals
-    into.window_s += run.window_s
-    into.client_cpu_s += run.client_cpu_s
-    into.server_cpu_s += run.server_cpu_s
-
-
-def open_loop_cells(figures: LiveFigures, scenario: Scenario) -> list[Cell]:
-    """The profile cells (schema 2, ``mode="open"``) a sparse open-loop run of the driver makes:
-    GET and PUT latency and TTFB as histograms and percentiles, at the run's arrival rate."""
+def open_loop_cells(runs: list[LiveFigures], scenario: Scenario) -> list[Cell]:
+    """The profile cells (schema 2, ``mode="open"``) sparse open-loop runs of the driver make: GET
+    and PUT latency and TTFB percentiles at the runs' arrival rate, each percentile the median
+    over the runs (one a round), as the live figures are: a burst of other work on the shared
+    machine during one run moves a tail percentile of that run only."""
     cells = []
-    for op, latency, ttfb, share in (
-        ("get", figures.get_latency_s, figures.get_ttfb_s, scenario.get_share),
-        ("put", figures.put_latency_s, figures.put_latency_s, 1 - scenario.get_share),
-    ):
-        if len(latency) < 20:
+    window_s = sum(run.window_s for run in runs)
+    late = sum(run.late for run in runs)
+    for op, share in (("get", scenario.get_share), ("put", 1 - scenario.get_share)):
+        latencies = [run.get_latency_s if op == "get" else run.put_latency_s for run in runs]
+        ttfbs = [run.get_ttfb_s if op == "get" else run.put_latency_s for run in runs]
+        count = sum(len(samples) for samples in latencies)
+        if count < 20 or not all(len(samples) >= 5 for samples in latencies):
             continue
         cells.append(
             Cell(
@@ -273,19 +264,26 @@ def open_loop_cells(figures: LiveFigures, scenario: Scenario) -> list[Cell]:
                 concurrency=scenario.connections,
                 mode="open",
                 offered_per_s=scenario.rate_per_s * share,
-                late_arrivals=figures.late,
-                duration_s=figures.window_s,
-                samples=len(latency),
-                ops_per_s=len(latency) / figures.window_s,
-                throughput_mib_per_s=len(latency) * scenario.size_bytes / figures.window_s / MIB,
-                latency_s=_percentiles(latency),
-                ttfb_s=_percentiles(ttfb),
-                latency_histogram=LatencyHistogram.from_samples(latency),
-                ttfb_histogram=LatencyHistogram.from_samples(ttfb),
-                note="open loop of benchmarks/fidelity.py's driver (Poisson arrivals)",
+                late_arrivals=late,
+                duration_s=window_s,
+                samples=count,
+                ops_per_s=count / window_s,
+                throughput_mib_per_s=count * scenario.size_bytes / window_s / MIB,
+                latency_s=_median_percentiles(latencies),
+                ttfb_s=_median_percentiles(ttfbs),
+                note=f"open loop of benchmarks/fidelity.py's driver (Poisson arrivals); median of {len(runs)} runs",
             )
         )
     return cells
+
+
+def _median_percentiles(runs: list[list[float]]) -> Percentiles:
+    """Each percentile the median of the runs', if every run has the samples to show it."""
+    each = [_percentiles(samples) for samples in runs]
+    fewest = min(len(samples) for samples in runs)
+    fields = ["mean", "p50", "p90", "p95"] + (["p99"] if fewest >= 100 else []) + (["p999"] if fewest >= 1000 else [])
+    medians = {name: statistics.median(getattr(p, name) for p in each) for name in fields}
+    return Percentiles(**medians, max=max(max(samples) for samples in runs))
 
 
 def _percentiles(samples: list[float]) -> Percentiles:
@@ -384,8 +382,8 @@ def main() -> None:
     parser.add_argument(
         "--open-cells",
         type=float,
-        default=30.0,
-        help="seconds of sparse open-loop cells (10/s, 50:50 GET:PUT, 4 KiB and 4 MiB) added to the profile, "
+        default=60.0,
+        help="seconds of sparse open-loop cells (10/s, 80:20 GET:PUT, 4 KiB and 4 MiB) added to the profile, "
         "as planner measure's schema-2 open-loop cells; 0: closed-loop cells only",
     )
     args = parser.parse_args()
@@ -410,7 +408,7 @@ def main() -> None:
                     args.profile_out.write_text(profile.model_dump_json(indent=1))
             populate(server.client(), bucket)
             calibrate = args.open_cells > 0 and not any(c.mode == "open" for c in profile.cells)
-            sparse_runs: dict[int, LiveFigures] = {}
+            sparse_runs: dict[int, list[LiveFigures]] = {}
             closed_only = profile.model_copy(update={"cells": [c for c in profile.cells if c.mode == "closed"]})
             peak = peak_get_rate(closed_only, 4 * KIB)
             proxy = server_fixture.FaultProxy(upstream_port=int(server.endpoint.rsplit(":", 1)[1]), delay_s=0.020)
@@ -435,19 +433,16 @@ def main() -> None:
                 # the sparse open-loop cells, a share in every round, pooled: they see the same
                 # mix of quiet and busy moments on the shared machine as the scenarios do
                 for size in (4 * KIB, 4 * MIB) if calibrate else ():
-                    sparse = Scenario("sparse", 10.0, size, 0.5, args.open_cells / args.rounds)
-                    _pool(
-                        sparse_runs.setdefault(size, LiveFigures()),
-                        drive(server.endpoint, bucket, sparse, 99 + round_index, weed_pid),
-                    )
+                    sparse = Scenario("sparse", 10.0, size, 0.8, args.open_cells / args.rounds)
+                    run = drive(server.endpoint, bucket, sparse, 99 + round_index, weed_pid)
+                    sparse_runs.setdefault(size, []).append(run)
                 for scenario in chosen:
                     endpoint = proxy.endpoint if scenario.proxy_delay_s else server.endpoint
                     figures = drive(endpoint, bucket, scenario, round_index, weed_pid)
                     live[scenario.name].append(live_summary(figures))
                     print(f"round {round_index + 1} {scenario.name}: {_line(live[scenario.name][-1])}", flush=True)
-            for size, pooled in sparse_runs.items():
-                sparse = Scenario("sparse", 10.0, size, 0.5, pooled.window_s)
-                profile.cells += open_loop_cells(pooled, sparse)
+            for size, runs in sparse_runs.items():
+                profile.cells += open_loop_cells(runs, Scenario("sparse", 10.0, size, 0.8, args.open_cells))
             if sparse_runs:
                 print(f"added {sum(c.mode == 'open' for c in profile.cells)} open-loop cells at 10/s", flush=True)
                 if args.profile_out is not None:

@@ -872,7 +872,9 @@ class Replication:
             if latency < 0:
                 latency = next(self.latencies[billed | nbytes << 3])
             part[_P_STEP] = _RESPONSE
-        self._push(part, self._served(billed, nbytes, now) + latency)
+        if self.queues[billed] is not None:
+            now = self._served(billed, nbytes, now)
+        self._push(part, now + latency)
 
     def _reject(self, part: Part, error: str) -> None:
         part[_P_ERROR] = error

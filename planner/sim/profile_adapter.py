@@ -449,7 +449,8 @@ def _capacity(cells: list[Cell]) -> tuple[float, str] | None:
         noise = 3 * math.sqrt(expected) / expected if window_s else 0.0
         if achieved < (_SATURATED_OPEN - noise) * offered:
             return achieved, f"an open loop offered {offered:g}/s completed {achieved:.4g}/s"
-    rated = sorted((c for c in cells if c.ops_per_s), key=_in_flight)
+    # closed loops only: their rate is what the server answered, an open loop's what was offered
+    rated = sorted((c for c in cells if c.ops_per_s and c.mode == "closed"), key=_in_flight)
     if len(rated) < 2:
         return None
     low, high = rated[0], rated[-1]
