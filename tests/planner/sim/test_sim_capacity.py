@@ -218,3 +218,23 @@ def test_published_references_keep_their_summary_model() -> None:
     r2, _ = provider_model_from_profile(load_reference("cloudflare-r2"))
     assert not r2.server_queues and not r2.latency_by_size
     assert r2.evidence_of("capacity") == "assumed"
+
+
+def test_sparse_arrivals_draw_the_idle_latency_and_busy_ones_the_back_to_back_latency() -> None:
+    # back to back a request takes 1 ms; one that finds client and server idle 5 ms (waking them)
+    busy = LatencyModel.empirical([(0.0, 0.001), (0.5, 0.001), (0.99, 0.0011)])
+    idle = LatencyModel.empirical([(0.0, 0.005), (0.5, 0.005), (0.99, 0.0051)])
+    model = ProviderModel(
+        provider_id="idle",
+        ttfb_get=busy,
+        stream_read=BandwidthCurve.flat(1e9),
+        latency_by_size={"get": SizedLatency(points=[(1000, busy)])},
+        sparse_latency_by_size={"get": SizedLatency(points=[(1000, idle)])},
+    )
+    sparse = simulate_spec(_gets(1.0), model, 300.0, seed=1).operations["GET"]
+    assert sparse.latency_p50_s.mean == pytest.approx(0.005, rel=0.02)
+    # 2,000/s of 1 ms requests: 2 in flight on average (Little), exp(-2) of arrivals find none
+    crowded = simulate_spec(_gets(2000.0), model, 5.0, seed=1).operations["GET"]
+    share = math.exp(-2.0)
+    assert crowded.latency_p50_s.mean == pytest.approx(0.001, rel=0.05)
+    assert crowded.mean_latency_s.mean == pytest.approx(share * 0.005 + (1 - share) * 0.001, rel=0.05)
