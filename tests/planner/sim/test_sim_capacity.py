@@ -221,9 +221,9 @@ def test_published_references_keep_their_summary_model() -> None:
 
 
 def test_sparse_arrivals_draw_the_idle_latency_and_busy_ones_the_back_to_back_latency() -> None:
-    # back to back a request takes 1 ms; one that finds client and server idle 5 ms (waking them)
-    busy = LatencyModel.empirical([(0.0, 0.001), (0.5, 0.001), (0.99, 0.0011)])
-    idle = LatencyModel.empirical([(0.0, 0.005), (0.5, 0.005), (0.99, 0.0051)])
+    # back to back a request takes about 1 ms; one that finds client and server idle about 5 ms
+    busy = LatencyModel.empirical([(0.0, 0.0008), (0.5, 0.001), (0.99, 0.0012)])
+    idle = LatencyModel.empirical([(0.0, 0.004), (0.5, 0.005), (0.99, 0.006)])
     model = ProviderModel(
         provider_id="idle",
         ttfb_get=busy,
@@ -235,6 +235,7 @@ def test_sparse_arrivals_draw_the_idle_latency_and_busy_ones_the_back_to_back_la
     assert sparse.latency_p50_s.mean == pytest.approx(0.005, rel=0.02)
     # 2,000/s of 1 ms requests: 2 in flight on average (Little), exp(-2) of arrivals find none
     crowded = simulate_spec(_gets(2000.0), model, 5.0, seed=1).operations["GET"]
-    share = math.exp(-2.0)
+    share = math.exp(-2000.0 * busy.mean_s)
     assert crowded.latency_p50_s.mean == pytest.approx(0.001, rel=0.05)
-    assert crowded.mean_latency_s.mean == pytest.approx(share * 0.005 + (1 - share) * 0.001, rel=0.05)
+    expected = share * idle.mean_s + (1 - share) * busy.mean_s
+    assert crowded.mean_latency_s.mean == pytest.approx(expected, rel=0.05)
