@@ -15,9 +15,19 @@ import re
 import unicodedata
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from planner.errors import InputError
 from planner.units import MAX_BYTES, BitsPerSecond, Bytes, Seconds, format_bytes, parse_duration, parse_rate
@@ -34,6 +44,40 @@ MAX_COUNT = 10**15
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+_PER = {"s": 1.0, "sec": 1.0, "min": 60.0, "m": 60.0, "h": 3600.0, "hr": 3600.0}
+
+
+def parse_request_rate(value: object) -> float:
+    """Parse "300/s", "18000/min" or "1e6/h" into requests a second; a bare number has no unit."""
+    hint = 'use e.g. "300/s" or "18000/min"'
+    if isinstance(value, bool) or not isinstance(value, str):
+        raise ValueError(f"{value!r} is not a request rate ({hint})")
+    number, slash, unit = value.strip().partition("/")
+    unit = unit.strip().lower()
+    if not slash or unit not in _PER:
+        raise ValueError(f"{value!r} is not a request rate ({hint})")
+    try:
+        count = float(number.strip().replace("_", ""))
+    except ValueError:
+        raise ValueError(f"{value!r} is not a request rate ({hint})") from None
+    if not math.isfinite(count) or count <= 0:
+        raise ValueError(f"{value!r}: a request rate must be more than 0")
+    return count / _PER[unit]
+
+
+def _request_rate_validator(value: Any, info: ValidationInfo) -> float:
+    if isinstance(value, int | float) and not isinstance(value, bool) and not (info.context or {}).get("from_file"):
+        return float(value)  # Python callers give requests a second; a file needs the unit
+    return parse_request_rate(value)
+
+
+_RATE_TEXT = Annotated[str, StringConstraints(pattern=r"^\s*[0-9._eE+-]+\s*/\s*(s|sec|min|m|h|hr)\s*$")]
+RequestsPerSecond = Annotated[
+    float, BeforeValidator(_request_rate_validator, json_schema_input_type=float | _RATE_TEXT)
+]
+"""A request rate: "300/s" in a file, float requests a second in Python."""
 
 
 class SizeShare(_Model):
@@ -188,6 +232,13 @@ class Traffic(_Model):
     inter_region: Bytes = Field(0, description="bytes copied to another region of the same provider per month")
     hot_objects: HotObjects | None = None
     peak_factor: float = Field(1.0, ge=1, le=1000, description="peak request rate / mean request rate")
+    peak_rate: RequestsPerSecond | None = Field(
+        None,
+        gt=0,
+        le=1e9,
+        description='requests a second at peak, e.g. "300/s" (or "/min", "/h"): the simulated peak window runs '
+        "at this rate, in the monthly counts' mix, instead of the month's average x peak_factor",
+    )
 
     @field_validator("read_write_ratio")
     @classmethod

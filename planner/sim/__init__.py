@@ -24,6 +24,8 @@ if TYPE_CHECKING:
         LatencyModel,
         ProviderModel,
         RateLimit,
+        ServerQueue,
+        SizedLatency,
     )
     from planner.sim.result import (
         Estimate,
@@ -59,6 +61,8 @@ _WHERE = {
         "LatencyModel",
         "ProviderModel",
         "RateLimit",
+        "ServerQueue",
+        "SizedLatency",
     ),
     "planner.sim.result": (
         "Estimate",
@@ -108,9 +112,11 @@ __all__ = [
     "RetryPolicy",
     "SLOTargets",
     "SLOVerdict",
+    "ServerQueue",
     "SimSpec",
     "SimulationResult",
     "SizeDistribution",
+    "SizedLatency",
     "TimeSeries",
     "WorkloadSimulation",
     "adapt_workload",

@@ -68,10 +68,23 @@ def _new_part(lop: int, billed: int, key: int, nbytes: int, now: float, request:
     return [_RESPONSE, lop, billed, key, nbytes, now, -1.0, -1.0, now, 1, 0, False, request, "", -1.0]
 
 
-def _draws(model: LatencyModel, rng: np.random.Generator) -> Iterator[float]:
-    """Endless draws from a latency model, made in numpy blocks and handed out as Python floats."""
+def _draws(model: LatencyModel, rng: np.random.Generator, offset_s: float = 0.0) -> Iterator[float]:
+    """Endless draws from a latency model (plus ``offset_s``), made in numpy blocks, handed out as floats."""
     while True:
-        yield from model.sample(rng, _BLOCK).tolist()
+        yield from (model.sample(rng, _BLOCK) + offset_s).tolist()
+
+
+class _DrawTable(dict[int, Iterator[float]]):
+    """Latency draws by ``billed | size << 3`` (a billed operation at an object size), made on first use."""
+
+    def __init__(self, provider: ProviderModel, rng: np.random.Generator, offset_s: float, idle_share: float) -> None:
+        super().__init__()
+        self._provider, self._rng, self._offset_s, self._idle_share = provider, rng, offset_s, idle_share
+
+    def __missing__(self, key: int) -> Iterator[float]:
+        model = self._provider.latency(BILLED_OPERATIONS[key & 7], key >> 3, self._idle_share)
+        draws = self[key] = _draws(model, self._rng, self._offset_s)
+        return draws
 
 
 class _Request:
@@ -98,6 +111,20 @@ class _Request:
         self.failed = False
         self.completing = False
         self.queued: list[int] = []  # part sizes a multipart upload has yet to send
+
+
+class _ServiceTable(dict[int, float]):
+    """Server service time by ``billed | size << 3``, asked of the provider's queue on first use."""
+
+    def __init__(self, provider: ProviderModel) -> None:
+        super().__init__()
+        self._provider = provider
+
+    def __missing__(self, key: int) -> float:
+        operation = BILLED_OPERATIONS[key & 7]
+        queue = self._provider.server_queue(operation)
+        seconds = self[key] = queue.service_for(operation, key >> 3) if queue is not None else 0.0
+        return seconds
 
 
 class _FlowTable(dict[int, FlowClass | None]):
@@ -173,7 +200,22 @@ class Replication:
         arrivals = spec.arrivals
         self.think_s = arrivals.think_time_s if isinstance(arrivals, ClosedLoop) else None
         self.retry_base_s, self.retry_cap_s = client.retry.base_s, client.retry.max_backoff_s
-        self.latencies = [_draws(provider.latency(op), rng) for op in BILLED_OPERATIONS]
+        self.round_trip_s = client.round_trip_s
+        self.idle_share = self._idle_share()
+        self.latencies = _DrawTable(provider, rng, client.round_trip_s, self.idle_share)
+        # The server queues: per billed operation, the free times of its queue's servers (a heap
+        # shared by the operations the queue serves), None for no queue; service times by
+        # ``billed | size << 3``.
+        self.queues: list[list[float] | None] = [None] * len(BILLED_OPERATIONS)
+        self.service_s = _ServiceTable(provider)
+        # per billed operation, draws of its queue's service spread (a multiplier of mean 1), or None
+        self.spreads: list[Iterator[float] | None] = [None] * len(BILLED_OPERATIONS)
+        for queue in provider.server_queues:
+            free = [0.0] * queue.servers
+            spread = _draws(queue.service_spread, rng) if queue.service_spread is not None else None
+            for op in queue.operations:
+                self.queues[BILLED_OPERATIONS.index(op)] = free
+                self.spreads[BILLED_OPERATIONS.index(op)] = spread
         self.uniforms: list[float] = []
         self.uniform_i = 0
         self._build_network()
@@ -203,6 +245,39 @@ class Replication:
         self.arrival_latency: list[float] = []  # its operation's latency, for its first attempt
 
     # -- set-up: ask the provider model once, keep the answers where the hot path finds them --
+
+    def _idle_share(self) -> float:
+        """The share of requests that find client and server idle: nothing else in flight, exp(-L)
+        with L requests in flight on average by Little's law (Poisson arrivals at the window's
+        mean rate times the busy latency of the operations and sizes drawn), and at most the
+        share of time the busiest server queue is idle (1 - its utilisation); 0 for a closed loop
+        without think time."""
+        provider, spec = self.provider, self.spec
+        if not provider.sparse_latency_by_size:
+            return 0.0
+        arrivals = spec.arrivals
+        sizes = list(zip(spec.sizes.sizes_bytes, spec.sizes.probabilities(), strict=True))
+        busy_s = sum(
+            share * sum(p * provider.latency(op, size if op in ("get", "put") else 0).mean_s for size, p in sizes)
+            for op, share in zip(BILLED_OPERATIONS[:4], spec.mix.shares(), strict=True)
+            if share
+        )
+        if isinstance(arrivals, ClosedLoop):
+            if arrivals.think_time_s == 0:
+                return 0.0
+            in_flight = arrivals.workers * busy_s / (busy_s + arrivals.think_time_s)
+            return math.exp(-in_flight)
+        rate = arrivals.expected_arrivals(0.0, self.duration_s) / self.duration_s
+        idle = math.exp(-rate * busy_s)
+        for queue in provider.server_queues:
+            busy = sum(
+                rate * share * p * queue.service_for(op, size)
+                for op, share in zip(BILLED_OPERATIONS[:4], spec.mix.shares(), strict=True)
+                if op in queue.operations
+                for size, p in sizes
+            )
+            idle = min(idle, max(0.0, 1.0 - busy / queue.servers))
+        return idle
 
     def _build_network(self) -> None:
         client, provider = self.spec.client, self.provider
@@ -285,16 +360,36 @@ class Replication:
                 sizes[is_hot] = hot.size_bytes
         return lops, sizes, key_ids
 
-    def _draw_latencies(self, codes: IntArray) -> list[float]:
-        """One latency per request, from the model of its (whole-object) operation."""
+    def _draw_latencies(self, codes: IntArray, sizes: IntArray) -> list[float]:
+        """One latency per request, from the model of its (whole-object) operation at its size."""
         drawn = np.empty(len(codes))
+        sized, idle = bool(self.provider.latency_by_size), self.idle_share
         for code in range(len(LOGICAL_OPERATIONS)):
             mine = codes == code
-            count = int(mine.sum())
-            if count:
-                drawn[mine] = self.provider.latency(BILLED_OPERATIONS[code]).sample(self.rng, count)
-        result: list[float] = drawn.tolist()
+            if not mine.any():
+                continue
+            if not sized or code >= _HEAD:
+                model = self.provider.latency(BILLED_OPERATIONS[code], 0 if sized else None, idle)
+                drawn[mine] = model.sample(self.rng, int(mine.sum()))
+                continue
+            for size in np.unique(sizes[mine]).tolist():
+                chosen = mine & (sizes == size)
+                model = self.provider.latency(BILLED_OPERATIONS[code], int(size), idle)
+                drawn[chosen] = model.sample(self.rng, int(chosen.sum()))
+        result: list[float] = (drawn + self.round_trip_s).tolist()
         return result
+
+    def _served(self, billed: int, nbytes: int, now: float) -> float:
+        """When a request of ``billed`` for ``nbytes`` reaching the server ``now`` gets a server (and takes it)."""
+        queue = self.queues[billed]
+        if queue is None:
+            return now
+        free = queue[0]
+        start = free if free > now else now
+        spread = self.spreads[billed]
+        service = self.service_s[billed | nbytes << 3]
+        heapq.heapreplace(queue, start + (service if spread is None else service * next(spread)))
+        return start
 
     def _uniform(self) -> float:
         i = self.uniform_i
@@ -319,7 +414,7 @@ class Replication:
             self.arrival_times = [*times.tolist(), _INF]
             lops, sizes, keys = self._draw_requests(len(times))
             self.arrival_lop, self.arrival_size, self.arrival_key = lops.tolist(), sizes.tolist(), keys.tolist()
-            self.arrival_latency = self._draw_latencies(lops)
+            self.arrival_latency = self._draw_latencies(lops, sizes)
         elif isinstance(arrivals, ClosedLoop):
             for _ in range(arrivals.workers):
                 self._issue_next()
@@ -392,6 +487,7 @@ class Replication:
         waiting, records, closed_loop = self.waiting, self.records, self.think_s is not None
         times, lops, sizes, keys = self.arrival_times, self.arrival_lop, self.arrival_size, self.arrival_key
         latencies_drawn = self.arrival_latency
+        queues, service_s, spreads, heapreplace = self.queues, self.service_s, self.spreads, heapq.heapreplace
         # The network's add and finish for one shared resource (``network._single``) are inline
         # below, as copies of ``FluidNetwork.add`` and ``finish_next`` for that case that leave the
         # network as the methods would; anything else calls the methods.
@@ -465,7 +561,16 @@ class Replication:
                     flow = write_flows[size]
                     nbytes = size
                 if flow is None:
-                    at = now + latency
+                    queue = queues[lop]
+                    if queue is None:
+                        at = now + latency
+                    else:  # ``_served``
+                        free = queue[0]
+                        start = free if free > now else now
+                        service = service_s[lop | size << 3]
+                        spread = spreads[lop]
+                        heapreplace(queue, start + (service if spread is None else service * next(spread)))
+                        at = start + latency
                     if at in pending:
                         at = free_time(at)
                     pending[at] = part
@@ -511,8 +616,17 @@ class Replication:
                     part[_P_STEP] = _RESPONSE
                     latency = part[_P_LATENCY]
                     if latency < 0:
-                        latency = next(latencies[billed])
-                    at = now + latency
+                        latency = next(latencies[billed | nbytes << 3])
+                    queue = queues[billed]
+                    if queue is None:
+                        at = now + latency
+                    else:  # ``_served``
+                        free = queue[0]
+                        start = free if free > now else now
+                        service = service_s[billed | nbytes << 3]
+                        spread = spreads[billed]
+                        heapreplace(queue, start + (service if spread is None else service * next(spread)))
+                        at = start + latency
                     if at in pending:
                         at = free_time(at)
                     pending[at] = part
@@ -545,6 +659,8 @@ class Replication:
                     if nbytes:
                         flow = read_flows[nbytes]
                     if flow is None:
+                        if nbytes:  # nothing bounds its body: its bytes arrive with the first
+                            transfers.extend((part[_P_LOP], now, now, nbytes))
                         finish(part, now)
                         continue
                     part[_P_TRANSFER] = now
@@ -729,10 +845,11 @@ class Replication:
                     self._reject(part, error)
                     return
                 state[scope_id] = (due if due > now else now) + interval_s
+        nbytes = part[_P_NBYTES]
         if billed == _B_GET:
             latency = part[_P_LATENCY]
             if latency < 0:
-                latency = next(self.latencies[billed])
+                latency = next(self.latencies[billed | nbytes << 3])
             if self.hot_limit:
                 hot_id = part[_P_KEY] << 32 | part[_P_RANGE]
                 count = self.hot_counts.get(hot_id, 0) + 1
@@ -745,7 +862,6 @@ class Replication:
                 part[_P_HOT] = True
             part[_P_STEP] = _FIRST_BYTE
         else:
-            nbytes = part[_P_NBYTES]
             if nbytes and billed in (_B_PUT, _B_PART):
                 flow = self.write_flows[nbytes]
                 if flow is not None:  # the body goes first, the response follows it
@@ -754,15 +870,17 @@ class Replication:
                     return
             latency = part[_P_LATENCY]
             if latency < 0:
-                latency = next(self.latencies[billed])
+                latency = next(self.latencies[billed | nbytes << 3])
             part[_P_STEP] = _RESPONSE
+        if self.queues[billed] is not None:
+            now = self._served(billed, nbytes, now)
         self._push(part, now + latency)
 
     def _reject(self, part: Part, error: str) -> None:
         part[_P_ERROR] = error
         part[_P_LATENCY] = -1.0  # a retry draws its own
         part[_P_STEP] = _ERROR
-        self._push(part, self.env._now + next(self.latencies[part[_P_BILLED]]))
+        self._push(part, self.env._now + next(self.latencies[part[_P_BILLED] | part[_P_NBYTES] << 3]))
 
     def _on_error(self, part: Part) -> None:
         self._release()

@@ -35,7 +35,10 @@ FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="tabl
 
 def simulate_command(
     workload_file: Annotated[Path, typer.Argument(help="workload YAML file", show_default=False)],
-    provider: Annotated[str, typer.Option("--provider", "-p", help="provider id, e.g. cloudflare-r2")],
+    provider: Annotated[
+        str | None,
+        typer.Option("--provider", "-p", help="provider id, e.g. cloudflare-r2 (none: the --profile's own endpoint)"),
+    ] = None,
     storage_class: Annotated[str, typer.Option("--class", help="storage class id")] = "standard",
     duration: Annotated[str, typer.Option("--duration", help='simulated window, e.g. "10m" or "90s"')] = "10m",
     seed: Annotated[int, typer.Option("--seed", help="random seed (same seed, same result)")] = 0,

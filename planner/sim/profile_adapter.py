@@ -18,9 +18,20 @@ The price table's documented request rates (``Limits.request_rates``: S3's 3,500
 ``provider_model_from_profile`` is given the table's limits; a documented rate replaces a
 profile's figure of the same scope for the same operations.
 
-Not mapped: ``ops_per_s`` (best observed rates, which may be the client's limit rather than the
-provider's) and ``range_get_speedup`` (it emerges from the stream curve and the link). Figures
-the summary lacks stay unbounded; the model's ``source`` lists them.
+Not mapped from the summary: ``ops_per_s`` (best observed rates, which may be the client's limit
+rather than the provider's) and ``range_get_speedup`` (it emerges from the stream curve and the
+link). Figures the summary lacks stay unbounded; the model's ``source`` lists them.
+
+A measured (or merged) profile is then read cell by cell (``with_measured_surface``): per
+operation and object size, the least-loaded cell (an open-loop cell at the lowest arrival rate,
+else the closed loop with the fewest requests in flight) gives the unloaded latency distribution
+(GET: TTFB; its histogram, else its p50/p90/p95/p99/p99.9 as an empirical quantile function),
+interpolated in log size (``latency_by_size``); GET stream rates are the size over latency less
+TTFB, PUT's the size over the latency it adds to the smallest PUT; and where a size's cells level
+off (the rate stops growing with the requests in flight, Little's law; ``in_flight_mean`` when
+measured) their best rate is that size's capacity, one first-come-first-served server whose
+queue adds the load-dependent part of the latency (``server_queues``). Published references
+keep the summary model: they publish too few cells for it, and the assumptions say so.
 
 Most published references give no GET time to first byte (only R2's ~40 ms floor, seed 001).
 ``provider_model_from_profile`` then derives a request latency from what the profile does
@@ -39,6 +50,7 @@ included), taken as a constant (no spread is published), and used for every oper
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from planner.errors import InputError
@@ -51,11 +63,13 @@ from planner.sim.provider import (
     LatencyModel,
     ProviderModel,
     RateLimit,
+    ServerQueue,
+    SizedLatency,
 )
 from planner.units import format_bytes
 
 if TYPE_CHECKING:
-    from measure.profile import Cell, Citation, Profile, ProfileSummary
+    from measure.profile import Cell, Citation, LatencyHistogram, Percentiles, Profile, ProfileSummary
     from pricing.models import Limits
 
 _PER_KEY_WRITE_ERROR = "429 Too Many Requests"
@@ -118,6 +132,18 @@ def provider_model_from_profile(profile: Profile, limits: Limits | None = None) 
             sizes = ", ".join(format_bytes(size) for size in dropped)
             note += f"; {sizes} left out (bound by request latency: under a tenth of the request moves bytes)"
         assumptions.append(note)
+    if profile.source.kind != "published":
+        model, notes = with_measured_surface(model, profile)
+        assumptions = [a for a in assumptions if not a.startswith(_REPLACED_BY_SURFACE)] + notes
+    if not model.latency_by_size:
+        assumptions.append(
+            "latency taken as the same for every object size and load (the profile gives no latency by size)"
+        )
+    if not model.server_queues:
+        assumptions.append(
+            "server capacity unknown (no cells where the rate levels off while latency rises): requests never "
+            "queue at the server, so latency does not grow with the offered rate"
+        )
     if limits is not None and limits.request_rates:
         model = with_request_rates(model, limits)
     return model, assumptions
@@ -321,3 +347,282 @@ def provider_model_from_summary(summary: ProfileSummary, *, ttfb: LatencyModel |
         source=source,
         evidence=evidence,
     )
+
+
+# -- the measured surface: every cell of a measured profile, not one summary figure --
+
+_REPLACED_BY_SURFACE = ("PUT, HEAD and LIST server latency", "GET stream curve", "PUT stream curve")
+"""Assumptions of the summary-based model that the measured surface replaces."""
+
+_PERCENTILE_KNOTS: tuple[tuple[float, str], ...] = (
+    (0.5, "p50"),
+    (0.9, "p90"),
+    (0.95, "p95"),
+    (0.99, "p99"),
+    (0.999, "p999"),
+)
+_HISTOGRAM_LEVELS = (0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999)
+_LEVELLED = 0.7
+"""A cell set levels off when its throughput at the most requests in flight is under this share of
+what the least-loaded cell's rate would give if it grew in proportion to the requests in flight."""
+_SATURATED_OPEN = 0.95
+"""An open-loop cell that completed under this share of its offered rate ran at the server's capacity."""
+
+
+def latency_from_cell(
+    percentiles: Percentiles, histogram: LatencyHistogram | None, shift_s: float = 0.0
+) -> LatencyModel | None:
+    """An empirical latency model from a cell's histogram (when it has 20 samples or more) or its
+    percentiles, less ``shift_s`` (the part of the request the simulator moves as a transfer).
+
+    From percentiles, the knots are the measured p50/p90/p95/p99/p99.9; the knot at probability 0
+    is set so the model's mean is the cell's mean (within half to all of the p50), or at 0.85 of
+    the p50 when no mean was measured. None when the cell has no p50.
+    """
+    knots: list[tuple[float, float]] = []
+    if histogram is not None and histogram.total >= 20:
+        total, half_bucket = histogram.total, math.sqrt(histogram.growth)
+        first = histogram.upper_edge_s(histogram.counts[0][0]) / histogram.growth
+        knots = [(0.0, first)]
+        for level in _HISTOGRAM_LEVELS:
+            if min(level, 1 - level) * total >= 1:
+                value = histogram.quantile(level)
+                assert value is not None
+                knots.append((level, max(first, value / half_bucket)))
+    else:
+        for level, name in _PERCENTILE_KNOTS:
+            value = getattr(percentiles, name)
+            if value is not None:
+                knots.append((level, value))
+        if not knots or knots[0][0] != 0.5:
+            return None
+        p50 = knots[0][1]
+        knots = [(0.0, 0.85 * p50), *knots]
+        if percentiles.mean is not None:
+            low = LatencyModel.empirical(_monotone([(0.0, 0.5 * p50), *knots[1:]])).mean_s
+            high = LatencyModel.empirical(_monotone([(0.0, p50), *knots[1:]])).mean_s
+            if high > low:
+                share = min(1.0, max(0.0, (percentiles.mean - low) / (high - low)))
+                knots[0] = (0.0, p50 * (0.5 + 0.5 * share))
+    shifted = [(level, max(value - shift_s, 0.1 * value)) for level, value in knots]
+    return LatencyModel.empirical(_monotone(shifted))
+
+
+def _monotone(knots: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    out: list[tuple[float, float]] = []
+    for level, value in knots:
+        out.append((level, max(value, out[-1][1]) if out else value))
+    return out
+
+
+def _in_flight(cell: Cell) -> float:
+    """Requests in flight on average: achieved (``in_flight_mean``), else Little's law on the cell's
+    rate and mean latency, else the nominal concurrency."""
+    if cell.in_flight_mean:
+        return cell.in_flight_mean
+    if cell.ops_per_s and cell.latency_s.mean:
+        return cell.ops_per_s * cell.latency_s.mean
+    return float(cell.concurrency)
+
+
+def _base_cells(cells: list[Cell]) -> tuple[Cell, Cell | None]:
+    """The least-loaded cells: the closed loop with the fewest requests in flight (busy: back to
+    back, client and server never idle; without one, the least-loaded open loop), and the
+    open-loop cell at the lowest arrival rate if it had under half a request in flight (sparse:
+    most requests find client and server idle)."""
+    closed = [c for c in cells if c.mode == "closed"]
+    opened = sorted((c for c in cells if c.mode == "open" and c.offered_per_s), key=lambda c: c.offered_per_s or 0.0)
+    sparse = opened[0] if opened and _in_flight(opened[0]) < 0.5 else None
+    if closed:
+        return min(closed, key=_in_flight), sparse
+    return (opened[0] if opened else min(cells, key=_in_flight)), None
+
+
+def _capacity(cells: list[Cell]) -> tuple[float, str] | None:
+    """The requests a second where a cell set levels off, and how that shows; None if it never did."""
+    for cell in cells:
+        offered, achieved, window_s = cell.offered_per_s, cell.ops_per_s, cell.duration_s
+        if cell.mode != "open" or not offered or not achieved:
+            continue
+        # short of the offered rate by more than the arrivals' own (Poisson) noise allows
+        expected = offered * window_s if window_s else math.inf
+        noise = 3 * math.sqrt(expected) / expected if window_s else 0.0
+        if achieved < (_SATURATED_OPEN - noise) * offered:
+            return achieved, f"an open loop offered {offered:g}/s completed {achieved:.4g}/s"
+    # closed loops only: their rate is what the server answered, an open loop's what was offered
+    rated = sorted((c for c in cells if c.ops_per_s and c.mode == "closed"), key=_in_flight)
+    if len(rated) < 2:
+        return None
+    low, high = rated[0], rated[-1]
+    assert low.ops_per_s is not None and high.ops_per_s is not None
+    n_low, n_high = _in_flight(low), _in_flight(high)
+    if n_high <= n_low or high.ops_per_s >= _LEVELLED * low.ops_per_s * n_high / n_low:
+        return None
+    best = max(c.ops_per_s or 0.0 for c in rated)
+    return best, (
+        f"{low.ops_per_s:.4g}/s at {n_low:.3g} in flight, {high.ops_per_s:.4g}/s at {n_high:.3g} "
+        "(in flight by Little's law: rate x mean latency)"
+    )
+
+
+def _service_spread(cells: list[Cell]) -> tuple[LatencyModel | None, str]:
+    """How much one request's service time varies, from the most loaded closed-loop cell of the
+    smallest size: its latency distribution over its mean. A saturated server shares itself among
+    the requests in flight, so each one's time there scales with its own work; the spread of that
+    cell is the spread of the work."""
+    smallest = min(c.object_size_bytes or 0 for c in cells)
+    loaded = [c for c in cells if (c.object_size_bytes or 0) == smallest and c.mode == "closed"]
+    if not loaded:
+        return None, "service times taken as constant (no closed-loop cell shows their spread)"
+    busiest = max(loaded, key=_in_flight)
+    model = latency_from_cell(busiest.latency_s, busiest.latency_histogram)
+    if model is None or _in_flight(busiest) < 2:
+        return None, "service times taken as constant (no loaded cell shows their spread)"
+    mean = model.mean_s
+    spread = LatencyModel.empirical([(q, v / mean) for q, v in model.quantiles])
+    return spread, (
+        f"service times spread as the latency of the most loaded {busiest.op.upper()} cell "
+        f"({_in_flight(busiest):.3g} in flight; p99 {spread.p99_s or 0:.2g}x and p50 {spread.p50_s:.2g}x the mean)"
+    )
+
+
+def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[ProviderModel, list[str]]:
+    """``model`` with latency by operation and size, stream curves and server capacity taken from
+    every usable cell of a measured profile, and the notes saying how.
+
+    Per operation and size, the least-loaded cell gives the unloaded latency distribution (GET:
+    its TTFB; PUT, HEAD, LIST: its whole latency less the transfer the simulator adds); the load
+    on top of it comes from one first-come-first-served server whose service time per operation
+    and size is the inverse of the rate where that size's cells level off (Little's law on the
+    in-flight count). Closed-loop cells cannot tell one server of service s from c servers of
+    c·s (their curves agree), so one server is modelled and the note says so.
+    """
+    cells = [c for c in profile.cells if not _unusable(c) and c.status != "missing" and c.latency_s.p50 is not None]
+    updates: dict[str, object] = {}
+    evidence: dict[str, Evidence] = dict(model.evidence)
+    notes: list[str] = []
+    sized: dict[str, SizedLatency] = {}
+    sparse_sized: dict[str, SizedLatency] = {}
+    service: dict[str, list[tuple[int, float]]] = {}
+    for op in ("get", "put", "head", "list"):
+        mine = [c for c in cells if c.op == op and (op != "get" or c.ttfb_s.p50 is not None)]
+        if not mine:
+            continue
+        by_size: dict[int, list[Cell]] = {}
+        for cell in mine:
+            by_size.setdefault(cell.object_size_bytes or 0, []).append(cell)
+        bases = {size: _base_cells(group) for size, group in sorted(by_size.items())}
+        smallest = bases[min(bases)][0]
+        stream: list[BandwidthPoint] = []
+        points: list[tuple[int, LatencyModel]] = []
+        sparse_points: list[tuple[int, LatencyModel]] = []
+        for size, (base, sparse) in bases.items():
+            assert base.latency_s.p50 is not None
+            if op == "get":
+                assert base.ttfb_s.p50 is not None
+                transfer_s = base.latency_s.p50 - base.ttfb_s.p50
+            else:
+                transfer_s = base.latency_s.p50 - (smallest.latency_s.p50 or 0.0) if op == "put" else 0.0
+            moves = size > 0 and transfer_s >= _REQUEST_BOUND * base.latency_s.p50
+            if moves:
+                stream.append(BandwidthPoint(size_bytes=size, bits_per_s=size * 8 / transfer_s))
+            for source, into in ((base, points), (sparse, sparse_points)):
+                if source is None:
+                    continue
+                if op == "get":
+                    latency = latency_from_cell(source.ttfb_s, source.ttfb_histogram)
+                else:
+                    shift_s = transfer_s if moves else 0.0
+                    latency = latency_from_cell(source.latency_s, source.latency_histogram, shift_s)
+                if latency is not None:
+                    into.append((size, latency))
+            capacity = _capacity(by_size[size])
+            if capacity is not None:
+                service.setdefault(op, []).append((size, 1.0 / capacity[0]))
+                notes.append(
+                    f"{op.upper()} {format_bytes(size, binary=True) if size else ''} capacity {capacity[0]:.4g}/s: "
+                    f"where its cells level off ({capacity[1]})"
+                )
+        if sparse_points:
+            sparse_sized[op] = SizedLatency(points=sparse_points)
+            notes.append(
+                f"{op.upper()} latency when client and server idle: the sparse open-loop cells (p50 "
+                + ", ".join(f"{format_bytes(size, binary=True)} {m.p50_s * 1000:.3g} ms" for size, m in sparse_points)
+                + "); a request arriving with nothing else in flight (probability exp(-requests in flight), the "
+                "in-flight count by Little's law on the simulated rate) draws from it"
+            )
+        if not points:
+            continue
+        sized[op] = SizedLatency(points=points)
+        what = "TTFB" if op == "get" else "latency"
+        sizes_text = ", ".join(
+            f"{format_bytes(size, binary=True)} {latency.p50_s * 1000:.3g} ms"
+            if size
+            else f"{latency.p50_s * 1000:.3g} ms"
+            for size, latency in points
+        )
+        notes.append(
+            f"{op.upper()} {what} from the least-loaded cells of each size (p50 {sizes_text}), their measured "
+            "quantiles as the distribution, interpolated in log size"
+        )
+        evidence[f"latency.{op}"] = "measured"
+        updates[{"get": "ttfb_get", "put": "ttfb_put", "head": "ttfb_head", "list": "ttfb_list"}[op]] = points[0][1]
+        if op == "get":
+            updates["stream_read"] = BandwidthCurve(points=stream)
+            if stream:
+                evidence["stream.read"] = "measured"
+            if len(points) > 1:
+                evidence["latency.size"] = "measured"
+        elif op == "put":
+            updates["stream_write"] = BandwidthCurve(points=stream)
+            if stream:
+                evidence["stream.write"] = "measured"
+        if op in service:
+            evidence[f"capacity.{op}"] = "derived"
+        else:
+            evidence[f"capacity.{op}"] = "assumed"
+            notes.append(
+                f"{op.upper()} capacity: its cells never level off (the rate grew with the requests in flight): "
+                "left unbounded"
+            )
+    if not sized:
+        return model, notes
+    tails = [m for s in sized.values() for _, m in s.points]
+    evidence["latency.tail"] = "measured"
+    last = max(q for m in tails for q, _ in m.quantiles)
+    notes.append(
+        f"latency tail: measured up to the p{last * 100:g}; beyond it the slope of the last two quantiles "
+        "continues (extrapolated)"
+    )
+    if sparse_sized:
+        evidence["latency.sparse"] = "measured"
+    else:
+        evidence["latency.sparse"] = "assumed"
+        notes.append(
+            "unloaded latency from closed loops back to back; sparse arrivals may see more (a server and client "
+            "that idle between requests wake up slower): the profile has no open-loop cell to show it"
+        )
+    queues: list[ServerQueue] = []
+    for op, op_service in sorted(service.items()):
+        spread, spread_note = _service_spread([c for c in cells if c.op == op])
+        queues.append(
+            ServerQueue(
+                operations=[op, "upload-part"] if op == "put" else [op],
+                servers=1,
+                service_s=min(op_service)[1],
+                service_spread=spread,
+                service_by_size={op: sorted(op_service)},
+            )
+        )
+        notes.append(f"{op.upper()} {spread_note}")
+    if queues:
+        evidence["capacity"] = "derived"
+        notes.append(
+            "server capacity as one first-come-first-served server per operation ("
+            + ", ".join(op.upper() for op in sorted(service))
+            + "), each request holding it for 1 / its size's capacity: latency is the unloaded draw plus the wait "
+            "for the server (closed-loop cells cannot tell one server from several slower ones; operations do not "
+            "slow each other, so a mix is held to each operation's own capacity)"
+        )
+    updates.update(latency_by_size=sized, sparse_latency_by_size=sparse_sized, server_queues=queues, evidence=evidence)
+    return model.model_copy(update=updates), notes

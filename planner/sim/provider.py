@@ -42,17 +42,24 @@ class _Frozen(BaseModel):
 
 
 class LatencyModel(_Frozen):
-    """A server latency (time to first byte) distribution fitted to a measured p50 and p99.
+    """A server latency (time to first byte) distribution.
 
-    ``lognormal`` puts a lognormal above ``floor_s`` through the two percentiles (seed: R2's TTFB
+    ``lognormal`` puts a lognormal above ``floor_s`` through a p50 and a p99 (seed: R2's TTFB
     floors at ~40 ms whatever the size); ``exponential`` has its median at ``p50_s`` above the
     floor and ignores ``p99_s`` (queueing-theory checks). ``p99_s == p50_s`` is a constant.
+    ``empirical`` is a measured quantile function (``LatencyModel.empirical``): the quantiles as
+    knots, linear in ``-ln(1 - q)`` between them (an exponential tail between two quantiles),
+    continued past the last knot with the slope of the last two (the tail beyond what was measured).
     """
 
     p50_s: Seconds = Field(ge=0)
     p99_s: Seconds | None = Field(None, ge=0, description="defaults to p50_s (a constant latency)")
     floor_s: Seconds = Field(0.0, ge=0)
-    distribution: Literal["lognormal", "exponential"] = "lognormal"
+    distribution: Literal["lognormal", "exponential", "empirical"] = "lognormal"
+    quantiles: list[tuple[float, float]] = Field(
+        default_factory=list,
+        description="empirical: (probability, seconds) knots by probability, the first at probability 0",
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> LatencyModel:
@@ -60,7 +67,61 @@ class LatencyModel(_Frozen):
             raise ValueError(f"floor_s ({self.floor_s}) is above p50_s ({self.p50_s}); the floor is a minimum")
         if self.p99_s is not None and self.p99_s < self.p50_s:
             raise ValueError(f"p99_s ({self.p99_s}) is below p50_s ({self.p50_s})")
+        if self.distribution == "empirical":
+            probabilities = [q for q, _ in self.quantiles]
+            values = [v for _, v in self.quantiles]
+            if len(self.quantiles) < 2 or probabilities[0] != 0.0 or probabilities[-1] >= 1.0:
+                raise ValueError("an empirical latency needs knots from probability 0 up to below 1")
+            if probabilities != sorted(set(probabilities)) or values != sorted(values):
+                raise ValueError("empirical knots must increase in probability and not decrease in seconds")
         return self
+
+    @classmethod
+    def empirical(cls, knots: list[tuple[float, float]]) -> LatencyModel:
+        """A measured quantile function through ``knots`` ((probability, seconds), probability 0 first)."""
+        knots = sorted(knots)
+        model = cls.model_construct(
+            p50_s=0.0, p99_s=None, floor_s=knots[0][1], distribution="empirical", quantiles=knots
+        )
+        p50, p99 = model.quantile([0.5, 0.99]).tolist()
+        return cls(p50_s=p50, p99_s=max(p99, p50), floor_s=knots[0][1], distribution="empirical", quantiles=knots)
+
+    @classmethod
+    def mixture(cls, first: LatencyModel, second: LatencyModel, first_share: float) -> LatencyModel:
+        """``first`` with probability ``first_share``, else ``second`` (both empirical), as one empirical model."""
+        if first_share <= 0:
+            return second
+        if first_share >= 1:
+            return first
+        levels = np.array(_MIXTURE_LEVELS)
+        first_values, second_values = first.quantile(levels), second.quantile(levels)
+        values = np.unique(np.concatenate([first_values, second_values]))
+        cdf = first_share * np.interp(values, first_values, levels, right=1.0) + (1 - first_share) * np.interp(
+            values, second_values, levels, right=1.0
+        )
+        knots: list[tuple[float, float]] = []
+        for probability, value in zip(cdf.tolist(), values.tolist(), strict=True):
+            if probability >= _MIXTURE_LEVELS[-1]:
+                break
+            if not knots or probability > knots[-1][0]:
+                knots.append((probability, value))
+        knots[0] = (0.0, knots[0][1])
+        return cls.empirical(knots)
+
+    def quantile(self, q: Any) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """The latency at probability ``q`` (an array or list, each in [0, 1)); empirical models only."""
+        u = np.asarray(q, dtype=np.float64)
+        if self.distribution != "empirical":
+            raise ValueError("quantile() is defined for empirical latency models")
+        z_knots = -np.log1p(-np.array([p for p, _ in self.quantiles]))
+        values = np.array([v for _, v in self.quantiles])
+        z = -np.log1p(-np.minimum(u, 1 - 1e-12))
+        out: np.ndarray[Any, np.dtype[np.float64]] = np.atleast_1d(np.interp(z, z_knots, values))
+        z = np.atleast_1d(z)
+        slope = (values[-1] - values[-2]) / (z_knots[-1] - z_knots[-2])
+        beyond = z > z_knots[-1]
+        out[beyond] = values[-1] + slope * (z[beyond] - z_knots[-1])
+        return out
 
     @classmethod
     def constant(cls, seconds: float) -> LatencyModel:
@@ -73,6 +134,8 @@ class LatencyModel(_Frozen):
 
     @property
     def mean_s(self) -> float:
+        if self.distribution == "empirical":
+            return float(self.quantile((np.arange(20_000) + 0.5) / 20_000).mean())
         above = self.p50_s - self.floor_s
         if self.distribution == "exponential":
             return self.floor_s + above / math.log(2)
@@ -88,6 +151,8 @@ class LatencyModel(_Frozen):
 
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray[Any, np.dtype[np.float64]]:
         """``n`` independent draws in seconds."""
+        if self.distribution == "empirical":
+            return self.quantile(rng.random(n))
         above = self.p50_s - self.floor_s
         if above <= 0:
             return np.full(n, self.floor_s)
@@ -97,6 +162,98 @@ class LatencyModel(_Frozen):
         if sigma == 0.0:
             return np.full(n, self.p50_s)
         return self.floor_s + rng.lognormal(math.log(above), sigma, n)
+
+
+class SizedLatency(_Frozen):
+    """One operation's latency at several object sizes (measured TTFB grows with size: SeaweedFS
+    1.8 ms at 4 KiB, 4.3 ms at 4 MiB). Between two sizes every quantile is interpolated linearly
+    in log(size); beyond the ends the nearest size's distribution stands."""
+
+    points: list[tuple[Bytes, LatencyModel]] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _sorted(self) -> SizedLatency:
+        sizes = [size for size, _ in self.points]
+        if sizes != sorted(set(sizes)):
+            raise ValueError("points must have distinct sizes in increasing order")
+        return self
+
+    def at(self, size_bytes: int) -> LatencyModel:
+        sizes = [size for size, _ in self.points]
+        i = bisect.bisect_left(sizes, size_bytes)
+        if i < len(sizes) and sizes[i] == size_bytes:
+            return self.points[i][1]
+        if i == 0:
+            return self.points[0][1]
+        if i == len(sizes):
+            return self.points[-1][1]
+        (lo_size, lo), (hi_size, hi) = self.points[i - 1], self.points[i]
+        if lo.distribution != "empirical" or hi.distribution != "empirical":
+            return lo if size_bytes / lo_size <= hi_size / size_bytes else hi
+        frac = math.log(max(size_bytes, 1) / lo_size) / math.log(hi_size / lo_size)
+        levels = sorted({q for q, _ in lo.quantiles} | {q for q, _ in hi.quantiles})
+        values = (1 - frac) * lo.quantile(levels) + frac * hi.quantile(levels)
+        return LatencyModel.empirical(list(zip(levels, np.maximum.accumulate(values).tolist(), strict=True)))
+
+
+class ServerQueue(_Frozen):
+    """The server's request handling for some operations: ``servers`` servers, first come first
+    served, each holding a request for ``service_s``, so at most ``servers / service_s`` a second.
+
+    A request waits for a free server, then takes its drawn latency (which includes its service):
+    unloaded, latencies are as measured without load; as the offered rate nears the capacity the
+    waits grow, and past it they grow without bound (the saturation knee).
+    """
+
+    operations: list[str] = Field(min_length=1, description="billed operations served by these servers")
+    servers: int = Field(1, ge=1)
+    service_s: Seconds = Field(gt=0, description="a request's service time, unless service_by_size says")
+    service_spread: LatencyModel | None = Field(
+        None,
+        description="a request's service time is its mean (service_s, service_by_size) times a draw of this "
+        "distribution of mean 1 (None: every request takes exactly its mean)",
+    )
+    service_by_size: dict[str, list[tuple[Bytes, Seconds]]] = Field(
+        default_factory=dict,
+        description="per operation, (object size, service time) points, interpolated in log size, flat beyond "
+        "the ends: a large object holds the server longer (its bytes/s capacity)",
+    )
+
+    @property
+    def capacity_per_s(self) -> float:
+        return self.servers / self.service_s
+
+    def service_for(self, operation: str, size_bytes: int) -> float:
+        """Service time of one request of ``operation`` moving ``size_bytes``."""
+        points = self.service_by_size.get("put" if operation == "upload-part" else operation)
+        if not points:
+            return self.service_s
+        sizes = [size for size, _ in points]
+        i = bisect.bisect_left(sizes, size_bytes)
+        if i == 0:
+            return points[0][1]
+        if i == len(points):
+            return points[-1][1]
+        (lo_size, lo), (hi_size, hi) = points[i - 1], points[i]
+        frac = math.log(size_bytes / lo_size) / math.log(hi_size / lo_size)
+        return lo + frac * (hi - lo)
+
+    def capacity_for(self, operation: str, size_bytes: int) -> float:
+        """Requests a second of ``operation`` at ``size_bytes`` the servers handle at most."""
+        return self.servers / self.service_for(operation, size_bytes)
+
+    @model_validator(mode="after")
+    def _known(self) -> ServerQueue:
+        unknown = [op for op in self.operations if op not in BILLED_OPERATIONS]
+        if unknown:
+            raise ValueError(f"unknown operations {unknown} (known: {', '.join(BILLED_OPERATIONS)})")
+        return self
+
+
+_MIXTURE_LEVELS = (
+    0.0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999,
+    0.9995, 0.9999,
+)  # fmt: skip
 
 
 class BandwidthPoint(_Frozen):
@@ -185,6 +342,19 @@ class ProviderModel(_Frozen):
     ttfb_put: LatencyModel | None = Field(None, description="after the body is sent; defaults to ttfb_get")
     ttfb_head: LatencyModel | None = None
     ttfb_list: LatencyModel | None = None
+    latency_by_size: dict[str, SizedLatency] = Field(
+        default_factory=dict,
+        description="per billed operation (get, put, head, list), latency by object size; replaces ttfb_* "
+        "for that operation when the simulator knows the size",
+    )
+    sparse_latency_by_size: dict[str, SizedLatency] = Field(
+        default_factory=dict,
+        description="per billed operation, latency by size of a request that finds client and server idle "
+        "(sparse open-loop cells); the simulator mixes it in by how often that happens",
+    )
+    server_queues: list[ServerQueue] = Field(
+        default_factory=list, description="the server's request capacity, per group of operations"
+    )
     stream_read: BandwidthCurve = Field(default_factory=BandwidthCurve)
     stream_write: BandwidthCurve = Field(default_factory=BandwidthCurve)
     read_ceiling_bits_per_s: BitsPerSecond | None = Field(None, gt=0, description="all reads together")
@@ -196,7 +366,9 @@ class ProviderModel(_Frozen):
         default_factory=dict,
         description="how each part of the model is backed, by key: latency.get, latency.put, latency.head, "
         "latency.list, latency.tail, stream.read, stream.write, ceiling.read, ceiling.write, capacity; "
-        "a key not present is 'assumed' (a hand-made model states its own)",
+        "latency.size (latency varies with object size), capacity.get, capacity.put, capacity.head, "
+        "capacity.list (a server queue's requests a second); a key not present is 'assumed' (a hand-made "
+        "model states its own)",
     )
 
     def evidence_of(self, key: str) -> Evidence:
@@ -223,8 +395,22 @@ class ProviderModel(_Frozen):
             return weakest(base, "derived")
         return weakest(base, "extrapolated")
 
-    def latency(self, operation: str) -> LatencyModel:
-        """Server latency of a billed operation: TTFB for reads, response time after the body for writes."""
+    def latency(self, operation: str, size_bytes: int | None = None, idle_share: float = 0.0) -> LatencyModel:
+        """Server latency of a billed operation: TTFB for reads, response time after the body for writes.
+
+        With ``size_bytes``, the operation's latency at that size when the model has one
+        (``latency_by_size``; an uploaded part as a PUT of its size); ``idle_share`` of the
+        requests find client and server idle and draw from ``sparse_latency_by_size`` instead.
+        """
+        if size_bytes is not None and self.latency_by_size:
+            name = "put" if operation == "upload-part" else operation
+            sized = self.latency_by_size.get(name)
+            if sized is not None:
+                busy = sized.at(size_bytes)
+                sparse = self.sparse_latency_by_size.get(name)
+                if sparse is None or idle_share <= 0:
+                    return busy
+                return LatencyModel.mixture(sparse.at(size_bytes), busy, idle_share)
         if operation in ("get",):
             return self.ttfb_get
         if operation == "head":
@@ -232,6 +418,10 @@ class ProviderModel(_Frozen):
         if operation == "list":
             return self.ttfb_list or self.ttfb_get
         return self.ttfb_put or self.ttfb_get
+
+    def server_queue(self, operation: str) -> ServerQueue | None:
+        """The server queue that serves ``operation``, if the model has one."""
+        return next((queue for queue in self.server_queues if operation in queue.operations), None)
 
     def stream_bits_per_s(self, direction: Direction, size_bytes: int) -> float:
         curve = self.stream_read if direction == "read" else self.stream_write

@@ -192,6 +192,12 @@ class ClientSpec(_Spec):
         "shared", description="shared: reads and writes split one capacity; full: each way has it"
     )
     connections: int = Field(64, ge=1, description="requests in flight at most; the rest queue")
+    round_trip_s: Seconds = Field(
+        0.0,
+        ge=0,
+        description="network round trip the client adds to every request beyond the profile's own (a "
+        "farther client, a proxy): added to each request's time to first byte or response",
+    )
     multipart: MultipartPolicy | None = None
     ranged_get: RangedGetPolicy | None = None
     retry: RetryPolicy = Field(default_factory=RetryPolicy)

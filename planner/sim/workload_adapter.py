@@ -117,13 +117,27 @@ def adapt_workload(workload: Workload, *, window: Window, limits: Limits | None 
         )
     mean_rate = total / MONTH_S
     peak_factor = traffic.peak_factor
+    if traffic.peak_rate is not None:
+        if traffic.peak_rate < mean_rate:
+            raise InputError(
+                f"{traffic.peak_rate:g}/s is below the month's average of {mean_rate:.4g} requests a second",
+                source=workload.name,
+                field="traffic.peak_rate",
+            )
+        peak_factor = traffic.peak_rate / mean_rate
     arrivals = OpenLoop(mean_rate_per_s=mean_rate, peak_factor=peak_factor, profile=window)
     window_rate = arrivals.max_rate_per_s
-    notes.append(
-        f"{window} window: {window_rate:.4g} requests/s (Poisson) = ({reads:,} GET + {writes:,} PUT + "
-        f"{heads:,} HEAD + {lists:,} LIST) a {MONTH_S / 86400:g}-day month"
-        + (f" x peak factor {peak_factor:g}" if window == "peak" else "")
-    )
+    if window == "peak" and traffic.peak_rate is not None:
+        notes.append(
+            f"peak window: {window_rate:.4g} requests/s (Poisson, traffic.peak_rate) in the mix of ({reads:,} GET + "
+            f"{writes:,} PUT + {heads:,} HEAD + {lists:,} LIST) a month"
+        )
+    else:
+        notes.append(
+            f"{window} window: {window_rate:.4g} requests/s (Poisson) = ({reads:,} GET + {writes:,} PUT + "
+            f"{heads:,} HEAD + {lists:,} LIST) a {MONTH_S / 86400:g}-day month"
+            + (f" x peak factor {peak_factor:g}" if window == "peak" else "")
+        )
     sizes = workload.object_sizes()
     size_distribution = SizeDistribution(
         sizes_bytes=[max(0, round(size)) for size, _ in sizes], weights=[share for _, share in sizes]

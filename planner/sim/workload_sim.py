@@ -28,11 +28,12 @@ from pricing.models import Limits, Usage
 
 if TYPE_CHECKING:
     from measure.profile import Profile
+    from planner.sim.provider import ProviderModel
 
 
 def simulate(
     workload: Workload,
-    provider: str,
+    provider: str | None,
     *,
     storage_class: str = "standard",
     profile: Profile | None = None,
@@ -44,8 +45,12 @@ def simulate(
     """Simulate ``duration_s`` of the workload's peak and of its mean, ``replications`` times each.
 
     ``profile`` defaults to the provider's shipped reference profile; the price table in force on
-    ``as_of`` (default today) gives the part limits that shape multipart uploads.
+    ``as_of`` (default today) gives the part limits that shape multipart uploads. ``provider``
+    None simulates the profile's own endpoint (a self-hosted or unpriced server): no price
+    table, so no documented request rates or part limits beyond the profile's own.
     """
+    if provider is None:
+        return _simulate_endpoint(workload, profile, duration_s, seed, replications)
     from pricing import catalog
 
     table = catalog.table_for(provider, as_of)
@@ -70,16 +75,7 @@ def simulate(
         assumptions += [note for note in adapted.assumptions if note not in assumptions]
         results[window] = simulate_spec(adapted.spec, model, duration_s, seed, replications)
     mean = results["mean"]
-    demonstrated = demonstrated_bits_per_s(profile.summary())
-    mean_bytes = workload.storage.mean_object_bytes
-    verdicts = judge_simulated(
-        results["peak"].slo,
-        model,
-        mean_bytes=mean_bytes,
-        demonstrated_bits_per_s=demonstrated,
-        judged_on="simulated peak",
-    )
-    verdicts += _not_judged(workload, verdicts, assumptions)
+    verdicts = _verdicts(workload, results["peak"], model, profile, assumptions)
     restore_first = storage_class in ARCHIVE_CLASSES
     if restore_first:
         # the simulation replays immediate reads, which an archive class does not serve
@@ -109,9 +105,23 @@ def simulate(
         month_scaling=scaling,
         slo=verdicts,
         restore_first=restore_first,
-        evidence=figure_evidence(model, mean_bytes),
+        evidence=figure_evidence(model, workload.storage.mean_object_bytes),
         assumptions=assumptions,
     )
+
+
+def _verdicts(
+    workload: Workload, peak: SimulationResult, model: ProviderModel, profile: Profile, notes: list[str]
+) -> list[TargetVerdict]:
+    """The workload's targets judged on the simulated peak, each on the evidence of what it rests on."""
+    verdicts = judge_simulated(
+        peak.slo,
+        model,
+        mean_bytes=workload.storage.mean_object_bytes,
+        demonstrated_bits_per_s=demonstrated_bits_per_s(profile.summary()),
+        judged_on="simulated peak",
+    )
+    return verdicts + _not_judged(workload, verdicts, notes)
 
 
 def _not_judged(workload: Workload, judged: list[TargetVerdict], notes: list[str]) -> list[TargetVerdict]:
@@ -145,6 +155,39 @@ def _not_judged(workload: Workload, judged: list[TargetVerdict], notes: list[str
             )
         )
     return missing
+
+
+def _simulate_endpoint(
+    workload: Workload, profile: Profile | None, duration_s: float, seed: int, replications: int
+) -> WorkloadSimulation:
+    if profile is None:
+        raise InputError("give a provider, or a measured profile of the endpoint to simulate", source="--profile")
+    model, assumptions = provider_model_from_profile(profile)
+    assumptions.append(
+        "no provider given: the profile's own endpoint, with no price table, no documented request rates "
+        "and S3's part rules alone"
+    )
+    results: dict[str, SimulationResult] = {}
+    for window in WINDOWS:
+        adapted = adapt_workload(workload, window=window)
+        assumptions += [note for note in adapted.assumptions if note not in assumptions]
+        results[window] = simulate_spec(adapted.spec, model, duration_s, seed, replications)
+    mean = results["mean"]
+    return WorkloadSimulation(
+        workload=workload.name,
+        provider=profile.provider or "endpoint",
+        storage_class="-",
+        prices="no price table (the profile's own endpoint)",
+        profile=f"{profile.source.kind} profile of {profile.provider or 'unknown'}"
+        + (f", {profile.date}" if profile.date else ""),
+        peak=results["peak"],
+        mean=mean,
+        month_billed_requests=dict(mean.scaled_billed_requests),
+        month_scaling=f"month's billed requests = the mean window's x {mean.scale_to_month:.6g} (unpriced)",
+        slo=_verdicts(workload, results["peak"], model, profile, assumptions),
+        evidence=figure_evidence(model, workload.storage.mean_object_bytes),
+        assumptions=assumptions,
+    )
 
 
 def billed_usage(

@@ -74,3 +74,71 @@ def test_main_cli_runs_it() -> None:
         text=True,
     )
     assert result.returncode == 2 and result.stderr.startswith("planner: ") and "Traceback" not in result.stderr
+
+
+def test_without_a_provider_the_profile_s_own_endpoint_is_simulated(tmp_path: Path) -> None:
+    from measure.profile import Cell, Percentiles, Profile, Source
+
+    cells = [
+        Cell(
+            op=op,  # type: ignore[arg-type]
+            object_size_bytes=4096,
+            concurrency=concurrency,
+            samples=1000,
+            ops_per_s=ops,
+            latency_s=Percentiles(p50=p50, p99=p50 * 3),
+            ttfb_s=Percentiles(p50=p50, p99=p50 * 3),
+        )
+        for op, concurrency, ops, p50 in (("get", 1, 400, 0.0025), ("get", 16, 500, 0.032), ("put", 1, 200, 0.005))
+    ]
+    profile = tmp_path / "local.json"
+    profile.write_text(Profile(provider="local", cells=cells, source=Source(kind="measured")).model_dump_json())
+    workload = tmp_path / "w.yaml"
+    workload.write_text(
+        "name: local\nstorage: {stored: 4 MB, object_size: 4 KiB}\n"
+        "traffic: {reads: 2592000, writes: 648000, peak_rate: 300/s}\n"
+    )
+    result = CliRunner().invoke(
+        _app(),
+        [
+            "simulate",
+            str(workload),
+            "--profile",
+            str(profile),
+            "--duration",
+            "10s",
+            "--replications",
+            "1",
+            "-f",
+            "json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["prices"].startswith("no price table")
+    # the peak window runs at traffic.peak_rate, 300/s, in the monthly counts' 4:1 mix
+    peak_requests = sum(op["requests"]["mean"] for op in data["peak"]["operations"].values())
+    assert peak_requests / 10 == pytest.approx(300, rel=0.1)
+    # no provider: no documented request rates, so nothing rejected
+    assert all(not op["errors"] for op in data["peak"]["operations"].values())
+
+
+def test_peak_rate_needs_a_unit_and_a_rate_above_the_mean() -> None:
+    from planner.errors import InputError
+    from planner.sim import adapt_workload
+    from planner.workload import parse_request_rate, parse_workload
+
+    assert parse_request_rate("18000/min") == 300
+    with pytest.raises(InputError, match=r"traffic\.peak_rate"):
+        parse_workload(
+            {"name": "x", "storage": {"stored": "1 GB", "object_size": "1 MB"}, "traffic": {"peak_rate": 300}}
+        )
+    slow = parse_workload(
+        {
+            "name": "x",
+            "storage": {"stored": "1 GB", "object_size": "1 MB"},
+            "traffic": {"reads": 2592000, "peak_rate": "0.5/s"},
+        }
+    )
+    with pytest.raises(InputError, match="below the month's average"):
+        adapt_workload(slow, window="peak")

