@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from planner.sim import (
@@ -132,6 +132,8 @@ def test_inline_paths_record_what_the_methods_do(
             assert np.array_equal(a, b), field.name
         else:
             assert a == b, field.name
-    assert len(inline.transfer_end) > 0 or not any(sizes)
+    # a case where no transfer ends within the window (20 MiB objects by the hundred on 0.5 Gbps)
+    # compares nothing of the transfer path: hypothesis looks for another
+    assume(len(inline.transfer_end) > 0 or not any(sizes))
     if hot == "reject" and connections >= 32 and rate * (1 - put_share) > 500:
         assert inline.errors, "the hot-object limit was never reached: the case tests nothing"
