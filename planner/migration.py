@@ -202,6 +202,15 @@ def _increment(table: PriceTable, storage_class: str, base: Usage, extra: Usage)
     return _difference(after, before, table)
 
 
+def _young_deletions(young: tuple[float, float], mean_object: float) -> list[Deletion]:
+    """A side's deletions before its minimum duration, from (bytes, bytes x their age in days)."""
+    deleted, age_weighted = young
+    if deleted < 1:
+        return []
+    objects = round(deleted / mean_object) if mean_object else 0
+    return [Deletion(bytes=round(deleted), objects=objects, age_days=age_weighted / deleted)]
+
+
 def _difference(after: CostBreakdown, before: CostBreakdown, table: PriceTable) -> CostBreakdown:
     """Line items of ``after`` minus ``before``, matched by category, unit and unit price.
 
@@ -718,15 +727,7 @@ def _run(
         source_base = source_base.model_copy(update={"retrieval_option": options.retrieval_option})
         copied_objects = round(month.copied / mean_object) if mean_object else 0
         list_pages = math.ceil(month.listed_objects / LIST_PAGE_KEYS) if month.listed_objects else 0
-        young_deleted = []
-        if month.source_young[0] >= 1:
-            young_deleted.append(
-                Deletion(
-                    bytes=round(month.source_young[0]),
-                    objects=round(month.source_young[0] / mean_object) if mean_object else 0,
-                    age_days=month.source_young[1] / month.source_young[0],
-                )
-            )
+        young_deleted = _young_deletions(month.source_young, mean_object)
         # the source also keeps the copies it has not deleted yet: stored as the workload's objects are
         kept_usage = _scaled(stay_usage, source_held, 0.0, 0.0, False, mean_object)
         source_extra = _merge(
@@ -754,15 +755,7 @@ def _run(
             check_requests["head"] = round(month.bulk_copied / mean_object) if mean_object else 0
         if month.verified_objects:
             check_requests["list"] = math.ceil(month.verified_objects / LIST_PAGE_KEYS)
-        expiring = []
-        if month.destination_young[0] >= 1:
-            expiring.append(
-                Deletion(
-                    bytes=round(month.destination_young[0]),
-                    objects=round(month.destination_young[0] / mean_object) if mean_object else 0,
-                    age_days=month.destination_young[1] / month.destination_young[0],
-                )
-            )
+        expiring = _young_deletions(month.destination_young, mean_object)
         uploads = _upload_requests(workload, copied_objects, dst_table) if copied_objects else {}
         destination_extra = _merge(
             destination_base, requests={**uploads, **{op: n for op, n in check_requests.items() if n}}
