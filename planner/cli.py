@@ -204,6 +204,63 @@ def parse_prices(values: list[str] | None) -> dict[str, Path]:
     return prices
 
 
+ingest_app = typer.Typer(help="Workloads from your own data: billing exports.", no_args_is_help=True)
+app.add_typer(ingest_app, name="ingest")
+
+
+@ingest_app.command("cur")
+def ingest_cur(
+    files: Annotated[
+        list[Path], typer.Argument(help="AWS Cost and Usage Reports (CSV, .csv.gz, Parquet) or FOCUS 1.x CSV exports")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="folder for the workload files (one per region or bucket)")],
+    bucket: Annotated[
+        str | None, typer.Option("--bucket", help="only this bucket's rows (exports with resource ids)")
+    ] = None,
+    region: Annotated[str | None, typer.Option("--region", help="only this region's rows, e.g. us-west-2")] = None,
+    reconcile: Annotated[
+        bool, typer.Option("--reconcile", help="also price every S3 line with planner's tables beside the bill's")
+    ] = False,
+    force: Annotated[bool, typer.Option("--force", help="replace workload files that already exist")] = False,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """Read billing exports into workload files, each figure with the rows it came from."""
+    from planner import ingest, render
+    from planner.files import check_input_file
+
+    for path in files:
+        check_input_file(path, what="billing export")
+    bill = ingest.read_bill(files, bucket=bucket, region=region)
+    if not bill.groups:
+        raise InputError("no Amazon S3 usage rows" + (" for that bucket/region" if bucket or region else ""))
+    produced = ingest.workloads(bill)
+    targets = [out / w.name for w in produced]
+    if not force:
+        existing = [str(t) for t in targets if t.exists()]
+        if existing:
+            raise InputError(f"{existing[0]} exists (use --force to replace it)", source="--out")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for target, workload in zip(targets, produced, strict=True):
+            target.write_text(workload.text, encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"cannot write there ({error.strerror or error})", source="--out") from None
+    result = ingest.reconcile(bill) if reconcile else None
+    if output == OutputFormat.json:
+        payload: dict[str, object] = {
+            "bill": bill.model_dump(mode="json"),
+            "written": [str(t) for t in targets],
+        }
+        if result is not None:
+            payload["reconciliation"] = result.model_dump(mode="json")
+        typer.echo(render.as_json(payload))
+        return
+    typer.echo(render.ingest_summary(bill, [str(t) for t in targets]))
+    if result is not None:
+        typer.echo("")
+        typer.echo(render.reconciliation(result, output.value))
+
+
 @app.command("cost")
 def cost_command(
     workload_file: WorkloadArgument,

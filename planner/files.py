@@ -31,16 +31,7 @@ def read_input_text(path: Path | str, *, what: str, limit_bytes: int) -> str:
     a regular file, larger than ``limit_bytes``, binary (NUL bytes) or not UTF-8. ``what`` names
     the kind of file in the errors ("workload file", "profile file", ...)."""
     source = str(path)
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        raise InputError("file not found", source=source) from None
-    except OSError as error:
-        raise InputError(f"cannot read the file ({error.strerror or type(error).__name__})", source=source) from None
-    if stat.S_ISDIR(info.st_mode):
-        raise InputError(f"is a directory, not a {what}", source=source)
-    if not stat.S_ISREG(info.st_mode):
-        raise InputError(f"not a regular file (a device, FIFO or socket), so not a {what}", source=source)
+    info = check_input_file(path, what=what)
     if info.st_size > limit_bytes:
         raise InputError(_too_large(what, limit_bytes), source=source)
     try:
@@ -56,6 +47,23 @@ def read_input_text(path: Path | str, *, what: str, limit_bytes: int) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise InputError(f"not UTF-8 text (byte {error.start} cannot be decoded)", source=source) from None
+
+
+def check_input_file(path: Path | str, *, what: str) -> os.stat_result:
+    """Refuse (``InputError``) a missing file, a folder, a device, FIFO or socket; inputs that are read
+    as a stream (billing exports of many GB) have no size cap, but must be regular files."""
+    source = str(path)
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise InputError("file not found", source=source) from None
+    except OSError as error:
+        raise InputError(f"cannot read the file ({error.strerror or type(error).__name__})", source=source) from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError(f"is a directory, not a {what}", source=source)
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"not a regular file (a device, FIFO or socket), so not a {what}", source=source)
+    return info
 
 
 def _too_large(what: str, limit_bytes: int) -> str:

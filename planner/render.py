@@ -16,6 +16,7 @@ from tabulate import tabulate
 
 from planner.costing import CostProjection
 from planner.evidence import MARKERS, PRICE_MARKERS, Evidence, legend, marked, price_legend
+from planner.ingest import Bill, Reconciliation
 from planner.migration import MigrationPlan
 from planner.recommendation import RESTORE_FIRST, PerformanceEstimate, Recommendation
 from planner.units import format_bytes, format_duration, format_rate
@@ -513,3 +514,50 @@ def migration(plan: MigrationPlan, fmt: str) -> str:
     if plan.assumptions:
         parts += ["", heading("Assumptions", fmt, level=3)] + [f"- {a}" for a in plan.assumptions]
     return "\n".join(parts)
+
+
+def _tiny_usd(amount: Decimal | None) -> str:
+    """Bill amounts below a cent keep their digits (a CUR line of $0.0000001 is not $0.00)."""
+    if amount is None:
+        return "-"
+    if amount == 0:
+        return "0"
+    if abs(amount) >= Decimal("0.01"):
+        return usd(amount)
+    return f"{amount:.3g}"
+
+
+def ingest_summary(bill: Bill, written: Sequence[str]) -> str:
+    lines = [
+        f"read {len(bill.groups):,} S3 usage groups from {len(bill.files)} file(s) ({bill.format.upper()},"
+        f" periods {', '.join(p.isoformat() for p in bill.periods) or 'unknown'});"
+        f" {bill.other_rows:,} rows of other services, taxes and credits skipped"
+    ]
+    if bill.bad_rows:
+        lines.append(f"{bill.bad_rows:,} rows could not be read; the first:")
+        lines += [f"  {b.where}: {b.reason}" for b in bill.first_bad]
+    lines += list(bill.notes)
+    lines += [f"wrote {name}" for name in written]
+    return "\n".join(lines)
+
+
+def reconciliation(result: Reconciliation, fmt: str) -> str:
+    """planner's amount beside the bill's, usage type by usage type."""
+    rows = [
+        (
+            line.scope,
+            line.usage_type,
+            f"{quantity(line.quantity)} {line.unit}",
+            _tiny_usd(line.billed_usd),
+            _tiny_usd(line.planner_usd),
+            _tiny_usd(line.difference_usd),
+            line.cause,
+        )
+        for line in result.lines
+    ]
+    headers = ["scope", "usage type", "quantity", "billed", "planner", "difference", "why"]
+    total = (
+        f"billed {_tiny_usd(result.billed_usd)} in all; on the lines planner prices, billed"
+        f" {_tiny_usd(result.priced_billed_usd)} against planner's {_tiny_usd(result.planner_usd)}"
+    )
+    return "\n".join([heading("Reconciliation with the bill", fmt), table(headers, rows, fmt), "", total])
