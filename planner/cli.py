@@ -261,6 +261,62 @@ def ingest_cur(
         typer.echo(render.reconciliation(result, output.value))
 
 
+@ingest_app.command("inventory")
+def ingest_inventory(
+    files: Annotated[
+        list[Path], typer.Argument(help="an S3 Inventory manifest.json, or its data files (CSV, .csv.gz, Parquet, ORC)")
+    ],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="folder for a new workload file named after the bucket")
+    ] = None,
+    into: Annotated[
+        Path | None, typer.Option("--into", help="replace the storage: section of this workload (e.g. from ingest cur)")
+    ] = None,
+    schema: Annotated[
+        str | None, typer.Option("--schema", help="a headerless CSV's columns: the manifest's fileSchema")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="replace a workload file that already exists")] = False,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """Read an S3 Inventory into a workload's storage: count, sizes, classes, ages, access tiers."""
+    from planner import inventory as inv
+    from planner import render
+    from planner.files import WORKLOAD_LIMIT_BYTES, check_input_file, read_input_text
+    from planner.workload import parse_workload
+    from pricing.catalog import load_yaml
+
+    if (out is None) == (into is None):
+        raise InputError("give either --out DIR (a new workload) or --into W.yaml (replace its storage)")
+    for path in files:
+        check_input_file(path, what="inventory file")
+    summary = inv.read_inventory(files, schema=schema)
+    block = inv.storage_block(summary)
+    if into is not None:
+        target = into
+        text = inv.replace_storage(read_input_text(into, what="workload file", limit_bytes=WORKLOAD_LIMIT_BYTES), block)
+    else:
+        assert out is not None
+        name = summary.bucket or "inventory"
+        target = out / f"{name.replace('/', '-')}.yaml"
+        if target.exists() and not force:
+            raise InputError(f"{target} exists (use --force to replace it)", source="--out")
+        text = (
+            f"# Workload of bucket {name} from its S3 Inventory; the inventory says nothing of traffic:\n"
+            "# add reads, writes and egress (or ingest the bill and use --into).\n"
+            f'name: "{name}"\n' + block + 'traffic:\n  egress: "0 B"\n'
+        )
+    parse_workload(load_yaml(text, str(target)), str(target))  # what is written must load
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"cannot write {target} ({error.strerror or error})") from None
+    if output == OutputFormat.json:
+        typer.echo(render.as_json({"inventory": summary.model_dump(mode="json"), "written": str(target)}))
+        return
+    typer.echo(render.inventory_summary(summary, str(target)))
+
+
 @app.command("cost")
 def cost_command(
     workload_file: WorkloadArgument,

@@ -17,6 +17,7 @@ from tabulate import tabulate
 from planner.costing import CostProjection
 from planner.evidence import MARKERS, PRICE_MARKERS, Evidence, legend, marked, price_legend
 from planner.ingest import Bill, Reconciliation
+from planner.inventory import Inventory
 from planner.migration import MigrationPlan
 from planner.recommendation import RESTORE_FIRST, PerformanceEstimate, Recommendation
 from planner.units import format_bytes, format_duration, format_rate
@@ -561,3 +562,22 @@ def reconciliation(result: Reconciliation, fmt: str) -> str:
         f" {_tiny_usd(result.priced_billed_usd)} against planner's {_tiny_usd(result.planner_usd)}"
     )
     return "\n".join([heading("Reconciliation with the bill", fmt), table(headers, rows, fmt), "", total])
+
+
+def inventory_summary(inventory: Inventory, written: str) -> str:
+    lines = [
+        f"{inventory.objects:,} current objects, {format_bytes(inventory.bytes)} in {len(inventory.files)} file(s)"
+        + (
+            f"; {inventory.noncurrent_versions:,} noncurrent versions ({format_bytes(inventory.noncurrent_bytes)})"
+            if inventory.noncurrent_versions
+            else ""
+        )
+        + (f"; {inventory.delete_markers:,} delete markers" if inventory.delete_markers else "")
+    ]
+    for cls, share in sorted(inventory.classes.items(), key=lambda kv: -kv[1].bytes):
+        lines.append(f"  {cls}: {share.objects:,} objects, {format_bytes(share.bytes)}")
+    if inventory.bad_rows:
+        lines.append(f"{inventory.bad_rows:,} rows could not be read; the first:")
+        lines += [f"  {where}" for where in inventory.first_bad]
+    lines.append(f"wrote {written}")
+    return "\n".join(lines)
