@@ -317,6 +317,75 @@ def ingest_inventory(
     typer.echo(render.inventory_summary(summary, str(target)))
 
 
+@ingest_app.command("access-log")
+def ingest_access_log(
+    paths: Annotated[list[Path], typer.Argument(help="S3 server access log files (or .gz), or folders of them")],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="folder for a new workload file named after the bucket")
+    ] = None,
+    into: Annotated[
+        Path | None, typer.Option("--into", help="replace the traffic: section of this workload (e.g. from ingest cur)")
+    ] = None,
+    trace: Annotated[
+        Path | None, typer.Option("--trace", help="also write every request to this CSV trace, for replay")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="replace files that already exist")] = False,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """Read S3 server access logs into a workload's traffic: request mix, peak rate, egress, hot keys."""
+    import contextlib
+
+    from planner import accesslog, render
+    from planner.files import WORKLOAD_LIMIT_BYTES, read_input_text
+    from planner.workload import parse_workload
+    from pricing.catalog import load_yaml
+
+    if (out is None) == (into is None):
+        raise InputError("give either --out DIR (a new workload) or --into W.yaml (replace its traffic)")
+    for path in paths:
+        if not path.exists():
+            raise InputError("file not found", source=str(path))
+    if trace is not None and trace.exists() and not force:
+        raise InputError(f"{trace} exists (use --force to replace it)", source="--trace")
+    with contextlib.ExitStack() as stack:
+        handle = None
+        if trace is not None:
+            try:
+                handle = stack.enter_context(trace.open("w", encoding="utf-8", newline=""))
+            except OSError as error:
+                raise InputError(f"cannot write it ({error.strerror or error})", source="--trace") from None
+        summary = accesslog.read_logs(paths, trace=handle)
+    block = accesslog.traffic_block(summary)
+    if into is not None:
+        target = into
+        text = read_input_text(into, what="workload file", limit_bytes=WORKLOAD_LIMIT_BYTES)
+        text = accesslog.replace_traffic(text, block)
+    else:
+        assert out is not None
+        name = summary.buckets[0] if len(summary.buckets) == 1 else "access-logs"
+        target = out / f"{name}.yaml"
+        if target.exists() and not force:
+            raise InputError(f"{target} exists (use --force to replace it)", source="--out")
+        size = max(round(summary.mean_object_bytes or 2**20), 1)
+        text = (
+            f"# Workload of {name} from its S3 access logs, which say nothing of what is stored:\n"
+            "# give storage.stored (ingest the bill or an inventory and use --into).\n"
+            f'name: "{name}"\nstorage:\n  stored: "0 B"  # ASSUMED\n'
+            f"  # mean size of the objects the GETs read{'' if summary.mean_object_bytes else ' (none: ASSUMED)'}\n"
+            f'  object_size: "{size} B"\n' + block
+        )
+    parse_workload(load_yaml(text, str(target)), str(target))  # what is written must load
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"cannot write {target} ({error.strerror or error})") from None
+    if output == OutputFormat.json:
+        typer.echo(render.as_json({"access_log": summary.model_dump(mode="json"), "written": str(target)}))
+        return
+    typer.echo(render.access_log_summary(summary, str(target), str(trace) if trace else None))
+
+
 @app.command("cost")
 def cost_command(
     workload_file: WorkloadArgument,

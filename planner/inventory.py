@@ -391,10 +391,18 @@ def storage_block(inventory: Inventory) -> str:
 
 def replace_storage(text: str, block: str) -> str:
     """``text`` (a workload file) with its top-level ``storage:`` section replaced by ``block``."""
+    return replace_section(text, "storage", block)
+
+
+def replace_section(text: str, key: str, block: str, *, missing_ok: bool = False) -> str:
+    """``text`` (a YAML workload in block style) with its top-level ``key:`` section replaced by
+    ``block``; a missing section is an error, or with ``missing_ok`` appended."""
     lines = text.splitlines(keepends=True)
-    start = next((i for i, line in enumerate(lines) if line.startswith("storage:")), None)
+    start = next((i for i, line in enumerate(lines) if line.startswith(f"{key}:")), None)
     if start is None:
-        raise InputError("the workload has no top-level storage: section to replace")
+        if missing_ok:
+            return text + ("" if text.endswith("\n") or not text else "\n") + block
+        raise InputError(f"the workload has no top-level {key}: section to replace")
     end = next(
         (i for i in range(start + 1, len(lines)) if lines[i][:1] not in (" ", "\t", "\n", "#", "")),
         len(lines),

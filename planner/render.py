@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 from tabulate import tabulate
 
+from planner.accesslog import AccessLog
 from planner.costing import CostProjection
 from planner.evidence import MARKERS, PRICE_MARKERS, Evidence, legend, marked, price_legend
 from planner.ingest import Bill, Reconciliation
@@ -580,4 +581,27 @@ def inventory_summary(inventory: Inventory, written: str) -> str:
         lines.append(f"{inventory.bad_rows:,} rows could not be read; the first:")
         lines += [f"  {where}" for where in inventory.first_bad]
     lines.append(f"wrote {written}")
+    return "\n".join(lines)
+
+
+def access_log_summary(log: AccessLog, written: str, trace: str | None) -> str:
+    from planner.units import format_duration
+
+    mix = ", ".join(f"{op} {count:,}" for op, count in log.requests.items())
+    lines = [
+        f"{sum(log.requests.values()):,} requests over {format_duration(log.window_s)} ({mix})",
+        f"busiest second {log.peak_per_s:,} requests (GETs {log.peak_get_per_s:,}); mean {log.mean_per_s:.3g}/s;"
+        f" GETs sent {format_bytes(log.get_bytes_sent)}, {log.ranged_gets:,} of them ranged",
+    ]
+    if log.errors:
+        lines.append("errors: " + ", ".join(f"{code} x{n:,}" for code, n in sorted(log.errors.items())))
+    for hot in log.hot_keys:
+        lines.append(
+            f"  hot key {hot.key!r}: {100 * hot.share_of_gets:.3g} % of GETs, {hot.peak_per_s} in its busiest second,"
+            f" about {hot.peak_in_flight:.3g} in flight"
+        )
+    if log.bad_lines:
+        lines.append(f"{log.bad_lines:,} lines could not be read; the first:")
+        lines += [f"  {where}" for where in log.first_bad]
+    lines.append(f"wrote {written}" + (f" and the trace {trace}" if trace else ""))
     return "\n".join(lines)

@@ -1,0 +1,369 @@
+"""Traffic from S3 server access logs: the request mix, peak rates, ranged reads, egress and hot keys.
+
+The log format (https://docs.aws.amazon.com/AmazonS3/latest/userguide/LogFormat.html) is one
+request a line, fields separated by spaces; a field holding spaces is either bracketed (the time,
+``[06/Feb/2019:00:00:38 +0000]``) or double-quoted (Request-URI, Referer, User-Agent), and ``-``
+means no value. AWS adds fields at the end over time, so a parser reads the first 18 by position
+and ignores the rest. Times have one-second resolution: per-second rates are exact, overlaps
+within a second are estimated from the total times (Little's law over the second).
+
+``read_logs`` streams files into fixed-size tallies (per-second counts, per-key counts for the
+keys that matter), so a month of logs takes the memory of its seconds and its hot keys;
+``write_trace`` keeps every request (time offset, operation, key, bytes, range) for replay.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+import heapq
+import io
+import math
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from planner.errors import InputError
+
+# Operations (the log's REST.<VERB>.<THING>) to planner's operations.
+OPERATIONS = {
+    "REST.GET.OBJECT": "get",
+    "REST.HEAD.OBJECT": "head",
+    "REST.PUT.OBJECT": "put",
+    "REST.POST.UPLOAD": "create-multipart",
+    "REST.PUT.PART": "upload-part",
+    "REST.POST.UPLOADS": "create-multipart",
+    "REST.POST.COMPLETEUPLOAD": "complete-multipart",
+    "REST.COPY.OBJECT": "copy",
+    "REST.COPY.OBJECT_GET": "get",
+    "REST.COPY.PART": "upload-part",
+    "REST.GET.BUCKET": "list",
+    "REST.DELETE.OBJECT": "delete",
+    "REST.POST.MULTI_OBJECT_DELETE": "delete",
+    "REST.DELETE.UPLOAD": "abort-multipart",
+    "REST.POST.RESTORE": "restore",
+}
+_MONTHS = {
+    name: number
+    for number, name in enumerate(
+        ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), start=1
+    )
+}
+_KEY_LIMIT = 200_000  # distinct keys tallied exactly; beyond it, the rarest are dropped (hot keys survive)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class HotKey(_Model):
+    key: str
+    gets: int
+    share_of_gets: float
+    peak_per_s: int = Field(description="most GETs of it in one second")
+    peak_in_flight: float = Field(description="most GETs of it in flight, averaged over one second (Little's law)")
+
+
+class AccessLog(_Model):
+    """What a set of access logs says about a bucket's traffic."""
+
+    buckets: list[str]
+    files: list[str]
+    start: dt.datetime | None
+    end: dt.datetime | None
+    window_s: float = Field(description="from the first request's second to the end of the last one's")
+    requests: dict[str, int] = Field(description="by planner operation (other operations by the log's own name)")
+    errors: dict[str, int] = Field(default_factory=dict, description="by HTTP status, 4xx and 5xx")
+    slow_downs: int = Field(0, description="503 SlowDown answers")
+    get_bytes_sent: int = Field(0, description="bytes sent by GETs (the egress, wherever it went)")
+    ranged_gets: int = Field(0, description="GETs that sent less than the whole object")
+    mean_object_bytes: float | None = Field(None, description="mean size of the objects GETs read")
+    peak_per_s: int = 0
+    peak_second: dt.datetime | None = None
+    peak_get_per_s: int = 0
+    mean_per_s: float = 0.0
+    hot_keys: list[HotKey] = Field(default_factory=list)
+    distinct_keys: int = Field(0, description="keys read at least once (a lower bound past the tally's limit)")
+    bad_lines: int = 0
+    first_bad: list[str] = Field(default_factory=list)
+
+
+def split_fields(line: str) -> list[str]:
+    """The fields of one log line: spaces separate, ``[...]`` and ``"..."`` group (a quote inside a
+    quoted field is escaped as ``\\"``)."""
+    fields: list[str] = []
+    i, n = 0, len(line)
+    while i < n:
+        if line[i] == " ":
+            i += 1
+            continue
+        if line[i] == "[":
+            end = line.find("]", i)
+            if end < 0:
+                raise ValueError("a [ without its ]")
+            fields.append(line[i + 1 : end])
+            i = end + 1
+        elif line[i] == '"':
+            out = []
+            i += 1
+            while i < n and line[i] != '"':
+                if line[i] == "\\" and i + 1 < n:
+                    i += 1
+                out.append(line[i])
+                i += 1
+            if i >= n:
+                raise ValueError('a " without its closing "')
+            fields.append("".join(out))
+            i += 1
+        else:
+            end = line.find(" ", i)
+            end = n if end < 0 else end
+            fields.append(line[i:end])
+            i = end
+    return fields
+
+
+def _time(text: str) -> dt.datetime:
+    # 06/Feb/2019:00:00:38 +0000
+    day, month, rest = text.split("/", 2)
+    year, hh, mm, rest2 = rest.split(":", 3)
+    ss, zone = rest2.split(" ")
+    offset = dt.timedelta(hours=int(zone[1:3]), minutes=int(zone[3:5])) * (1 if zone[0] == "+" else -1)
+    moment = dt.datetime(int(year), _MONTHS[month], int(day), int(hh), int(mm), int(ss), tzinfo=dt.timezone(offset))
+    return moment.astimezone(dt.UTC)
+
+
+def _number(text: str) -> int:
+    return 0 if text == "-" else int(text)
+
+
+class Request(BaseModel):
+    """One logged request, as the trace keeps it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    time: dt.datetime
+    bucket: str
+    operation: str
+    key: str
+    status: int
+    error: str
+    bytes_sent: int
+    object_size: int
+    total_ms: int
+
+    @property
+    def ranged(self) -> bool:
+        return self.operation == "get" and self.object_size > 0 and self.bytes_sent < self.object_size
+
+
+def parse_line(line: str) -> Request | None:
+    """One log line as a request; None for a blank line. Raises ValueError for a malformed one."""
+    if not line.strip():
+        return None
+    fields = split_fields(line.rstrip("\r\n"))
+    if len(fields) < 15:
+        raise ValueError(f"{len(fields)} fields, a log line has at least 15")
+    op = fields[6]
+    return Request(
+        time=_time(fields[2]),
+        bucket=fields[1],
+        operation=OPERATIONS.get(op, op),
+        key="" if fields[7] == "-" else fields[7],
+        status=int(fields[9]),
+        error="" if fields[10] == "-" else fields[10],
+        bytes_sent=_number(fields[11]),
+        object_size=_number(fields[12]),
+        total_ms=_number(fields[13]),
+    )
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    try:
+        with opener(path, "rb") as raw, io.TextIOWrapper(raw, encoding="utf-8", errors="strict") as text:
+            yield from enumerate(text, start=1)
+    except (UnicodeDecodeError, OSError, EOFError) as error:
+        message = " ".join(str(error).split())[:100]
+        raise InputError(f"not a readable access log ({message})", source=str(path)) from None
+
+
+def log_files(paths: Iterable[Path]) -> list[Path]:
+    """Files, and the files inside folders (sorted, hidden files skipped)."""
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            out += sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+        else:
+            out.append(path)
+    if not out:
+        raise InputError("no log files there")
+    return out
+
+
+def read_logs(paths: Iterable[Path], *, trace: IO[str] | None = None) -> AccessLog:
+    """Tally access logs (files or folders of them); with ``trace``, write every request to it as
+    CSV (seconds from the first request, operation, key, bytes sent, object size, ranged)."""
+    files = log_files(paths)
+    ops: Counter[str] = Counter()
+    errors: Counter[str] = Counter()
+    per_second: Counter[int] = Counter()
+    get_per_second: Counter[int] = Counter()
+    key_gets: Counter[str] = Counter()
+    key_second: Counter[tuple[str, int]] = Counter()
+    key_busy_ms: Counter[tuple[str, int]] = Counter()
+    buckets: set[str] = set()
+    bad: list[str] = []
+    bad_count = slow = sent = ranged = sized = size_total = 0
+    first: dt.datetime | None = None
+    last: dt.datetime | None = None
+    if trace is not None:
+        trace.write("offset_s,operation,key,bytes_sent,object_size,ranged,status\n")
+    for path in files:
+        for number, line in _lines(path):
+            try:
+                request = parse_line(line)
+            except (ValueError, KeyError, IndexError) as error:
+                bad_count += 1
+                if len(bad) < 5:
+                    bad.append(f"{path.name}:{number}: {' '.join(str(error).split())[:80] or 'unreadable'}")
+                continue
+            if request is None:
+                continue
+            first = request.time if first is None else min(first, request.time)
+            last = request.time if last is None else max(last, request.time)
+            second = int(request.time.timestamp())
+            buckets.add(request.bucket)
+            ops[request.operation] += 1
+            per_second[second] += 1
+            if request.status >= 400:
+                errors[str(request.status)] += 1
+                slow += request.error == "SlowDown"
+            if request.operation == "get":
+                get_per_second[second] += 1
+                sent += request.bytes_sent
+                ranged += request.ranged
+                if request.object_size:
+                    sized += 1
+                    size_total += request.object_size
+                if request.key:
+                    key_gets[request.key] += 1
+                    key_second[request.key, second] += 1
+                    key_busy_ms[request.key, second] += request.total_ms
+                    if len(key_gets) > _KEY_LIMIT:
+                        _prune(key_gets, key_second, key_busy_ms)
+            if trace is not None:
+                trace.write(
+                    f"{second},{request.operation},{_csv(request.key)},{request.bytes_sent},"
+                    f"{request.object_size},{int(request.ranged)},{request.status}\n"
+                )
+    if first is None or last is None:
+        raise InputError("the logs hold no requests" + (f" ({bad_count} unreadable lines)" if bad_count else ""))
+    window = (last - first).total_seconds() + 1
+    gets = ops.get("get", 0)
+    hot = []
+    for key, count in key_gets.most_common(10):
+        if gets and count / gets >= 0.01:
+            seconds = [(s, n) for (k, s), n in key_second.items() if k == key]
+            hot.append(
+                HotKey(
+                    key=key,
+                    gets=count,
+                    share_of_gets=count / gets,
+                    peak_per_s=max(n for _, n in seconds),
+                    peak_in_flight=max(key_busy_ms[key, s] for s, _ in seconds) / 1000,
+                )
+            )
+    peak_second, peak = max(per_second.items(), key=lambda kv: (kv[1], -kv[0]))
+    return AccessLog(
+        buckets=sorted(buckets),
+        files=[str(f) for f in files],
+        start=first,
+        end=last,
+        window_s=window,
+        requests=dict(ops.most_common()),
+        errors=dict(errors),
+        slow_downs=slow,
+        get_bytes_sent=sent,
+        ranged_gets=ranged,
+        mean_object_bytes=size_total / sized if sized else None,
+        peak_per_s=peak,
+        peak_second=dt.datetime.fromtimestamp(peak_second, tz=dt.UTC),
+        peak_get_per_s=max(get_per_second.values(), default=0),
+        mean_per_s=sum(per_second.values()) / window,
+        hot_keys=hot,
+        distinct_keys=len(key_gets),
+        bad_lines=bad_count,
+        first_bad=bad,
+    )
+
+
+def _prune(key_gets: Counter[str], key_second: Counter[tuple[str, int]], key_busy_ms: Counter[tuple[str, int]]) -> None:
+    """Keep the most-read half of the keys: a key read once or twice is never a hot key."""
+    keep = {k for k, _ in heapq.nlargest(_KEY_LIMIT // 2, key_gets.items(), key=lambda kv: kv[1])}
+    for key in [k for k in key_gets if k not in keep]:
+        del key_gets[key]
+    for pair in [p for p in key_second if p[0] not in keep]:
+        del key_second[pair]
+        key_busy_ms.pop(pair, None)
+
+
+def _csv(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n') else text
+
+
+def traffic_block(log: AccessLog) -> str:
+    """The workload's ``traffic:`` section from access logs, each figure with its source; monthly
+    counts are the logged counts scaled from the logged window to a 30-day month."""
+    from planner.units import format_duration
+
+    scale = 30 * 86400 / log.window_s
+    start = log.start.isoformat() if log.start else "?"
+    lines = [
+        "traffic:",
+        f"  # S3 access logs of {', '.join(log.buckets)}: {sum(log.requests.values()):,} requests over"
+        f" {format_duration(log.window_s)} from {start}, scaled x{scale:.4g} to a 30-day month"
+        + (" (a short window: the month's mix may differ)" if log.window_s < 7 * 86400 else ""),
+    ]
+
+    def monthly(ops: tuple[str, ...]) -> int:
+        return round(sum(log.requests.get(op, 0) for op in ops) * scale)
+
+    lines.append(f"  reads: {monthly(('get',))}")
+    lines.append(f"  writes: {monthly(('put', 'copy', 'complete-multipart'))}")
+    lines.append(f"  heads: {monthly(('head',))}")
+    lines.append(f"  lists: {monthly(('list',))}")
+    lines.append(
+        f"  # bytes the GETs sent, scaled; the logs do not say which went to the internet and which"
+        f" stayed in the region (ASSUMED: all egress); {log.ranged_gets:,} ranged GETs"
+    )
+    lines.append(f'  egress: "{round(log.get_bytes_sent * scale)} B"')
+    lines.append(
+        f"  # busiest second: {log.peak_per_s:,} requests at {log.peak_second.isoformat() if log.peak_second else '?'}"
+        f" (mean {log.mean_per_s:.3g}/s)"
+    )
+    lines.append(f'  peak_rate: "{max(log.peak_per_s, 1)}/s"')
+    if log.hot_keys:
+        top = log.hot_keys[0]
+        share = sum(h.share_of_gets for h in log.hot_keys)
+        lines.append(
+            f"  # {len(log.hot_keys)} keys each took at least 1 % of the GETs ({100 * share:.3g} % together);"
+            f" the busiest, {top.key!r}, {top.peak_per_s} GETs in one second and about"
+            f" {top.peak_in_flight:.3g} in flight then (total times summed over the second)"
+        )
+        lines.append("  hot_objects:")
+        lines.append(f"    count: {len(log.hot_keys)}")
+        lines.append(f"    share_of_reads: {min(share, 1.0):.6g}")
+        lines.append(f"    peak_concurrency: {max(1, math.ceil(max(h.peak_in_flight for h in log.hot_keys)))}")
+    return "\n".join(lines) + "\n"
+
+
+def replace_traffic(text: str, block: str) -> str:
+    """``text`` (a workload file) with its top-level ``traffic:`` section replaced by ``block``, or
+    with ``block`` added when there is none."""
+    from planner.inventory import replace_section
+
+    return replace_section(text, "traffic", block, missing_ok=True)
