@@ -17,13 +17,14 @@ import typer
 
 from measure.cli import app as measure_app
 from measure.cli import profiles_app
+from planner import completion
 from planner.errors import InputError, PlannerError
 from planner.sim.cli import simulate_command
 
 app = typer.Typer(
     help="Choose object storage by measured performance and exact, versioned prices.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 app.add_typer(measure_app, name="measure")
@@ -88,7 +89,7 @@ def parse_date(text: str | None, option: str = "--as-of") -> dt.date | None:
 
 FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or markdown")]
 PlotOption = Annotated[
-    Path | None, typer.Option("--plot", help="also draw the result to FILE.png or FILE.svg (needs planner[plot])")
+    Path | None, typer.Option("--plot", help="also draw the result to FILE.png or FILE.svg (needs planner\\[plot])")
 ]
 AsOfOption = Annotated[
     str | None, typer.Option("--as-of", help="price tables in force on this date (YYYY-MM-DD; default today)")
@@ -132,8 +133,10 @@ def pricing_list(output: FormatOption = OutputFormat.table) -> None:
 
 @pricing_app.command("show")
 def pricing_show(
-    provider: Annotated[str, typer.Argument(help="provider id, e.g. aws-s3")],
-    storage_class: Annotated[str | None, typer.Option("--class", help="only this storage class")] = None,
+    provider: Annotated[str, typer.Argument(help="provider id, e.g. aws-s3", autocompletion=completion.provider)],
+    storage_class: Annotated[
+        str | None, typer.Option("--class", help="only this storage class", autocompletion=completion.storage_class)
+    ] = None,
     as_of: AsOfOption = None,
     overrides: Annotated[
         Path | None, typer.Option("--prices", help="a price override file layered over the shipped version")
@@ -389,8 +392,12 @@ def ingest_access_log(
 @app.command("cost")
 def cost_command(
     workload_file: WorkloadArgument,
-    provider: Annotated[str, typer.Option("--provider", "-p", help="provider id, e.g. aws-s3")],
-    storage_class: Annotated[str, typer.Option("--class", help="storage class id")] = "standard",
+    provider: Annotated[
+        str, typer.Option("--provider", "-p", help="provider id, e.g. aws-s3", autocompletion=completion.provider)
+    ],
+    storage_class: Annotated[
+        str, typer.Option("--class", help="storage class id", autocompletion=completion.storage_class)
+    ] = "standard",
     as_of: AsOfOption = None,
     months: Annotated[int | None, typer.Option("--months", min=1, max=120, help="month-by-month projection")] = None,
     prices: Annotated[Path | None, typer.Option("--prices", help="price override file for this provider")] = None,
@@ -403,6 +410,13 @@ def cost_command(
     from planner.workload import load_workload
 
     workload = load_workload(workload_file)
+    allowed = workload.constraints.storage_classes
+    if allowed and storage_class not in allowed:
+        raise InputError(
+            f"allows only {', '.join(allowed)}, not --class {storage_class}",
+            source=str(workload_file),
+            field="constraints.storage_classes",
+        )
     day = parse_date(as_of)
     if months:
         result = project_costs(workload, provider, storage_class, months=months, as_of=day, prices=prices)
@@ -478,8 +492,12 @@ def _copy_link(bits_per_s: float | None) -> float | None:
 @app.command("migrate")
 def migrate_command(
     workload_file: WorkloadArgument,
-    source: Annotated[str, typer.Option("--from", help="PROVIDER[:CLASS] the data leaves")],
-    destination: Annotated[str, typer.Option("--to", help="PROVIDER[:CLASS] the data moves to")],
+    source: Annotated[
+        str, typer.Option("--from", help="PROVIDER[:CLASS] the data leaves", autocompletion=completion.endpoint)
+    ],
+    destination: Annotated[
+        str, typer.Option("--to", help="PROVIDER[:CLASS] the data moves to", autocompletion=completion.endpoint)
+    ],
     strategy: Annotated[
         str | None,
         typer.Option(

@@ -754,6 +754,13 @@ def recommend(
             )
     # Price tables first: a bad override file fails before any simulation runs.
     tables = {provider: price_table(provider, day, prices.get(provider)) for provider in providers}
+    known = {c for table in tables.values() for c in table.classes}
+    unknown = [c for c in workload.constraints.storage_classes or [] if c not in known]
+    if unknown:
+        raise InputError(
+            f"{unknown[0]!r} is not a storage class of any allowed provider (classes: {', '.join(sorted(known))})",
+            field="constraints.storage_classes",
+        )
     profiles = _load_profiles(providers, profiles_dir)
     summaries = {p: (profile.summary(), label) for p, (profile, label) in profiles.items()}
     models: dict[str, ProviderModel] = {}

@@ -13,7 +13,7 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainSerializer, field_validator, model_validator
 
 SCHEMA_VERSION = 1
 
@@ -24,7 +24,18 @@ Money = Annotated[Decimal, PlainSerializer(lambda d: format(d, "f"), return_type
 # 10**21, and anything beyond them is a typo (or an exponent) that would overflow a bill.
 MAX_PRICE_USD = Decimal(10_000)
 MAX_QUANTITY = 10**21
-Price = Annotated[Money, Field(le=MAX_PRICE_USD)]
+# The smallest non-zero price a table may state: a millionth of a millionth of a dollar. A smaller
+# one is an exponent typo (1e-400) that would print hundreds of digits; free is 0.
+MIN_PRICE_USD = Decimal("1e-12")
+
+
+def _real_price(value: Decimal) -> Decimal:
+    if value and abs(value) < MIN_PRICE_USD:
+        raise ValueError(f"{value:.3g} USD is below the smallest real price ({MIN_PRICE_USD:f} USD; give 0 for free)")
+    return value
+
+
+Price = Annotated[Money, Field(le=MAX_PRICE_USD), AfterValidator(_real_price)]
 Quantity = Annotated[Decimal, Field(ge=0, le=MAX_QUANTITY)]
 ByteCount = Annotated[int, Field(ge=0, le=MAX_QUANTITY)]
 

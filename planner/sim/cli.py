@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from planner import completion
 from planner.errors import InputError
 from planner.evidence import Evidence, marked, weakest
 from planner.units import format_duration
@@ -37,11 +38,18 @@ def simulate_command(
     workload_file: Annotated[Path, typer.Argument(help="workload YAML file", show_default=False)],
     provider: Annotated[
         str | None,
-        typer.Option("--provider", "-p", help="provider id, e.g. cloudflare-r2 (none: the --profile's own endpoint)"),
+        typer.Option(
+            "--provider",
+            "-p",
+            help="provider id, e.g. cloudflare-r2 (none: the --profile's own endpoint)",
+            autocompletion=completion.provider,
+        ),
     ] = None,
-    storage_class: Annotated[str, typer.Option("--class", help="storage class id")] = "standard",
+    storage_class: Annotated[
+        str, typer.Option("--class", help="storage class id", autocompletion=completion.storage_class)
+    ] = "standard",
     duration: Annotated[str, typer.Option("--duration", help='simulated window, e.g. "10m" or "90s"')] = "10m",
-    seed: Annotated[int, typer.Option("--seed", help="random seed (same seed, same result)")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=2**63 - 1, help="random seed (same seed, same result)")] = 0,
     replications: Annotated[
         int, typer.Option("--replications", min=1, max=100, help="runs of each window, for confidence intervals")
     ] = 3,
@@ -50,7 +58,8 @@ def simulate_command(
     ] = None,
     output: FormatOption = OutputFormat.table,
     plot: Annotated[
-        Path | None, typer.Option("--plot", help="also draw the peak window to FILE.png or FILE.svg (planner[plot])")
+        Path | None,
+        typer.Option("--plot", help="also draw the peak window to FILE.png or FILE.svg (needs planner\\[plot])"),
     ] = None,
 ) -> None:
     """Simulate a workload's peak and mean against a provider: latency, errors, retries, SLOs, billed requests."""
