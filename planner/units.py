@@ -58,6 +58,14 @@ _DURATION_UNITS: dict[str, float] = {
     "w": 7 * 86400.0,
     "week": 7 * 86400.0,
     "weeks": 7 * 86400.0,
+    # a billing month is 30 days here (as the workload's month is); a year 365 days
+    "mo": 30 * 86400.0,
+    "month": 30 * 86400.0,
+    "months": 30 * 86400.0,
+    "y": 365 * 86400.0,
+    "yr": 365 * 86400.0,
+    "year": 365 * 86400.0,
+    "years": 365 * 86400.0,
 }
 
 # Rates in bits per second; byte rates are multiplied by 8.
@@ -267,6 +275,64 @@ def _rate_validator(value: Any, info: ValidationInfo) -> float:
     return parse_rate(value)
 
 
+_COUNT_TEXT = re.compile(
+    r"^\s*(?P<number>[0-9]{1,3}(?:,[0-9]{3})+|[0-9_]+(?:\.[0-9]+)?(?:[eE]\+?[0-9]{1,3})?)\s*(?P<suffix>[A-Za-z]*)\s*$"
+)
+_COUNT_SUFFIXES = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "bn": 10**9, "thousand": 10**3, "million": 10**6}
+_COUNT_SUFFIXES["billion"] = 10**9
+
+
+def parse_count(value: object) -> int:
+    """A count of objects or requests: 2000000, "2M", "150k", "1e6", "2,000,000", "1.5 million".
+
+    Refused: fractions of one ("1.2345k"), a lower-case "m" (milli or million?), "B" or "G" (bytes?)."""
+    hint = 'use e.g. 2000000, "2M", "150k" or "1e6"'
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a count ({hint})")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value) or value != int(value):
+            raise ValueError(f"{value!r} is not a whole count ({hint})")
+        return int(value)
+    if not isinstance(value, str) or len(value) > 40:
+        raise ValueError(f"{value!r} is not a count ({hint})")
+    match = _COUNT_TEXT.match(value)
+    if match is None:
+        raise ValueError(f"{value!r} is not a count ({hint})")
+    suffix = match["suffix"]
+    if suffix == "m":
+        raise ValueError(f'{value!r}: "m" could be milli or million; write "M" for millions')
+    if suffix not in _COUNT_SUFFIXES:
+        raise ValueError(f"{value!r}: unknown count suffix {suffix!r} ({hint}; k = 1,000, M = 1,000,000)")
+    number = Decimal(match["number"].replace(",", "").replace("_", "")) * _COUNT_SUFFIXES[suffix]
+    if number.adjusted() > 18:
+        raise ValueError(f"{value!r} is beyond any real count")
+    if number != number.to_integral_value():
+        raise ValueError(f"{value!r} is not a whole count ({hint})")
+    return int(number)
+
+
+_PERIODS_S = {"month": 30 * 86400.0, "mo": 30 * 86400.0, "day": 86400.0, "d": 86400.0, "week": 7 * 86400.0}
+_PERIODS_S |= {"w": 7 * 86400.0, "year": 360 * 86400.0, "yr": 360 * 86400.0, "y": 360 * 86400.0}
+
+
+def parse_monthly_size(value: object, *, allow_bare: bool) -> int:
+    """Bytes a month: "120 TB", "120 TB/month", "4 TB/day" (x 30), "1.2 PB/year" (/ 12)."""
+    if isinstance(value, str) and "/" in value:
+        amount, _, period = value.rpartition("/")
+        key = period.strip().lower()
+        if key not in _PERIODS_S:
+            raise ValueError(f"{value!r}: per {period.strip()!r} is not a period (use /day, /week, /month or /year)")
+        size = parse_size(amount, allow_bare=False)
+        return round(size * (30 * 86400.0) / _PERIODS_S[key])
+    return parse_size(value, allow_bare=allow_bare)
+
+
+def _monthly_size_validator(value: Any, info: ValidationInfo) -> int:
+    return parse_monthly_size(value, allow_bare=not _strict(info))
+
+
 # What a file may write for a size, duration or rate, as JSON Schema sees it (editors, validators):
 # a number, or a string of the shape the parsers accept. The unit itself is checked on loading.
 _HumanText = Annotated[str, StringConstraints(pattern=_NUMBER_UNIT.pattern)]
@@ -283,3 +349,15 @@ Seconds = Annotated[float, BeforeValidator(_duration_validator, json_schema_inpu
 
 BitsPerSecond = Annotated[float, BeforeValidator(_rate_validator, json_schema_input_type=float | _HumanText)]
 """A rate: "10 Gbps" in a file, float bits per second in Python."""
+
+_CountText = Annotated[str, StringConstraints(pattern=_COUNT_TEXT.pattern)]
+Count = Annotated[int, BeforeValidator(parse_count, json_schema_input_type=int | _CountText)]
+"""A count of objects or requests: 2000000, "2M", "150k" or "1e6"."""
+
+_MonthlyText = Annotated[str, StringConstraints(pattern=r"^.+$")]
+MonthlyBytes = Annotated[
+    int,
+    BeforeValidator(_monthly_size_validator, json_schema_input_type=int | _MonthlyText),
+    PlainSerializer(int, return_type=int),
+]
+"""Bytes a month: "120 TB", "120 TB/month" or "4 TB/day" in a file, int bytes in Python."""

@@ -30,7 +30,17 @@ from pydantic import (
 )
 
 from planner.errors import InputError
-from planner.units import MAX_BYTES, BitsPerSecond, Bytes, Seconds, format_bytes, parse_duration, parse_rate
+from planner.units import (
+    MAX_BYTES,
+    BitsPerSecond,
+    Bytes,
+    Count,
+    MonthlyBytes,
+    Seconds,
+    format_bytes,
+    parse_duration,
+    parse_rate,
+)
 from pricing.models import Deletion, Limits, SizeBin, Usage
 
 DAY_S = 86400.0
@@ -80,13 +90,6 @@ RequestsPerSecond = Annotated[
 """A request rate: "300/s" in a file, float requests a second in Python."""
 
 
-class SizeShare(_Model):
-    """Part of a size distribution: ``share`` of the objects are ``size`` bytes."""
-
-    size: Bytes = Field(description='object size, e.g. "256 KiB"')
-    share: float = Field(gt=0, le=1, description="fraction of the objects with this size")
-
-
 def _fraction(value: object, what: str) -> Decimal:
     """A share or a discount: a number in [0, 1] or a percentage such as "15%"."""
     if isinstance(value, bool) or not isinstance(value, str | int | float | Decimal):
@@ -105,13 +108,33 @@ def _fraction(value: object, what: str) -> Decimal:
     return fraction
 
 
+def _share(value: object) -> object:
+    """A share as a number in [0, 1] or a percentage ("30%"); other values reach the field's own checks."""
+    if isinstance(value, str) and value.strip().endswith("%"):
+        return float(_fraction(value, "share"))
+    return value
+
+
+Share = Annotated[float, BeforeValidator(_share, json_schema_input_type=float | str)]
+"""A fraction: 0.3 or "30%"."""
+
+
+class SizeShare(_Model):
+    """Part of a size distribution: ``share`` of the objects are ``size`` bytes."""
+
+    size: Bytes = Field(description='object size, e.g. "256 KiB"')
+    share: Share = Field(gt=0, le=1, description='fraction of the objects with this size, e.g. 0.25 or "25%"')
+
+
 class Storage(_Model):
     stored: Bytes = Field(description='average volume stored this month, e.g. "200 TB"')
     object_size: Bytes | None = Field(None, description="mean object size (or give objects, or size_distribution)")
-    objects: int | None = Field(None, gt=0, le=MAX_COUNT, description="number of objects stored")
+    objects: Count | None = Field(None, gt=0, le=MAX_COUNT, description='number of objects stored, e.g. "2M"')
     size_distribution: list[SizeShare] | None = Field(None, min_length=1, description="object sizes and their shares")
-    growth_per_month: Bytes = Field(0, description="volume added each month (the horizon projection grows by it)")
-    prefixes: int | None = Field(
+    growth_per_month: MonthlyBytes = Field(
+        0, description='volume added each month, e.g. "2 TB" or "70 GB/day" (the horizon projection grows by it)'
+    )
+    prefixes: Count | None = Field(
         None,
         ge=1,
         le=MAX_COUNT,
@@ -121,14 +144,21 @@ class Storage(_Model):
     retention: Seconds | None = Field(
         None,
         gt=0,
-        description='how long an object lives before deletion, e.g. "365d" (drives minimum-duration charges)',
+        description='how long an object lives before deletion, e.g. "365d" or "1y"; "forever" for never'
+        " (drives minimum-duration charges)",
     )
+
+    @field_validator("retention", mode="before")
+    @classmethod
+    def _forever(cls, value: object) -> object:
+        return None if isinstance(value, str) and value.strip().lower() in ("forever", "never") else value
+
     unread: dict[str, float | str] | None = Field(
         None,
         description='share of the stored bytes not read for at least each period, e.g. {"30d": "60%", "90d": "40%",'
         ' "180d": "10%"}: S3 Intelligent-Tiering moves such data to its cheaper tiers by itself',
     )
-    buckets: int = Field(
+    buckets: Count = Field(
         1, ge=1, le=MAX_COUNT, description="buckets the data is kept in (R2 bills buckets beyond 100,000)"
     )
 
@@ -206,30 +236,32 @@ class Storage(_Model):
 class HotObjects(_Model):
     """A few objects read by many clients at once (an index, a reference genome, a manifest)."""
 
-    count: int = Field(1, ge=1, le=MAX_COUNT, description="how many hot objects")
-    share_of_reads: float = Field(0.0, ge=0, le=1, description="fraction of all reads that go to them")
-    peak_concurrency: int = Field(1, ge=1, le=MAX_COUNT, description="concurrent readers of one hot object at peak")
-    replicas: int = Field(1, ge=1, le=MAX_COUNT, description="copies under different keys that readers spread over")
+    count: Count = Field(1, ge=1, le=MAX_COUNT, description="how many hot objects")
+    share_of_reads: Share = Field(
+        0.0, ge=0, le=1, description='fraction of all reads that go to them, e.g. 0.3 or "30%"'
+    )
+    peak_concurrency: Count = Field(1, ge=1, le=MAX_COUNT, description="concurrent readers of one hot object at peak")
+    replicas: Count = Field(1, ge=1, le=MAX_COUNT, description="copies under different keys that readers spread over")
     read_size: Bytes | None = Field(
         None, description='bytes each hot read fetches, e.g. "1 MiB" for a header region (default: the whole object)'
     )
 
 
 class Traffic(_Model):
-    egress: Bytes = Field(0, description="bytes served to the internet per month")
-    reads: int | None = Field(
-        None, ge=0, le=MAX_COUNT, description="GET requests per month (default: egress / object size)"
+    egress: MonthlyBytes = Field(0, description='bytes served to the internet per month, e.g. "120 TB" or "4 TB/day"')
+    reads: Count | None = Field(
+        None, ge=0, le=MAX_COUNT, description='GET requests per month, e.g. "60M" (default: egress / object size)'
     )
-    writes: int | None = Field(
+    writes: Count | None = Field(
         None, ge=0, le=MAX_COUNT, description="objects written per month (default: from growth and retention)"
     )
     read_write_ratio: str | None = Field(None, description='reads per write, e.g. "10:1" (instead of reads or writes)')
-    heads: int = Field(0, ge=0, le=MAX_COUNT, description="HEAD requests per month")
-    lists: int = Field(0, ge=0, le=MAX_COUNT, description="LIST requests per month")
-    internal_reads: Bytes = Field(
-        0, description="bytes read inside the provider's region (no egress, but retrieval fees)"
+    heads: Count = Field(0, ge=0, le=MAX_COUNT, description="HEAD requests per month")
+    lists: Count = Field(0, ge=0, le=MAX_COUNT, description="LIST requests per month")
+    internal_reads: MonthlyBytes = Field(
+        0, description="bytes read inside the provider's region per month (no egress, but retrieval fees)"
     )
-    inter_region: Bytes = Field(0, description="bytes copied to another region of the same provider per month")
+    inter_region: MonthlyBytes = Field(0, description="bytes copied to another region of the same provider per month")
     hot_objects: HotObjects | None = None
     peak_factor: float = Field(1.0, ge=1, le=1000, description="peak request rate / mean request rate")
     peak_rate: RequestsPerSecond | None = Field(

@@ -163,7 +163,7 @@ def test_growth_raises_stored_volume_each_month() -> None:
         ({**minimal(), "traffic": {"read_write_ratio": "lots"}}, "traffic.read_write_ratio", "not a ratio"),
         ({"name": "w", "storage": {"stored": "1 TB"}}, "storage", "give one of object_size"),
         ({**minimal(), "traffic": {"reads": -1}}, "traffic.reads", "greater than or equal to 0"),
-        ({**minimal(), "traffic": {"reads": "many"}}, "traffic.reads", "'many' is not a number"),
+        ({**minimal(), "traffic": {"reads": "many"}}, "traffic.reads", "'many' is not a count"),
     ],
 )
 def test_bad_workloads_name_the_field(data: dict[str, object], field: str, message: str) -> None:
@@ -265,3 +265,28 @@ def test_a_size_mix_deleted_early_pads_its_small_objects_on_their_own() -> None:
     bill = estimate_cost(workload, "aws-s3", "standard-ia", as_of=NOW)
     padded = [i for i in bill.line_items if i.category == "early_deletion" and "padded to 131,072" in i.description]
     assert len(padded) == 1 and padded[0].amount_usd == Decimal("2.61")
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [("2M", 2_000_000), ("150k", 150_000), ("1e6", 1_000_000), ("2,000,000", 2_000_000), ("1.5 million", 1_500_000),
+     ("60M", 60_000_000), ("1_000", 1000), ("2.5k", 2500)],
+)  # fmt: skip
+def test_counts_in_human_form(text: str, count: int) -> None:
+    data = {**minimal(), "traffic": {"reads": text, "writes": text}}
+    data["storage"] = {"stored": "10 PB", "objects": text}
+    workload = parse_workload(data, source="w.yaml")
+    assert workload.storage.objects == workload.traffic.reads == workload.traffic.writes == count
+
+
+def test_retention_in_years_or_forever_shares_in_percent_and_volumes_per_period() -> None:
+    data = {**minimal(), "storage": {"stored": "1 PB", "object_size": "1 MiB", "retention": "1y"}}
+    assert parse_workload(data, source="w.yaml").storage.retention == 365 * 86400
+    data["storage"] = {**data["storage"], "retention": "forever", "growth_per_month": "1.2 PB/year"}
+    data["traffic"] = {"egress": "4 TB/day", "hot_objects": {"share_of_reads": "30%"}, "inter_region": "1 TB/week"}
+    workload = parse_workload(data, source="w.yaml")
+    assert workload.storage.retention is None
+    assert workload.storage.growth_per_month == 10**14  # a year is 12 billing months of 30 days
+    assert workload.traffic.egress == 120 * 10**12  # 30 days of 4 TB
+    assert workload.traffic.inter_region == round(10**12 * 30 / 7)
+    assert workload.traffic.hot_objects is not None and workload.traffic.hot_objects.share_of_reads == 0.3
