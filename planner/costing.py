@@ -71,7 +71,9 @@ def estimate_cost(
     """The bill for one month of ``workload`` (month 0 is the month of ``as_of``)."""
     day = add_months(as_of or dt.date.today(), month)
     table = price_table(provider, day, prices)
-    return bill(table, storage_class, workload.usage_for(storage_class, table.limits, month), as_of=day)
+    priced = bill(table, storage_class, workload.usage_for(storage_class, table.limits, month), as_of=day)
+    contradictions = workload.consistency_warnings()
+    return priced.model_copy(update={"warnings": [*priced.warnings, *contradictions]}) if contradictions else priced
 
 
 def project_costs(

@@ -392,6 +392,27 @@ class Workload(_Model):
         replaced = self.deleted_bytes(month)
         return float(self.storage.growth_per_month) + replaced
 
+    def consistency_warnings(self) -> list[str]:
+        """Figures of the workload that contradict each other (priced as written, but said): objects
+        written a month against what retention deletes plus growth."""
+        traffic, storage = self.traffic, self.storage
+        if traffic.writes is None or storage.retention is None or not storage.stored:
+            return []
+        written = traffic.writes * storage.mean_object_bytes
+        needed = self.written_bytes(0)
+        if needed <= 0 or 0.5 <= written / needed <= 2:
+            return []
+        days = storage.retention / DAY_S
+        change = "shrink" if written < needed else "grow"
+        return [
+            f"traffic.writes: {traffic.writes:,} objects of {format_bytes(storage.mean_object_bytes)} write"
+            f" {format_bytes(written)} a month, but a {days:g}-day retention deletes"
+            f" {format_bytes(self.deleted_bytes(0))} a month"
+            + (f" and growth adds {format_bytes(storage.growth_per_month)}" if storage.growth_per_month else "")
+            + f": the stored volume would {change} by {format_bytes(abs(needed - written))} a month, not stay at"
+            f" {format_bytes(storage.stored)} (priced as written; check writes, retention and stored)"
+        ]
+
     def deleted_bytes(self, month: int = 0) -> float:
         retention = self.storage.retention
         if retention is None:

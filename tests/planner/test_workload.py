@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from planner.errors import InputError
 from planner.workload import load_workload, parse_workload
 from pricing import catalog
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, Result
 
 NOW = dt.date(2026, 12, 1)
 TB = 10**12
@@ -290,3 +291,21 @@ def test_retention_in_years_or_forever_shares_in_percent_and_volumes_per_period(
     assert workload.traffic.egress == 120 * 10**12  # 30 days of 4 TB
     assert workload.traffic.inter_region == round(10**12 * 30 / 7)
     assert workload.traffic.hot_objects is not None and workload.traffic.hot_objects.share_of_reads == 0.3
+
+
+def test_writes_that_contradict_retention_are_said_with_the_figures() -> None:
+    # 250,000 x 64 MiB = 16.78 TB written a month; a 30-day retention of 500 TB deletes 500 TB a month
+    data = {"name": "w", "storage": {"stored": "500 TB", "object_size": "64 MiB", "retention": "30d"}}
+    data["traffic"] = {"writes": 250_000}
+    (warning,) = parse_workload(data, source="w.yaml").consistency_warnings()
+    assert "16.78 TB a month" in warning and "deletes 500 TB a month" in warning and "shrink by 483.22 TB" in warning
+    # writes that replace what retention deletes (500 TB / 64 MiB = 7,450,581 objects) are consistent
+    data["traffic"] = {"writes": 7_450_581}
+    assert parse_workload(data, source="w.yaml").consistency_warnings() == []
+
+
+def test_cost_carries_the_contradiction(run_cli: Callable[..., Result], tmp_path: Path) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text("name: w\nstorage: {stored: 500 TB, object_size: 64 MiB, retention: 30d}\ntraffic: {writes: 1}\n")
+    result = run_cli("cost", str(path), "-p", "aws-s3")
+    assert result.code == 0 and "warning: traffic.writes: 1 objects" in result.out
