@@ -36,6 +36,13 @@ class OutputFormat(StrEnum):
     table = "table"
     json = "json"
     markdown = "markdown"
+    csv = "csv"
+
+
+def rows_only(output: OutputFormat, what: str) -> None:
+    """CSV is for results that are rows (rankings, line items, projections, reconciliations)."""
+    if output == OutputFormat.csv:
+        raise InputError(f"{what} is not a table of rows: use table, json or markdown", source="--format")
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -87,7 +94,9 @@ def parse_date(text: str | None, option: str = "--as-of") -> dt.date | None:
         raise InputError(f"{text!r} is not a date (use YYYY-MM-DD)", source=option) from None
 
 
-FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or markdown")]
+FormatOption = Annotated[
+    OutputFormat, typer.Option("--format", "-f", help="table, json, markdown or csv (where the result is rows)")
+]
 PlotOption = Annotated[
     Path | None, typer.Option("--plot", help="also draw the result to FILE.png or FILE.svg (needs planner\\[plot])")
 ]
@@ -144,6 +153,7 @@ def pricing_show(
     output: FormatOption = OutputFormat.table,
 ) -> None:
     """One provider's prices in force on a date, with units, tiers, minimums and sources."""
+    rows_only(output, "pricing show")
     from planner import render
 
     day = parse_date(as_of)
@@ -228,6 +238,8 @@ def ingest_cur(
     output: FormatOption = OutputFormat.table,
 ) -> None:
     """Read billing exports into workload files, each figure with the rows it came from."""
+    if output == OutputFormat.csv and not reconcile:
+        rows_only(output, "ingest cur without --reconcile")
     from planner import ingest, render
     from planner.files import check_input_file
 
@@ -258,6 +270,9 @@ def ingest_cur(
             payload["reconciliation"] = result.model_dump(mode="json")
         typer.echo(render.as_json(payload))
         return
+    if output == OutputFormat.csv and result is not None:
+        typer.echo(render.reconciliation(result, "csv"))
+        return
     typer.echo(render.ingest_summary(bill, [str(t) for t in targets]))
     if result is not None:
         typer.echo("")
@@ -282,6 +297,7 @@ def ingest_inventory(
     output: FormatOption = OutputFormat.table,
 ) -> None:
     """Read an S3 Inventory into a workload's storage: count, sizes, classes, ages, access tiers."""
+    rows_only(output, "ingest inventory")
     from planner import inventory as inv
     from planner import render
     from planner.files import WORKLOAD_LIMIT_BYTES, check_input_file, read_input_text
@@ -336,6 +352,7 @@ def ingest_access_log(
     output: FormatOption = OutputFormat.table,
 ) -> None:
     """Read S3 server access logs into a workload's traffic: request mix, peak rate, egress, hot keys."""
+    rows_only(output, "ingest access-log")
     import contextlib
 
     from planner import accesslog, render
@@ -550,6 +567,7 @@ def migrate_command(
     plot: PlotOption = None,
 ) -> None:
     """One-time bill, duration and payback of moving a workload between providers."""
+    rows_only(output, "migrate")
     from planner import render
     from planner.migration import STRATEGIES, Endpoint, MigrationOptions, estimate_migration
     from planner.units import parse_duration, parse_rate
@@ -652,6 +670,7 @@ def diff_command(
     output: FormatOption = OutputFormat.table,
 ) -> None:
     """Two scenarios side by side: the cost difference per line item."""
+    rows_only(output, "diff")
     from planner import render
     from planner.reports.diff import diff_scenarios, render_diff
     from planner.workload import load_workload

@@ -6,6 +6,8 @@ models' own serialisation (money as strings of decimal numbers), so it is stable
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections.abc import Iterable, Sequence
 from decimal import ROUND_HALF_UP, Decimal
@@ -45,7 +47,27 @@ def quantity(value: Decimal) -> str:
     return text or "0"
 
 
+def csv_text(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """Rows as CSV (RFC 4180 quoting), a header row first; None is an empty cell."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(headers)
+    writer.writerows(["" if v is None else v for v in row] for row in rows)
+    return out.getvalue().rstrip("\n")
+
+
+def _plain(value: Decimal | float | None) -> str | None:
+    """A number for a CSV cell: no currency sign, no thousands separator, no exponent."""
+    if value is None:
+        return None
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    return repr(value)
+
+
 def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], fmt: str) -> str:
+    if fmt == "csv":
+        return csv_text(headers, rows)
     style = "github" if fmt == "markdown" else "simple"
     return tabulate(list(rows), headers=list(headers), tablefmt=style, disable_numparse=True)
 
@@ -79,6 +101,26 @@ def line_item_row(item: LineItem, *, version: bool = False) -> tuple[str, ...]:
 
 def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None) -> str:
     """One month's line items and total."""
+    if fmt == "csv":  # the line items alone, as numbers
+        headers = ["category", "item", "quantity", "unit", "unit_price_usd", "amount_usd", "amount_unrounded_usd"]
+        return csv_text(
+            [*headers, "discount", "table_version", "price_status"],
+            [
+                (
+                    i.category,
+                    i.description,
+                    _plain(i.quantity),
+                    i.unit,
+                    _plain(i.unit_price_usd),
+                    _plain(i.amount_usd),
+                    _plain(i.amount_unrounded_usd),
+                    _plain(i.discount),
+                    i.table_version,
+                    i.price_status,
+                )
+                for i in bill.line_items
+            ],
+        )
     rows = [line_item_row(item) for item in bill.line_items]
     rows.append(("total", "", "", "", "", usd(bill.total_usd)))
     name = title or f"{bill.provider} {bill.storage_class}"
@@ -229,6 +271,15 @@ def price_table(priced: PriceTable, fmt: str, class_filter: str | None = None) -
 
 
 def projection(result: CostProjection, fmt: str) -> str:
+    if fmt == "csv":
+        return csv_text(
+            ["month", "priced_on", "stored_bytes", "category", "amount_usd", "table_version"],
+            [
+                (m.month, m.as_of.isoformat(), m.stored_bytes, category, _plain(amount), m.cost.table_version)
+                for m in result.months
+                for category, amount in [*m.cost.by_category().items(), ("total", m.cost.total_usd)]
+            ],
+        )
     rows = []
     for month in result.months:
         cost = month.cost
@@ -347,7 +398,47 @@ def legends() -> list[str]:
     return [legend(), price_legend()]
 
 
+def ranking_csv(result: Recommendation) -> str:
+    """The ranking as numbers, one row per option, with each figure's evidence beside it."""
+    headers = ["rank", "provider", "class", "month_usd", f"{result.months}_months_usd", "price_status"]
+    headers += [
+        "p99_ttfb_s",
+        "p99_ttfb_evidence",
+        "read_bits_per_s",
+        "read_evidence",
+        "throttle_rate",
+        "verdict",
+        "why",
+    ]
+    rows = []
+    for o in result.ranking:
+        perf = o.performance
+        ttfb, ttfb_evidence = perf.p99_ttfb_s, perf.p99_ttfb_evidence
+        if ttfb is None:
+            ttfb, ttfb_evidence = perf.simulated_p99_ttfb_s, perf.simulated_p99_ttfb_evidence
+        rows.append(
+            (
+                o.rank,
+                o.provider,
+                o.storage_class,
+                _plain(o.monthly_cost_usd),
+                _plain(o.horizon_cost_usd),
+                o.price_status,
+                _plain(ttfb),
+                ttfb_evidence,
+                _plain(perf.read_throughput_bits_per_s),
+                perf.read_throughput_evidence,
+                _plain(perf.throttle_rate),
+                "chosen" if o.chosen else o.status,
+                "; ".join(o.violations or [f"unverified: {r}" for r in o.unverified]),
+            )
+        )
+    return csv_text(headers, rows)
+
+
 def recommendation(result: Recommendation, fmt: str) -> str:
+    if fmt == "csv":
+        return ranking_csv(result)
     rows = ranking_rows(result)
     name = result.workload.name
     parts = [
@@ -545,6 +636,29 @@ def ingest_summary(bill: Bill, written: Sequence[str]) -> str:
 
 def reconciliation(result: Reconciliation, fmt: str) -> str:
     """planner's amount beside the bill's, usage type by usage type."""
+    if fmt == "csv":
+        return csv_text(
+            [
+                *("scope", "region", "usage_type", "operation", "quantity", "unit", "billed_usd", "planner_usd"),
+                *("difference_usd", "table_version", "cause"),
+            ],
+            [
+                (
+                    line.scope,
+                    line.region,
+                    line.usage_type,
+                    line.operation,
+                    _plain(line.quantity),
+                    line.unit,
+                    _plain(line.billed_usd),
+                    _plain(line.planner_usd),
+                    _plain(line.difference_usd),
+                    line.table_version,
+                    line.cause,
+                )
+                for line in result.lines
+            ],
+        )
     rows = [
         (
             line.scope,
