@@ -32,6 +32,20 @@ app.add_typer(profiles_app, name="profiles")
 app.command("simulate")(simulate_command)
 
 
+@app.callback()
+def _options(
+    wide: Annotated[
+        bool, typer.Option("--wide", help="never wrap tables to the terminal's width (piped output never wraps)")
+    ] = False,
+) -> None:
+    """Choose object storage by measured performance and exact, versioned prices."""
+    import shutil
+
+    from planner import render
+
+    render.TERMINAL_WIDTH = None if wide or not sys.stdout.isatty() else shutil.get_terminal_size().columns
+
+
 class OutputFormat(StrEnum):
     table = "table"
     json = "json"

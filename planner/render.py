@@ -65,11 +65,48 @@ def _plain(value: Decimal | float | None) -> str | None:
     return repr(value)
 
 
+TERMINAL_WIDTH: int | None = None
+"""Wrap plain tables and bullets to this many columns (the CLI sets it for a terminal; None: never)."""
+_MIN_COLUMN = 16
+
+
+def _column_limits(headers: Sequence[str], rows: list[Sequence[Any]], width: int) -> list[int | None] | None:
+    """Widths that fit the table into ``width`` by wrapping only its widest columns, all to one cap
+    (never below 16 characters: ids and amounts stay whole); None when the table fits already."""
+    natural = [len(str(h)) + 2 for h in headers]  # tabulate pads a header by 2 at least
+    for row in rows:
+        for i, cell in enumerate(row):
+            if i < len(natural):
+                natural[i] = max(natural[i], max((len(part) for part in str(cell).split("\n")), default=0))
+    gaps = 2 * (len(natural) - 1)
+    if sum(natural) + gaps <= width:
+        return None
+    cap = max(natural)
+    while cap > _MIN_COLUMN and sum(min(n, cap) for n in natural) + gaps > width:
+        cap -= 1
+    if sum(min(n, cap) for n in natural) + gaps > width:
+        return None  # too many columns to fit: wrapping would only make it taller
+    return [cap if n > cap else None for n in natural]
+
+
+def wrap_prose(text: str, indent: str = "") -> str:
+    """A line of prose wrapped to the terminal's width (unchanged when not writing to a terminal)."""
+    if not TERMINAL_WIDTH or len(text) <= TERMINAL_WIDTH:
+        return text
+    import textwrap
+
+    return textwrap.fill(text, width=TERMINAL_WIDTH, subsequent_indent=indent, break_on_hyphens=False)
+
+
 def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], fmt: str) -> str:
     if fmt == "csv":
         return csv_text(headers, rows)
     style = "github" if fmt == "markdown" else "simple"
-    return tabulate(list(rows), headers=list(headers), tablefmt=style, disable_numparse=True)
+    listed = list(rows)
+    limits = _column_limits(headers, listed, TERMINAL_WIDTH) if fmt == "table" and TERMINAL_WIDTH else None
+    if limits is not None:
+        return tabulate(listed, headers=list(headers), tablefmt=style, disable_numparse=True, maxcolwidths=limits)
+    return tabulate(listed, headers=list(headers), tablefmt=style, disable_numparse=True)
 
 
 def as_json(value: BaseModel | list[BaseModel] | dict[str, Any]) -> str:
@@ -131,7 +168,7 @@ def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None) -> str
         table(["category", "item", "quantity", "unit", "unit price", "amount"], rows, fmt),
     ]
     for warning in bill.warnings:
-        parts.append(f"warning: {warning}")
+        parts.append(wrap_prose(f"warning: {warning}", "  "))
     return "\n".join(parts)
 
 
@@ -441,6 +478,13 @@ def recommendation(result: Recommendation, fmt: str) -> str:
         return ranking_csv(result)
     rows = ranking_rows(result)
     name = result.workload.name
+    notes: list[str] = []
+    if fmt == "table" and TERMINAL_WIDTH:
+        # on a terminal the reasons go under the table, numbered, so the table fits
+        for i, row in enumerate(rows):
+            if row[-1] != "-":
+                notes.append(wrap_prose(f"[{len(notes) + 1}] {row[1]} {row[2]}: {row[-1]}", "    "))
+                rows[i] = (*row[:-1], f"[{len(notes)}]")
     parts = [
         heading(f"Recommendation for {name} (prices in force on {result.as_of}, {result.months}-month horizon)", fmt),
         table(
@@ -448,8 +492,9 @@ def recommendation(result: Recommendation, fmt: str) -> str:
             rows,
             fmt,
         ),
+        *notes,
         "",
-        *legends(),
+        *(wrap_prose(text) for text in legends()),
         "",
     ]
     if result.recommendation is None:
@@ -473,21 +518,21 @@ def recommendation(result: Recommendation, fmt: str) -> str:
                 level=3,
             ),
         ]
-        parts += [f"- {reason}" for reason in provisional.reasons]
-        parts += [f"- unverified: {reason}" for reason in option.unverified]
+        parts += [wrap_prose(f"- {reason}", "  ") for reason in provisional.reasons]
+        parts += [wrap_prose(f"- unverified: {reason}", "  ") for reason in option.unverified]
         parts.append("- measure it (planner measure) and run recommend again with --profiles")
         if option.warnings:
-            parts += ["", heading("Caveats", fmt, level=3)] + [f"- {w}" for w in option.warnings]
+            parts += ["", heading("Caveats", fmt, level=3)] + [wrap_prose(f"- {w}", "  ") for w in option.warnings]
         return "\n".join(parts)
     choice = result.recommendation
     parts.append(heading(f"Use {choice.provider} {choice.storage_class}", fmt, level=3))
-    parts += [f"- {reason}" for reason in choice.reasons]
+    parts += [wrap_prose(f"- {reason}", "  ") for reason in choice.reasons]
     if result.break_even:
         parts += ["", heading("What would change the answer", fmt, level=3)]
-        parts += [f"- {point.statement}" for point in result.break_even]
+        parts += [wrap_prose(f"- {point.statement}", "  ") for point in result.break_even]
     chosen = next(o for o in result.ranking if o.chosen)
     if chosen.warnings:
-        parts += ["", heading("Caveats", fmt, level=3)] + [f"- {w}" for w in chosen.warnings]
+        parts += ["", heading("Caveats", fmt, level=3)] + [wrap_prose(f"- {w}", "  ") for w in chosen.warnings]
     return "\n".join(parts)
 
 

@@ -1,0 +1,53 @@
+"""Output on a real terminal (a pty): tables and prose fit its width, and --wide or a pipe does not wrap."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+from .conftest import EXAMPLES
+
+PLANNER = str(Path(sys.executable).parent / "planner")
+WEB = str(EXAMPLES / "web-assets.yaml")
+
+
+def _on_terminal(columns: int, *args: str) -> str:
+    main, child = pty.openpty()
+    env = {**os.environ, "COLUMNS": str(columns), "LINES": "50"}
+    process = subprocess.Popen([PLANNER, *args], stdout=child, stderr=child, env=env)
+    os.close(child)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # the child closed its end
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(main)
+    assert process.wait(timeout=120) in (0, 1)
+    return out.decode("utf-8").replace("\r\n", "\n")
+
+
+def test_the_ranking_moves_its_reasons_under_the_table_and_fits() -> None:
+    out = _on_terminal(160, "recommend", WEB, "--as-of", "2026-12-01", "--no-simulate")
+    assert max(len(line) for line in out.splitlines()) <= 160
+    assert "[1] cloudflare-r2 standard: " in out
+
+
+def test_line_items_wrap_to_the_terminal() -> None:
+    out = _on_terminal(100, "cost", WEB, "-p", "aws-s3", "--as-of", "2026-12-01")
+    assert max(len(line) for line in out.splitlines()) <= 100
+
+
+def test_wide_and_pipes_do_not_wrap() -> None:
+    wide = _on_terminal(100, "--wide", "cost", WEB, "-p", "aws-s3", "--as-of", "2026-12-01")
+    piped = subprocess.run(
+        [PLANNER, "cost", WEB, "-p", "aws-s3", "--as-of", "2026-12-01"], capture_output=True, text=True, timeout=120
+    ).stdout
+    assert max(len(line) for line in wide.splitlines()) > 100
+    assert max(len(line) for line in piped.splitlines()) > 100
