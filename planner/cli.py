@@ -37,11 +37,14 @@ def _options(
     wide: Annotated[
         bool, typer.Option("--wide", help="never wrap tables to the terminal's width (piped output never wraps)")
     ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bars")] = False,
 ) -> None:
     """Choose object storage by measured performance and exact, versioned prices."""
     import shutil
 
-    from planner import render
+    from planner import progress, render
+
+    progress.QUIET = quiet
 
     render.TERMINAL_WIDTH = None if wide or not sys.stdout.isatty() else shutil.get_terminal_size().columns
 
@@ -254,12 +257,13 @@ def ingest_cur(
     """Read billing exports into workload files, each figure with the rows it came from."""
     if output == OutputFormat.csv and not reconcile:
         rows_only(output, "ingest cur without --reconcile")
-    from planner import ingest, render
+    from planner import ingest, progress, render
     from planner.files import check_input_file
 
     for path in files:
         check_input_file(path, what="billing export")
-    bill = ingest.read_bill(files, bucket=bucket, region=region)
+    with progress.bar("reading the bill", unit="rows") as moved:
+        bill = ingest.read_bill(files, bucket=bucket, region=region, progress=moved)
     if not bill.groups:
         raise InputError("no Amazon S3 usage rows" + (" for that bucket/region" if bucket or region else ""))
     produced = ingest.workloads(bill)

@@ -51,3 +51,26 @@ def test_wide_and_pipes_do_not_wrap() -> None:
     ).stdout
     assert max(len(line) for line in wide.splitlines()) > 100
     assert max(len(line) for line in piped.splitlines()) > 100
+
+
+def _big_cur(path: Path, rows: int) -> None:
+    import csv
+    import gzip
+
+    with gzip.open(path, "wt", newline="") as handle:
+        writer = csv.writer(handle)
+        header = ["ProductCode", "LineItemType", "UsageType", "Operation", "UsageAmount", "UnblendedCost"]
+        writer.writerow([*(f"lineItem/{name}" for name in header), "pricing/unit", "product/regionCode"])
+        row = ["AmazonS3", "Usage", "Requests-Tier2", "GetObject", "1", "0.0000004", "Requests", "us-east-1"]
+        writer.writerows([row] * rows)
+
+
+def test_a_long_read_shows_a_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
+    _big_cur(tmp_path / "big.csv.gz", 120_000)
+    args = ("ingest", "cur", str(tmp_path / "big.csv.gz"), "--out", str(tmp_path / "w"))
+    shown = _on_terminal(120, *args)
+    assert "reading the bill" in shown and "rows" in shown
+    quiet = _on_terminal(120, "--quiet", *args, "--force")
+    assert "reading the bill" not in quiet and "wrote" in quiet
+    piped = subprocess.run([PLANNER, *args, "--force"], capture_output=True, text=True, timeout=120)
+    assert "reading the bill" not in piped.stderr + piped.stdout
