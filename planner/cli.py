@@ -212,6 +212,9 @@ def cost_command(
     as_of: AsOfOption = None,
     months: Annotated[int | None, typer.Option("--months", min=1, max=120, help="month-by-month projection")] = None,
     prices: Annotated[Path | None, typer.Option("--prices", help="price override file for this provider")] = None,
+    region: Annotated[
+        str | None, typer.Option("--region", help="region, e.g. eu-central-1 (default: us-east-1 for S3)")
+    ] = None,
     output: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
@@ -223,7 +226,9 @@ def cost_command(
     workload = load_workload(workload_file)
     day = parse_date(as_of)
     if months:
-        result = project_costs(workload, provider, storage_class, months=months, as_of=day, prices=prices)
+        result = project_costs(
+            workload, provider, storage_class, months=months, as_of=day, prices=prices, region=region
+        )
         if plot is not None:
             from planner.reports.plots import save_projection_plot
 
@@ -232,7 +237,7 @@ def cost_command(
         return
     if plot is not None:
         raise InputError("a plot needs a projection: add --months N", source="--plot")
-    bill = estimate_cost(workload, provider, storage_class, as_of=day, prices=prices)
+    bill = estimate_cost(workload, provider, storage_class, as_of=day, prices=prices, region=region)
     typer.echo(render.as_json(bill) if output == OutputFormat.json else render.breakdown(bill, output.value))
 
 

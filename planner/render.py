@@ -81,7 +81,10 @@ def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None) -> str
     name = title or f"{bill.provider} {bill.storage_class}"
     parts = [
         heading(f"{name}: {usd(bill.total_usd)} a month", fmt),
-        f"Prices: {bill.table_version}" + (f", in force on {bill.as_of}" if bill.as_of else ""),
+        f"Prices: {bill.table_version}"
+        + (f", in force on {bill.as_of}" if bill.as_of else "")
+        + (f"; region {bill.region}" if bill.region else ""),
+        *([f"Region: {bill.region_note}"] if bill.region_note else []),
         "",
         table(["category", "item", "quantity", "unit", "unit price", "amount"], rows, fmt),
     ]
@@ -324,7 +327,7 @@ def ranking_rows(result: Recommendation) -> list[tuple[str, ...]]:
         rows.append(
             (
                 str(option.rank),
-                option.provider,
+                option.label,
                 option.storage_class,
                 _money(option.monthly_cost_usd, option.price_status),
                 _money(option.horizon_cost_usd, option.price_status),
@@ -367,14 +370,12 @@ def recommendation(result: Recommendation, fmt: str) -> str:
         if provisional is None:
             return "\n".join(parts)
         option = next(
-            o
-            for o in result.ranking
-            if o.provider == provisional.provider and o.storage_class == provisional.storage_class
+            o for o in result.ranking if o.label == provisional.label and o.storage_class == provisional.storage_class
         )
         parts += [
             "",
             heading(
-                f"Cheapest with its targets unverified: {provisional.provider} {provisional.storage_class}",
+                f"Cheapest with its targets unverified: {provisional.label} {provisional.storage_class}",
                 fmt,
                 level=3,
             ),
@@ -386,7 +387,7 @@ def recommendation(result: Recommendation, fmt: str) -> str:
             parts += ["", heading("Caveats", fmt, level=3)] + [f"- {w}" for w in option.warnings]
         return "\n".join(parts)
     choice = result.recommendation
-    parts.append(heading(f"Use {choice.provider} {choice.storage_class}", fmt, level=3))
+    parts.append(heading(f"Use {choice.label} {choice.storage_class}", fmt, level=3))
     parts += [f"- {reason}" for reason in choice.reasons]
     if result.break_even:
         parts += ["", heading("What would change the answer", fmt, level=3)]

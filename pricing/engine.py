@@ -517,6 +517,7 @@ def bill(table: PriceTable, storage_class: str, usage: Usage, *, as_of: dt.date 
         storage_class=storage_class,
         table_version=table.version,
         as_of=as_of,
+        region=table.region,
         line_items=work.items,
         total_usd=total,
         rounding=rounding_statement(table),
