@@ -116,6 +116,9 @@ def pricing_list(output: FormatOption = OutputFormat.table) -> None:
                 "classes": list(current.classes),
                 "versions": versions,
                 "in_force": current.version,
+                "regions": "same price everywhere"
+                if current.regions is not None and current.regions.same_price_everywhere
+                else catalog.regions(provider),
             }
         )
     if output == OutputFormat.json:
@@ -123,8 +126,17 @@ def pricing_list(output: FormatOption = OutputFormat.table) -> None:
         return
     typer.echo(
         render.table(
-            ["provider", "classes", "versions", "in force today"],
-            [(r["provider"], ", ".join(r["classes"]), ", ".join(r["versions"]), r["in_force"]) for r in rows],
+            ["provider", "classes", "versions", "in force today", "regions"],
+            [
+                (
+                    r["provider"],
+                    ", ".join(r["classes"]),
+                    ", ".join(r["versions"]),
+                    r["in_force"],
+                    r["regions"] if isinstance(r["regions"], str) else ", ".join(r["regions"]),
+                )
+                for r in rows
+            ],
             output.value,
         )
     )
@@ -138,6 +150,7 @@ def pricing_show(
     overrides: Annotated[
         Path | None, typer.Option("--prices", help="a price override file layered over the shipped version")
     ] = None,
+    region: Annotated[str | None, typer.Option("--region", help="region, e.g. eu-central-1")] = None,
     output: FormatOption = OutputFormat.table,
 ) -> None:
     """One provider's prices in force on a date, with units, tiers, minimums and sources."""
@@ -146,7 +159,7 @@ def pricing_show(
     day = parse_date(as_of)
     from planner.costing import price_table
 
-    table = price_table(provider, day or dt.date.today(), overrides)
+    table = price_table(provider, day or dt.date.today(), overrides, region)
     if storage_class is not None and storage_class not in table.classes:
         raise InputError(
             f"{table.version} has no storage class {storage_class!r} (classes: {', '.join(table.classes)})",

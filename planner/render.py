@@ -107,6 +107,14 @@ def _tiers(price: TieredPrice) -> str:
     return f"per {price.unit} [{price.unit_bytes:,} bytes]{free}: " + "; ".join(steps)
 
 
+def _regions(priced: PriceTable) -> str:
+    scope = priced.regions
+    assert scope is not None
+    said = "the same price in every region" if scope.same_price_everywhere else f"these prices hold in {priced.region}"
+    names = f" ({', '.join(scope.names)})" if scope.names else ""
+    return f"{said}{names}; {scope.status.value}: {scope.source}"
+
+
 def price_table(priced: PriceTable, fmt: str, class_filter: str | None = None) -> str:
     """A price table for people: what is charged, in which unit, with each figure's sourcing."""
     lines = [
@@ -116,6 +124,7 @@ def price_table(priced: PriceTable, fmt: str, class_filter: str | None = None) -
         + f"; figures {priced.status.value}; currency {priced.currency}; region {priced.region}",
         f"Billing: {priced.billing.month_days}-day month"
         + ("; every metered unit rounded up to a whole unit" if priced.billing.round_up else ""),
+        *([f"Regions: {_regions(priced)}"] if priced.regions else []),
         "",
     ]
     egress = priced.egress

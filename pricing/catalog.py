@@ -332,8 +332,8 @@ def region_versions(provider: str, region: str) -> tuple[tuple[PriceTable, ...],
                 f"{latest.provider_name} has no region {region!r} (its regions: {', '.join(scope.names)})"
             )
         return default, (
-            f"{latest.provider_name} charges the same in every region ({scope.status.value}: {scope.source});"
-            f" {region} is priced by its one table"
+            f"{latest.provider_name} charges the same in every region ({scope.status.value}); {region} is priced"
+            " by its one table"
         )
     raise PricingError(f"no {provider} price table for region {region!r} (tables: {', '.join(regions(provider))})")
 
