@@ -174,6 +174,58 @@ def pricing_show(
     typer.echo(render.price_table(table, output.value, storage_class))
 
 
+OFFER_LIMIT_BYTES = 1024 * 2**20
+"""An offer file: AmazonS3 for every region is tens of MiB, AWSDataTransfer a few hundred."""
+
+
+def _read_json(path: Path, what: str) -> object:
+    import json
+
+    from planner.files import read_input_text
+
+    text = read_input_text(path, what=what, limit_bytes=OFFER_LIMIT_BYTES)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"not JSON: {error.msg} at line {error.lineno}", source=str(path)) from None
+
+
+@pricing_app.command("import")
+def pricing_import(
+    price_list: Annotated[str, typer.Argument(help="whose price list: aws")],
+    offer: Annotated[Path, typer.Argument(help="the AmazonS3 offer file (JSON), all regions or one")],
+    out: Annotated[Path, typer.Option("--out", help="the tables folder to write into, e.g. pricing/tables")],
+    transfer: Annotated[
+        Path | None, typer.Option("--transfer", help="the AWSDataTransfer offer file (JSON), for internet egress")
+    ] = None,
+    regions: Annotated[list[str] | None, typer.Option("--region", help="only this region (repeatable)")] = None,
+    force: Annotated[bool, typer.Option("--force", help="replace tables that already exist")] = False,
+) -> None:
+    """Dated price tables for every region of an AWS Price List offer file, each price citing its SKU."""
+    from pricing.aws_offer import import_offer
+
+    if price_list != "aws":
+        raise InputError(f"{price_list!r}: only AWS's price list can be imported (use: aws)", source="PRICE_LIST")
+    offer_data = _read_json(offer, "AWS offer file")
+    transfer_data = _read_json(transfer, "AWS offer file") if transfer is not None else None
+    result = import_offer(
+        offer_data, str(offer), transfer_data, str(transfer) if transfer else None, regions=regions or None
+    )
+    targets = [(out / table.path, table) for table in result.tables]
+    existing = [str(path) for path, _ in targets if path.exists()]
+    if existing and not force:
+        raise InputError(f"{existing[0]} exists (use --force to replace it)", source="--out")
+    for path, table in targets:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(table.text, encoding="utf-8")
+        typer.echo(f"wrote {path} ({table.region}, in force from {table.effective_from})")
+        if table.dropped_classes:
+            typer.echo(f"  classes the offer does not price, left out: {', '.join(table.dropped_classes)}")
+        if table.from_defaults:
+            typer.echo(f"  not in the offer, the default table's (unverified): {', '.join(table.from_defaults)}")
+    typer.echo(f"{result.skipped_usage_types} usage types this planner does not price were skipped")
+
+
 @pricing_app.command("diff")
 def pricing_diff(
     provider: Annotated[str, typer.Argument(help="provider id")],

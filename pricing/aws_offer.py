@@ -334,7 +334,9 @@ def _region_table(
     effective = max((p.effective for p in prices.values() if p.effective is not None), default=None)
     if effective is None:
         raise _fail(source, f"{region}: no effectiveDate on any term; cannot date the table")
-    raw = template.model_dump(mode="python", exclude_none=True, exclude={"effective_from", "regional_folder", "label"})
+    raw = template.model_dump(
+        mode="python", exclude_none=True, exclude_defaults=True, exclude={"effective_from", "regional_folder", "label"}
+    )
     raw.pop("regions", None)
     raw["region"] = region
     raw["status"] = "verified-primary"
@@ -513,7 +515,8 @@ def _describe(header: dict[str, Any], code: str) -> str:
 
 
 class _Dumper(yaml.SafeDumper):
-    pass
+    def ignore_aliases(self, data: Any) -> bool:
+        return True  # a table spells every value out: no &id001 anchors
 
 
 def _represent_decimal(dumper: yaml.SafeDumper, value: Decimal) -> yaml.Node:
