@@ -532,8 +532,10 @@ def estimate(
     *,
     as_of: dt.date | None = None,
     table: PriceTable | None = None,
+    region: str | None = None,
 ) -> CostBreakdown:
-    """Price ``usage`` with the shipped table in force on ``as_of`` (or a given table, e.g. an override)."""
+    """Price ``usage`` with the shipped table in force on ``as_of`` in ``region`` (default: the provider's
+    default region), or with a given table (e.g. an override)."""
     day = as_of or dt.date.today()
-    chosen = table if table is not None else catalog.table_for(provider, day)
+    chosen = table if table is not None else catalog.table_for(provider, day, region)
     return bill(chosen, storage_class, usage, as_of=day)
