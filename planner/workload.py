@@ -302,6 +302,13 @@ class Constraints(_Model):
                 raise ValueError(f"{provider}: a list of distinct region names, e.g. [eu-central-1, us-east-1]")
         return regions
 
+    @model_validator(mode="after")
+    def _regions_of_considered_providers(self) -> Constraints:
+        ignored = [p for p in self.regions if p not in self.providers]
+        if ignored:
+            raise ValueError(f"regions: {', '.join(ignored)} not among constraints.providers")
+        return self
+
     def regions_for(self, provider: str) -> list[str | None]:
         """The regions to price ``provider`` in; None stands for its default region."""
         return list(self.regions.get(provider, [None]))

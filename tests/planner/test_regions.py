@@ -143,3 +143,9 @@ def test_pricing_import_refusals_are_one_line(run_cli: Run, tmp_path: Path) -> N
     assert no_egress.code == 2 and "--transfer" in no_egress.err and no_egress.err.count("\n") == 1
     other = run_cli("pricing", "import", "gcp", str(offer), "--out", str(tmp_path / "t"))
     assert other.code == 2 and "only AWS's price list" in other.err
+
+
+def test_regions_of_a_provider_not_considered_are_refused() -> None:
+    text = WORKLOAD.replace("providers: [aws-s3, wasabi]", "providers: [aws-s3]")
+    with pytest.raises(InputError, match=r"regions: wasabi not among constraints.providers"):
+        _workload(text)
