@@ -302,6 +302,7 @@ def _tiers(price: _Price, scale: Decimal = Decimal(1)) -> list[dict[str, Any]]:
         {
             **({"up_to": _plain(step.end)} if step.end is not None else {}),
             "price": _plain(step.price * scale),
+            "status": "verified-primary",
             "source": price.cite(step),
         }
         for step in price.steps
@@ -360,9 +361,12 @@ def _region_table(
     if ("inter_region", "", "") in prices:
         inter = prices[("inter_region", "", "")]
         raw["egress"]["inter_region"] = {
-            **raw["egress"].get("inter_region", {"unit": "GB", "unit_bytes": 2**30}),
+            **{
+                k: v
+                for k, v in raw["egress"].get("inter_region", {"unit": "GB", "unit_bytes": 2**30}).items()
+                if k != "status"
+            },
             "tiers": _tiers(inter),
-            "status": "verified-primary",
             "note": "The price to most other regions (the commonest of the offer's per-destination prices).",
         }
     elif "inter_region" in raw["egress"]:
@@ -379,8 +383,10 @@ def _region_table(
         entry = dict(storage_class)
         entry.pop("note", None)
         entry["status"] = "verified-primary"
-        entry["storage"] = {**entry["storage"], "tiers": _tiers(storage), "status": "verified-primary"}
+        # each tier states its own status; a price-wide one would be read by no bill (no allowance here)
+        entry["storage"] = {**entry["storage"], "tiers": _tiers(storage)}
         entry["storage"].pop("note", None)
+        entry["storage"].pop("status", None)
         requests = []
         for group in entry.get("requests", []):
             price = prices.get(("request", class_id, group["id"]))

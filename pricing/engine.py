@@ -172,7 +172,9 @@ class _Bill:
                 where = f", first {_number(tier.up_to)} {price.unit}"
             else:
                 where = f", {_number(lower)} to {_number(tier.up_to)} {price.unit}"
-            self.add(category, f"{label}{where}", amount, price.unit, tier.price, status)
+            self.add(
+                category, f"{label}{where}", amount, price.unit, tier.price, self.status(tier.status, price.status)
+            )
 
     # ------------------------------------------------------------------ parts of the bill
 

@@ -83,6 +83,7 @@ class Tier(_Model):
 
     up_to: Quantity | None = Field(None, description="cumulative upper bound in the price's unit; none = no bound")
     price: Price = Field(description="USD per unit within this slice")
+    status: Status | None = Field(None, description="how well this slice's price is sourced, if not as the whole")
     source: str | None = Field(None, description="where this price was read (an offer file's SKU and rate code)")
 
 

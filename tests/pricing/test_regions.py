@@ -164,3 +164,10 @@ def test_every_shipped_region_states_binary_units_and_bounds() -> None:
         if table.regional_folder:  # the regional tables cite a source for every price (us-east-1 cites per table)
             assert all(t.source for t in table.classes["standard"].storage.tiers), f"{region}: a price without a source"
             assert all(t.source for t in table.egress.internet.tiers), f"{region}: a price without a source"
+
+
+def test_each_tier_carries_its_own_sourcing() -> None:
+    # Tokyo's first egress tier ($0.114) is verified-secondary; the next ($0.089) has no source (unverified).
+    bill = estimate("aws-s3", "standard", Usage(egress_bytes=10_341 * GIB), as_of=NOW, region="ap-northeast-1")
+    statuses = [(i.unit_price_usd, i.price_status.value) for i in bill.line_items if i.category == "egress"]
+    assert statuses == [(Decimal("0.114"), "verified-secondary"), (Decimal("0.089"), "unverified")]
