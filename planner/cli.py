@@ -143,6 +143,9 @@ def pricing_list(output: FormatOption = OutputFormat.table) -> None:
                 "classes": list(current.classes),
                 "versions": versions,
                 "in_force": current.version,
+                "regions": "same price everywhere"
+                if current.regions is not None and current.regions.same_price_everywhere
+                else catalog.regions(provider),
             }
         )
     if output == OutputFormat.json:
@@ -150,8 +153,17 @@ def pricing_list(output: FormatOption = OutputFormat.table) -> None:
         return
     typer.echo(
         render.table(
-            ["provider", "classes", "versions", "in force today"],
-            [(r["provider"], ", ".join(r["classes"]), ", ".join(r["versions"]), r["in_force"]) for r in rows],
+            ["provider", "classes", "versions", "in force today", "regions"],
+            [
+                (
+                    r["provider"],
+                    ", ".join(r["classes"]),
+                    ", ".join(r["versions"]),
+                    r["in_force"],
+                    r["regions"] if isinstance(r["regions"], str) else ", ".join(r["regions"]),
+                )
+                for r in rows
+            ],
             output.value,
         )
     )
@@ -167,6 +179,7 @@ def pricing_show(
     overrides: Annotated[
         Path | None, typer.Option("--prices", help="a price override file layered over the shipped version")
     ] = None,
+    region: Annotated[str | None, typer.Option("--region", help="region, e.g. eu-central-1")] = None,
     output: FormatOption = OutputFormat.table,
 ) -> None:
     """One provider's prices in force on a date, with units, tiers, minimums and sources."""
@@ -176,7 +189,7 @@ def pricing_show(
     day = parse_date(as_of)
     from planner.costing import price_table
 
-    table = price_table(provider, day or dt.date.today(), overrides)
+    table = price_table(provider, day or dt.date.today(), overrides, region)
     if storage_class is not None and storage_class not in table.classes:
         raise InputError(
             f"{table.version} has no storage class {storage_class!r} (classes: {', '.join(table.classes)})",
@@ -189,6 +202,58 @@ def pricing_show(
         typer.echo(render.as_json({"version": table.version, **data}))
         return
     typer.echo(render.price_table(table, output.value, storage_class))
+
+
+OFFER_LIMIT_BYTES = 1024 * 2**20
+"""An offer file: AmazonS3 for every region is tens of MiB, AWSDataTransfer a few hundred."""
+
+
+def _read_json(path: Path, what: str) -> object:
+    import json
+
+    from planner.files import read_input_text
+
+    text = read_input_text(path, what=what, limit_bytes=OFFER_LIMIT_BYTES)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"not JSON: {error.msg} at line {error.lineno}", source=str(path)) from None
+
+
+@pricing_app.command("import")
+def pricing_import(
+    price_list: Annotated[str, typer.Argument(help="whose price list: aws")],
+    offer: Annotated[Path, typer.Argument(help="the AmazonS3 offer file (JSON), all regions or one")],
+    out: Annotated[Path, typer.Option("--out", help="the tables folder to write into, e.g. pricing/tables")],
+    transfer: Annotated[
+        Path | None, typer.Option("--transfer", help="the AWSDataTransfer offer file (JSON), for internet egress")
+    ] = None,
+    regions: Annotated[list[str] | None, typer.Option("--region", help="only this region (repeatable)")] = None,
+    force: Annotated[bool, typer.Option("--force", help="replace tables that already exist")] = False,
+) -> None:
+    """Dated price tables for every region of an AWS Price List offer file, each price citing its SKU."""
+    from pricing.aws_offer import import_offer
+
+    if price_list != "aws":
+        raise InputError(f"{price_list!r}: only AWS's price list can be imported (use: aws)", source="PRICE_LIST")
+    offer_data = _read_json(offer, "AWS offer file")
+    transfer_data = _read_json(transfer, "AWS offer file") if transfer is not None else None
+    result = import_offer(
+        offer_data, str(offer), transfer_data, str(transfer) if transfer else None, regions=regions or None
+    )
+    targets = [(out / table.path, table) for table in result.tables]
+    existing = [str(path) for path, _ in targets if path.exists()]
+    if existing and not force:
+        raise InputError(f"{existing[0]} exists (use --force to replace it)", source="--out")
+    for path, table in targets:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(table.text, encoding="utf-8")
+        typer.echo(f"wrote {path} ({table.region}, in force from {table.effective_from})")
+        if table.dropped_classes:
+            typer.echo(f"  classes the offer does not price, left out: {', '.join(table.dropped_classes)}")
+        if table.from_defaults:
+            typer.echo(f"  not in the offer, the default table's (unverified): {', '.join(table.from_defaults)}")
+    typer.echo(f"{result.skipped_usage_types} usage types this planner does not price were skipped")
 
 
 @pricing_app.command("diff")
@@ -436,6 +501,9 @@ def cost_command(
     as_of: AsOfOption = None,
     months: Annotated[int | None, typer.Option("--months", min=1, max=120, help="month-by-month projection")] = None,
     prices: Annotated[Path | None, typer.Option("--prices", help="price override file for this provider")] = None,
+    region: Annotated[
+        str | None, typer.Option("--region", help="region, e.g. eu-central-1 (default: us-east-1 for S3)")
+    ] = None,
     output: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
@@ -454,7 +522,9 @@ def cost_command(
         )
     day = parse_date(as_of)
     if months:
-        result = project_costs(workload, provider, storage_class, months=months, as_of=day, prices=prices)
+        result = project_costs(
+            workload, provider, storage_class, months=months, as_of=day, prices=prices, region=region
+        )
         if plot is not None:
             from planner.reports.plots import save_projection_plot
 
@@ -463,7 +533,7 @@ def cost_command(
         return
     if plot is not None:
         raise InputError("a plot needs a projection: add --months N", source="--plot")
-    bill = estimate_cost(workload, provider, storage_class, as_of=day, prices=prices)
+    bill = estimate_cost(workload, provider, storage_class, as_of=day, prices=prices, region=region)
     typer.echo(render.as_json(bill) if output == OutputFormat.json else render.breakdown(bill, output.value))
 
 

@@ -35,6 +35,7 @@ class CostProjection(BaseModel):
 
     provider: str
     storage_class: str
+    region: str | None = None
     months: list[MonthCost]
     total_usd: Money
 
@@ -47,16 +48,25 @@ def add_months(day: dt.date, months: int) -> dt.date:
     return dt.date(year, month, min(day.day, 28))
 
 
-def price_table(provider: str, as_of: dt.date, prices: Path | None = None) -> PriceTable:
-    """The shipped table in force, or a user's override file layered over it."""
+def price_table(provider: str, as_of: dt.date, prices: Path | None = None, region: str | None = None) -> PriceTable:
+    """The shipped table in force (for ``region``, default the provider's default region), or a user's
+    override file layered over it."""
     if prices is not None:
-        table = catalog.load_override(prices, as_of)
+        table = catalog.load_override(prices, as_of, region)
         if table.provider != provider:
             raise InputError(
                 f"the override is for {table.provider}, not {provider}", source=str(prices), field="provider"
             )
         return table
-    return catalog.table_for(provider, as_of)
+    return catalog.table_for(provider, as_of, region)
+
+
+def _in_region(cost: CostBreakdown, provider: str, region: str | None) -> CostBreakdown:
+    """The bill, saying which region it prices and, for a provider with one price everywhere, that it is."""
+    if region is None or region == cost.region:
+        return cost
+    note = catalog.region_versions(provider, region)[1]
+    return cost.model_copy(update={"region": region, "region_note": note})
 
 
 def estimate_cost(
@@ -67,11 +77,14 @@ def estimate_cost(
     as_of: dt.date | None = None,
     month: int = 0,
     prices: Path | None = None,
+    region: str | None = None,
 ) -> CostBreakdown:
-    """The bill for one month of ``workload`` (month 0 is the month of ``as_of``)."""
+    """The bill for one month of ``workload`` (month 0 is the month of ``as_of``) in ``region`` (default:
+    the provider's default region)."""
     day = add_months(as_of or dt.date.today(), month)
-    table = price_table(provider, day, prices)
+    table = price_table(provider, day, prices, region)
     priced = bill(table, storage_class, workload.usage_for(storage_class, table.limits, month), as_of=day)
+    priced = _in_region(priced, provider, region)
     contradictions = workload.consistency_warnings()
     return priced.model_copy(update={"warnings": [*priced.warnings, *contradictions]}) if contradictions else priced
 
@@ -84,19 +97,21 @@ def project_costs(
     months: int | None = None,
     as_of: dt.date | None = None,
     prices: Path | None = None,
+    region: str | None = None,
 ) -> CostProjection:
     """Bills for each month of the horizon (the workload's ``constraints.months`` by default)."""
     start = as_of or dt.date.today()
     horizon = months or workload.constraints.months
     monthly = []
     for month in range(horizon):
-        cost = estimate_cost(workload, provider, storage_class, as_of=start, month=month, prices=prices)
+        cost = estimate_cost(workload, provider, storage_class, as_of=start, month=month, prices=prices, region=region)
         monthly.append(
             MonthCost(month=month + 1, as_of=cost.as_of or start, stored_bytes=workload.stored_bytes(month), cost=cost)
         )
     return CostProjection(
         provider=provider,
         storage_class=storage_class,
+        region=monthly[0].cost.region if monthly else region,
         months=monthly,
         total_usd=sum((m.cost.total_usd for m in monthly), Decimal(0)),
     )

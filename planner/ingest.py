@@ -684,13 +684,17 @@ TableFinder = Callable[[str, dt.date | None], "PriceTable | None"]
 
 
 def _shipped_table(region: str, as_of: dt.date | None) -> PriceTable | None:
+    """The aws-s3 table of ``region`` in force in the billing period; when the region's tables all
+    begin later, the earliest (each reconciled line then names its version, so the gap shows)."""
+    from planner.errors import PricingError
     from pricing.catalog import versions
 
-    dated = [t for t in versions("aws-s3") if t.region == region]
-    if not dated:
+    try:
+        dated = versions("aws-s3", None if region == "us-east-1" else region)
+    except PricingError:
         return None
     usable = [t for t in dated if as_of is None or t.effective_from <= as_of]
-    return (usable or dated[:1])[-1]
+    return (usable or list(dated[:1]))[-1]
 
 
 def reconcile(bill: Bill, *, tables: TableFinder | None = None) -> Reconciliation:
@@ -702,7 +706,7 @@ def reconcile(bill: Bill, *, tables: TableFinder | None = None) -> Reconciliatio
         # transfer in is free from everywhere: one line per scope, not one per source region
         usage_type = "AWS-In-Bytes (all sources)" if group.kind == "ingress" else group.usage_type
         merged.setdefault((group.scope, usage_type, group.kind, group.storage_class), []).append(group)
-    lines = [_reconcile_line(groups, find(groups[0].region, as_of)) for groups in merged.values()]
+    lines = [_reconcile_line(groups, find(groups[0].region, as_of), as_of) for groups in merged.values()]
     priced = [line for line in lines if line.planner_usd is not None]
     return Reconciliation(
         lines=lines,
@@ -712,7 +716,7 @@ def reconcile(bill: Bill, *, tables: TableFinder | None = None) -> Reconciliatio
     )
 
 
-def _reconcile_line(groups: list[UsageGroup], table: PriceTable | None) -> ReconcileLine:
+def _reconcile_line(groups: list[UsageGroup], table: PriceTable | None, as_of: dt.date | None) -> ReconcileLine:
     first = groups[0]
     quantity = sum((g.quantity for g in groups), Decimal(0))
     billed = sum((g.billed_usd for g in groups), Decimal(0))
@@ -747,6 +751,8 @@ def _reconcile_line(groups: list[UsageGroup], table: PriceTable | None) -> Recon
     except _Unpriced as reason:
         return line(None, str(reason))
     amount = amount.quantize(_CUR_RESOLUTION / 1000)  # the CUR's own 10 decimal places
+    if as_of is not None and table.effective_from > as_of:
+        note += f" (the earliest {first.region} table, {table.effective_from}, is later than the bill)"
     return line(amount, note + _agree(amount, billed, quantity, [r for g in groups for r in g.rates]))
 
 

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from measure.profile import Profile, ProfileSummary
 from planner.costing import CostProjection, price_table, project_costs
-from planner.errors import InputError, PlannerError
+from planner.errors import InputError, PlannerError, PricingError
 from planner.evidence import Evidence, TargetVerdict, combine, is_backed, judge_target, marked, weakest
 from planner.units import format_bytes, format_duration, format_rate
 from planner.workload import ARCHIVE_CLASSES, Workload
@@ -71,6 +71,7 @@ class RankedOption(_Model):
     rank: int
     provider: str
     storage_class: str
+    region: str | None = Field(None, description="the region priced, when the workload names regions for it")
     monthly_cost_usd: Money
     horizon_cost_usd: Money
     feasible: bool = Field(description="no target missed and no policy broken (targets may still be unverified)")
@@ -90,6 +91,11 @@ class RankedOption(_Model):
     performance: PerformanceEstimate
     cost: CostBreakdown
 
+    @property
+    def label(self) -> str:
+        """provider, or provider/region when the workload ranks the provider's regions."""
+        return f"{self.provider}/{self.region}" if self.region else self.provider
+
 
 class BreakEven(_Model):
     dimension: Literal["egress", "reads"]
@@ -106,7 +112,12 @@ class BreakEven(_Model):
 class Choice(_Model):
     provider: str
     storage_class: str
+    region: str | None = None
     reasons: list[str]
+
+    @property
+    def label(self) -> str:
+        return f"{self.provider}/{self.region}" if self.region else self.provider
 
 
 class Recommendation(_Model):
@@ -575,12 +586,12 @@ def break_even_points(
 ) -> list[BreakEven]:
     """Where the recommendation stops being cheaper than each provider's best alternative, by egress and reads."""
     results: list[BreakEven] = []
-    label = f"{chosen.provider}:{chosen.storage_class}"
+    label = f"{chosen.label}:{chosen.storage_class}"
     stored = workload.stored_bytes()
-    chosen_table = price_table(chosen.provider, as_of, prices.get(chosen.provider))
+    chosen_table = price_table(chosen.provider, as_of, prices.get(chosen.provider), chosen.region)
     for other in others:
-        other_label = f"{other.provider}:{other.storage_class}"
-        other_table = price_table(other.provider, as_of, prices.get(other.provider))
+        other_label = f"{other.label}:{other.storage_class}"
+        other_table = price_table(other.provider, as_of, prices.get(other.provider), other.region)
 
         def egress_diff(egress: float, other: RankedOption = other, other_table: PriceTable = other_table) -> Decimal:
             variant = workload.model_copy(
@@ -752,9 +763,16 @@ def recommend(
                 f"{provider!r} is not among the providers this workload considers ({', '.join(providers)})",
                 source="--prices",
             )
-    # Price tables first: a bad override file fails before any simulation runs.
+    # Price tables first: a bad override file or an unpriced region fails before any simulation runs.
     tables = {provider: price_table(provider, day, prices.get(provider)) for provider in providers}
-    known = {c for table in tables.values() for c in table.classes}
+    regional: dict[tuple[str, str | None], PriceTable] = {}
+    for provider in providers:
+        for region in workload.constraints.regions_for(provider):
+            try:
+                regional[(provider, region)] = price_table(provider, day, prices.get(provider), region)
+            except PricingError as error:
+                raise InputError(str(error), field=f"constraints.regions.{provider}") from None
+    known = {c for table in [*tables.values(), *regional.values()] for c in table.classes}
     unknown = [c for c in workload.constraints.storage_classes or [] if c not in known]
     if unknown:
         raise InputError(
@@ -775,8 +793,7 @@ def recommend(
                 workload, provider, profile, limits=tables[provider].limits, duration_s=sim_duration_s, seed=seed
             )
     options: list[RankedOption] = []
-    for provider in providers:
-        table = tables[provider]
+    for (provider, region), table in regional.items():
         layout = prefix_warnings(workload, table.limits)
         classes = [
             c
@@ -786,10 +803,16 @@ def recommend(
         for storage_class in classes:
             try:
                 projection = project_costs(
-                    workload, provider, storage_class, months=months, as_of=day, prices=prices.get(provider)
+                    workload,
+                    provider,
+                    storage_class,
+                    months=months,
+                    as_of=day,
+                    prices=prices.get(provider),
+                    region=region,
                 )
             except PlannerError as error:  # a class that cannot hold this workload (e.g. vanished in a version)
-                options.append(_unpriceable(provider, storage_class, str(error)))
+                options.append(_unpriceable(provider, storage_class, str(error), region))
                 continue
             month_one = projection.months[0].cost
             summary, source = summaries.get(provider, (None, "none"))
@@ -829,6 +852,7 @@ def recommend(
                     rank=0,
                     provider=provider,
                     storage_class=storage_class,
+                    region=region,
                     monthly_cost_usd=month_one.total_usd,
                     horizon_cost_usd=projection.total_usd,
                     feasible=not violations,
@@ -862,6 +886,7 @@ def recommend(
             else Choice(
                 provider=provisional.provider,
                 storage_class=provisional.storage_class,
+                region=provisional.region,
                 reasons=_reasons(provisional, ranking, _rivals(provisional, ranking), months),
             ),
             failed_targets=_failed_everywhere(ranking),
@@ -875,7 +900,9 @@ def recommend(
         as_of=day,
         months=months,
         ranking=ranking,
-        recommendation=Choice(provider=chosen.provider, storage_class=chosen.storage_class, reasons=reasons),
+        recommendation=Choice(
+            provider=chosen.provider, storage_class=chosen.storage_class, region=chosen.region, reasons=reasons
+        ),
         break_even=break_even_points(workload, chosen, feasible_rivals, day, prices),
     )
 
@@ -884,12 +911,12 @@ def _rivals(chosen: RankedOption, ranking: list[RankedOption]) -> list[RankedOpt
     """The best alternative of every other provider (in ranking order) for reasons and break-even points."""
     rivals: list[RankedOption] = []
     for option in ranking:
-        if option.provider != chosen.provider and all(r.provider != option.provider for r in rivals):
+        if option.label != chosen.label and all(r.label != option.label for r in rivals):
             rivals.append(option)
     return rivals
 
 
-def _unpriceable(provider: str, storage_class: str, why: str) -> RankedOption:
+def _unpriceable(provider: str, storage_class: str, why: str, region: str | None = None) -> RankedOption:
     empty = CostBreakdown(
         provider=provider, storage_class=storage_class, table_version="-", line_items=[], total_usd=ZERO
     )
@@ -897,6 +924,7 @@ def _unpriceable(provider: str, storage_class: str, why: str) -> RankedOption:
         rank=0,
         provider=provider,
         storage_class=storage_class,
+        region=region,
         monthly_cost_usd=ZERO,
         horizon_cost_usd=ZERO,
         feasible=False,
@@ -955,13 +983,13 @@ def _reasons(chosen: RankedOption, ranking: list[RankedOption], rivals: list[Ran
         f"{_unverified_prices(chosen)}"
     ]
     runner = next((o for o in ranking if o.status == chosen.status and o is not chosen and not o.chosen), None)
-    if runner is not None and runner.provider == chosen.provider and runner.storage_class == chosen.storage_class:
+    if runner is not None and runner.label == chosen.label and runner.storage_class == chosen.storage_class:
         runner = None
     if runner is not None:
         saving = runner.horizon_cost_usd - chosen.horizon_cost_usd
         reasons.append(
             f"saves ${saving:,.2f} over {months} months against the next such option, "
-            f"{runner.provider} {runner.storage_class} (${runner.monthly_cost_usd:,.2f} this month; "
+            f"{runner.label} {runner.storage_class} (${runner.monthly_cost_usd:,.2f} this month; "
             f"drivers: {_drivers(runner.cost)}){_unverified_prices(runner)}"
         )
     for rival in rivals:
@@ -969,10 +997,10 @@ def _reasons(chosen: RankedOption, ranking: list[RankedOption], rivals: list[Ran
             continue
         cheaper = " although cheaper" if rival.horizon_cost_usd < chosen.horizon_cost_usd else ""
         if rival.status == "rejected":
-            reasons.append(f"{rival.provider} {rival.storage_class} rejected{cheaper}: {'; '.join(rival.violations)}")
+            reasons.append(f"{rival.label} {rival.storage_class} rejected{cheaper}: {'; '.join(rival.violations)}")
         else:
             reasons.append(
-                f"{rival.provider} {rival.storage_class} not chosen{cheaper}: unverified: {'; '.join(rival.unverified)}"
+                f"{rival.label} {rival.storage_class} not chosen{cheaper}: unverified: {'; '.join(rival.unverified)}"
             )
     early = [li for li in chosen.cost.line_items if li.category == "early_deletion"]
     if early:

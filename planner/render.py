@@ -163,7 +163,10 @@ def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None) -> str
     name = title or f"{bill.provider} {bill.storage_class}"
     parts = [
         heading(f"{name}: {usd(bill.total_usd)} a month", fmt),
-        f"Prices: {bill.table_version}" + (f", in force on {bill.as_of}" if bill.as_of else ""),
+        f"Prices: {bill.table_version}"
+        + (f", in force on {bill.as_of}" if bill.as_of else "")
+        + (f"; region {bill.region}" if bill.region else ""),
+        *([f"Region: {bill.region_note}"] if bill.region_note else []),
         "",
         table(["category", "item", "quantity", "unit", "unit price", "amount"], rows, fmt),
     ]
@@ -186,6 +189,14 @@ def _tiers(price: TieredPrice) -> str:
     return f"per {price.unit} [{price.unit_bytes:,} bytes]{free}: " + "; ".join(steps)
 
 
+def _regions(priced: PriceTable) -> str:
+    scope = priced.regions
+    assert scope is not None
+    said = "the same price in every region" if scope.same_price_everywhere else f"these prices hold in {priced.region}"
+    names = f" ({', '.join(scope.names)})" if scope.names else ""
+    return f"{said}{names}; {scope.status.value}: {scope.source}"
+
+
 def price_table(priced: PriceTable, fmt: str, class_filter: str | None = None) -> str:
     """A price table for people: what is charged, in which unit, with each figure's sourcing."""
     lines = [
@@ -195,6 +206,7 @@ def price_table(priced: PriceTable, fmt: str, class_filter: str | None = None) -
         + f"; figures {priced.status.value}; currency {priced.currency}; region {priced.region}",
         f"Billing: {priced.billing.month_days}-day month"
         + ("; every metered unit rounded up to a whole unit" if priced.billing.round_up else ""),
+        *([f"Regions: {_regions(priced)}"] if priced.regions else []),
         "",
     ]
     egress = priced.egress
@@ -415,7 +427,7 @@ def ranking_rows(result: Recommendation) -> list[tuple[str, ...]]:
         rows.append(
             (
                 str(option.rank),
-                option.provider,
+                option.label,
                 option.storage_class,
                 _money(option.monthly_cost_usd, option.price_status),
                 _money(option.horizon_cost_usd, option.price_status),
@@ -506,14 +518,12 @@ def recommendation(result: Recommendation, fmt: str) -> str:
         if provisional is None:
             return "\n".join(parts)
         option = next(
-            o
-            for o in result.ranking
-            if o.provider == provisional.provider and o.storage_class == provisional.storage_class
+            o for o in result.ranking if o.label == provisional.label and o.storage_class == provisional.storage_class
         )
         parts += [
             "",
             heading(
-                f"Cheapest with its targets unverified: {provisional.provider} {provisional.storage_class}",
+                f"Cheapest with its targets unverified: {provisional.label} {provisional.storage_class}",
                 fmt,
                 level=3,
             ),
@@ -525,7 +535,7 @@ def recommendation(result: Recommendation, fmt: str) -> str:
             parts += ["", heading("Caveats", fmt, level=3)] + [wrap_prose(f"- {w}", "  ") for w in option.warnings]
         return "\n".join(parts)
     choice = result.recommendation
-    parts.append(heading(f"Use {choice.provider} {choice.storage_class}", fmt, level=3))
+    parts.append(heading(f"Use {choice.label} {choice.storage_class}", fmt, level=3))
     parts += [wrap_prose(f"- {reason}", "  ") for reason in choice.reasons]
     if result.break_even:
         parts += ["", heading("What would change the answer", fmt, level=3)]

@@ -318,6 +318,32 @@ class Constraints(_Model):
         default_factory=dict,
         description='negotiated discounts by provider, e.g. {"aws-s3": "15%"}: taken off every charged line',
     )
+    regions: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description='regions to consider by provider, e.g. {"aws-s3": ["eu-central-1", "us-east-1"]}: each is'
+        " ranked as an option of its own (default: the provider's default region, us-east-1 for S3)",
+    )
+
+    @field_validator("regions")
+    @classmethod
+    def _regions(cls, regions: dict[str, list[str]]) -> dict[str, list[str]]:
+        for provider, names in regions.items():
+            if provider not in PROVIDERS:
+                raise ValueError(f"unknown provider {provider!r} (known: {', '.join(PROVIDERS)})")
+            if not names or len(set(names)) != len(names) or not all(n.strip() for n in names):
+                raise ValueError(f"{provider}: a list of distinct region names, e.g. [eu-central-1, us-east-1]")
+        return regions
+
+    @model_validator(mode="after")
+    def _regions_of_considered_providers(self) -> Constraints:
+        ignored = [p for p in self.regions if p not in self.providers]
+        if ignored:
+            raise ValueError(f"regions: {', '.join(ignored)} not among constraints.providers")
+        return self
+
+    def regions_for(self, provider: str) -> list[str | None]:
+        """The regions to price ``provider`` in; None stands for its default region."""
+        return list(self.regions.get(provider, [None]))
 
     @field_validator("discounts")
     @classmethod

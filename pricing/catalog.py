@@ -12,6 +12,7 @@ import functools
 import re
 from decimal import Decimal
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -158,8 +159,8 @@ def merge(base: Any, change: Any) -> Any:
     return change
 
 
-# The only yes/no field of a table; anywhere else pydantic would read true as 1 (a unit of 1 byte).
-_BOOLEAN_KEYS = frozenset({"round_up"})
+# The only yes/no fields of a table; anywhere else pydantic would read true as 1 (a unit of 1 byte).
+_BOOLEAN_KEYS = frozenset({"round_up", "same_price_everywhere"})
 
 
 def find_boolean(
@@ -204,73 +205,152 @@ def _validate(raw: Any, source: str) -> PriceTable:
         raise InputError(message, source=source, field=field) from None
 
 
-def _read_shipped() -> dict[str, list[tuple[dt.date, dict[str, Any], str]]]:
-    root = resources.files("pricing") / "tables"
-    found: dict[str, list[tuple[dt.date, dict[str, Any], str]]] = {}
-    for provider_dir in sorted(root.iterdir(), key=lambda p: p.name):
-        if not provider_dir.is_dir():
+Versions = list[tuple[dt.date, dict[str, Any], str]]
+
+
+def _read_versions(folder: Traversable, source_prefix: str) -> Versions:
+    """The dated YAML files of one folder, parsed, oldest first."""
+    found: Versions = []
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        if not entry.name.endswith(".yaml"):
             continue
-        for entry in sorted(provider_dir.iterdir(), key=lambda p: p.name):
-            if not entry.name.endswith(".yaml"):
-                continue
-            source = f"pricing/tables/{provider_dir.name}/{entry.name}"
-            raw = load_yaml(entry.read_text(encoding="utf-8"), source)
-            if not isinstance(raw, dict):
-                raise InputError("a price table must be a mapping of keys", source=source)
-            try:
-                date = dt.date.fromisoformat(entry.name.removesuffix(".yaml"))
-            except ValueError:
-                raise InputError("file name must be the effective date, YYYY-MM-DD.yaml", source=source) from None
-            found.setdefault(provider_dir.name, []).append((date, raw, source))
+        source = f"{source_prefix}/{entry.name}"
+        raw = load_yaml(entry.read_text(encoding="utf-8"), source)
+        if not isinstance(raw, dict):
+            raise InputError("a price table must be a mapping of keys", source=source)
+        try:
+            date = dt.date.fromisoformat(entry.name.removesuffix(".yaml"))
+        except ValueError:
+            raise InputError("file name must be the effective date, YYYY-MM-DD.yaml", source=source) from None
+        found.append((date, raw, source))
     return found
 
 
+def _build(provider: str, versions: Versions, regional_folder: str | None) -> tuple[PriceTable, ...]:
+    """Each version merged over the one it is ``based_on`` (in the same folder) and validated."""
+    loaded: dict[dt.date, dict[str, Any]] = {}
+    result: list[PriceTable] = []
+    for date, raw, source in versions:
+        raw = dict(raw)
+        if raw.get("effective_from", date) != date:
+            raise InputError("effective_from differs from the file name", source=source, field="effective_from")
+        if "regional_folder" in raw:
+            raise InputError("set by the loader from the folder a table is in", source=source, field="regional_folder")
+        based_on = raw.pop("based_on", None)
+        if based_on is not None:
+            base_date = based_on if isinstance(based_on, dt.date) else None
+            if base_date is None or base_date not in loaded:
+                raise InputError(f"based_on {based_on!r} is not an earlier version in its folder", source=source)
+            raw = merge(loaded[base_date], raw)
+        raw["effective_from"] = date
+        if regional_folder is not None:
+            raw["regional_folder"] = regional_folder
+        table = _validate(raw, source)
+        if table.provider != provider:
+            raise InputError(f"provider {table.provider!r} in the folder of {provider!r}", source=source)
+        if regional_folder is not None and table.region != regional_folder:
+            raise InputError(f"region {table.region!r} in the folder of {regional_folder!r}", source=source)
+        loaded[date] = {k: v for k, v in raw.items() if k != "regional_folder"}
+        result.append(table)
+    return tuple(result)
+
+
+def load_tables(
+    root: Traversable,
+) -> tuple[dict[str, tuple[PriceTable, ...]], dict[tuple[str, str], tuple[PriceTable, ...]]]:
+    """Every table under ``root``: each provider's default versions (``<provider>/<date>.yaml``) and each
+    region's (``<provider>/<region>/<date>.yaml``), oldest first, each a complete table."""
+    default: dict[str, tuple[PriceTable, ...]] = {}
+    regional: dict[tuple[str, str], tuple[PriceTable, ...]] = {}
+    for provider_dir in sorted(root.iterdir(), key=lambda p: p.name):
+        if not provider_dir.is_dir():
+            continue
+        provider = provider_dir.name
+        prefix = f"{root.name}/{provider}"
+        default[provider] = _build(provider, _read_versions(provider_dir, prefix), None)
+        for region_dir in sorted(provider_dir.iterdir(), key=lambda p: p.name):
+            if region_dir.is_dir() and not region_dir.name.startswith(("_", ".")):
+                versions = _read_versions(region_dir, f"{prefix}/{region_dir.name}")
+                if versions:
+                    regional[(provider, region_dir.name)] = _build(provider, versions, region_dir.name)
+    return default, regional
+
+
 @functools.cache
+def _shipped() -> tuple[dict[str, tuple[PriceTable, ...]], dict[tuple[str, str], tuple[PriceTable, ...]]]:
+    return load_tables(resources.files("pricing") / "tables")
+
+
 def shipped_tables() -> dict[str, tuple[PriceTable, ...]]:
-    """Every shipped version of every provider, oldest first, each a complete table."""
-    tables: dict[str, tuple[PriceTable, ...]] = {}
-    for provider, versions in _read_shipped().items():
-        loaded: dict[dt.date, dict[str, Any]] = {}
-        result: list[PriceTable] = []
-        for date, raw, source in versions:
-            raw = dict(raw)
-            if raw.get("effective_from", date) != date:
-                raise InputError("effective_from differs from the file name", source=source, field="effective_from")
-            based_on = raw.pop("based_on", None)
-            if based_on is not None:
-                base_date = based_on if isinstance(based_on, dt.date) else None
-                if base_date is None or base_date not in loaded:
-                    raise InputError(f"based_on {based_on!r} is not an earlier version", source=source)
-                raw = merge(loaded[base_date], raw)
-            raw["effective_from"] = date
-            # A later version inherits the notes of the one it is based on only if it says so.
-            table = _validate(raw, source)
-            if table.provider != provider:
-                raise InputError(f"provider {table.provider!r} in the folder of {provider!r}", source=source)
-            loaded[date] = raw
-            result.append(table)
-        tables[provider] = tuple(result)
-    return tables
+    """Every shipped version of every provider's default region, oldest first, each a complete table."""
+    return _shipped()[0]
+
+
+def regional_tables() -> dict[tuple[str, str], tuple[PriceTable, ...]]:
+    """Every shipped version of every (provider, region) priced on its own, oldest first."""
+    return _shipped()[1]
 
 
 def providers() -> list[str]:
     return sorted(shipped_tables())
 
 
-def versions(provider: str) -> tuple[PriceTable, ...]:
+def regions(provider: str) -> list[str]:
+    """The regions with prices of their own, the default one first."""
+    default = versions(provider)[-1].region
+    return [default, *sorted(r for p, r in regional_tables() if p == provider and r != default)]
+
+
+def versions(provider: str, region: str | None = None) -> tuple[PriceTable, ...]:
+    """The versions of a provider's default prices, or of one region's (see ``region_versions``)."""
     tables = shipped_tables()
     if provider not in tables:
         raise PricingError(f"unknown provider {provider!r} (known: {', '.join(sorted(tables))})")
-    return tables[provider]
+    if region is None:
+        return tables[provider]
+    return region_versions(provider, region)[0]
 
 
-def table_for(provider: str, as_of: dt.date | None = None) -> PriceTable:
-    """The version in force on ``as_of`` (today when omitted): the latest that began on or before it."""
+def region_versions(provider: str, region: str) -> tuple[tuple[PriceTable, ...], str | None]:
+    """The versions that price ``region``, and a note when they are the provider's prices everywhere.
+
+    A region with a folder of its own is priced by it; the default region by the default tables; any other
+    region only by a table that says its prices are the same everywhere (and, where it names the
+    provider's regions, names this one). Else a one-line PricingError.
+    """
+    default = versions(provider)
+    regional = regional_tables().get((provider, region))
+    if regional is not None:
+        return regional, None
+    latest = default[-1]
+    if region == latest.region:
+        return default, None
+    scope = latest.regions
+    if scope is not None and scope.same_price_everywhere:
+        if scope.names and region not in scope.names:
+            raise PricingError(
+                f"{latest.provider_name} has no region {region!r} (its regions: {', '.join(scope.names)})"
+            )
+        return default, (
+            f"{latest.provider_name} charges the same in every region ({scope.status.value}); {region} is priced"
+            " by its one table"
+        )
+    raise PricingError(f"no {provider} price table for region {region!r} (tables: {', '.join(regions(provider))})")
+
+
+def table_for(provider: str, as_of: dt.date | None = None, region: str | None = None) -> PriceTable:
+    """The version in force on ``as_of`` (today when omitted): the latest that began on or before it.
+
+    ``region`` picks that region's prices (default: the provider's default region, us-east-1 for S3).
+    """
     day = as_of or dt.date.today()
-    in_force = [t for t in versions(provider) if t.effective_from <= day]
+    tables = versions(provider, region)
+    in_force = [t for t in tables if t.effective_from <= day]
     if not in_force:
-        first = versions(provider)[0].effective_from
-        raise PricingError(f"no {provider} price table in force on {day} (the earliest begins {first})")
+        where = f" in {region}" if region is not None else ""
+        raise PricingError(
+            f"no {provider} price table{where} in force on {day} (the earliest begins {tables[0].effective_from})"
+        )
     return in_force[-1]
 
 
@@ -278,7 +358,7 @@ def storage_classes(provider: str, as_of: dt.date | None = None) -> list[str]:
     return list(table_for(provider, as_of).classes)
 
 
-def load_override(path: Path | str, as_of: dt.date | None = None) -> PriceTable:
+def load_override(path: Path | str, as_of: dt.date | None = None, region: str | None = None) -> PriceTable:
     """A user's price file layered over the shipped version in force (a negotiated discount...).
 
     The file holds ``provider``, a ``label`` naming the contract, and any part of a table to
@@ -299,13 +379,13 @@ def load_override(path: Path | str, as_of: dt.date | None = None) -> PriceTable:
         raise InputError("required: a label naming the contract or discount", source=source, field="label")
     if any(ord(c) < 32 or ord(c) == 127 for c in label):
         raise InputError(f"{label!r}: a label is one line without control characters", source=source, field="label")
-    for forbidden in ("effective_from", "schema_version"):
+    for forbidden in ("effective_from", "schema_version", "regional_folder"):
         if forbidden in raw:
             raise InputError(
                 "an override cannot change this; it applies to the version in force", source=source, field=forbidden
             )
     try:
-        base = table_for(provider, as_of)
+        base = table_for(provider, as_of, region)
     except PricingError as error:
         raise InputError(str(error), source=source, field="provider") from None
     merged = merge(base.model_dump(mode="python", exclude={"label"}), raw)

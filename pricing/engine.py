@@ -172,7 +172,9 @@ class _Bill:
                 where = f", first {_number(tier.up_to)} {price.unit}"
             else:
                 where = f", {_number(lower)} to {_number(tier.up_to)} {price.unit}"
-            self.add(category, f"{label}{where}", amount, price.unit, tier.price, status)
+            self.add(
+                category, f"{label}{where}", amount, price.unit, tier.price, self.status(tier.status, price.status)
+            )
 
     # ------------------------------------------------------------------ parts of the bill
 
@@ -517,6 +519,7 @@ def bill(table: PriceTable, storage_class: str, usage: Usage, *, as_of: dt.date 
         storage_class=storage_class,
         table_version=table.version,
         as_of=as_of,
+        region=table.region,
         line_items=work.items,
         total_usd=total,
         rounding=rounding_statement(table),
@@ -531,8 +534,10 @@ def estimate(
     *,
     as_of: dt.date | None = None,
     table: PriceTable | None = None,
+    region: str | None = None,
 ) -> CostBreakdown:
-    """Price ``usage`` with the shipped table in force on ``as_of`` (or a given table, e.g. an override)."""
+    """Price ``usage`` with the shipped table in force on ``as_of`` in ``region`` (default: the provider's
+    default region), or with a given table (e.g. an override)."""
     day = as_of or dt.date.today()
-    chosen = table if table is not None else catalog.table_for(provider, day)
+    chosen = table if table is not None else catalog.table_for(provider, day, region)
     return bill(chosen, storage_class, usage, as_of=day)

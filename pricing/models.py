@@ -94,6 +94,8 @@ class Tier(_Model):
 
     up_to: Quantity | None = Field(None, description="cumulative upper bound in the price's unit; none = no bound")
     price: Price = Field(description="USD per unit within this slice")
+    status: Status | None = Field(None, description="how well this slice's price is sourced, if not as the whole")
+    source: str | None = Field(None, description="where this price was read (an offer file's SKU and rate code)")
 
 
 class TieredPrice(_Model):
@@ -161,6 +163,7 @@ class RequestClass(_Model):
     free_per_month: ByteCount = Field(0)
     free_per_day: ByteCount = Field(0)
     status: Status | None = None
+    source: str | None = Field(None, description="where this price was read (an offer file's SKU and rate code)")
     note: str | None = None
 
 
@@ -171,6 +174,7 @@ class RetrievalOption(_Model):
     per_1000_requests: Price = Field(Decimal(0), ge=0, description="USD per 1,000 retrieval requests")
     time: str | None = Field(None, description="how long a retrieval takes, as the provider states it")
     status: Status | None = None
+    source: str | None = Field(None, description="where this price was read (an offer file's SKU and rate code)")
 
 
 class Retrieval(_Model):
@@ -332,8 +336,25 @@ class Billing(_Model):
     note: str | None = None
 
 
+class PriceRegions(_Model):
+    """Whether the provider charges the same in every region, cited: a table that says so prices any of them."""
+
+    same_price_everywhere: bool
+    names: list[str] = Field(
+        default_factory=list, description="the regions the provider names (none listed: any name is taken)"
+    )
+    status: Status
+    source: str = Field(min_length=1)
+    note: str | None = None
+
+
 class PriceTable(_Model):
-    """One provider's prices in force from ``effective_from`` until the next version begins."""
+    """One provider's prices in force from ``effective_from`` until the next version begins.
+
+    ``region`` is where the prices hold. A provider with prices by region has one folder of versions per
+    region besides its default one (``pricing/tables/aws-s3/eu-central-1/``); the loader sets
+    ``regional_folder`` on those, and their versions name the region.
+    """
 
     schema_version: Literal[1]
     provider: str
@@ -350,11 +371,18 @@ class PriceTable(_Model):
     buckets: BucketFee | None = None
     limits: Limits = Field(default_factory=Limits)
     classes: dict[str, StorageClass] = Field(min_length=1)
+    regions: PriceRegions | None = Field(
+        None, description="whether these prices hold in every region of the provider (none: only in `region`)"
+    )
+    regional_folder: str | None = Field(
+        None, description="set by the loader on a table read from a region's folder: its versions name the region"
+    )
     label: str | None = Field(None, description="set by an override file layered over a shipped version")
 
     @property
     def version(self) -> str:
-        base = f"{self.provider}@{self.effective_from.isoformat()}"
+        name = f"{self.provider}/{self.regional_folder}" if self.regional_folder else self.provider
+        base = f"{name}@{self.effective_from.isoformat()}"
         return f"{base}+{self.label}" if self.label else base
 
     @model_validator(mode="after")
@@ -502,6 +530,8 @@ class CostBreakdown(_Model):
     storage_class: str
     table_version: str
     as_of: dt.date | None = None
+    region: str | None = Field(None, description="the region priced")
+    region_note: str | None = Field(None, description="how the region's prices were found (e.g. the same everywhere)")
     currency: Literal["USD"] = "USD"
     line_items: list[LineItem]
     total_usd: Money = Field(description="the sum of the rounded line amounts, as an invoice adds them")

@@ -113,6 +113,11 @@ def test_reconcile_prices_each_line_it_has_a_table_for_within_one_percent(bill: 
     assert tier1.planner_usd == Decimal("0.001565") == tier1.billed_usd
     ohio = next(line for line in priced if (line.scope, line.usage_type) == ("us-east-1", "USE2-AWS-Out-Bytes"))
     assert "rate 0.01" in ohio.cause
+    # the shipped us-west-2 table (2026-09-01, later than the 2023 bill, and said so) prices every
+    # us-west-2 line, and each agrees with the bill's rate
+    west = [line for line in result.lines if line.scope == "us-west-2"]
+    assert west and all(line.planner_usd is not None for line in west)
+    assert all("later than the bill" in line.cause and "differs" not in line.cause for line in west if line.billed_usd)
     for line in result.lines:
         if line.planner_usd is None:
             assert line.cause.startswith("no aws-s3 price table for") or "does not model" in line.cause

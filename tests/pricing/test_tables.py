@@ -19,10 +19,13 @@ TB = 10**12
 
 # Fields that document a table for people (shown by `planner pricing show`) rather than price it.
 DOCUMENTATION = {"sources", "notes", "note", "region", "effective_from_status", "free_scope", "time", "provider_name"}
+DOCUMENTATION |= {"source"}  # where a price was read (an offer file's SKU and rate code, a page)
 # Read by the workload compiler (multipart part counts, object size checks), not by the bill.
 NOT_BILLING = {"limits", "schema_version", "provider", "currency", "effective_from", "label"}
 # The table-wide status is the fallback for figures without their own; every class states its own.
 NOT_BILLING |= {"status"}
+# Which regions a table prices is the catalog's choice of table, not the bill's.
+NOT_BILLING |= {"regions", "regional_folder"}
 
 
 def probe_usages(table: PriceTable, class_id: str) -> list[Usage]:
@@ -103,7 +106,9 @@ def replace(node: Any, path: tuple[Any, ...], value: Any) -> Any:
     return copy
 
 
-ALL_VERSIONS = [t for versions in catalog.shipped_tables().values() for t in versions]
+ALL_VERSIONS = [t for versions in catalog.shipped_tables().values() for t in versions] + [
+    t for versions in catalog.regional_tables().values() for t in versions
+]
 
 
 def test_every_provider_and_class_is_shipped() -> None:

@@ -1,0 +1,551 @@
+"""Price tables from AWS's Price List offer files: AmazonS3 and, for internet egress, AWSDataTransfer.
+
+An offer file lists products by SKU (attributes: regionCode or location, usagetype, operation,
+productFamily) and their on-demand terms (price dimensions: beginRange, endRange, unit,
+pricePerUnit.USD). ``import_offer`` maps the usage types it knows onto the table schema, one table
+per region, each price citing its rate code; what the offer file does not say (minimum durations and
+sizes, limits, billing units, request groups) comes from the default aws-s3 table in force on the
+offer's date, and a price the file lacks keeps that table's figure marked unverified. Usage types it
+does not price (S3 Select, replication, Express One Zone...) are skipped and counted; a known usage
+type it cannot read (another unit, no USD price, gaps in a tier ladder, two SKUs at two prices) is
+refused with a one-line ``InputError``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from planner.errors import InputError, PricingError
+from pricing import catalog
+from pricing.models import PriceTable
+
+PROVIDER = "aws-s3"
+
+# Usage types carry a region prefix (EUC1-, APN1-, EU- for Ireland; none or USE1- for us-east-1).
+_PREFIX = re.compile(r"^[A-Z]{2,4}[0-9]?-(?=[A-Z][a-z])")
+_INTER_REGION = re.compile(r"^[A-Z]{2,4}[0-9]?-[A-Z]{2,4}[0-9]?-AWS-Out-Bytes$")
+
+# Offers without a regionCode name the location instead.
+_LOCATIONS = {
+    "US East (N. Virginia)": "us-east-1",
+    "US East (Ohio)": "us-east-2",
+    "US West (N. California)": "us-west-1",
+    "US West (Oregon)": "us-west-2",
+    "EU (Ireland)": "eu-west-1",
+    "EU (London)": "eu-west-2",
+    "EU (Paris)": "eu-west-3",
+    "EU (Frankfurt)": "eu-central-1",
+    "EU (Stockholm)": "eu-north-1",
+    "Asia Pacific (Tokyo)": "ap-northeast-1",
+    "Asia Pacific (Seoul)": "ap-northeast-2",
+    "Asia Pacific (Osaka)": "ap-northeast-3",
+    "Asia Pacific (Singapore)": "ap-southeast-1",
+    "Asia Pacific (Sydney)": "ap-southeast-2",
+    "Asia Pacific (Mumbai)": "ap-south-1",
+    "Canada (Central)": "ca-central-1",
+    "South America (Sao Paulo)": "sa-east-1",
+}
+
+# What each usage type prices: (kind, class, key). Keyed by (usage type, operation); an operation of
+# None matches any operation, for usage types the offer prices once.
+Target = tuple[str, str, str]
+_MAP: dict[tuple[str, str | None], Target] = {
+    ("TimedStorage-ByteHrs", None): ("storage", "standard", ""),
+    ("TimedStorage-SIA-ByteHrs", None): ("storage", "standard-ia", ""),
+    ("TimedStorage-ZIA-ByteHrs", None): ("storage", "onezone-ia", ""),
+    ("TimedStorage-GIR-ByteHrs", None): ("storage", "glacier-ir", ""),
+    ("TimedStorage-GlacierByteHrs", None): ("storage", "glacier-flexible", ""),
+    ("TimedStorage-GDA-ByteHrs", None): ("storage", "deep-archive", ""),
+    ("TimedStorage-INT-FA-ByteHrs", None): ("storage", "intelligent-tiering", ""),
+    ("TimedStorage-INT-IA-ByteHrs", None): ("access_tier", "intelligent-tiering", "infrequent"),
+    ("TimedStorage-INT-AIA-ByteHrs", None): ("access_tier", "intelligent-tiering", "archive-instant"),
+    ("Requests-Tier1", None): ("request", "standard", "tier-1"),
+    ("Requests-Tier2", None): ("request", "standard", "tier-2"),
+    ("Requests-SIA-Tier1", None): ("request", "standard-ia", "tier-1"),
+    ("Requests-SIA-Tier2", None): ("request", "standard-ia", "tier-2"),
+    ("Requests-ZIA-Tier1", None): ("request", "onezone-ia", "tier-1"),
+    ("Requests-ZIA-Tier2", None): ("request", "onezone-ia", "tier-2"),
+    ("Requests-GIR-Tier1", None): ("request", "glacier-ir", "tier-1"),
+    ("Requests-GIR-Tier2", None): ("request", "glacier-ir", "tier-2"),
+    ("Requests-INT-Tier1", None): ("request", "intelligent-tiering", "tier-1"),
+    ("Requests-INT-Tier2", None): ("request", "intelligent-tiering", "tier-2"),
+    ("Requests-GLACIER-Tier1", "PutObject"): ("request", "glacier-flexible", "tier-1"),
+    ("Requests-GLACIER-Tier1", "S3-GlacierTransition"): ("request", "glacier-flexible", "lifecycle-transition"),
+    ("Requests-GLACIER-Tier2", None): ("request", "glacier-flexible", "tier-2"),
+    ("Requests-GDA-Tier1", None): ("request", "deep-archive", "tier-1"),
+    ("Requests-GDA-Tier2", None): ("request", "deep-archive", "tier-2"),
+    ("Requests-Tier3", "S3-GDATransition"): ("request", "deep-archive", "lifecycle-transition"),
+    ("Requests-Tier3", "RestoreObject"): ("retrieval_requests", "glacier-flexible", "standard"),
+    ("Retrieval-SIA", None): ("retrieval", "standard-ia", "standard"),
+    ("Retrieval-ZIA", None): ("retrieval", "onezone-ia", "standard"),
+    ("Retrieval-GIR", None): ("retrieval", "glacier-ir", "standard"),
+    ("Standard-Retrieval-Bytes", "RestoreObject"): ("retrieval", "glacier-flexible", "standard"),
+    ("Standard-Retrieval-Bytes", "DeepArchiveRestoreObject"): ("retrieval", "deep-archive", "standard"),
+    ("Monitoring-Automation-INT", None): ("monitoring", "intelligent-tiering", ""),
+    ("DataTransfer-Out-Bytes", None): ("egress", "", "internet"),
+}
+_UNITS = {
+    "storage": ("GB-Mo",),
+    "access_tier": ("GB-Mo",),
+    "request": ("Requests",),
+    "retrieval_requests": ("Requests",),
+    "retrieval": ("GB",),
+    "monitoring": ("Objects",),
+    "egress": ("GB",),
+    "inter_region": ("GB",),
+}
+
+
+@dataclass(frozen=True)
+class _Step:
+    begin: Decimal
+    end: Decimal | None
+    price: Decimal
+    rate_code: str
+
+
+@dataclass(frozen=True)
+class _Price:
+    """One product's on-demand price: its steps, the SKU and usage type it came from, when it began."""
+
+    steps: tuple[_Step, ...]
+    sku: str
+    usagetype: str
+    offer: str
+    effective: dt.date | None
+
+    def cite(self, step: _Step) -> str:
+        return f"{self.offer} SKU {self.sku} ({self.usagetype}), rate {step.rate_code}"
+
+    def same(self, other: _Price) -> bool:
+        return [(s.begin, s.end, s.price) for s in self.steps] == [(s.begin, s.end, s.price) for s in other.steps]
+
+
+@dataclass
+class ImportedTable:
+    """One region's table as written: where it goes, its text, and what the offer did not price."""
+
+    region: str
+    effective_from: dt.date
+    path: str = ""
+    text: str = ""
+    table: PriceTable | None = None
+    from_defaults: list[str] = field(default_factory=list)
+    dropped_classes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ImportResult:
+    tables: list[ImportedTable]
+    skipped_usage_types: int
+
+
+def _fail(source: str, message: str, where: str | None = None) -> InputError:
+    return InputError(message, source=source, field=where)
+
+
+def _decimal(text: Any, source: str, where: str) -> Decimal:
+    try:
+        value = Decimal(str(text))
+    except InvalidOperation:
+        raise _fail(source, f"{text!r} is not a number", where) from None
+    if not value.is_finite() or value < 0:
+        raise _fail(source, f"{text!r} is not a price or a range bound", where)
+    return value
+
+
+def _region_of(attributes: dict[str, Any], *, transfer: bool) -> str | None:
+    code = attributes.get("fromRegionCode" if transfer else "regionCode")
+    if isinstance(code, str) and code:
+        return code
+    location = attributes.get("fromLocation" if transfer else "location")
+    return _LOCATIONS.get(location) if isinstance(location, str) else None
+
+
+def _target(usagetype: str, operation: str | None, attributes: dict[str, Any]) -> tuple[Target | None, str]:
+    stripped = _PREFIX.sub("", usagetype)
+    if _INTER_REGION.match(usagetype):
+        return ("inter_region", "", usagetype), stripped
+    found = _MAP.get((stripped, operation)) or _MAP.get((stripped, None))
+    if found is not None and found[0] == "egress":
+        outbound = attributes.get("transferType", "AWS Outbound") == "AWS Outbound"
+        external = attributes.get("toLocation", "External") == "External"
+        if not (outbound and external) or usagetype.startswith("Global-"):
+            return None, stripped
+    return found, stripped
+
+
+def _steps(sku: str, terms: Any, source: str, expected_units: tuple[str, ...], usagetype: str) -> _Price:
+    where = f"terms.OnDemand.{sku}"
+    if not isinstance(terms, dict) or len(terms) != 1:
+        raise _fail(source, f"{usagetype}: expected one on-demand term, found {len(terms or {})}", where)
+    (term_code, term), *_ = terms.items()
+    if not isinstance(term, dict) or not isinstance(term.get("priceDimensions"), dict):
+        raise _fail(source, f"{usagetype}: the term has no priceDimensions", f"{where}.{term_code}")
+    effective = None
+    if isinstance(term.get("effectiveDate"), str):
+        try:
+            effective = dt.date.fromisoformat(term["effectiveDate"][:10])
+        except ValueError:
+            raise _fail(source, f"effectiveDate {term['effectiveDate']!r} is not a date", where) from None
+    steps = []
+    for rate_code, dimension in term["priceDimensions"].items():
+        at = f"{where}.{term_code}.priceDimensions.{rate_code}"
+        if not isinstance(dimension, dict):
+            raise _fail(source, "a price dimension must be a mapping", at)
+        unit = dimension.get("unit")
+        if unit not in expected_units:
+            raise _fail(source, f"{usagetype}: unit {unit!r} where {' or '.join(expected_units)} was expected", at)
+        usd = (dimension.get("pricePerUnit") or {}).get("USD")
+        if usd is None:
+            raise _fail(source, f"{usagetype}: no USD price (only USD tables are written)", at)
+        end_text = dimension.get("endRange", "Inf")
+        end = None if end_text in ("Inf", "", None) else _decimal(end_text, source, f"{at}.endRange")
+        begin = _decimal(dimension.get("beginRange", "0") or "0", source, f"{at}.beginRange")
+        steps.append(_Step(begin, end, _decimal(usd, source, f"{at}.pricePerUnit.USD"), str(rate_code)))
+    steps.sort(key=lambda s: s.begin)
+    if not steps:
+        raise _fail(source, f"{usagetype}: the term has no price dimensions", where)
+    expected = Decimal(0)
+    for index, step in enumerate(steps):
+        if step.begin != expected:
+            raise _fail(
+                source, f"{usagetype}: tiers leave a gap or overlap at {step.begin} (expected {expected})", where
+            )
+        if step.end is None and index != len(steps) - 1:
+            raise _fail(source, f"{usagetype}: only the last tier may be open-ended", where)
+        if step.end is not None and step.end <= step.begin:
+            raise _fail(source, f"{usagetype}: a tier ends at or before it begins ({step.begin}-{step.end})", where)
+        expected = step.end if step.end is not None else expected
+    if steps[-1].end is not None:
+        raise _fail(source, f"{usagetype}: the last tier ends at {steps[-1].end}; it must be open-ended", where)
+    return _Price(tuple(steps), sku, usagetype, "", effective)
+
+
+def _read_offer(offer: Any, source: str, expected_code: str) -> tuple[dict[str, Any], dict[str, Any], str]:
+    if not isinstance(offer, dict):
+        raise _fail(source, "not an AWS Price List offer file (a JSON object with products and terms)")
+    code = offer.get("offerCode")
+    if code is not None and code != expected_code:
+        raise _fail(source, f"an offer for {code!r}, not {expected_code}", "offerCode")
+    products = offer.get("products")
+    terms = (offer.get("terms") or {}).get("OnDemand") if isinstance(offer.get("terms"), dict) else None
+    if not isinstance(products, dict) or not isinstance(terms, dict):
+        raise _fail(source, "not an AWS Price List offer file: no products or no terms.OnDemand")
+    label = f"{expected_code} {offer.get('version', '(unversioned)')}"
+    return products, terms, label
+
+
+def _collect(
+    offer: Any, source: str, expected_code: str, *, transfer: bool
+) -> tuple[dict[str, dict[Target, _Price]], int, dict[str, Any]]:
+    """Every mapped price by region and target; the count of usage types skipped; the offer's header."""
+    products, terms, label = _read_offer(offer, source, expected_code)
+    found: dict[str, dict[Target, _Price]] = {}
+    inter: dict[str, list[_Price]] = {}
+    skipped: set[str] = set()
+    for sku, product in products.items():
+        attributes = product.get("attributes") if isinstance(product, dict) else None
+        if not isinstance(attributes, dict) or not isinstance(attributes.get("usagetype"), str):
+            raise _fail(source, "a product without attributes.usagetype", f"products.{sku}")
+        usagetype = attributes["usagetype"]
+        operation = attributes.get("operation") or None
+        target, stripped = _target(usagetype, operation, attributes)
+        if target is None or (transfer and target[0] not in ("egress", "inter_region")):
+            skipped.add(stripped)
+            continue
+        region = _region_of(attributes, transfer=transfer)
+        if region is None:
+            raise _fail(source, f"{usagetype}: neither a region code nor a known location", f"products.{sku}")
+        if sku not in terms:
+            raise _fail(source, f"{usagetype}: no on-demand term for SKU {sku}", "terms.OnDemand")
+        price = _steps(sku, terms[sku], source, _UNITS[target[0]], usagetype)
+        price = _Price(price.steps, price.sku, price.usagetype, label, price.effective)
+        if target[0] == "egress" and all(step.price == 0 for step in price.steps):
+            continue  # the free allowance's own SKU (same attributes, $0): the table states the allowance
+        if target[0] == "inter_region":
+            inter.setdefault(region, []).append(price)
+            continue
+        mine = found.setdefault(region, {})
+        if target in mine and not mine[target].same(price):
+            raise _fail(
+                source,
+                f"{usagetype}: SKUs {mine[target].sku} and {sku} price it differently in {region};"
+                " cannot tell which applies",
+                f"products.{sku}",
+            )
+        mine.setdefault(target, price)
+    for region, prices in inter.items():
+        # One price per destination; the table has one inter-region price: the commonest.
+        firsts = Counter(p.steps[0].price for p in prices if len(p.steps) == 1)
+        if firsts:
+            common = firsts.most_common(1)[0][0]
+            chosen = sorted(
+                (p for p in prices if len(p.steps) == 1 and p.steps[0].price == common), key=lambda p: p.sku
+            )
+            found.setdefault(region, {})[("inter_region", "", "")] = chosen[0]
+    header = {k: offer.get(k) for k in ("version", "publicationDate", "offerCode")}
+    return found, len(skipped), header
+
+
+def _tiers(price: _Price, scale: Decimal = Decimal(1)) -> list[dict[str, Any]]:
+    return [
+        {
+            **({"up_to": _plain(step.end)} if step.end is not None else {}),
+            "price": _plain(step.price * scale),
+            "status": "verified-primary",
+            "source": price.cite(step),
+        }
+        for step in price.steps
+    ]
+
+
+def _plain(value: Decimal) -> Decimal:
+    """A Decimal without trailing zeros or an exponent: 0.0230000000 -> 0.023, 51200 stays 51200."""
+    normal = value.normalize()
+    return normal.quantize(Decimal(1)) if normal == normal.to_integral() else normal
+
+
+def _single(price: _Price, source: str, what: str) -> tuple[Decimal, str]:
+    if len(price.steps) != 1:
+        raise _fail(source, f"{price.usagetype}: {what} has {len(price.steps)} tiers; one price was expected")
+    return price.steps[0].price, price.cite(price.steps[0])
+
+
+def _region_table(
+    region: str, prices: dict[Target, _Price], template: PriceTable, sources: list[str], source: str
+) -> ImportedTable:
+    if ("storage", "standard", "") not in prices:
+        raise _fail(source, f"{region}: no S3 Standard storage price (TimedStorage-ByteHrs); cannot write its table")
+    if ("egress", "", "internet") not in prices:
+        raise _fail(
+            source,
+            f"{region}: no internet egress price (DataTransfer-Out-Bytes); pass the AWSDataTransfer offer"
+            " with --transfer",
+        )
+    effective = max((p.effective for p in prices.values() if p.effective is not None), default=None)
+    if effective is None:
+        raise _fail(source, f"{region}: no effectiveDate on any term; cannot date the table")
+    raw = template.model_dump(
+        mode="python", exclude_none=True, exclude_defaults=True, exclude={"effective_from", "regional_folder", "label"}
+    )
+    raw.pop("regions", None)
+    raw["region"] = region
+    raw["status"] = "verified-primary"
+    raw["effective_from_status"] = "unverified"
+    raw["sources"] = [*sources, *[s for s in template.sources if "pricing.us-east-1.amazonaws.com" not in s]]
+    raw["notes"] = [
+        "Prices read from AWS's Price List offer files; each cites its SKU and rate code. The table's date is"
+        " the latest effectiveDate of its terms: the prices may have held earlier.",
+        f"Billing units, minimum durations and sizes, limits and request groups are not in the offer file: they"
+        f" are those of {template.version}.",
+        *[n for n in template.notes if "GB is 2^30" in n],
+    ]
+    imported = ImportedTable(region=region, effective_from=effective)
+    internet = prices[("egress", "", "internet")]
+    raw["egress"]["internet"] = {
+        **raw["egress"]["internet"],
+        "tiers": _tiers(internet),
+        "status": "verified-primary",
+        "note": "Tiers as the offer file states them, in GB of 2^30 bytes.",
+    }
+    if ("inter_region", "", "") in prices:
+        inter = prices[("inter_region", "", "")]
+        raw["egress"]["inter_region"] = {
+            **{
+                k: v
+                for k, v in raw["egress"].get("inter_region", {"unit": "GB", "unit_bytes": 2**30}).items()
+                if k != "status"
+            },
+            "tiers": _tiers(inter),
+            "note": "The price to most other regions (the commonest of the offer's per-destination prices).",
+        }
+    elif "inter_region" in raw["egress"]:
+        raw["egress"]["inter_region"]["status"] = "unverified"
+        raw["egress"]["inter_region"]["note"] = f"Not in the offer files: {template.version}'s price."
+        imported.from_defaults.append("inter-region transfer")
+    classes: dict[str, Any] = {}
+    for class_id, storage_class in raw["classes"].items():
+        storage = prices.get(("storage", class_id, ""))
+        if storage is None:
+            imported.dropped_classes.append(class_id)
+            continue
+        inherited: list[str] = []
+        entry = dict(storage_class)
+        entry.pop("note", None)
+        entry["status"] = "verified-primary"
+        # each tier states its own status; a price-wide one would be read by no bill (no allowance here)
+        entry["storage"] = {**entry["storage"], "tiers": _tiers(storage)}
+        entry["storage"].pop("note", None)
+        entry["storage"].pop("status", None)
+        requests = []
+        for group in entry.get("requests", []):
+            price = prices.get(("request", class_id, group["id"]))
+            group = {k: v for k, v in group.items() if k != "note"}
+            if price is None:
+                group.update(status="unverified", source=f"not in the offer file: {template.version}'s price")
+                inherited.append(f"{group['id']} requests")
+            else:
+                per_request, cite = _single(price, source, "a request price")
+                group.update(price=_plain(per_request * 1000), per=1000, status="verified-primary", source=cite)
+            requests.append(group)
+        if requests:
+            entry["requests"] = requests
+        if "retrieval" in entry:
+            options = {}
+            for option_id, option in entry["retrieval"]["options"].items():
+                option = dict(option)
+                per_gb = prices.get(("retrieval", class_id, option_id))
+                per_restore = prices.get(("retrieval_requests", class_id, option_id))
+                cites = []
+                if per_gb is not None:
+                    option["per_gb"], cite = _single(per_gb, source, "a retrieval price")
+                    option["per_gb"] = _plain(option["per_gb"])
+                    cites.append(cite)
+                if per_restore is not None:
+                    value, cite = _single(per_restore, source, "a retrieval request price")
+                    option["per_1000_requests"] = _plain(value * 1000)
+                    cites.append(cite)
+                missing = per_gb is None or (per_restore is None and option.get("per_1000_requests"))
+                option["status"] = "unverified" if missing else "verified-primary"
+                if missing:
+                    inherited.append(f"{option_id} retrieval")
+                    cites.append(f"otherwise {template.version}'s price")
+                option["source"] = "; ".join(cites)
+                options[option_id] = option
+            entry["retrieval"] = {**entry["retrieval"], "options": options}
+        if "access_tiers" in entry:
+            tiers = dict(entry["access_tiers"])
+            for tier_id in tiers:
+                tier_price = prices.get(("access_tier", class_id, tier_id))
+                if tier_price is None:
+                    inherited.append(f"{tier_id} access tier")
+                else:
+                    tiers[tier_id] = _plain(_single(tier_price, source, "an access-tier price")[0])
+            entry["access_tiers"] = tiers
+        if "monitoring" in entry:
+            monitoring = prices.get(("monitoring", class_id, ""))
+            if monitoring is None:
+                entry["monitoring"] = {**entry["monitoring"], "status": "unverified"}
+                inherited.append("monitoring")
+            else:
+                per_object, _ = _single(monitoring, source, "a monitoring price")
+                entry["monitoring"] = {
+                    **entry["monitoring"],
+                    "price": _plain(per_object * entry["monitoring"]["per"]),
+                    "status": "verified-primary",
+                }
+        if inherited:
+            entry["note"] = (
+                f"Not in the offer file, so {template.version}'s figure (unverified): {', '.join(inherited)}."
+            )
+            imported.from_defaults += [f"{class_id}: {what}" for what in inherited]
+        classes[class_id] = entry
+    raw["classes"] = classes
+    overhead_classes = {c.get("object_overhead", {}).get("standard_rate_class") for c in classes.values()}
+    if not overhead_classes - {None} <= set(classes):
+        raise _fail(source, f"{region}: a class's overhead is priced as a class the offer does not price")
+    try:
+        imported.table = PriceTable.model_validate({**raw, "effective_from": effective})
+    except ValidationError as error:
+        where, message = catalog.validation_message(error)
+        raise _fail(source, f"{region}: the table it makes is invalid: {message}", where) from None
+    default_region = template.region
+    folder = PROVIDER if region == default_region else f"{PROVIDER}/{region}"
+    imported.path = f"{folder}/{effective.isoformat()}.yaml"
+    imported.text = render_yaml(
+        raw,
+        [
+            f"Amazon S3, {region}: prices from AWS's Price List ({', '.join(sources)}).",
+            "Written by `planner pricing import aws`; each price cites its SKU and rate code.",
+        ],
+    )
+    return imported
+
+
+def import_offer(
+    offer: Any,
+    offer_source: str,
+    transfer: Any | None = None,
+    transfer_source: str | None = None,
+    *,
+    regions: list[str] | None = None,
+) -> ImportResult:
+    """Tables for every region the S3 offer prices (or only ``regions``), egress from the S3 offer or the
+    data-transfer offer. Raises InputError (one line) on what it cannot map."""
+    s3_prices, skipped, header = _collect(offer, offer_source, "AmazonS3", transfer=False)
+    sources = [_describe(header, "AmazonS3")]
+    if transfer is not None:
+        transfer_prices, skipped_transfer, transfer_header = _collect(
+            transfer, transfer_source or "--transfer", "AWSDataTransfer", transfer=True
+        )
+        skipped += skipped_transfer
+        sources.append(_describe(transfer_header, "AWSDataTransfer"))
+        for region, prices in transfer_prices.items():
+            if region in s3_prices:
+                for target, price in prices.items():
+                    s3_prices[region].setdefault(target, price)
+    if not s3_prices:
+        raise _fail(offer_source, "no S3 storage, request or retrieval price this planner knows in the offer file")
+    wanted = sorted(s3_prices) if regions is None else regions
+    for region in wanted:
+        if region not in s3_prices:
+            raise _fail(
+                offer_source, f"no prices for region {region!r} (the offer prices: {', '.join(sorted(s3_prices))})"
+            )
+    tables = []
+    for region in wanted:
+        prices = s3_prices[region]
+        effective = max((p.effective for p in prices.values() if p.effective is not None), default=None)
+        try:
+            template = catalog.table_for(PROVIDER, effective)
+        except PricingError as error:
+            raise _fail(offer_source, f"{region}: {error}") from None
+        tables.append(_region_table(region, prices, template, sources, offer_source))
+    return ImportResult(tables=tables, skipped_usage_types=skipped)
+
+
+def _describe(header: dict[str, Any], code: str) -> str:
+    version = header.get("version") or "(unversioned)"
+    published = f", published {header['publicationDate']}" if header.get("publicationDate") else ""
+    return f"{code} offer {version}{published}"
+
+
+class _Dumper(yaml.SafeDumper):
+    def ignore_aliases(self, data: Any) -> bool:
+        return True  # a table spells every value out: no &id001 anchors
+
+
+def _represent_decimal(dumper: yaml.SafeDumper, value: Decimal) -> yaml.Node:
+    if value == value.to_integral() and abs(value) < 10**15:
+        return dumper.represent_int(int(value))
+    return dumper.represent_scalar("tag:yaml.org,2002:str", format(value, "f"), style='"')
+
+
+def _represent_enum(dumper: yaml.SafeDumper, value: enum.Enum) -> yaml.Node:
+    return dumper.represent_str(str(value.value))
+
+
+def _represent_date(dumper: yaml.SafeDumper, value: dt.date) -> yaml.Node:
+    return dumper.represent_scalar("tag:yaml.org,2002:timestamp", value.isoformat())
+
+
+_Dumper.add_representer(Decimal, _represent_decimal)
+_Dumper.add_representer(dt.date, _represent_date)
+_Dumper.add_multi_representer(enum.Enum, _represent_enum)
+
+
+def render_yaml(raw: dict[str, Any], comments: list[str]) -> str:
+    """A table as the project writes them: prices quoted (read back exactly), keys in schema order."""
+    body = yaml.dump(raw, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=120)
+    header = "".join(f"# {line}\n" for line in comments)
+    return header + body
