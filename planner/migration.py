@@ -331,7 +331,7 @@ def _duration_bounds(
     source: PriceTable,
     destination: PriceTable,
 ) -> tuple[list[DurationBound], list[str]]:
-    from planner.recommendation import _interpolate_stream, reference_summaries
+    from planner.recommendation import reference_summaries, stream_rate
 
     link = options.link_bits_per_s or workload.client.link
     concurrency = options.concurrency or workload.client.concurrency
@@ -350,7 +350,7 @@ def _duration_bounds(
         summary, label = src
         _ceiling_bound(summary, "read", f"{options.source.provider} ({label})", stored, bounds, notes)
         mean = workload.storage.mean_object_bytes
-        stream = _interpolate_stream(summary.get_stream_bytes_per_s, mean)
+        stream = stream_rate(summary.get_stream_bytes_per_s, mean)
         ttfb = summary.ttfb_p50_s
         if stream or ttfb:
             # a stream figure is bytes over the whole request (its first byte included), and below the

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import itertools
 import math
 from collections.abc import Callable
 from decimal import Decimal
@@ -131,17 +130,21 @@ class Recommendation(_Model):
 # ----------------------------------------------------------------------------- performance
 
 
-def _interpolate_stream(points: list[tuple[int, float]], size: float) -> float | None:
-    """Per-stream GET bytes/s at an object size, linear in log(size) between measured sizes."""
+def stream_rate(points: list[tuple[int, float]], size: float) -> float | None:
+    """Per-stream GET bytes/s at an object size from a profile's (size, bytes/s) points.
+
+    The simulator's ``BandwidthCurve`` interpolates (linear in log(size), flat above the largest
+    size); below the smallest measured size a request takes that size's time, so the rate falls
+    in proportion to the size.
+    """
     if not points or size <= 0:
         return None
-    if size <= points[0][0]:
-        return points[0][1] * size / points[0][0] if size < points[0][0] else points[0][1]
-    for (s0, v0), (s1, v1) in itertools.pairwise(points):
-        if s0 <= size <= s1:
-            t = (math.log(size) - math.log(s0)) / (math.log(s1) - math.log(s0))
-            return v0 + t * (v1 - v0)
-    return points[-1][1]
+    from planner.sim.provider import BandwidthCurve, BandwidthPoint
+
+    curve = BandwidthCurve(points=[BandwidthPoint(size_bytes=s, bits_per_s=v * 8) for s, v in points])
+    rate = curve.bits_per_s(size) / 8
+    smallest = points[0][0]
+    return rate * size / smallest if size < smallest else rate
 
 
 RESTORE_FIRST = "a restore first (minutes to hours), then a copy in a readable class"
@@ -194,7 +197,7 @@ def _throughput(
     estimates = dict(hard)
     mean = workload.storage.mean_object_bytes
     points = summary.get_stream_bytes_per_s if read else summary.put_stream_bytes_per_s
-    stream = _interpolate_stream(points, mean)
+    stream = stream_rate(points, mean)
     if stream is not None:
         streams = client.concurrency * (client.read_streams if read and mean > client.range_size else 1)
         estimates[f"{streams} streams at {format_rate(stream * 8)} each"] = stream * 8 * streams

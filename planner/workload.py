@@ -29,7 +29,7 @@ from pydantic import (
     model_validator,
 )
 
-from planner.errors import InputError
+from planner.errors import InputError, validation_problem
 from planner.units import MAX_BYTES, BitsPerSecond, Bytes, Seconds, format_bytes, parse_duration, parse_rate
 from pricing.models import Deletion, Limits, SizeBin, Usage
 
@@ -490,23 +490,6 @@ def _field_path(loc: tuple[Any, ...]) -> str:
     return ".".join(str(part) for part in loc) or "(top level)"
 
 
-def _first_error(error: ValidationError) -> tuple[str, str]:
-    first = error.errors()[0]
-    message = first["msg"].removeprefix("Value error, ")
-    kind = first["type"]
-    if kind == "extra_forbidden":
-        message = "unknown key"
-    elif kind == "missing":
-        message = "required but missing"
-    elif kind in ("int_parsing", "int_type", "float_parsing", "float_type"):
-        message = f"{first.get('input')!r} is not a number"
-    elif kind in ("model_type", "model_attributes_type", "dict_type"):
-        message = f"expected a mapping of keys, got {type(first.get('input')).__name__}"
-    elif kind == "list_type":
-        message = f"expected a list, got {type(first.get('input')).__name__}"
-    return _field_path(first["loc"]), message
-
-
 def parse_workload(data: Any, source: str = "workload") -> Workload:
     """Validate already-parsed YAML/JSON; bare numbers for sizes, rates and durations need units."""
     if data is None:
@@ -526,8 +509,8 @@ def parse_workload(data: Any, source: str = "workload") -> Workload:
     try:
         return Workload.model_validate(data, context={"from_file": True})
     except ValidationError as error:
-        field, message = _first_error(error)
-        raise InputError(message, source=source, field=field) from None
+        field, message = validation_problem(error, name_types=True)
+        raise InputError(message, source=source, field=field or "(top level)") from None
 
 
 def load_workload(path: Path | str) -> Workload:

@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from planner.errors import InputError, PricingError
+from planner.errors import InputError, PricingError, validation_problem
 from planner.files import WORKLOAD_LIMIT_BYTES, read_input_text
 from pricing.models import SCHEMA_VERSION, PriceTable
 
@@ -135,19 +135,6 @@ def load_yaml(text: str, source: str) -> Any:
     return data
 
 
-def validation_message(error: ValidationError) -> tuple[str, str]:
-    """The first problem of a pydantic error as (dotted field path, message)."""
-    first = error.errors()[0]
-    field = ".".join(str(p) for p in first["loc"]) or "(top level)"
-    message = first["msg"]
-    if first["type"] == "extra_forbidden":
-        message = "unknown key"
-    elif first["type"] == "missing":
-        message = "required but missing"
-    message = message.removeprefix("Value error, ")
-    return field, message
-
-
 def merge(base: Any, change: Any) -> Any:
     """Deep-merge mappings; anything else (lists included) is replaced by the change."""
     if isinstance(base, dict) and isinstance(change, dict):
@@ -200,8 +187,8 @@ def _validate(raw: Any, source: str) -> PriceTable:
     try:
         return PriceTable.model_validate(raw)
     except ValidationError as error:
-        field, message = validation_message(error)
-        raise InputError(message, source=source, field=field) from None
+        field, message = validation_problem(error)
+        raise InputError(message, source=source, field=field or "(top level)") from None
 
 
 def _read_shipped() -> dict[str, list[tuple[dt.date, dict[str, Any], str]]]:
