@@ -247,6 +247,7 @@ def _difference(after: CostBreakdown, before: CostBreakdown, table: PriceTable) 
         line_items=items,
         total_usd=sum((i.amount_usd for i in items), ZERO),
         warnings=[w for w in after.warnings if w not in before.warnings],
+        policy_breaches=[b for b in after.policy_breaches if b not in before.policy_breaches],
     )
 
 
@@ -392,9 +393,6 @@ def _duration_bounds(
                 )
             )
     return bounds, notes
-
-
-_ARCHIVE_CLASSES = ("glacier-flexible", "deep-archive")
 
 
 class _Part(_Model):
@@ -738,7 +736,7 @@ def _run(
             egress_bytes=0 if options.egress_waiver else round(month.copied),
             requests={"get": round(copied_objects * _get_ranges(workload)), "list": list_pages},
             retrieval_bytes=round(month.copied),
-            retrieval_requests=copied_objects if src.storage_class in _ARCHIVE_CLASSES else 0,
+            retrieval_requests=copied_objects if src_table.restore_required(src.storage_class) else 0,
             deletions=young_deleted,
         )
         destination_base = _scaled(

@@ -24,7 +24,7 @@ from planner.costing import CostProjection, price_table, project_costs
 from planner.errors import InputError, PlannerError
 from planner.evidence import Evidence, TargetVerdict, combine, is_backed, judge_target, marked, weakest
 from planner.units import format_bytes, format_duration, format_rate
-from planner.workload import ARCHIVE_CLASSES, Workload
+from planner.workload import Workload
 from pricing.engine import bill
 from pricing.models import CostBreakdown, Limits, Money, PriceTable
 
@@ -217,17 +217,20 @@ def judge_performance(
     summary: ProfileSummary | None,
     source: str,
     model: ProviderModel | None = None,
+    *,
+    restore_required: bool = False,
 ) -> tuple[PerformanceEstimate, list[str], list[str], list[TargetVerdict]]:
     """Analytic feasibility from a profile: (estimate, violations, warnings, a verdict per target).
 
     ``model`` (the provider model built from the same profile) says how each figure is backed;
-    without it every figure is taken as assumed.
+    without it every figure is taken as assumed. ``restore_required`` (the class's property in the
+    price table): objects are read only after a restore, so the profile's figures do not apply.
     """
     targets = workload.performance
     violations: list[str] = []
     warnings: list[str] = []
     verdicts: list[TargetVerdict] = []
-    archive = storage_class in ARCHIVE_CLASSES  # read only after a restore: the profile's figures do not apply
+    archive = restore_required
     if archive:
         verdicts += restore_verdicts(workload, storage_class)
         if not verdicts and workload.reads_per_month():
@@ -721,9 +724,9 @@ def _policy_violation(projection: CostProjection, table: PriceTable) -> list[str
     """The first month whose bill breaks a provider policy, named with that month's own figures (and
     saying so when the policy's figure is unverified)."""
     for month in projection.months:
-        broken = [w for w in month.cost.warnings if "policy" in w]
+        broken = month.cost.policy_breaches
         if broken:
-            return [f"month {month.month} ({month.as_of}): {broken[0]}{_unverified_policy(table)}"]
+            return [f"month {month.month} ({month.as_of}): {broken[0].statement}{_unverified_policy(table)}"]
     return []
 
 
@@ -789,11 +792,12 @@ def recommend(
                 continue
             month_one = projection.months[0].cost
             summary, source = summaries.get(provider, (None, "none"))
+            restore_required = table.restore_required(storage_class)
             performance, violations, warnings, verdicts = judge_performance(
-                workload, storage_class, summary, source, models.get(provider)
+                workload, storage_class, summary, source, models.get(provider), restore_required=restore_required
             )
             sim_estimate, sim_violations, sim_warnings, sim_verdicts = simulated.get(provider, (None, [], [], []))
-            if storage_class in ARCHIVE_CLASSES:
+            if restore_required:
                 # its objects are restored before any read: a simulation of immediate reads does not describe it
                 sim_estimate, sim_violations, sim_warnings, sim_verdicts = None, [], [], []
             if sim_estimate is not None:
@@ -818,7 +822,8 @@ def recommend(
             )
             unverified = [v.reason for v in combined if v.verdict == "unverified"]
             warnings = warnings + sim_warnings + layout
-            warnings += [w for w in month_one.warnings if "policy" not in w]
+            breaches = {b.statement for b in month_one.policy_breaches}  # they are violations, above
+            warnings += [w for w in month_one.warnings if w not in breaches]
             status: OptionStatus = "rejected" if violations else ("unverified" if unverified else "ok")
             options.append(
                 RankedOption(

@@ -35,9 +35,6 @@ from pricing.models import Deletion, Limits, SizeBin, Usage
 
 DAY_S = 86400.0
 MONTH_S = 30 * DAY_S
-PROVIDERS = ("aws-s3", "cloudflare-r2", "backblaze-b2", "wasabi", "idrive-e2")
-# Classes whose objects must be restored (hours) before they can be read.
-ARCHIVE_CLASSES = frozenset({"glacier-flexible", "deep-archive"})
 # Objects or requests a month: 10**15 is ~390 million requests a second, beyond any provider.
 MAX_COUNT = 10**15
 
@@ -278,8 +275,21 @@ class Client(_Model):
     range_size: Bytes = Field(64 * 2**20, gt=0, description="bytes per ranged GET when read_streams > 1")
 
 
+def _known_providers() -> list[str]:
+    """Every provider the price tables define, in the tables' order."""
+    from pricing import catalog
+
+    return catalog.providers()
+
+
+def _check_provider(provider: str) -> None:
+    known = _known_providers()
+    if provider not in known:
+        raise ValueError(f"unknown provider {provider!r} (known: {', '.join(known)})")
+
+
 class Constraints(_Model):
-    providers: list[str] = Field(default_factory=lambda: list(PROVIDERS), min_length=1)
+    providers: list[str] = Field(default_factory=lambda: _known_providers(), min_length=1)
     storage_classes: list[str] | None = Field(None, description="consider only these storage class ids")
     months: int = Field(12, ge=1, le=120, description="horizon for totals and growth")
     discounts: dict[str, float | str] = Field(
@@ -291,8 +301,7 @@ class Constraints(_Model):
     @classmethod
     def _discounts(cls, discounts: dict[str, float | str]) -> dict[str, float | str]:
         for provider, discount in discounts.items():
-            if provider not in PROVIDERS:
-                raise ValueError(f"unknown provider {provider!r} (known: {', '.join(PROVIDERS)})")
+            _check_provider(provider)
             if _fraction(discount, "discount") >= 1:
                 raise ValueError(f"{discount!r}: a discount must be less than 100%")
         return discounts
@@ -304,8 +313,7 @@ class Constraints(_Model):
     @classmethod
     def _known(cls, providers: list[str]) -> list[str]:
         for provider in providers:
-            if provider not in PROVIDERS:
-                raise ValueError(f"unknown provider {provider!r} (known: {', '.join(PROVIDERS)})")
+            _check_provider(provider)
         return providers
 
 
@@ -472,7 +480,8 @@ class Workload(_Model):
             egress_bytes=traffic.egress,
             inter_region_bytes=traffic.inter_region,
             retrieval_bytes=retrieval_bytes,
-            retrieval_requests=self.reads_per_month() if storage_class in ARCHIVE_CLASSES else 0,
+            # every read of a class that needs a restore is a restore request (the table says which do)
+            retrieval_requests=self.reads_per_month(),
             deletions=deletions,
             unread_shares=self.storage.unread_shares(),
             discounts=self.constraints.discount_fractions(),

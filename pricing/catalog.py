@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import os
 import re
 from decimal import Decimal
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -191,16 +193,25 @@ def _validate(raw: Any, source: str) -> PriceTable:
         raise InputError(message, source=source, field=field or "(top level)") from None
 
 
-def _read_shipped() -> dict[str, list[tuple[dt.date, dict[str, Any], str]]]:
-    root = resources.files("pricing") / "tables"
-    found: dict[str, list[tuple[dt.date, dict[str, Any], str]]] = {}
+TABLES_ENV = "PLANNER_PRICE_TABLES"
+"""Extra folders of price tables (``os.pathsep``-separated), laid out as ``pricing/tables``: one
+folder per provider, one ``<effective-from>.yaml`` per version. A provider is data: a folder here
+adds it to every command (its prices, its storage classes and their properties)."""
+
+
+def _read_folder(root: Traversable, prefix: str, found: dict[str, list[tuple[dt.date, dict[str, Any], str]]]) -> None:
     for provider_dir in sorted(root.iterdir(), key=lambda p: p.name):
         if not provider_dir.is_dir():
             continue
+        if provider_dir.name in found:
+            raise InputError(
+                f"provider {provider_dir.name!r} is already defined by another tables folder",
+                source=f"{prefix}/{provider_dir.name}",
+            )
         for entry in sorted(provider_dir.iterdir(), key=lambda p: p.name):
             if not entry.name.endswith(".yaml"):
                 continue
-            source = f"pricing/tables/{provider_dir.name}/{entry.name}"
+            source = f"{prefix}/{provider_dir.name}/{entry.name}"
             raw = load_yaml(entry.read_text(encoding="utf-8"), source)
             if not isinstance(raw, dict):
                 raise InputError("a price table must be a mapping of keys", source=source)
@@ -209,14 +220,29 @@ def _read_shipped() -> dict[str, list[tuple[dt.date, dict[str, Any], str]]]:
             except ValueError:
                 raise InputError("file name must be the effective date, YYYY-MM-DD.yaml", source=source) from None
             found.setdefault(provider_dir.name, []).append((date, raw, source))
+
+
+def _read_tables(extra: str) -> dict[str, list[tuple[dt.date, dict[str, Any], str]]]:
+    found: dict[str, list[tuple[dt.date, dict[str, Any], str]]] = {}
+    _read_folder(resources.files("pricing") / "tables", "pricing/tables", found)
+    for folder in (f for f in extra.split(os.pathsep) if f):
+        path = Path(folder)
+        if not path.is_dir():
+            raise InputError("not a folder of price tables", source=f"{TABLES_ENV}={folder}")
+        _read_folder(path, folder, found)
     return found
 
 
-@functools.cache
 def shipped_tables() -> dict[str, tuple[PriceTable, ...]]:
-    """Every shipped version of every provider, oldest first, each a complete table."""
+    """Every version of every provider, oldest first, each a complete table: the shipped tables and
+    those of the folders in ``PLANNER_PRICE_TABLES``."""
+    return _load_tables(os.environ.get(TABLES_ENV, ""))
+
+
+@functools.cache
+def _load_tables(extra: str) -> dict[str, tuple[PriceTable, ...]]:
     tables: dict[str, tuple[PriceTable, ...]] = {}
-    for provider, versions in _read_shipped().items():
+    for provider, versions in _read_tables(extra).items():
         loaded: dict[dt.date, dict[str, Any]] = {}
         result: list[PriceTable] = []
         for date, raw, source in versions:

@@ -18,6 +18,7 @@ from pricing import catalog
 from pricing.models import (
     CostBreakdown,
     LineItem,
+    PolicyBreach,
     PriceTable,
     SizeBin,
     Status,
@@ -79,6 +80,7 @@ class _Bill:
     usage: Usage
     items: list[LineItem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    breaches: list[PolicyBreach] = field(default_factory=list)
 
     # ------------------------------------------------------------------ helpers
 
@@ -439,15 +441,24 @@ class _Bill:
         unit_bytes = Decimal(price.unit_bytes)
         quantity = Decimal(usage.egress_bytes) / unit_bytes
         stored_units = Decimal(usage.stored_bytes) / unit_bytes
-        if (
-            rules.fair_use_multiple_of_storage is not None
-            and quantity > rules.fair_use_multiple_of_storage * stored_units
-        ):
-            self.warnings.append(
+        multiple = rules.fair_use_multiple_of_storage
+        if multiple is not None and quantity > multiple * stored_units:
+            statement = (
                 f"{self.table.provider_name}: egress of {format_bytes(usage.egress_bytes)} exceeds "
-                f"{_number(rules.fair_use_multiple_of_storage)}x the stored {format_bytes(usage.stored_bytes)}; "
+                f"{_number(multiple)}x the stored {format_bytes(usage.stored_bytes)}; "
                 "the free-egress policy allows no more, and sustained excess may be limited or suspended"
             )
+            self.breaches.append(
+                PolicyBreach(
+                    policy="free-egress",
+                    used_bytes=usage.egress_bytes,
+                    limit_bytes=int(multiple * usage.stored_bytes),
+                    limit_multiple_of_storage=multiple,
+                    stored_bytes=usage.stored_bytes,
+                    statement=statement,
+                )
+            )
+            self.warnings.append(statement)
         if quantity == 0:
             return
         used_elsewhere = min(Decimal(usage.egress_allowance_used_bytes) / unit_bytes, price.free_per_month)
@@ -521,6 +532,7 @@ def bill(table: PriceTable, storage_class: str, usage: Usage, *, as_of: dt.date 
         total_usd=total,
         rounding=rounding_statement(table),
         warnings=work.warnings,
+        policy_breaches=work.breaches,
     )
 
 
