@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from measure.profile import Profile, ProfileSummary
-from planner.costing import CostProjection, price_table, project_costs
+from planner.costing import CostProjection, egress_cap_bytes, price_table, project_costs
 from planner.errors import InputError, PlannerError
 from planner.evidence import Evidence, TargetVerdict, combine, is_backed, judge_target, marked, weakest
 from planner.units import format_bytes, format_duration, format_rate
@@ -555,13 +555,6 @@ def _monthly(workload: Workload, table: PriceTable, storage_class: str) -> Decim
     return bill(table, storage_class, workload.usage_for(storage_class, table.limits)).total_usd
 
 
-def _egress_cap(table: PriceTable, stored_bytes: float) -> float | None:
-    """Monthly egress (bytes) above which the provider's free-egress policy is broken (IDrive e2: 3x
-    stored; Wasabi: egress <= stored), or None."""
-    policy = table.egress.fair_use_multiple_of_storage
-    return None if policy is None or not stored_bytes else float(policy) * stored_bytes
-
-
 def _unverified_policy(table: PriceTable) -> str:
     """A note for a statement resting on the egress policy when the table marks it unverified (in its
     status, or in the note that cites it)."""
@@ -615,8 +608,8 @@ def break_even_points(
         caps = {
             name: cap
             for name, cap in (
-                (label, _egress_cap(chosen_table, stored)),
-                (other_label, _egress_cap(other_table, stored)),
+                (label, egress_cap_bytes(chosen_table, stored)),
+                (other_label, egress_cap_bytes(other_table, stored)),
             )
             if cap is not None and current < cap < upper
         }
