@@ -530,12 +530,19 @@ BUILDERS = {
 }
 
 
+def render() -> dict[str, str]:
+    """Every reference profile as the text of its shipped file, by file name: the same on every run."""
+    return {
+        f"{ident}.json": build().model_dump_json(indent=2, exclude_none=False) + "\n"
+        for ident, build in BUILDERS.items()
+    }
+
+
 def main() -> None:
     folder = Path(__file__).parent / "profiles"
     folder.mkdir(exist_ok=True)
-    for ident, build in BUILDERS.items():
-        profile = build()
-        (folder / f"{ident}.json").write_text(profile.model_dump_json(indent=2, exclude_none=False) + "\n")
+    for name, text in render().items():
+        (folder / name).write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

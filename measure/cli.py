@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,16 @@ profiles_app = typer.Typer(
 )
 
 _OPS = ("put", "get", "head", "list", "delete")
+
+ProfilePlotter = Callable[["Profile", Path], None]
+_profile_plotter: ProfilePlotter | None = None
+
+
+def set_profile_plotter(draw: ProfilePlotter) -> None:
+    """Install what draws ``profiles show --plot``. Figures belong to the layer above (planner's
+    reports), which measure does not import: the ``planner`` command installs its plot function."""
+    global _profile_plotter
+    _profile_plotter = draw
 
 
 class Format(StrEnum):
@@ -482,9 +493,9 @@ def profiles_show(
     """One profile: its summary figures with their citations, its cells and its rejected claims."""
     profile = _resolve_profile(ident)
     if plot is not None:
-        from planner.reports.plots import save_profile_plot
-
-        save_profile_plot(profile, plot)
+        if _profile_plotter is None:
+            raise InputError("no plot function installed: run it as 'planner profiles show'", source="--plot")
+        _profile_plotter(profile, plot)
     if fmt is Format.json:
         typer.echo(
             json.dumps(

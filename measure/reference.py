@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from measure.profile import Profile
-from planner.errors import InputError
+from planner.errors import InputError, validation_problem
 from planner.files import PROFILE_LIMIT_BYTES, read_input_text
 
 
@@ -28,13 +28,6 @@ def reference_providers() -> list[str]:
     return sorted(
         entry.name.removesuffix(".json") for entry in _profile_dir().iterdir() if entry.name.endswith(".json")
     )
-
-
-def _validation_message(error: ValidationError) -> tuple[str, str | None]:
-    first = error.errors()[0]
-    field = ".".join(str(part) for part in first["loc"]) or None
-    message = str(first["msg"]).removeprefix("Value error, ")
-    return message, field
 
 
 # Every figure of a profile is a count, a size, a time or a rate: finite, never negative, and
@@ -105,7 +98,7 @@ def parse_profile(text: str, *, source: str) -> Profile:
     try:
         return Profile.model_validate(data)
     except ValidationError as error:
-        message, field = _validation_message(error)
+        field, message = validation_problem(error)
         raise InputError(message, source=source, field=field) from None
 
 

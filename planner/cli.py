@@ -11,15 +11,18 @@ import sys
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
 from measure.cli import app as measure_app
-from measure.cli import profiles_app
+from measure.cli import profiles_app, set_profile_plotter
 from planner import completion
 from planner.errors import InputError, PlannerError
 from planner.sim.cli import simulate_command
+
+if TYPE_CHECKING:
+    from measure.profile import Profile
 
 app = typer.Typer(
     help="Choose object storage by measured performance and exact, versioned prices.",
@@ -30,6 +33,15 @@ app = typer.Typer(
 app.add_typer(measure_app, name="measure")
 app.add_typer(profiles_app, name="profiles")
 app.command("simulate")(simulate_command)
+
+
+def _draw_profile(profile: Profile, path: Path) -> None:
+    from planner.reports.plots import save_profile_plot  # matplotlib and the plots only when asked for
+
+    save_profile_plot(profile, path)
+
+
+set_profile_plotter(_draw_profile)
 
 
 @app.callback()

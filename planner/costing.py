@@ -7,6 +7,7 @@ inside the horizon (Wasabi on 2026-07-01, B2 on 2026-05-01) shows where it happe
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
 
@@ -87,6 +88,31 @@ def estimate_cost(
     priced = _in_region(priced, provider, region)
     contradictions = workload.consistency_warnings()
     return priced.model_copy(update={"warnings": [*priced.warnings, *contradictions]}) if contradictions else priced
+
+
+def costs_at_egress(
+    workload: Workload,
+    provider: str,
+    storage_class: str,
+    egress_bytes: Sequence[float],
+    *,
+    as_of: dt.date | None = None,
+    prices: Path | None = None,
+) -> list[Decimal]:
+    """Month one's total at each monthly egress volume, everything else as in the workload: the exact
+    engine at every point (the curves a plot draws cross where the break-even solver says)."""
+    totals = []
+    for egress in egress_bytes:
+        variant = workload.model_copy(update={"traffic": workload.traffic.model_copy(update={"egress": round(egress)})})
+        totals.append(estimate_cost(variant, provider, storage_class, as_of=as_of, prices=prices).total_usd)
+    return totals
+
+
+def egress_cap_bytes(table: PriceTable, stored_bytes: float) -> float | None:
+    """Monthly egress (bytes) above which the provider's free-egress policy is broken (IDrive e2: 3x
+    stored; Wasabi: egress <= stored), or None."""
+    policy = table.egress.fair_use_multiple_of_storage
+    return None if policy is None or not stored_bytes else float(policy) * stored_bytes
 
 
 def project_costs(

@@ -6,6 +6,11 @@ This module imports nothing from the rest of the project so every package can us
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
 
 class PlannerError(Exception):
     """Root of every error the project raises on purpose."""
@@ -34,6 +39,32 @@ def _one_line(text: str) -> str:
 def _breaks(char: str) -> bool:
     code = ord(char)
     return code < 32 or 127 <= code <= 159 or char in "\u2028\u2029"
+
+
+def validation_problem(error: ValidationError, *, name_types: bool = False) -> tuple[str | None, str]:
+    """The first problem of a pydantic error as (dotted field path, None at the top level; message).
+
+    Every loader (price table, workload, profile) reports through it, so the same mistake reads
+    the same in each file. ``name_types`` says "'x' is not a number" and "expected a mapping"
+    where pydantic would name its own types (for files people write by hand).
+    """
+    first = error.errors()[0]
+    field = ".".join(str(part) for part in first["loc"]) or None
+    message = str(first["msg"]).removeprefix("Value error, ")
+    kind = first["type"]
+    if kind == "extra_forbidden":
+        message = "unknown key"
+    elif kind == "missing":
+        message = "required but missing"
+    elif not name_types:
+        pass
+    elif kind in ("int_parsing", "int_type", "float_parsing", "float_type"):
+        message = f"{first.get('input')!r} is not a number"
+    elif kind in ("model_type", "model_attributes_type", "dict_type"):
+        message = f"expected a mapping of keys, got {type(first.get('input')).__name__}"
+    elif kind == "list_type":
+        message = f"expected a list, got {type(first.get('input')).__name__}"
+    return field, message
 
 
 class PricingError(PlannerError):

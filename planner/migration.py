@@ -247,6 +247,7 @@ def _difference(after: CostBreakdown, before: CostBreakdown, table: PriceTable) 
         line_items=items,
         total_usd=sum((i.amount_usd for i in items), ZERO),
         warnings=[w for w in after.warnings if w not in before.warnings],
+        policy_breaches=[b for b in after.policy_breaches if b not in before.policy_breaches],
     )
 
 
@@ -331,7 +332,7 @@ def _duration_bounds(
     source: PriceTable,
     destination: PriceTable,
 ) -> tuple[list[DurationBound], list[str]]:
-    from planner.recommendation import _interpolate_stream, reference_summaries
+    from planner.recommendation import reference_summaries, stream_rate
 
     link = options.link_bits_per_s or workload.client.link
     concurrency = options.concurrency or workload.client.concurrency
@@ -350,7 +351,7 @@ def _duration_bounds(
         summary, label = src
         _ceiling_bound(summary, "read", f"{options.source.provider} ({label})", stored, bounds, notes)
         mean = workload.storage.mean_object_bytes
-        stream = _interpolate_stream(summary.get_stream_bytes_per_s, mean)
+        stream = stream_rate(summary.get_stream_bytes_per_s, mean)
         ttfb = summary.ttfb_p50_s
         if stream or ttfb:
             # a stream figure is bytes over the whole request (its first byte included), and below the
@@ -392,9 +393,6 @@ def _duration_bounds(
                 )
             )
     return bounds, notes
-
-
-_ARCHIVE_CLASSES = ("glacier-flexible", "deep-archive")
 
 
 class _Part(_Model):
@@ -738,7 +736,7 @@ def _run(
             egress_bytes=0 if options.egress_waiver else round(month.copied),
             requests={"get": round(copied_objects * _get_ranges(workload)), "list": list_pages},
             retrieval_bytes=round(month.copied),
-            retrieval_requests=copied_objects if src.storage_class in _ARCHIVE_CLASSES else 0,
+            retrieval_requests=copied_objects if src_table.restore_required(src.storage_class) else 0,
             deletions=young_deleted,
         )
         destination_base = _scaled(

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import itertools
 import math
 from collections.abc import Callable
 from decimal import Decimal
@@ -21,11 +20,11 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from measure.profile import Profile, ProfileSummary
-from planner.costing import CostProjection, price_table, project_costs
+from planner.costing import CostProjection, egress_cap_bytes, price_table, project_costs
 from planner.errors import InputError, PlannerError, PricingError
 from planner.evidence import Evidence, TargetVerdict, combine, is_backed, judge_target, marked, weakest
 from planner.units import format_bytes, format_duration, format_rate
-from planner.workload import ARCHIVE_CLASSES, Workload
+from planner.workload import Workload
 from pricing.engine import bill
 from pricing.models import CostBreakdown, Limits, Money, PriceTable
 
@@ -142,17 +141,21 @@ class Recommendation(_Model):
 # ----------------------------------------------------------------------------- performance
 
 
-def _interpolate_stream(points: list[tuple[int, float]], size: float) -> float | None:
-    """Per-stream GET bytes/s at an object size, linear in log(size) between measured sizes."""
+def stream_rate(points: list[tuple[int, float]], size: float) -> float | None:
+    """Per-stream GET bytes/s at an object size from a profile's (size, bytes/s) points.
+
+    The simulator's ``BandwidthCurve`` interpolates (linear in log(size), flat above the largest
+    size); below the smallest measured size a request takes that size's time, so the rate falls
+    in proportion to the size.
+    """
     if not points or size <= 0:
         return None
-    if size <= points[0][0]:
-        return points[0][1] * size / points[0][0] if size < points[0][0] else points[0][1]
-    for (s0, v0), (s1, v1) in itertools.pairwise(points):
-        if s0 <= size <= s1:
-            t = (math.log(size) - math.log(s0)) / (math.log(s1) - math.log(s0))
-            return v0 + t * (v1 - v0)
-    return points[-1][1]
+    from planner.sim.provider import BandwidthCurve, BandwidthPoint
+
+    curve = BandwidthCurve(points=[BandwidthPoint(size_bytes=s, bits_per_s=v * 8) for s, v in points])
+    rate = curve.bits_per_s(size) / 8
+    smallest = points[0][0]
+    return rate * size / smallest if size < smallest else rate
 
 
 RESTORE_FIRST = "a restore first (minutes to hours), then a copy in a readable class"
@@ -205,7 +208,7 @@ def _throughput(
     estimates = dict(hard)
     mean = workload.storage.mean_object_bytes
     points = summary.get_stream_bytes_per_s if read else summary.put_stream_bytes_per_s
-    stream = _interpolate_stream(points, mean)
+    stream = stream_rate(points, mean)
     if stream is not None:
         streams = client.concurrency * (client.read_streams if read and mean > client.range_size else 1)
         estimates[f"{streams} streams at {format_rate(stream * 8)} each"] = stream * 8 * streams
@@ -225,17 +228,20 @@ def judge_performance(
     summary: ProfileSummary | None,
     source: str,
     model: ProviderModel | None = None,
+    *,
+    restore_required: bool = False,
 ) -> tuple[PerformanceEstimate, list[str], list[str], list[TargetVerdict]]:
     """Analytic feasibility from a profile: (estimate, violations, warnings, a verdict per target).
 
     ``model`` (the provider model built from the same profile) says how each figure is backed;
-    without it every figure is taken as assumed.
+    without it every figure is taken as assumed. ``restore_required`` (the class's property in the
+    price table): objects are read only after a restore, so the profile's figures do not apply.
     """
     targets = workload.performance
     violations: list[str] = []
     warnings: list[str] = []
     verdicts: list[TargetVerdict] = []
-    archive = storage_class in ARCHIVE_CLASSES  # read only after a restore: the profile's figures do not apply
+    archive = restore_required
     if archive:
         verdicts += restore_verdicts(workload, storage_class)
         if not verdicts and workload.reads_per_month():
@@ -560,13 +566,6 @@ def _monthly(workload: Workload, table: PriceTable, storage_class: str) -> Decim
     return bill(table, storage_class, workload.usage_for(storage_class, table.limits)).total_usd
 
 
-def _egress_cap(table: PriceTable, stored_bytes: float) -> float | None:
-    """Monthly egress (bytes) above which the provider's free-egress policy is broken (IDrive e2: 3x
-    stored; Wasabi: egress <= stored), or None."""
-    policy = table.egress.fair_use_multiple_of_storage
-    return None if policy is None or not stored_bytes else float(policy) * stored_bytes
-
-
 def _unverified_policy(table: PriceTable) -> str:
     """A note for a statement resting on the egress policy when the table marks it unverified (in its
     status, or in the note that cites it)."""
@@ -620,8 +619,8 @@ def break_even_points(
         caps = {
             name: cap
             for name, cap in (
-                (label, _egress_cap(chosen_table, stored)),
-                (other_label, _egress_cap(other_table, stored)),
+                (label, egress_cap_bytes(chosen_table, stored)),
+                (other_label, egress_cap_bytes(other_table, stored)),
             )
             if cap is not None and current < cap < upper
         }
@@ -729,9 +728,9 @@ def _policy_violation(projection: CostProjection, table: PriceTable) -> list[str
     """The first month whose bill breaks a provider policy, named with that month's own figures (and
     saying so when the policy's figure is unverified)."""
     for month in projection.months:
-        broken = [w for w in month.cost.warnings if "policy" in w]
+        broken = month.cost.policy_breaches
         if broken:
-            return [f"month {month.month} ({month.as_of}): {broken[0]}{_unverified_policy(table)}"]
+            return [f"month {month.month} ({month.as_of}): {broken[0].statement}{_unverified_policy(table)}"]
     return []
 
 
@@ -816,11 +815,12 @@ def recommend(
                 continue
             month_one = projection.months[0].cost
             summary, source = summaries.get(provider, (None, "none"))
+            restore_required = table.restore_required(storage_class)
             performance, violations, warnings, verdicts = judge_performance(
-                workload, storage_class, summary, source, models.get(provider)
+                workload, storage_class, summary, source, models.get(provider), restore_required=restore_required
             )
             sim_estimate, sim_violations, sim_warnings, sim_verdicts = simulated.get(provider, (None, [], [], []))
-            if storage_class in ARCHIVE_CLASSES:
+            if restore_required:
                 # its objects are restored before any read: a simulation of immediate reads does not describe it
                 sim_estimate, sim_violations, sim_warnings, sim_verdicts = None, [], [], []
             if sim_estimate is not None:
@@ -845,7 +845,8 @@ def recommend(
             )
             unverified = [v.reason for v in combined if v.verdict == "unverified"]
             warnings = warnings + sim_warnings + layout
-            warnings += [w for w in month_one.warnings if "policy" not in w]
+            breaches = {b.statement for b in month_one.policy_breaches}  # they are violations, above
+            warnings += [w for w in month_one.warnings if w not in breaches]
             status: OptionStatus = "rejected" if violations else ("unverified" if unverified else "ok")
             options.append(
                 RankedOption(

@@ -29,7 +29,7 @@ from pydantic import (
     model_validator,
 )
 
-from planner.errors import InputError
+from planner.errors import InputError, validation_problem
 from planner.units import (
     MAX_BYTES,
     BitsPerSecond,
@@ -45,9 +45,6 @@ from pricing.models import Deletion, Limits, SizeBin, Usage
 
 DAY_S = 86400.0
 MONTH_S = 30 * DAY_S
-PROVIDERS = ("aws-s3", "cloudflare-r2", "backblaze-b2", "wasabi", "idrive-e2")
-# Classes whose objects must be restored (hours) before they can be read.
-ARCHIVE_CLASSES = frozenset({"glacier-flexible", "deep-archive"})
 # Objects or requests a month: 10**15 is ~390 million requests a second, beyond any provider.
 MAX_COUNT = 10**15
 
@@ -310,8 +307,21 @@ class Client(_Model):
     range_size: Bytes = Field(64 * 2**20, gt=0, description="bytes per ranged GET when read_streams > 1")
 
 
+def _known_providers() -> list[str]:
+    """Every provider the price tables define, in the tables' order."""
+    from pricing import catalog
+
+    return catalog.providers()
+
+
+def _check_provider(provider: str) -> None:
+    known = _known_providers()
+    if provider not in known:
+        raise ValueError(f"unknown provider {provider!r} (known: {', '.join(known)})")
+
+
 class Constraints(_Model):
-    providers: list[str] = Field(default_factory=lambda: list(PROVIDERS), min_length=1)
+    providers: list[str] = Field(default_factory=lambda: _known_providers(), min_length=1)
     storage_classes: list[str] | None = Field(None, description="consider only these storage class ids")
     months: int = Field(12, ge=1, le=120, description="horizon for totals and growth")
     discounts: dict[str, float | str] = Field(
@@ -328,8 +338,9 @@ class Constraints(_Model):
     @classmethod
     def _regions(cls, regions: dict[str, list[str]]) -> dict[str, list[str]]:
         for provider, names in regions.items():
-            if provider not in PROVIDERS:
-                raise ValueError(f"unknown provider {provider!r} (known: {', '.join(PROVIDERS)})")
+            known = _known_providers()
+            if provider not in known:
+                raise ValueError(f"unknown provider {provider!r} (known: {', '.join(known)})")
             if not names or len(set(names)) != len(names) or not all(n.strip() for n in names):
                 raise ValueError(f"{provider}: a list of distinct region names, e.g. [eu-central-1, us-east-1]")
         return regions
@@ -349,8 +360,7 @@ class Constraints(_Model):
     @classmethod
     def _discounts(cls, discounts: dict[str, float | str]) -> dict[str, float | str]:
         for provider, discount in discounts.items():
-            if provider not in PROVIDERS:
-                raise ValueError(f"unknown provider {provider!r} (known: {', '.join(PROVIDERS)})")
+            _check_provider(provider)
             if _fraction(discount, "discount") >= 1:
                 raise ValueError(f"{discount!r}: a discount must be less than 100%")
         return discounts
@@ -362,8 +372,7 @@ class Constraints(_Model):
     @classmethod
     def _known(cls, providers: list[str]) -> list[str]:
         for provider in providers:
-            if provider not in PROVIDERS:
-                raise ValueError(f"unknown provider {provider!r} (known: {', '.join(PROVIDERS)})")
+            _check_provider(provider)
         return providers
 
 
@@ -551,7 +560,8 @@ class Workload(_Model):
             egress_bytes=traffic.egress,
             inter_region_bytes=traffic.inter_region,
             retrieval_bytes=retrieval_bytes,
-            retrieval_requests=self.reads_per_month() if storage_class in ARCHIVE_CLASSES else 0,
+            # every read of a class that needs a restore is a restore request (the table says which do)
+            retrieval_requests=self.reads_per_month(),
             deletions=deletions,
             unread_shares=self.storage.unread_shares(),
             discounts=self.constraints.discount_fractions(),
@@ -567,23 +577,6 @@ class Workload(_Model):
 
 def _field_path(loc: tuple[Any, ...]) -> str:
     return ".".join(str(part) for part in loc) or "(top level)"
-
-
-def _first_error(error: ValidationError) -> tuple[str, str]:
-    first = error.errors()[0]
-    message = first["msg"].removeprefix("Value error, ")
-    kind = first["type"]
-    if kind == "extra_forbidden":
-        message = "unknown key"
-    elif kind == "missing":
-        message = "required but missing"
-    elif kind in ("int_parsing", "int_type", "float_parsing", "float_type"):
-        message = f"{first.get('input')!r} is not a number"
-    elif kind in ("model_type", "model_attributes_type", "dict_type"):
-        message = f"expected a mapping of keys, got {type(first.get('input')).__name__}"
-    elif kind == "list_type":
-        message = f"expected a list, got {type(first.get('input')).__name__}"
-    return _field_path(first["loc"]), message
 
 
 def parse_workload(data: Any, source: str = "workload") -> Workload:
@@ -605,8 +598,8 @@ def parse_workload(data: Any, source: str = "workload") -> Workload:
     try:
         return Workload.model_validate(data, context={"from_file": True})
     except ValidationError as error:
-        field, message = _first_error(error)
-        raise InputError(message, source=source, field=field) from None
+        field, message = validation_problem(error, name_types=True)
+        raise InputError(message, source=source, field=field or "(top level)") from None
 
 
 def load_workload(path: Path | str) -> Workload:

@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from planner.errors import InputError, PricingError
+from planner.errors import InputError, PricingError, validation_problem
 from pricing import catalog
 from pricing.models import PriceTable
 
@@ -451,13 +451,15 @@ def _region_table(
             imported.from_defaults += [f"{class_id}: {what}" for what in inherited]
         classes[class_id] = entry
     raw["classes"] = classes
+    # which classes must be restored before a read is a property of the class, not of the offer
+    raw["limits"]["restore_required"] = [c for c in template.limits.restore_required if c in classes]
     overhead_classes = {c.get("object_overhead", {}).get("standard_rate_class") for c in classes.values()}
     if not overhead_classes - {None} <= set(classes):
         raise _fail(source, f"{region}: a class's overhead is priced as a class the offer does not price")
     try:
         imported.table = PriceTable.model_validate({**raw, "effective_from": effective})
     except ValidationError as error:
-        where, message = catalog.validation_message(error)
+        where, message = validation_problem(error)
         raise _fail(source, f"{region}: the table it makes is invalid: {message}", where) from None
     default_region = template.region
     folder = PROVIDER if region == default_region else f"{PROVIDER}/{region}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import os
 import re
 from decimal import Decimal
 from importlib import resources
@@ -19,7 +20,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from planner.errors import InputError, PricingError
+from planner.errors import InputError, PricingError, validation_problem
 from planner.files import WORKLOAD_LIMIT_BYTES, read_input_text
 from pricing.models import SCHEMA_VERSION, PriceTable
 
@@ -136,19 +137,6 @@ def load_yaml(text: str, source: str) -> Any:
     return data
 
 
-def validation_message(error: ValidationError) -> tuple[str, str]:
-    """The first problem of a pydantic error as (dotted field path, message)."""
-    first = error.errors()[0]
-    field = ".".join(str(p) for p in first["loc"]) or "(top level)"
-    message = first["msg"]
-    if first["type"] == "extra_forbidden":
-        message = "unknown key"
-    elif first["type"] == "missing":
-        message = "required but missing"
-    message = message.removeprefix("Value error, ")
-    return field, message
-
-
 def merge(base: Any, change: Any) -> Any:
     """Deep-merge mappings; anything else (lists included) is replaced by the change."""
     if isinstance(base, dict) and isinstance(change, dict):
@@ -201,8 +189,8 @@ def _validate(raw: Any, source: str) -> PriceTable:
     try:
         return PriceTable.model_validate(raw)
     except ValidationError as error:
-        field, message = validation_message(error)
-        raise InputError(message, source=source, field=field) from None
+        field, message = validation_problem(error)
+        raise InputError(message, source=source, field=field or "(top level)") from None
 
 
 Versions = list[tuple[dt.date, dict[str, Any], str]]
@@ -276,9 +264,34 @@ def load_tables(
     return default, regional
 
 
-@functools.cache
+TABLES_ENV = "PLANNER_PRICE_TABLES"
+"""Extra folders of price tables (``os.pathsep``-separated), laid out as ``pricing/tables``: one
+folder per provider, one ``<effective-from>.yaml`` per version (and ``<region>/`` folders). A
+provider is data: a folder here adds it to every command (its prices, classes and their properties)."""
+
+
 def _shipped() -> tuple[dict[str, tuple[PriceTable, ...]], dict[tuple[str, str], tuple[PriceTable, ...]]]:
-    return load_tables(resources.files("pricing") / "tables")
+    return _load_all(os.environ.get(TABLES_ENV, ""))
+
+
+@functools.cache
+def _load_all(extra: str) -> tuple[dict[str, tuple[PriceTable, ...]], dict[tuple[str, str], tuple[PriceTable, ...]]]:
+    """The shipped tables, then those of each extra folder; a provider defined twice is refused."""
+    default, regional = load_tables(resources.files("pricing") / "tables")
+    default, regional = dict(default), dict(regional)
+    for folder in (f for f in extra.split(os.pathsep) if f):
+        path = Path(folder)
+        if not path.is_dir():
+            raise InputError("not a folder of price tables", source=f"{TABLES_ENV}={folder}")
+        more, more_regional = load_tables(path)
+        for provider in more:
+            if provider in default:
+                raise InputError(
+                    f"provider {provider!r} is already defined by another tables folder", source=f"{folder}/{provider}"
+                )
+        default.update(more)
+        regional.update(more_regional)
+    return default, regional
 
 
 def shipped_tables() -> dict[str, tuple[PriceTable, ...]]:

@@ -8,39 +8,25 @@ until a provider's own rule rounds it (R2 rounds every metered unit up to a whol
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, ROUND_UP, Decimal, localcontext
+from decimal import ROUND_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, ROUND_UP, Decimal, localcontext
 
 from planner.errors import PricingError
 from planner.units import format_bytes
-from pricing import catalog
+from pricing import catalog, rules
 from pricing.models import (
     CostBreakdown,
     LineItem,
+    PolicyBreach,
     PriceTable,
     SizeBin,
     Status,
     StorageClass,
-    Tier,
     TieredPrice,
     Usage,
 )
 
 ZERO = Decimal(0)
-
-
-def tier_slices(quantity: Decimal, tiers: list[Tier]) -> Iterator[tuple[Decimal, Tier, Decimal]]:
-    """Split a quantity over marginal tiers: (slice, tier, lower bound) for each non-empty slice."""
-    lower = ZERO
-    for tier in tiers:
-        upper = tier.up_to
-        top = quantity if upper is None else min(quantity, upper)
-        if top > lower:
-            yield top - lower, tier, lower
-        if upper is None or quantity <= upper:
-            return
-        lower = upper
 
 
 def _number(value: Decimal) -> str:
@@ -79,6 +65,7 @@ class _Bill:
     usage: Usage
     items: list[LineItem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    breaches: list[PolicyBreach] = field(default_factory=list)
 
     # ------------------------------------------------------------------ helpers
 
@@ -89,9 +76,7 @@ class _Bill:
         return Status.unverified
 
     def round(self, quantity: Decimal) -> Decimal:
-        if self.table.billing.round_up:
-            return quantity.to_integral_value(rounding=ROUND_CEILING)
-        return quantity
+        return rules.round_units(quantity, self.table.billing.round_up)
 
     def add(
         self,
@@ -138,20 +123,13 @@ class _Bill:
         units beyond the allowance) or inside the first tier (the bounds count every unit).
         """
         status = self.status(price.status)
-        free = min(quantity, price.free_per_month + extra_free)
-        if price.free_position == "first-tier":
-            slices = []
-            left = free
-            for amount, tier, lower in tier_slices(quantity, price.tiers):
-                taken = min(amount, left)
-                left -= taken
-                if amount - taken > 0:
-                    slices.append((self.round(amount - taken), tier, lower + taken))
-        else:
-            slices = list(tier_slices(self.round(quantity - free), price.tiers))
+        round_up = self.table.billing.round_up
+        free = rules.free_units(quantity, price, extra_free)
+        slices = [(units, tier, lower) for tier, lower, units in rules.billed_tiers(quantity, price, free, round_up)]
+        slices = [(units, tier, lower) for units, tier, lower in slices if units > 0]
         if free > 0:
             scope = f" ({price.free_scope})" if price.free_scope else ""
-            without = sum((a * t.price for a, t, _ in tier_slices(self.round(quantity), price.tiers)), ZERO)
+            without = rules.ladder_cost(self.round(quantity), price.tiers)
             worth = without - sum((a * t.price for a, t, _ in slices), ZERO)
             where = "out of the first tier" if price.free_position == "first-tier" else "before the tiers"
             self.add(
@@ -259,14 +237,16 @@ class _Bill:
         padding = ZERO
         if sc.min_object_bytes and bins is not None:
             small = [b for b in bins if b.bytes < sc.min_object_bytes and b.count]
-            padding = Decimal(sum((sc.min_object_bytes - b.bytes) * b.count for b in small))
+            padding = sum(
+                (rules.padding_bytes(Decimal(b.bytes), Decimal(b.count), sc.min_object_bytes) for b in bins), ZERO
+            )
             if padding > 0:
                 count = sum(b.count for b in small)
                 self.add(
                     "minimum",
                     f"minimum billable object size: {count:,} objects under {sc.min_object_bytes:,} bytes "
                     "billed as that size",
-                    self.round(padding / unit_bytes),
+                    rules.units_of(padding, price.unit_bytes, self.table.billing.round_up),
                     price.unit,
                     first_price,
                     self.status(price.status),
@@ -295,26 +275,27 @@ class _Bill:
                     status,
                 )
         if sc.monitoring and bins is not None:
-            monitored = sum(b.count for b in bins if b.bytes >= sc.monitoring.min_object_bytes)
+            least = sc.monitoring.min_object_bytes
+            monitored = sum((rules.monitored_objects(Decimal(b.bytes), Decimal(b.count), least) for b in bins), ZERO)
             if monitored:
                 per = sc.monitoring.per
                 self.add(
                     "storage",
                     f"monitoring and automation: {monitored:,} objects of at least "
                     f"{sc.monitoring.min_object_bytes:,} bytes",
-                    self.round(Decimal(monitored) / per),
+                    rules.units_of(monitored, per, self.table.billing.round_up),
                     f"{per:,} objects",
                     sc.monitoring.price,
                     self.status(sc.monitoring.status),
                 )
         if sc.minimum_billable_bytes:
-            billed = stored + padding
-            if billed < sc.minimum_billable_bytes:
+            shortfall = rules.shortfall_bytes(stored + padding, sc.minimum_billable_bytes)
+            if shortfall > 0:
                 self.add(
                     "minimum",
                     f"minimum billable storage of {_number(sc.minimum_billable_bytes / unit_bytes)} {price.unit}: "
                     "the shortfall",
-                    self.round((sc.minimum_billable_bytes - billed) / unit_bytes),
+                    rules.units_of(shortfall, price.unit_bytes, self.table.billing.round_up),
                     price.unit,
                     first_price,
                     self.status(price.status),
@@ -391,8 +372,7 @@ class _Bill:
                 continue
             status = self.status(rc.status)
             unit = f"{rc.per:,} requests"
-            allowance = rc.free_per_month + rc.free_per_day * month_days
-            free = min(count, allowance)
+            free = min(count, rules.request_allowance(rc, month_days))
             if free:
                 how = f"{rc.free_per_day:,} a day" if rc.free_per_day else f"{rc.free_per_month:,} a month"
                 self.add(
@@ -403,7 +383,7 @@ class _Bill:
                     ZERO,
                     status,
                 )
-            billable = self.round(Decimal(count - free) / rc.per)
+            billable = rules.request_units(Decimal(count), rc, month_days, self.table.billing.round_up)
             if billable > 0:
                 ops = ", ".join(op for op in rc.operations if self.usage.requests.get(op))
                 self.add("requests", f"{rc.id} requests ({ops})", billable, unit, rc.price, status)
@@ -421,7 +401,9 @@ class _Bill:
         option = sc.retrieval.options[name]
         status = self.status(option.status)
         if usage.retrieval_bytes:
-            quantity = self.round(Decimal(usage.retrieval_bytes) / Decimal(sc.retrieval.unit_bytes))
+            quantity = rules.units_of(
+                Decimal(usage.retrieval_bytes), sc.retrieval.unit_bytes, self.table.billing.round_up
+            )
             self.add(
                 "retrieval", f"{sc.name} data retrieval ({name})", quantity, sc.retrieval.unit, option.per_gb, status
             )
@@ -436,30 +418,38 @@ class _Bill:
             )
 
     def egress(self) -> None:
-        rules, usage = self.table.egress, self.usage
-        price = rules.internet
+        egress_rules, usage = self.table.egress, self.usage
+        price = egress_rules.internet
         unit_bytes = Decimal(price.unit_bytes)
         quantity = Decimal(usage.egress_bytes) / unit_bytes
         stored_units = Decimal(usage.stored_bytes) / unit_bytes
-        if (
-            rules.fair_use_multiple_of_storage is not None
-            and quantity > rules.fair_use_multiple_of_storage * stored_units
-        ):
-            self.warnings.append(
+        multiple = egress_rules.fair_use_multiple_of_storage
+        if multiple is not None and quantity > multiple * stored_units:
+            statement = (
                 f"{self.table.provider_name}: egress of {format_bytes(usage.egress_bytes)} exceeds "
-                f"{_number(rules.fair_use_multiple_of_storage)}x the stored {format_bytes(usage.stored_bytes)}; "
+                f"{_number(multiple)}x the stored {format_bytes(usage.stored_bytes)}; "
                 "the free-egress policy allows no more, and sustained excess may be limited or suspended"
             )
+            self.breaches.append(
+                PolicyBreach(
+                    policy="free-egress",
+                    used_bytes=usage.egress_bytes,
+                    limit_bytes=int(multiple * usage.stored_bytes),
+                    limit_multiple_of_storage=multiple,
+                    stored_bytes=usage.stored_bytes,
+                    statement=statement,
+                )
+            )
+            self.warnings.append(statement)
         if quantity == 0:
             return
         used_elsewhere = min(Decimal(usage.egress_allowance_used_bytes) / unit_bytes, price.free_per_month)
-        extra = Decimal(rules.free_per_day * self.table.billing.month_days) - used_elsewhere
+        extra = rules.egress_extra_free(egress_rules, stored_units, self.table.billing.month_days, used_elsewhere)
         labels = []
-        if rules.free_multiple_of_storage:
-            extra += rules.free_multiple_of_storage * stored_units
-            labels.append(f"{_number(rules.free_multiple_of_storage)}x average stored")
-        if rules.free_per_day:
-            labels.append(f"{_number(rules.free_per_day)} {price.unit} a day")
+        if egress_rules.free_multiple_of_storage:
+            labels.append(f"{_number(egress_rules.free_multiple_of_storage)}x average stored")
+        if egress_rules.free_per_day:
+            labels.append(f"{_number(egress_rules.free_per_day)} {price.unit} a day")
         if price.free_per_month:
             labels.append(f"{_number(price.free_per_month)} {price.unit} a month")
         self.tiered(
@@ -472,13 +462,13 @@ class _Bill:
         )
 
     def transfer(self) -> None:
-        usage, rules = self.usage, self.table.egress
+        usage, egress_rules = self.usage, self.table.egress
         if not usage.inter_region_bytes:
             return
-        if rules.inter_region is None:
+        if egress_rules.inter_region is None:
             self.warnings.append(f"{self.table.provider_name} publishes no inter-region transfer price; none charged")
             return
-        price = rules.inter_region
+        price = egress_rules.inter_region
         self.tiered(
             "transfer", "inter-region transfer", price, Decimal(usage.inter_region_bytes) / Decimal(price.unit_bytes)
         )
@@ -524,6 +514,7 @@ def bill(table: PriceTable, storage_class: str, usage: Usage, *, as_of: dt.date 
         total_usd=total,
         rounding=rounding_statement(table),
         warnings=work.warnings,
+        policy_breaches=work.breaches,
     )
 
 

@@ -285,6 +285,11 @@ class Limits(_Model):
     max_single_put_bytes: int | None = Field(None, gt=0, le=MAX_QUANTITY)
     multipart: Multipart | None = None
     request_rates: list[RequestRate] = Field(default_factory=list)
+    restore_required: list[str] = Field(
+        default_factory=list,
+        description="storage classes whose objects must be restored (minutes to hours) before a read (S3 Glacier"
+        " Flexible Retrieval and Deep Archive): no read of them meets a TTFB or throughput target",
+    )
     status: Status | None = None
     note: str | None = None
 
@@ -379,6 +384,10 @@ class PriceTable(_Model):
     )
     label: str | None = Field(None, description="set by an override file layered over a shipped version")
 
+    def restore_required(self, storage_class: str) -> bool:
+        """Whether ``storage_class``'s objects must be restored before they can be read."""
+        return storage_class in self.limits.restore_required
+
     @property
     def version(self) -> str:
         name = f"{self.provider}/{self.regional_folder}" if self.regional_folder else self.provider
@@ -392,6 +401,9 @@ class PriceTable(_Model):
             overhead = storage_class.object_overhead
             if overhead and overhead.standard_rate_class not in self.classes:
                 raise ValueError(f"classes.{class_id}.object_overhead: unknown class {overhead.standard_rate_class!r}")
+        unknown = [c for c in self.limits.restore_required if c not in self.classes]
+        if unknown:
+            raise ValueError(f"limits.restore_required: unknown class {unknown[0]!r}")
         return self
 
     def _units_agree(self) -> None:
@@ -523,6 +535,18 @@ class LineItem(_Model):
     price_status: Status
 
 
+class PolicyBreach(_Model):
+    """Usage beyond a limit the provider sets by policy rather than by price: it is not billed, but
+    the provider may limit or suspend the account (Wasabi: egress up to 1x the stored volume)."""
+
+    policy: Literal["free-egress"] = Field(description="which policy: free-egress is a cap on free egress")
+    used_bytes: int = Field(ge=0, description="the usage the policy limits (bytes of egress this month)")
+    limit_bytes: int = Field(ge=0, description="what the policy allows this month")
+    limit_multiple_of_storage: Quantity = Field(description="the allowance as a multiple of the stored volume")
+    stored_bytes: int = Field(ge=0)
+    statement: str = Field(description="the breach in words, as the bill's warnings give it")
+
+
 class CostBreakdown(_Model):
     """A month's bill for one provider and storage class: line items and their sum."""
 
@@ -536,7 +560,12 @@ class CostBreakdown(_Model):
     line_items: list[LineItem]
     total_usd: Money = Field(description="the sum of the rounded line amounts, as an invoice adds them")
     rounding: str | None = Field(None, description="how each line's amount was rounded, and the rule's source")
-    warnings: list[str] = Field(default_factory=list, description="policy limits the usage breaks (no price)")
+    warnings: list[str] = Field(
+        default_factory=list, description="caveats for people, each policy breach's statement among them"
+    )
+    policy_breaches: list[PolicyBreach] = Field(
+        default_factory=list, description="provider policies the usage breaks (no price): what decides feasibility"
+    )
 
     def unrounded_total_usd(self) -> Decimal:
         """The sum of the lines before the invoice rounds them (what the vectorised sweep computes)."""

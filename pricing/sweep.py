@@ -1,11 +1,11 @@
 """The vectorised path: many usage points priced at once with numpy, for sweeps and plots.
 
-It applies the same rules as ``pricing.engine`` to arrays of float64 and agrees with the exact
-path to float precision (a test holds it to that). It covers the dimensions a sweep varies:
-stored bytes, object count, egress, requests by operation, retrieval and inter-region bytes.
-Deletions, access-tier and unread shares and discounts stay with the exact engine. Totals are
-the lines before the invoice rounds them (``CostBreakdown.unrounded_total_usd``). Use it to
-explore; quote the exact engine's line items.
+It evaluates the engine's own rules (``pricing.rules``) on arrays of float64, so it agrees with
+the exact path to float precision (a test holds it to that) and a rule changed there changes
+here. It covers the dimensions a sweep varies: stored bytes, object count, egress, requests by
+operation, retrieval and inter-region bytes. Deletions, access-tier and unread shares and
+discounts stay with the exact engine. Totals are the lines before the invoice rounds them
+(``CostBreakdown.unrounded_total_usd``). Use it to explore; quote the exact engine's line items.
 """
 
 from __future__ import annotations
@@ -16,31 +16,14 @@ import numpy as np
 import numpy.typing as npt
 
 from planner.errors import PricingError
-from pricing.models import PriceTable, TieredPrice
+from pricing import rules
+from pricing.models import PriceTable
 
 Array = npt.NDArray[np.float64]
 
 
 def _as_array(value: npt.ArrayLike, size: int) -> Array:
     return np.broadcast_to(np.asarray(value, dtype=np.float64).reshape(-1), (size,)).astype(np.float64)
-
-
-def _ladder(quantity: Array, price: TieredPrice) -> Array:
-    total = np.zeros_like(quantity)
-    lower = 0.0
-    for tier in price.tiers:
-        upper = np.inf if tier.up_to is None else float(tier.up_to)
-        total += (np.clip(quantity, lower, upper) - lower) * float(tier.price)
-        lower = upper
-    return total
-
-
-def _tiered(quantity: Array, price: TieredPrice, extra_free: Array, round_up: bool) -> Array:
-    free = np.minimum(quantity, float(price.free_per_month) + extra_free)
-    if price.free_position == "first-tier":
-        # The bounds count every unit and the free units are the first ones: they cost what they displace.
-        return _ladder(quantity, price) - _ladder(free, price)
-    return _ladder(_round(quantity - free, round_up), price)
 
 
 def monthly_totals(
@@ -70,32 +53,29 @@ def monthly_totals(
     zero = np.zeros(size)
 
     price = sc.storage
-    unit = float(price.unit_bytes)
     first = float(price.tiers[0].price)
-    total = _tiered(stored / unit, price, zero, round_up)
+    total = rules.tiered_cost(stored / float(price.unit_bytes), price, zero, round_up)
 
     padding = zero
     if object_count is not None:
         count = _as_array(object_count, size)
-        safe = np.where(count > 0, count, 1.0)
-        mean = np.floor(stored / safe)
-        has = count > 0
+        mean = np.floor(stored / np.where(count > 0, count, 1.0))  # the engine's one bin of the mean size
         if sc.min_object_bytes:
-            padding = np.where(has & (mean < sc.min_object_bytes), (sc.min_object_bytes - mean) * count, 0.0)
-            total += _round(padding / unit, round_up) * first
+            padding = rules.padding_bytes(mean, count, sc.min_object_bytes)
+            total += rules.units_of(padding, price.unit_bytes, round_up) * first
         if sc.object_overhead:
             overhead = sc.object_overhead
             standard = table.classes[overhead.standard_rate_class].storage
-            total += _round(count * overhead.class_rate_bytes / unit, round_up) * first
-            total += _round(count * overhead.standard_rate_bytes / standard.unit_bytes, round_up) * float(
+            total += rules.units_of(count * overhead.class_rate_bytes, price.unit_bytes, round_up) * first
+            total += rules.units_of(count * overhead.standard_rate_bytes, standard.unit_bytes, round_up) * float(
                 standard.tiers[0].price
             )
         if sc.monitoring:
-            monitored = np.where(has & (mean >= sc.monitoring.min_object_bytes), count, 0.0)
-            total += _round(monitored / sc.monitoring.per, round_up) * float(sc.monitoring.price)
+            monitored = rules.monitored_objects(mean, count, sc.monitoring.min_object_bytes)
+            total += rules.units_of(monitored, sc.monitoring.per, round_up) * float(sc.monitoring.price)
     if sc.minimum_billable_bytes:
-        shortfall = np.maximum(0.0, sc.minimum_billable_bytes - (stored + padding))
-        total += _round(shortfall / unit, round_up) * first
+        shortfall = rules.shortfall_bytes(stored + padding, sc.minimum_billable_bytes)
+        total += rules.units_of(shortfall, price.unit_bytes, round_up) * first
 
     days = table.billing.month_days
     owner = {op: rc for rc in sc.requests for op in rc.operations}
@@ -107,26 +87,18 @@ def monthly_totals(
             raise PricingError(f"{table.version} {storage_class}: operation {op!r} is not priced and not free")
         counts[owner[op].id] = counts.get(owner[op].id, zero) + _as_array(values, size)
     for rc in sc.requests:
-        if rc.id not in counts:
-            continue
-        billable = np.maximum(0.0, counts[rc.id] - (rc.free_per_month + rc.free_per_day * days))
-        total += _round(billable / rc.per, round_up) * float(rc.price)
+        if rc.id in counts:
+            total += rules.request_units(counts[rc.id], rc, days, round_up) * float(rc.price)
 
     if sc.retrieval is not None:
         option = sc.retrieval.options[sc.retrieval.default]
-        total += _round(retrieval / sc.retrieval.unit_bytes, round_up) * float(option.per_gb)
+        total += rules.units_of(retrieval, sc.retrieval.unit_bytes, round_up) * float(option.per_gb)
 
-    rules = table.egress
-    egress_unit = float(rules.internet.unit_bytes)
-    extra = np.full(size, float(rules.free_per_day * days))
-    if rules.free_multiple_of_storage:
-        extra = extra + float(rules.free_multiple_of_storage) * stored / egress_unit
-    total += _tiered(egress / egress_unit, rules.internet, extra, round_up)
-    if rules.inter_region is not None:
-        total += _tiered(inter / rules.inter_region.unit_bytes, rules.inter_region, zero, round_up)
+    egress_rules = table.egress
+    egress_unit = float(egress_rules.internet.unit_bytes)
+    extra = rules.egress_extra_free(egress_rules, stored / egress_unit, days, zero)
+    total += rules.tiered_cost(egress / egress_unit, egress_rules.internet, extra, round_up)
+    if egress_rules.inter_region is not None:
+        inter_units = inter / float(egress_rules.inter_region.unit_bytes)
+        total += rules.tiered_cost(inter_units, egress_rules.inter_region, zero, round_up)
     return total
-
-
-def _round(quantity: Array, round_up: bool) -> Array:
-    # Float division leaves noise far below a billing unit: do not let it round 2.0000000000001 up to 3.
-    return np.ceil(quantity - 1e-12 * np.maximum(quantity, 1.0)) if round_up else quantity

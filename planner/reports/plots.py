@@ -1,10 +1,10 @@
 """Pictures of the library's results, drawn with matplotlib's Agg backend into PNG or SVG files.
 
 Each ``save_*_plot`` takes one result model and a path ending in ``.png`` or ``.svg``. The
-figures only lay out what the library returned; the one exception is the cost-vs-egress panel
-of the recommendation plot, which re-prices the workload with the exact engine on a grid of
-egress volumes (everything else held as in the workload), the same way the break-even points
-were solved, so the curves cross exactly where the marked points say.
+figures only lay out what the library returns; the cost-vs-egress panel of the recommendation
+plot asks the library (``planner.costing.costs_at_egress``) for the exact bill on a grid of
+egress volumes, everything else held as in the workload, so its curves cross exactly where the
+break-even points say.
 
 matplotlib is imported when a plot is drawn, never when this module is imported, so the CLI
 starts fast and works without the ``plot`` extra until a plot is asked for.
@@ -297,36 +297,21 @@ def _option_bars(ax: Axes, result: Recommendation, shown: Sequence[RankedOption]
     ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.07 - 0.12 / max(1, len(shown)) * 4), ncols=9, title="category")
 
 
-def _egress_variant_cost(
-    result: Recommendation, option: RankedOption, egress_bytes: float, prices: dict[str, Path]
-) -> float:
-    from planner.costing import estimate_cost
-
-    workload = result.workload
-    variant = workload.model_copy(
-        update={"traffic": workload.traffic.model_copy(update={"egress": round(egress_bytes)})}
-    )
-    bill = estimate_cost(
-        variant, option.provider, option.storage_class, as_of=result.as_of, prices=prices.get(option.provider)
-    )
-    return float(bill.total_usd)
-
-
 def _egress_cap_bytes(result: Recommendation, option: RankedOption, prices: dict[str, Path]) -> float | None:
     """Monthly egress above which the option's free-egress policy rejects it (IDrive e2 3x stored, Wasabi 1x)."""
-    from planner.costing import price_table
+    from planner.costing import egress_cap_bytes, price_table
 
     try:
         table = price_table(option.provider, result.as_of, prices.get(option.provider))
     except PlannerError:
         return None
-    multiple = table.egress.fair_use_multiple_of_storage
-    stored = result.workload.stored_bytes()
-    return None if multiple is None or not stored else float(multiple) * stored
+    return egress_cap_bytes(table, result.workload.stored_bytes())
 
 
 def _egress_curves(ax: Axes, result: Recommendation, prices: dict[str, Path]) -> None:
     import numpy as np
+
+    from planner.costing import costs_at_egress
 
     chosen = next((o for o in result.ranking if o.chosen), result.ranking[0] if result.ranking else None)
     if chosen is None:
@@ -350,9 +335,17 @@ def _egress_curves(ax: Axes, result: Recommendation, prices: dict[str, Path]) ->
     drawn: list[float] = []
     for option in options:
         try:
-            costs = [_egress_variant_cost(result, option, float(x), prices) for x in grid]
+            totals = costs_at_egress(
+                workload,
+                option.provider,
+                option.storage_class,
+                [float(x) for x in grid],
+                as_of=result.as_of,
+                prices=prices.get(option.provider),
+            )
         except PlannerError:
             continue  # a class this workload cannot be priced in at some volume: leave its curve out
+        costs = [float(total) for total in totals]
         state = "chosen" if option.chosen else option.status
         colour = _provider_colour(option.provider, colours)
         cap = _egress_cap_bytes(result, option, prices)
@@ -420,7 +413,16 @@ def _egress_curves(ax: Axes, result: Recommendation, prices: dict[str, Path]) ->
             notes.append(point.statement)
             continue
         number += 1
-        y = _egress_variant_cost(result, chosen, point.at, prices)
+        y = float(
+            costs_at_egress(
+                workload,
+                chosen.provider,
+                chosen.storage_class,
+                [point.at],
+                as_of=result.as_of,
+                prices=prices.get(chosen.provider),
+            )[0]
+        )
         ax.plot([x], [y], marker="o", markersize=7, color="white", markeredgecolor="black", zorder=4)
         ax.annotate(
             str(number),

@@ -281,7 +281,7 @@ class BandwidthCurve(_Frozen):
     def flat(cls, bits_per_s: float) -> BandwidthCurve:
         return cls(points=[BandwidthPoint(size_bytes=1, bits_per_s=bits_per_s)])
 
-    def bits_per_s(self, size_bytes: int) -> float:
+    def bits_per_s(self, size_bytes: float) -> float:
         """Steady rate of one stream moving ``size_bytes`` (``inf`` when the curve is empty)."""
         points = self.points
         if not points:

@@ -23,7 +23,7 @@ from planner.sim.result import (
     judge_simulated,
 )
 from planner.sim.workload_adapter import WINDOWS, adapt_workload
-from planner.workload import ARCHIVE_CLASSES, MONTH_S, Workload
+from planner.workload import MONTH_S, Workload
 from pricing.models import Limits, Usage
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ def simulate(
         results[window] = simulate_spec(adapted.spec, model, duration_s, seed, replications)
     mean = results["mean"]
     verdicts = _verdicts(workload, results["peak"], model, profile, assumptions)
-    restore_first = storage_class in ARCHIVE_CLASSES
+    restore_first = table.restore_required(storage_class)
     if restore_first:
         # the simulation replays immediate reads, which an archive class does not serve
         from planner.recommendation import restore_verdicts

@@ -109,3 +109,21 @@ def test_profiles_cli(fmt: str) -> None:
     assert listed.exit_code == 0 and "cloudflare-r2" in listed.output
     shown = runner.invoke(profiles_app, ["show", "cloudflare-r2", "--format", fmt])
     assert shown.exit_code == 0 and "503 SlowDown" in shown.output and "128" in shown.output
+
+
+def test_shipped_reference_profiles_are_what_the_builder_writes() -> None:
+    """The JSON files are generated from measure/_build_reference.py: an edit to one without the other is drift."""
+    from importlib import resources
+
+    from measure import _build_reference
+
+    built = _build_reference.render()
+    folder = resources.files("measure").joinpath("profiles")
+    shipped = {
+        entry.name: entry.read_text(encoding="utf-8") for entry in folder.iterdir() if entry.name.endswith(".json")
+    }
+    assert sorted(shipped) == sorted(built)
+    for name, text in built.items():
+        assert shipped[name] == text, (
+            f"measure/profiles/{name} is stale: regenerate with `python -m measure._build_reference`"
+        )

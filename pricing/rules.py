@@ -1,0 +1,175 @@
+"""The billing rules: each one small function over a price table's parameters.
+
+A rule takes its quantities as ``Decimal`` (the line-item engine, exact) or as numpy float64
+arrays (the sweep, many usage points at once) and answers in the same kind. The engine and the
+sweep both call these, so a rule is written once and a new rule cannot be missing from one path.
+Only the four primitives at the top know which kind they hold; numpy is imported only when an
+array is given, so the exact path never loads it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import ROUND_CEILING, Decimal
+from typing import TYPE_CHECKING, TypeVar, cast
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from pricing.models import EgressRules, RequestClass, Tier, TieredPrice
+
+Q = TypeVar("Q", Decimal, "npt.NDArray[np.float64]")
+"""A quantity: one exact ``Decimal`` or an array of float64 points."""
+
+ZERO = Decimal(0)
+
+# ----------------------------------------------------------------------------- primitives
+
+
+def scalar(like: Q, value: Decimal | int) -> Q:
+    """A table's parameter in the kind of ``like``: exact for a Decimal, a float beside an array."""
+    if isinstance(like, Decimal):
+        return Decimal(value)
+    return cast("Q", float(value))
+
+
+def minimum(a: Q, b: Q) -> Q:
+    if isinstance(a, Decimal) and isinstance(b, Decimal):
+        return min(a, b)
+    import numpy as np
+
+    return cast("Q", np.minimum(a, b))
+
+
+def maximum(a: Q, b: Q) -> Q:
+    if isinstance(a, Decimal) and isinstance(b, Decimal):
+        return max(a, b)
+    import numpy as np
+
+    return cast("Q", np.maximum(a, b))
+
+
+def round_units(quantity: Q, round_up: bool) -> Q:
+    """A metered quantity as billed: up to a whole unit where the provider rounds up (R2), else as is."""
+    if not round_up:
+        return quantity
+    if isinstance(quantity, Decimal):
+        return quantity.to_integral_value(rounding=ROUND_CEILING)
+    import numpy as np
+
+    # Float division leaves noise far below a billing unit: do not let it round 2.0000000000001 up to 3.
+    return cast("Q", np.ceil(quantity - 1e-12 * np.maximum(quantity, 1.0)))
+
+
+def where_at_least(size: Q, bound: int, value: Q) -> Q:
+    """``value`` where ``size`` is at least ``bound``, else 0."""
+    if isinstance(size, Decimal) and isinstance(value, Decimal):
+        return value if size >= bound else ZERO
+    import numpy as np
+
+    return cast("Q", np.where(size >= bound, value, 0.0))
+
+
+# ----------------------------------------------------------------------------- tiered prices
+
+
+def tier_quantities(quantity: Q, tiers: Sequence[Tier]) -> list[tuple[Tier, Decimal, Q]]:
+    """(tier, its lower bound, units of ``quantity`` within it) for each tier of a marginal ladder."""
+    found: list[tuple[Tier, Decimal, Q]] = []
+    lower = ZERO
+    zero = scalar(quantity, 0)
+    for tier in tiers:
+        top = quantity if tier.up_to is None else minimum(quantity, scalar(quantity, tier.up_to))
+        found.append((tier, lower, maximum(top - scalar(quantity, lower), zero)))
+        if tier.up_to is None:
+            break
+        lower = tier.up_to
+    return found
+
+
+def ladder_cost(quantity: Q, tiers: Sequence[Tier]) -> Q:
+    """USD of ``quantity`` units on a marginal ladder, no allowance."""
+    total = scalar(quantity, 0)
+    for tier, _, units in tier_quantities(quantity, tiers):
+        total = total + units * scalar(quantity, tier.price)
+    return total
+
+
+def free_units(quantity: Q, price: TieredPrice, extra_free: Q) -> Q:
+    """Units the allowance covers: the month's free units plus any extra (per day, per stored volume)."""
+    return minimum(quantity, scalar(quantity, price.free_per_month) + extra_free)
+
+
+def billed_tiers(quantity: Q, price: TieredPrice, free: Q, round_up: bool) -> list[tuple[Tier, Q, Q]]:
+    """(tier, where its billed units begin, billed units) after ``free`` units.
+
+    Where the free units sit follows the table: before the tiers (the bounds count only the units
+    beyond the allowance), or inside the first tier (the bounds count every unit and the free units
+    are the first ones, so they cost what they displace).
+    """
+    if price.free_position == "first-tier":
+        used = tier_quantities(quantity, price.tiers)
+        taken = tier_quantities(free, price.tiers)
+        return [
+            (tier, scalar(quantity, lower) + covered, round_units(units - covered, round_up))
+            for (tier, lower, units), (_, _, covered) in zip(used, taken, strict=True)
+        ]
+    billable = round_units(quantity - free, round_up)
+    return [(tier, scalar(quantity, lower), units) for tier, lower, units in tier_quantities(billable, price.tiers)]
+
+
+def tiered_cost(quantity: Q, price: TieredPrice, extra_free: Q, round_up: bool) -> Q:
+    """USD of ``quantity`` units on a tiered price after its allowance."""
+    free = free_units(quantity, price, extra_free)
+    total = scalar(quantity, 0)
+    for tier, _, units in billed_tiers(quantity, price, free, round_up):
+        total = total + units * scalar(quantity, tier.price)
+    return total
+
+
+def units_of(amount: Q, unit_bytes: int, round_up: bool) -> Q:
+    """Bytes (or objects) in a price's unit, rounded as the provider rounds."""
+    return round_units(amount / scalar(amount, unit_bytes), round_up)
+
+
+# ----------------------------------------------------------------------------- storage
+
+
+def padding_bytes(object_bytes: Q, count: Q, min_object_bytes: int) -> Q:
+    """Bytes added by billing ``count`` objects of ``object_bytes`` as at least ``min_object_bytes``."""
+    short = maximum(scalar(object_bytes, min_object_bytes) - object_bytes, scalar(object_bytes, 0))
+    return short * count
+
+
+def shortfall_bytes(billed_bytes: Q, minimum_billable_bytes: int) -> Q:
+    """Bytes a month's minimum billable storage adds to what is stored (padding included)."""
+    return maximum(scalar(billed_bytes, minimum_billable_bytes) - billed_bytes, scalar(billed_bytes, 0))
+
+
+def monitored_objects(object_bytes: Q, count: Q, min_object_bytes: int) -> Q:
+    """Objects a per-object monitoring fee counts: those of at least its size."""
+    return where_at_least(object_bytes, min_object_bytes, count)
+
+
+# ----------------------------------------------------------------------------- requests and egress
+
+
+def request_allowance(requests: RequestClass, month_days: int) -> int:
+    """Free requests of a class in a month: the monthly allowance plus the daily one over the month."""
+    return requests.free_per_month + requests.free_per_day * month_days
+
+
+def request_units(count: Q, requests: RequestClass, month_days: int, round_up: bool) -> Q:
+    """Billed units (of ``per`` requests) after the allowance."""
+    billable = maximum(count - scalar(count, request_allowance(requests, month_days)), scalar(count, 0))
+    return units_of(billable, requests.per, round_up)
+
+
+def egress_extra_free(rules: EgressRules, stored_units: Q, month_days: int, used_elsewhere: Q) -> Q:
+    """Free egress units beyond the price's monthly allowance: per day over the month and a multiple of
+    the stored volume (B2: 3x), less what the account used elsewhere."""
+    extra = scalar(stored_units, rules.free_per_day * month_days) - used_elsewhere
+    if rules.free_multiple_of_storage:
+        extra = extra + scalar(stored_units, rules.free_multiple_of_storage) * stored_units
+    return extra
