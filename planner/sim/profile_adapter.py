@@ -169,8 +169,12 @@ def with_request_rates(model: ProviderModel, limits: Limits) -> ProviderModel:
 
 
 def derived_latency_s(profile: Profile) -> tuple[float, str]:
-    """A request latency derived from a profile without a GET TTFB, and how it was derived."""
-    candidates = [c for c in profile.cells if c.status != "missing" and not _unusable(c)]
+    """A request latency derived from a profile without a GET TTFB, and how it was derived.
+
+    Closed-loop cells only: Little's law on workers / ops/s holds where every worker always has a
+    request in flight, and an open-loop cell's rate is what was offered, not what its latency allows.
+    """
+    candidates = [c for c in profile.cells if c.status != "missing" and not _unusable(c) and c.mode == "closed"]
 
     def small(cell: Cell) -> int:
         order = {"head": 0, "list": 1, "get": 2}

@@ -239,3 +239,17 @@ def test_sparse_arrivals_draw_the_idle_latency_and_busy_ones_the_back_to_back_la
     assert crowded.latency_p50_s.mean == pytest.approx(0.001, rel=0.05)
     expected = share * idle.mean_s + (1 - share) * busy.mean_s
     assert crowded.mean_latency_s.mean == pytest.approx(expected, rel=0.05)
+
+
+def test_a_derived_latency_reads_closed_loop_cells_only() -> None:
+    # Little's law on a closed loop: 4 workers at 400/s are 10 ms a request; an open loop offered
+    # 10/s completes 10/s whatever its latency, so its "4 workers / 10/s" would read 400 ms
+    from planner.sim.profile_adapter import derived_latency_s
+
+    closed = _cell("head", 0, 4, 400, 0.0)
+    closed.latency_s = Percentiles()
+    opened = closed.model_copy(update={"mode": "open", "offered_per_s": 10.0, "ops_per_s": 10.0})
+    seconds, how = derived_latency_s(_measured([opened, closed]))
+    assert seconds == pytest.approx(0.010) and "Little's law" in how
+    seconds, how = derived_latency_s(_measured([opened]))
+    assert how.startswith("DEFAULT")
