@@ -282,8 +282,15 @@ class Replication:
             return 0.0
         arrivals = spec.arrivals
         sizes = list(zip(spec.sizes.sizes_bytes, spec.sizes.probabilities(), strict=True))
+        put_sizes = sizes
+        if spec.put_sizes is not None:
+            put_sizes = list(zip(spec.put_sizes.sizes_bytes, spec.put_sizes.probabilities(), strict=True))
+
+        def sizes_of(op: str) -> list[tuple[int, float]]:
+            return put_sizes if op == "put" else sizes if op == "get" else [(0, 1.0)]
+
         busy_s = sum(
-            share * sum(p * provider.latency(op, size if op in ("get", "put") else 0).mean_s for size, p in sizes)
+            share * sum(p * provider.latency(op, size).mean_s for size, p in sizes_of(op))
             for op, share in zip(BILLED_OPERATIONS[:4], spec.mix.shares(), strict=True)
             if share
         )
@@ -299,7 +306,7 @@ class Replication:
                 rate * share * p * queue.service_for(op, size)
                 for op, share in zip(BILLED_OPERATIONS[:4], spec.mix.shares(), strict=True)
                 if op in queue.operations
-                for size, p in sizes
+                for size, p in sizes_of(op)
             )
             idle = min(idle, max(0.0, 1.0 - busy / queue.servers))
         return idle
@@ -358,6 +365,9 @@ class Replication:
         self.op_cdf = np.cumsum(self.spec.mix.shares())
         self.size_values = np.array(self.spec.sizes.sizes_bytes, dtype=np.int64)
         self.size_cdf = np.cumsum(self.spec.sizes.probabilities())
+        put_sizes = self.spec.put_sizes
+        self.put_size_values = None if put_sizes is None else np.array(put_sizes.sizes_bytes, dtype=np.int64)
+        self.put_size_cdf = None if put_sizes is None else np.cumsum(put_sizes.probabilities())
 
     # -- random draws in blocks --
 
@@ -373,6 +383,10 @@ class Replication:
         sizes = self.size_values[
             np.minimum(np.searchsorted(self.size_cdf, rng.random(count), side="right"), len(self.size_values) - 1)
         ]
+        if self.put_size_values is not None and self.put_size_cdf is not None:
+            puts = lops == _PUT
+            drawn = np.searchsorted(self.put_size_cdf, rng.random(int(puts.sum())), side="right")
+            sizes[puts] = self.put_size_values[np.minimum(drawn, len(self.put_size_values) - 1)]
         if self.zipf_cdf is None:
             key_ids = rng.integers(0, self.key_count, count)
         else:
