@@ -86,6 +86,8 @@ class LiveFigures:
     window_s: float = 0.0
     client_cpu_s: float = 0.0
     server_cpu_s: float = 0.0
+    in_window: int = 0
+    """requests ended by the end of the arrival window (an open loop's completed rate)"""
 
 
 # -- the server ------------------------------------------------------------------------------------
@@ -127,7 +129,7 @@ def _process_cpu_s(pid: int | None) -> float:
 # -- the live driver -------------------------------------------------------------------------------
 
 
-def _client(endpoint: str, pool: int) -> Any:
+def _client(endpoint: str, pool: int = 1) -> Any:
     import boto3
     from botocore.config import Config
 
@@ -142,43 +144,75 @@ def _client(endpoint: str, pool: int) -> Any:
     return boto3.session.Session().client("s3", endpoint_url=endpoint, config=config)
 
 
+def presigned(endpoint: str, bucket: str, size: int) -> tuple[list[str], list[str]]:
+    """Paths (with their query of signatures) of a GET of every key of ``size`` and a PUT beside it,
+    signed once up front: the driver then speaks plain HTTP on kept-alive connections, so its cost
+    per request is a request line, headers and a body, not a request signed and parsed by an SDK."""
+    from urllib.parse import urlsplit
+
+    client = _client(endpoint)
+    gets, puts = [], []
+    for i in range(KEYS_PER_SIZE[size]):
+        key = f"fidelity/{size}/{i:04d}"
+        for name, into, k in (("get_object", gets, key), ("put_object", puts, key + "-w")):
+            url = urlsplit(client.generate_presigned_url(name, Params={"Bucket": bucket, "Key": k}, ExpiresIn=7200))
+            into.append(f"{url.path}?{url.query}")
+    return gets, puts
+
+
 def _drive_process(
-    endpoint: str, bucket: str, scenario: Scenario, seed: int, start_at: float, out: Any, env: dict[str, str]
+    endpoint: str,
+    scenario: Scenario,
+    paths: tuple[list[str], list[str]],
+    seed: int,
+    start_at: float,
+    out: Any,
 ) -> None:
-    """One worker process: Poisson arrivals at rate / processes, served by a pool of threads."""
-    os.environ.update(env)
-    client = _client(endpoint, scenario.threads)
+    """One driver process: Poisson arrivals at rate / processes, each sent by a free thread of a pool
+    holding one kept-alive HTTP connection each (latency from the scheduled arrival, TTFB to the
+    first body byte)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    host, port = urlsplit(endpoint).hostname or "127.0.0.1", urlsplit(endpoint).port or 80
     rng = random.Random(seed)
     rate = scenario.rate_per_s / scenario.processes
-    keys = [f"fidelity/{scenario.size_bytes}/{i:04d}" for i in range(KEYS_PER_SIZE[scenario.size_bytes])]
+    gets, puts = paths
     body = os.urandom(scenario.size_bytes)
-    jobs: queue.SimpleQueue[tuple[float, bool, str] | None] = queue.SimpleQueue()
+    put_headers = {"Content-Length": str(len(body))}
+    jobs: queue.SimpleQueue[tuple[float, bool, int] | None] = queue.SimpleQueue()
     records: list[tuple[bool, float, float, float, bool]] = []  # get, scheduled, first byte, end, ok
     lock = threading.Lock()
 
     def serve() -> None:
         mine: list[tuple[bool, float, float, float, bool]] = []
+        connection = http.client.HTTPConnection(host, port, timeout=60)
         while True:
             job = jobs.get()
             if job is None:
                 break
-            scheduled, is_get, key = job
+            scheduled, is_get, index = job
             ok = True
             first = math.nan
             try:
                 if is_get:
-                    stream = client.get_object(Bucket=bucket, Key=key)["Body"]
-                    stream.read(1)
+                    connection.request("GET", gets[index])
+                    response = connection.getresponse()
+                    response.read(1)
                     first = time.time()
-                    while stream.read(256 * KIB):
-                        pass
-                    stream.close()
+                    response.read()
                 else:
-                    client.put_object(Bucket=bucket, Key=key + "-w", Body=body)
-            except Exception:  # every failure is counted, not raised
+                    connection.request("PUT", puts[index], body=body, headers=put_headers)
+                    response = connection.getresponse()
+                    response.read()
+                ok = response.status < 300
+            except (OSError, http.client.HTTPException):  # every failure is counted, not raised
                 ok = False
+                connection.close()
+                connection = http.client.HTTPConnection(host, port, timeout=60)
             end = time.time()
             mine.append((is_get, scheduled, first, end, ok))
+        connection.close()
         with lock:
             records.extend(mine)
 
@@ -199,7 +233,7 @@ def _drive_process(
         elif -wait > LATE_S:
             late += 1
         arrivals += 1
-        jobs.put((t, rng.random() < scenario.get_share, keys[rng.randrange(len(keys))]))
+        jobs.put((t, rng.random() < scenario.get_share, rng.randrange(len(gets))))
     for _ in threads:
         jobs.put(None)
     for thread in threads:
@@ -207,14 +241,15 @@ def _drive_process(
     out.put((records, late, arrivals, time.process_time() - cpu0))
 
 
-def drive(endpoint: str, bucket: str, scenario: Scenario, seed: int, weed_pid: int | None) -> LiveFigures:
-    env = {k: v for k, v in os.environ.items() if k.startswith("AWS_")}
+def drive(
+    endpoint: str, scenario: Scenario, paths: tuple[list[str], list[str]], seed: int, weed_pid: int | None
+) -> LiveFigures:
     context = multiprocessing.get_context("fork")
     out = context.Queue()
-    start_at = time.time() + 1.0  # the processes make their clients first
+    start_at = time.time() + 0.5  # the processes start their threads first
     workers = [
         context.Process(
-            target=_drive_process, args=(endpoint, bucket, scenario, seed * 101 + i, start_at, out, env), daemon=True
+            target=_drive_process, args=(endpoint, scenario, paths, seed * 101 + i, start_at, out), daemon=True
         )
         for i in range(scenario.processes)
     ]
@@ -235,6 +270,7 @@ def drive(endpoint: str, bucket: str, scenario: Scenario, seed: int, weed_pid: i
                 figures.failed += 1
                 continue
             figures.completed += 1
+            figures.in_window += end < start_at + scenario.seconds
             if is_get:
                 figures.get_latency_s.append(end - scheduled)
                 figures.get_ttfb_s.append(first - scheduled)
@@ -251,12 +287,16 @@ def open_loop_cells(runs: list[LiveFigures], scenario: Scenario) -> list[Cell]:
     cells = []
     window_s = sum(run.window_s for run in runs)
     late = sum(run.late for run in runs)
+    ended = sum(run.in_window for run in runs) / max(1, sum(run.completed for run in runs))
     for op, share in (("get", scenario.get_share), ("put", 1 - scenario.get_share)):
+        if share <= 0:
+            continue
         latencies = [run.get_latency_s if op == "get" else run.put_latency_s for run in runs]
         ttfbs = [run.get_ttfb_s if op == "get" else run.put_latency_s for run in runs]
         count = sum(len(samples) for samples in latencies)
         if count < 20 or not all(len(samples) >= 5 for samples in latencies):
             continue
+        mean_s = float(np.mean([v for samples in latencies for v in samples]))
         cells.append(
             Cell(
                 op=op,  # type: ignore[arg-type]
@@ -267,8 +307,9 @@ def open_loop_cells(runs: list[LiveFigures], scenario: Scenario) -> list[Cell]:
                 late_arrivals=late,
                 duration_s=window_s,
                 samples=count,
-                ops_per_s=count / window_s,
-                throughput_mib_per_s=count * scenario.size_bytes / window_s / MIB,
+                ops_per_s=count * ended / window_s,
+                in_flight_mean=count / window_s * mean_s,
+                throughput_mib_per_s=count * ended * scenario.size_bytes / window_s / MIB,
                 latency_s=_median_percentiles(latencies),
                 ttfb_s=_median_percentiles(ttfbs),
                 note=f"open loop of benchmarks/fidelity.py's driver (Poisson arrivals); median of {len(runs)} runs",
@@ -361,6 +402,61 @@ def measure_profile(endpoint: str, bucket: str, folder: Path, seconds: float) ->
     return Measurement(options).run()
 
 
+DRIVER_PROCESSES = 2
+LADDER = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5)
+"""Offered rates of the open-loop GET cells, as shares of the closed-loop peak of planner's measure client."""
+
+
+def load_ladder(
+    endpoint: str, paths: tuple[list[str], list[str]], closed_peak: float, weed_pid: int | None, args: Any
+) -> list[Cell]:
+    """Open-loop 4 KiB GET cells of this driver at rising shares of the closed-loop peak, up to the
+    first that the server could not keep up with (it completed under 95 % of what was offered in
+    the window) or that the driver could not send on time (over 5 % late arrivals: client-bound)."""
+    cells: list[Cell] = []
+    for share in LADDER:
+        rate = share * closed_peak
+        step = Scenario(f"ladder {share:g}", rate, 4 * KIB, 1.0, args.ladder_seconds, processes=DRIVER_PROCESSES)
+        run = drive(endpoint, step, paths, 7, weed_pid)
+        summary = live_summary(run)
+        completed = run.in_window / run.window_s
+        print(
+            f"open loop {rate:.0f}/s ({share:.0%} of the closed-loop peak): completed {completed:.0f}/s, "
+            f"{_line(summary)}",
+            flush=True,
+        )
+        cells += open_loop_cells([run], step)
+        if fell_behind(rate, completed, run.window_s) or summary["late"] > 0.05:
+            break
+    return cells
+
+
+def fell_behind(offered_per_s: float, completed_per_s: float, window_s: float | None) -> bool:
+    """Completed under 95 % of the offered rate by more than Poisson noise (3 sigma) explains: the
+    test the simulator's profile adapter applies to an open-loop cell."""
+    expected = offered_per_s * (window_s or math.inf)
+    noise = 3 / math.sqrt(expected) if math.isfinite(expected) else 0.0
+    return completed_per_s < (0.95 - noise) * offered_per_s
+
+
+def open_loop_peak(profile: Profile, closed_peak: float) -> tuple[float, str]:
+    """The 4 KiB GET peak as this driver sees it: the completed rate of the open-loop cell that fell
+    behind its offered rate (the server's capacity with this driver's cost on the same cores), else
+    the best rate of any cell, a lower bound."""
+    opened = sorted(
+        (c for c in profile.cells if c.op == "get" and c.mode == "open" and c.object_size_bytes == 4 * KIB),
+        key=lambda c: c.offered_per_s or 0.0,
+    )
+    for cell in opened:
+        if cell.ops_per_s and cell.offered_per_s and fell_behind(cell.offered_per_s, cell.ops_per_s, cell.duration_s):
+            return cell.ops_per_s, (
+                f"an open loop of this driver offered {cell.offered_per_s:.0f}/s completed {cell.ops_per_s:.0f}/s; "
+                f"planner measure's closed loops reached {closed_peak:.0f}/s"
+            )
+    best = max([closed_peak, *(c.ops_per_s or 0.0 for c in opened)])
+    return best, "the best rate any cell reached (no open loop fell behind): a lower bound"
+
+
 def peak_get_rate(profile: Profile, size: int) -> float:
     rates = [c.ops_per_s or 0.0 for c in profile.cells if c.op == "get" and c.object_size_bytes == size]
     return max(rates, default=0.0)
@@ -379,6 +475,12 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, help="use this measured profile instead of measuring")
     parser.add_argument("--profile-out", type=Path, help="keep the measured profile here")
     parser.add_argument("--only", default="abcd", help="scenarios to run, e.g. 'ab'")
+    parser.add_argument(
+        "--ladder-seconds",
+        type=float,
+        default=8.0,
+        help="window of each open-loop GET cell at a share of the closed-loop peak (0: none)",
+    )
     parser.add_argument(
         "--open-cells",
         type=float,
@@ -407,12 +509,29 @@ def main() -> None:
                 if args.profile_out is not None:
                     args.profile_out.write_text(profile.model_dump_json(indent=1))
             populate(server.client(), bucket)
-            calibrate = args.open_cells > 0 and not any(c.mode == "open" for c in profile.cells)
-            sparse_runs: dict[int, list[LiveFigures]] = {}
-            closed_only = profile.model_copy(update={"cells": [c for c in profile.cells if c.mode == "closed"]})
-            peak = peak_get_rate(closed_only, 4 * KIB)
             proxy = server_fixture.FaultProxy(upstream_port=int(server.endpoint.rsplit(":", 1)[1]), delay_s=0.020)
             proxy.start()
+            paths = {
+                (endpoint, size): presigned(endpoint, bucket, size)
+                for endpoint in (server.endpoint, proxy.endpoint)
+                for size in (4 * KIB, 4 * MIB)
+            }
+            # the open-loop cells come from this driver, as the live scenarios do: planner measure's
+            # open loops ran with its heavier client on the same two cores, so the server had less
+            # CPU then than it has under this driver, and its peak would not be this driver's
+            calibrate = args.open_cells > 0
+            dropped = sum(c.mode == "open" for c in profile.cells) if calibrate else 0
+            closed_only = profile.model_copy(update={"cells": [c for c in profile.cells if c.mode == "closed"]})
+            if dropped:
+                profile = closed_only.model_copy(deep=True)
+                print(f"left out planner measure's {dropped} open-loop cells (its client, not this driver)")
+            sparse_runs: dict[int, list[LiveFigures]] = {}
+            closed_peak = peak_get_rate(closed_only, 4 * KIB)
+            if calibrate and args.ladder_seconds > 0:
+                ladder = load_ladder(server.endpoint, paths[server.endpoint, 4 * KIB], closed_peak, weed_pid, args)
+                profile.cells += ladder
+            peak, peak_note = open_loop_peak(profile, closed_peak)
+            print(f"peak: {peak:.0f}/s ({peak_note})", flush=True)
             scenarios = {
                 "a": Scenario("a light 20/s 4 KiB 80:20", 20.0, 4 * KIB, 0.8, args.seconds),
                 "b": Scenario(
@@ -421,7 +540,7 @@ def main() -> None:
                     4 * KIB,
                     1.0,
                     min(args.seconds, 15.0),
-                    processes=2,
+                    processes=DRIVER_PROCESSES,
                     threads=16,
                 ),
                 "c": Scenario("c 4 MiB 8/s 80:20", 8.0, 4 * MIB, 0.8, args.seconds),
@@ -434,19 +553,19 @@ def main() -> None:
                 # mix of quiet and busy moments on the shared machine as the scenarios do
                 for size in (4 * KIB, 4 * MIB) if calibrate else ():
                     sparse = Scenario("sparse", 10.0, size, 0.8, args.open_cells / args.rounds)
-                    run = drive(server.endpoint, bucket, sparse, 99 + round_index, weed_pid)
+                    run = drive(server.endpoint, sparse, paths[server.endpoint, size], 99 + round_index, weed_pid)
                     sparse_runs.setdefault(size, []).append(run)
                 for scenario in chosen:
                     endpoint = proxy.endpoint if scenario.proxy_delay_s else server.endpoint
-                    figures = drive(endpoint, bucket, scenario, round_index, weed_pid)
+                    figures = drive(endpoint, scenario, paths[endpoint, scenario.size_bytes], round_index, weed_pid)
                     live[scenario.name].append(live_summary(figures))
                     print(f"round {round_index + 1} {scenario.name}: {_line(live[scenario.name][-1])}", flush=True)
             for size, runs in sparse_runs.items():
                 profile.cells += open_loop_cells(runs, Scenario("sparse", 10.0, size, 0.8, args.open_cells))
             if sparse_runs:
-                print(f"added {sum(c.mode == 'open' for c in profile.cells)} open-loop cells at 10/s", flush=True)
-                if args.profile_out is not None:
-                    args.profile_out.write_text(profile.model_dump_json(indent=1))
+                print(f"added {sum(c.mode == 'open' for c in profile.cells)} open-loop cells", flush=True)
+            if args.profile_out is not None:
+                args.profile_out.write_text(profile.model_dump_json(indent=1))
         finally:
             if proxy is not None:
                 proxy.stop()
