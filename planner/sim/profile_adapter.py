@@ -51,6 +51,7 @@ included), taken as a constant (no spread is published), and used for every oper
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -500,11 +501,16 @@ def erlang_c_wait_s(arrival_per_s: float, service_s: float, servers: int) -> flo
 
 
 def _servers(
-    cells: list[Cell], capacity_per_s: float, busy_mean_s: float, spreads: list[tuple[LatencyModel | None, str]]
+    cells: list[Cell],
+    capacity_per_s: float,
+    unloaded_mean_s: Callable[[float], float],
+    spreads: list[tuple[LatencyModel | None, str]],
 ) -> tuple[int, LatencyModel | None, str] | None:
     """How many servers share ``capacity_per_s``, and which of ``spreads`` their service times follow,
     from how latency rose in open-loop cells that kept up with their offered rate: the pair whose mean
-    wait on top of the back-to-back mean latency comes closest (in log) to the cells' mean latencies.
+    wait on top of the unloaded mean latency at the cell's rate (``unloaded_mean_s``: the idle and
+    back-to-back latencies mixed as the simulator mixes them) comes closest (in log) to the cells'
+    mean latencies.
     The wait is M/M/c's (Erlang C) times (1 + the squared coefficient of variation of the service
     times) / 2 (Allen-Cunneen's M/G/c), for the spread the simulator will draw (None: constant).
     None without such a cell (one server, the closed-loop spread)."""
@@ -530,7 +536,10 @@ def _servers(
         service_s = servers / capacity_per_s
         return sum(
             math.log(
-                (busy_mean_s + factor * erlang_c_wait_s(c.offered_per_s or 0.0, service_s, servers))
+                (
+                    unloaded_mean_s(c.offered_per_s or 0.0)
+                    + factor * erlang_c_wait_s(c.offered_per_s or 0.0, service_s, servers)
+                )
                 / (c.latency_s.mean or 1)
             )
             ** 2
@@ -632,10 +641,16 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
                     f"{op.upper()} {format_bytes(size, binary=True) if size else ''} capacity {capacity[0]:.4g}/s: "
                     f"where its cells level off ({capacity[1]})"
                 )
-                busy_mean = base.latency_s.mean or base.latency_s.p50
+                busy_mean = base.latency_s.mean or base.latency_s.p50 or 0.0
+                idle_mean = (sparse.latency_s.mean or sparse.latency_s.p50 or 0.0) if sparse else busy_mean
+
+                def unloaded(rate: float, busy: float = busy_mean, idle: float = idle_mean) -> float:
+                    share = math.exp(-rate * busy)  # as the simulator mixes them (Little's law on the rate)
+                    return share * idle + (1 - share) * busy
+
                 closed_spread, _ = _service_spread([c for c in cells if c.op == op])
                 spreads = [(closed_spread, "the most loaded closed loop's"), (_EXPONENTIAL, "exponential")]
-                fitted = _servers(by_size[size], capacity[0], busy_mean or 0.0, spreads)
+                fitted = _servers(by_size[size], capacity[0], unloaded, spreads)
                 if fitted is not None and fitted[0] > servers.get(op, (0, ""))[0]:
                     servers[op] = fitted
         if sparse_points:
