@@ -30,7 +30,11 @@ interpolated in log size (``latency_by_size``); GET stream rates are the size ov
 TTFB, PUT's the size over the latency it adds to the smallest PUT; and where a size's cells level
 off (the rate stops growing with the requests in flight, Little's law; ``in_flight_mean`` when
 measured) their best rate is that size's capacity, one first-come-first-served server whose
-queue adds the load-dependent part of the latency (``server_queues``). Published references
+queue adds the load-dependent part of the latency (``server_queues``). Open-loop cells, where
+present, come first: one that fell behind its offered rate gives the capacity (its completed
+rate), one that kept up with more than the closed loops reached raises it, and those that kept up
+under load give the server count and service spread whose M/G/c waits fit their latency rise
+(closed loops alone cannot tell one server from several). Published references
 keep the summary model: they publish too few cells for it, and the assumptions say so.
 
 Most published references give no GET time to first byte (only R2's ~40 ms floor, seed 001).
