@@ -237,7 +237,13 @@ class HotObjects(_Model):
     share_of_reads: Share = Field(
         0.0, ge=0, le=1, description='fraction of all reads that go to them, e.g. 0.3 or "30%"'
     )
-    peak_concurrency: Count = Field(1, ge=1, le=MAX_COUNT, description="concurrent readers of one hot object at peak")
+    peak_concurrency: Count = Field(
+        1,
+        ge=0,
+        le=MAX_COUNT,
+        description="concurrent readers of one hot object at peak, starting together (0: no burst, the hot share "
+        "of reads arrives with the rest)",
+    )
     replicas: Count = Field(1, ge=1, le=MAX_COUNT, description="copies under different keys that readers spread over")
     read_size: Bytes | None = Field(
         None, description='bytes each hot read fetches, e.g. "1 MiB" for a header region (default: the whole object)'
@@ -268,6 +274,14 @@ class Traffic(_Model):
         description='requests a second at peak, e.g. "300/s" (or "/min", "/h"): the simulated peak window runs '
         "at this rate, in the monthly counts' mix, instead of the month's average x peak_factor",
     )
+    workers: int | None = Field(
+        None,
+        ge=1,
+        le=100_000,
+        description="the peak as a closed loop: this many clients, each sending its next request when its last "
+        "one ends (after think_time), in the monthly counts' mix, instead of Poisson arrivals at a rate",
+    )
+    think_time: Seconds = Field(0.0, ge=0, description='a worker\'s pause between requests, e.g. "50 ms"')
 
     @field_validator("read_write_ratio")
     @classmethod
@@ -282,6 +296,10 @@ class Traffic(_Model):
     def _not_overdetermined(self) -> Traffic:
         if self.read_write_ratio is not None and self.reads is not None and self.writes is not None:
             raise ValueError("give at most two of reads, writes and read_write_ratio")
+        if self.workers is not None and self.peak_rate is not None:
+            raise ValueError("give peak_rate (an open loop) or workers (a closed loop), not both")
+        if self.think_time and self.workers is None:
+            raise ValueError("think_time is a closed loop's pause: give workers too")
         return self
 
     @property

@@ -161,6 +161,26 @@ class RawRun:
     unfinished: int
     events: int
 
+    @classmethod
+    def joined(cls, chunks: list[RawRun]) -> RawRun:
+        """Chunks of one replication as one (the counters are the last chunk's, its totals)."""
+        last = chunks[-1]
+        arrays = {
+            name: np.concatenate([getattr(chunk, name) for chunk in chunks])
+            for name in (
+                "lop", "t_arrival", "t_conn", "t_first", "t_end", "size", "ok", "transfer_lop", "transfer_start",
+                "transfer_end", "transfer_bytes", "error_time",
+            )
+        }  # fmt: skip
+        return cls(
+            **arrays,
+            errors=last.errors,
+            retries=last.retries,
+            billed=last.billed,
+            unfinished=last.unfinished,
+            events=last.events,
+        )
+
 
 class Replication:
     """Simulates ``spec`` against ``provider`` for ``duration_s`` of arrivals, then drains."""
@@ -169,6 +189,10 @@ class Replication:
     """Run the network's add and finish for one shared resource inside the loop (False: call its methods)."""
     inline_requests = True
     """Begin and end a whole-object request inside the loop (False: call ``_begin`` and ``_finish``)."""
+    CHUNK_REQUESTS = 250_000
+    """An open loop's arrivals are drawn, and its records handed on, this many (expected) at a time."""
+    CHUNK_S = 60.0
+    """The shortest stretch of simulated time handed on at once (a closed loop's stretch)."""
 
     def __init__(
         self,
@@ -233,6 +257,7 @@ class Replication:
         self.retries = [0] * len(LOGICAL_OPERATIONS)
         self.billed = [0] * len(BILLED_OPERATIONS)
         self.issued = 0  # logical operations issued; those not recorded are unfinished
+        self.ended = 0  # logical operations recorded and handed on
         self.draw_lop: list[int] = []
         self.draw_size: list[int] = []
         self.draw_key: list[int] = []
@@ -257,8 +282,15 @@ class Replication:
             return 0.0
         arrivals = spec.arrivals
         sizes = list(zip(spec.sizes.sizes_bytes, spec.sizes.probabilities(), strict=True))
+        put_sizes = sizes
+        if spec.put_sizes is not None:
+            put_sizes = list(zip(spec.put_sizes.sizes_bytes, spec.put_sizes.probabilities(), strict=True))
+
+        def sizes_of(op: str) -> list[tuple[int, float]]:
+            return put_sizes if op == "put" else sizes if op == "get" else [(0, 1.0)]
+
         busy_s = sum(
-            share * sum(p * provider.latency(op, size if op in ("get", "put") else 0).mean_s for size, p in sizes)
+            share * sum(p * provider.latency(op, size).mean_s for size, p in sizes_of(op))
             for op, share in zip(BILLED_OPERATIONS[:4], spec.mix.shares(), strict=True)
             if share
         )
@@ -274,7 +306,7 @@ class Replication:
                 rate * share * p * queue.service_for(op, size)
                 for op, share in zip(BILLED_OPERATIONS[:4], spec.mix.shares(), strict=True)
                 if op in queue.operations
-                for size, p in sizes
+                for size, p in sizes_of(op)
             )
             idle = min(idle, max(0.0, 1.0 - busy / queue.servers))
         return idle
@@ -333,6 +365,9 @@ class Replication:
         self.op_cdf = np.cumsum(self.spec.mix.shares())
         self.size_values = np.array(self.spec.sizes.sizes_bytes, dtype=np.int64)
         self.size_cdf = np.cumsum(self.spec.sizes.probabilities())
+        put_sizes = self.spec.put_sizes
+        self.put_size_values = None if put_sizes is None else np.array(put_sizes.sizes_bytes, dtype=np.int64)
+        self.put_size_cdf = None if put_sizes is None else np.cumsum(put_sizes.probabilities())
 
     # -- random draws in blocks --
 
@@ -348,6 +383,10 @@ class Replication:
         sizes = self.size_values[
             np.minimum(np.searchsorted(self.size_cdf, rng.random(count), side="right"), len(self.size_values) - 1)
         ]
+        if self.put_size_values is not None and self.put_size_cdf is not None:
+            puts = lops == _PUT
+            drawn = np.searchsorted(self.put_size_cdf, rng.random(int(puts.sum())), side="right")
+            sizes[puts] = self.put_size_values[np.minimum(drawn, len(self.put_size_values) - 1)]
         if self.zipf_cdf is None:
             key_ids = rng.integers(0, self.key_count, count)
         else:
@@ -409,13 +448,7 @@ class Replication:
 
     def _start(self) -> None:
         arrivals = self.spec.arrivals
-        if isinstance(arrivals, OpenLoop):
-            times = self._arrival_times(arrivals)
-            self.arrival_times = [*times.tolist(), _INF]
-            lops, sizes, keys = self._draw_requests(len(times))
-            self.arrival_lop, self.arrival_size, self.arrival_key = lops.tolist(), sizes.tolist(), keys.tolist()
-            self.arrival_latency = self._draw_latencies(lops, sizes)
-        elif isinstance(arrivals, ClosedLoop):
+        if isinstance(arrivals, ClosedLoop):
             for _ in range(arrivals.workers):
                 self._issue_next()
         hot = self.spec.keys.hot
@@ -426,16 +459,24 @@ class Replication:
                 self._push([_BURST], t)
                 t += every
 
-    def _arrival_times(self, loop: OpenLoop) -> FloatArray:
-        """Poisson arrivals over the window, thinned from the profile's peak rate."""
+    def _open_chunk(self, loop: OpenLoop, start_s: float, end_s: float) -> None:
+        """The open loop's arrivals in [start_s, end_s), each with its operation, size, key and latency."""
+        times = self._arrival_times(loop, start_s, end_s)
+        self.arrival_times = [*times.tolist(), _INF]
+        lops, sizes, keys = self._draw_requests(len(times))
+        self.arrival_lop, self.arrival_size, self.arrival_key = lops.tolist(), sizes.tolist(), keys.tolist()
+        self.arrival_latency = self._draw_latencies(lops, sizes)
+
+    def _arrival_times(self, loop: OpenLoop, start_s: float, end_s: float) -> FloatArray:
+        """Poisson arrivals in [start_s, end_s), thinned from the profile's peak rate."""
         rng, peak = self.rng, loop.max_rate_per_s
-        expected = peak * self.duration_s
+        expected = peak * (end_s - start_s)
         count = int(expected + 6 * math.sqrt(expected) + 16)
-        times = np.cumsum(rng.exponential(1.0 / peak, count))
-        while times[-1] < self.duration_s:
+        times = np.cumsum(rng.exponential(1.0 / peak, count)) + start_s
+        while times[-1] < end_s:
             more = np.cumsum(rng.exponential(1.0 / peak, count)) + times[-1]
             times = np.concatenate([times, more])
-        times = times[times < self.duration_s]
+        times = times[times < end_s]
         if loop.profile in ("mean", "peak"):
             return times
         keep = rng.random(len(times)) < loop.rates_per_s(times) / peak
@@ -974,10 +1015,44 @@ class Replication:
     # -- run --
 
     def run(self) -> RawRun:
+        """The whole replication as one record (``run_chunks`` bounds the memory of a long one)."""
+        chunks: list[RawRun] = []
+        self.run_chunks(chunks.append)
+        return RawRun.joined(chunks)
+
+    def run_chunks(self, consume: Callable[[RawRun], None]) -> None:
+        """Run the replication, handing what it recorded to ``consume`` a stretch of time at a time
+        and forgetting it: memory holds one stretch's requests (about ``CHUNK_REQUESTS`` for an open
+        loop, ``CHUNK_S`` of simulated time for a closed one) and those in flight, however long the
+        window. The counters (errors, retries, billed, unfinished) are each chunk's totals so far."""
         self._start()
+        arrivals = self.spec.arrivals
+        if isinstance(arrivals, OpenLoop):
+            chunk_s = max(self.CHUNK_S, self.CHUNK_REQUESTS / arrivals.max_rate_per_s)
+        else:
+            chunk_s = self.CHUNK_S
+        start = 0.0
+        while start < self.duration_s:
+            end = min(self.duration_s, start + chunk_s)
+            if isinstance(arrivals, OpenLoop):
+                self._open_chunk(arrivals, start, end)
+            self._loop(end)
+            consume(self._take(final=False))
+            start = end
+        self.arrival_times = [_INF]
         self._loop(self.duration_s + self.drain_s)
+        consume(self._take(final=True))
+
+    def _take(self, *, final: bool) -> RawRun:
+        """What was recorded since the last call, as arrays; the lists start again empty."""
         records = np.fromiter(self.records, np.float64, len(self.records)).reshape(-1, 7)
         transfers = np.fromiter(self.transfers, np.float64, len(self.transfers)).reshape(-1, 4)
+        error_times = np.array(self.error_times, dtype=np.float64)
+        self.ended += len(records)
+        self.records, self.transfers, self.error_times = [], [], []
+        if len(self.put_off) > 1024:  # put-off searches from times already past are never asked again
+            now = self.env._now
+            self.put_off = {at: free for at, free in self.put_off.items() if at >= now}
         # the whole-object GETs whose records stand for their transfers too (ok 2)
         moved = records[records[:, 6] == 2.0]
         if len(moved):
@@ -994,10 +1069,10 @@ class Replication:
             transfer_start=transfers[:, 1],
             transfer_end=transfers[:, 2],
             transfer_bytes=transfers[:, 3],
-            error_time=np.array(self.error_times, dtype=np.float64),
+            error_time=error_times,
             errors=dict(self.errors),
             retries=list(self.retries),
             billed=list(self.billed),
-            unfinished=self.issued - len(records),
+            unfinished=self.issued - self.ended if final else 0,
             events=0,
         )

@@ -68,3 +68,67 @@ def delivered_bytes(start: FloatArray, end: FloatArray, nbytes: FloatArray, at: 
         cumulative = np.concatenate([[0.0], np.cumsum(sizes)])
         total = total + cumulative[np.searchsorted(order, at, side="right")]
     return total
+
+
+RETAINED_SAMPLES = 200_000
+"""Samples a ``StreamingQuantiles`` keeps exactly before it folds them into its histogram."""
+_GROWTH = 1.001
+_LOW_S = 1e-7
+_BUCKETS = math.ceil(math.log(1e6 / _LOW_S) / math.log(_GROWTH)) + 2
+
+
+class StreamingQuantiles:
+    """Percentiles of a stream of non-negative seconds in bounded memory.
+
+    Up to ``retained`` samples are kept as they are and give numpy's exact (linearly
+    interpolated) percentiles. Past that, every sample goes into a log histogram of buckets
+    0.1 % wide from 0.1 us to 10^6 s (about 28,000 counters, whatever the count), and a
+    percentile is its bucket's geometric middle, clamped to the smallest and largest sample
+    seen: within 0.05 % of the exact value (half a bucket), plus the gap between neighbouring
+    samples that numpy's interpolation would bridge. Below 0.1 us a sample counts in the first
+    bucket (reported as the smallest sample seen).
+    """
+
+    __slots__ = ("_counts", "_max", "_min", "_samples", "count", "retained")
+
+    def __init__(self, retained: int = RETAINED_SAMPLES) -> None:
+        self.retained = retained
+        self._samples: list[FloatArray] = []
+        self._counts: np.ndarray[Any, np.dtype[np.int64]] | None = None
+        self.count = 0
+        self._min, self._max = math.inf, -math.inf
+
+    @property
+    def kept(self) -> int:
+        """Samples held as they are (0 once the histogram took over)."""
+        return sum(len(s) for s in self._samples)
+
+    def add(self, values: FloatArray) -> None:
+        if not values.size:
+            return
+        self.count += int(values.size)
+        self._min = min(self._min, float(values.min()))
+        self._max = max(self._max, float(values.max()))
+        if self._counts is None:
+            self._samples.append(np.array(values, dtype=np.float64))
+            if self.kept <= self.retained:
+                return
+            self._counts = np.zeros(_BUCKETS, dtype=np.int64)
+            values = np.concatenate(self._samples)
+            self._samples = []
+        index = np.floor(np.log(np.maximum(values, _LOW_S) / _LOW_S) / math.log(_GROWTH)).astype(np.int64)
+        self._counts += np.bincount(np.minimum(index, _BUCKETS - 1), minlength=_BUCKETS)
+
+    def percentiles(self, levels: tuple[float, ...]) -> list[float]:
+        """The percentiles (0-100) of everything added; NaN when nothing was."""
+        if not self.count:
+            return [math.nan] * len(levels)
+        if self._counts is None:
+            values = np.concatenate(self._samples)
+            out: list[float] = np.percentile(values, levels).tolist()
+            return out
+        cumulative = np.cumsum(self._counts)
+        ranks = np.array(levels) / 100 * (self.count - 1)
+        buckets = np.searchsorted(cumulative, ranks, side="right")
+        middles = _LOW_S * _GROWTH ** (buckets + 0.5)
+        return np.clip(middles, self._min, self._max).tolist()  # type: ignore[no-any-return]

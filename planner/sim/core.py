@@ -10,7 +10,7 @@ import numpy as np
 
 from planner.errors import InputError
 from planner.sim._engine import LOGICAL_OPERATIONS, RawRun, Replication
-from planner.sim._stats import delivered_bytes, mean_and_half_width
+from planner.sim._stats import RETAINED_SAMPLES, StreamingQuantiles, delivered_bytes, mean_and_half_width
 from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
 from planner.sim.result import Estimate, OperationStats, SimulationResult, SLOVerdict, TimeSeries
 from planner.sim.spec import OpenLoop, SimSpec
@@ -53,15 +53,16 @@ def simulate_spec(
     streams = np.random.SeedSequence(seed).spawn(replications)
     figures = []
     for stream in streams:
-        run = Replication(
+        tally = Tally(duration_s, warmup_s)
+        Replication(
             spec,
             provider_model,
             duration_s,
             np.random.Generator(np.random.PCG64(stream)),
             warmup_s=warmup_s,
             drain_s=drain_s,
-        ).run()
-        figures.append(_figures(run, spec, duration_s, warmup_s))
+        ).run_chunks(tally.add)
+        figures.append(tally.figures())
     return _summarise(spec, provider_model, figures, duration_s, warmup_s, seed)
 
 
@@ -72,48 +73,93 @@ def _bin_width(duration_s: float) -> float:
     return width
 
 
-def _figures(run: RawRun, spec: SimSpec, duration_s: float, warmup_s: float) -> _Figures:
-    out = _Figures()
-    window_s = duration_s - warmup_s
-    in_window = (run.t_arrival >= warmup_s) & (run.t_arrival < duration_s)
-    edges = np.array([warmup_s, duration_s])
-    for code, name in enumerate(LOGICAL_OPERATIONS):
-        mine = in_window & (run.lop == code)
-        done = mine & run.ok
-        v = out.values
-        v[f"{name}.requests"] = float(mine.sum())
-        v[f"{name}.failed"] = float((mine & ~run.ok).sum())
-        v[f"{name}.retries"] = float(run.retries[code])
-        latency = run.t_end[done] - run.t_arrival[done]
-        ttfb = run.t_first[done] - run.t_arrival[done]
-        wait = run.t_conn[mine] - run.t_arrival[mine]
-        v[f"{name}.mean_wait_s"] = float(wait.mean()) if wait.size else math.nan
-        v[f"{name}.mean_latency_s"] = float(latency.mean()) if latency.size else math.nan
-        # one call per array: numpy partitions it once for all the percentiles
-        latency_at = np.percentile(latency, _PERCENTILES).tolist() if latency.size else [math.nan] * len(_PERCENTILES)
-        ttfb_at = np.percentile(ttfb, _PERCENTILES).tolist() if ttfb.size else [math.nan] * len(_PERCENTILES)
-        for p, latency_s, ttfb_s in zip(_PERCENTILES, latency_at, ttfb_at, strict=True):
-            tag = _percentile_tag(p)
-            v[f"{name}.latency_{tag}_s"] = latency_s
-            v[f"{name}.ttfb_{tag}_s"] = ttfb_s
-        moved = run.transfer_lop == code
-        delivered = delivered_bytes(
-            run.transfer_start[moved], run.transfer_end[moved], run.transfer_bytes[moved], edges
+class Tally:
+    """One replication's figures, added up chunk by chunk (``Replication.run_chunks``) in memory
+    that does not grow with the window: counts and sums, per-bin series, and each operation's
+    latency and TTFB percentiles from a ``StreamingQuantiles`` (exact up to its retained samples,
+    within 0.05 % beyond)."""
+
+    def __init__(self, duration_s: float, warmup_s: float, retained: int = RETAINED_SAMPLES) -> None:
+        self.duration_s, self.warmup_s = duration_s, warmup_s
+        self.edges = np.array([warmup_s, duration_s])
+        width = _bin_width(duration_s)
+        bin_edges = np.arange(0.0, duration_s + width / 2, width)
+        if bin_edges[-1] < duration_s:
+            bin_edges = np.append(bin_edges, duration_s)
+        self.bin_edges = bin_edges
+        self.sums: dict[str, float] = {}
+        self.latency = [StreamingQuantiles(retained) for _ in LOGICAL_OPERATIONS]
+        self.ttfb = [StreamingQuantiles(retained) for _ in LOGICAL_OPERATIONS]
+        self.series = {key: np.zeros(len(bin_edges) - 1) for key in ("requests", "errors", "bytes")}
+        self.last: RawRun | None = None
+
+    @property
+    def retained_samples(self) -> int:
+        """Latency and TTFB samples held as they are, all operations together."""
+        return sum(q.kept for q in (*self.latency, *self.ttfb))
+
+    def _add(self, name: str, value: float) -> None:
+        self.sums[name] = self.sums.get(name, 0.0) + value
+
+    def add(self, run: RawRun) -> None:
+        in_window = (run.t_arrival >= self.warmup_s) & (run.t_arrival < self.duration_s)
+        for code, name in enumerate(LOGICAL_OPERATIONS):
+            mine = in_window & (run.lop == code)
+            done = mine & run.ok
+            latency = run.t_end[done] - run.t_arrival[done]
+            self._add(f"{name}.requests", float(mine.sum()))
+            self._add(f"{name}.failed", float((mine & ~run.ok).sum()))
+            self._add(f"{name}.wait_sum", float((run.t_conn[mine] - run.t_arrival[mine]).sum()))
+            self._add(f"{name}.latency_sum", float(latency.sum()))
+            self._add(f"{name}.done", float(latency.size))
+            self.latency[code].add(latency)
+            self.ttfb[code].add(run.t_first[done] - run.t_arrival[done])
+            moved = run.transfer_lop == code
+            delivered = delivered_bytes(
+                run.transfer_start[moved], run.transfer_end[moved], run.transfer_bytes[moved], self.edges
+            )
+            self._add(f"{name}.delivered", float(delivered[1] - delivered[0]))
+        self.series["requests"] += np.histogram(run.t_end, self.bin_edges)[0]
+        self.series["errors"] += np.histogram(run.error_time, self.bin_edges)[0]
+        self.series["bytes"] += np.diff(
+            delivered_bytes(run.transfer_start, run.transfer_end, run.transfer_bytes, self.bin_edges)
         )
-        v[f"{name}.throughput_bytes_per_s"] = float(delivered[1] - delivered[0]) / window_s
-    for (code, error), count in run.errors.items():
-        out.values[f"{LOGICAL_OPERATIONS[code]}.errors.{error}"] = float(count)
-    for op, count in zip(BILLED_OPERATIONS, run.billed, strict=True):
-        out.values[f"billed.{op}"] = float(count)
-    out.values["unfinished"] = float(run.unfinished)
-    width = _bin_width(duration_s)
-    bin_edges = np.arange(0.0, duration_s + width / 2, width)
-    if bin_edges[-1] < duration_s:
-        bin_edges = np.append(bin_edges, duration_s)
-    out.series["requests"] = np.histogram(run.t_end, bin_edges)[0].astype(np.float64)
-    out.series["errors"] = np.histogram(run.error_time, bin_edges)[0].astype(np.float64)
-    out.series["bytes"] = np.diff(delivered_bytes(run.transfer_start, run.transfer_end, run.transfer_bytes, bin_edges))
-    return out
+        self.last = run
+
+    def figures(self) -> _Figures:
+        run = self.last
+        assert run is not None, "no chunk was added"
+        out = _Figures()
+        v, sums = out.values, self.sums
+        window_s = self.duration_s - self.warmup_s
+        for code, name in enumerate(LOGICAL_OPERATIONS):
+            requests, done = sums[f"{name}.requests"], sums[f"{name}.done"]
+            v[f"{name}.requests"] = requests
+            v[f"{name}.failed"] = sums[f"{name}.failed"]
+            v[f"{name}.retries"] = float(run.retries[code])
+            v[f"{name}.mean_wait_s"] = sums[f"{name}.wait_sum"] / requests if requests else math.nan
+            v[f"{name}.mean_latency_s"] = sums[f"{name}.latency_sum"] / done if done else math.nan
+            latency_at = self.latency[code].percentiles(_PERCENTILES)
+            ttfb_at = self.ttfb[code].percentiles(_PERCENTILES)
+            for p, latency_s, ttfb_s in zip(_PERCENTILES, latency_at, ttfb_at, strict=True):
+                tag = _percentile_tag(p)
+                v[f"{name}.latency_{tag}_s"] = latency_s
+                v[f"{name}.ttfb_{tag}_s"] = ttfb_s
+            v[f"{name}.throughput_bytes_per_s"] = sums[f"{name}.delivered"] / window_s
+        for (code, error), count in run.errors.items():
+            v[f"{LOGICAL_OPERATIONS[code]}.errors.{error}"] = float(count)
+        for op, count in zip(BILLED_OPERATIONS, run.billed, strict=True):
+            v[f"billed.{op}"] = float(count)
+        v["unfinished"] = float(run.unfinished)
+        out.series = {key: values.astype(np.float64) for key, values in self.series.items()}
+        return out
+
+
+def _figures(run: RawRun, spec: SimSpec, duration_s: float, warmup_s: float) -> _Figures:
+    """The figures of one whole replication (``Tally`` of a single chunk)."""
+    tally = Tally(duration_s, warmup_s)
+    tally.add(run)
+    return tally.figures()
 
 
 def _percentile_tag(p: float) -> str:

@@ -30,7 +30,11 @@ interpolated in log size (``latency_by_size``); GET stream rates are the size ov
 TTFB, PUT's the size over the latency it adds to the smallest PUT; and where a size's cells level
 off (the rate stops growing with the requests in flight, Little's law; ``in_flight_mean`` when
 measured) their best rate is that size's capacity, one first-come-first-served server whose
-queue adds the load-dependent part of the latency (``server_queues``). Published references
+queue adds the load-dependent part of the latency (``server_queues``). Open-loop cells, where
+present, come first: one that fell behind its offered rate gives the capacity (its completed
+rate), one that kept up with more than the closed loops reached raises it, and those that kept up
+under load give the server count and service spread whose M/G/c waits fit their latency rise
+(closed loops alone cannot tell one server from several). Published references
 keep the summary model: they publish too few cells for it, and the assumptions say so.
 
 Most published references give no GET time to first byte (only R2's ~40 ms floor, seed 001).
@@ -51,7 +55,10 @@ included), taken as a constant (no spread is published), and used for every oper
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from planner.errors import InputError
 from planner.evidence import Evidence
@@ -169,8 +176,12 @@ def with_request_rates(model: ProviderModel, limits: Limits) -> ProviderModel:
 
 
 def derived_latency_s(profile: Profile) -> tuple[float, str]:
-    """A request latency derived from a profile without a GET TTFB, and how it was derived."""
-    candidates = [c for c in profile.cells if c.status != "missing" and not _unusable(c)]
+    """A request latency derived from a profile without a GET TTFB, and how it was derived.
+
+    Closed-loop cells only: Little's law on workers / ops/s holds where every worker always has a
+    request in flight, and an open-loop cell's rate is what was offered, not what its latency allows.
+    """
+    candidates = [c for c in profile.cells if c.status != "missing" and not _unusable(c) and c.mode == "closed"]
 
     def small(cell: Cell) -> int:
         order = {"head": 0, "list": 1, "get": 2}
@@ -459,9 +470,99 @@ def _capacity(cells: list[Cell]) -> tuple[float, str] | None:
     if n_high <= n_low or high.ops_per_s >= _LEVELLED * low.ops_per_s * n_high / n_low:
         return None
     best = max(c.ops_per_s or 0.0 for c in rated)
+    kept_up = max((c.ops_per_s or 0.0 for c in cells if c.mode == "open"), default=0.0)
+    if kept_up > best:
+        # an open loop completed more than any closed loop without falling behind: the closed loops'
+        # client (on the same cores, or slower per request) set their pace, not the server
+        return kept_up / _SATURATED_OPEN, (
+            f"the closed loops level off at {best:.4g}/s, but an open loop kept up with {kept_up:.4g}/s: "
+            f"at least {kept_up:.4g}/s, taken as {kept_up / _SATURATED_OPEN:.4g}/s (where an open loop falls behind)"
+        )
     return best, (
         f"{low.ops_per_s:.4g}/s at {n_low:.3g} in flight, {high.ops_per_s:.4g}/s at {n_high:.3g} "
         "(in flight by Little's law: rate x mean latency)"
+    )
+
+
+_MAX_SERVERS = 64
+_EXPONENTIAL = LatencyModel.empirical(
+    [(q, -math.log1p(-q)) for q in (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999, 0.9999)]
+)
+"""Exponential service times of mean 1 (a quantile function through its knots; the tail continues it)."""
+
+
+def erlang_c_wait_s(arrival_per_s: float, service_s: float, servers: int) -> float:
+    """Mean wait in M/M/c (Erlang C): the chance of waiting over (c / s - arrival rate)."""
+    offered = arrival_per_s * service_s
+    if offered >= servers:
+        return math.inf
+    term, total = 1.0, 1.0
+    for k in range(1, servers):
+        term *= offered / k
+        total += term
+    top = term * offered / servers / (1 - offered / servers)
+    return top / (total + top) / (servers / service_s - arrival_per_s)
+
+
+def _servers(
+    cells: list[Cell],
+    capacity_per_s: float,
+    unloaded_mean_s: Callable[[float], float],
+    spreads: list[tuple[LatencyModel | None, str]],
+) -> tuple[int, LatencyModel | None, str] | None:
+    """How many servers share ``capacity_per_s``, and which of ``spreads`` their service times follow,
+    from how latency rose in open-loop cells that kept up with their offered rate: the pair whose mean
+    wait on top of the unloaded mean latency at the cell's rate (``unloaded_mean_s``: the idle and
+    back-to-back latencies mixed as the simulator mixes them) comes closest (in log) to the cells'
+    mean latencies.
+    The wait is M/M/c's (Erlang C) times (1 + the squared coefficient of variation of the service
+    times) / 2 (Allen-Cunneen's M/G/c), for the spread the simulator will draw (None: constant).
+    None without such a cell (one server, the closed-loop spread)."""
+    loaded = [
+        c
+        for c in cells
+        if c.mode == "open"
+        and c.offered_per_s
+        and c.latency_s.mean
+        and c.offered_per_s < capacity_per_s
+        and _in_flight(c) >= 1
+    ]
+    if not loaded:
+        return None
+
+    def variability(spread: LatencyModel | None) -> float:
+        if spread is None:
+            return 0.5
+        draws = spread.quantile((np.arange(4000) + 0.5) / 4000)
+        return (1 + float(draws.var() / draws.mean() ** 2)) / 2
+
+    def misfit(servers: int, factor: float) -> float:
+        service_s = servers / capacity_per_s
+        return sum(
+            math.log(
+                (
+                    unloaded_mean_s(c.offered_per_s or 0.0)
+                    + factor * erlang_c_wait_s(c.offered_per_s or 0.0, service_s, servers)
+                )
+                / (c.latency_s.mean or 1)
+            )
+            ** 2
+            for c in loaded
+        )
+
+    options = [(variability(spread), spread, label) for spread, label in spreads]
+    count, factor, spread, label = min(
+        ((n, factor, spread, label) for n in range(1, _MAX_SERVERS + 1) for factor, spread, label in options),
+        key=lambda choice: misfit(choice[0], choice[1]),
+    )
+    rates = ", ".join(f"{c.offered_per_s:.4g}/s {(c.latency_s.mean or 0) * 1000:.3g} ms" for c in loaded)
+    return (
+        count,
+        spread,
+        (
+            f"the count and service spread ({label}) whose M/G/c waits (Erlang C x {factor:.2f}) fit the open-loop "
+            f"cells' mean latencies ({rates})"
+        ),
     )
 
 
@@ -504,6 +605,7 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
     sized: dict[str, SizedLatency] = {}
     sparse_sized: dict[str, SizedLatency] = {}
     service: dict[str, list[tuple[int, float]]] = {}
+    servers: dict[str, tuple[int, LatencyModel | None, str]] = {}
     for op in ("get", "put", "head", "list"):
         mine = [c for c in cells if c.op == op and (op != "get" or c.ttfb_s.p50 is not None)]
         if not mine:
@@ -543,6 +645,18 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
                     f"{op.upper()} {format_bytes(size, binary=True) if size else ''} capacity {capacity[0]:.4g}/s: "
                     f"where its cells level off ({capacity[1]})"
                 )
+                busy_mean = base.latency_s.mean or base.latency_s.p50 or 0.0
+                idle_mean = (sparse.latency_s.mean or sparse.latency_s.p50 or 0.0) if sparse else busy_mean
+
+                def unloaded(rate: float, busy: float = busy_mean, idle: float = idle_mean) -> float:
+                    share = math.exp(-rate * busy)  # as the simulator mixes them (Little's law on the rate)
+                    return share * idle + (1 - share) * busy
+
+                closed_spread, _ = _service_spread([c for c in cells if c.op == op])
+                spreads = [(closed_spread, "the most loaded closed loop's"), (_EXPONENTIAL, "exponential")]
+                fitted = _servers(by_size[size], capacity[0], unloaded, spreads)
+                if fitted is not None and fitted[0] > servers.get(op, (0, ""))[0]:
+                    servers[op] = fitted
         if sparse_points:
             sparse_sized[op] = SizedLatency(points=sparse_points)
             notes.append(
@@ -605,24 +719,31 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
     queues: list[ServerQueue] = []
     for op, op_service in sorted(service.items()):
         spread, spread_note = _service_spread([c for c in cells if c.op == op])
+        count, fitted_spread, how = servers.get(op, (1, spread, ""))
+        if how:
+            spread = fitted_spread
+            spread_note = "service times spread as the open-loop cells' waits show (below)"
         queues.append(
             ServerQueue(
                 operations=[op, "upload-part"] if op == "put" else [op],
-                servers=1,
-                service_s=min(op_service)[1],
+                servers=count,
+                service_s=min(op_service)[1] * count,
                 service_spread=spread,
-                service_by_size={op: sorted(op_service)},
+                service_by_size={op: [(size, seconds * count) for size, seconds in sorted(op_service)]},
             )
         )
         notes.append(f"{op.upper()} {spread_note}")
+        if how:
+            notes.append(f"{op.upper()} capacity shared by {count} server(s): {how}")
     if queues:
         evidence["capacity"] = "derived"
         notes.append(
-            "server capacity as one first-come-first-served server per operation ("
+            "server capacity as first-come-first-served servers per operation ("
             + ", ".join(op.upper() for op in sorted(service))
-            + "), each request holding it for 1 / its size's capacity: latency is the unloaded draw plus the wait "
-            "for the server (closed-loop cells cannot tell one server from several slower ones; operations do not "
-            "slow each other, so a mix is held to each operation's own capacity)"
+            + "), each request holding one for servers / its size's capacity: latency is the unloaded draw plus the "
+            "wait for a server (one server unless open-loop cells under load show how the waits grow: closed-loop "
+            "cells cannot tell one server from several slower ones; operations do not slow each other, so a mix "
+            "is held to each operation's own capacity)"
         )
     updates.update(latency_by_size=sized, sparse_latency_by_size=sparse_sized, server_queues=queues, evidence=evidence)
     return model.model_copy(update=updates), notes

@@ -218,6 +218,9 @@ class SimSpec(_Spec):
     arrivals: Arrivals
     mix: OperationMix = Field(default_factory=OperationMix)
     sizes: SizeDistribution
+    put_sizes: SizeDistribution | None = Field(
+        None, description="sizes of the objects PUT writes, when they differ from those read (None: ``sizes``)"
+    )
     keys: KeyPopularity = Field(default_factory=KeyPopularity)
     client: ClientSpec = Field(default_factory=ClientSpec)
     slo: SLOTargets = Field(default_factory=SLOTargets)

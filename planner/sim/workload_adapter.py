@@ -28,6 +28,7 @@ from typing import Literal
 from planner.errors import InputError
 from planner.sim.spec import (
     ClientSpec,
+    ClosedLoop,
     HotSet,
     KeyPopularity,
     MultipartPolicy,
@@ -125,9 +126,18 @@ def adapt_workload(workload: Workload, *, window: Window, limits: Limits | None 
                 field="traffic.peak_rate",
             )
         peak_factor = traffic.peak_rate / mean_rate
-    arrivals = OpenLoop(mean_rate_per_s=mean_rate, peak_factor=peak_factor, profile=window)
-    window_rate = arrivals.max_rate_per_s
-    if window == "peak" and traffic.peak_rate is not None:
+    open_loop = OpenLoop(mean_rate_per_s=mean_rate, peak_factor=peak_factor, profile=window)
+    arrivals: OpenLoop | ClosedLoop = open_loop
+    window_rate = open_loop.max_rate_per_s
+    if window == "peak" and traffic.workers is not None:
+        arrivals = ClosedLoop(workers=traffic.workers, think_time_s=traffic.think_time)
+        think = f" and {traffic.think_time * 1000:g} ms of think time" if traffic.think_time else ""
+        notes.append(
+            f"peak window: a closed loop of {traffic.workers} workers (traffic.workers), each sending its next request "
+            f"when its last one ends{think}, in the mix of ({reads:,} GET + {writes:,} PUT + {heads:,} HEAD + "
+            f"{lists:,} LIST) a month; the rate is what the provider answers, not a figure of the workload"
+        )
+    elif window == "peak" and traffic.peak_rate is not None:
         notes.append(
             f"peak window: {window_rate:.4g} requests/s (Poisson, traffic.peak_rate) in the mix of ({reads:,} GET + "
             f"{writes:,} PUT + {heads:,} HEAD + {lists:,} LIST) a month"
@@ -167,7 +177,8 @@ def adapt_workload(workload: Workload, *, window: Window, limits: Limits | None 
         keys=max(1, workload.object_count()), prefixes=prefixes or 1, hot=_hot_set(workload, window, notes)
     )
     client = _client(workload, limits, notes, window)
-    slo = _targets(workload, window_rate, reads, writes, total, size_distribution.mean_bytes, window, notes)
+    offered_rate = window_rate if isinstance(arrivals, OpenLoop) else math.inf  # a closed loop asks for all it gets
+    slo = _targets(workload, offered_rate, reads, writes, total, size_distribution.mean_bytes, window, notes)
     spec = SimSpec(
         arrivals=arrivals,
         mix=OperationMix(get=reads, put=writes, head=heads, list_objects=lists),
@@ -190,7 +201,12 @@ def _hot_set(workload: Workload, window: Window, notes: list[str]) -> HotSet | N
         if hot.read_size
         else "a whole object of the workload's sizes (no read_size given)"
     )
-    if window == "peak":
+    if window == "peak" and not burst:
+        notes.append(
+            f"hot objects: {hot.share_of_reads:.0%} of reads go to {hot.count} hot object(s) as they arrive; "
+            "no readers start together (peak_concurrency 0)"
+        )
+    elif window == "peak":
         notes.append(
             f"hot objects: {hot.peak_concurrency} readers of each of the {hot.count} start together once, at the "
             f"start of the window, spread round-robin over {hot.replicas} replica key(s); each reads {what}"

@@ -239,3 +239,66 @@ def test_sparse_arrivals_draw_the_idle_latency_and_busy_ones_the_back_to_back_la
     assert crowded.latency_p50_s.mean == pytest.approx(0.001, rel=0.05)
     expected = share * idle.mean_s + (1 - share) * busy.mean_s
     assert crowded.mean_latency_s.mean == pytest.approx(expected, rel=0.05)
+
+
+def test_a_derived_latency_reads_closed_loop_cells_only() -> None:
+    # Little's law on a closed loop: 4 workers at 400/s are 10 ms a request; an open loop offered
+    # 10/s completes 10/s whatever its latency, so its "4 workers / 10/s" would read 400 ms
+    from planner.sim.profile_adapter import derived_latency_s
+
+    closed = _cell("head", 0, 4, 400, 0.0)
+    closed.latency_s = Percentiles()
+    opened = closed.model_copy(update={"mode": "open", "offered_per_s": 10.0, "ops_per_s": 10.0})
+    seconds, how = derived_latency_s(_measured([opened, closed]))
+    assert seconds == pytest.approx(0.010) and "Little's law" in how
+    seconds, how = derived_latency_s(_measured([opened]))
+    assert how.startswith("DEFAULT")
+
+
+def _open(op: str, size: int, offered: float, completed: float, mean_s: float) -> Cell:
+    cell = _cell(op, size, 32, completed, mean_s / 1.1, mean_s / 1.1 * 0.95)
+    cell.mode, cell.offered_per_s = "open", offered
+    cell.in_flight_mean = completed * mean_s
+    return cell
+
+
+def test_open_loop_cells_set_the_knee_and_the_server_count() -> None:
+    # planner measure's closed loops level off at 500/s (their client's limit on shared cores); a
+    # lighter open-loop driver kept up with 200-700/s and fell behind at 1,000/s (800/s completed),
+    # its mean latency rising as four servers of 5 ms (M/M/4 of 800/s) on top of the 2.75 ms back to back
+    closed = [_cell("get", 4 * KIB, 1, 400, 0.0025, 0.0024), _cell("get", 4 * KIB, 16, 500, 0.032, 0.031)]
+    from planner.sim.profile_adapter import erlang_c_wait_s
+
+    ladder = [_open("get", 4 * KIB, r, r, 0.00275 + erlang_c_wait_s(r, 0.005, 4)) for r in (200, 400, 600, 700)]
+    ladder.append(_open("get", 4 * KIB, 1000, 800, 0.040))
+    model, notes = provider_model_from_profile(_measured(closed + ladder))
+    queue = model.server_queue("get")
+    # several servers (the closed-loop spread is narrower than exponential, so fewer than M/M/4's 4)
+    assert queue is not None and queue.servers > 1
+    assert queue.capacity_for("get", 4 * KIB) == pytest.approx(800)
+    assert any(f"shared by {queue.servers} server(s)" in note for note in notes)
+    # simulated, latency rises with the offered rate and the knee sits at 800/s
+    spec = SimSpec(
+        arrivals=OpenLoop(mean_rate_per_s=1200.0),
+        mix=OperationMix(get=1, put=0),
+        sizes=SizeDistribution.fixed(4 * KIB),
+        client=ClientSpec(connections=100_000),
+    )
+    over = simulate_spec(spec, model, 20.0, seed=1, replications=2).operations["GET"]
+    assert over.throughput_bytes_per_s.mean / (4 * KIB) == pytest.approx(800, rel=0.03)
+    means = []
+    for rate in (200.0, 600.0, 700.0):
+        below = spec.model_copy(update={"arrivals": OpenLoop(mean_rate_per_s=rate)})
+        means.append(simulate_spec(below, model, 20.0, seed=2, replications=2).operations["GET"].mean_latency_s.mean)
+    assert means[0] < means[1] < means[2]
+    # the rise from 200/s to 700/s as the cells show it (M/M/4), within the service spread's difference
+    measured_rise = erlang_c_wait_s(700, 0.005, 4) - erlang_c_wait_s(200, 0.005, 4)
+    assert means[2] - means[0] == pytest.approx(measured_rise, rel=0.35)
+
+
+def test_an_open_loop_that_kept_up_raises_a_closed_loop_capacity() -> None:
+    closed = [_cell("get", 4 * KIB, 1, 400, 0.0025, 0.0024), _cell("get", 4 * KIB, 16, 500, 0.032, 0.031)]
+    kept_up = _open("get", 4 * KIB, 650, 650, 0.006)
+    model, _ = provider_model_from_profile(_measured([*closed, kept_up]))
+    queue = model.server_queue("get")
+    assert queue is not None and queue.capacity_for("get", 4 * KIB) >= 650
