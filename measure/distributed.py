@@ -57,7 +57,11 @@ MIN_START_LEAD_S = 0.5
 every waiting host through the scheduler, and each host has to hand it to its processes."""
 COORDINATOR_SILENCE_S = 60.0
 """A host that hears nothing from the coordinator for this long stops (and cleans up)."""
-_POLL_S = 0.2
+_POLL_S = 0.05
+_LATE_S = 0.05
+"""A start that reaches a host with less than this to go is late there: the host starts this much
+later than the others (its processes need the time to receive the load) and the lead grows."""
+MAX_START_LEAD_S = 5.0
 _HEARTBEAT_S = 1.0
 _WORKER_CHECK_S = 2.0
 
@@ -150,47 +154,62 @@ class RunStopped(MeasureError):
     """The coordinator stopped the run, or went silent."""
 
 
-def _queue_names(run_id: str) -> tuple[str, str, str]:
+def _names(run_id: str) -> tuple[str, str, str]:
+    """The run's scheduler-held objects: the coordinator's inbox (a queue), the prefix of each
+    load's start (an event and a variable per host and load) and the coordinator's heartbeat."""
     base = f"planner-measure-{run_id}"
-    return f"{base}-to-coordinator", f"{base}-go-", f"{base}-alive"
+    return f"{base}-inbox", f"{base}-go-", f"{base}-alive"
+
+
+def _go_name(go_prefix: str, host: str, seq: int) -> str:
+    return f"{go_prefix}{host}-{seq}"
 
 
 class _HostLink:
-    """A host's line to the coordinator: progress out, the common start of every load in."""
+    """A host's line to the coordinator: progress out, the common start of every load in.
+
+    A host waits on an ``Event`` (a wait that times out is quiet on the scheduler, where a
+    ``Queue.get`` that times out logs an error) and reads the start from a ``Variable``.
+    """
 
     def __init__(self, run_id: str, host: str) -> None:
-        dask = require_distributed()
-        to_coordinator, go_prefix, alive = _queue_names(run_id)
+        self._dask = require_distributed()
+        inbox, self._go_prefix, alive = _names(run_id)
         self.host = host
-        self._out = dask.Queue(to_coordinator)
-        self._go = dask.Queue(f"{go_prefix}{host}")
-        self._alive = dask.Variable(alive)
+        self._out = self._dask.Queue(inbox)
+        self._alive = self._dask.Variable(alive)
         self.step_index = 0
         self.load_index = 0
+        self._seq = 0
 
     def send(self, kind: str, **fields: Any) -> None:
         self._out.put({"kind": kind, "host": self.host, **fields})
 
     def gate(self) -> float:
         """Report this load's place in the plan and wait for its start; seconds until then."""
-        self.send("arrive", key=[self.step_index, self.load_index])
+        seq, self._seq = self._seq, self._seq + 1
+        self.send("arrive", key=[self.step_index, self.load_index], seq=seq)
         self.load_index += 1
+        name = _go_name(self._go_prefix, self.host, seq)
+        event = self._dask.Event(name)
         heard = time.monotonic()
         last_beat: Any = None
-        while True:
-            try:
-                message = self._go.get(timeout=1.0)
-            except TimeoutError:
-                with contextlib.suppress(TimeoutError):
-                    beat = self._alive.get(timeout=1.0)
-                    if beat != last_beat:
-                        last_beat, heard = beat, time.monotonic()
-                if time.monotonic() - heard > COORDINATOR_SILENCE_S:
-                    raise RunStopped(f"no word from the coordinator for {COORDINATOR_SILENCE_S:g} s") from None
-                continue
-            if "stop" in message:
-                raise RunStopped(str(message["stop"]))
-            return max(0.05, float(message["start_local"]) - time.time())
+        while not event.wait(timeout=1.0):
+            beat = self._alive.get()
+            if beat != last_beat:
+                last_beat, heard = beat, time.monotonic()
+            if time.monotonic() - heard > COORDINATOR_SILENCE_S:
+                raise RunStopped(f"no word from the coordinator for {COORDINATOR_SILENCE_S:g} s")
+        variable = self._dask.Variable(name)
+        message = variable.get()
+        variable.delete()
+        event.clear()
+        if "stop" in message:
+            raise RunStopped(str(message["stop"]))
+        lead_s = float(message["start_local"]) - time.time()
+        if lead_s < _LATE_S:
+            self.send("late", seconds=_LATE_S - lead_s)
+        return max(_LATE_S, lead_s)
 
 
 class _HostReporter(Reporter):
@@ -349,21 +368,22 @@ class _Coordinator:
     """Holds every host's loads at the barrier and collects the hosts' outcomes."""
 
     def __init__(self, client: Any, run_id: str, hosts: list[HostPlan], reporter: Reporter) -> None:
-        dask = require_distributed()
-        to_coordinator, go_prefix, alive = _queue_names(run_id)
+        self._dask = require_distributed()
+        inbox, self._go_prefix, alive = _names(run_id)
         self.client = client
         self.run_id = run_id
         self.hosts = {host.label: host for host in hosts}
         self.reporter = reporter
-        self.inbox = dask.Queue(to_coordinator, client=client)
-        self.go = {host.label: dask.Queue(f"{go_prefix}{host.label}", client=client) for host in hosts}
-        self.alive = dask.Variable(alive, client=client)
+        self.inbox = self._dask.Queue(inbox, client=client)
+        self.alive = self._dask.Variable(alive, client=client)
         self.lead_s = max(MIN_START_LEAD_S, 4 * max(host.clock_rtt_s for host in hosts))
         self.waiting: dict[str, Key] = {}
+        self.seq: dict[str, int] = {}
         self.position: dict[str, Key] = {}
         self.running = set(self.hosts)
         self.outcomes: dict[str, HostOutcome] = {}
-        self.cells: dict[str, list[Cell]] = {label: [] for label in self.hosts}
+        self.stopping: str | None = None
+        self.late_starts = 0
         self._beat = 0
 
     def heartbeat(self) -> None:
@@ -378,22 +398,35 @@ class _Coordinator:
         if kind == "arrive":
             key = message["key"]
             self.waiting[host] = self.position[host] = (int(key[0]), int(key[1]))
+            self.seq[host] = int(message["seq"])
+        elif kind == "late":
+            late_s = float(message["seconds"])
+            self.late_starts += 1
+            self.lead_s = min(MAX_START_LEAD_S, max(2 * self.lead_s, self.lead_s + 2 * late_s))
+            shown = f"{late_s * 1e3:.0f} ms"
+            self.reporter.info(f"{host}: a common start arrived {shown} late; lead now {self.lead_s:.2g} s")
         elif kind == "info":
             self.reporter.info(f"{host}: {message['text']}")
         elif kind == "step":
             self.reporter.step(f"{message['label']} ({host})", int(message["index"]), int(message["total"]))
         elif kind == "cell":
-            cell = Cell.model_validate_json(message["cell"])
-            self.cells[host].append(cell)
-            self.reporter.info(f"{host}: {_cell_summary(cell)}")
+            self.reporter.info(f"{host}: {_cell_summary(Cell.model_validate_json(message['cell']))}")
+
+    def _answer(self, host: str, message: dict[str, Any]) -> None:
+        del self.waiting[host]
+        name = _go_name(self._go_prefix, host, self.seq[host])
+        self._dask.Variable(name, client=self.client).set(message)
+        self._dask.Event(name, client=self.client).set()
 
     def release(self) -> None:
+        if self.stopping is not None:
+            for host in list(self.waiting):
+                self._answer(host, {"stop": self.stopping})
+            return
         while (found := releasable(self.waiting, self.position, self.running)) is not None:
-            _, hosts = found
             start = time.time() + self.lead_s
-            for host in hosts:
-                del self.waiting[host]
-                self.go[host].put({"start_local": start + self.hosts[host].clock_offset_s})
+            for host in found[1]:
+                self._answer(host, {"start_local": start + self.hosts[host].clock_offset_s})
 
     def finish(self, host: str, outcome: HostOutcome) -> None:
         self.outcomes[host] = outcome
@@ -401,16 +434,7 @@ class _Coordinator:
         self.waiting.pop(host, None)
         self.position[host] = _DONE
 
-    def stop_all(self, reason: str) -> None:
-        for host in self.running:
-            self.go[host].put({"stop": reason})
-
-    def drain_inbox(self, timeout_s: float) -> None:
-        try:
-            first = self.inbox.get(timeout=timeout_s)
-        except TimeoutError:
-            return
-        self.handle(first)
+    def read_inbox(self) -> None:
         for message in self.inbox.get(batch=True):
             self.handle(message)
 
@@ -451,6 +475,7 @@ def measure_on_cluster(options: MeasureOptions, scheduler: str, reporter: Report
         }
         _coordinate(client, coordinator, futures, options)
         outcomes = coordinator.outcomes
+        start = {"start_lead_s": round(coordinator.lead_s, 3), "late_starts": coordinator.late_starts}
     finally:
         with contextlib.suppress(Exception):
             client.close()
@@ -466,7 +491,7 @@ def measure_on_cluster(options: MeasureOptions, scheduler: str, reporter: Report
         run.host_files[host.label] = path
         profiles[host.label] = profile
     if profiles:
-        run.profile = merge_hosts(profiles, hosts, outcomes, run_id, started_at, options)
+        run.profile = merge_hosts(profiles, hosts, outcomes, run_id, started_at, options, start)
         write_atomic(options.out, run.profile.model_dump_json(indent=2) + "\n")
     return run
 
@@ -475,7 +500,6 @@ def _coordinate(client: Any, coordinator: _Coordinator, futures: dict[str, Any],
     """The barrier loop until every host has an outcome (a Ctrl-C stops every host, which cleans up)."""
     hosts = coordinator.hosts
     next_beat = next_check = 0.0
-    stopping: str | None = None
     while coordinator.running:
         try:
             for label in sorted(coordinator.running):
@@ -489,16 +513,16 @@ def _coordinate(client: Any, coordinator: _Coordinator, futures: dict[str, Any],
             if now >= next_beat:
                 next_beat = now + _HEARTBEAT_S
                 coordinator.heartbeat()
-            coordinator.drain_inbox(_POLL_S)
+            coordinator.read_inbox()
             coordinator.release()
+            time.sleep(_POLL_S)
         except KeyboardInterrupt:
-            if stopping is not None:
+            if coordinator.stopping is not None:
                 raise
-            stopping = "interrupted (SIGINT)"
+            coordinator.stopping = "interrupted (SIGINT)"
             coordinator.reporter.info("interrupted: stopping every host (each cleans up what it wrote)")
-            coordinator.stop_all(stopping)
     for label in hosts:
-        coordinator.outcomes.setdefault(label, HostOutcome(label=label, error=stopping or "no outcome"))
+        coordinator.outcomes.setdefault(label, HostOutcome(label=label, error=coordinator.stopping or "no outcome"))
 
 
 def _outcome(label: str, future: Any) -> HostOutcome:
@@ -554,6 +578,7 @@ def merge_hosts(
     run_id: str,
     started_at: str,
     options: MeasureOptions,
+    start: dict[str, Any] | None = None,
 ) -> Profile:
     """The hosts' profiles on the coordinator's clock, merged; the run and every host recorded."""
     by_label = {host.label: host for host in hosts}
@@ -597,7 +622,7 @@ def merge_hosts(
         finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
         complete=not failed,
         stopped_reason="; ".join(failed) or None,
-        options={**options.recorded(), "run_id": run_id, "hosts": len(hosts), "synchronised_start": True},
+        options={**options.recorded(), "run_id": run_id, "hosts": len(hosts), "common_start": start or {}},
     )
     merged.source = Source(
         kind="merged",

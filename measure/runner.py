@@ -251,7 +251,8 @@ class Engine:
         elif fields.get("thread_ranges"):
             request_bytes = min(last - first + 1 for first, last in fields["thread_ranges"])
         shares = self._split(max(1, concurrency), request_bytes)
-        start_at = time.time() + (self.start_gate() if self.start_gate is not None else 0.3)
+        lead_s = self.start_gate() if self.start_gate is not None else 0.3  # may wait: before reading the clock
+        start_at = time.time() + lead_s
         warmup_end = start_at + warmup_s
         end_at = None if duration_s is None else warmup_end + duration_s
         tasks = []
