@@ -62,6 +62,8 @@ _LATE_S = 0.05
 """A start that reaches a host with less than this to go is late there: the host starts this much
 later than the others (its processes need the time to receive the load) and the lead grows."""
 MAX_START_LEAD_S = 5.0
+LOST_HOST_WAIT_S = 30.0
+"""How long the coordinator waits for a worker on a lost host's machine to clean up from its journal."""
 _HEARTBEAT_S = 1.0
 _WORKER_CHECK_S = 2.0
 
@@ -329,9 +331,7 @@ def _shown(scheduler: str) -> str:
 
 def plan_hosts(client: Any, scheduler: str) -> list[HostPlan]:
     """Every worker of the cluster as a host, with its clock offset; refuses workers that cannot run a plan."""
-    workers = client.scheduler_info(n_workers=-1)["workers"] if _takes_n_workers(client) else None
-    if workers is None:
-        workers = client.scheduler_info()["workers"]
+    workers = _workers(client)
     if not workers:
         raise MeasureError(f"the Dask cluster at {_shown(scheduler)} has no workers")
     described = client.run(_describe_worker)
@@ -358,12 +358,6 @@ def plan_hosts(client: Any, scheduler: str) -> list[HostPlan]:
     ]
 
 
-def _takes_n_workers(client: Any) -> bool:
-    import inspect
-
-    return "n_workers" in inspect.signature(client.scheduler_info).parameters
-
-
 class _Coordinator:
     """Holds every host's loads at the barrier and collects the hosts' outcomes."""
 
@@ -384,6 +378,7 @@ class _Coordinator:
         self.outcomes: dict[str, HostOutcome] = {}
         self.stopping: str | None = None
         self.late_starts = 0
+        self.lost: list[str] = []
         self._beat = 0
 
     def heartbeat(self) -> None:
@@ -509,7 +504,7 @@ def _coordinate(client: Any, coordinator: _Coordinator, futures: dict[str, Any],
             now = time.monotonic()
             if now >= next_check:
                 next_check = now + _WORKER_CHECK_S
-                _check_workers(client, coordinator, futures, options)
+                _check_workers(client, coordinator, futures)
             if now >= next_beat:
                 next_beat = now + _HEARTBEAT_S
                 coordinator.heartbeat()
@@ -523,6 +518,7 @@ def _coordinate(client: Any, coordinator: _Coordinator, futures: dict[str, Any],
             coordinator.reporter.info("interrupted: stopping every host (each cleans up what it wrote)")
     for label in hosts:
         coordinator.outcomes.setdefault(label, HostOutcome(label=label, error=coordinator.stopping or "no outcome"))
+    _clean_up_lost(client, coordinator, options)
 
 
 def _outcome(label: str, future: Any) -> HostOutcome:
@@ -534,11 +530,24 @@ def _outcome(label: str, future: Any) -> HostOutcome:
     return outcome
 
 
-def _check_workers(client: Any, coordinator: _Coordinator, futures: dict[str, Any], options: MeasureOptions) -> None:
-    """A host whose worker left the cluster has failed: its objects are cleaned up from its journal
-    by a task on the same host if the cluster still has a worker there."""
+def _workers(client: Any) -> dict[str, dict[str, Any]]:
+    """Every worker the scheduler knows (recent versions list only the first few unless asked)."""
+    import inspect
+
+    if "n_workers" in inspect.signature(client.scheduler_info).parameters:
+        return dict(client.scheduler_info(n_workers=-1)["workers"])
+    return dict(client.scheduler_info()["workers"])
+
+
+def _machine(address: str) -> str:
+    """The host part of a worker address (``tcp://10.0.0.5:40123`` -> ``10.0.0.5``)."""
+    return address.split("://")[-1].rsplit(":", 1)[0].strip("[]")
+
+
+def _check_workers(client: Any, coordinator: _Coordinator, futures: dict[str, Any]) -> None:
+    """A host whose worker left the cluster has failed (its journal stays on its machine)."""
     try:
-        present = set(client.scheduler_info()["workers"])
+        present = _workers(client)
     except Exception:
         return
     for label in sorted(coordinator.running):
@@ -546,10 +555,10 @@ def _check_workers(client: Any, coordinator: _Coordinator, futures: dict[str, An
         if host.address in present:
             continue
         futures[label].cancel()
-        outcome = HostOutcome(label=label, error=f"the Dask worker {host.address} left the cluster")
+        outcome = HostOutcome(label=label, error=f"its Dask worker {host.address} left the cluster")
         outcome.journal = _journal_of(host, coordinator.run_id)
-        outcome.cleanup_clean = _cleanup_lost(client, options, host, outcome.journal)
         coordinator.finish(label, outcome)
+        coordinator.lost.append(label)
 
 
 def _journal_of(host: HostPlan, run_id: str) -> str:
@@ -558,17 +567,29 @@ def _journal_of(host: HostPlan, run_id: str) -> str:
     return str(journal.journal_path(host_dir(host.workdir, run_id, host.label), run_id))
 
 
-def _cleanup_lost(client: Any, options: MeasureOptions, host: HostPlan, journal_file: str) -> bool | None:
-    """Clean up a lost host from its journal on a worker of the same machine; None if none is left."""
-    try:
-        workers = client.scheduler_info()["workers"]
-        same = [a for a, info in workers.items() if info.get("host") == host.address.split("://")[-1].rsplit(":", 1)[0]]
-        if not same:
-            return None
-        clean, _, _ = client.submit(_cleanup_host, options, journal_file, workers=same, pure=False).result(timeout=300)
-        return bool(clean)
-    except Exception:
-        return None
+def _clean_up_lost(client: Any, coordinator: _Coordinator, options: MeasureOptions) -> None:
+    """After the run: each lost host's objects deleted from its journal by a task on a worker of
+    the same machine (a nanny restarts a lost worker there), waiting up to ``LOST_HOST_WAIT_S``
+    for one; a host with none left keeps ``cleanup_clean`` unset and the report says what to run."""
+    pending: dict[str, Any] = {}
+    deadline = time.monotonic() + LOST_HOST_WAIT_S
+    for label in coordinator.lost:
+        host, outcome = coordinator.hosts[label], coordinator.outcomes[label]
+        while time.monotonic() < deadline:
+            with contextlib.suppress(Exception):
+                same = [a for a, info in _workers(client).items() if _machine(a) == _machine(host.address)]
+                if same:
+                    pending[label] = client.submit(_cleanup_host, options, outcome.journal, workers=same, pure=False)
+                    break
+            time.sleep(0.5)
+    for label, future in pending.items():
+        outcome = coordinator.outcomes[label]
+        try:
+            clean, deleted, remaining = future.result(timeout=max(1.0, deadline - time.monotonic()) + 300)
+        except Exception as error:
+            coordinator.reporter.info(f"{label}: cleanup from its journal failed ({describe_client_error(error)})")
+            continue
+        outcome.cleanup_clean, outcome.cleanup_deleted, outcome.cleanup_remaining = bool(clean), deleted, remaining
 
 
 def merge_hosts(

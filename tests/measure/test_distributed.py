@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +15,7 @@ from typer.testing import CliRunner
 from measure.cli import app
 from measure.distributed import measure_on_cluster, plan_hosts, releasable
 from measure.profile import Profile
-from measure.runner import MeasureOptions
+from measure.runner import MeasureOptions, Reporter
 from tests.measure.conftest import SECRET_KEY, Fault, FaultProxy, S3Server, _environment, list_all
 
 pytestmark = pytest.mark.server
@@ -27,22 +29,26 @@ def scheduler(s3_server: S3Server) -> Iterator[str]:
     import dask
     from distributed import LocalCluster
 
-    # a worker starts the measurement's own processes, which a daemonic process may not
-    with _environment(s3_server.env), dask.config.set({"distributed.worker.daemon": False}):
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
-    try:
-        yield cluster.scheduler_address
-    finally:
-        cluster.close()
+    # a worker starts the measurement's own processes, which a daemonic process may not (the
+    # setting stays for workers the nanny restarts)
+    with dask.config.set({"distributed.worker.daemon": False}):
+        with _environment(s3_server.env):
+            cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+        try:
+            yield cluster.scheduler_address
+        finally:
+            cluster.close()
 
 
-def _options(endpoint: str, bucket: str, out: Path, run_id: str) -> MeasureOptions:
+def _options(
+    endpoint: str, bucket: str, out: Path, run_id: str, concurrency: tuple[int, ...] = (1, 2)
+) -> MeasureOptions:
     return MeasureOptions(
         endpoint=endpoint,
         bucket=bucket,
         out=out,
         sizes=[4096],
-        concurrency=[1, 2],
+        concurrency=list(concurrency),
         duration_s=1.0,
         warmup_s=0.3,
         ops=["get"],
@@ -128,7 +134,7 @@ def test_a_failing_host_leaves_the_others_results(
     fault_proxy.faults = [Fault(kind="500", methods=("PUT",), key_contains=f"dask-bad/{bad}/")]
     bucket = s3_env.new_bucket()
     out = tmp_path / "p.json"
-    run = measure_on_cluster(_options(fault_proxy.endpoint, bucket, out, "dask-bad"), scheduler)
+    run = measure_on_cluster(_options(fault_proxy.endpoint, bucket, out, "dask-bad", (2,)), scheduler)
 
     assert set(run.failed) == {bad}
     assert "cannot write" in run.failed[bad] and "500" in run.failed[bad]
@@ -140,6 +146,39 @@ def test_a_failing_host_leaves_the_others_results(
     errors = {entry.hostname: entry.error for entry in merged.merge.inputs}
     assert errors[good] is None and "cannot write" in (errors[bad] or "")
     assert all(run.outcomes[label].cleanup_clean for label in (good, bad))
+    assert list_all(s3_env, bucket) == []
+
+
+def test_a_lost_worker_is_cleaned_up_from_its_journal(s3_env: S3Server, scheduler: str, tmp_path: Path) -> None:
+    from distributed import Client
+
+    with Client(scheduler) as client:
+        hosts = plan_hosts(client, scheduler)
+        pids = client.run(os.getpid)
+    kept, lost = hosts[0], hosts[1]
+
+    class KillAfterFirstCell(Reporter):
+        """SIGKILLs the second host's Dask worker once it has measured a cell (its objects exist)."""
+
+        killed = False
+
+        def info(self, message: str) -> None:
+            if not self.killed and message.startswith(f"{lost.label}: get "):
+                os.kill(pids[lost.address], signal.SIGKILL)
+                self.killed = True
+
+    bucket = s3_env.new_bucket()
+    reporter = KillAfterFirstCell()
+    run = measure_on_cluster(_options(s3_env.endpoint, bucket, tmp_path / "p.json", "dask-lost"), scheduler, reporter)
+
+    assert reporter.killed
+    assert set(run.failed) == {lost.label} and "left the cluster" in run.failed[lost.label]
+    assert run.profile is not None and run.outcomes[kept.label].complete
+    assert all(cell.hosts for cell in run.profile.cells)
+    assert [c.hosts for c in run.profile.cells if c.concurrency == 2] == [[kept.label]]  # measured after the loss
+    # the lost host wrote its test objects; a task on the same machine deleted them from its journal
+    outcome = run.outcomes[lost.label]
+    assert outcome.cleanup_clean and outcome.cleanup_deleted >= 4
     assert list_all(s3_env, bucket) == []
 
 
