@@ -197,7 +197,9 @@ class _HostLink:
         heard = time.monotonic()
         last_beat: Any = None
         while not event.wait(timeout=1.0):
-            beat = self._alive.get()
+            beat = None
+            with contextlib.suppress(TimeoutError):
+                beat = self._alive.get(timeout=1.0)
             if beat != last_beat:
                 last_beat, heard = beat, time.monotonic()
             if time.monotonic() - heard > COORDINATOR_SILENCE_S:
@@ -291,10 +293,6 @@ class ClusterRun:
     @property
     def failed(self) -> dict[str, str]:
         return {label: o.error or "failed" for label, o in self.outcomes.items() if not o.complete}
-
-    @property
-    def unclean(self) -> dict[str, HostOutcome]:
-        return {label: o for label, o in self.outcomes.items() if not o.cleanup_clean}
 
 
 Key = tuple[int, int]
@@ -680,6 +678,8 @@ def describe_outcomes(run: ClusterRun) -> list[str]:
         state = "complete" if outcome.complete else f"FAILED: {outcome.error}"
         if outcome.cleanup_clean:
             cleaned = f"cleanup deleted {outcome.cleanup_deleted} objects"
+        elif outcome.journal is None:
+            cleaned = "cleanup unknown (no word from the host)"
         else:
             cleaned = (
                 f"cleanup incomplete: on {host.hostname} run planner measure cleanup --run-id {run.run_id}"

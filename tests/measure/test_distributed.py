@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from measure.cli import app
-from measure.distributed import measure_on_cluster, plan_hosts, releasable
+from measure.distributed import measure_on_cluster, plan_hosts, releasable, require_distributed
 from measure.profile import Profile
 from measure.runner import MeasureOptions, Reporter
 from tests.measure.conftest import SECRET_KEY, Fault, FaultProxy, S3Server, _environment, list_all
@@ -27,7 +27,8 @@ def scheduler(s3_server: S3Server) -> Iterator[str]:
     worker host's own credential chain), the test process's does not need to."""
     pytest.importorskip("distributed")
     import dask
-    from distributed import LocalCluster
+
+    LocalCluster = require_distributed().LocalCluster
 
     # a worker starts the measurement's own processes, which a daemonic process may not (the
     # setting stays for workers the nanny restarts)
@@ -62,9 +63,7 @@ def _options(
 
 
 def _host_labels(scheduler: str) -> list[str]:
-    from distributed import Client
-
-    with Client(scheduler) as client:
+    with require_distributed().Client(scheduler) as client:
         return [host.label for host in plan_hosts(client, scheduler)]
 
 
@@ -150,9 +149,7 @@ def test_a_failing_host_leaves_the_others_results(
 
 
 def test_a_lost_worker_is_cleaned_up_from_its_journal(s3_env: S3Server, scheduler: str, tmp_path: Path) -> None:
-    from distributed import Client
-
-    with Client(scheduler) as client:
+    with require_distributed().Client(scheduler) as client:
         hosts = plan_hosts(client, scheduler)
         pids = client.run(os.getpid)
     kept, lost = hosts[0], hosts[1]
