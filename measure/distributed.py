@@ -516,6 +516,8 @@ def _coordinate(client: Any, coordinator: _Coordinator, futures: dict[str, Any],
             coordinator.reporter.info("interrupted: stopping every host (each cleans up what it wrote)")
     for label in hosts:
         coordinator.outcomes.setdefault(label, HostOutcome(label=label, error=coordinator.stopping or "no outcome"))
+    with contextlib.suppress(Exception):
+        coordinator.alive.delete()  # the scheduler keeps a variable until it is deleted
     _clean_up_lost(client, coordinator, options)
 
 
