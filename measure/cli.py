@@ -310,6 +310,13 @@ def measure(
         " measured closed-loop peak (0.5x), at most the highest --concurrency in flight; 'none' for none",
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="print the plan and touch nothing"),
+    dask: str | None = typer.Option(
+        None,
+        "--dask",
+        metavar="SCHEDULER",
+        help="run the plan from every worker of this Dask cluster (e.g. tcp://10.0.0.5:8786) with a common start,"
+        " each host under its own prefix, and merge the hosts' profiles (needs planner[dask])",
+    ),
 ) -> None:
     """Measure an endpoint: every op x size x concurrency cell, then the probes."""
     if ctx.invoked_subcommand is not None:
@@ -323,6 +330,10 @@ def measure(
         range_object_size=range_object_size, range_streams=range_streams, rate_concurrency=rate_concurrency,
         read_timeout=read_timeout, open_loop=open_loop,
     )  # fmt: skip
+    if dask is not None:
+        from measure.distributed import require_distributed
+
+        require_distributed()
     from measure.runner import RUN_PREFIX_ROOT, Measurement, new_run_id, plan_steps
     from measure.s3client import sanitize_endpoint
 
@@ -341,6 +352,11 @@ def measure(
         typer.echo("nothing was sent to the endpoint")
         return
     reporter = _rich_reporter()
+    if dask is not None:
+        from measure.distributed import measure_and_report
+
+        measure_and_report(options, dask, reporter)
+        return
     profile = Measurement(options, reporter).run()
     assert profile.run is not None
     if profile.run.stopped_reason:

@@ -361,6 +361,15 @@ class MergeInput(_Model):
     hostname: str | None = None
     started_at: str | None = None
     finished_at: str | None = None
+    prefix: str | None = Field(default=None, description="where this host wrote (several-host runs)")
+    clock_offset_s: float | None = Field(
+        default=None, description="this host's clock minus the coordinator's, measured before the run"
+    )
+    clock_rtt_s: float | None = Field(
+        default=None, description="round trip of the offset measurement: the offset is within half of it"
+    )
+    complete: bool | None = None
+    error: str | None = Field(default=None, description="why this host stopped, if it failed")
 
 
 class MergeInfo(_Model):

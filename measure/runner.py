@@ -12,6 +12,7 @@ import platform
 import secrets
 import signal
 import socket
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -199,8 +200,16 @@ def write_atomic(path: Path, text: str) -> None:
 class Engine:
     """Spreads a load over the worker processes and summarises the samples."""
 
-    def __init__(self, pool: WorkerPool, bucket: str, journal_file: Path, options: MeasureOptions) -> None:
+    def __init__(
+        self,
+        pool: WorkerPool,
+        bucket: str,
+        journal_file: Path,
+        options: MeasureOptions,
+        start_gate: Callable[[], float] | None = None,
+    ) -> None:
         self.pool = pool
+        self.start_gate = start_gate  # seconds from now to a load's start (several hosts: a common start)
         self.bucket = bucket
         self.journal_file = journal_file
         self.options = options
@@ -242,7 +251,8 @@ class Engine:
         elif fields.get("thread_ranges"):
             request_bytes = min(last - first + 1 for first, last in fields["thread_ranges"])
         shares = self._split(max(1, concurrency), request_bytes)
-        start_at = time.time() + 0.3
+        lead_s = self.start_gate() if self.start_gate is not None else 0.3  # may wait: before reading the clock
+        start_at = time.time() + lead_s
         warmup_end = start_at + warmup_s
         end_at = None if duration_s is None else warmup_end + duration_s
         tasks = []
@@ -381,6 +391,10 @@ def figures_to_cell(
 
 @contextmanager
 def _signals_as_exceptions() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield  # handlers can only be set there; a run in a thread is stopped by whoever started it
+        return
+
     def on_term(signum: int, frame: FrameType | None) -> None:
         raise Terminated()
 
@@ -394,6 +408,9 @@ def _signals_as_exceptions() -> Iterator[None]:
 @contextmanager
 def _shielded() -> Iterator[None]:
     """Ignore SIGINT/SIGTERM while cleaning up so a second Ctrl-C does not leave objects behind."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     old_int = signal.signal(signal.SIGINT, signal.SIG_IGN)
     old_term = signal.signal(signal.SIGTERM, signal.SIG_IGN)
     try:
@@ -447,11 +464,21 @@ def preflight(client: Any, bucket: str, prefix: str, endpoint: str, journal_file
 class Measurement:
     """One run of ``planner measure``; ``run()`` returns the profile it wrote."""
 
-    def __init__(self, options: MeasureOptions, reporter: Reporter | None = None) -> None:
+    def __init__(
+        self,
+        options: MeasureOptions,
+        reporter: Reporter | None = None,
+        *,
+        host: str | None = None,
+        start_gate: Callable[[], float] | None = None,
+    ) -> None:
+        """``host``: one host of a several-host run, which writes under ``<run prefix><host>/``;
+        ``start_gate``: called before every load, returns the seconds until its common start."""
         self.options = options
         self.reporter = reporter or Reporter()
         self.run_id = options.run_id or new_run_id()
-        self.prefix = f"{RUN_PREFIX_ROOT}{self.run_id}/"
+        self.prefix = f"{RUN_PREFIX_ROOT}{self.run_id}/" + (f"{host}/" if host else "")
+        self.start_gate = start_gate
         self.endpoint = sanitize_endpoint(options.endpoint) if options.endpoint else None
         self.journal_file = journal.journal_path(options.out.resolve().parent, self.run_id)
         self.cells: list[Cell] = []
@@ -529,7 +556,7 @@ class Measurement:
                     read_timeout_s=options.read_timeout_s,
                 )
                 pool = WorkerPool(settings, options.processes or os.cpu_count() or 1)
-                engine = Engine(pool, options.bucket, self.journal_file, options)
+                engine = Engine(pool, options.bucket, self.journal_file, options, self.start_gate)
                 engine.run("put_keys", pool.size, duration_s=None)  # start clients: imports, pools
                 self._run_cells(engine)
                 self._run_probes(engine)
