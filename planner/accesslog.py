@@ -221,7 +221,7 @@ def read_logs(paths: Iterable[Path], *, trace: IO[str] | None = None) -> AccessL
     first: dt.datetime | None = None
     last: dt.datetime | None = None
     if trace is not None:
-        trace.write("offset_s,operation,key,bytes_sent,object_size,ranged,status\n")
+        trace.write("time_s,operation,key,bytes_sent,object_size,ranged,status\n")
     for path in files:
         for number, line in _lines(path):
             try:

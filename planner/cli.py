@@ -19,7 +19,7 @@ from measure.cli import app as measure_app
 from measure.cli import profiles_app, set_profile_plotter
 from planner import completion
 from planner.errors import InputError, PlannerError
-from planner.sim.cli import simulate_command
+from planner.sim.cli import simulate_command, trace_command
 
 if TYPE_CHECKING:
     from measure.profile import Profile
@@ -33,6 +33,7 @@ app = typer.Typer(
 app.add_typer(measure_app, name="measure")
 app.add_typer(profiles_app, name="profiles")
 app.command("simulate")(simulate_command)
+app.command("trace")(trace_command)
 
 
 def _draw_profile(profile: Profile, path: Path) -> None:

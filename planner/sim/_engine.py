@@ -25,7 +25,7 @@ import simpy
 
 from planner.sim._network import _IN_ORDER_MAX, FlowClass, FluidNetwork
 from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
-from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec
+from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec, TraceArrivals
 
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 IntArray = np.ndarray[Any, np.dtype[np.int64]]
@@ -180,6 +180,69 @@ class RawRun:
             unfinished=last.unfinished,
             events=last.events,
         )
+
+
+class RequestSource:
+    """The synthetic requests of a spec: Poisson arrival times shaped by its open loop, and each
+    request's operation, size and key (a hot object ``h`` as key ``-1 - h``), drawn from ``rng``.
+    The simulator draws from it, and so does the trace generator (planner.sim.trace), so a
+    generated trace holds the requests a simulation of the same spec would."""
+
+    def __init__(self, spec: SimSpec, rng: np.random.Generator) -> None:
+        self.spec, self.rng = spec, rng
+        keys = spec.keys
+        self.key_count = keys.keys
+        self.zipf_cdf: FloatArray | None = None
+        if keys.zipf_exponent > 0:
+            weights = np.arange(1, keys.keys + 1, dtype=np.float64) ** -keys.zipf_exponent
+            cdf = np.cumsum(weights)
+            self.zipf_cdf = cdf / cdf[-1]
+        hot = keys.hot
+        self.hot_replicas = hot.replicas if hot else 1
+        self.op_cdf = np.cumsum(spec.mix.shares())
+        self.size_values = np.array(spec.sizes.sizes_bytes, dtype=np.int64)
+        self.size_cdf = np.cumsum(spec.sizes.probabilities())
+        put_sizes = spec.put_sizes
+        self.put_size_values = None if put_sizes is None else np.array(put_sizes.sizes_bytes, dtype=np.int64)
+        self.put_size_cdf = None if put_sizes is None else np.cumsum(put_sizes.probabilities())
+
+    def requests(self, count: int) -> tuple[IntArray, IntArray, IntArray]:
+        """``count`` requests' operations, sizes and keys (a hot object ``h`` as key ``-1 - h``)."""
+        rng, keys = self.rng, self.spec.keys
+        lops = np.minimum(np.searchsorted(self.op_cdf, rng.random(count), side="right"), 3)
+        sizes = self.size_values[
+            np.minimum(np.searchsorted(self.size_cdf, rng.random(count), side="right"), len(self.size_values) - 1)
+        ]
+        if self.put_size_values is not None and self.put_size_cdf is not None:
+            puts = lops == _PUT
+            drawn = np.searchsorted(self.put_size_cdf, rng.random(int(puts.sum())), side="right")
+            sizes[puts] = self.put_size_values[np.minimum(drawn, len(self.put_size_values) - 1)]
+        if self.zipf_cdf is None:
+            key_ids = rng.integers(0, self.key_count, count)
+        else:
+            key_ids = np.minimum(np.searchsorted(self.zipf_cdf, rng.random(count), side="right"), self.key_count - 1)
+        hot = keys.hot
+        if hot is not None and hot.share_of_reads > 0:
+            is_hot = (lops == _GET) & (rng.random(count) < hot.share_of_reads)
+            key_ids[is_hot] = -1 - rng.integers(0, hot.objects, int(is_hot.sum()))
+            if hot.size_bytes is not None:
+                sizes[is_hot] = hot.size_bytes
+        return lops, sizes, key_ids
+
+    def arrival_times(self, loop: OpenLoop, start_s: float, end_s: float) -> FloatArray:
+        """Poisson arrivals in [start_s, end_s), thinned from the profile's peak rate."""
+        rng, peak = self.rng, loop.max_rate_per_s
+        expected = peak * (end_s - start_s)
+        count = int(expected + 6 * math.sqrt(expected) + 16)
+        times = np.cumsum(rng.exponential(1.0 / peak, count)) + start_s
+        while times[-1] < end_s:
+            more = np.cumsum(rng.exponential(1.0 / peak, count)) + times[-1]
+            times = np.concatenate([times, more])
+        times = times[times < end_s]
+        if loop.profile in ("mean", "peak"):
+            return times
+        keep = rng.random(len(times)) < loop.rates_per_s(times) / peak
+        return times[keep]
 
 
 class Replication:
@@ -352,22 +415,11 @@ class Replication:
         self.hot_counts: dict[int, int] = {}
 
     def _build_keys(self) -> None:
-        keys = self.spec.keys
-        self.key_count = keys.keys
-        self.zipf_cdf: FloatArray | None = None
-        if keys.zipf_exponent > 0:
-            weights = np.arange(1, keys.keys + 1, dtype=np.float64) ** -keys.zipf_exponent
-            cdf = np.cumsum(weights)
-            self.zipf_cdf = cdf / cdf[-1]
-        hot = keys.hot
-        self.hot_replicas = hot.replicas if hot else 1
-        self.hot_next_replica = [0] * (hot.objects if hot else 0)
-        self.op_cdf = np.cumsum(self.spec.mix.shares())
-        self.size_values = np.array(self.spec.sizes.sizes_bytes, dtype=np.int64)
-        self.size_cdf = np.cumsum(self.spec.sizes.probabilities())
-        put_sizes = self.spec.put_sizes
-        self.put_size_values = None if put_sizes is None else np.array(put_sizes.sizes_bytes, dtype=np.int64)
-        self.put_size_cdf = None if put_sizes is None else np.cumsum(put_sizes.probabilities())
+        source = self.source = RequestSource(self.spec, self.rng)
+        self.trace_arrays: tuple[FloatArray, IntArray, IntArray, IntArray] | None = None
+        self.key_count, self.hot_replicas = source.key_count, source.hot_replicas
+        self.hot_next_replica = [0] * (self.spec.keys.hot.objects if self.spec.keys.hot else 0)
+        self.size_values, self.size_cdf = source.size_values, source.size_cdf
 
     # -- random draws in blocks --
 
@@ -377,27 +429,7 @@ class Replication:
         self.draw_i = 0
 
     def _draw_requests(self, count: int) -> tuple[IntArray, IntArray, IntArray]:
-        """``count`` requests' operations, sizes and keys (a hot object ``h`` as key ``-1 - h``)."""
-        rng, keys = self.rng, self.spec.keys
-        lops = np.minimum(np.searchsorted(self.op_cdf, rng.random(count), side="right"), 3)
-        sizes = self.size_values[
-            np.minimum(np.searchsorted(self.size_cdf, rng.random(count), side="right"), len(self.size_values) - 1)
-        ]
-        if self.put_size_values is not None and self.put_size_cdf is not None:
-            puts = lops == _PUT
-            drawn = np.searchsorted(self.put_size_cdf, rng.random(int(puts.sum())), side="right")
-            sizes[puts] = self.put_size_values[np.minimum(drawn, len(self.put_size_values) - 1)]
-        if self.zipf_cdf is None:
-            key_ids = rng.integers(0, self.key_count, count)
-        else:
-            key_ids = np.minimum(np.searchsorted(self.zipf_cdf, rng.random(count), side="right"), self.key_count - 1)
-        hot = keys.hot
-        if hot is not None and hot.share_of_reads > 0:
-            is_hot = (lops == _GET) & (rng.random(count) < hot.share_of_reads)
-            key_ids[is_hot] = -1 - rng.integers(0, hot.objects, int(is_hot.sum()))
-            if hot.size_bytes is not None:
-                sizes[is_hot] = hot.size_bytes
-        return lops, sizes, key_ids
+        return self.source.requests(count)
 
     def _draw_latencies(self, codes: IntArray, sizes: IntArray) -> list[float]:
         """One latency per request, from the model of its (whole-object) operation at its size."""
@@ -468,19 +500,23 @@ class Replication:
         self.arrival_latency = self._draw_latencies(lops, sizes)
 
     def _arrival_times(self, loop: OpenLoop, start_s: float, end_s: float) -> FloatArray:
-        """Poisson arrivals in [start_s, end_s), thinned from the profile's peak rate."""
-        rng, peak = self.rng, loop.max_rate_per_s
-        expected = peak * (end_s - start_s)
-        count = int(expected + 6 * math.sqrt(expected) + 16)
-        times = np.cumsum(rng.exponential(1.0 / peak, count)) + start_s
-        while times[-1] < end_s:
-            more = np.cumsum(rng.exponential(1.0 / peak, count)) + times[-1]
-            times = np.concatenate([times, more])
-        times = times[times < end_s]
-        if loop.profile in ("mean", "peak"):
-            return times
-        keep = rng.random(len(times)) < loop.rates_per_s(times) / peak
-        return times[keep]
+        return self.source.arrival_times(loop, start_s, end_s)
+
+    def _trace_chunk(self, trace: TraceArrivals, start_s: float, end_s: float) -> None:
+        """The trace's arrivals in [start_s, end_s) as they were recorded; only latencies are drawn."""
+        if self.trace_arrays is None:
+            self.trace_arrays = (
+                np.asarray(trace.times_s, dtype=np.float64),
+                np.asarray(trace.operations, dtype=np.int64),
+                np.asarray(trace.sizes, dtype=np.int64),
+                np.asarray(trace.keys, dtype=np.int64),
+            )
+        times, lops, sizes, keys = self.trace_arrays
+        lo, hi = np.searchsorted(times, [start_s, end_s], side="left")
+        self.arrival_times = [*times[lo:hi].tolist(), _INF]
+        self.arrival_lop, self.arrival_size = lops[lo:hi].tolist(), sizes[lo:hi].tolist()
+        self.arrival_key = keys[lo:hi].tolist()
+        self.arrival_latency = self._draw_latencies(lops[lo:hi], sizes[lo:hi])
 
     def _push(self, part: Part, at: float) -> None:
         if at in self.pending:
@@ -1027,7 +1063,7 @@ class Replication:
         window. The counters (errors, retries, billed, unfinished) are each chunk's totals so far."""
         self._start()
         arrivals = self.spec.arrivals
-        if isinstance(arrivals, OpenLoop):
+        if isinstance(arrivals, OpenLoop | TraceArrivals):
             chunk_s = max(self.CHUNK_S, self.CHUNK_REQUESTS / arrivals.max_rate_per_s)
         else:
             chunk_s = self.CHUNK_S
@@ -1036,6 +1072,8 @@ class Replication:
             end = min(self.duration_s, start + chunk_s)
             if isinstance(arrivals, OpenLoop):
                 self._open_chunk(arrivals, start, end)
+            elif isinstance(arrivals, TraceArrivals):
+                self._trace_chunk(arrivals, start, end)
             self._loop(end)
             consume(self._take(final=False))
             start = end

@@ -56,6 +56,12 @@ def simulate_command(
     profile: Annotated[
         Path | None, typer.Option("--profile", help="a measured profile (default: the shipped reference)")
     ] = None,
+    trace: Annotated[
+        Path | None,
+        typer.Option(
+            "--trace", help="replay this trace (ingest access-log --trace, or planner trace) as the peak window"
+        ),
+    ] = None,
     output: FormatOption = OutputFormat.table,
     plot: Annotated[
         Path | None,
@@ -80,6 +86,12 @@ def simulate_command(
         from measure.reference import load_profile
 
         measured = load_profile(profile)
+    replay = None
+    notes: list[str] = []
+    if trace is not None:
+        from planner.sim.trace import read_trace
+
+        replay, notes = read_trace(trace)
     result = simulate(
         workload,
         provider,
@@ -88,7 +100,10 @@ def simulate_command(
         duration_s=duration_s,
         seed=seed,
         replications=replications,
+        trace=replay,
     )
+    if notes:
+        result = result.model_copy(update={"assumptions": [*result.assumptions, *notes]})
     if plot is not None:
         from planner.reports.plots import save_simulation_plot
 
@@ -204,3 +219,39 @@ if TYPE_CHECKING:
 
     _Table = Callable[[Sequence[str], Iterable[Sequence[Any]], str], str]
     _Heading = Callable[..., str]
+
+
+def trace_command(
+    workload_file: Annotated[Path, typer.Argument(help="workload YAML file", show_default=False)],
+    out: Annotated[Path, typer.Option("--out", help="the trace to write (CSV)")],
+    duration: Annotated[str, typer.Option("--duration", help='how long a stretch, e.g. "10m"')] = "10m",
+    window: Annotated[str, typer.Option("--window", help="peak or mean: the rate to draw at")] = "peak",
+    seed: Annotated[int, typer.Option("--seed", min=0, max=2**63 - 1, help="random seed")] = 0,
+    force: Annotated[bool, typer.Option("--force", help="replace the file if it exists")] = False,
+) -> None:
+    """Write a seeded synthetic trace of a workload (the requests its simulation would draw), for replay
+    with simulate --trace or by another tool."""
+    from planner.sim.trace import generate, write_trace
+    from planner.sim.workload_adapter import WINDOWS, adapt_workload
+    from planner.units import parse_duration
+    from planner.workload import load_workload
+
+    if window not in WINDOWS:
+        raise InputError(f"{window!r} is not a window (peak or mean)", source="--window")
+    workload = load_workload(workload_file)
+    try:
+        duration_s = parse_duration(duration)
+    except ValueError as error:
+        raise InputError(str(error), source="--duration") from None
+    if duration_s <= 0:
+        raise InputError(f"{duration!r}: the stretch must be longer than 0", source="--duration")
+    if out.exists() and not force:
+        raise InputError(f"{out} exists (use --force to replace it)", source="--out")
+    adapted = adapt_workload(workload, window="peak" if window == "peak" else "mean")
+    drawn = generate(adapted.spec, duration_s, seed)
+    try:
+        with out.open("w", encoding="utf-8") as handle:
+            write_trace(drawn, handle)
+    except OSError as error:
+        raise InputError(f"cannot write it ({error.strerror or error})", source="--out") from None
+    typer.echo(f"wrote {len(drawn.times_s):,} requests over {duration_s:g} s to {out}")

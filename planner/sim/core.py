@@ -13,7 +13,7 @@ from planner.sim._engine import LOGICAL_OPERATIONS, RawRun, Replication
 from planner.sim._stats import RETAINED_SAMPLES, StreamingQuantiles, delivered_bytes, mean_and_half_width
 from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
 from planner.sim.result import Estimate, OperationStats, SimulationResult, SLOVerdict, TimeSeries
-from planner.sim.spec import OpenLoop, SimSpec
+from planner.sim.spec import OpenLoop, SimSpec, TraceArrivals
 
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 
@@ -199,6 +199,9 @@ def _summarise(
             f"month requests at the mean rate ({arrivals.mean_rate_per_s:g}/s over {spec.month_s:g} s) "
             f"over the {expected:.6g} the {arrivals.profile!r} window expects in {window_s:g} s"
         )
+    elif isinstance(arrivals, TraceArrivals):
+        scale = spec.month_s / window_s
+        scaling = f"{arrivals.source}: the {window_s:g} s trace repeated over the month ({spec.month_s:g} s)"
     else:
         scale = spec.month_s / window_s
         scaling = f"closed loop: the {window_s:g} s window repeated over the month ({spec.month_s:g} s)"

@@ -83,7 +83,51 @@ class ClosedLoop(_Spec):
     think_time_s: Seconds = Field(0.0, ge=0)
 
 
-Arrivals = Annotated[OpenLoop | ClosedLoop, Field(discriminator="kind")]
+class TraceArrivals(_Spec):
+    """Requests replayed as a trace holds them: each one's arrival (seconds from the trace's start),
+    operation code (0 GET, 1 PUT, 2 HEAD, 3 LIST), bytes and key number (requests to one object
+    share a key number, so per-key limits and hot objects apply as they did)."""
+
+    kind: Literal["trace"] = "trace"
+    times_s: tuple[float, ...] = Field(min_length=1)
+    operations: tuple[int, ...]
+    sizes: tuple[int, ...]
+    keys: tuple[int, ...]
+    source: str = Field("trace", description="where the trace came from, for the report")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TraceArrivals:
+        n = len(self.times_s)
+        if not len(self.operations) == len(self.sizes) == len(self.keys) == n:
+            raise ValueError("a trace's times, operations, sizes and keys must be as many")
+        times = np.asarray(self.times_s)
+        if not np.all(np.isfinite(times)) or times[0] < 0 or np.any(np.diff(times) < 0):
+            raise ValueError("a trace's times must be finite, from 0 and in order")
+        if min(self.operations) < 0 or max(self.operations) > 3:
+            raise ValueError("a trace's operation codes are 0 (GET), 1 (PUT), 2 (HEAD) and 3 (LIST)")
+        if min(self.sizes) < 0 or min(self.keys) < 0:
+            raise ValueError("a trace's sizes and key numbers are 0 or more")
+        return self
+
+    @property
+    def span_s(self) -> float:
+        """From the first arrival to just after the last (a trace of one second's requests spans 1 s)."""
+        return max(self.times_s[-1], 1.0) if len(self.times_s) > 1 else 1.0
+
+    @property
+    def key_count(self) -> int:
+        return max(self.keys) + 1
+
+    def expected_arrivals(self, start_s: float, end_s: float) -> float:
+        times = np.asarray(self.times_s)
+        return float(np.searchsorted(times, end_s, side="left") - np.searchsorted(times, start_s, side="left"))
+
+    @property
+    def max_rate_per_s(self) -> float:
+        return len(self.times_s) / self.span_s
+
+
+Arrivals = Annotated[OpenLoop | ClosedLoop | TraceArrivals, Field(discriminator="kind")]
 
 
 class OperationMix(_Spec):

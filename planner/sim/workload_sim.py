@@ -22,6 +22,7 @@ from planner.sim.result import (
     figure_evidence,
     judge_simulated,
 )
+from planner.sim.spec import SimSpec, TraceArrivals
 from planner.sim.workload_adapter import WINDOWS, adapt_workload
 from planner.workload import MONTH_S, Workload
 from pricing.models import Limits, Usage
@@ -41,16 +42,19 @@ def simulate(
     seed: int = 0,
     replications: int = 3,
     as_of: dt.date | None = None,
+    trace: TraceArrivals | None = None,
 ) -> WorkloadSimulation:
     """Simulate ``duration_s`` of the workload's peak and of its mean, ``replications`` times each.
 
     ``profile`` defaults to the provider's shipped reference profile; the price table in force on
     ``as_of`` (default today) gives the part limits that shape multipart uploads. ``provider``
     None simulates the profile's own endpoint (a self-hosted or unpriced server): no price
-    table, so no documented request rates or part limits beyond the profile's own.
+    table, so no documented request rates or part limits beyond the profile's own. ``trace``
+    replaces the peak window's arrivals with a trace's (``planner.sim.trace``), replayed over its
+    own span; the mean window stays the workload's, for the month's bill.
     """
     if provider is None:
-        return _simulate_endpoint(workload, profile, duration_s, seed, replications)
+        return _simulate_endpoint(workload, profile, duration_s, seed, replications, trace)
     from pricing import catalog
 
     table = catalog.table_for(provider, as_of)
@@ -73,7 +77,8 @@ def simulate(
     for window in WINDOWS:
         adapted = adapt_workload(workload, window=window, limits=table.limits)
         assumptions += [note for note in adapted.assumptions if note not in assumptions]
-        results[window] = simulate_spec(adapted.spec, model, duration_s, seed, replications)
+        spec, window_s = _replayed(adapted.spec, trace, assumptions) if window == "peak" else (adapted.spec, None)
+        results[window] = simulate_spec(spec, model, window_s or duration_s, seed, replications)
     mean = results["mean"]
     verdicts = _verdicts(workload, results["peak"], model, profile, assumptions)
     restore_first = table.restore_required(storage_class)
@@ -157,8 +162,28 @@ def _not_judged(workload: Workload, judged: list[TargetVerdict], notes: list[str
     return missing
 
 
+def _replayed(spec: SimSpec, trace: TraceArrivals | None, assumptions: list[str]) -> tuple[SimSpec, float | None]:
+    """The peak window's spec with the trace's arrivals (and keys) in place of the synthetic ones."""
+    if trace is None:
+        return spec, None
+    from planner.sim.trace import replay_window_s
+
+    keys = spec.keys.model_copy(update={"keys": trace.key_count, "hot": None, "zipf_exponent": 0.0})
+    window_s = replay_window_s(trace)
+    assumptions.append(
+        f"peak window: {trace.source} replayed ({len(trace.times_s):,} requests over {window_s:g} s), its"
+        " operations, sizes and keys as recorded; the workload's client, limits and provider model apply"
+    )
+    return spec.model_copy(update={"arrivals": trace, "keys": keys, "put_sizes": None}), window_s
+
+
 def _simulate_endpoint(
-    workload: Workload, profile: Profile | None, duration_s: float, seed: int, replications: int
+    workload: Workload,
+    profile: Profile | None,
+    duration_s: float,
+    seed: int,
+    replications: int,
+    trace: TraceArrivals | None = None,
 ) -> WorkloadSimulation:
     if profile is None:
         raise InputError("give a provider, or a measured profile of the endpoint to simulate", source="--profile")
@@ -171,7 +196,8 @@ def _simulate_endpoint(
     for window in WINDOWS:
         adapted = adapt_workload(workload, window=window)
         assumptions += [note for note in adapted.assumptions if note not in assumptions]
-        results[window] = simulate_spec(adapted.spec, model, duration_s, seed, replications)
+        spec, window_s = _replayed(adapted.spec, trace, assumptions) if window == "peak" else (adapted.spec, None)
+        results[window] = simulate_spec(spec, model, window_s or duration_s, seed, replications)
     mean = results["mean"]
     return WorkloadSimulation(
         workload=workload.name,
