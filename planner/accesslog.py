@@ -20,7 +20,7 @@ import heapq
 import io
 import math
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -204,7 +204,9 @@ def log_files(paths: Iterable[Path]) -> list[Path]:
     return out
 
 
-def read_logs(paths: Iterable[Path], *, trace: IO[str] | None = None) -> AccessLog:
+def read_logs(
+    paths: Iterable[Path], *, trace: IO[str] | None = None, progress: Callable[[float], None] | None = None
+) -> AccessLog:
     """Tally access logs (files or folders of them); with ``trace``, write every request to it as
     CSV (seconds from the first request, operation, key, bytes sent, object size, ranged)."""
     files = log_files(paths)
@@ -217,13 +219,16 @@ def read_logs(paths: Iterable[Path], *, trace: IO[str] | None = None) -> AccessL
     key_busy_ms: Counter[tuple[str, int]] = Counter()
     buckets: set[str] = set()
     bad: list[str] = []
-    bad_count = slow = sent = ranged = sized = size_total = 0
+    bad_count = slow = sent = ranged = sized = size_total = seen = 0
     first: dt.datetime | None = None
     last: dt.datetime | None = None
     if trace is not None:
         trace.write("time_s,operation,key,bytes_sent,object_size,ranged,status\n")
     for path in files:
         for number, line in _lines(path):
+            seen += 1
+            if progress is not None and seen % 100_000 == 0:
+                progress(seen)
             try:
                 request = parse_line(line)
             except (ValueError, KeyError, IndexError) as error:

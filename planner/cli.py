@@ -395,7 +395,7 @@ def ingest_inventory(
     """Read an S3 Inventory into a workload's storage: count, sizes, classes, ages, access tiers."""
     rows_only(output, "ingest inventory")
     from planner import inventory as inv
-    from planner import render
+    from planner import progress, render
     from planner.files import WORKLOAD_LIMIT_BYTES, check_input_file, read_input_text
     from planner.workload import parse_workload
     from pricing.catalog import load_yaml
@@ -404,7 +404,8 @@ def ingest_inventory(
         raise InputError("give either --out DIR (a new workload) or --into W.yaml (replace its storage)")
     for path in files:
         check_input_file(path, what="inventory file")
-    summary = inv.read_inventory(files, schema=schema)
+    with progress.bar("reading the inventory", unit="objects") as moved:
+        summary = inv.read_inventory(files, schema=schema, progress=moved)
     block = inv.storage_block(summary)
     if into is not None:
         target = into
@@ -451,7 +452,7 @@ def ingest_access_log(
     rows_only(output, "ingest access-log")
     import contextlib
 
-    from planner import accesslog, render
+    from planner import accesslog, progress, render
     from planner.files import WORKLOAD_LIMIT_BYTES, read_input_text
     from planner.workload import parse_workload
     from pricing.catalog import load_yaml
@@ -470,7 +471,8 @@ def ingest_access_log(
                 handle = stack.enter_context(trace.open("w", encoding="utf-8", newline=""))
             except OSError as error:
                 raise InputError(f"cannot write it ({error.strerror or error})", source="--trace") from None
-        summary = accesslog.read_logs(paths, trace=handle)
+        with progress.bar("reading the logs", unit="requests") as moved:
+            summary = accesslog.read_logs(paths, trace=handle, progress=moved)
     block = accesslog.traffic_block(summary)
     if into is not None:
         target = into

@@ -19,7 +19,7 @@ import gzip
 import io
 import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -262,7 +262,13 @@ def _text(value: object) -> str:
     return str(value)
 
 
-def read_inventory(paths: Iterable[Path], *, schema: str | None = None, taken: dt.datetime | None = None) -> Inventory:
+def read_inventory(
+    paths: Iterable[Path],
+    *,
+    schema: str | None = None,
+    taken: dt.datetime | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> Inventory:
     """Summarise an inventory: a manifest.json (which names its data files and schema), or data files
     themselves (Parquet/ORC name their columns; CSV needs ``schema``, the manifest's fileSchema)."""
     tally = _Tally()
@@ -291,10 +297,14 @@ def read_inventory(paths: Iterable[Path], *, schema: str | None = None, taken: d
     if not sources:
         raise InputError("give a manifest.json or inventory data files")
     moment = moment or dt.datetime.now(dt.UTC)
+    seen = 0
     for path, fmt, columns in sources:
         files.append(str(path))
         rows = _csv_rows(path, columns) if fmt == "CSV" else _columnar_rows(path, fmt)  # type: ignore[arg-type]
         for where, row in rows:
+            seen += 1
+            if progress is not None and seen % 100_000 == 0:
+                progress(seen)
             if bucket is None and row.get("bucket"):
                 bucket = row["bucket"]
             tally.add(row, moment, where)
