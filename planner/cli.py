@@ -552,6 +552,31 @@ def cost_command(
     typer.echo(render.as_json(bill) if output == OutputFormat.json else render.breakdown(bill, output.value))
 
 
+@app.command("sweep")
+def sweep_command(
+    workload_file: WorkloadArgument,
+    vary: Annotated[
+        list[str],
+        typer.Option("--vary", help="FIELD=LOW..HIGH:N, e.g. traffic.egress=0..500TB:26 (once or twice)"),
+    ],
+    as_of: AsOfOption = None,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """Every allowed option's monthly bill over a grid of one or two workload fields, and the cheapest at each point."""
+    from planner import progress, render
+    from planner.sweep import parse_axis, sweep
+    from planner.workload import load_workload
+
+    workload = load_workload(workload_file)
+    axes = [parse_axis(workload, text) for text in vary]
+    points = 1
+    for axis in axes:
+        points *= len(axis.values)
+    with progress.bar("pricing the grid", total=points, unit="points") as moved:
+        result = sweep(workload, axes, as_of=parse_date(as_of), progress=moved)
+    typer.echo(render.as_json(result) if output == OutputFormat.json else render.sweep(result, output.value))
+
+
 @app.command("recommend")
 def recommend_command(
     workload_file: WorkloadArgument,

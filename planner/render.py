@@ -23,6 +23,7 @@ from planner.ingest import Bill, Reconciliation
 from planner.inventory import Inventory
 from planner.migration import MigrationPlan
 from planner.recommendation import RESTORE_FIRST, PerformanceEstimate, Recommendation
+from planner.sweep import Sweep
 from planner.units import format_bytes, format_duration, format_rate
 from pricing.models import CostBreakdown, LineItem, PriceTable, TieredPrice
 
@@ -774,3 +775,53 @@ def access_log_summary(log: AccessLog, written: str, trace: str | None) -> str:
         lines += [f"  {where}" for where in log.first_bad]
     lines.append(f"wrote {written}" + (f" and the trace {trace}" if trace else ""))
     return "\n".join(lines)
+
+
+def _axis_value(field: str, value: float) -> str:
+    """A swept value as people read that field: bytes as sizes, counts whole, others to 4 figures."""
+    if field.endswith(("stored", "egress", "internal_reads", "inter_region", "growth_per_month", "object_size")):
+        return format_bytes(value)
+    return f"{value:,.0f}" if value == int(value) else f"{value:.4g}"
+
+
+def sweep(result: Sweep, fmt: str) -> str:
+    """A sweep: per point the winner and its bill and the runner-up (CSV: every option at every point)."""
+    fields = [a.field for a in result.axes]
+    if fmt == "csv":
+        return csv_text(
+            [*fields, "option", "month_usd", "policy_breach", "winner"],
+            [
+                (
+                    *(_plain(cell.point[f]) for f in fields),
+                    option,
+                    _plain(cost),
+                    "yes" if option in cell.breaches else "",
+                    "yes" if option == cell.winner else "",
+                )
+                for cell in result.cells
+                for option, cost in cell.costs_usd.items()
+            ],
+        )
+    rows = []
+    for cell in result.cells:
+        ranked = sorted((c, o) for o, c in cell.costs_usd.items() if o not in cell.breaches)
+        runner = ranked[1] if len(ranked) > 1 else None
+        rows.append(
+            (
+                *(_axis_value(f, cell.point[f]) for f in fields),
+                cell.winner or "none (every option breaks a policy)",
+                usd(cell.costs_usd[cell.winner]) if cell.winner else "-",
+                f"{runner[1]} {usd(runner[0])}" if runner else "-",
+                ", ".join(cell.breaches) or "-",
+            )
+        )
+    title = f"Sweep of {result.workload} over {' x '.join(fields)} (prices in force on {result.as_of})"
+    return "\n".join(
+        [
+            heading(title, fmt),
+            table([*fields, "cheapest", "a month", "next", "breaks a policy"], rows, fmt),
+            "",
+            "Each amount is the month's bill planner cost prints at that point; an option that breaks a"
+            " provider's policy there (a free-egress cap) is never the cheapest.",
+        ]
+    )
