@@ -591,6 +591,13 @@ def recommend_command(
         bool, typer.Option("--simulate/--no-simulate", help="simulate each provider's peak (default) or not")
     ] = True,
     sim_window: Annotated[str, typer.Option("--sim-window", help='simulated peak window, e.g. "60s"')] = "60s",
+    samples: Annotated[
+        int | None,
+        typer.Option(
+            "--samples", min=10, max=100_000, help="also price N outcomes of the inputs given as ranges (seeded)"
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=2**63 - 1, help="random seed for --samples")] = 0,
     output: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
@@ -622,7 +629,26 @@ def recommend_command(
         from planner.reports.plots import save_recommendation_plot
 
         save_recommendation_plot(result, plot, prices=parse_prices(prices))
-    typer.echo(render.as_json(result) if output == OutputFormat.json else render.recommendation(result, output.value))
+    answer = None
+    if samples is not None:
+        from planner import progress
+        from planner.uncertainty import sample
+
+        if prices:
+            raise InputError("--samples prices the shipped tables only; leave out --prices", source="--samples")
+        with progress.bar("pricing the outcomes", total=samples, unit="samples") as moved:
+            answer = sample(workload, workload.uncertain, samples, seed=seed, as_of=parse_date(as_of), progress=moved)
+    if output == OutputFormat.json:
+        payload = result.model_dump(mode="json")
+        if answer is not None:
+            payload["uncertainty"] = answer.model_dump(mode="json")
+        typer.echo(render.as_json(payload))
+    else:
+        typer.echo(render.recommendation(result, output.value))
+        if workload.uncertain and output != OutputFormat.csv:
+            typer.echo(render.uncertain_note(workload.uncertain, answer))
+        if answer is not None:
+            typer.echo(render.uncertain_answer(answer, output.value))
     if result.recommendation is None:
         raise typer.Exit(1)
 

@@ -24,6 +24,7 @@ from planner.inventory import Inventory
 from planner.migration import MigrationPlan
 from planner.recommendation import RESTORE_FIRST, PerformanceEstimate, Recommendation
 from planner.sweep import Sweep
+from planner.uncertainty import Uncertain, UncertainAnswer
 from planner.units import format_bytes, format_duration, format_rate
 from pricing.models import CostBreakdown, LineItem, PriceTable, TieredPrice
 
@@ -823,5 +824,57 @@ def sweep(result: Sweep, fmt: str) -> str:
             "",
             "Each amount is the month's bill planner cost prints at that point; an option that breaks a"
             " provider's policy there (a free-egress cap) is never the cheapest.",
+        ]
+    )
+
+
+def uncertain_note(inputs: Sequence[Uncertain], answer: UncertainAnswer | None) -> str:
+    """What the ranking above assumed of the inputs given as ranges."""
+    central = ", ".join(f"{u.field} = {_uncertain_value(u, u.central)}" for u in inputs)
+    text = f"\nThe ranking above prices the central value of each input given as a range: {central}."
+    if answer is None:
+        text += " Add --samples N to price the ranges themselves."
+    return wrap_prose(text)
+
+
+def _uncertain_value(u: Uncertain, value: float) -> str:
+    if u.field.rsplit(".", 1)[-1] in ("stored", "egress", "internal_reads", "inter_region", "growth_per_month"):
+        return format_bytes(value)
+    return f"{value:,.0f}" if u.whole else f"{value:.4g}"
+
+
+def uncertain_answer(answer: UncertainAnswer, fmt: str) -> str:
+    """Each option over the sampled outcomes, the favourite's robustness, and what moves its bill."""
+    rows = [
+        (
+            o.option,
+            f"{100 * o.p_cheapest:.1f} %",
+            f"{100 * o.p_feasible:.1f} %",
+            usd(Decimal(repr(o.p10_usd))),
+            usd(Decimal(repr(o.p50_usd))),
+            usd(Decimal(repr(o.p90_usd))),
+            "-" if o.expected_regret_usd == float("inf") else usd(Decimal(repr(o.expected_regret_usd))),
+        )
+        for o in answer.options
+    ]
+    headers = ["option", "cheapest", "no policy broken", "p10 a month", "p50", "p90", "expected regret"]
+    inputs = "; ".join(
+        f"{u.field}: {u.kind} {_uncertain_value(u, u.low)}"
+        + (f" / {_uncertain_value(u, u.likely)}" if u.likely is not None else "")
+        + f" / {_uncertain_value(u, u.high)}"
+        for u in answer.inputs
+    )
+    swings = [(s.field, usd(Decimal(repr(s.at_p10_usd))), usd(Decimal(repr(s.at_p90_usd)))) for s in answer.tornado]
+    return "\n".join(
+        [
+            "",
+            heading(f"Under uncertainty: {answer.samples:,} outcomes (seed {answer.seed})", fmt, level=3),
+            wrap_prose(f"Inputs: {inputs}."),
+            table(headers, rows, fmt),
+            "",
+            wrap_prose(answer.statement + "."),
+            "",
+            heading("What moves the favourite's bill (one input at its p10 and p90, the others central)", fmt, level=3),
+            table(["input", "at p10", "at p90"], swings, fmt),
         ]
     )

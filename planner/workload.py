@@ -22,6 +22,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     StringConstraints,
     ValidationError,
     ValidationInfo,
@@ -404,6 +405,14 @@ class Workload(_Model):
     performance: Performance = Field(default_factory=Performance)
     client: Client = Field(default_factory=Client)
     constraints: Constraints = Field(default_factory=Constraints)
+    # The inputs the file gave as distributions (planner.uncertainty): the fields hold their central
+    # values; recommend --samples draws from them.
+    _uncertain: list[Any] = PrivateAttr(default_factory=list)
+
+    @property
+    def uncertain(self) -> list[Any]:
+        """The uncertain inputs (``planner.uncertainty.Uncertain``) the file gave, if any."""
+        return list(self._uncertain)
 
     @field_validator("name")
     @classmethod
@@ -630,6 +639,12 @@ def load_workload(path: Path | str) -> Workload:
     data = load_yaml(text, source)
     if isinstance(data, dict):
         data = _plain(data)
+        from planner import uncertainty
+
+        if uncertainty.find(data):
+            workload, inputs = uncertainty.load(data, source)
+            workload._uncertain = inputs
+            return workload
     return parse_workload(data, source)
 
 

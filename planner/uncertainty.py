@@ -1,0 +1,324 @@
+"""Answers under uncertainty: inputs given as ranges, sampled, and every option priced per sample.
+
+A numeric workload field may be a distribution instead of a value, in the field's own units:
+
+- ``{low: 50 TB, likely: 120 TB, high: 300 TB}``: triangular;
+- ``{low: 50 TB, high: 300 TB}``: uniform;
+- ``{p10: 50 TB, p90: 300 TB}``: lognormal with those 10th and 90th percentiles.
+
+Every other command reads such a field at its central value (the likely one, the midpoint, the
+median) and says so; ``sample`` draws ``n`` seeded outcomes and prices every allowed option in each
+with the exact line-item engine: for each option the probability of being the cheapest that breaks
+no policy, of breaking none, its monthly bill's p10 / p50 / p90, and the expected regret of choosing
+it (what it costs above the cheapest, averaged over the outcomes).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Callable
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from planner.errors import InputError, validation_problem
+from planner.workload import Workload
+
+_KEYS = {"low", "likely", "high", "p10", "p90"}
+_Z90 = 1.2815515655446004  # the standard normal's 90th percentile
+MAX_SAMPLE_BILLS = 200_000
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class Uncertain(_Model):
+    """One uncertain input: its field, its distribution, in the units the model holds (bytes, counts)."""
+
+    field: str
+    kind: Literal["triangular", "uniform", "lognormal"]
+    low: float = Field(description="the lowest value (lognormal: the 10th percentile)")
+    likely: float | None = None
+    high: float = Field(description="the highest value (lognormal: the 90th percentile)")
+    whole: bool = Field(False, description="a count: samples are rounded to whole numbers")
+
+    @property
+    def central(self) -> float:
+        if self.kind == "triangular":
+            assert self.likely is not None
+            return self.likely
+        if self.kind == "uniform":
+            return (self.low + self.high) / 2
+        return math.sqrt(self.low * self.high)  # the lognormal's median
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray[Any, np.dtype[np.float64]]:
+        if self.kind == "triangular":
+            assert self.likely is not None
+            if self.low == self.high:
+                values = np.full(n, self.low)
+            else:
+                values = rng.triangular(self.low, self.likely, self.high, n)
+        elif self.kind == "uniform":
+            values = rng.uniform(self.low, self.high, n)
+        else:
+            mu = (math.log(self.low) + math.log(self.high)) / 2
+            sigma = (math.log(self.high) - math.log(self.low)) / (2 * _Z90)
+            values = rng.lognormal(mu, sigma, n)
+        return np.round(values) if self.whole else values
+
+
+def find(data: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
+    """The distributions in a parsed workload file: mappings whose keys are low / likely / high / p10 / p90."""
+    found: list[tuple[tuple[str, ...], dict[str, Any]]] = []
+    if isinstance(data, dict):
+        keys = {str(k) for k in data}
+        if len(keys) >= 2 and keys <= _KEYS and path:
+            return [(path, data)]
+        for key, value in data.items():
+            found += find(value, (*path, str(key)))
+    return found
+
+
+def _set(data: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, Any]:
+    out = dict(data)
+    node = out
+    for part in path[:-1]:
+        node[part] = dict(node[part])
+        node = node[part]
+    node[path[-1]] = value
+    return out
+
+
+def _read(workload: Workload, path: tuple[str, ...]) -> Any:
+    value: Any = workload
+    for part in path:
+        value = getattr(value, part)
+    return value
+
+
+def load(data: dict[str, Any], source: str) -> tuple[Workload, list[Uncertain]]:
+    """The workload at the central value of each distribution in ``data``, and the distributions."""
+    from planner.workload import parse_workload
+
+    found = find(data)
+    placeholder = data
+    for path, spec in found:
+        # while the endpoints are read, the field holds one of them
+        placeholder = _set(placeholder, path, spec.get("likely", spec.get("low", spec.get("p10"))))
+    uncertain = []
+    for path, spec in found:
+        field = ".".join(path)
+        keys = set(spec)
+        if keys == {"low", "likely", "high"}:
+            kind: Literal["triangular", "uniform", "lognormal"] = "triangular"
+        elif keys == {"low", "high"}:
+            kind = "uniform"
+        elif keys == {"p10", "p90"}:
+            kind = "lognormal"
+        else:
+            raise InputError(
+                "give {low, likely, high} (triangular), {low, high} (uniform) or {p10, p90} (lognormal)",
+                source=source,
+                field=field,
+            )
+        values: dict[str, float] = {}
+        whole = False
+        for key, text in spec.items():
+            value = _read(parse_workload(_set(placeholder, path, text), source), path)
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                raise InputError(
+                    "only a number (a size, count, rate or duration) can be uncertain", source=source, field=field
+                )
+            values[key], whole = float(value), isinstance(value, int)
+        low = values.get("low", values.get("p10", 0.0))
+        high = values.get("high", values.get("p90", 0.0))
+        if not low <= values.get("likely", low) <= high or high <= low:
+            raise InputError("the values must rise: low <= likely <= high, and low < high", source=source, field=field)
+        if kind == "lognormal" and low <= 0:
+            raise InputError("a lognormal's p10 must be above 0", source=source, field=field)
+        uncertain.append(
+            Uncertain(field=field, kind=kind, low=low, likely=values.get("likely"), high=high, whole=whole)
+        )
+    workload = parse_workload(placeholder, source)
+    return at(workload, {u.field: u.central for u in uncertain}), uncertain
+
+
+def at(workload: Workload, point: dict[str, float]) -> Workload:
+    """The workload with the given fields (in the model's units) set."""
+    data = workload.model_dump()
+    for field, value in point.items():
+        node = data
+        parts = field.split(".")
+        for part in parts[:-1]:
+            node = node[part]
+        current = node.get(parts[-1])
+        node[parts[-1]] = round(value) if isinstance(current, int) else value
+    try:
+        return Workload.model_validate(data)
+    except ValidationError as error:
+        where, message = validation_problem(error)
+        raise InputError(f"an outcome ({point}) is not a valid workload: {message}", field=where) from None
+
+
+class OptionOutcome(_Model):
+    option: str
+    p_cheapest: float = Field(description="share of outcomes where it is the cheapest option that breaks no policy")
+    p_feasible: float = Field(description="share of outcomes where its bill breaks no provider policy")
+    p10_usd: float
+    p50_usd: float
+    p90_usd: float
+    expected_regret_usd: float = Field(
+        description="mean of (its bill - the cheapest bill that breaks no policy) a month, over the outcomes where"
+        " it breaks none (infinite when it always does)"
+    )
+
+
+class Swing(_Model):
+    """One input's effect on the favourite's bill: its bill at the input's p10 and p90, others central."""
+
+    field: str
+    at_p10_usd: float
+    at_p90_usd: float
+
+
+class UncertainAnswer(_Model):
+    samples: int
+    seed: int
+    as_of: dt.date
+    inputs: list[Uncertain]
+    options: list[OptionOutcome] = Field(description="by probability of being the cheapest, highest first")
+    statement: str = Field(description="how robust the favourite is, in words")
+    tornado: list[Swing] = Field(description="the inputs by how far they move the favourite's bill, widest first")
+
+
+def sample(
+    workload: Workload,
+    inputs: list[Uncertain],
+    n: int,
+    *,
+    seed: int = 0,
+    as_of: dt.date | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> UncertainAnswer:
+    """Price every allowed option in ``n`` seeded outcomes of the uncertain inputs (a month each)."""
+    from planner.costing import price_table
+    from pricing.engine import bill
+
+    if not inputs:
+        raise InputError("the workload has no uncertain input: give a field as {low, likely, high}", field="--samples")
+    day = as_of or dt.date.today()
+    tables = {p: price_table(p, day, None) for p in workload.constraints.providers}
+    allowed = workload.constraints.storage_classes
+    options = [(p, c) for p, t in tables.items() for c in t.classes if not allowed or c in allowed]
+    labels = [f"{p}:{c}" for p, c in options]
+    if n * len(options) > MAX_SAMPLE_BILLS:
+        raise InputError(
+            f"{n:,} samples x {len(options)} options is more than {MAX_SAMPLE_BILLS:,} bills: give fewer samples",
+            source="--samples",
+        )
+    rng = np.random.default_rng(seed)
+    draws = {u.field: u.sample(rng, n) for u in inputs}
+    costs = np.zeros((n, len(options)))
+    feasible = np.ones((n, len(options)), dtype=bool)
+
+    def price(point: dict[str, float]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        varied = at(workload, point)
+        row, ok = np.zeros(len(options)), np.ones(len(options), dtype=bool)
+        for j, (provider, storage_class) in enumerate(options):
+            table = tables[provider]
+            priced = bill(table, storage_class, varied.usage_for(storage_class, table.limits), as_of=day)
+            row[j], ok[j] = float(priced.total_usd), not priced.policy_breaches
+        return row, ok
+
+    for i in range(n):
+        costs[i], feasible[i] = price({field: float(values[i]) for field, values in draws.items()})
+        if progress is not None:
+            progress(i + 1)
+    masked = np.where(feasible, costs, np.inf)
+    best = masked.min(axis=1)
+    winners = np.where(np.isfinite(best), masked.argmin(axis=1), -1)
+    outcomes = []
+    for j, label in enumerate(labels):
+        # regret where choosing it is allowed: in an outcome where it breaks a policy its bill has no
+        # price for the breach, so it is not compared there (p_feasible says how often that is)
+        usable = feasible[:, j] & np.isfinite(best)
+        regret = float(np.mean(costs[usable, j] - best[usable])) if usable.any() else math.inf
+        p10, p50, p90 = np.percentile(costs[:, j], [10, 50, 90])
+        outcomes.append(
+            OptionOutcome(
+                option=label,
+                p_cheapest=float(np.mean(winners == j)),
+                p_feasible=float(np.mean(feasible[:, j])),
+                p10_usd=float(p10),
+                p50_usd=float(p50),
+                p90_usd=float(p90),
+                expected_regret_usd=regret,
+            )
+        )
+    outcomes.sort(key=lambda o: (-o.p_cheapest, o.expected_regret_usd))
+    favourite = labels.index(outcomes[0].option)
+    statement = _statement(outcomes, labels, favourite, winners, draws, inputs)
+    centre = {u.field: u.central for u in inputs}
+    tornado = []
+    for u in inputs:
+        lo, hi = np.percentile(draws[u.field], [10, 90])
+        at_lo = price({**centre, u.field: float(lo)})[0][favourite]
+        at_hi = price({**centre, u.field: float(hi)})[0][favourite]
+        tornado.append(Swing(field=u.field, at_p10_usd=float(at_lo), at_p90_usd=float(at_hi)))
+    tornado.sort(key=lambda s: -abs(s.at_p90_usd - s.at_p10_usd))
+    return UncertainAnswer(
+        samples=n, seed=seed, as_of=day, inputs=inputs, options=outcomes, statement=statement, tornado=tornado
+    )
+
+
+def _statement(
+    outcomes: list[OptionOutcome],
+    labels: list[str],
+    favourite: int,
+    winners: np.ndarray[Any, Any],
+    draws: dict[str, np.ndarray[Any, Any]],
+    inputs: list[Uncertain],
+) -> str:
+    """ "cheapest in 87 % of outcomes; loses to R2 when traffic.egress is above 210 TB" (the input whose
+    one threshold best separates the favourite's wins from its losses, when one does)."""
+    top = outcomes[0]
+    text = f"{top.option} is the cheapest in {100 * top.p_cheapest:.0f} % of outcomes"
+    lost = winners != favourite
+    if not lost.any() or lost.all():
+        return text
+    rivals = winners[lost & (winners >= 0)]
+    rival = labels[int(np.bincount(rivals).argmax())] if len(rivals) else "no feasible option"
+    best: tuple[float, str, float, bool] | None = None
+    for u in inputs:
+        values = draws[u.field]
+        order = np.argsort(values)
+        lost_sorted = lost[order]
+        # a threshold t: "loses above t" is right for the losses above and the wins below
+        above = np.cumsum(lost_sorted[::-1])[::-1]
+        wins_below = np.concatenate([[0], np.cumsum(~lost_sorted)[:-1]])
+        right_above = (above + wins_below) / len(values)
+        below = np.concatenate([[0], np.cumsum(lost_sorted)[:-1]]) + np.cumsum((~lost_sorted)[::-1])[::-1]
+        right_below = below / len(values)
+        for rightness, is_above in ((right_above, True), (right_below, False)):
+            k = int(rightness.argmax())
+            if best is None or rightness[k] > best[0]:
+                best = (float(rightness[k]), u.field, float(values[order][k]), is_above)
+    if best is not None and best[0] >= 0.9:
+        _, field, threshold, is_above = best
+        unit = next(u for u in inputs if u.field == field)
+        shown = _shown(field, threshold, unit.whole)
+        text += f"; loses to {rival} when {field} is {'above' if is_above else 'below'} about {shown}"
+    else:
+        text += f"; otherwise mostly {rival}"
+    return text
+
+
+def _shown(field: str, value: float, whole: bool) -> str:
+    from planner.units import format_bytes
+
+    if field.rsplit(".", 1)[-1] in ("stored", "egress", "internal_reads", "inter_region", "growth_per_month"):
+        return format_bytes(value)
+    return f"{value:,.0f}" if whole else f"{value:.4g}"

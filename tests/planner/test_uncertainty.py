@@ -1,0 +1,110 @@
+"""Answers under uncertainty: inputs as ranges, and a case with a known answer.
+
+Two options, R2 Standard and B2 Standard, 10 TB stored: B2's egress is free up to 3x the stored
+volume and $0.01 a GB beyond, R2's is free, R2's storage costs more. Their bills cross at one
+egress E* (found here with the exact engine, as `recommend` reports break-even points); with egress
+uniform on [20 TB, 60 TB], B2 is the cheaper in (E* - 20 TB) / 40 TB of outcomes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from planner.costing import estimate_cost
+from planner.errors import InputError
+from planner.uncertainty import at, sample
+from planner.workload import load_workload
+
+AS_OF = dt.date(2026, 12, 1)
+TB = 10**12
+TEXT = """name: two options
+storage: {stored: 10 TB, object_size: 64 MiB}
+traffic:
+  egress: {low: 20 TB, high: 60 TB}
+constraints: {providers: [backblaze-b2, cloudflare-r2], storage_classes: [standard]}
+"""
+
+
+@pytest.fixture
+def workload_file(tmp_path: Path) -> Path:
+    path = tmp_path / "w.yaml"
+    path.write_text(TEXT)
+    return path
+
+
+def _bill(workload: object, provider: str, egress: float) -> float:
+    varied = at(workload, {"traffic.egress": egress})  # type: ignore[arg-type]
+    return float(estimate_cost(varied, provider, "standard", as_of=AS_OF).total_usd)
+
+
+def test_ranges_load_at_their_central_value(workload_file: Path) -> None:
+    workload = load_workload(workload_file)
+    assert workload.traffic.egress == 40 * TB  # the uniform's midpoint
+    (egress,) = workload.uncertain
+    assert (egress.field, egress.kind, egress.low, egress.high) == ("traffic.egress", "uniform", 20 * TB, 60 * TB)
+
+
+def test_the_probability_of_being_cheapest_matches_the_break_even(workload_file: Path) -> None:
+    workload = load_workload(workload_file)
+    low, high = 20.0 * TB, 60.0 * TB
+    # bisection on the exact bills: below E* B2 is cheaper, above it R2
+    a, b = low, high
+    assert _bill(workload, "backblaze-b2", a) < _bill(workload, "cloudflare-r2", a)
+    assert _bill(workload, "backblaze-b2", b) > _bill(workload, "cloudflare-r2", b)
+    for _ in range(50):
+        mid = (a + b) / 2
+        a, b = (mid, b) if _bill(workload, "backblaze-b2", mid) < _bill(workload, "cloudflare-r2", mid) else (a, mid)
+    share = (a - low) / (high - low)
+    n = 2000
+    answer = sample(workload, workload.uncertain, n, seed=7, as_of=AS_OF)
+    b2 = next(o for o in answer.options if o.option == "backblaze-b2:standard")
+    r2 = next(o for o in answer.options if o.option == "cloudflare-r2:standard")
+    sigma = math.sqrt(share * (1 - share) / n)
+    assert abs(b2.p_cheapest - share) <= 4 * sigma, (b2.p_cheapest, share)
+    assert b2.p_cheapest + r2.p_cheapest == pytest.approx(1.0)
+    # B2's bill rises with egress, so its percentiles are its bill at egress's: 24, 40 and 56 TB
+    for got, q in ((b2.p10_usd, 0.1), (b2.p50_usd, 0.5), (b2.p90_usd, 0.9)):
+        expected = _bill(workload, "backblaze-b2", low + q * (high - low))
+        # a quantile of 2,000 uniform draws is within ~0.7 % of the range (1 sd); B2 bills $10 a TB
+        assert abs(got - expected) <= 4 * 0.0067 * 40 * 10 + 0.01, (q, got, expected)
+    # the regret of the favourite is what it costs above the cheapest, averaged
+    assert answer.options[0].expected_regret_usd <= min(o.expected_regret_usd for o in answer.options)
+    assert "cheapest in" in answer.statement and "traffic.egress" in answer.statement
+
+
+def test_same_seed_same_answer(workload_file: Path) -> None:
+    workload = load_workload(workload_file)
+    one = sample(workload, workload.uncertain, 50, seed=3, as_of=AS_OF)
+    two = sample(workload, workload.uncertain, 50, seed=3, as_of=AS_OF)
+    assert one == two
+
+
+def test_triangular_and_lognormal_draws() -> None:
+    from planner.uncertainty import Uncertain
+
+    rng = np.random.default_rng(0)
+    tri = Uncertain(field="f", kind="triangular", low=0, likely=10, high=40).sample(rng, 200_000)
+    assert tri.mean() == pytest.approx((0 + 10 + 40) / 3, rel=0.01)
+    logn = Uncertain(field="f", kind="lognormal", low=10, high=1000).sample(rng, 200_000)
+    assert np.percentile(logn, 10) == pytest.approx(10, rel=0.03)
+    assert np.percentile(logn, 90) == pytest.approx(1000, rel=0.03)
+
+
+@pytest.mark.parametrize(
+    ("egress", "message"),
+    [
+        ("{low: 60 TB, high: 20 TB}", "must rise"),
+        ("{low: 1 TB, p90: 2 TB}", "give {low, likely, high}"),
+        ("{p10: 0 TB, p90: 2 TB}", "must be above 0"),
+    ],
+)
+def test_bad_ranges_are_one_line(tmp_path: Path, egress: str, message: str) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(TEXT.replace("{low: 20 TB, high: 60 TB}", egress))
+    with pytest.raises(InputError, match=message) as caught:
+        load_workload(path)
+    assert caught.value.field == "traffic.egress"
