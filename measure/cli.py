@@ -147,6 +147,7 @@ def build_options(
     rate_concurrency: str,
     read_timeout: str = "60s",
     open_loop: str = "10/s,0.5x,0.8x",
+    connect_timeout: str = "5s",
 ) -> MeasureOptions:
     """Validate the command-line options into ``MeasureOptions`` (pure; no network)."""
     from measure.runner import PROBES, MeasureOptions
@@ -168,13 +169,18 @@ def build_options(
             link_bits = parse_rate(link)
         except ValueError as error:
             raise InputError(str(error), source="--link") from None
-    if run_id is not None and (not run_id.replace("-", "").replace("_", "").isalnum() or len(run_id) > 64):
+    from measure.journal import valid_run_id
+
+    if run_id is not None and not valid_run_id(run_id):
         raise InputError("use letters, digits, '-' and '_' only (at most 64)", source="--run-id")
     if max_attempts < 1:
         raise InputError("must be 1 or more", source="--max-attempts")
     read_timeout_s = _duration(read_timeout, "--read-timeout")
     if read_timeout_s <= 0:
         raise InputError("must be more than 0 s", source="--read-timeout")
+    connect_timeout_s = _duration(connect_timeout, "--connect-timeout")
+    if connect_timeout_s <= 0:
+        raise InputError("must be more than 0 s", source="--connect-timeout")
     if not out.parent.exists():
         raise InputError("the output folder does not exist", source=str(out))
     open_rates, open_fractions = _open_loop(open_loop, "--open-loop")
@@ -196,6 +202,7 @@ def build_options(
         processes=processes,
         max_attempts=max_attempts,
         read_timeout_s=read_timeout_s,
+        connect_timeout_s=connect_timeout_s,
         run_id=run_id,
         probe_duration_s=_duration(probe_duration, "--probe-duration") or 1.0,
         hot_object_max=hot_object_max,
@@ -284,6 +291,7 @@ def measure(
     processes: int | None = typer.Option(None, help="worker processes (default: CPU count)"),
     max_attempts: int = typer.Option(3, help="attempts per request, including the first"),
     read_timeout: str = typer.Option("60s", help="no byte for this long (before or within a body) is a timeout"),
+    connect_timeout: str = typer.Option("5s", help="a TCP/TLS connection not made within this long is a timeout"),
     run_id: str | None = typer.Option(None, help="run id (default: time + random)"),
     probe_duration: str = typer.Option("5s", help="measured time per probe step"),
     hot_object_max: int = typer.Option(256, help="hot-object probe: highest concurrency to try"),
@@ -310,7 +318,7 @@ def measure(
         max_attempts=max_attempts, run_id=run_id, probe_duration=probe_duration,
         hot_object_max=hot_object_max, part_sizes=part_sizes, queue_depths=queue_depths,
         range_object_size=range_object_size, range_streams=range_streams, rate_concurrency=rate_concurrency,
-        read_timeout=read_timeout, open_loop=open_loop,
+        read_timeout=read_timeout, open_loop=open_loop, connect_timeout=connect_timeout,
     )  # fmt: skip
     from measure.runner import RUN_PREFIX_ROOT, Measurement, new_run_id, plan_steps
     from measure.s3client import sanitize_endpoint
@@ -349,7 +357,7 @@ def cleanup(
 ) -> None:
     """Delete what a crashed or killed run wrote (only keys in its journal) and abort its uploads."""
     from measure import journal as journal_module
-    from measure.cleanup import cleanup_run
+    from measure.cleanup import checked_prefix, cleanup_run
     from measure.s3client import make_client, sanitize_endpoint
 
     path = journal or journal_module.journal_path(Path.cwd(), run_id)
@@ -363,10 +371,13 @@ def cleanup(
     shown = sanitize_endpoint(endpoint) if endpoint else None
     if state.endpoint != shown:
         raise InputError(f"journal is for endpoint {state.endpoint!r}, not {shown!r}", source=str(path))
-    typer.echo(f"cleaning up endpoint {shown or '(AWS default)'} bucket {bucket} prefix {state.prefix}", err=True)
+    prefix = checked_prefix(state, path)
+    typer.echo(f"cleaning up endpoint {shown or '(AWS default)'} bucket {bucket} prefix {prefix}", err=True)
     client = make_client(endpoint, region, addressing=addressing.value)
     try:
         report = cleanup_run(client, bucket, path)
+    except MeasureError:
+        raise
     except Exception as error:
         from measure.s3client import describe_client_error
 

@@ -39,7 +39,7 @@ from measure.worker import ClientSettings, LoadResult, LoadTask, TaskKind, Worke
 from planner.errors import MeasureError
 
 PROBES = ("hot-object", "part-size", "range-get", "rate")
-RUN_PREFIX_ROOT = "planner-measure/"
+RUN_PREFIX_ROOT = journal.RUN_PREFIX_ROOT
 _MAX_POOL_BYTES = 1 << 30  # GET/HEAD object pool per size
 _LARGE_REQUEST_BYTES = 1 << 20
 DELETE_WARMUP_S = 0.5
@@ -57,6 +57,9 @@ def delete_budget_s(cell_s: float) -> float:
 
 
 _THREADS_PER_PROCESS_LARGE = 16
+PREFLIGHT_READ_TIMEOUT_S = 5.0
+"""The safety checks' read timeout: an endpoint that accepts the connection and never answers a
+HEAD bucket within this long is refused (a measured request may take longer: ``read_timeout_s``)."""
 
 
 def tool_version() -> str:
@@ -90,7 +93,7 @@ class MeasureOptions:
     verify_tls: bool = True
     processes: int | None = None
     max_attempts: int = 3
-    connect_timeout_s: float = 10.0
+    connect_timeout_s: float = 5.0
     read_timeout_s: float = 60.0  # no byte for this long (before or within a body): a "timeout"
     run_id: str | None = None
     # probes
@@ -451,7 +454,7 @@ class Measurement:
         self.options = options
         self.reporter = reporter or Reporter()
         self.run_id = options.run_id or new_run_id()
-        self.prefix = f"{RUN_PREFIX_ROOT}{self.run_id}/"
+        self.prefix = journal.run_prefix(self.run_id)
         self.endpoint = sanitize_endpoint(options.endpoint) if options.endpoint else None
         self.journal_file = journal.journal_path(options.out.resolve().parent, self.run_id)
         self.cells: list[Cell] = []
@@ -495,21 +498,37 @@ class Measurement:
     # -- the run ------------------------------------------------------------------------------
     def run(self) -> Profile:
         options = self.options
-        self.reporter.info(
-            f"endpoint {self.endpoint or '(AWS default)'}  bucket {options.bucket}  prefix {self.prefix}"
-            "  (writes and deletes only under this prefix)"
-        )
         self._host = client_host()
+        preflight_client = make_client(
+            options.endpoint,
+            options.region,
+            addressing=options.addressing,
+            connect_timeout_s=options.connect_timeout_s,
+            read_timeout_s=min(options.read_timeout_s, PREFLIGHT_READ_TIMEOUT_S),
+            verify_tls=options.verify_tls,
+        )
         client = make_client(
             options.endpoint,
             options.region,
             addressing=options.addressing,
             max_pool_connections=32,
+            connect_timeout_s=options.connect_timeout_s,
+            read_timeout_s=options.read_timeout_s,
             verify_tls=options.verify_tls,
         )
-        journal.append(
-            self.journal_file,
-            {"run_id": self.run_id, "endpoint": self.endpoint, "bucket": options.bucket, "prefix": self.prefix},
+        try:
+            journal.append(
+                self.journal_file,
+                {"run_id": self.run_id, "endpoint": self.endpoint, "bucket": options.bucket, "prefix": self.prefix},
+            )
+        except OSError as error:
+            raise MeasureError(
+                f"{self.journal_file.parent}: cannot write the run's journal there ({error.strerror or error});"
+                " choose an --out in a folder you can write to"
+            ) from None
+        self.reporter.info(
+            f"endpoint {self.endpoint or '(AWS default)'}  bucket {options.bucket}  prefix {self.prefix}"
+            "  (writes and deletes only under this prefix)"
         )
         pool: WorkerPool | None = None
         complete = False
@@ -517,7 +536,7 @@ class Measurement:
         started = False
         try:
             with _signals_as_exceptions():
-                preflight(client, options.bucket, self.prefix, self.endpoint or "AWS", self.journal_file)
+                preflight(preflight_client, options.bucket, self.prefix, self.endpoint or "AWS", self.journal_file)
                 started = True
                 self.write()
                 settings = ClientSettings(
@@ -546,10 +565,15 @@ class Measurement:
                 if pool is not None:
                     pool.drain()
                     pool.close()
-                if stopped:
+                if stopped and started:
                     self.reporter.info(f"{stopped}: cleaning up; finished cells are kept in {options.out}")
+                elif stopped:
+                    self.reporter.info(f"{stopped} before the first cell: cleaning up; no profile was written")
                 try:
-                    self.cleanup_report = cleanup_run(client, options.bucket, self.journal_file)
+                    if started or journal.read(self.journal_file).keys:
+                        self.cleanup_report = cleanup_run(client, options.bucket, self.journal_file)
+                    else:  # refused before writing anything: nothing to clean, and nothing to wait for
+                        self.cleanup_report = CleanupReport()
                 except Exception as error:
                     self.reporter.info(
                         f"cleanup failed ({describe_client_error(error)}); finish with planner measure cleanup"
