@@ -25,8 +25,17 @@ _KNEE_GAIN = 1.10  # doubling concurrency must add 10 % ops/s ...
 _KNEE_LATENCY = 1.5  # ... or the latency rise marks a knee
 
 
-def _warmup(duration_s: float) -> float:
+def probe_warmup_s(duration_s: float) -> float:
+    """A probe step's warm-up: a quarter of its window, at most a second."""
     return min(1.0, duration_s / 4)
+
+
+_warmup = probe_warmup_s
+
+
+def hot_object_ramp(hot_object_max: int) -> list[int]:
+    """The concurrencies the hot-object probe tries when nothing stops it early: 1, 2, 4, ... up to the max."""
+    return [2**i for i in range(max(hot_object_max, 1).bit_length()) if 2**i <= hot_object_max]
 
 
 def _throttled(figures: CellFigures) -> int:
@@ -219,7 +228,10 @@ def range_get(engine: Engine, run: Measurement) -> RangeGetResult:
 
 
 def rate(engine: Engine, run: Measurement) -> RateResult:
-    """Small-object ops/s per operation, ramping concurrency until ops/s stops growing."""
+    """Small-object ops/s per operation, ramping concurrency until ops/s stops growing; an operation
+    the server does not support is recorded as such and the others go on."""
+    from measure.runner import Unsupported
+
     options = run.options
     size = options.rate_object_size
     duration = options.probe_duration_s
@@ -241,20 +253,24 @@ def rate(engine: Engine, run: Measurement) -> RateResult:
                     "key_prefix": f"{run.prefix}rate-put/c{concurrency}/",
                     "record_keys": "delete" in options.ops,
                 }
-            if op == "delete":
-                known = [p.ops_per_s or 0.0 for p in result.points if p.op in ("put", "head")]
-                figures, results = run.measure_delete(
-                    engine,
-                    size,
-                    concurrency,
-                    duration_s=duration,
-                    warmup_s=_warmup(duration),
-                    rate_hint=max(known, default=0.0),
-                )
-            else:
-                figures, results = engine.measure(
-                    op, concurrency, duration_s=duration, warmup_s=_warmup(duration), count_bytes=False, **fields
-                )
+            try:
+                if op == "delete":
+                    known = [p.ops_per_s or 0.0 for p in result.points if p.op in ("put", "head")]
+                    figures, results = run.measure_delete(
+                        engine,
+                        size,
+                        concurrency,
+                        duration_s=duration,
+                        warmup_s=_warmup(duration),
+                        rate_hint=max(known, default=0.0),
+                    )
+                else:
+                    figures, results = engine.measure(
+                        op, concurrency, duration_s=duration, warmup_s=_warmup(duration), count_bytes=False, **fields
+                    )
+            except Unsupported as error:  # this operation only: the others are still measured
+                run.note_unsupported(f"probe rate {op} x{concurrency}", error)
+                break
             if op == "put":
                 run.remember_written(size, [k for r in results for k in r.written_keys])
             result.points.append(

@@ -227,7 +227,7 @@ def list_all(server: S3Server, bucket: str, prefix: str = "") -> list[str]:
 
 # -- fault-injecting proxy -------------------------------------------------------------------------
 
-FaultKind = Literal["slowdown", "500", "reset", "stall", "stall-body", "truncate", "latency", "throttle"]
+FaultKind = Literal["slowdown", "500", "reset", "stall", "stall-body", "truncate", "latency", "throttle", "unsupported"]
 
 
 @dataclass
@@ -239,7 +239,9 @@ class Fault:
     to outlast the client's read timeout, latency not); ``stall-body`` sends ``body_fraction`` of the
     body, waits ``seconds``, then the rest; ``truncate`` sends ``body_fraction`` of the body and
     closes the connection; ``throttle`` paces every matched body through one shared
-    ``bytes_per_s`` budget.
+    ``bytes_per_s`` budget; ``unsupported`` answers ``status`` with error ``code`` (a server without
+    that operation: 501 NotImplemented, or the 400 some servers send). ``query_contains`` (e.g.
+    ``"uploads"`` for CreateMultipartUpload) and ``header`` (e.g. ``"range"``) narrow the match.
     """
 
     kind: FaultKind
@@ -247,6 +249,10 @@ class Fault:
     rate: float | None = None  # ... or this share of them, drawn from a seeded generator
     methods: tuple[str, ...] = ("GET",)
     key_contains: str = ""  # a part of the object key; bucket-level requests never match
+    query_contains: str = ""  # a part of the query string
+    header: str = ""  # a request header that must be present (lower case)
+    status: int = 501
+    code: str = "NotImplemented"
     seconds: float = 0.0
     bytes_per_s: float = 0.0
     body_fraction: float = 0.5
@@ -258,8 +264,14 @@ class Fault:
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
 
-    def applies(self, method: str, key: str | None) -> bool:
-        return key is not None and method in self.methods and self.key_contains in key
+    def applies(self, method: str, key: str | None, query: str = "", headers: frozenset[str] = frozenset()) -> bool:
+        return (
+            key is not None
+            and method in self.methods
+            and self.key_contains in key
+            and self.query_contains in query
+            and (not self.header or self.header in headers)
+        )
 
     def fires(self) -> bool:
         self.matched += 1
@@ -360,9 +372,9 @@ class FaultProxy:
         lines.append(b"Connection: keep-alive")
         return b"\r\n".join(lines) + b"\r\n\r\n", response_body
 
-    def _choose(self, method: str, key: str | None) -> Fault | None:
+    def _choose(self, method: str, key: str | None, query: str, headers: frozenset[str]) -> Fault | None:
         for fault in self.faults:
-            if fault.applies(method, key) and fault.fires():
+            if fault.applies(method, key, query, headers) and fault.fires():
                 self.injected[fault.kind] += 1
                 return fault
         return None
@@ -379,10 +391,18 @@ class FaultProxy:
             await writer.drain()
 
     async def _answer(
-        self, writer: asyncio.StreamWriter, method: str, target: str, key: str | None, request: bytes, body: bytes
+        self,
+        writer: asyncio.StreamWriter,
+        method: str,
+        target: str,
+        key: str | None,
+        request: bytes,
+        body: bytes,
+        query: str = "",
+        headers: frozenset[str] = frozenset(),
     ) -> bool:
         """Send one answer; False when the connection must end."""
-        fault = self._choose(method, key)
+        fault = self._choose(method, key, query, headers)
         kind = fault.kind if fault else None
         if kind == "reset":
             sock = writer.get_extra_info("socket")
@@ -406,6 +426,17 @@ class FaultProxy:
                     else (500, "Internal Server Error", "InternalError")
                 )
                 head = _error_response(status, reason, code, "injected by the test proxy", target, method == "HEAD")
+                response_body = b""
+            elif fault is not None and kind == "unsupported":
+                reasons = {400: "Bad Request", 405: "Method Not Allowed", 501: "Not Implemented"}
+                head = _error_response(
+                    fault.status,
+                    reasons.get(fault.status, "Error"),
+                    fault.code,
+                    "not supported (injected by the test proxy)",
+                    target,
+                    method == "HEAD",
+                )
                 response_body = b""
             else:
                 head, response_body = await self._forward(request, body)
@@ -440,15 +471,15 @@ class FaultProxy:
                 request = await self._read_request(reader)
                 if request is None:
                     return
-                head, _headers, body = request
+                head, headers, body = request
                 method, raw_target = head.split(b" ", 2)[:2]
-                target = raw_target.decode("latin-1").split("?", 1)[0]
+                target, _, query = raw_target.decode("latin-1").partition("?")
                 parts = target.lstrip("/").split("/", 1)
                 key = parts[1] if len(parts) == 2 and parts[1] else None
                 self.received[f"{method.decode()} {'object' if key is not None else 'bucket'}"] += 1
                 if key is not None:
                     self.received_keys[(method.decode(), key)] += 1
-                if not await self._answer(writer, method.decode(), target, key, head, body):
+                if not await self._answer(writer, method.decode(), target, key, head, body, query, frozenset(headers)):
                     return
         except (ConnectionError, asyncio.IncompleteReadError):
             return
