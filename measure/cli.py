@@ -148,6 +148,7 @@ def build_options(
     read_timeout: str = "60s",
     open_loop: str = "10/s,0.5x,0.8x",
     connect_timeout: str = "5s",
+    budget: str | None = None,
 ) -> MeasureOptions:
     """Validate the command-line options into ``MeasureOptions`` (pure; no network)."""
     from measure.runner import PROBES, MeasureOptions
@@ -184,6 +185,11 @@ def build_options(
     if not out.parent.exists():
         raise InputError("the output folder does not exist", source=str(out))
     open_rates, open_fractions = _open_loop(open_loop, "--open-loop")
+    budget_s = None
+    if budget is not None:
+        budget_s = _duration(budget, "--budget")
+        if budget_s <= 0:
+            raise InputError("must be more than 0 s (e.g. 10m)", source="--budget")
     return MeasureOptions(
         endpoint=endpoint,
         bucket=bucket,
@@ -213,6 +219,7 @@ def build_options(
         rate_concurrency=_ints(rate_concurrency, "--rate-concurrency"),
         open_rates_per_s=open_rates,
         open_peak_fractions=open_fractions,
+        budget_s=budget_s,
     )
 
 
@@ -237,38 +244,153 @@ def cell_line(cell: Cell) -> str:
     )
 
 
-def _rich_reporter() -> Any:
+def _rich_reporter(quiet: bool = False) -> Any:
+    """Cell lines and notes on stderr (none with ``quiet``); a progress bar with the time left only
+    when stderr is a terminal."""
     from measure.runner import Reporter
 
     class RichReporter(Reporter):
         def __init__(self) -> None:
             from rich.console import Console
 
-            self.console = Console(stderr=True, highlight=False)
-            self._status: Any = None
+            self.console = Console(stderr=True, highlight=False, quiet=quiet)
+            self._bar: Any = None
+            self._task: Any = None
+            self._label = ""
+
+        def _progress(self) -> Any:
+            if self._bar is None and self.console.is_terminal and not quiet:
+                from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+                self._bar = Progress(
+                    TextColumn("{task.description}"),
+                    BarColumn(),
+                    TimeElapsedColumn(),
+                    TextColumn("{task.fields[left]}"),
+                    console=self.console,
+                    transient=True,
+                )
+                self._task = self._bar.add_task("", total=1.0, left="")
+                self._bar.start()
+            return self._bar
 
         def info(self, message: str) -> None:
             self.console.print(message, markup=False)
 
         def step(self, label: str, index: int, total: int) -> None:
-            text = f"[{index}/{total}] {label}"
-            if self._status is None:
-                self._status = self.console.status(text)
-                self._status.start()
-            else:
-                self._status.update(text)
-            if not self.console.is_terminal:
-                self.console.print(f"running {text}", markup=False)
+            self._label = f"[{index}/{total}] {label}"
+            bar = self._progress()
+            if bar is not None:
+                bar.update(self._task, description=self._label)
+
+        def progress(self, elapsed_s: float, remaining_s: float) -> None:
+            bar = self._progress()
+            if bar is not None:
+                left = f"~{_minutes(remaining_s)} left" if remaining_s > 0 else ""
+                bar.update(self._task, total=elapsed_s + remaining_s, completed=elapsed_s, left=left)
 
         def cell(self, cell: Cell) -> None:
             self.console.print(cell_line(cell), markup=False)
 
         def done(self) -> None:
-            if self._status is not None:
-                self._status.stop()
-                self._status = None
+            if self._bar is not None:
+                self._bar.stop()
+                self._bar = None
 
     return RichReporter()
+
+
+def _minutes(seconds: float) -> str:
+    """``45 s``, ``12 min``, ``2 h 05 min``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    hours, rest = divmod(round(seconds / 60), 60)
+    return f"{hours} h {rest:02d} min"
+
+
+def _pricing_provider(options: MeasureOptions) -> tuple[str | None, str]:
+    """The price table's provider for this endpoint, or None and why it cannot be priced."""
+    from pricing.catalog import providers
+
+    if options.provider is not None:
+        if options.provider in providers():
+            return options.provider, ""
+        return None, f"no price table for provider {options.provider!r} (tables: {', '.join(providers())})"
+    if options.endpoint is None:
+        return "aws-s3", ""
+    return None, f"the endpoint's provider is unknown; give --provider ({', '.join(providers())})"
+
+
+def measurement_bill_lines(options: MeasureOptions, estimate: Any) -> list[str]:
+    """The provider's request, egress and early-deletion bill for the measurement itself, line by line."""
+    from decimal import Decimal
+
+    from planner.errors import PricingError
+    from planner.units import format_bytes
+    from pricing.engine import estimate as price
+    from pricing.models import Deletion, Usage
+
+    provider, why = _pricing_provider(options)
+    if provider is None:
+        return [f"cost of the measurement: cannot be priced: {why}"]
+    requests = estimate.requests
+    usage = Usage(
+        requests=requests,
+        egress_bytes=estimate.downloaded_bytes,
+        deletions=[Deletion(bytes=estimate.uploaded_bytes, objects=requests.get("put", 0), age_days=0)],
+    )
+    try:
+        bill = price(provider, "standard", usage)
+    except PricingError as error:
+        return [f"cost of the measurement: cannot be priced: {error}"]
+    lines = [
+        f"cost of the measurement itself ({bill.table_version}, class standard; a month with no other use of the"
+        " account, so free allowances apply in full; the objects live minutes but classes with a minimum"
+        " storage duration bill it on deletion):"
+    ]
+    total = Decimal(0)
+    for item in bill.line_items:
+        if item.category == "minimum":  # owed by the account with or without the measurement
+            lines.append(f"  (not counted: {item.description}, ${item.amount_usd}: owed with or without it)")
+            continue
+        total += item.amount_usd
+        lines.append(f"  {item.description}: {item.quantity} {item.unit} x ${item.unit_price_usd} = ${item.amount_usd}")
+    lines.append(f"  total ${total} (estimate: requests and bytes rest on the rates above)")
+    lines.append(
+        f"  bytes moved: {format_bytes(estimate.uploaded_bytes)} up, {format_bytes(estimate.downloaded_bytes)} down"
+    )
+    return lines
+
+
+def dry_run_lines(options: MeasureOptions, dropped: list[str], estimate: Any, prefix: str) -> list[str]:
+    """What ``--dry-run`` prints: the plan, its estimated time, requests, bytes and bill."""
+    from measure.plan import BUDGET_MARGIN_S
+    from measure.s3client import sanitize_endpoint
+
+    shown = sanitize_endpoint(options.endpoint) if options.endpoint else "(AWS default)"
+    cells = [s for s in estimate.steps if not s.label.startswith(("probe ", "preparing "))]
+    lines = [f"dry run: would measure endpoint {shown} bucket {options.bucket} prefix {prefix}"]
+    if options.budget_s is not None:
+        lines.append(
+            f"budget {_minutes(options.budget_s)}: the plan is fitted into it (a run overruns it by at most"
+            f" {BUDGET_MARGIN_S:g} s: a started step finishes, then cleanup)"
+        )
+        lines += [f"  to fit: {item}" for item in dropped] or ["  nothing left out"]
+    lines.append(
+        f"{len(cells)} cells of {options.duration_s:.3g} s (+{options.warmup_s:.3g} s warm-up), probes:"
+        f" {', '.join(options.probes) or 'none'}; output {options.out}"
+    )
+    lines.append(f"estimated duration: ~{_minutes(estimate.seconds)} (untimed writes included)")
+    for step in estimate.steps:
+        lines.append(f"  {step.label:<40} ~{_minutes(step.seconds)}")
+    counted = ", ".join(f"{op} {count:,}" for op, count in sorted(estimate.requests.items()))
+    lines.append(f"requests (estimate): {counted}")
+    lines.append(f"rates used for the estimate: {estimate.rate_model}")
+    lines += measurement_bill_lines(options, estimate)
+    lines.append("nothing was sent to the endpoint")
+    return lines
 
 
 @app.callback(invoke_without_command=True)
@@ -306,7 +428,16 @@ def measure(
         help="open-loop GET and PUT cells per size: Poisson arrival rates (10/s) and fractions of the size's"
         " measured closed-loop peak (0.5x), at most the highest --concurrency in flight; 'none' for none",
     ),
-    dry_run: bool = typer.Option(False, "--dry-run", help="print the plan and touch nothing"),
+    budget: str | None = typer.Option(
+        None,
+        "--budget",
+        help="total time for the run, probes included (e.g. 10m): windows are shortened (to 5 s) and cells dropped"
+        " to fit; --dry-run shows what",
+    ),
+    quiet: bool = typer.Option(False, "--quiet", help="no progress bar, cell lines or notes (errors still show)"),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="print the plan, its time, requests, bytes and bill, and touch nothing"
+    ),
 ) -> None:
     """Measure an endpoint: every op x size x concurrency cell, then the probes."""
     if ctx.invoked_subcommand is not None:
@@ -318,26 +449,27 @@ def measure(
         max_attempts=max_attempts, run_id=run_id, probe_duration=probe_duration,
         hot_object_max=hot_object_max, part_sizes=part_sizes, queue_depths=queue_depths,
         range_object_size=range_object_size, range_streams=range_streams, rate_concurrency=rate_concurrency,
-        read_timeout=read_timeout, open_loop=open_loop, connect_timeout=connect_timeout,
+        read_timeout=read_timeout, open_loop=open_loop, connect_timeout=connect_timeout, budget=budget,
     )  # fmt: skip
-    from measure.runner import RUN_PREFIX_ROOT, Measurement, new_run_id, plan_steps
-    from measure.s3client import sanitize_endpoint
+    from measure.runner import Measurement
 
+    reporter = _rich_reporter(quiet)
     if dry_run:
-        shown = sanitize_endpoint(options.endpoint) if options.endpoint else "(AWS default)"
-        prefix = f"{RUN_PREFIX_ROOT}{options.run_id or new_run_id()}/"
-        steps = plan_steps(options)
-        cells = len(steps) - len(options.probes)
-        typer.echo(f"dry run: would measure endpoint {shown} bucket {options.bucket} prefix {prefix}")
-        typer.echo(
-            f"{cells} cells of {options.duration_s:g} s (+{options.warmup_s:g} s warm-up), probes:"
-            f" {', '.join(options.probes) or 'none'}; output {options.out}"
-        )
-        for step in steps:
-            typer.echo(f"  {step}")
-        typer.echo("nothing was sent to the endpoint")
+        from measure import plan
+        from measure.journal import run_prefix
+        from measure.runner import new_run_id
+
+        dropped: list[str] = []
+        if options.budget_s is not None:
+            try:
+                options, dropped, estimate = plan.fit_budget(options, options.budget_s)
+            except ValueError as error:
+                raise InputError(str(error), source="--budget") from None
+        else:
+            estimate = plan.estimate(options)
+        for line in dry_run_lines(options, dropped, estimate, run_prefix(options.run_id or new_run_id())):
+            typer.echo(line)
         return
-    reporter = _rich_reporter()
     profile = Measurement(options, reporter).run()
     assert profile.run is not None
     if profile.run.stopped_reason:
