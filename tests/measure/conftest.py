@@ -225,6 +225,47 @@ def list_all(server: S3Server, bucket: str, prefix: str = "") -> list[str]:
     return keys
 
 
+@pytest.fixture(scope="session")
+def moto_server_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A second S3 implementation, moto in server mode (a separate process), for the cases the
+    measurement must survive on servers other than SeaweedFS (a very fast DELETE, a missing operation)."""
+    pytest.importorskip("moto.server")
+    (port,) = _free_ports(1)
+    log = open(tmp_path_factory.mktemp("moto") / "moto.log", "wb")  # noqa: SIM115 - closed at teardown
+    process = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)], stdout=log, stderr=subprocess.STDOUT
+    )
+    endpoint = f"http://127.0.0.1:{port}"
+    try:
+        _wait_http(endpoint + "/", process, 60)
+        yield endpoint
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+        log.close()
+
+
+@pytest.fixture
+def moto_env(moto_server_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> S3Server:
+    """moto's endpoint with made-up credentials in the environment (moto accepts any)."""
+    env = {
+        "AWS_ACCESS_KEY_ID": "moto-test-key",
+        "AWS_SECRET_ACCESS_KEY": "moto-test-secret",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_CONFIG_FILE": "/nonexistent/aws-config",
+        "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/aws-credentials",
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    return S3Server(endpoint=moto_server_endpoint, env=env)
+
+
 # -- fault-injecting proxy -------------------------------------------------------------------------
 
 FaultKind = Literal["slowdown", "500", "reset", "stall", "stall-body", "truncate", "latency", "throttle", "unsupported"]
