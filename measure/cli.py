@@ -475,6 +475,11 @@ def measure(
     if profile.run.stopped_reason:
         reporter.info(f"stopped: {profile.run.stopped_reason}; {len(profile.cells)} cells in {options.out}")
         raise typer.Exit(130)
+    run = profile.run
+    if run.budget_s is not None and run.elapsed_s is not None and run.elapsed_s > run.budget_s:
+        reporter.info(f"the run took {run.elapsed_s:.0f} s, {run.elapsed_s - run.budget_s:.0f} s over its budget")
+    if run.unsupported:
+        reporter.info(f"not supported by the server: {', '.join(sorted({u.operation for u in run.unsupported}))}")
     reporter.info(f"wrote {options.out} ({len(profile.cells)} cells)")
 
 

@@ -725,7 +725,7 @@ class Measurement:
         options = self.options
         total = self._steps_total()
         index = 0
-        prepared: set[int] = set()
+        prepared: dict[int, list[str]] = {}
 
         def prep_label(size: int) -> str:
             return f"preparing {data_key_count(options, size)} objects of {size} B"
@@ -736,13 +736,17 @@ class Measurement:
             return min(options.sizes) if op == "list" else None
 
         def ensure_data(size: int) -> list[str]:
-            keys = self._data_keys(size)
             if size not in prepared:
                 self.reporter.step(prep_label(size), index, total)
-                engine.put_keys(keys, size)
-                prepared.add(size)
+                # under a budget the writing stops when it runs out; the cells use what was written
+                left = self.remaining_s()
+                prepared[size] = engine.put_keys(
+                    self._data_keys(size), size, budget_s=None if left is None else max(left, 1.0)
+                )
                 self.finished_step(self.planned_s(prep_label(size)))
-            return keys
+            if not prepared[size]:
+                raise MeasureError(f"no object of {size} B could be written within the budget")
+            return prepared[size]
 
         def cell_fields(op: Operation, size: int | None, label: str) -> dict[str, Any]:
             fields: dict[str, Any] = {}

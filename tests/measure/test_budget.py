@@ -162,3 +162,61 @@ def test_steps_that_would_end_past_the_budget_are_left_out(s3_env: S3Server, buc
     remaining = [left for _, left in reporter.progress_calls]
     assert len(remaining) == 5 and remaining == sorted(remaining, reverse=True) and remaining[-1] == 0
     assert list_all(s3_env, bucket) == []
+
+
+@pytest.mark.server
+def test_progress_goes_to_a_terminal_only_and_quiet_prints_nothing(
+    s3_env: S3Server, bucket: str, tmp_path: Path
+) -> None:
+    import os
+
+    base = [*CLI, "measure", "--endpoint", s3_env.endpoint, "--bucket", bucket, "--sizes", "4KiB", "--ops", "put"]
+    base += ["--concurrency", "1", "--duration", "1s", "--warmup", "0s", "--probes", "none", "--addressing", "path"]
+    base += ["--open-loop", "none"]
+    env = {**os.environ, **s3_env.env}
+    quiet = subprocess.run(
+        [*base, "--out", str(tmp_path / "q.json"), "--quiet"], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == ""
+    assert (tmp_path / "q.json").exists()
+    shown = subprocess.run(
+        [*base, "--out", str(tmp_path / "p.json")], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "put " in shown.stderr and "ops/s" in shown.stderr  # the cell line
+    assert "\r" not in shown.stderr and "━" not in shown.stderr and "left" not in shown.stderr  # no bar: not a tty
+    assert list_all(s3_env, bucket) == []
+
+
+@pytest.mark.server
+def test_on_a_terminal_a_progress_bar_shows_the_time_left(s3_env: S3Server, bucket: str, tmp_path: Path) -> None:
+    import os
+    import pty
+    import threading
+
+    base = [*CLI, "measure", "--endpoint", s3_env.endpoint, "--bucket", bucket, "--sizes", "4KiB", "--ops", "put"]
+    base += ["--concurrency", "1,2", "--duration", "1s", "--warmup", "0s", "--probes", "none", "--addressing", "path"]
+    base += ["--open-loop", "none", "--out", str(tmp_path / "p.json")]
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(base, stdout=subprocess.DEVNULL, stderr=terminal, env={**os.environ, **s3_env.env})
+    os.close(terminal)
+    seen = bytearray()
+
+    def read() -> None:
+        while True:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:  # the other end closed
+                return
+            if not chunk:
+                return
+            seen.extend(chunk)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    assert process.wait(timeout=120) == 0
+    reader.join(timeout=10)
+    os.close(controller)
+    text = seen.decode("utf-8", "replace")
+    assert "[1/2] put 4KiB x1" in text and " left" in text and "━" in text
+    assert list_all(s3_env, bucket) == []
