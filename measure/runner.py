@@ -673,14 +673,14 @@ class Measurement:
             return None
         return self.options.budget_s * (1 - CLEANUP_RESERVE_FRACTION) - (self.clock() - self._started_s)
 
-    def admit(self, label: str, seconds: float) -> bool:
+    def admit(self, label: str, seconds: float, planned_s: float | None = None) -> bool:
         """Whether a step estimated at ``seconds`` may start; one that would end past the budget is
-        left out and recorded in ``dropped``."""
+        left out, recorded in ``dropped`` and its ``planned_s`` (default ``seconds``) taken off the plan."""
         left = self.remaining_s()
         if left is None or seconds <= left:
             return True
         self.dropped.append(f"{label} (not started: {max(left, 0):.0f} s of the budget left, needs ~{seconds:.0f} s)")
-        self.finished_step(seconds)
+        self.finished_step(seconds if planned_s is None else planned_s)
         return False
 
     def finished_step(self, planned_s: float) -> None:
@@ -772,12 +772,20 @@ class Measurement:
             self.write()
             self.reporter.cell(cell)
 
+        prep_taken_off: set[int] = set()  # preparations left out with the first cell that needed them
+
         def admitted(op: Operation, size: int | None, label: str, planned: str) -> bool:
-            needed = self.planned_s(planned)
+            needed = planned_s = self.planned_s(planned)
             data = data_size(op, size)
             if data is not None and data not in prepared:
                 needed += self.planned_s(prep_label(data))
-            return self.admit(label, needed)
+                if data not in prep_taken_off:
+                    planned_s = needed
+            if self.admit(label, needed, planned_s):
+                return True
+            if data is not None:
+                prep_taken_off.add(data)
+            return False
 
         for op in options.ops:
             sizes: list[int | None] = [None] if op == "list" else list(options.sizes)

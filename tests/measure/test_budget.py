@@ -160,7 +160,11 @@ def test_steps_that_would_end_past_the_budget_are_left_out(s3_env: S3Server, buc
     )
     # progress after every step, the estimate of what is left falling to nothing
     remaining = [left for _, left in reporter.progress_calls]
-    assert len(remaining) == 5 and remaining == sorted(remaining, reverse=True) and remaining[-1] == 0
+    assert (
+        len(remaining) == 5
+        and remaining == sorted(remaining, reverse=True)
+        and remaining[-1] == pytest.approx(0, abs=1e-6)
+    )
     assert list_all(s3_env, bucket) == []
 
 
