@@ -33,6 +33,16 @@ def probe_warmup_s(duration_s: float) -> float:
 _warmup = probe_warmup_s
 
 
+def _out_of_budget(run: Measurement, what: str) -> bool:
+    """Whether another probe step would end past the run's budget (then it is recorded as left out)."""
+    left = run.remaining_s()
+    step_s = run.options.probe_duration_s + probe_warmup_s(run.options.probe_duration_s) + 1.0
+    if left is None or left >= step_s:
+        return False
+    run.dropped.append(f"{what} (not started: {max(left, 0):.0f} s of the budget left)")
+    return True
+
+
 def hot_object_ramp(hot_object_max: int) -> list[int]:
     """The concurrencies the hot-object probe tries when nothing stops it early: 1, 2, 4, ... up to the max."""
     return [2**i for i in range(max(hot_object_max, 1).bit_length()) if 2**i <= hot_object_max]
@@ -92,7 +102,7 @@ def hot_object(engine: Engine, run: Measurement) -> HotObjectResult:
     bad: int | None = None
     knee: int | None = None
     concurrency = 1
-    while concurrency <= options.hot_object_max:
+    while concurrency <= options.hot_object_max and not (steps and _out_of_budget(run, f"hot-object x{concurrency}")):
         figures = measure(concurrency)
         if _rejects(figures):
             bad = concurrency
@@ -110,7 +120,7 @@ def hot_object(engine: Engine, run: Measurement) -> HotObjectResult:
     if bad is not None:
         low = good or 0
         # bisect to within 5 % (or 1) of the limit
-        while bad - low > max(1, int(0.05 * max(low, 1))):
+        while bad - low > max(1, int(0.05 * max(low, 1))) and not _out_of_budget(run, "hot-object bisection"):
             middle = (low + bad) // 2
             if _rejects(measure(middle)):
                 bad = middle
@@ -242,6 +252,8 @@ def rate(engine: Engine, run: Measurement) -> RateResult:
     for op in options.ops:
         previous: float | None = None
         for concurrency in options.rate_concurrency:
+            if _out_of_budget(run, f"probe rate {op} x{concurrency}"):
+                break
             fields: dict[str, Any] = {}
             if op in ("get", "head"):
                 fields = {"keys": keys, "object_size": size}

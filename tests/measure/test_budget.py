@@ -224,3 +224,41 @@ def test_on_a_terminal_a_progress_bar_shows_the_time_left(s3_env: S3Server, buck
     text = seen.decode("utf-8", "replace")
     assert "[1/2] put 4KiB x1" in text and " left" in text and "━" in text
     assert list_all(s3_env, bucket) == []
+
+
+class _JumpingInProbe(_Jumping):
+    def cell(self, cell: Cell) -> None:
+        pass
+
+    def info(self, message: str) -> None:
+        if message.startswith("  rate put x1"):
+            self.offset = 10_000.0
+
+
+@pytest.mark.server
+def test_a_probe_stops_its_ramp_when_the_budget_runs_out(s3_env: S3Server, bucket: str, tmp_path: Path) -> None:
+    options = MeasureOptions(
+        endpoint=s3_env.endpoint,
+        bucket=bucket,
+        out=tmp_path / "p.json",
+        sizes=[4096],
+        concurrency=[1],
+        ops=["put"],
+        duration_s=0.5,
+        warmup_s=0.1,
+        probes=["rate"],
+        probe_duration_s=0.5,
+        rate_concurrency=[1, 2],
+        addressing="path",
+        open_rates_per_s=[],
+        open_peak_fractions=[],
+        budget_s=600.0,
+    )
+    reporter = _JumpingInProbe()
+    profile = Measurement(options, reporter, clock=reporter.clock).run()
+    assert profile.run is not None and profile.run.complete
+    assert profile.probes.rate is not None and [(p.op, p.concurrency) for p in profile.probes.rate.points] == [
+        ("put", 1)
+    ]
+    assert [item.split(" (")[0] for item in profile.run.dropped] == ["probe rate put x2"]
+    assert list_all(s3_env, bucket) == []
