@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Any
 
 from measure import journal
 from measure.s3client import describe_client_error
+from planner.errors import MeasureError
 
 
 @dataclass
@@ -57,7 +59,7 @@ def _abort_uploads(client: Any, bucket: str, prefix: str, known: dict[str, str],
         label = describe_client_error(error)
         report.errors[f"list uploads: {label}"] = report.errors.get(f"list uploads: {label}", 0) + 1
     for upload_id, key in uploads.items():
-        if not key.startswith(prefix):
+        if not _under(prefix, key):
             continue
         try:
             client.abort_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id)
@@ -68,15 +70,43 @@ def _abort_uploads(client: Any, bucket: str, prefix: str, known: dict[str, str],
                 report.errors[f"abort: {label}"] = report.errors.get(f"abort: {label}", 0) + 1
 
 
+def checked_prefix(state: journal.JournalState, journal_file: Path) -> str:
+    """The journal's run prefix, refused unless it is exactly ``planner-measure/<run-id>/`` for the
+    journal's own run id: a journal is a local file anyone may edit, and cleanup deletes what it lists."""
+    run_id = state.run_id
+    if not isinstance(run_id, str) or not journal.valid_run_id(run_id):
+        raise MeasureError(
+            f"{journal_file}: the journal's run id {run_id!r} is not a run id; refusing to delete anything"
+        )
+    expected = journal.run_prefix(run_id)
+    # one host of a several-host run (measure --dask) writes under <run prefix><host>/, a key-safe label
+    host = (
+        state.prefix[len(expected) :] if isinstance(state.prefix, str) and state.prefix.startswith(expected) else None
+    )
+    if host is None or (host and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}/", host)):
+        raise MeasureError(
+            f"{journal_file}: the journal's prefix {state.prefix!r} is not {expected!r} (or a host's folder in it);"
+            " refusing to delete anything"
+        )
+    return expected + host
+
+
+def _under(prefix: str, key: str) -> bool:
+    """A key inside the prefix, with no '.' or '..' segment a server might resolve to somewhere else."""
+    return key.startswith(prefix) and not any(part in (".", "..") for part in key[len(prefix) :].split("/"))
+
+
 def cleanup_run(client: Any, bucket: str, journal_file: Path, *, threads: int = 16) -> CleanupReport:
-    """Delete the keys in the journal that lie under its run prefix; mark the journal cleaned."""
+    """Delete the keys in the journal that lie under its run prefix; mark the journal cleaned.
+
+    Raises ``MeasureError`` (deleting nothing) when the journal's prefix is not its run's own."""
     state = journal.read(journal_file)
     report = CleanupReport()
     if not state.prefix:
         report.errors["journal has no header"] = 1
         return report
-    prefix = state.prefix
-    ours = [key for key in state.keys if key.startswith(prefix)]
+    prefix = checked_prefix(state, journal_file)
+    ours = [key for key in state.keys if _under(prefix, key)]
     _abort_uploads(client, bucket, prefix, state.open_uploads, report)
     for attempt in range(3):
         with ThreadPoolExecutor(max_workers=threads) as executor:

@@ -158,6 +158,8 @@ def build_options(
     rate_concurrency: str,
     read_timeout: str = "60s",
     open_loop: str = "10/s,0.5x,0.8x",
+    connect_timeout: str = "5s",
+    budget: str | None = None,
 ) -> MeasureOptions:
     """Validate the command-line options into ``MeasureOptions`` (pure; no network)."""
     from measure.runner import PROBES, MeasureOptions
@@ -179,16 +181,26 @@ def build_options(
             link_bits = parse_rate(link)
         except ValueError as error:
             raise InputError(str(error), source="--link") from None
-    if run_id is not None and (not run_id.replace("-", "").replace("_", "").isalnum() or len(run_id) > 64):
+    from measure.journal import valid_run_id
+
+    if run_id is not None and not valid_run_id(run_id):
         raise InputError("use letters, digits, '-' and '_' only (at most 64)", source="--run-id")
     if max_attempts < 1:
         raise InputError("must be 1 or more", source="--max-attempts")
     read_timeout_s = _duration(read_timeout, "--read-timeout")
     if read_timeout_s <= 0:
         raise InputError("must be more than 0 s", source="--read-timeout")
+    connect_timeout_s = _duration(connect_timeout, "--connect-timeout")
+    if connect_timeout_s <= 0:
+        raise InputError("must be more than 0 s", source="--connect-timeout")
     if not out.parent.exists():
         raise InputError("the output folder does not exist", source=str(out))
     open_rates, open_fractions = _open_loop(open_loop, "--open-loop")
+    budget_s = None
+    if budget is not None:
+        budget_s = _duration(budget, "--budget")
+        if budget_s <= 0:
+            raise InputError("must be more than 0 s (e.g. 10m)", source="--budget")
     return MeasureOptions(
         endpoint=endpoint,
         bucket=bucket,
@@ -207,6 +219,7 @@ def build_options(
         processes=processes,
         max_attempts=max_attempts,
         read_timeout_s=read_timeout_s,
+        connect_timeout_s=connect_timeout_s,
         run_id=run_id,
         probe_duration_s=_duration(probe_duration, "--probe-duration") or 1.0,
         hot_object_max=hot_object_max,
@@ -217,6 +230,7 @@ def build_options(
         rate_concurrency=_ints(rate_concurrency, "--rate-concurrency"),
         open_rates_per_s=open_rates,
         open_peak_fractions=open_fractions,
+        budget_s=budget_s,
     )
 
 
@@ -241,38 +255,153 @@ def cell_line(cell: Cell) -> str:
     )
 
 
-def _rich_reporter() -> Any:
+def _rich_reporter(quiet: bool = False) -> Any:
+    """Cell lines and notes on stderr (none with ``quiet``); a progress bar with the time left only
+    when stderr is a terminal."""
     from measure.runner import Reporter
 
     class RichReporter(Reporter):
         def __init__(self) -> None:
             from rich.console import Console
 
-            self.console = Console(stderr=True, highlight=False)
-            self._status: Any = None
+            self.console = Console(stderr=True, highlight=False, quiet=quiet)
+            self._bar: Any = None
+            self._task: Any = None
+            self._label = ""
+
+        def _progress(self) -> Any:
+            if self._bar is None and self.console.is_terminal and not quiet:
+                from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+                self._bar = Progress(
+                    TextColumn("{task.description}"),
+                    BarColumn(),
+                    TimeElapsedColumn(),
+                    TextColumn("{task.fields[left]}"),
+                    console=self.console,
+                    transient=True,
+                )
+                self._task = self._bar.add_task("", total=1.0, left="")
+                self._bar.start()
+            return self._bar
 
         def info(self, message: str) -> None:
             self.console.print(message, markup=False)
 
         def step(self, label: str, index: int, total: int) -> None:
-            text = f"[{index}/{total}] {label}"
-            if self._status is None:
-                self._status = self.console.status(text)
-                self._status.start()
-            else:
-                self._status.update(text)
-            if not self.console.is_terminal:
-                self.console.print(f"running {text}", markup=False)
+            self._label = f"[{index}/{total}] {label}"
+            bar = self._progress()
+            if bar is not None:
+                bar.update(self._task, description=self._label)
+
+        def progress(self, elapsed_s: float, remaining_s: float) -> None:
+            bar = self._progress()
+            if bar is not None:
+                left = f"~{_minutes(remaining_s)} left" if remaining_s > 0 else ""
+                bar.update(self._task, total=elapsed_s + remaining_s, completed=elapsed_s, left=left)
 
         def cell(self, cell: Cell) -> None:
             self.console.print(cell_line(cell), markup=False)
 
         def done(self) -> None:
-            if self._status is not None:
-                self._status.stop()
-                self._status = None
+            if self._bar is not None:
+                self._bar.stop()
+                self._bar = None
 
     return RichReporter()
+
+
+def _minutes(seconds: float) -> str:
+    """``45 s``, ``12 min``, ``2 h 05 min``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    hours, rest = divmod(round(seconds / 60), 60)
+    return f"{hours} h {rest:02d} min"
+
+
+def _pricing_provider(options: MeasureOptions) -> tuple[str | None, str]:
+    """The price table's provider for this endpoint, or None and why it cannot be priced."""
+    from pricing.catalog import providers
+
+    if options.provider is not None:
+        if options.provider in providers():
+            return options.provider, ""
+        return None, f"no price table for provider {options.provider!r} (tables: {', '.join(providers())})"
+    if options.endpoint is None:
+        return "aws-s3", ""
+    return None, f"the endpoint's provider is unknown; give --provider ({', '.join(providers())})"
+
+
+def measurement_bill_lines(options: MeasureOptions, estimate: Any) -> list[str]:
+    """The provider's request, egress and early-deletion bill for the measurement itself, line by line."""
+    from decimal import Decimal
+
+    from planner.errors import PricingError
+    from planner.units import format_bytes
+    from pricing.engine import estimate as price
+    from pricing.models import Deletion, Usage
+
+    provider, why = _pricing_provider(options)
+    if provider is None:
+        return [f"cost of the measurement: cannot be priced: {why}"]
+    requests = estimate.requests
+    usage = Usage(
+        requests=requests,
+        egress_bytes=estimate.downloaded_bytes,
+        deletions=[Deletion(bytes=estimate.uploaded_bytes, objects=requests.get("put", 0), age_days=0)],
+    )
+    try:
+        bill = price(provider, "standard", usage)
+    except PricingError as error:
+        return [f"cost of the measurement: cannot be priced: {error}"]
+    lines = [
+        f"cost of the measurement itself ({bill.table_version}, class standard; a month with no other use of the"
+        " account, so free allowances apply in full; the objects live minutes but classes with a minimum"
+        " storage duration bill it on deletion):"
+    ]
+    total = Decimal(0)
+    for item in bill.line_items:
+        if item.category == "minimum":  # owed by the account with or without the measurement
+            lines.append(f"  (not counted: {item.description}, ${item.amount_usd}: owed with or without it)")
+            continue
+        total += item.amount_usd
+        lines.append(f"  {item.description}: {item.quantity} {item.unit} x ${item.unit_price_usd} = ${item.amount_usd}")
+    lines.append(f"  total ${total} (estimate: requests and bytes rest on the rates above)")
+    lines.append(
+        f"  bytes moved: {format_bytes(estimate.uploaded_bytes)} up, {format_bytes(estimate.downloaded_bytes)} down"
+    )
+    return lines
+
+
+def dry_run_lines(options: MeasureOptions, dropped: list[str], estimate: Any, prefix: str) -> list[str]:
+    """What ``--dry-run`` prints: the plan, its estimated time, requests, bytes and bill."""
+    from measure.plan import BUDGET_MARGIN_S
+    from measure.s3client import sanitize_endpoint
+
+    shown = sanitize_endpoint(options.endpoint) if options.endpoint else "(AWS default)"
+    cells = [s for s in estimate.steps if not s.label.startswith(("probe ", "preparing "))]
+    lines = [f"dry run: would measure endpoint {shown} bucket {options.bucket} prefix {prefix}"]
+    if options.budget_s is not None:
+        lines.append(
+            f"budget {_minutes(options.budget_s)}: the plan is fitted into it (a run overruns it by at most"
+            f" {BUDGET_MARGIN_S:g} s: a started step finishes, then cleanup)"
+        )
+        lines += [f"  to fit: {item}" for item in dropped] or ["  nothing left out"]
+    lines.append(
+        f"{len(cells)} cells of {options.duration_s:.3g} s (+{options.warmup_s:.3g} s warm-up), probes:"
+        f" {', '.join(options.probes) or 'none'}; output {options.out}"
+    )
+    lines.append(f"estimated duration: ~{_minutes(estimate.seconds)} (untimed writes included)")
+    for step in estimate.steps:
+        lines.append(f"  {step.label:<40} ~{_minutes(step.seconds)}")
+    counted = ", ".join(f"{op} {count:,}" for op, count in sorted(estimate.requests.items()))
+    lines.append(f"requests (estimate): {counted}")
+    lines.append(f"rates used for the estimate: {estimate.rate_model}")
+    lines += measurement_bill_lines(options, estimate)
+    lines.append("nothing was sent to the endpoint")
+    return lines
 
 
 @app.callback(invoke_without_command=True)
@@ -295,6 +424,7 @@ def measure(
     processes: int | None = typer.Option(None, help="worker processes (default: CPU count)"),
     max_attempts: int = typer.Option(3, help="attempts per request, including the first"),
     read_timeout: str = typer.Option("60s", help="no byte for this long (before or within a body) is a timeout"),
+    connect_timeout: str = typer.Option("5s", help="a TCP/TLS connection not made within this long is a timeout"),
     run_id: str | None = typer.Option(None, help="run id (default: time + random)"),
     probe_duration: str = typer.Option("5s", help="measured time per probe step"),
     hot_object_max: int = typer.Option(256, help="hot-object probe: highest concurrency to try"),
@@ -309,7 +439,16 @@ def measure(
         help="open-loop GET and PUT cells per size: Poisson arrival rates (10/s) and fractions of the size's"
         " measured closed-loop peak (0.5x), at most the highest --concurrency in flight; 'none' for none",
     ),
-    dry_run: bool = typer.Option(False, "--dry-run", help="print the plan and touch nothing"),
+    budget: str | None = typer.Option(
+        None,
+        "--budget",
+        help="total time for the run, probes included (e.g. 10m): windows are shortened (to 5 s) and cells dropped"
+        " to fit; --dry-run shows what",
+    ),
+    quiet: bool = typer.Option(False, "--quiet", help="no progress bar, cell lines or notes (errors still show)"),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="print the plan, its time, requests, bytes and bill, and touch nothing"
+    ),
     dask: str | None = typer.Option(
         None,
         "--dask",
@@ -328,30 +467,31 @@ def measure(
         max_attempts=max_attempts, run_id=run_id, probe_duration=probe_duration,
         hot_object_max=hot_object_max, part_sizes=part_sizes, queue_depths=queue_depths,
         range_object_size=range_object_size, range_streams=range_streams, rate_concurrency=rate_concurrency,
-        read_timeout=read_timeout, open_loop=open_loop,
+        read_timeout=read_timeout, open_loop=open_loop, connect_timeout=connect_timeout, budget=budget,
     )  # fmt: skip
     if dask is not None:
         from measure.distributed import require_distributed
 
         require_distributed()
-    from measure.runner import RUN_PREFIX_ROOT, Measurement, new_run_id, plan_steps
-    from measure.s3client import sanitize_endpoint
+    from measure.runner import Measurement
 
+    reporter = _rich_reporter(quiet)
     if dry_run:
-        shown = sanitize_endpoint(options.endpoint) if options.endpoint else "(AWS default)"
-        prefix = f"{RUN_PREFIX_ROOT}{options.run_id or new_run_id()}/"
-        steps = plan_steps(options)
-        cells = len(steps) - len(options.probes)
-        typer.echo(f"dry run: would measure endpoint {shown} bucket {options.bucket} prefix {prefix}")
-        typer.echo(
-            f"{cells} cells of {options.duration_s:g} s (+{options.warmup_s:g} s warm-up), probes:"
-            f" {', '.join(options.probes) or 'none'}; output {options.out}"
-        )
-        for step in steps:
-            typer.echo(f"  {step}")
-        typer.echo("nothing was sent to the endpoint")
+        from measure import plan
+        from measure.journal import run_prefix
+        from measure.runner import new_run_id
+
+        dropped: list[str] = []
+        if options.budget_s is not None:
+            try:
+                options, dropped, estimate = plan.fit_budget(options, options.budget_s)
+            except ValueError as error:
+                raise InputError(str(error), source="--budget") from None
+        else:
+            estimate = plan.estimate(options)
+        for line in dry_run_lines(options, dropped, estimate, run_prefix(options.run_id or new_run_id())):
+            typer.echo(line)
         return
-    reporter = _rich_reporter()
     if dask is not None:
         from measure.distributed import measure_and_report
 
@@ -362,6 +502,11 @@ def measure(
     if profile.run.stopped_reason:
         reporter.info(f"stopped: {profile.run.stopped_reason}; {len(profile.cells)} cells in {options.out}")
         raise typer.Exit(130)
+    run = profile.run
+    if run.budget_s is not None and run.elapsed_s is not None and run.elapsed_s > run.budget_s:
+        reporter.info(f"the run took {run.elapsed_s:.0f} s, {run.elapsed_s - run.budget_s:.0f} s over its budget")
+    if run.unsupported:
+        reporter.info(f"not supported by the server: {', '.join(sorted({u.operation for u in run.unsupported}))}")
     reporter.info(f"wrote {options.out} ({len(profile.cells)} cells)")
 
 
@@ -376,7 +521,7 @@ def cleanup(
 ) -> None:
     """Delete what a crashed or killed run wrote (only keys in its journal) and abort its uploads."""
     from measure import journal as journal_module
-    from measure.cleanup import cleanup_run
+    from measure.cleanup import checked_prefix, cleanup_run
     from measure.s3client import make_client, sanitize_endpoint
 
     path = journal or journal_module.journal_path(Path.cwd(), run_id)
@@ -390,10 +535,13 @@ def cleanup(
     shown = sanitize_endpoint(endpoint) if endpoint else None
     if state.endpoint != shown:
         raise InputError(f"journal is for endpoint {state.endpoint!r}, not {shown!r}", source=str(path))
-    typer.echo(f"cleaning up endpoint {shown or '(AWS default)'} bucket {bucket} prefix {state.prefix}", err=True)
+    prefix = checked_prefix(state, path)
+    typer.echo(f"cleaning up endpoint {shown or '(AWS default)'} bucket {bucket} prefix {prefix}", err=True)
     client = make_client(endpoint, region, addressing=addressing.value)
     try:
         report = cleanup_run(client, bucket, path)
+    except MeasureError:
+        raise
     except Exception as error:
         from measure.s3client import describe_client_error
 

@@ -17,6 +17,18 @@ from typing import Any
 
 from planner.files import JOURNAL_LIMIT_BYTES, read_input_text
 
+RUN_PREFIX_ROOT = "planner-measure/"
+
+
+def run_prefix(run_id: str) -> str:
+    """The only prefix a run writes under: ``planner-measure/<run-id>/``."""
+    return f"{RUN_PREFIX_ROOT}{run_id}/"
+
+
+def valid_run_id(run_id: str) -> bool:
+    """Letters, digits, '-' and '_' (at most 64): a run id never reaches outside its own prefix."""
+    return 0 < len(run_id) <= 64 and run_id.replace("-", "").replace("_", "").isalnum() and run_id.isascii()
+
 
 def journal_path(directory: Path, run_id: str) -> Path:
     return directory / f"planner-measure-{run_id}.journal.jsonl"

@@ -25,8 +25,27 @@ _KNEE_GAIN = 1.10  # doubling concurrency must add 10 % ops/s ...
 _KNEE_LATENCY = 1.5  # ... or the latency rise marks a knee
 
 
-def _warmup(duration_s: float) -> float:
+def probe_warmup_s(duration_s: float) -> float:
+    """A probe step's warm-up: a quarter of its window, at most a second."""
     return min(1.0, duration_s / 4)
+
+
+_warmup = probe_warmup_s
+
+
+def _out_of_budget(run: Measurement, what: str) -> bool:
+    """Whether another probe step would end past the run's budget (then it is recorded as left out)."""
+    left = run.remaining_s()
+    step_s = run.options.probe_duration_s + probe_warmup_s(run.options.probe_duration_s) + 1.0
+    if left is None or left >= step_s:
+        return False
+    run.dropped.append(f"{what} (not started: {max(left, 0):.0f} s of the budget left)")
+    return True
+
+
+def hot_object_ramp(hot_object_max: int) -> list[int]:
+    """The concurrencies the hot-object probe tries when nothing stops it early: 1, 2, 4, ... up to the max."""
+    return [2**i for i in range(max(hot_object_max, 1).bit_length()) if 2**i <= hot_object_max]
 
 
 def _throttled(figures: CellFigures) -> int:
@@ -83,7 +102,7 @@ def hot_object(engine: Engine, run: Measurement) -> HotObjectResult:
     bad: int | None = None
     knee: int | None = None
     concurrency = 1
-    while concurrency <= options.hot_object_max:
+    while concurrency <= options.hot_object_max and not (steps and _out_of_budget(run, f"hot-object x{concurrency}")):
         figures = measure(concurrency)
         if _rejects(figures):
             bad = concurrency
@@ -101,7 +120,7 @@ def hot_object(engine: Engine, run: Measurement) -> HotObjectResult:
     if bad is not None:
         low = good or 0
         # bisect to within 5 % (or 1) of the limit
-        while bad - low > max(1, int(0.05 * max(low, 1))):
+        while bad - low > max(1, int(0.05 * max(low, 1))) and not _out_of_budget(run, "hot-object bisection"):
             middle = (low + bad) // 2
             if _rejects(measure(middle)):
                 bad = middle
@@ -219,7 +238,10 @@ def range_get(engine: Engine, run: Measurement) -> RangeGetResult:
 
 
 def rate(engine: Engine, run: Measurement) -> RateResult:
-    """Small-object ops/s per operation, ramping concurrency until ops/s stops growing."""
+    """Small-object ops/s per operation, ramping concurrency until ops/s stops growing; an operation
+    the server does not support is recorded as such and the others go on."""
+    from measure.runner import Unsupported
+
     options = run.options
     size = options.rate_object_size
     duration = options.probe_duration_s
@@ -230,6 +252,8 @@ def rate(engine: Engine, run: Measurement) -> RateResult:
     for op in options.ops:
         previous: float | None = None
         for concurrency in options.rate_concurrency:
+            if _out_of_budget(run, f"probe rate {op} x{concurrency}"):
+                break
             fields: dict[str, Any] = {}
             if op in ("get", "head"):
                 fields = {"keys": keys, "object_size": size}
@@ -241,20 +265,24 @@ def rate(engine: Engine, run: Measurement) -> RateResult:
                     "key_prefix": f"{run.prefix}rate-put/c{concurrency}/",
                     "record_keys": "delete" in options.ops,
                 }
-            if op == "delete":
-                known = [p.ops_per_s or 0.0 for p in result.points if p.op in ("put", "head")]
-                figures, results = run.measure_delete(
-                    engine,
-                    size,
-                    concurrency,
-                    duration_s=duration,
-                    warmup_s=_warmup(duration),
-                    rate_hint=max(known, default=0.0),
-                )
-            else:
-                figures, results = engine.measure(
-                    op, concurrency, duration_s=duration, warmup_s=_warmup(duration), count_bytes=False, **fields
-                )
+            try:
+                if op == "delete":
+                    known = [p.ops_per_s or 0.0 for p in result.points if p.op in ("put", "head")]
+                    figures, results = run.measure_delete(
+                        engine,
+                        size,
+                        concurrency,
+                        duration_s=duration,
+                        warmup_s=_warmup(duration),
+                        rate_hint=max(known, default=0.0),
+                    )
+                else:
+                    figures, results = engine.measure(
+                        op, concurrency, duration_s=duration, warmup_s=_warmup(duration), count_bytes=False, **fields
+                    )
+            except Unsupported as error:  # this operation only: the others are still measured
+                run.note_unsupported(f"probe rate {op} x{concurrency}", error)
+                break
             if op == "put":
                 run.remember_written(size, [k for r in results for k in r.written_keys])
             result.points.append(

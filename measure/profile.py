@@ -346,6 +346,14 @@ class Source(_Model):
     note: str | None = None
 
 
+class UnsupportedStep(_Model):
+    """A cell or probe the server refused: every request of one operation answered 400, 405 or 501."""
+
+    step: str = Field(description='the cell or probe, e.g. "get 4KiB x1" or "probe part-size"')
+    operation: str = Field(description='the S3 API call refused, e.g. "CreateMultipartUpload"')
+    error: str = Field(description='the answer, e.g. "501 NotImplemented"')
+
+
 class RunInfo(_Model):
     run_id: str
     prefix: str
@@ -354,6 +362,15 @@ class RunInfo(_Model):
     complete: bool = False
     stopped_reason: str | None = Field(default=None, description='e.g. "interrupted (SIGINT)"')
     options: dict[str, Any] = Field(default_factory=dict)
+    unsupported: list[UnsupportedStep] = Field(
+        default_factory=list, description="cells and probes not measured: the server does not support them"
+    )
+    budget_s: float | None = Field(default=None, description="the total time asked for (--budget)")
+    estimated_s: float | None = Field(default=None, description="the plan's estimated duration")
+    elapsed_s: float | None = Field(default=None, description="the run's duration on a monotonic clock")
+    dropped: list[str] = Field(
+        default_factory=list, description="steps left out or shortened to fit the budget, with the reason"
+    )
 
 
 class MergeInput(_Model):

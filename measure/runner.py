@@ -33,14 +33,15 @@ from measure.profile import (
     Profile,
     RunInfo,
     Source,
+    UnsupportedStep,
 )
 from measure.s3client import Addressing, describe_client_error, make_client, sanitize_endpoint
 from measure.stats import MIN_SAMPLES, SHORT_WINDOW, CellFigures, summarise
 from measure.worker import ClientSettings, LoadResult, LoadTask, TaskKind, WorkerPool
-from planner.errors import MeasureError
+from planner.errors import InputError, MeasureError
 
 PROBES = ("hot-object", "part-size", "range-get", "rate")
-RUN_PREFIX_ROOT = "planner-measure/"
+RUN_PREFIX_ROOT = journal.RUN_PREFIX_ROOT
 _MAX_POOL_BYTES = 1 << 30  # GET/HEAD object pool per size
 _LARGE_REQUEST_BYTES = 1 << 20
 DELETE_WARMUP_S = 0.5
@@ -58,6 +59,9 @@ def delete_budget_s(cell_s: float) -> float:
 
 
 _THREADS_PER_PROCESS_LARGE = 16
+PREFLIGHT_READ_TIMEOUT_S = 5.0
+"""The safety checks' read timeout: an endpoint that accepts the connection and never answers a
+HEAD bucket within this long is refused (a measured request may take longer: ``read_timeout_s``)."""
 
 
 def tool_version() -> str:
@@ -91,7 +95,7 @@ class MeasureOptions:
     verify_tls: bool = True
     processes: int | None = None
     max_attempts: int = 3
-    connect_timeout_s: float = 10.0
+    connect_timeout_s: float = 5.0
     read_timeout_s: float = 60.0  # no byte for this long (before or within a body): a "timeout"
     run_id: str | None = None
     # probes
@@ -107,6 +111,8 @@ class MeasureOptions:
     # open-loop cells: Poisson arrivals at these rates, after each size's closed-loop cells
     open_rates_per_s: list[float] = field(default_factory=lambda: [10.0])
     open_peak_fractions: list[float] = field(default_factory=lambda: [0.5, 0.8])
+    budget_s: float | None = None  # the whole run, probes included (see measure.plan.fit_budget)
+    delete_write_s: float | None = None  # writing one DELETE list may take this long (default: delete_budget_s)
 
     def recorded(self) -> dict[str, Any]:
         """The options as stored in the profile (no endpoint userinfo, no paths outside ours)."""
@@ -125,11 +131,49 @@ class Reporter:
     def step(self, label: str, index: int, total: int) -> None:
         pass
 
+    def progress(self, elapsed_s: float, remaining_s: float) -> None:
+        """Time so far (monotonic clock) and the plan's estimate of the time left, after every step."""
+
     def cell(self, cell: Cell) -> None:
         pass
 
     def done(self) -> None:
         pass
+
+
+class Unsupported(MeasureError):
+    """The server refused every request of one operation as unsupported (400, 405 or 501)."""
+
+    def __init__(self, operation: str, error: str) -> None:
+        super().__init__(f"the server does not support {operation} ({error})")
+        self.operation = operation
+        self.error = error
+
+
+UNSUPPORTED_STATUS = ("400", "405", "501")
+"""Answers that say the server does not do what was asked (501 NotImplemented; 400 and 405 from
+servers that lack an operation, e.g. a 400 to CreateMultipartUpload), unlike 403/404 or a 5xx."""
+
+
+def refuses(label: str) -> bool:
+    """Whether an error label is a refusal of the operation itself (see ``UNSUPPORTED_STATUS``)."""
+    return label.split(" ", 1)[0] in UNSUPPORTED_STATUS or "NotImplemented" in label
+
+
+def s3_operation(kind: str, fields: dict[str, Any]) -> str:
+    """The S3 API call a load sends, as the server's documentation names it."""
+    if kind == "get" and (fields.get("byte_range") is not None or fields.get("thread_ranges")):
+        return "GetObject with a Range header"
+    names = {
+        "get": "GetObject",
+        "put": "PutObject",
+        "put_keys": "PutObject",
+        "head": "HeadObject",
+        "list": "ListObjectsV2",
+        "delete": "DeleteObject",
+        "upload_part": "UploadPart",
+    }
+    return names.get(kind, kind)
 
 
 class Terminated(BaseException):
@@ -163,6 +207,11 @@ def plan_steps(options: MeasureOptions) -> list[str]:
                 ]
     steps += [f"probe {name}" for name in options.probes]
     return steps
+
+
+def data_key_count(options: MeasureOptions, size: int) -> int:
+    """Objects written once per size for the GET, HEAD and LIST cells."""
+    return max(1, min(max(options.concurrency) * 2, _MAX_POOL_BYTES // max(size, 1), 64))
 
 
 def _cell_label(op: str, size: int | None, concurrency: int, offered_per_s: float | None = None) -> str:
@@ -244,6 +293,7 @@ class Engine:
         ``concurrency`` in flight; each process draws its share of the rate (in proportion to its
         threads) from its own seed, and independent Poisson streams add up to one at the sum.
         """
+        operation = s3_operation(kind, fields)
         request_bytes = int(fields.get("object_size", 0)) if kind in ("get", "put", "upload_part", "put_keys") else 0
         if fields.get("byte_range") is not None:
             first, last = fields["byte_range"]
@@ -284,7 +334,14 @@ class Engine:
         results = self.pool.run(tasks)
         failures = [r.failure for r in results if r.failure]
         if failures and all(r.failure for r in results):
-            raise MeasureError(f"every worker failed: {failures[0]}")
+            # a task fails as a whole only before its requests: for UploadPart, at CreateMultipartUpload
+            operation = "CreateMultipartUpload" if kind == "upload_part" else operation
+            if all(refuses(failure) for failure in failures):
+                raise Unsupported(operation, failures[0])
+            raise MeasureError(f"every worker failed: {operation}: {failures[0]}")
+        labels = {label for r in results for _, label, _ in r.errors}
+        if labels and not any(r.starts for r in results) and all(refuses(label) for label in labels):
+            raise Unsupported(operation, sorted(labels)[0])
         return results, warmup_end, end_at if end_at is not None else time.time()
 
     def measure(
@@ -469,15 +526,31 @@ class Measurement:
         options: MeasureOptions,
         reporter: Reporter | None = None,
         *,
+        clock: Callable[[], float] | None = None,
         host: str | None = None,
         start_gate: Callable[[], float] | None = None,
     ) -> None:
         """``host``: one host of a several-host run, which writes under ``<run prefix><host>/``;
         ``start_gate``: called before every load, returns the seconds until its common start."""
+        from measure import plan
+
+        self.dropped: list[str] = []
+        if options.budget_s is not None:
+            try:
+                options, fitted, self.plan = plan.fit_budget(options, options.budget_s)
+            except ValueError as error:
+                raise InputError(str(error), source="--budget") from None
+            self.dropped = [f"{item} (to fit the budget)" for item in fitted]
+        else:
+            self.plan = plan.estimate(options)
         self.options = options
         self.reporter = reporter or Reporter()
+        self.clock = clock or time.monotonic
+        self._started_s = self.clock()
+        self._planned_left_s = self.plan.seconds
+        self.unsupported: list[UnsupportedStep] = []
         self.run_id = options.run_id or new_run_id()
-        self.prefix = f"{RUN_PREFIX_ROOT}{self.run_id}/" + (f"{host}/" if host else "")
+        self.prefix = journal.run_prefix(self.run_id) + (f"{host}/" if host else "")
         self.start_gate = start_gate
         self.endpoint = sanitize_endpoint(options.endpoint) if options.endpoint else None
         self.journal_file = journal.journal_path(options.out.resolve().parent, self.run_id)
@@ -509,6 +582,11 @@ class Measurement:
                 complete=complete,
                 stopped_reason=stopped_reason,
                 options=self.options.recorded(),
+                unsupported=list(self.unsupported),
+                budget_s=self.options.budget_s,
+                estimated_s=round(self.plan.seconds, 1),
+                elapsed_s=round(self.clock() - self._started_s, 3),
+                dropped=list(self.dropped),
             ),
             cells=list(self.cells),
             probes=self.probes,
@@ -522,21 +600,38 @@ class Measurement:
     # -- the run ------------------------------------------------------------------------------
     def run(self) -> Profile:
         options = self.options
-        self.reporter.info(
-            f"endpoint {self.endpoint or '(AWS default)'}  bucket {options.bucket}  prefix {self.prefix}"
-            "  (writes and deletes only under this prefix)"
-        )
+        self._started_s = self.clock()
         self._host = client_host()
+        preflight_client = make_client(
+            options.endpoint,
+            options.region,
+            addressing=options.addressing,
+            connect_timeout_s=options.connect_timeout_s,
+            read_timeout_s=min(options.read_timeout_s, PREFLIGHT_READ_TIMEOUT_S),
+            verify_tls=options.verify_tls,
+        )
         client = make_client(
             options.endpoint,
             options.region,
             addressing=options.addressing,
             max_pool_connections=32,
+            connect_timeout_s=options.connect_timeout_s,
+            read_timeout_s=options.read_timeout_s,
             verify_tls=options.verify_tls,
         )
-        journal.append(
-            self.journal_file,
-            {"run_id": self.run_id, "endpoint": self.endpoint, "bucket": options.bucket, "prefix": self.prefix},
+        try:
+            journal.append(
+                self.journal_file,
+                {"run_id": self.run_id, "endpoint": self.endpoint, "bucket": options.bucket, "prefix": self.prefix},
+            )
+        except OSError as error:
+            raise MeasureError(
+                f"{self.journal_file.parent}: cannot write the run's journal there ({error.strerror or error});"
+                " choose an --out in a folder you can write to"
+            ) from None
+        self.reporter.info(
+            f"endpoint {self.endpoint or '(AWS default)'}  bucket {options.bucket}  prefix {self.prefix}"
+            "  (writes and deletes only under this prefix)"
         )
         pool: WorkerPool | None = None
         complete = False
@@ -544,7 +639,7 @@ class Measurement:
         started = False
         try:
             with _signals_as_exceptions():
-                preflight(client, options.bucket, self.prefix, self.endpoint or "AWS", self.journal_file)
+                preflight(preflight_client, options.bucket, self.prefix, self.endpoint or "AWS", self.journal_file)
                 started = True
                 self.write()
                 settings = ClientSettings(
@@ -573,10 +668,15 @@ class Measurement:
                 if pool is not None:
                     pool.drain()
                     pool.close()
-                if stopped:
+                if stopped and started:
                     self.reporter.info(f"{stopped}: cleaning up; finished cells are kept in {options.out}")
+                elif stopped:
+                    self.reporter.info(f"{stopped} before the first cell: cleaning up; no profile was written")
                 try:
-                    self.cleanup_report = cleanup_run(client, options.bucket, self.journal_file)
+                    if started or journal.read(self.journal_file).keys:
+                        self.cleanup_report = cleanup_run(client, options.bucket, self.journal_file)
+                    else:  # refused before writing anything: nothing to clean, and nothing to wait for
+                        self.cleanup_report = CleanupReport()
                 except Exception as error:
                     self.reporter.info(
                         f"cleanup failed ({describe_client_error(error)}); finish with planner measure cleanup"
@@ -589,6 +689,42 @@ class Measurement:
                 self._report_cleanup()
                 self.reporter.done()
         return self.profile(complete=complete, stopped_reason=stopped)
+
+    # -- time budget -------------------------------------------------------------------------
+    def remaining_s(self) -> float | None:
+        """Seconds left of the budget (less the cleanup reserve); None without a budget."""
+        from measure.plan import CLEANUP_RESERVE_FRACTION
+
+        if self.options.budget_s is None:
+            return None
+        return self.options.budget_s * (1 - CLEANUP_RESERVE_FRACTION) - (self.clock() - self._started_s)
+
+    def admit(self, label: str, seconds: float, planned_s: float | None = None) -> bool:
+        """Whether a step estimated at ``seconds`` may start; one that would end past the budget is
+        left out, recorded in ``dropped`` and its ``planned_s`` (default ``seconds``) taken off the plan."""
+        left = self.remaining_s()
+        if left is None or seconds <= left:
+            return True
+        self.dropped.append(f"{label} (not started: {max(left, 0):.0f} s of the budget left, needs ~{seconds:.0f} s)")
+        self.finished_step(seconds if planned_s is None else planned_s)
+        return False
+
+    def finished_step(self, planned_s: float) -> None:
+        """A step is done (or left out): report the time so far and the plan's estimate of what is left."""
+        self._planned_left_s = max(0.0, self._planned_left_s - planned_s)
+        self.reporter.progress(self.clock() - self._started_s, self._planned_left_s)
+
+    def planned_s(self, label: str) -> float:
+        step = self.plan.step(label)
+        if step is not None:
+            return step.seconds
+        from measure.plan import STEP_OVERHEAD_S
+
+        return self.options.warmup_s + self.options.duration_s + STEP_OVERHEAD_S
+
+    def note_unsupported(self, step: str, error: Unsupported) -> None:
+        self.unsupported.append(UnsupportedStep(step=step, operation=error.operation, error=error.error))
+        self.reporter.info(f"  {step}: unsupported by the server ({error.operation}: {error.error}); going on")
 
     def _report_cleanup(self) -> None:
         report = self.cleanup_report
@@ -608,22 +744,35 @@ class Measurement:
         return len(plan_steps(self.options))
 
     def _data_keys(self, size: int) -> list[str]:
-        count = max(1, min(max(self.options.concurrency) * 2, _MAX_POOL_BYTES // max(size, 1), 64))
+        count = data_key_count(self.options, size)
         return [f"{self.prefix}data/{size}/{i:05d}" for i in range(count)]
 
     def _run_cells(self, engine: Engine) -> None:
         options = self.options
         total = self._steps_total()
         index = 0
-        prepared: set[int] = set()
+        prepared: dict[int, list[str]] = {}
+
+        def prep_label(size: int) -> str:
+            return f"preparing {data_key_count(options, size)} objects of {size} B"
+
+        def data_size(op: Operation, size: int | None) -> int | None:
+            if op in ("get", "head"):
+                return size
+            return min(options.sizes) if op == "list" else None
 
         def ensure_data(size: int) -> list[str]:
-            keys = self._data_keys(size)
             if size not in prepared:
-                self.reporter.step(f"preparing {len(keys)} objects of {size} B", index, total)
-                engine.put_keys(keys, size)
-                prepared.add(size)
-            return keys
+                self.reporter.step(prep_label(size), index, total)
+                # under a budget the writing stops when it runs out; the cells use what was written
+                left = self.remaining_s()
+                prepared[size] = engine.put_keys(
+                    self._data_keys(size), size, budget_s=None if left is None else max(left, 1.0)
+                )
+                self.finished_step(self.planned_s(prep_label(size)))
+            if not prepared[size]:
+                raise MeasureError(f"no object of {size} B could be written within the budget")
+            return prepared[size]
 
         def cell_fields(op: Operation, size: int | None, label: str) -> dict[str, Any]:
             fields: dict[str, Any] = {}
@@ -649,46 +798,84 @@ class Measurement:
             self.write()
             self.reporter.cell(cell)
 
+        prep_taken_off: set[int] = set()  # preparations left out with the first cell that needed them
+
+        def admitted(op: Operation, size: int | None, label: str, planned: str) -> bool:
+            needed = planned_s = self.planned_s(planned)
+            data = data_size(op, size)
+            if data is not None and data not in prepared:
+                needed += self.planned_s(prep_label(data))
+                if data not in prep_taken_off:
+                    planned_s = needed
+            if self.admit(label, needed, planned_s):
+                return True
+            if data is not None:
+                prep_taken_off.add(data)
+            return False
+
         for op in options.ops:
             sizes: list[int | None] = [None] if op == "list" else list(options.sizes)
             for size in sizes:
                 for concurrency in options.concurrency:
                     index += 1
-                    self.reporter.step(_cell_label(op, size, concurrency), index, total)
-                    if op == "delete":
-                        assert size is not None
-                        figures, results = self.measure_delete(
-                            engine, size, concurrency, duration_s=options.duration_s, warmup_s=options.warmup_s
-                        )
-                    else:
-                        figures, results = engine.measure(
-                            op,
-                            concurrency,
-                            duration_s=options.duration_s,
-                            warmup_s=options.warmup_s,
-                            count_bytes=op in ("put", "get"),
-                            **cell_fields(op, size, f"c{concurrency}"),
-                        )
+                    label = _cell_label(op, size, concurrency)
+                    self.reporter.step(label, index, total)
+                    if not admitted(op, size, label, label):
+                        continue
+                    try:
+                        if op == "delete":
+                            assert size is not None
+                            figures, results = self.measure_delete(
+                                engine, size, concurrency, duration_s=options.duration_s, warmup_s=options.warmup_s
+                            )
+                        else:
+                            figures, results = engine.measure(
+                                op,
+                                concurrency,
+                                duration_s=options.duration_s,
+                                warmup_s=options.warmup_s,
+                                count_bytes=op in ("put", "get"),
+                                **cell_fields(op, size, f"c{concurrency}"),
+                            )
+                    except Unsupported as error:
+                        self.note_unsupported(label, error)
+                        self.finished_step(self.planned_s(label))
+                        continue
                     warmup_s = delete_warmup_s(options.warmup_s) if op == "delete" else options.warmup_s
                     record(op, size, figures_to_cell(op, size, concurrency, figures, warmup_s), results)
+                    self.finished_step(self.planned_s(label))
                 if op not in OPEN_LOOP_OPS:
                     continue
                 cap = max(options.concurrency)
-                for rate in self._open_rates(op, size):
+                planned_open = [f"{_cell_label(op, size, cap)} open {rate}" for rate in open_loop_rates(options)]
+                rates = self._open_rates(op, size)
+                for position, rate in enumerate(rates):
                     index += 1
-                    self.reporter.step(_cell_label(op, size, cap, rate), index, total)
-                    figures, results = engine.measure(
-                        op,
-                        cap,
-                        duration_s=options.duration_s,
-                        warmup_s=options.warmup_s,
-                        count_bytes=op in ("put", "get"),
-                        arrival_rate_per_s=rate,
-                        **cell_fields(op, size, f"r{rate:.6g}"),
-                    )
+                    label = _cell_label(op, size, cap, rate)
+                    planned = planned_open[min(position, len(planned_open) - 1)]
+                    self.reporter.step(label, index, total)
+                    if not admitted(op, size, label, planned):
+                        continue
+                    try:
+                        figures, results = engine.measure(
+                            op,
+                            cap,
+                            duration_s=options.duration_s,
+                            warmup_s=options.warmup_s,
+                            count_bytes=op in ("put", "get"),
+                            arrival_rate_per_s=rate,
+                            **cell_fields(op, size, f"r{rate:.6g}"),
+                        )
+                    except Unsupported as error:
+                        self.note_unsupported(label, error)
+                        self.finished_step(self.planned_s(planned))
+                        continue
                     cell = figures_to_cell(op, size, cap, figures, options.warmup_s, offered_per_s=rate)
                     record(op, size, cell, results)
-                index += len(open_loop_rates(options)) - len(self._open_rates(op, size))
+                    self.finished_step(self.planned_s(planned))
+                for planned in planned_open[len(rates) :]:
+                    self.finished_step(self.planned_s(planned))
+                index += len(open_loop_rates(options)) - len(rates)
 
     def _open_rates(self, op: str, size: int | None) -> list[float]:
         """This operation and size's open-loop arrival rates: the fixed ones, then fractions of the
@@ -750,8 +937,13 @@ class Measurement:
             )
 
         expected = max(self._best_rate("put", size) * 3, self._best_rate("head", size) * 1.2, rate_hint * 3)
+        first_started = self.clock()
         figures, results = once(expected)
         if figures.duration_s >= SHORT_WINDOW * duration_s:  # the list lasted (a slow server's few samples stand)
+            return figures, results
+        left = self.remaining_s()
+        if left is not None and left < 2 * (self.clock() - first_started):
+            self.dropped.append(f"delete x{concurrency} {size} B: its list ran out; no second try within the budget")
             return figures, results
         starts = [s for r in results for s in r.starts]
         ends = [e for r in results for e in r.ends]
@@ -777,7 +969,10 @@ class Measurement:
             start = self._delete_serial
             self._delete_serial += wanted - len(pool)
             extra = [f"{self.prefix}delete/{size}/{i:07d}" for i in range(start, self._delete_serial)]
-            pool.extend(engine.put_keys(extra, size, budget_s=delete_budget_s(cell_s)))
+            write_s = self.options.delete_write_s or delete_budget_s(cell_s)
+            left = self.remaining_s()
+            write_s = write_s if left is None else max(1.0, min(write_s, left))
+            pool.extend(engine.put_keys(extra, size, budget_s=write_s))
         taken, self._written_keys[size] = pool[:wanted], pool[wanted:]
         return taken
 
@@ -793,6 +988,13 @@ class Measurement:
             "rate": lambda: setattr(self.probes, "rate", probes.rate(engine, self)),
         }
         for offset, name in enumerate(self.options.probes):
-            self.reporter.step(f"probe {name}", done + offset + 1, total)
-            runners[name]()
+            label = f"probe {name}"
+            self.reporter.step(label, done + offset + 1, total)
+            if not self.admit(label, self.planned_s(label)):
+                continue
+            try:
+                runners[name]()
+            except Unsupported as error:
+                self.note_unsupported(label, error)
             self.write()
+            self.finished_step(self.planned_s(label))

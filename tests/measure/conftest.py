@@ -225,9 +225,50 @@ def list_all(server: S3Server, bucket: str, prefix: str = "") -> list[str]:
     return keys
 
 
+@pytest.fixture(scope="session")
+def moto_server_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A second S3 implementation, moto in server mode (a separate process), for the cases the
+    measurement must survive on servers other than SeaweedFS (a very fast DELETE, a missing operation)."""
+    pytest.importorskip("moto.server")
+    (port,) = _free_ports(1)
+    log = open(tmp_path_factory.mktemp("moto") / "moto.log", "wb")  # noqa: SIM115 - closed at teardown
+    process = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)], stdout=log, stderr=subprocess.STDOUT
+    )
+    endpoint = f"http://127.0.0.1:{port}"
+    try:
+        _wait_http(endpoint + "/", process, 60)
+        yield endpoint
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+        log.close()
+
+
+@pytest.fixture
+def moto_env(moto_server_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> S3Server:
+    """moto's endpoint with made-up credentials in the environment (moto accepts any)."""
+    env = {
+        "AWS_ACCESS_KEY_ID": "moto-test-key",
+        "AWS_SECRET_ACCESS_KEY": "moto-test-secret",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_CONFIG_FILE": "/nonexistent/aws-config",
+        "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/aws-credentials",
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    return S3Server(endpoint=moto_server_endpoint, env=env)
+
+
 # -- fault-injecting proxy -------------------------------------------------------------------------
 
-FaultKind = Literal["slowdown", "500", "reset", "stall", "stall-body", "truncate", "latency", "throttle"]
+FaultKind = Literal["slowdown", "500", "reset", "stall", "stall-body", "truncate", "latency", "throttle", "unsupported"]
 
 
 @dataclass
@@ -239,7 +280,9 @@ class Fault:
     to outlast the client's read timeout, latency not); ``stall-body`` sends ``body_fraction`` of the
     body, waits ``seconds``, then the rest; ``truncate`` sends ``body_fraction`` of the body and
     closes the connection; ``throttle`` paces every matched body through one shared
-    ``bytes_per_s`` budget.
+    ``bytes_per_s`` budget; ``unsupported`` answers ``status`` with error ``code`` (a server without
+    that operation: 501 NotImplemented, or the 400 some servers send). ``query_contains`` (e.g.
+    ``"uploads"`` for CreateMultipartUpload) and ``header`` (e.g. ``"range"``) narrow the match.
     """
 
     kind: FaultKind
@@ -247,6 +290,10 @@ class Fault:
     rate: float | None = None  # ... or this share of them, drawn from a seeded generator
     methods: tuple[str, ...] = ("GET",)
     key_contains: str = ""  # a part of the object key; bucket-level requests never match
+    query_contains: str = ""  # a part of the query string
+    header: str = ""  # a request header that must be present (lower case)
+    status: int = 501
+    code: str = "NotImplemented"
     seconds: float = 0.0
     bytes_per_s: float = 0.0
     body_fraction: float = 0.5
@@ -258,8 +305,14 @@ class Fault:
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
 
-    def applies(self, method: str, key: str | None) -> bool:
-        return key is not None and method in self.methods and self.key_contains in key
+    def applies(self, method: str, key: str | None, query: str = "", headers: frozenset[str] = frozenset()) -> bool:
+        return (
+            key is not None
+            and method in self.methods
+            and self.key_contains in key
+            and self.query_contains in query
+            and (not self.header or self.header in headers)
+        )
 
     def fires(self) -> bool:
         self.matched += 1
@@ -360,9 +413,9 @@ class FaultProxy:
         lines.append(b"Connection: keep-alive")
         return b"\r\n".join(lines) + b"\r\n\r\n", response_body
 
-    def _choose(self, method: str, key: str | None) -> Fault | None:
+    def _choose(self, method: str, key: str | None, query: str, headers: frozenset[str]) -> Fault | None:
         for fault in self.faults:
-            if fault.applies(method, key) and fault.fires():
+            if fault.applies(method, key, query, headers) and fault.fires():
                 self.injected[fault.kind] += 1
                 return fault
         return None
@@ -379,10 +432,18 @@ class FaultProxy:
             await writer.drain()
 
     async def _answer(
-        self, writer: asyncio.StreamWriter, method: str, target: str, key: str | None, request: bytes, body: bytes
+        self,
+        writer: asyncio.StreamWriter,
+        method: str,
+        target: str,
+        key: str | None,
+        request: bytes,
+        body: bytes,
+        query: str = "",
+        headers: frozenset[str] = frozenset(),
     ) -> bool:
         """Send one answer; False when the connection must end."""
-        fault = self._choose(method, key)
+        fault = self._choose(method, key, query, headers)
         kind = fault.kind if fault else None
         if kind == "reset":
             sock = writer.get_extra_info("socket")
@@ -406,6 +467,17 @@ class FaultProxy:
                     else (500, "Internal Server Error", "InternalError")
                 )
                 head = _error_response(status, reason, code, "injected by the test proxy", target, method == "HEAD")
+                response_body = b""
+            elif fault is not None and kind == "unsupported":
+                reasons = {400: "Bad Request", 405: "Method Not Allowed", 501: "Not Implemented"}
+                head = _error_response(
+                    fault.status,
+                    reasons.get(fault.status, "Error"),
+                    fault.code,
+                    "not supported (injected by the test proxy)",
+                    target,
+                    method == "HEAD",
+                )
                 response_body = b""
             else:
                 head, response_body = await self._forward(request, body)
@@ -440,15 +512,15 @@ class FaultProxy:
                 request = await self._read_request(reader)
                 if request is None:
                     return
-                head, _headers, body = request
+                head, headers, body = request
                 method, raw_target = head.split(b" ", 2)[:2]
-                target = raw_target.decode("latin-1").split("?", 1)[0]
+                target, _, query = raw_target.decode("latin-1").partition("?")
                 parts = target.lstrip("/").split("/", 1)
                 key = parts[1] if len(parts) == 2 and parts[1] else None
                 self.received[f"{method.decode()} {'object' if key is not None else 'bucket'}"] += 1
                 if key is not None:
                     self.received_keys[(method.decode(), key)] += 1
-                if not await self._answer(writer, method.decode(), target, key, head, body):
+                if not await self._answer(writer, method.decode(), target, key, head, body, query, frozenset(headers)):
                     return
         except (ConnectionError, asyncio.IncompleteReadError):
             return

@@ -232,3 +232,16 @@ def test_histograms_of_processes_add_up_to_the_histogram_of_all(a: list[float], 
     merged = LatencyHistogram.merged([LatencyHistogram.from_samples(a), LatencyHistogram.from_samples(b)])
     assert merged == LatencyHistogram.from_samples(a + b)
     assert merged.total == len(a) + len(b)
+
+
+def test_refusals_that_mean_unsupported_and_the_operations_named() -> None:
+    from measure.runner import refuses, s3_operation
+
+    for label in ("501 NotImplemented", "501", "400", "400 InvalidRequest", "405 MethodNotAllowed", "NotImplemented"):
+        assert refuses(label), label
+    for label in ("403 AccessDenied", "404 NoSuchKey", "503 SlowDown", "500 InternalError", "timeout", "reset"):
+        assert not refuses(label), label
+    assert s3_operation("get", {}) == "GetObject"
+    assert s3_operation("get", {"byte_range": (0, 9)}) == "GetObject with a Range header"
+    assert s3_operation("get", {"thread_ranges": [(0, 4), (5, 9)]}) == "GetObject with a Range header"
+    assert s3_operation("put_keys", {}) == "PutObject" and s3_operation("list", {}) == "ListObjectsV2"
