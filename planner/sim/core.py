@@ -29,6 +29,47 @@ class _Figures:
     series: dict[str, FloatArray] = field(default_factory=dict)
 
 
+MAX_SIMULATED_REQUESTS = 50_000_000
+"""Requests one replication of a window may simulate: about five minutes at 150,000 a second."""
+MAX_CONCURRENT = 1_000_000
+"""Requests one window may start at once (closed-loop workers, a hot object's burst)."""
+
+
+def check_size(spec: SimSpec, duration_s: float) -> None:
+    """Refuse, before any work, a window too large to simulate: one line with the limit and how to
+    simulate a smaller one (the statistics of a few minutes of a steady load are those of hours)."""
+    arrivals = spec.arrivals
+    if isinstance(arrivals, OpenLoop | TraceArrivals):
+        expected = arrivals.expected_arrivals(0.0, duration_s)
+        if expected > MAX_SIMULATED_REQUESTS:
+            rate = expected / duration_s
+            longest = MAX_SIMULATED_REQUESTS / rate
+            if longest < 1:
+                raise InputError(
+                    f"{rate:.3g} requests a second: planner simulates at most {MAX_SIMULATED_REQUESTS:,} requests in a"
+                    " window, less than one second of this load (is the request count or the peak factor right?)",
+                    field="traffic",
+                )
+            raise InputError(
+                f"the window would simulate {expected:.3g} requests ({rate:.3g} a second for {duration_s:g} s);"
+                f" planner simulates at most {MAX_SIMULATED_REQUESTS:,}: give --duration {max(math.floor(longest), 1)}s"
+                " or less (the percentiles of a steady load settle within minutes)",
+                source="--duration",
+            )
+    elif arrivals.workers > MAX_CONCURRENT:
+        raise InputError(
+            f"{arrivals.workers:,} workers: planner simulates at most {MAX_CONCURRENT:,} at once",
+            field="traffic.workers",
+        )
+    hot = spec.keys.hot
+    if hot is not None and hot.objects * hot.peak_concurrency > MAX_CONCURRENT:
+        raise InputError(
+            f"{hot.objects:,} hot objects x {hot.peak_concurrency:,} readers each start at once: planner simulates"
+            f" at most {MAX_CONCURRENT:,} requests starting together",
+            field="traffic.hot_objects.peak_concurrency",
+        )
+
+
 def simulate_spec(
     spec: SimSpec,
     provider_model: ProviderModel,
@@ -50,6 +91,7 @@ def simulate_spec(
         raise InputError(f"warm-up {warmup_s!r} s must be at least 0 and shorter than the window", field="warmup_s")
     if replications < 1:
         raise InputError(f"{replications!r} replications: give 1 or more", field="replications")
+    check_size(spec, duration_s)
     streams = np.random.SeedSequence(seed).spawn(replications)
     figures = []
     for stream in streams:

@@ -1,0 +1,35 @@
+"""Simulations too large to run are refused up front in one line, with the limit and a way out
+(issue: reads of 10^15 a month at a 1000x peak once allocated 168 TiB)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.planner.conftest import EXAMPLES, Result
+
+WEB = str(EXAMPLES / "web-assets.yaml")
+
+
+@pytest.mark.parametrize(
+    ("workload", "args", "message"),
+    [
+        ("traffic: {reads: 1000000000000000, peak_factor: 1000}", (), "less than one second of this load"),
+        ("traffic: {reads: 1M, hot_objects: {share_of_reads: 0.5, peak_concurrency: 1000000000000000}}", (),
+         "at most 1,000,000 requests starting together"),
+        ("traffic: {reads: 1M, workers: 100000000}", (), "less than or equal to 100000"),
+        (None, ("--duration", "1000d"), "give --duration 131884s or less"),
+        (None, ("--duration", "1e9s"), "give --duration 131884s or less"),
+    ],
+)  # fmt: skip
+def test_too_large_is_one_line(
+    run_cli: Callable[..., Result], tmp_path: Path, workload: str | None, args: tuple[str, ...], message: str
+) -> None:
+    path = WEB
+    if workload is not None:
+        path = str(tmp_path / "w.yaml")
+        Path(path).write_text(f"name: big\nstorage: {{stored: 10 PB, object_size: 1 MiB}}\n{workload}\n")
+    result = run_cli("simulate", path, "-p", "aws-s3", "--replications", "1", *args)
+    assert result.code == 2 and result.err.count("\n") == 1 and message in result.err, result.err
