@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
@@ -62,6 +63,24 @@ def _items(value: str, option: str) -> list[str]:
     return items
 
 
+MAX_OBJECT_BYTES = 5 * 2**40
+"""S3's (and every S3-compatible provider's) largest object: 5 TiB."""
+MAX_WINDOW_S = 3600.0
+"""A measured cell's window: an hour is far more than a percentile needs."""
+# S3's rules (3-63 lower-case letters, digits, '.', '-'), widened for legacy and other providers'
+# names (capitals, '_'): what stays refused is what could address something else ('/', '..', spaces)
+_BUCKET = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,253}[A-Za-z0-9])?$")
+
+
+def _window(value: str, option: str) -> float:
+    seconds = _duration(value, option)
+    if seconds <= 0:
+        raise InputError(f"{value!r}: a measuring window must be longer than 0 s", source=option)
+    if seconds > MAX_WINDOW_S:
+        raise InputError(f"{value!r}: at most {MAX_WINDOW_S:g} s a window (use --budget for a long run)", source=option)
+    return seconds
+
+
 def _sizes(value: str, option: str) -> list[int]:
     from planner.units import parse_size
 
@@ -73,6 +92,8 @@ def _sizes(value: str, option: str) -> list[int]:
             raise InputError(str(error), source=option) from None
         if size <= 0:
             raise InputError(f"{item!r}: a size must be more than 0 bytes", source=option)
+        if size > MAX_OBJECT_BYTES:
+            raise InputError(f"{item!r}: larger than any provider's largest object (5 TiB)", source=option)
         sizes.append(size)
     return sizes
 
@@ -168,6 +189,14 @@ def build_options(
 
     if not bucket:
         raise InputError("is required", source="--bucket")
+    if not _BUCKET.match(bucket) or ".." in bucket:
+        raise InputError(
+            f"{bucket!r} is not a bucket name (letters, digits, '.', '-' and '_'; no '..')", source="--bucket"
+        )
+    if processes is not None and not 1 <= processes <= 64:
+        raise InputError(f"{processes} processes: give 1 to 64", source="--processes")
+    if hot_object_max < 1:
+        raise InputError(f"{hot_object_max}: give a concurrency of 1 or more", source="--hot-object-max")
     if out is None:
         raise InputError("is required (the profile JSON to write)", source="--out")
     if endpoint is not None:
@@ -209,7 +238,7 @@ def build_options(
         region=region,
         sizes=_sizes(sizes, "--sizes"),
         concurrency=_ints(concurrency, "--concurrency"),
-        duration_s=_duration(duration, "--duration") or 1.0,
+        duration_s=_window(duration, "--duration"),
         warmup_s=_duration(warmup, "--warmup"),
         ops=_choices(ops, "--ops", _OPS),  # type: ignore[arg-type]
         probes=_choices(probes, "--probes", PROBES),
@@ -221,7 +250,7 @@ def build_options(
         read_timeout_s=read_timeout_s,
         connect_timeout_s=connect_timeout_s,
         run_id=run_id,
-        probe_duration_s=_duration(probe_duration, "--probe-duration") or 1.0,
+        probe_duration_s=_window(probe_duration, "--probe-duration"),
         hot_object_max=hot_object_max,
         part_sizes=_sizes(part_sizes, "--part-sizes"),
         queue_depths=_ints(queue_depths, "--queue-depths"),

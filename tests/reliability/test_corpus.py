@@ -80,13 +80,15 @@ def test_bad_profile(name: str, case: dict[str, Any], tmp_path: Path) -> None:
     _expect(assert_one_line_error(result, source=source), case)
 
 
-def _cli_args(args: list[str]) -> list[str]:
-    return [a.replace("{examples}", str(EXAMPLES)).replace("{corpus}", str(CORPUS)) for a in args]
+def _cli_args(args: list[str], tmp: Path | None = None) -> list[str]:
+    return [
+        a.replace("{examples}", str(EXAMPLES)).replace("{corpus}", str(CORPUS)).replace("{tmp}", str(tmp)) for a in args
+    ]
 
 
 @pytest.mark.parametrize(("name", "case"), _cases("cli"))
-def test_bad_option(name: str, case: dict[str, Any]) -> None:
-    line = assert_one_line_error(invoke(*_cli_args(case["args"])))
+def test_bad_option(name: str, case: dict[str, Any], tmp_path: Path) -> None:
+    line = assert_one_line_error(invoke(*_cli_args(case["args"], tmp_path)))
     _expect(line, case)
 
 
