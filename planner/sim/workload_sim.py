@@ -73,6 +73,12 @@ def simulate(
             f", {profile.date}" if profile.date else ""
         )
     model, assumptions = provider_model_from_profile(profile, table.limits)
+    if profile.provider and profile.provider != provider:
+        assumptions.insert(
+            0,
+            f"the profile measured {profile.provider}, not {provider}: its latency and throughput are simulated under"
+            f" {provider}'s documented limits and part rules, which {profile.provider} may not share",
+        )
     results: dict[str, SimulationResult] = {}
     for window in WINDOWS:
         adapted = adapt_workload(workload, window=window, limits=table.limits)

@@ -33,3 +33,13 @@ def test_too_large_is_one_line(
         Path(path).write_text(f"name: big\nstorage: {{stored: 10 PB, object_size: 1 MiB}}\n{workload}\n")
     result = run_cli("simulate", path, "-p", "aws-s3", "--replications", "1", *args)
     assert result.code == 2 and result.err.count("\n") == 1 and message in result.err, result.err
+
+
+def test_a_profile_of_another_provider_is_said(run_cli: Callable[..., Result], tmp_path: Path) -> None:
+    from measure.reference import load_reference
+
+    profile = tmp_path / "r2.json"
+    profile.write_text(load_reference("cloudflare-r2").model_dump_json())
+    result = run_cli("simulate", WEB, "-p", "aws-s3", "--profile", str(profile), "--replications", "1", "-f", "json")
+    assert result.code in (0, 1), result.err
+    assert "the profile measured cloudflare-r2, not aws-s3" in result.out
