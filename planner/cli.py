@@ -375,6 +375,37 @@ def ingest_cur(
         typer.echo(render.reconciliation(result, output.value))
 
 
+def _new_or_updated(
+    out: Path | None, into: Path | None, name: str, force: bool, section: str, block: str, new_text: Callable[[], str]
+) -> tuple[Path, str]:
+    """The workload file an ingest writes and its text: a new one in ``out`` named ``name``.yaml, or
+    ``into`` with its ``section`` replaced by ``block``."""
+    from planner.files import WORKLOAD_LIMIT_BYTES, read_input_text
+    from planner.inventory import replace_section
+
+    if into is not None:
+        text = read_input_text(into, what="workload file", limit_bytes=WORKLOAD_LIMIT_BYTES)
+        return into, replace_section(text, section, block, missing_ok=section == "traffic")
+    assert out is not None
+    target = out / f"{name.replace('/', '-')}.yaml"
+    if target.exists() and not force:
+        raise InputError(f"{target} exists (use --force to replace it)", source="--out")
+    return target, new_text()
+
+
+def _write_workload(target: Path, text: str) -> None:
+    """Write an ingested workload, after checking that it loads as a workload."""
+    from planner.workload import parse_workload
+    from pricing.catalog import load_yaml
+
+    parse_workload(load_yaml(text, str(target)), str(target))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"cannot write {target} ({error.strerror or error})") from None
+
+
 @ingest_app.command("inventory")
 def ingest_inventory(
     files: Annotated[
@@ -396,9 +427,7 @@ def ingest_inventory(
     rows_only(output, "ingest inventory")
     from planner import inventory as inv
     from planner import progress, render
-    from planner.files import WORKLOAD_LIMIT_BYTES, check_input_file, read_input_text
-    from planner.workload import parse_workload
-    from pricing.catalog import load_yaml
+    from planner.files import check_input_file
 
     if (out is None) == (into is None):
         raise InputError("give either --out DIR (a new workload) or --into W.yaml (replace its storage)")
@@ -406,27 +435,21 @@ def ingest_inventory(
         check_input_file(path, what="inventory file")
     with progress.bar("reading the inventory", unit="objects") as moved:
         summary = inv.read_inventory(files, schema=schema, progress=moved)
-    block = inv.storage_block(summary)
-    if into is not None:
-        target = into
-        text = inv.replace_storage(read_input_text(into, what="workload file", limit_bytes=WORKLOAD_LIMIT_BYTES), block)
-    else:
-        assert out is not None
-        name = summary.bucket or "inventory"
-        target = out / f"{name.replace('/', '-')}.yaml"
-        if target.exists() and not force:
-            raise InputError(f"{target} exists (use --force to replace it)", source="--out")
-        text = (
+    name = summary.bucket or "inventory"
+    target, text = _new_or_updated(
+        out,
+        into,
+        name,
+        force,
+        "storage",
+        inv.storage_block(summary),
+        lambda: (
             f"# Workload of bucket {name} from its S3 Inventory; the inventory says nothing of traffic:\n"
             "# add reads, writes and egress (or ingest the bill and use --into).\n"
-            f'name: "{name}"\n' + block + 'traffic:\n  egress: "0 B"\n'
-        )
-    parse_workload(load_yaml(text, str(target)), str(target))  # what is written must load
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"cannot write {target} ({error.strerror or error})") from None
+            f'name: "{name}"\n' + inv.storage_block(summary) + 'traffic:\n  egress: "0 B"\n'
+        ),
+    )
+    _write_workload(target, text)
     if output == OutputFormat.json:
         typer.echo(render.as_json({"inventory": summary.model_dump(mode="json"), "written": str(target)}))
         return
@@ -453,9 +476,6 @@ def ingest_access_log(
     import contextlib
 
     from planner import accesslog, progress, render
-    from planner.files import WORKLOAD_LIMIT_BYTES, read_input_text
-    from planner.workload import parse_workload
-    from pricing.catalog import load_yaml
 
     if (out is None) == (into is None):
         raise InputError("give either --out DIR (a new workload) or --into W.yaml (replace its traffic)")
@@ -474,30 +494,24 @@ def ingest_access_log(
         with progress.bar("reading the logs", unit="requests") as moved:
             summary = accesslog.read_logs(paths, trace=handle, progress=moved)
     block = accesslog.traffic_block(summary)
-    if into is not None:
-        target = into
-        text = read_input_text(into, what="workload file", limit_bytes=WORKLOAD_LIMIT_BYTES)
-        text = accesslog.replace_traffic(text, block)
-    else:
-        assert out is not None
-        name = summary.buckets[0] if len(summary.buckets) == 1 else "access-logs"
-        target = out / f"{name}.yaml"
-        if target.exists() and not force:
-            raise InputError(f"{target} exists (use --force to replace it)", source="--out")
-        size = max(round(summary.mean_object_bytes or 2**20), 1)
-        text = (
+    name = summary.buckets[0] if len(summary.buckets) == 1 else "access-logs"
+    size = max(round(summary.mean_object_bytes or 2**20), 1)
+    target, text = _new_or_updated(
+        out,
+        into,
+        name,
+        force,
+        "traffic",
+        block,
+        lambda: (
             f"# Workload of {name} from its S3 access logs, which say nothing of what is stored:\n"
             "# give storage.stored (ingest the bill or an inventory and use --into).\n"
             f'name: "{name}"\nstorage:\n  stored: "0 B"  # ASSUMED\n'
             f"  # mean size of the objects the GETs read{'' if summary.mean_object_bytes else ' (none: ASSUMED)'}\n"
             f'  object_size: "{size} B"\n' + block
-        )
-    parse_workload(load_yaml(text, str(target)), str(target))  # what is written must load
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"cannot write {target} ({error.strerror or error})") from None
+        ),
+    )
+    _write_workload(target, text)
     if output == OutputFormat.json:
         typer.echo(render.as_json({"access_log": summary.model_dump(mode="json"), "written": str(target)}))
         return
