@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from measure.engines import SMALL_OBJECT_MAX_BYTES, classify_obstore_error, engine_for
-from measure.profile import Cell
+from measure.merge import merge_profiles
+from measure.profile import Cell, ClientHost, Profile, RunInfo, Source
 from measure.reference import load_profile
 from measure.runner import Measurement, MeasureOptions
 from measure.stats import IN_FLIGHT_SHORTFALL
@@ -147,3 +148,28 @@ def test_profiles_without_engine_still_load(tmp_path: Path) -> None:
     data = json.loads(cell.model_dump_json(exclude_none=True))
     assert "engine" not in data
     assert Cell.model_validate(data).engine is None
+
+
+def test_merged_hosts_keep_the_engine_they_share() -> None:
+    def host(name: str, engine: str) -> Profile:
+        cell = Cell(
+            op="get",
+            object_size_bytes=SMALL,
+            concurrency=4,
+            samples=100,
+            ops_per_s=10.0,
+            window_start_unix=1000.0,
+            window_end_unix=1010.0,
+            engine=engine,  # type: ignore[arg-type]
+        )
+        return Profile(
+            endpoint="http://s3.example",
+            clients=[ClientHost(hostname=name)],
+            cells=[cell],
+            run=RunInfo(run_id=name, prefix="p/", started_at="t"),
+            source=Source(kind="measured"),
+        )
+
+    same = merge_profiles([host("a", "obstore"), host("b", "obstore")]).cells[0]
+    assert same.ops_per_s == 20.0 and same.engine == "obstore"
+    assert merge_profiles([host("a", "obstore"), host("b", "boto3")]).cells[0].engine is None
