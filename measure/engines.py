@@ -36,12 +36,15 @@ ENGINE_CHOICES: tuple[EngineChoice, ...] = ("auto", "boto3", "obstore")
 
 SMALL_OBJECT_MAX_BYTES = 4 << 20
 """GETs and PUTs of at most this many bytes (a GET's range, if any) go through obstore under
-``auto``. Measured on a local SeaweedFS, 8 threads in one process, GET (``benchmarks/
-measure_client.py --sizes``): obstore moved 3.6-5x boto3's MiB/s at 64 KiB, 2.8x at 256 KiB,
-1.6-4x at 1 MiB and 1.2-1.4x at 4 MiB, for less CPU per request at each (0.28 against 2.1-2.4 ms
-at 64 KiB, 2.3-2.7 against 3.1-3.4 ms at 4 MiB); at 16 MiB it took 1.3-1.6x boto3's CPU per
-request (its body reaches Python in the pieces the socket delivers), and CPU is what a client
-sharing its host with other work runs out of first. Large transfers stay with boto3."""
+``auto``. Measured on a local SeaweedFS, GET at 8 connections: in one process's threads, obstore
+moved 3.6-5x boto3's MiB/s at 64 KiB, 2.8x at 256 KiB, 1.6-4x at 1 MiB and 1.2-1.4x at 4 MiB for
+less CPU per request at each (0.28 against 2.1-2.4 ms at 64 KiB, 2.3-2.7 against 3.1-3.4 ms at
+4 MiB), but 1.3-1.6x boto3's CPU at 16 MiB (its body reaches Python in the pieces the socket
+delivers); planner's own cells (``benchmarks/measure_client.py --threshold-sizes 4MiB,16MiB``)
+gave 666 against 286 MiB/s at 4 MiB (3.1 against 5.3 ms CPU) and 699 against 600 at 16 MiB
+(7.1 against 7.2 ms), and at 64 MiB obstore was behind (0.7x boto3's MiB/s at 3x the CPU). CPU
+is what a client sharing its host runs out of first, so the line sits at the largest size where
+obstore won on both counts; large transfers stay with boto3."""
 
 SMALL_ENGINE_KINDS = frozenset({"get", "put", "head", "put_keys"})
 """Task kinds obstore can send as the same single S3 request boto3 sends (a HEAD is small
