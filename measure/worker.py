@@ -1,4 +1,5 @@
-"""Load-generating worker processes: each has its own boto3 client and a share of the threads.
+"""Load-generating worker processes: each has its own clients (boto3, and obstore for small objects:
+``measure.engines`` says which sends a task's requests) and a share of the threads.
 
 Python threads share one GIL, so a single process cannot keep many fast requests in flight;
 the parent spreads a cell's concurrency over several processes (``WorkerPool``), each running
@@ -6,8 +7,8 @@ the parent spreads a cell's concurrency over several processes (``WorkerPool``),
 process of the host). In a closed loop each thread sends its next request as soon as the last
 one ends; in an open loop (``arrival_rate_per_s``) the threads serve Poisson arrivals, at most
 ``threads`` at a time, and a request is timed from its scheduled arrival. Every attempt is timed
-and every failed attempt recorded with its cause; retries are ours, botocore makes one attempt
-per call.
+and every failed attempt recorded with its cause; retries are ours, botocore and obstore make one
+attempt per call.
 
 The request threads never touch the cross-process ``stop`` event: reading a multiprocessing
 ``Event`` takes a lock shared by every worker process, and doing so before each request kept
