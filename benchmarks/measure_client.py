@@ -10,7 +10,9 @@ Clients, on the same server and the same number of objects of each size:
   ``cat``/``cp`` commands (``cat -c 1``: one connection per object).
 
 Rounds alternate between the clients and each figure is the median of the rounds, so other load
-on the host skews them alike. CPU per operation is the client's own (getrusage: this process for
+on the host skews them alike. planner writes its own objects at the start of each run; the
+baselines' 64 MiB objects are rewritten before each of their rounds, so every client reads
+objects as freshly written. CPU per operation is the client's own (getrusage: this process for
 obstore, the children for s5cmd, the cell's worker processes for planner). Each case prints every
 client's figure and its ratio to obstore and to the best client; the last lines compare planner
 (auto) with the issue's targets (small-object GET and PUT at least 0.5x obstore, large GET at
@@ -223,6 +225,17 @@ def obstore_figures(store: Any, keys: dict[int, list[str]], seconds: float, larg
     return figures
 
 
+def write_objects(store: Any, keys: list[str], size: int) -> None:
+    """(Re)write the baselines' objects. planner writes its own objects at the start of each run and
+    reads them while the server may still be settling them; the baselines' large objects are
+    rewritten before each of their rounds so that every client reads objects just as fresh."""
+    import obstore
+
+    body = os.urandom(size)
+    for key in keys:
+        obstore.put(store, key, body)
+
+
 # -- s5cmd ----------------------------------------------------------------------------------------
 
 
@@ -365,16 +378,13 @@ def main() -> None:
             keys: dict[int, list[str]] = {}
             for size, connections in ((SMALL, list(SMALL_CONNECTIONS)), (LARGE, [LARGE_CONNECTIONS])):
                 keys[size] = [f"bench/{size}/{i:03d}" for i in range(planner_key_count(connections, size))]
-                if size == LARGE and not large:
-                    continue
-                body = os.urandom(size)
-                import obstore
-
-                for key in keys[size]:
-                    obstore.put(store, key, body)
+                if size == SMALL:
+                    write_objects(store, keys[size], size)
             serial = [0]
             for _ in range(args.rounds):
                 for name in clients:
+                    if large and not name.startswith("planner"):
+                        write_objects(store, keys[LARGE], LARGE)  # as fresh as planner's own
                     if name.startswith("planner"):
                         engine: EngineChoice = "boto3" if "boto3" in name else "auto"
                         figures, _ = planner_figures(server, bucket, args.seconds, engine, large and engine == "auto")
