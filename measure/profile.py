@@ -32,6 +32,7 @@ CellFlag = Literal["client-saturated", "above-link", "too-few-samples", "implaus
 such as a DELETE cell's objects, ran out); its rate rests on little time."""
 Bound = Literal["exact", "lower", "upper"]
 CellKey = tuple[str, int | None, int, float | None]
+Engine = Literal["boto3", "obstore"]
 
 
 class _Model(BaseModel):
@@ -197,6 +198,11 @@ class Cell(_Model):
     processes: int | None = None
     link_bits_per_s: float | None = Field(default=None, description="link of this figure, if own")
     flags: list[CellFlag] = Field(default_factory=list)
+    engine: Engine | None = Field(
+        default=None,
+        description="the client library that sent the cell's requests (boto3, or obstore for small objects);"
+        " missing in profiles written before it was recorded",
+    )
     hosts: list[str] = Field(default_factory=list, description="client hosts (merged profiles)")
     citation: Citation | None = None
     note: str | None = None
@@ -326,6 +332,7 @@ class ClientHost(_Model):
     python_version: str | None = None
     boto3_version: str | None = None
     botocore_version: str | None = None
+    obstore_version: str | None = None
 
 
 class Claim(_Model):

@@ -24,6 +24,7 @@ from typing import Any
 
 from measure import journal
 from measure.cleanup import CleanupReport, cleanup_run
+from measure.engines import EngineChoice, obstore_version
 from measure.profile import (
     OPERATIONS,
     Cell,
@@ -93,6 +94,7 @@ class MeasureOptions:
     link_bits_per_s: float | None = None
     addressing: Addressing = "auto"
     verify_tls: bool = True
+    engine: EngineChoice = "auto"  # the client for small-object requests (measure.engines)
     processes: int | None = None
     max_attempts: int = 3
     connect_timeout_s: float = 5.0
@@ -233,6 +235,7 @@ def client_host() -> ClientHost:
         python_version=platform.python_version(),
         boto3_version=boto3.__version__,
         botocore_version=botocore.__version__,
+        obstore_version=obstore_version(),
     )
 
 
@@ -443,6 +446,7 @@ def figures_to_cell(
         processes=figures.processes,
         flags=figures.flags,
         note=figures.note,
+        engine=figures.engine,
     )
 
 
@@ -649,6 +653,7 @@ class Measurement:
                     verify_tls=options.verify_tls,
                     connect_timeout_s=options.connect_timeout_s,
                     read_timeout_s=options.read_timeout_s,
+                    engine=options.engine,
                 )
                 pool = WorkerPool(settings, options.processes or os.cpu_count() or 1)
                 engine = Engine(pool, options.bucket, self.journal_file, options, self.start_gate)

@@ -71,6 +71,16 @@ class TruncatedBody(Exception):
     """The body ended before its Content-Length: the server closed the connection early."""
 
 
+class RequestFailed(Exception):
+    """A failed attempt of an engine other than botocore, already classified: a short cause label
+    (the same labels as ``classify_error``'s) and whether to retry; the engine's message is not kept."""
+
+    def __init__(self, label: str, retryable: bool) -> None:
+        super().__init__(label)
+        self.label = label
+        self.retryable = retryable
+
+
 def _causes(error: BaseException, depth: int = 6) -> list[BaseException]:
     """The error and what it wraps (botocore's ``error=`` keyword, urllib3's args, the chain)."""
     found: list[BaseException] = []
@@ -104,6 +114,8 @@ def classify_error(error: BaseException) -> tuple[str, bool]:
     )
     from urllib3.exceptions import IncompleteRead as Urllib3IncompleteRead
 
+    if isinstance(error, RequestFailed):
+        return error.label, error.retryable
     if isinstance(error, ClientError):
         meta = error.response.get("ResponseMetadata", {})
         status = int(meta.get("HTTPStatusCode") or 0)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from measure.engines import EngineName
 from measure.profile import (
     MIB,
     CellFlag,
@@ -75,6 +76,7 @@ class CellFigures:
     in_flight_mean: float | None = None
     late_arrivals: int | None = None
     notes: list[str] = field(default_factory=list)
+    engine: EngineName | None = None  # the client that sent the requests, when every process used the same
 
     @property
     def note(self) -> str | None:
@@ -130,6 +132,11 @@ def request_counts(results: list[LoadResult]) -> RequestCounts:
 def choose_segment_s(duration_s: float) -> float:
     """About ten segments, at least 0.5 s each (warp's default analysis splits runs likewise)."""
     return max(0.5, duration_s / 10.0)
+
+
+def _engine(results: list[LoadResult]) -> EngineName | None:
+    engines = {r.engine for r in results if r.failure is None}
+    return engines.pop() if len(engines) == 1 else None
 
 
 def summarise(
@@ -276,4 +283,5 @@ def summarise(
         in_flight_mean=in_flight if samples or in_flight else None,
         late_arrivals=late,
         notes=notes,
+        engine=_engine(results),
     )

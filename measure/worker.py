@@ -1,4 +1,5 @@
-"""Load-generating worker processes: each has its own boto3 client and a share of the threads.
+"""Load-generating worker processes: each has its own clients (boto3, and obstore for small objects:
+``measure.engines`` says which sends a task's requests) and a share of the threads.
 
 Python threads share one GIL, so a single process cannot keep many fast requests in flight;
 the parent spreads a cell's concurrency over several processes (``WorkerPool``), each running
@@ -6,8 +7,8 @@ the parent spreads a cell's concurrency over several processes (``WorkerPool``),
 process of the host). In a closed loop each thread sends its next request as soon as the last
 one ends; in an open loop (``arrival_rate_per_s``) the threads serve Poisson arrivals, at most
 ``threads`` at a time, and a request is timed from its scheduled arrival. Every attempt is timed
-and every failed attempt recorded with its cause; retries are ours, botocore makes one attempt
-per call.
+and every failed attempt recorded with its cause; retries are ours, botocore and obstore make one
+attempt per call.
 
 The request threads never touch the cross-process ``stop`` event: reading a multiprocessing
 ``Event`` takes a lock shared by every worker process, and doing so before each request kept
@@ -33,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from measure.engines import EngineChoice, EngineName, SmallObjectClient, engine_for, make_store
 from measure.journal import JournalWriter
 from measure.s3client import Addressing, TruncatedBody, classify_error, make_client
 
@@ -50,6 +52,7 @@ class ClientSettings:
     verify_tls: bool = True
     connect_timeout_s: float = 10.0
     read_timeout_s: float = 60.0
+    engine: EngineChoice = "auto"  # which client sends small-object requests (``measure.engines``)
 
 
 @dataclass
@@ -95,6 +98,7 @@ class LoadResult:
     window_s: float = 0.0
     host_busy_fraction: float | None = None  # all processes of the host, over the same window (Linux)
     failure: str | None = None
+    engine: EngineName = "boto3"  # the client that sent this task's requests
 
 
 _payloads: dict[int, bytes] = {}
@@ -217,6 +221,37 @@ def _client(settings: ClientSettings, threads: int) -> Any:
     return client
 
 
+_stores: dict[tuple[ClientSettings, str], SmallObjectClient] = {}
+
+
+def _small_object_client(settings: ClientSettings, bucket: str) -> SmallObjectClient:
+    """This process's obstore client for ``bucket``, made once (its connection pool has no cap)."""
+    cached = _stores.get((settings, bucket))
+    if cached is None:
+        store = make_store(
+            settings.endpoint,
+            settings.region,
+            bucket,
+            addressing=settings.addressing,
+            connect_timeout_s=settings.connect_timeout_s,
+            read_timeout_s=settings.read_timeout_s,
+            verify_tls=settings.verify_tls,
+        )
+        cached = _stores[(settings, bucket)] = SmallObjectClient(store)
+    return cached
+
+
+def task_request_bytes(task: LoadTask) -> int:
+    """The bytes one request of ``task`` moves (a GET's range if it has one); 0 for metadata."""
+    if task.kind not in ("get", "put", "put_keys", "upload_part"):
+        return 0
+    if task.byte_range is not None:
+        return task.byte_range[1] - task.byte_range[0] + 1
+    if task.thread_ranges:
+        return max(last - first + 1 for first, last in task.thread_ranges)
+    return task.object_size
+
+
 class _Arrivals:
     """Poisson arrival times from ``start`` to ``end``, handed out in order to whichever thread asks."""
 
@@ -243,6 +278,8 @@ def run_task(settings: ClientSettings, task: LoadTask, stop: Any) -> LoadResult:
     threads through ``halt``, a thread-local event (see the module docstring).
     """
     client = _client(settings, task.threads)
+    engine = engine_for(task.kind, task_request_bytes(task), settings.engine)
+    small = _small_object_client(settings, task.bucket) if engine == "obstore" else None
     halt = threading.Event()
     journal = JournalWriter(task.journal)
     body = _payload(task.object_size) if task.kind in ("put", "put_keys", "upload_part") else b""
@@ -260,6 +297,9 @@ def run_task(settings: ClientSettings, task: LoadTask, stop: Any) -> LoadResult:
         return not halt.is_set() and (task.end_at is None or time.time() < task.end_at)
 
     def get(key: str, byte_range: tuple[int, int] | None) -> Callable[[float], tuple[float, int]]:
+        if small is not None:
+            return functools.partial(small.get, key, byte_range)
+
         def request(started: float) -> tuple[float, int]:
             kwargs: dict[str, Any] = {"Bucket": task.bucket, "Key": key}
             if byte_range is not None:
@@ -291,6 +331,11 @@ def run_task(settings: ClientSettings, task: LoadTask, stop: Any) -> LoadResult:
 
         return request
 
+    def put(key: str) -> Callable[[], object]:
+        if small is not None:
+            return functools.partial(small.put, key, body)
+        return functools.partial(client.put_object, Bucket=task.bucket, Key=key, Body=body)
+
     def thread_main(index: int) -> None:
         recorder = recorders[index]
         rng = random.Random(index * 7919 + os.getpid())
@@ -304,8 +349,7 @@ def run_task(settings: ClientSettings, task: LoadTask, stop: Any) -> LoadResult:
                     break
                 if task.kind == "put_keys":
                     journal.write({"put": key})
-                    call = functools.partial(client.put_object, Bucket=task.bucket, Key=key, Body=body)
-                    if recorder.attempt(simple(call, len(body)), task.max_attempts, halt) and task.record_keys:
+                    if recorder.attempt(simple(put(key), len(body)), task.max_attempts, halt) and task.record_keys:
                         recorder.result.written_keys.append(key)
                 else:
                     recorder.attempt(
@@ -325,7 +369,11 @@ def run_task(settings: ClientSettings, task: LoadTask, stop: Any) -> LoadResult:
                 recorder.attempt(get(key, byte_range), task.max_attempts, halt, scheduled)
             elif task.kind == "head":
                 key = task.keys[rng.randrange(len(task.keys))]
-                call = functools.partial(client.head_object, Bucket=task.bucket, Key=key)
+                call = (
+                    functools.partial(small.head, key)
+                    if small is not None
+                    else functools.partial(client.head_object, Bucket=task.bucket, Key=key)
+                )
                 recorder.attempt(simple(call), task.max_attempts, halt, scheduled)
             elif task.kind == "list":
                 call = functools.partial(
@@ -335,8 +383,8 @@ def run_task(settings: ClientSettings, task: LoadTask, stop: Any) -> LoadResult:
             elif task.kind == "put":
                 key = f"{task.key_prefix}{os.getpid()}-{index}-{next(key_counter)}"
                 journal.write({"put": key})
-                call = functools.partial(client.put_object, Bucket=task.bucket, Key=key, Body=body)
-                if recorder.attempt(simple(call, len(body)), task.max_attempts, halt, scheduled) and task.record_keys:
+                sent = recorder.attempt(simple(put(key), len(body)), task.max_attempts, halt, scheduled)
+                if sent and task.record_keys:
                     recorder.result.written_keys.append(key)
             elif task.kind == "upload_part":
                 with part_lock:
@@ -374,7 +422,7 @@ def run_task(settings: ClientSettings, task: LoadTask, stop: Any) -> LoadResult:
             if not send(due):
                 return
 
-    total = LoadResult(task_id=task.task_id)
+    total = LoadResult(task_id=task.task_id, engine=engine)
     try:
         if task.kind == "upload_part":
             key = f"{task.key_prefix}{os.getpid()}"
