@@ -82,15 +82,22 @@ def _from_histograms(cells: list[Cell], which: str) -> tuple[LatencyHistogram | 
         else None
     )
     maxima = [v.max for v in values if v.max is not None]
+    largest = max(maxima) if maxima and len(maxima) == len(values) else None
     tail = merged.total >= 1000
+
+    def quantile(q: float) -> float | None:
+        # a bucket's estimate can pass the largest sample: no percentile is above the maximum
+        value = merged.quantile(q)
+        return value if value is None or largest is None else min(value, largest)
+
     return merged, Percentiles(
         mean=mean,
-        p50=merged.quantile(0.50),
-        p90=merged.quantile(0.90),
-        p95=merged.quantile(0.95),
-        p99=merged.quantile(0.99),
-        p999=merged.quantile(0.999) if tail else None,
-        max=max(maxima) if maxima and len(maxima) == len(values) else None,
+        p50=quantile(0.50),
+        p90=quantile(0.90),
+        p95=quantile(0.95),
+        p99=quantile(0.99),
+        p999=quantile(0.999) if tail else None,
+        max=largest,
     )
 
 

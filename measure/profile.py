@@ -11,6 +11,7 @@ published is ``None`` (missing), never zero. Every published figure carries a ``
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 from collections import Counter
@@ -48,16 +49,37 @@ class Citation(_Model):
     quote: str | None = None
 
 
+MAX_CONCURRENCY = 100_000
+MAX_MIB_PER_S = 1_000_000  # about 8.4 Tbps: beyond any client's links
+MAX_OPS_PER_S = 100_000_000
+MAX_LATENCY_S = 3600.0
+"""No request of a measured cell takes an hour: a larger figure is a unit mistake."""
+
+
 class Percentiles(_Model):
     """Seconds. Any percentile the source does not give is ``None``."""
 
-    mean: float | None = None
-    p50: float | None = None
-    p90: float | None = None
-    p95: float | None = None
-    p99: float | None = None
-    p999: float | None = None
-    max: float | None = None
+    mean: float | None = Field(None, ge=0, le=MAX_LATENCY_S, allow_inf_nan=False)
+    p50: float | None = Field(None, ge=0, le=MAX_LATENCY_S, allow_inf_nan=False)
+    p90: float | None = Field(None, ge=0, le=MAX_LATENCY_S, allow_inf_nan=False)
+    p95: float | None = Field(None, ge=0, le=MAX_LATENCY_S, allow_inf_nan=False)
+    p99: float | None = Field(None, ge=0, le=MAX_LATENCY_S, allow_inf_nan=False)
+    p999: float | None = Field(None, ge=0, le=MAX_LATENCY_S, allow_inf_nan=False)
+    max: float | None = Field(None, ge=0, le=MAX_LATENCY_S, allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Percentiles:
+        given = [(n, getattr(self, n)) for n in ("p50", "p90", "p95", "p99", "p999", "max")]
+        given = [(n, v) for n, v in given if v is not None]
+        for (low_name, low), (high_name, high) in itertools.pairwise(given):
+            if high < low * (1 - 1e-9):
+                raise ValueError(f"{high_name} ({high:g} s) is below {low_name} ({low:g} s): percentiles rise")
+        return self
+
+    def pairs(self) -> list[tuple[str, float]]:
+        """The percentiles given, by name."""
+        names = ("mean", "p50", "p90", "p95", "p99", "p999", "max")
+        return [(n, getattr(self, n)) for n in names if getattr(self, n) is not None]
 
 
 class LatencyHistogram(_Model):
@@ -206,6 +228,26 @@ class Cell(_Model):
     hosts: list[str] = Field(default_factory=list, description="client hosts (merged profiles)")
     citation: Citation | None = None
     note: str | None = None
+
+    @model_validator(mode="after")
+    def _plausible(self) -> Cell:
+        """Figures no measurement can give are refused: a unit slip reads as a provider's speed."""
+        if not 1 <= self.concurrency <= MAX_CONCURRENCY:
+            raise ValueError(f"concurrency {self.concurrency:,} is outside 1 to {MAX_CONCURRENCY:,}")
+        if self.throughput_mib_per_s is not None and not 0 <= self.throughput_mib_per_s <= MAX_MIB_PER_S:
+            raise ValueError(
+                f"throughput {self.throughput_mib_per_s:g} MiB/s is beyond any link (at most {MAX_MIB_PER_S:,} MiB/s)"
+            )
+        if self.ops_per_s is not None and not 0 <= self.ops_per_s <= MAX_OPS_PER_S:
+            raise ValueError(f"{self.ops_per_s:g} operations a second is beyond any endpoint")
+        latency = dict(self.latency_s.pairs())
+        for name, ttfb in self.ttfb_s.pairs():
+            if name in latency and name != "mean" and ttfb > latency[name] * (1 + 1e-6) + 1e-6:
+                raise ValueError(
+                    f"TTFB {name} ({ttfb:g} s) is above the latency {name} ({latency[name]:g} s): a request's first"
+                    " byte cannot come after its last"
+                )
+        return self
 
     def key(self) -> CellKey:
         """(operation, size, concurrency, arrival rate): the rate is ``None`` for a closed loop."""
