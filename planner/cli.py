@@ -631,21 +631,24 @@ def recommend_command(
         raise InputError(str(error), source="--sim-window") from None
     if window_s <= 0 or window_s > 3600:
         raise InputError(f"{sim_window!r}: use a window between 1s and 1h", source="--sim-window")
-    result = recommend(
-        workload,
-        as_of=parse_date(as_of),
-        profiles_dir=profiles,
-        prices=parse_prices(prices),
-        simulate=simulate,
-        sim_duration_s=window_s,
-    )
+    from planner import progress
+
+    with progress.bar("simulating each provider", total=len(workload.constraints.providers)) as moved:
+        result = recommend(
+            workload,
+            as_of=parse_date(as_of),
+            profiles_dir=profiles,
+            prices=parse_prices(prices),
+            simulate=simulate,
+            sim_duration_s=window_s,
+            progress=moved,
+        )
     if plot is not None:
         from planner.reports.plots import save_recommendation_plot
 
         save_recommendation_plot(result, plot, prices=parse_prices(prices))
     answer = None
     if samples is not None:
-        from planner import progress
         from planner.uncertainty import sample
 
         if prices:

@@ -743,12 +743,14 @@ def recommend(
     simulate: bool = True,
     sim_duration_s: float = 60.0,
     seed: int = 0,
+    progress: Callable[[float], None] | None = None,
 ) -> Recommendation:
     """Every allowed provider and storage class, ranked: options meeting every target on evidence first,
     then those whose targets are unverified, then rejected ones, each group by horizon cost.
 
     With ``simulate`` (the default) each provider's peak is also simulated against its profile; a
     target is met or missed only on backed figures (``planner.evidence``), else it is unverified.
+    ``progress`` hears how many providers have been simulated.
     """
     from planner.sim.profile_adapter import provider_model_from_profile
 
@@ -786,11 +788,13 @@ def recommend(
             models[provider] = provider_model_from_profile(loaded, tables[provider].limits)[0]
     simulated: dict[str, tuple[PerformanceEstimate | None, list[str], list[str], list[TargetVerdict]]] = {}
     if simulate:
-        for provider in providers:
+        for done, provider in enumerate(providers, start=1):
             profile = profiles.get(provider, (None, ""))[0]
             simulated[provider] = simulate_option(
                 workload, provider, profile, limits=tables[provider].limits, duration_s=sim_duration_s, seed=seed
             )
+            if progress is not None:
+                progress(done)
     options: list[RankedOption] = []
     for (provider, region), table in regional.items():
         layout = prefix_warnings(workload, table.limits)

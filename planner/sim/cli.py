@@ -92,16 +92,26 @@ def simulate_command(
         from planner.sim.trace import read_trace
 
         replay, notes = read_trace(trace)
-    result = simulate(
-        workload,
-        provider,
-        storage_class=storage_class,
-        profile=measured,
-        duration_s=duration_s,
-        seed=seed,
-        replications=replications,
-        trace=replay,
-    )
+    from planner import progress
+
+    with progress.bar("simulating", total=2 * replications, unit="runs") as moved:
+        runs = [0]
+
+        def one_more() -> None:
+            runs[0] += 1
+            moved(runs[0])
+
+        result = simulate(
+            workload,
+            provider,
+            storage_class=storage_class,
+            profile=measured,
+            duration_s=duration_s,
+            seed=seed,
+            replications=replications,
+            trace=replay,
+            progress=one_more,
+        )
     if notes:
         result = result.model_copy(update={"assumptions": [*result.assumptions, *notes]})
     if plot is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,8 +80,10 @@ def simulate_spec(
     *,
     warmup_s: float = 0.0,
     drain_s: float | None = None,
+    progress: Callable[[], None] | None = None,
 ) -> SimulationResult:
-    """Simulate ``duration_s`` of the workload ``replications`` times (seeded, reproducible).
+    """Simulate ``duration_s`` of the workload ``replications`` times (seeded, reproducible);
+    ``progress`` is called after each replication.
 
     Statistics cover requests arriving in [warmup_s, duration_s); afterwards no new requests
     start, and those in flight get ``drain_s`` (default: the window, at least 60 s) to end.
@@ -105,6 +108,8 @@ def simulate_spec(
             drain_s=drain_s,
         ).run_chunks(tally.add)
         figures.append(tally.figures())
+        if progress is not None:
+            progress()
     return _summarise(spec, provider_model, figures, duration_s, warmup_s, seed)
 
 

@@ -8,6 +8,7 @@ It composes the two adapters (profile -> ``ProviderModel``, workload -> ``SimSpe
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from planner.errors import InputError
@@ -43,6 +44,7 @@ def simulate(
     replications: int = 3,
     as_of: dt.date | None = None,
     trace: TraceArrivals | None = None,
+    progress: Callable[[], None] | None = None,
 ) -> WorkloadSimulation:
     """Simulate ``duration_s`` of the workload's peak and of its mean, ``replications`` times each.
 
@@ -54,7 +56,7 @@ def simulate(
     own span; the mean window stays the workload's, for the month's bill.
     """
     if provider is None:
-        return _simulate_endpoint(workload, profile, duration_s, seed, replications, trace)
+        return _simulate_endpoint(workload, profile, duration_s, seed, replications, trace, progress)
     from pricing import catalog
 
     table = catalog.table_for(provider, as_of)
@@ -84,7 +86,7 @@ def simulate(
         adapted = adapt_workload(workload, window=window, limits=table.limits)
         assumptions += [note for note in adapted.assumptions if note not in assumptions]
         spec, window_s = _replayed(adapted.spec, trace, assumptions) if window == "peak" else (adapted.spec, None)
-        results[window] = simulate_spec(spec, model, window_s or duration_s, seed, replications)
+        results[window] = simulate_spec(spec, model, window_s or duration_s, seed, replications, progress=progress)
     mean = results["mean"]
     verdicts = _verdicts(workload, results["peak"], model, profile, assumptions)
     restore_first = table.restore_required(storage_class)
@@ -190,6 +192,7 @@ def _simulate_endpoint(
     seed: int,
     replications: int,
     trace: TraceArrivals | None = None,
+    progress: Callable[[], None] | None = None,
 ) -> WorkloadSimulation:
     if profile is None:
         raise InputError("give a provider, or a measured profile of the endpoint to simulate", source="--profile")
@@ -203,7 +206,7 @@ def _simulate_endpoint(
         adapted = adapt_workload(workload, window=window)
         assumptions += [note for note in adapted.assumptions if note not in assumptions]
         spec, window_s = _replayed(adapted.spec, trace, assumptions) if window == "peak" else (adapted.spec, None)
-        results[window] = simulate_spec(spec, model, window_s or duration_s, seed, replications)
+        results[window] = simulate_spec(spec, model, window_s or duration_s, seed, replications, progress=progress)
     mean = results["mean"]
     return WorkloadSimulation(
         workload=workload.name,

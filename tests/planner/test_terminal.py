@@ -74,3 +74,10 @@ def test_a_long_read_shows_a_progress_bar_on_a_terminal_only(tmp_path: Path) -> 
     assert "reading the bill" not in quiet and "wrote" in quiet
     piped = subprocess.run([PLANNER, *args, "--force"], capture_output=True, text=True, timeout=120)
     assert "reading the bill" not in piped.stderr + piped.stdout
+
+
+def test_simulate_and_recommend_show_their_progress_on_a_terminal() -> None:
+    shown = _on_terminal(120, "simulate", WEB, "-p", "wasabi", "--duration", "5m", "--replications", "2")
+    assert "simulating" in shown and "runs" in shown
+    shown = _on_terminal(120, "recommend", WEB, "--as-of", "2026-12-01", "--sim-window", "30s")
+    assert "simulating each provider" in shown
