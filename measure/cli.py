@@ -648,7 +648,7 @@ def _cite_text(cites: list[Any]) -> str:
 
 
 @profiles_app.command("list")
-def profiles_list(fmt: Format = typer.Option(Format.table, "--format")) -> None:
+def profiles_list(fmt: Format = typer.Option(Format.table, "--format", "-f")) -> None:
     """The shipped reference profiles (built from published benchmarks)."""
     from measure.reference import load_reference, reference_providers
 
@@ -678,7 +678,7 @@ def profiles_list(fmt: Format = typer.Option(Format.table, "--format")) -> None:
 @profiles_app.command("show")
 def profiles_show(
     ident: str = typer.Argument(..., help="a reference id (see 'list') or a profile file"),
-    fmt: Format = typer.Option(Format.table, "--format"),
+    fmt: Format = typer.Option(Format.table, "--format", "-f"),
     plot: Path | None = typer.Option(
         None, "--plot", help="also draw throughput by object size and concurrency to FILE.png or FILE.svg"
     ),
