@@ -807,11 +807,15 @@ def report_command(
     ] = True,
 ) -> None:
     """One self-contained document: the recommendation, reasons, tables, plots, prices and sources."""
+    from planner import progress
     from planner.reports.document import write_report
     from planner.workload import load_workload
 
     workload = load_workload(workload_file)
-    written = write_report(workload, out, as_of=parse_date(as_of), profiles_dir=profiles, simulate=simulate)
+    with progress.bar("simulating each provider", total=len(workload.constraints.providers)) as moved:
+        written = write_report(
+            workload, out, as_of=parse_date(as_of), profiles_dir=profiles, simulate=simulate, progress=moved
+        )
     typer.echo(f"wrote {written}")
 
 

@@ -418,12 +418,13 @@ def build_sections(
     as_of: dt.date | None,
     profiles_dir: Path | None,
     simulate: bool = True,
+    progress: Callable[[float], None] | None = None,
 ) -> tuple[str, str, list[_Section]]:
     """The report's title, subtitle and sections: every figure computed here, before any rendering."""
     from planner.costing import project_costs
     from planner.recommendation import recommend
 
-    result = recommend(workload, as_of=as_of, profiles_dir=profiles_dir, simulate=simulate)
+    result = recommend(workload, as_of=as_of, profiles_dir=profiles_dir, simulate=simulate, progress=progress)
     option = _shown_option(result)
     projection = None
     if option is not None and option.cost.table_version != "-":
@@ -585,6 +586,7 @@ def write_report(
     as_of: dt.date | None,
     profiles_dir: Path | None,
     simulate: bool = True,
+    progress: Callable[[float], None] | None = None,
 ) -> Path:
     """Write the report to ``out`` (``.html`` or ``.md``, by the suffix) and return the path written.
 
@@ -596,7 +598,9 @@ def write_report(
         raise InputError(f"{str(target)!r} is not a report file name: use .html or .md", source="--out")
     if not target.parent.is_dir():
         raise InputError(f"no such folder {str(target.parent)!r} to write the report in", source="--out")
-    title, generated, sections = build_sections(workload, as_of=as_of, profiles_dir=profiles_dir, simulate=simulate)
+    title, generated, sections = build_sections(
+        workload, as_of=as_of, profiles_dir=profiles_dir, simulate=simulate, progress=progress
+    )
     text = _html(title, sections, generated) if suffix == ".html" else _markdown(title, sections, generated, target)
     try:
         target.write_text(text, encoding="utf-8")

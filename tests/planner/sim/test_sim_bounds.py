@@ -43,3 +43,26 @@ def test_a_profile_of_another_provider_is_said(run_cli: Callable[..., Result], t
     result = run_cli("simulate", WEB, "-p", "aws-s3", "--profile", str(profile), "--replications", "1", "-f", "json")
     assert result.code in (0, 1), result.err
     assert "the profile measured cloudflare-r2, not aws-s3" in result.out
+
+
+def test_refusals_need_little_memory(tmp_path: Path) -> None:
+    """Under a 1.5 GiB address-space limit the largest inputs are still refused in one line, quickly."""
+    import resource
+    import subprocess
+    import sys
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1536 * 2**20, 1536 * 2**20))
+
+    big = tmp_path / "big.yaml"
+    big.write_text(
+        "name: big\nstorage: {stored: 10 PB, object_size: 1 MiB}\n"
+        "traffic: {reads: 1000000000000000, peak_factor: 1000}\n"
+    )
+    zero = tmp_path / "zero.yaml"
+    zero.symlink_to("/dev/zero")
+    planner = str(Path(sys.executable).parent / "planner")
+    for args in (["simulate", str(big), "-p", "aws-s3"], ["cost", str(zero), "-p", "aws-s3"],
+                 ["simulate", WEB, "-p", "aws-s3", "--duration", "1000d"]):  # fmt: skip
+        done = subprocess.run([planner, *args], capture_output=True, text=True, timeout=120, preexec_fn=limit)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
