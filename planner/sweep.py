@@ -113,22 +113,6 @@ def parse_axis(workload: Workload, text: str) -> Axis:
     return Axis(field=field, values=values, text=text)
 
 
-def _at(workload: Workload, point: dict[str, float]) -> Workload:
-    data = workload.model_dump()
-    for field, value in point.items():
-        node = data
-        parts = field.split(".")
-        for part in parts[:-1]:
-            node = node[part]
-        current = node.get(parts[-1])
-        node[parts[-1]] = round(value) if isinstance(current, int) or current is None else value
-    try:
-        return Workload.model_validate(data)
-    except ValidationError as error:
-        where, message = validation_problem(error)
-        raise InputError(f"at {point}: {message}", source="--vary", field=where) from None
-
-
 def sweep(
     workload: Workload,
     axes: list[Axis],
@@ -140,6 +124,7 @@ def sweep(
     import itertools
 
     from planner.costing import price_table
+    from planner.uncertainty import at
     from pricing.engine import bill
 
     if not 1 <= len(axes) <= 2 or len({a.field for a in axes}) != len(axes):
@@ -160,7 +145,7 @@ def sweep(
         )
     cells = []
     for done, point in enumerate(points, start=1):
-        varied = _at(workload, point)
+        varied = at(workload, point)
         costs: dict[str, Decimal] = {}
         breaches: dict[str, list[PolicyBreach]] = {}
         for provider, storage_class in options:

@@ -160,7 +160,7 @@ def at(workload: Workload, point: dict[str, float]) -> Workload:
         return Workload.model_validate(data)
     except ValidationError as error:
         where, message = validation_problem(error)
-        raise InputError(f"an outcome ({point}) is not a valid workload: {message}", field=where) from None
+        raise InputError(f"at {point} the workload is not valid: {message}", field=where) from None
 
 
 class OptionOutcome(_Model):
