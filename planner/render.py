@@ -26,6 +26,7 @@ from planner.recommendation import RESTORE_FIRST, PerformanceEstimate, Recommend
 from planner.sweep import Sweep
 from planner.uncertainty import Uncertain, UncertainAnswer
 from planner.units import format_bytes, format_duration, format_rate
+from planner.workload import format_field_value
 from pricing.models import CostBreakdown, LineItem, PriceTable, TieredPrice
 
 CENT = Decimal("0.01")
@@ -778,13 +779,6 @@ def access_log_summary(log: AccessLog, written: str, trace: str | None) -> str:
     return "\n".join(lines)
 
 
-def _axis_value(field: str, value: float) -> str:
-    """A swept value as people read that field: bytes as sizes, counts whole, others to 4 figures."""
-    if field.endswith(("stored", "egress", "internal_reads", "inter_region", "growth_per_month", "object_size")):
-        return format_bytes(value)
-    return f"{value:,.0f}" if value == int(value) else f"{value:.4g}"
-
-
 def sweep(result: Sweep, fmt: str) -> str:
     """A sweep: per point the winner and its bill and the runner-up (CSV: every option at every point)."""
     fields = [a.field for a in result.axes]
@@ -809,7 +803,7 @@ def sweep(result: Sweep, fmt: str) -> str:
         runner = ranked[1] if len(ranked) > 1 else None
         rows.append(
             (
-                *(_axis_value(f, cell.point[f]) for f in fields),
+                *(format_field_value(f, cell.point[f]) for f in fields),
                 cell.winner or "none (every option breaks a policy)",
                 usd(cell.costs_usd[cell.winner]) if cell.winner else "-",
                 f"{runner[1]} {usd(runner[0])}" if runner else "-",
@@ -830,17 +824,11 @@ def sweep(result: Sweep, fmt: str) -> str:
 
 def uncertain_note(inputs: Sequence[Uncertain], answer: UncertainAnswer | None) -> str:
     """What the ranking above assumed of the inputs given as ranges."""
-    central = ", ".join(f"{u.field} = {_uncertain_value(u, u.central)}" for u in inputs)
+    central = ", ".join(f"{u.field} = {format_field_value(u.field, u.central, whole=u.whole)}" for u in inputs)
     text = f"\nThe ranking above prices the central value of each input given as a range: {central}."
     if answer is None:
         text += " Add --samples N to price the ranges themselves."
     return wrap_prose(text)
-
-
-def _uncertain_value(u: Uncertain, value: float) -> str:
-    if u.field.rsplit(".", 1)[-1] in ("stored", "egress", "internal_reads", "inter_region", "growth_per_month"):
-        return format_bytes(value)
-    return f"{value:,.0f}" if u.whole else f"{value:.4g}"
 
 
 def uncertain_answer(answer: UncertainAnswer, fmt: str) -> str:
@@ -859,9 +847,9 @@ def uncertain_answer(answer: UncertainAnswer, fmt: str) -> str:
     ]
     headers = ["option", "cheapest", "no policy broken", "p10 a month", "p50", "p90", "expected regret"]
     inputs = "; ".join(
-        f"{u.field}: {u.kind} {_uncertain_value(u, u.low)}"
-        + (f" / {_uncertain_value(u, u.likely)}" if u.likely is not None else "")
-        + f" / {_uncertain_value(u, u.high)}"
+        f"{u.field}: {u.kind} {format_field_value(u.field, u.low, whole=u.whole)}"
+        + (f" / {format_field_value(u.field, u.likely, whole=u.whole)}" if u.likely is not None else "")
+        + f" / {format_field_value(u.field, u.high, whole=u.whole)}"
         for u in answer.inputs
     )
     swings = [(s.field, usd(Decimal(repr(s.at_p10_usd))), usd(Decimal(repr(s.at_p90_usd)))) for s in answer.tornado]

@@ -17,13 +17,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planner.errors import InputError, validation_problem
-from planner.workload import Workload
+from planner.workload import SIZE_FIELDS, Workload
 from pricing.models import PolicyBreach
 
 MAX_BILLS = 50_000
 """Cells x options one sweep may price (about a minute with the exact engine)."""
 MAX_POINTS = 201
-_SIZE_FIELDS = ("stored", "egress", "internal_reads", "inter_region", "growth_per_month", "object_size")
 
 _AXIS = re.compile(
     r"^\s*(?P<field>[a-z_]+(?:\.[a-z_]+)+)\s*=\s*(?P<low>[^.][^=]*?)\s*\.\.\s*(?P<high>.+?)\s*:\s*(?P<n>\d+)\s*$"
@@ -99,7 +98,7 @@ def parse_axis(workload: Workload, text: str) -> Axis:
     if not 2 <= n <= MAX_POINTS:
         raise InputError(f"{text!r}: give 2 to {MAX_POINTS} points", source="--vary")
     unit_low, unit_high = _unit_of(low), _unit_of(high)
-    if not unit_low and not unit_high and field.rsplit(".", 1)[-1] in _SIZE_FIELDS:
+    if not unit_low and not unit_high and field.rsplit(".", 1)[-1] in SIZE_FIELDS:
         raise InputError(f"{text!r}: give the size's unit, e.g. 0..500TB", source="--vary")
     if unit_high and not unit_low:
         low = f"{low} {unit_high}"

@@ -24,7 +24,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planner.errors import InputError, validation_problem
-from planner.workload import Workload
+from planner.workload import Workload, format_field_value
 
 _KEYS = {"low", "likely", "high", "p10", "p90"}
 _Z90 = 1.2815515655446004  # the standard normal's 90th percentile
@@ -309,16 +309,8 @@ def _statement(
     if best is not None and best[0] >= 0.9:
         _, field, threshold, is_above = best
         unit = next(u for u in inputs if u.field == field)
-        shown = _shown(field, threshold, unit.whole)
+        shown = format_field_value(field, threshold, whole=unit.whole)
         text += f"; loses to {rival} when {field} is {'above' if is_above else 'below'} about {shown}"
     else:
         text += f"; otherwise mostly {rival}"
     return text
-
-
-def _shown(field: str, value: float, whole: bool) -> str:
-    from planner.units import format_bytes
-
-    if field.rsplit(".", 1)[-1] in ("stored", "egress", "internal_reads", "inter_region", "growth_per_month"):
-        return format_bytes(value)
-    return f"{value:,.0f}" if whole else f"{value:.4g}"

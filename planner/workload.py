@@ -629,6 +629,18 @@ def parse_workload(data: Any, source: str = "workload") -> Workload:
         raise InputError(message, source=source, field=field or "(top level)") from None
 
 
+SIZE_FIELDS = ("stored", "egress", "internal_reads", "inter_region", "growth_per_month", "object_size")
+"""The workload's byte-valued fields (by their last name): a value of one reads as a size."""
+
+
+def format_field_value(field: str, value: float, *, whole: bool = False) -> str:
+    """A value of a dotted workload field as people read it: a size for the byte fields, a whole
+    number for counts, four figures otherwise."""
+    if field.rsplit(".", 1)[-1] in SIZE_FIELDS:
+        return format_bytes(value)
+    return f"{value:,.0f}" if whole or value == int(value) else f"{value:.4g}"
+
+
 def load_workload(path: Path | str) -> Workload:
     """Read a workload YAML file; every problem is one line naming the file and the field."""
     from planner.files import WORKLOAD_LIMIT_BYTES, read_input_text

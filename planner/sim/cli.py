@@ -34,6 +34,19 @@ class OutputFormat(StrEnum):
 FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or markdown")]
 
 
+def _window_s(duration: str) -> float:
+    """``--duration`` in seconds, above 0."""
+    from planner.units import parse_duration
+
+    try:
+        duration_s = parse_duration(duration)
+    except ValueError as error:
+        raise InputError(str(error), source="--duration") from None
+    if duration_s <= 0:
+        raise InputError(f"{duration!r}: the window must be longer than 0", source="--duration")
+    return duration_s
+
+
 def simulate_command(
     workload_file: Annotated[Path, typer.Argument(help="workload YAML file", show_default=False)],
     provider: Annotated[
@@ -71,16 +84,10 @@ def simulate_command(
     """Simulate a workload's peak and mean against a provider: latency, errors, retries, SLOs, billed requests."""
     from planner import render
     from planner.sim.workload_sim import simulate
-    from planner.units import parse_duration
     from planner.workload import load_workload
 
     workload = load_workload(workload_file)
-    try:
-        duration_s = parse_duration(duration)
-    except ValueError as error:
-        raise InputError(str(error), source="--duration") from None
-    if duration_s <= 0:
-        raise InputError(f"{duration!r}: the window must be longer than 0", source="--duration")
+    duration_s = _window_s(duration)
     measured = None
     if profile is not None:
         from measure.reference import load_profile
@@ -243,18 +250,12 @@ def trace_command(
     with simulate --trace or by another tool."""
     from planner.sim.trace import generate, write_trace
     from planner.sim.workload_adapter import WINDOWS, adapt_workload
-    from planner.units import parse_duration
     from planner.workload import load_workload
 
     if window not in WINDOWS:
         raise InputError(f"{window!r} is not a window (peak or mean)", source="--window")
     workload = load_workload(workload_file)
-    try:
-        duration_s = parse_duration(duration)
-    except ValueError as error:
-        raise InputError(str(error), source="--duration") from None
-    if duration_s <= 0:
-        raise InputError(f"{duration!r}: the stretch must be longer than 0", source="--duration")
+    duration_s = _window_s(duration)
     if out.exists() and not force:
         raise InputError(f"{out} exists (use --force to replace it)", source="--out")
     adapted = adapt_workload(workload, window="peak" if window == "peak" else "mean")
