@@ -18,13 +18,15 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planner.errors import InputError, validation_problem
 from planner.workload import Workload, format_field_value
+
+if TYPE_CHECKING:  # numpy only when outcomes are drawn: loading a workload stays light
+    import numpy as np
 
 _KEYS = {"low", "likely", "high", "p10", "p90"}
 _Z90 = 1.2815515655446004  # the standard normal's 90th percentile
@@ -55,6 +57,8 @@ class Uncertain(_Model):
         return math.sqrt(self.low * self.high)  # the lognormal's median
 
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray[Any, np.dtype[np.float64]]:
+        import numpy as np
+
         if self.kind == "triangular":
             assert self.likely is not None
             if self.low == self.high:
@@ -204,6 +208,8 @@ def sample(
     progress: Callable[[float], None] | None = None,
 ) -> UncertainAnswer:
     """Price every allowed option in ``n`` seeded outcomes of the uncertain inputs (a month each)."""
+    import numpy as np
+
     from planner.costing import price_table
     from pricing.engine import bill
 
@@ -284,6 +290,8 @@ def _statement(
 ) -> str:
     """ "cheapest in 87 % of outcomes; loses to R2 when traffic.egress is above 210 TB" (the input whose
     one threshold best separates the favourite's wins from its losses, when one does)."""
+    import numpy as np
+
     top = outcomes[0]
     text = f"{top.option} is the cheapest in {100 * top.p_cheapest:.0f} % of outcomes"
     lost = winners != favourite
