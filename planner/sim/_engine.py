@@ -77,12 +77,21 @@ def _draws(model: LatencyModel, rng: np.random.Generator, offset_s: float = 0.0)
 class _DrawTable(dict[int, Iterator[float]]):
     """Latency draws by ``billed | size << 3`` (a billed operation at an object size), made on first use."""
 
-    def __init__(self, provider: ProviderModel, rng: np.random.Generator, offset_s: float, idle_share: float) -> None:
+    def __init__(
+        self,
+        provider: ProviderModel,
+        rng: np.random.Generator,
+        offset_s: float,
+        idle_share: float,
+        utilisation: list[float],
+    ) -> None:
         super().__init__()
-        self._provider, self._rng, self._offset_s, self._idle_share = provider, rng, offset_s, idle_share
+        self._provider, self._rng, self._offset_s = provider, rng, offset_s
+        self._idle_share, self._utilisation = idle_share, utilisation
 
     def __missing__(self, key: int) -> Iterator[float]:
-        model = self._provider.latency(BILLED_OPERATIONS[key & 7], key >> 3, self._idle_share)
+        billed = key & 7
+        model = self._provider.latency(BILLED_OPERATIONS[billed], key >> 3, self._idle_share, self._utilisation[billed])
         draws = self[key] = _draws(model, self._rng, self._offset_s)
         return draws
 
@@ -288,8 +297,8 @@ class Replication:
         self.think_s = arrivals.think_time_s if isinstance(arrivals, ClosedLoop) else None
         self.retry_base_s, self.retry_cap_s = client.retry.base_s, client.retry.max_backoff_s
         self.round_trip_s = client.round_trip_s
-        self.idle_share = self._idle_share()
-        self.latencies = _DrawTable(provider, rng, client.round_trip_s, self.idle_share)
+        self.idle_share, self.utilisation = self._window_load()
+        self.latencies = _DrawTable(provider, rng, client.round_trip_s, self.idle_share, self.utilisation)
         # The server queues: per billed operation, the free times of its queue's servers (a heap
         # shared by the operations the queue serves), None for no queue; service times by
         # ``billed | size << 3``.
@@ -334,15 +343,19 @@ class Replication:
 
     # -- set-up: ask the provider model once, keep the answers where the hot path finds them --
 
-    def _idle_share(self) -> float:
-        """The share of requests that find client and server idle: nothing else in flight, exp(-L)
-        with L requests in flight on average by Little's law (Poisson arrivals at the window's
-        mean rate times the busy latency of the operations and sizes drawn), and at most the
-        share of time the busiest server queue is idle (1 - its utilisation); 0 for a closed loop
-        without think time."""
+    def _window_load(self) -> tuple[float, list[float]]:
+        """The share of requests that find client and server idle, and per billed operation the
+        utilisation of its server queue (the window's mean offered work over the queue's capacity).
+
+        Idle: nothing else in flight, exp(-L) with L requests in flight on average by Little's law
+        (Poisson arrivals at the window's mean rate times the busy latency of the operations and
+        sizes drawn), and at most the share of time the busiest server queue is idle (1 - its
+        utilisation); 0 for a closed loop without think time. A closed loop's utilisation is left
+        at 0: its rate is what its latency allows, and the queue alone sets how it levels off."""
         provider, spec = self.provider, self.spec
-        if not provider.sparse_latency_by_size:
-            return 0.0
+        utilisation = [0.0] * len(BILLED_OPERATIONS)
+        if not provider.sparse_latency_by_size and not provider.loaded_latency:
+            return 0.0, utilisation
         arrivals = spec.arrivals
         sizes = list(zip(spec.sizes.sizes_bytes, spec.sizes.probabilities(), strict=True))
         put_sizes = sizes
@@ -359,9 +372,9 @@ class Replication:
         )
         if isinstance(arrivals, ClosedLoop):
             if arrivals.think_time_s == 0:
-                return 0.0
+                return 0.0, utilisation
             in_flight = arrivals.workers * busy_s / (busy_s + arrivals.think_time_s)
-            return math.exp(-in_flight)
+            return math.exp(-in_flight), utilisation
         rate = arrivals.expected_arrivals(0.0, self.duration_s) / self.duration_s
         idle = math.exp(-rate * busy_s)
         for queue in provider.server_queues:
@@ -372,7 +385,9 @@ class Replication:
                 for size, p in sizes_of(op)
             )
             idle = min(idle, max(0.0, 1.0 - busy / queue.servers))
-        return idle
+            for op in queue.operations:
+                utilisation[BILLED_OPERATIONS.index(op)] = busy / queue.servers
+        return (idle if provider.sparse_latency_by_size else 0.0), utilisation
 
     def _build_network(self) -> None:
         client, provider = self.spec.client, self.provider
@@ -440,12 +455,14 @@ class Replication:
             if not mine.any():
                 continue
             if not sized or code >= _HEAD:
-                model = self.provider.latency(BILLED_OPERATIONS[code], 0 if sized else None, idle)
+                model = self.provider.latency(
+                    BILLED_OPERATIONS[code], 0 if sized else None, idle, self.utilisation[code]
+                )
                 drawn[mine] = model.sample(self.rng, int(mine.sum()))
                 continue
             for size in np.unique(sizes[mine]).tolist():
                 chosen = mine & (sizes == size)
-                model = self.provider.latency(BILLED_OPERATIONS[code], int(size), idle)
+                model = self.provider.latency(BILLED_OPERATIONS[code], int(size), idle, self.utilisation[code])
                 drawn[chosen] = model.sample(self.rng, int(chosen.sum()))
         result: list[float] = (drawn + self.round_trip_s).tolist()
         return result

@@ -68,6 +68,7 @@ from planner.sim.provider import (
     BandwidthPoint,
     HotObjectLimit,
     LatencyModel,
+    LoadedLatency,
     ProviderModel,
     RateLimit,
     ServerQueue,
@@ -530,12 +531,6 @@ def _servers(
     if not loaded:
         return None
 
-    def variability(spread: LatencyModel | None) -> float:
-        if spread is None:
-            return 0.5
-        draws = spread.quantile((np.arange(4000) + 0.5) / 4000)
-        return (1 + float(draws.var() / draws.mean() ** 2)) / 2
-
     def misfit(servers: int, factor: float) -> float:
         service_s = servers / capacity_per_s
         return sum(
@@ -550,7 +545,7 @@ def _servers(
             for c in loaded
         )
 
-    options = [(variability(spread), spread, label) for spread, label in spreads]
+    options = [(_variability(spread), spread, label) for spread, label in spreads]
     count, factor, spread, label = min(
         ((n, factor, spread, label) for n in range(1, _MAX_SERVERS + 1) for factor, spread, label in options),
         key=lambda choice: misfit(choice[0], choice[1]),
@@ -563,6 +558,72 @@ def _servers(
             f"the count and service spread ({label}) whose M/G/c waits (Erlang C x {factor:.2f}) fit the open-loop "
             f"cells' mean latencies ({rates})"
         ),
+    )
+
+
+def _variability(spread: LatencyModel | None) -> float:
+    """Allen-Cunneen's factor on M/M/c waits for service times spread as ``spread`` (mean 1; None:
+    constant): (1 + their squared coefficient of variation) / 2."""
+    if spread is None:
+        return 0.5
+    draws = spread.quantile((np.arange(4000) + 0.5) / 4000)
+    return (1 + float(draws.var() / draws.mean() ** 2)) / 2
+
+
+def _loaded_latency(
+    cells: list[Cell],
+    queue: ServerQueue,
+    op: str,
+    unloaded: SizedLatency,
+    sparse: SizedLatency | None,
+    shifts: dict[int, float],
+) -> tuple[LoadedLatency, str] | None:
+    """The latency ``op``'s requests add under load beyond the unloaded draw and ``queue``'s mean
+    wait (Allen-Cunneen), from its open-loop cells that kept up with their offered rate with a
+    request or more in flight: per cell, at the queue's utilisation there, the measured quantiles
+    less the unloaded model's (the idle and busy latencies mixed as the simulator mixes them at
+    that rate) and less the queue's mean wait, never below zero. None without such a cell."""
+    factor = _variability(queue.service_spread)
+    points: dict[float, LatencyModel] = {}
+    shown: list[str] = []
+    for cell in cells:
+        rate, size = cell.offered_per_s, cell.object_size_bytes or 0
+        if cell.mode != "open" or not rate or _in_flight(cell) < 0.5 or _capacity([cell]) is not None:
+            continue
+        service_s = queue.service_for(op, size)
+        load = rate * service_s / queue.servers
+        if not 0 < load < 1:
+            continue
+        if op == "get":
+            measured = latency_from_cell(cell.ttfb_s, cell.ttfb_histogram)
+        else:
+            measured = latency_from_cell(cell.latency_s, cell.latency_histogram, shifts.get(size, 0.0))
+        if measured is None:
+            continue
+        busy = unloaded.at(size)
+        base = busy
+        if sparse is not None:
+            idle = min(math.exp(-rate * busy.mean_s), 1 - load)
+            base = LatencyModel.mixture(sparse.at(size), busy, idle)
+        wait_s = factor * erlang_c_wait_s(rate, service_s, queue.servers)
+        levels = sorted({q for q, _ in measured.quantiles} | {q for q, _ in base.quantiles})
+        excess = np.maximum(measured.quantile(levels) - base.quantile(levels) - wait_s, 0.0)
+        points[round(load, 6)] = LatencyModel.empirical(
+            list(zip(levels, np.maximum.accumulate(excess).tolist(), strict=True))
+        )
+        shown.append(
+            f"{rate:.4g}/s ({load:.0%} busy): p50 {measured.p50_s * 1000:.3g} ms measured, "
+            f"{(base.p50_s + wait_s) * 1000:.3g} ms unloaded plus mean wait"
+        )
+    if not points:
+        return None
+    loaded = LoadedLatency(points=sorted(points.items()))
+    return loaded, (
+        f"{op.upper()} latency under load from its open-loop cells ("
+        + "; ".join(shown)
+        + "): what they measured beyond the unloaded latency and the queue's mean wait is added, quantile by "
+        "quantile, at the window's utilisation (interpolated in utilisation / (1 - utilisation), the last "
+        "cell's excess held above it)"
     )
 
 
@@ -606,6 +667,7 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
     sparse_sized: dict[str, SizedLatency] = {}
     service: dict[str, list[tuple[int, float]]] = {}
     servers: dict[str, tuple[int, LatencyModel | None, str]] = {}
+    shifts: dict[str, dict[int, float]] = {}
     for op in ("get", "put", "head", "list"):
         mine = [c for c in cells if c.op == op and (op != "get" or c.ttfb_s.p50 is not None)]
         if not mine:
@@ -626,6 +688,7 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
             else:
                 transfer_s = base.latency_s.p50 - (smallest.latency_s.p50 or 0.0) if op == "put" else 0.0
             moves = size > 0 and transfer_s >= _REQUEST_BOUND * base.latency_s.p50
+            shifts.setdefault(op, {})[size] = transfer_s if moves and op != "get" else 0.0
             if moves:
                 stream.append(BandwidthPoint(size_bytes=size, bits_per_s=size * 8 / transfer_s))
             for source, into in ((base, points), (sparse, sparse_points)):
@@ -717,21 +780,29 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
             "that idle between requests wake up slower): the profile has no open-loop cell to show it"
         )
     queues: list[ServerQueue] = []
+    loaded: dict[str, LoadedLatency] = {}
     for op, op_service in sorted(service.items()):
         spread, spread_note = _service_spread([c for c in cells if c.op == op])
         count, fitted_spread, how = servers.get(op, (1, spread, ""))
         if how:
             spread = fitted_spread
             spread_note = "service times spread as the open-loop cells' waits show (below)"
-        queues.append(
-            ServerQueue(
-                operations=[op, "upload-part"] if op == "put" else [op],
-                servers=count,
-                service_s=min(op_service)[1] * count,
-                service_spread=spread,
-                service_by_size={op: [(size, seconds * count) for size, seconds in sorted(op_service)]},
-            )
+        queue = ServerQueue(
+            operations=[op, "upload-part"] if op == "put" else [op],
+            servers=count,
+            service_s=min(op_service)[1] * count,
+            service_spread=spread,
+            service_by_size={op: [(size, seconds * count) for size, seconds in sorted(op_service)]},
         )
+        queues.append(queue)
+        if op in sized:
+            found = _loaded_latency(
+                [c for c in cells if c.op == op], queue, op, sized[op], sparse_sized.get(op), shifts.get(op, {})
+            )
+            if found is not None:
+                loaded[op] = found[0]
+                notes.append(found[1])
+                evidence[f"latency.load.{op}"] = "measured"
         notes.append(f"{op.upper()} {spread_note}")
         if how:
             notes.append(f"{op.upper()} capacity shared by {count} server(s): {how}")
@@ -745,5 +816,11 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
             "cells cannot tell one server from several slower ones; operations do not slow each other, so a mix "
             "is held to each operation's own capacity)"
         )
-    updates.update(latency_by_size=sized, sparse_latency_by_size=sparse_sized, server_queues=queues, evidence=evidence)
+    updates.update(
+        latency_by_size=sized,
+        sparse_latency_by_size=sparse_sized,
+        server_queues=queues,
+        loaded_latency=loaded,
+        evidence=evidence,
+    )
     return model.model_copy(update=updates), notes

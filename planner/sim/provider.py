@@ -196,6 +196,70 @@ class SizedLatency(_Frozen):
         return LatencyModel.empirical(list(zip(levels, np.maximum.accumulate(values).tolist(), strict=True)))
 
 
+class LoadedLatency(_Frozen):
+    """How much more an operation's requests take under load than the unloaded latency and the
+    server queue's own waits give, by the queue's utilisation (offered work over its capacity).
+
+    ``points`` are (utilisation, excess) with the excess a distribution of seconds (empirical, its
+    quantiles added to the unloaded latency's, so a slow draw stays slow): measured latency of an
+    open-loop cell that kept up with its offered rate, less the unloaded latency at that rate and
+    the queue's mean wait there, quantile by quantile, never below zero. Waits grow with the
+    queue's load over its slack, ``x = u / (1 - u)`` (M/M/1's wait is its service time times x):
+    from no excess at no load to the first point in proportion to x, and between two points every
+    quantile as the power of x that joins them (linearly in x where either is zero). Beyond the
+    last point the last excess stands and the queue's own waits carry the growth to the knee.
+    """
+
+    points: list[tuple[float, LatencyModel]] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _sorted(self) -> LoadedLatency:
+        loads = [load for load, _ in self.points]
+        if loads != sorted(set(loads)) or loads[0] <= 0 or loads[-1] >= 1:
+            raise ValueError("points must have distinct utilisations in (0, 1) in increasing order")
+        if any(m.distribution != "empirical" for _, m in self.points):
+            raise ValueError("excess latencies must be empirical")
+        return self
+
+    def excess_at(self, utilisation: float) -> LatencyModel | None:
+        """The excess at ``utilisation`` (None at no load)."""
+        if utilisation <= 0:
+            return None
+        loads = [load for load, _ in self.points]
+        i = bisect.bisect_left(loads, utilisation)
+        if i == len(loads):
+            return self.points[-1][1]
+        if loads[i] == utilisation:
+            return self.points[i][1]
+
+        def slack(load: float) -> float:
+            return load / (1 - load)
+
+        hi_load, hi = self.points[i]
+        x, x_hi = slack(utilisation), slack(hi_load)
+        if i == 0:
+            levels = [q for q, _ in hi.quantiles]
+            values = hi.quantile(levels) * (x / x_hi)
+        else:
+            lo_load, lo = self.points[i - 1]
+            x_lo = slack(lo_load)
+            levels = sorted({q for q, _ in hi.quantiles} | {q for q, _ in lo.quantiles})
+            low, high = lo.quantile(levels), hi.quantile(levels)
+            linear = low + (high - low) * (x - x_lo) / (x_hi - x_lo)
+            both = (low > 0) & (high > 0)
+            safe_low = np.where(both, low, 1.0)
+            ratio = np.where(both, high, 1.0) / safe_low
+            values = np.where(both, safe_low * ratio ** (np.log(x / x_lo) / np.log(x_hi / x_lo)), linear)
+        return LatencyModel.empirical(list(zip(levels, np.maximum.accumulate(values).tolist(), strict=True)))
+
+
+def plus(first: LatencyModel, second: LatencyModel) -> LatencyModel:
+    """The comonotone sum of two empirical latencies: quantile by quantile."""
+    levels = sorted({q for q, _ in first.quantiles} | {q for q, _ in second.quantiles})
+    values = first.quantile(levels) + second.quantile(levels)
+    return LatencyModel.empirical(list(zip(levels, np.maximum.accumulate(values).tolist(), strict=True)))
+
+
 class ServerQueue(_Frozen):
     """The server's request handling for some operations: ``servers`` servers, first come first
     served, each holding a request for ``service_s``, so at most ``servers / service_s`` a second.
@@ -355,6 +419,11 @@ class ProviderModel(_Frozen):
     server_queues: list[ServerQueue] = Field(
         default_factory=list, description="the server's request capacity, per group of operations"
     )
+    loaded_latency: dict[str, LoadedLatency] = Field(
+        default_factory=dict,
+        description="per billed operation (get, put, head, list), the latency its requests add under load "
+        "beyond the server queue's waits, by the queue's utilisation (open-loop cells at rising rates)",
+    )
     stream_read: BandwidthCurve = Field(default_factory=BandwidthCurve)
     stream_write: BandwidthCurve = Field(default_factory=BandwidthCurve)
     read_ceiling_bits_per_s: BitsPerSecond | None = Field(None, gt=0, description="all reads together")
@@ -367,7 +436,8 @@ class ProviderModel(_Frozen):
         description="how each part of the model is backed, by key: latency.get, latency.put, latency.head, "
         "latency.list, latency.tail, stream.read, stream.write, ceiling.read, ceiling.write, capacity; "
         "latency.size (latency varies with object size), capacity.get, capacity.put, capacity.head, "
-        "capacity.list (a server queue's requests a second); a key not present is 'assumed' (a hand-made "
+        "capacity.list (a server queue's requests a second), latency.load.get (.put, .head, .list: how "
+        "latency grows with load, from open-loop cells); a key not present is 'assumed' (a hand-made "
         "model states its own)",
     )
 
@@ -395,22 +465,27 @@ class ProviderModel(_Frozen):
             return weakest(base, "derived")
         return weakest(base, "extrapolated")
 
-    def latency(self, operation: str, size_bytes: int | None = None, idle_share: float = 0.0) -> LatencyModel:
+    def latency(
+        self, operation: str, size_bytes: int | None = None, idle_share: float = 0.0, utilisation: float = 0.0
+    ) -> LatencyModel:
         """Server latency of a billed operation: TTFB for reads, response time after the body for writes.
 
         With ``size_bytes``, the operation's latency at that size when the model has one
         (``latency_by_size``; an uploaded part as a PUT of its size); ``idle_share`` of the
-        requests find client and server idle and draw from ``sparse_latency_by_size`` instead.
+        requests find client and server idle and draw from ``sparse_latency_by_size`` instead;
+        at ``utilisation`` of the operation's server queue, ``loaded_latency`` adds its excess.
         """
         if size_bytes is not None and self.latency_by_size:
             name = "put" if operation == "upload-part" else operation
             sized = self.latency_by_size.get(name)
             if sized is not None:
-                busy = sized.at(size_bytes)
+                unloaded = sized.at(size_bytes)
                 sparse = self.sparse_latency_by_size.get(name)
-                if sparse is None or idle_share <= 0:
-                    return busy
-                return LatencyModel.mixture(sparse.at(size_bytes), busy, idle_share)
+                if sparse is not None and idle_share > 0:
+                    unloaded = LatencyModel.mixture(sparse.at(size_bytes), unloaded, idle_share)
+                loaded = self.loaded_latency.get(name)
+                excess = loaded.excess_at(utilisation) if loaded is not None else None
+                return unloaded if excess is None else plus(unloaded, excess)
         if operation in ("get",):
             return self.ttfb_get
         if operation == "head":

@@ -302,3 +302,86 @@ def test_an_open_loop_that_kept_up_raises_a_closed_loop_capacity() -> None:
     model, _ = provider_model_from_profile(_measured([*closed, kept_up]))
     queue = model.server_queue("get")
     assert queue is not None and queue.capacity_for("get", 4 * KIB) >= 650
+
+
+def _ladder_cell(offered: float, completed: float, p50: float, p95: float, p99: float) -> Cell:
+    """A 4 KiB open-loop GET cell as benchmarks/fidelity.py's ladder records it (TTFB ~ latency)."""
+    mean = 0.6 * p50 + 0.4 * p95
+    cell = Cell(
+        op="get",
+        object_size_bytes=4 * KIB,
+        concurrency=32,
+        samples=int(completed * 8),
+        ops_per_s=completed,
+        throughput_mib_per_s=completed * 4 * KIB / MIB,
+        latency_s=Percentiles(mean=mean, p50=p50, p90=0.8 * p95, p95=p95, p99=p99),
+        ttfb_s=Percentiles(p50=0.97 * p50, p90=0.8 * p95 * 0.97, p95=0.97 * p95, p99=0.97 * p99),
+        duration_s=8.0,
+    )
+    cell.mode, cell.offered_per_s, cell.in_flight_mean = "open", offered, completed * mean
+    return cell
+
+
+def _steep_knee() -> Profile:
+    """SeaweedFS as measured on two cores shared with its client: a knee far steeper than M/G/c's,
+    575/s 2.0 ms, 1,151/s 4.8 ms, 1,726/s 22.7 ms (p50), 2,302/s offered gets 2,056/s."""
+    closed = [_cell("get", 4 * KIB, 1, 550, 0.0018, 0.0017), _cell("get", 4 * KIB, 16, 1900, 0.0084, 0.0082)]
+    ladder = [
+        _ladder_cell(575, 575, 0.0020, 0.0035, 0.0050),
+        _ladder_cell(1151, 1151, 0.0048, 0.0200, 0.0350),
+        _ladder_cell(1726, 1726, 0.0227, 0.1040, 0.1500),
+        _ladder_cell(2302, 2056, 0.4680, 0.9000, 1.1000),
+    ]
+    return _measured(closed + ladder)
+
+
+def _ttfb_p50_at(model: ProviderModel, rate: float, seed: int = 3) -> float:
+    spec = SimSpec(
+        arrivals=OpenLoop(mean_rate_per_s=rate),
+        mix=OperationMix(get=1, put=0),
+        sizes=SizeDistribution.fixed(4 * KIB),
+        keys=KeyPopularity(keys=200),
+        client=ClientSpec(connections=100_000),
+    )
+    return simulate_spec(spec, model, 10.0, seed=seed).operations["GET"].ttfb_p50_s.mean
+
+
+def test_latency_under_load_follows_the_open_loop_cells_where_the_queue_alone_cannot() -> None:
+    model, notes = provider_model_from_profile(_steep_knee())
+    assert set(model.loaded_latency) == {"get"} and model.evidence_of("latency.load.get") == "measured"
+    assert any("latency under load from its open-loop cells" in note for note in notes)
+    queue_only = model.model_copy(update={"loaded_latency": {}})
+    # at each cell's own rate the simulated TTFB p50 is the cell's (0.97 x its latency p50)
+    for rate, p50 in ((1151, 0.0048), (1726, 0.0227)):
+        assert _ttfb_p50_at(model, rate) == pytest.approx(0.97 * p50, rel=0.2)
+    # the M/G/c queue alone falls far short at 1,726/s: the excess is what closes the gap
+    assert _ttfb_p50_at(queue_only, 1726) < 0.5 * 0.97 * 0.0227
+    # between the cells it lies between them, rising with the load; past the capacity the queue's
+    # backlog takes over and completes no more than the capacity
+    between = _ttfb_p50_at(model, 1543)
+    assert 0.97 * 0.0048 < between < 0.97 * 0.0227
+    assert _ttfb_p50_at(model, 1300) < between
+    spec = SimSpec(
+        arrivals=OpenLoop(mean_rate_per_s=2600.0),
+        mix=OperationMix(get=1, put=0),
+        sizes=SizeDistribution.fixed(4 * KIB),
+        client=ClientSpec(connections=100_000),
+    )
+    over = simulate_spec(spec, model, 10.0, seed=1).operations["GET"]
+    assert over.throughput_bytes_per_s.mean / (4 * KIB) == pytest.approx(2056, rel=0.03)
+
+
+def test_the_excess_interpolates_in_load_over_slack() -> None:
+    one = LatencyModel.empirical([(0.0, 0.0), (0.5, 0.002), (0.99, 0.010)])
+    two = LatencyModel.empirical([(0.0, 0.0), (0.5, 0.020), (0.99, 0.100)])
+    from planner.sim.provider import LoadedLatency
+
+    loaded = LoadedLatency(points=[(0.5, one), (0.8, two)])
+    assert loaded.excess_at(0.0) is None
+    # x = u / (1 - u): 0.25 -> 1/3, 0.5 -> 1, 0.65 -> 1.857, 0.8 -> 4
+    # below the first point in proportion to x: a third of 0.5's excess
+    assert loaded.excess_at(0.25).p50_s == pytest.approx(0.002 / 3)  # type: ignore[union-attr]
+    # between points the power of x joining them: 2 ms x (20 / 2) ** (ln 1.857 / ln 4)
+    power = math.log(0.65 / 0.35) / math.log(4)
+    assert loaded.excess_at(0.65).p50_s == pytest.approx(0.002 * 10**power)  # type: ignore[union-attr]
+    assert loaded.excess_at(0.95) is two
