@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from planner import completion
+from planner.cli import completion
 from planner.errors import InputError
 from planner.evidence import Evidence, marked, weakest
 from planner.units import format_duration
@@ -99,7 +99,7 @@ def simulate_command(
         from planner.sim.trace import read_trace
 
         replay, notes = read_trace(trace)
-    from planner import progress
+    from planner.cli import progress
 
     with progress.bar("simulating", total=2 * replications, unit="runs") as moved:
         runs = [0]

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from measure.cli import app as measure_app
-from measure.cli import profiles_app, set_profile_plotter
-from planner import completion
+from planner.cli import completion
+from planner.cli.measure import app as measure_app
+from planner.cli.measure import profiles_app, set_profile_plotter
+from planner.cli.simulate import simulate_command, trace_command
 from planner.errors import InputError, PlannerError
-from planner.sim.cli import simulate_command, trace_command
 
 if TYPE_CHECKING:
     from measure.profile import Profile
@@ -55,7 +55,8 @@ def _options(
     """Choose object storage by measured performance and exact, versioned prices."""
     import shutil
 
-    from planner import progress, render
+    from planner import render
+    from planner.cli import progress
 
     progress.QUIET = quiet
 
@@ -335,7 +336,8 @@ def ingest_cur(
     """Read billing exports into workload files, each figure with the rows it came from."""
     if output == OutputFormat.csv and not reconcile:
         rows_only(output, "ingest cur without --reconcile")
-    from planner import ingest, progress, render
+    from planner import ingest, render
+    from planner.cli import progress
     from planner.files import check_input_file
 
     for path in files:
@@ -426,7 +428,8 @@ def ingest_inventory(
     """Read an S3 Inventory into a workload's storage: count, sizes, classes, ages, access tiers."""
     rows_only(output, "ingest inventory")
     from planner import inventory as inv
-    from planner import progress, render
+    from planner import render
+    from planner.cli import progress
     from planner.files import check_input_file
 
     if (out is None) == (into is None):
@@ -475,7 +478,8 @@ def ingest_access_log(
     rows_only(output, "ingest access-log")
     import contextlib
 
-    from planner import accesslog, progress, render
+    from planner import accesslog, render
+    from planner.cli import progress
 
     if (out is None) == (into is None):
         raise InputError("give either --out DIR (a new workload) or --into W.yaml (replace its traffic)")
@@ -577,7 +581,8 @@ def sweep_command(
     output: FormatOption = OutputFormat.table,
 ) -> None:
     """Every allowed option's monthly bill over a grid of one or two workload fields, and the cheapest at each point."""
-    from planner import progress, render
+    from planner import render
+    from planner.cli import progress
     from planner.sweep import parse_axis, sweep
     from planner.workload import load_workload
 
@@ -631,7 +636,7 @@ def recommend_command(
         raise InputError(str(error), source="--sim-window") from None
     if window_s <= 0 or window_s > 3600:
         raise InputError(f"{sim_window!r}: use a window between 1s and 1h", source="--sim-window")
-    from planner import progress
+    from planner.cli import progress
 
     with progress.bar("simulating each provider", total=len(workload.constraints.providers)) as moved:
         result = recommend(
@@ -807,7 +812,7 @@ def report_command(
     ] = True,
 ) -> None:
     """One self-contained document: the recommendation, reasons, tables, plots, prices and sources."""
-    from planner import progress
+    from planner.cli import progress
     from planner.reports.document import write_report
     from planner.workload import load_workload
 
