@@ -4,9 +4,9 @@ choice and its reasons, and the points where the choice would change."""
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planner.evidence import Evidence, TargetVerdict
 from planner.workload import Workload
@@ -41,6 +41,24 @@ class PerformanceEstimate(_Model):
     simulation: str | None = Field(None, description="what was simulated, on which profile")
 
 
+RejectionKind = Literal["target", "hot-object", "failed-requests", "policy", "unpriceable"]
+
+
+class Rejection(_Model):
+    """One reason an option is rejected, as data: which kind of rule it breaks and what it is about
+    (the performance target it misses, the provider policy it breaks); ``statement`` says it for people,
+    and nothing is decided from its words."""
+
+    kind: RejectionKind = Field(
+        description="target: a performance target missed; hot-object: more concurrent reads of one object than "
+        "the provider serves; failed-requests: requests that fail after every retry in the simulated peak; "
+        "policy: a provider policy broken; unpriceable: no bill could be made"
+    )
+    target: str | None = Field(None, description="the performance target missed (kind target)")
+    policy: Literal["free-egress"] | None = Field(None, description="the provider policy broken (kind policy)")
+    statement: str
+
+
 OptionStatus = Literal["ok", "unverified", "rejected"]
 STATUS_ORDER: tuple[OptionStatus, ...] = ("ok", "unverified", "rejected")
 
@@ -59,7 +77,8 @@ class RankedOption(_Model):
         "rejected: a target missed or a policy broken",
     )
     chosen: bool = False
-    violations: list[str] = Field(default_factory=list)
+    violations: list[str] = Field(default_factory=list, description="why it is rejected: each rejection's statement")
+    rejections: list[Rejection] = Field(default_factory=list, description="why it is rejected, as data")
     unverified: list[str] = Field(default_factory=list, description="targets no backed figure decides, and why")
     verdicts: list[TargetVerdict] = Field(default_factory=list, description="one per performance target")
     warnings: list[str] = Field(default_factory=list)
@@ -68,6 +87,15 @@ class RankedOption(_Model):
     )
     performance: PerformanceEstimate
     cost: CostBreakdown
+
+    @model_validator(mode="before")
+    @classmethod
+    def _violations_from_rejections(cls, data: Any) -> Any:
+        """``violations`` are the rejections' statements: given the rejections, they follow from them."""
+        if isinstance(data, dict) and "violations" not in data and data.get("rejections"):
+            statements = [r.statement if isinstance(r, Rejection) else r["statement"] for r in data["rejections"]]
+            return {**data, "violations": statements}
+        return data
 
     @property
     def label(self) -> str:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 from measure.profile import Profile, ProfileSummary
 from planner.errors import InputError, PlannerError
 from planner.evidence import Evidence, TargetVerdict, is_backed, judge_target, weakest
-from planner.recommendation.models import PerformanceEstimate
+from planner.recommendation.models import PerformanceEstimate, Rejection
 from planner.units import format_duration, format_rate
 from planner.workload import Workload
 from pricing.models import Limits
@@ -108,15 +108,16 @@ def judge_performance(
     model: ProviderModel | None = None,
     *,
     restore_required: bool = False,
-) -> tuple[PerformanceEstimate, list[str], list[str], list[TargetVerdict]]:
-    """Analytic feasibility from a profile: (estimate, violations, warnings, a verdict per target).
+) -> tuple[PerformanceEstimate, list[Rejection], list[str], list[TargetVerdict]]:
+    """Analytic feasibility from a profile: (estimate, rejections beyond the targets' verdicts, warnings,
+    a verdict per target).
 
     ``model`` (the provider model built from the same profile) says how each figure is backed;
     without it every figure is taken as assumed. ``restore_required`` (the class's property in the
     price table): objects are read only after a restore, so the profile's figures do not apply.
     """
     targets = workload.performance
-    violations: list[str] = []
+    violations: list[Rejection] = []
     warnings: list[str] = []
     verdicts: list[TargetVerdict] = []
     archive = restore_required
@@ -237,9 +238,12 @@ def judge_performance(
             keys = math.ceil(hot.peak_concurrency / summary.hot_object_limit)
             if summary.hot_object_behaviour == "reject":
                 violations.append(
-                    f"{per_key} concurrent reads of one hot object exceed the {summary.hot_object_limit} this "
-                    f"provider serves before answering {summary.hot_object_error or 'errors'}; replicate the hot "
-                    f"object under {keys} keys"
+                    Rejection(
+                        kind="hot-object",
+                        statement=f"{per_key} concurrent reads of one hot object exceed the "
+                        f"{summary.hot_object_limit} this provider serves before answering "
+                        f"{summary.hot_object_error or 'errors'}; replicate the hot object under {keys} keys",
+                    )
                 )
             else:
                 warnings.append(
@@ -301,7 +305,7 @@ def simulate_option(
     limits: Limits,
     duration_s: float,
     seed: int,
-) -> tuple[PerformanceEstimate | None, list[str], list[str], list[TargetVerdict]]:
+) -> tuple[PerformanceEstimate | None, list[Rejection], list[str], list[TargetVerdict]]:
     """Feasibility from the simulator: the peak window's p99 TTFB, GET throughput and throttling.
 
     ``limits`` (the price table's) shape multipart uploads and give the documented request rates.
@@ -330,13 +334,17 @@ def simulate_option(
         e.mean for op in peak.operations.values() for kind, e in op.errors.items() if kind.startswith(("503", "429"))
     )
     rate = throttled / attempts if attempts else 0.0
-    violations: list[str] = []
+    violations: list[Rejection] = []
     warnings: list[str] = []
     failed = sum(op.failed.mean for op in peak.operations.values())
     if failed and attempts:
         kinds = sorted({kind for op in peak.operations.values() for kind in op.errors})
         violations.append(
-            f"simulated peak: {failed / attempts:.1%} of requests fail after every retry ({', '.join(kinds)})"
+            Rejection(
+                kind="failed-requests",
+                statement=f"simulated peak: {failed / attempts:.1%} of requests fail after every retry "
+                f"({', '.join(kinds)})",
+            )
         )
     elif throttled:
         kinds = sorted({kind for op in peak.operations.values() for kind in op.errors})

@@ -25,6 +25,7 @@ from planner.recommendation.models import (
     PerformanceEstimate,
     RankedOption,
     Recommendation,
+    Rejection,
 )
 from planner.recommendation.performance import _load_profiles, judge_performance, prefix_warnings, simulate_option
 from planner.units import format_duration, format_rate
@@ -55,13 +56,14 @@ def _price_status(cost: CostBreakdown) -> str:
     return max(statuses, key=_PRICE_ORDER.index) if statuses else "verified-primary"
 
 
-def _policy_violation(projection: CostProjection, table: PriceTable) -> list[str]:
+def _policy_violation(projection: CostProjection, table: PriceTable) -> list[Rejection]:
     """The first month whose bill breaks a provider policy, named with that month's own figures (and
     saying so when the policy's figure is unverified)."""
     for month in projection.months:
         broken = month.cost.policy_breaches
         if broken:
-            return [f"month {month.month} ({month.as_of}): {broken[0].statement}{unverified_policy_note(table)}"]
+            statement = f"month {month.month} ({month.as_of}): {broken[0].statement}{unverified_policy_note(table)}"
+            return [Rejection(kind="policy", policy=broken[0].policy, statement=statement)]
     return []
 
 
@@ -117,7 +119,7 @@ def recommend(
     for provider, (loaded, _) in profiles.items():
         with contextlib.suppress(PlannerError):  # no model: every figure is judged as assumed
             models[provider] = provider_model_from_profile(loaded, tables[provider].limits)[0]
-    simulated: dict[str, tuple[PerformanceEstimate | None, list[str], list[str], list[TargetVerdict]]] = {}
+    simulated: dict[str, tuple[PerformanceEstimate | None, list[Rejection], list[str], list[TargetVerdict]]] = {}
     if simulate:
         for done, provider in enumerate(providers, start=1):
             profile = profiles.get(provider, (None, ""))[0]
@@ -174,15 +176,17 @@ def recommend(
                 for target in dict.fromkeys(v.target for v in verdicts + sim_verdicts)
                 if (found := combine([v for v in verdicts + sim_verdicts if v.target == target])) is not None
             ]
-            missed = [v.reason for v in combined if v.verdict == "missed"]
-            violations = list(
-                dict.fromkeys(missed + violations + sim_violations + _policy_violation(projection, table))
-            )
+            missed = [
+                Rejection(kind="target", target=v.target, statement=v.reason) for v in combined if v.verdict == "missed"
+            ]
+            rejections: dict[str, Rejection] = {}  # one for each statement, the first
+            for rejection in missed + violations + sim_violations + _policy_violation(projection, table):
+                rejections.setdefault(rejection.statement, rejection)
             unverified = [v.reason for v in combined if v.verdict == "unverified"]
             warnings = warnings + sim_warnings + layout
             breaches = {b.statement for b in month_one.policy_breaches}  # they are violations, above
             warnings += [w for w in month_one.warnings if w not in breaches]
-            status: OptionStatus = "rejected" if violations else ("unverified" if unverified else "ok")
+            status: OptionStatus = "rejected" if rejections else ("unverified" if unverified else "ok")
             options.append(
                 RankedOption(
                     rank=0,
@@ -191,9 +195,9 @@ def recommend(
                     region=region,
                     monthly_cost_usd=month_one.total_usd,
                     horizon_cost_usd=projection.total_usd,
-                    feasible=not violations,
+                    feasible=not rejections,
                     status=status,
-                    violations=violations,
+                    rejections=list(rejections.values()),
                     unverified=unverified,
                     verdicts=combined,
                     warnings=warnings,
@@ -265,7 +269,7 @@ def _unpriceable(provider: str, storage_class: str, why: str, region: str | None
         horizon_cost_usd=ZERO,
         feasible=False,
         status="rejected",
-        violations=[f"cannot be priced: {why}"],
+        rejections=[Rejection(kind="unpriceable", statement=f"cannot be priced: {why}")],
         performance=PerformanceEstimate(source="none"),
         cost=empty,
     )
@@ -279,9 +283,8 @@ def _failed_everywhere(ranking: list[RankedOption]) -> list[str]:
         for target in dict.fromkeys(v.target for o in ranking for v in o.verdicts)
         if all(any(v.target == target and v.verdict == "missed" for v in o.verdicts) for o in ranking)
     ]
-    kinds = {"hot object": "hot-object concurrency", "policy": "egress policy"}
-    for needle, name in kinds.items():
-        if all(any(needle in v for v in o.violations) for o in ranking):
+    for kind, name in (("hot-object", "hot-object concurrency"), ("policy", "egress policy")):
+        if all(any(r.kind == kind for r in o.rejections) for o in ranking):
             failed.append(name)
     for target in dict.fromkeys(v.target for o in ranking for v in o.verdicts):
         if target in failed:
