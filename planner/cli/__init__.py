@@ -27,6 +27,7 @@ from planner.cli.common import (
     WorkloadArgument,
     parse_date,
     parse_option,
+    refuse_overwrite,
     rows_only,
     run,
 )
@@ -191,9 +192,7 @@ def pricing_import(
         offer_data, str(offer), transfer_data, str(transfer) if transfer else None, regions=regions or None
     )
     targets = [(out / table.path, table) for table in result.tables]
-    existing = [str(path) for path, _ in targets if path.exists()]
-    if existing and not force:
-        raise InputError(f"{existing[0]} exists (use --force to replace it)", source="--out")
+    refuse_overwrite((path for path, _ in targets), force)
     for path, table in targets:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(table.text, encoding="utf-8")
@@ -280,10 +279,7 @@ def ingest_cur(
         raise InputError("no Amazon S3 usage rows" + (" for that bucket/region" if bucket or region else ""))
     produced = ingest.workloads(bill)
     targets = [out / w.name for w in produced]
-    if not force:
-        existing = [str(t) for t in targets if t.exists()]
-        if existing:
-            raise InputError(f"{existing[0]} exists (use --force to replace it)", source="--out")
+    refuse_overwrite(targets, force)
     try:
         out.mkdir(parents=True, exist_ok=True)
         for target, workload in zip(targets, produced, strict=True):
@@ -322,8 +318,7 @@ def _new_or_updated(
         return into, replace_section(text, section, block, missing_ok=section == "traffic")
     assert out is not None
     target = out / f"{name.replace('/', '-')}.yaml"
-    if target.exists() and not force:
-        raise InputError(f"{target} exists (use --force to replace it)", source="--out")
+    refuse_overwrite([target], force)
     return target, new_text()
 
 
@@ -418,8 +413,8 @@ def ingest_access_log(
     for path in paths:
         if not path.exists():
             raise InputError("file not found", source=str(path))
-    if trace is not None and trace.exists() and not force:
-        raise InputError(f"{trace} exists (use --force to replace it)", source="--trace")
+    if trace is not None:
+        refuse_overwrite([trace], force, "--trace")
     with contextlib.ExitStack() as stack:
         handle = None
         if trace is not None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Literal, NoReturn, TypeVar, overload
@@ -49,6 +49,13 @@ def rows_only(output: OutputFormat, what: str) -> None:
     """CSV is for results that are rows (rankings, line items, projections, reconciliations)."""
     if output == OutputFormat.csv:
         raise InputError(f"{what} is not a table of rows: use table, json or markdown", source="--format")
+
+
+def refuse_overwrite(paths: Iterable[Path], force: bool, option: str = "--out") -> None:
+    """A command that writes files replaces none that exist without ``--force``: the first is named."""
+    existing = next((path for path in paths if path.exists()), None) if not force else None
+    if existing is not None:
+        raise InputError(f"{existing} exists (use --force to replace it)", source=option)
 
 
 def parse_date(text: str | None, option: str = "--as-of") -> dt.date | None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from planner.cli import completion
-from planner.cli.common import OutputFormat, TextFormatOption, WorkloadArgument, parse_option
+from planner.cli.common import OutputFormat, TextFormatOption, WorkloadArgument, parse_option, refuse_overwrite
 from planner.errors import InputError
 from planner.evidence import Evidence, marked, weakest
 from planner.units import format_duration
@@ -242,8 +242,7 @@ def trace_command(
         raise InputError(f"{window!r} is not a window (peak or mean)", source="--window")
     workload = load_workload(workload_file)
     duration_s = _window_s(duration)
-    if out.exists() and not force:
-        raise InputError(f"{out} exists (use --force to replace it)", source="--out")
+    refuse_overwrite([out], force)
     adapted = adapt_workload(workload, window="peak" if window == "peak" else "mean")
     drawn = generate(adapted.spec, duration_s, seed)
     try:

@@ -26,6 +26,7 @@ from planner.recommendation.models import (
 from planner.recommendation.performance import (
     RESTORE_FIRST,
     judge_performance,
+    load_profiles,
     prefix_warnings,
     reference_summaries,
     restore_verdicts,
@@ -45,6 +46,7 @@ __all__ = [
     "Recommendation",
     "break_even_points",
     "judge_performance",
+    "load_profiles",
     "prefix_warnings",
     "recommend",
     "reference_summaries",

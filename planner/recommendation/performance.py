@@ -4,6 +4,7 @@ a simulation of its peak), and a verdict on evidence for each of its targets."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -381,10 +382,13 @@ def simulate_option(
     return estimate, violations, warnings, verdicts
 
 
-def _load_profiles(providers: list[str], profiles_dir: Path | None) -> dict[str, tuple[Profile, str]]:
+def load_profiles(providers: Sequence[str], profiles_dir: Path | None) -> dict[str, tuple[Profile, Path | None]]:
+    """The profile each provider is judged on, with its file: ``<provider>.json`` in ``profiles_dir``
+    (a measured profile, which must be of that provider), else the shipped reference profile (no
+    file: None). A provider with neither is left out."""
     from measure.reference import load_profile, load_reference, reference_providers
 
-    found: dict[str, tuple[Profile, str]] = {}
+    found: dict[str, tuple[Profile, Path | None]] = {}
     shipped = set(reference_providers())
     for provider in providers:
         if profiles_dir is not None and (profiles_dir / f"{provider}.json").is_file():
@@ -394,10 +398,21 @@ def _load_profiles(providers: list[str], profiles_dir: Path | None) -> dict[str,
                 raise InputError(
                     f"the profile is of {profile.provider}, not {provider}", source=str(path), field="provider"
                 )
-            found[provider] = (profile, f"measured profile {path}")
+            found[provider] = (profile, path)
         elif provider in shipped:
-            found[provider] = (load_reference(provider), f"reference profile {provider} (published benchmarks)")
+            found[provider] = (load_reference(provider), None)
     return found
+
+
+def _load_profiles(providers: list[str], profiles_dir: Path | None) -> dict[str, tuple[Profile, str]]:
+    """``load_profiles`` with the label the judgement names its source by."""
+    return {
+        provider: (
+            profile,
+            f"measured profile {path}" if path else f"reference profile {provider} (published benchmarks)",
+        )
+        for provider, (profile, path) in load_profiles(providers, profiles_dir).items()
+    }
 
 
 def reference_summaries(
