@@ -1,4 +1,5 @@
-"""Imports go one way: pricing/ and measure/ use only planner's base layer, never the layers above.
+"""Imports go one way: pricing/ and measure/ use only planner's base layer, never the layers above,
+and hold no command-line code (every command lives in planner/cli/).
 
 Every import statement of every module is read from its syntax tree (those inside functions and
 ``if TYPE_CHECKING:`` blocks included), so a lazy import cannot hide an upward dependency.
@@ -63,7 +64,7 @@ def draw():
 
 def test_there_are_modules_to_check() -> None:
     names = {path.relative_to(ROOT).as_posix() for path in MODULES}
-    assert {"pricing/engine.py", "pricing/catalog.py", "measure/cli.py", "measure/profile.py"} <= names
+    assert {"pricing/engine.py", "pricing/catalog.py", "measure/runner.py", "measure/profile.py"} <= names
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(ROOT).as_posix())
@@ -72,3 +73,15 @@ def test_lower_packages_import_only_the_base_layer(path: Path) -> None:
     assert upward(tree) == [], (
         f"{path.relative_to(ROOT)} imports above the base layer ({', '.join(sorted(BASE_LAYER))})"
     )
+
+
+CLI_FRAMEWORKS = ("typer", "click")
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_lower_packages_hold_no_command_line_code(path: Path) -> None:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    frameworks = [
+        f"line {line}: {module}" for line, module in imported_modules(tree) if module.split(".")[0] in CLI_FRAMEWORKS
+    ]
+    assert frameworks == [], f"{path.relative_to(ROOT)} is command-line code: it belongs in planner/cli/"

@@ -361,18 +361,17 @@ def _prices_section(result: Recommendation) -> _Section:
 
 
 def _load_profiles(providers: Sequence[str], profiles_dir: Path | None) -> dict[str, tuple[Profile, str]]:
-    """The profile each provider was judged on, as the recommender picks it: the user's, else the shipped one."""
-    from measure.reference import load_profile, load_reference, reference_providers
+    """The profile each provider was judged on (the recommender's own choice: the user's, else the shipped
+    one), labelled by its file."""
+    from planner.recommendation.performance import load_profiles
 
-    shipped = set(reference_providers())
-    found: dict[str, tuple[Profile, str]] = {}
-    for provider in providers:
-        path = profiles_dir / f"{provider}.json" if profiles_dir is not None else None
-        if path is not None and path.is_file():
-            found[provider] = (load_profile(path), f"measured profile {path}")
-        elif provider in shipped:
-            found[provider] = (load_reference(provider), f"reference profile measure/profiles/{provider}.json")
-    return found
+    return {
+        provider: (
+            profile,
+            f"measured profile {path}" if path else f"reference profile measure/profiles/{provider}.json",
+        )
+        for provider, (profile, path) in load_profiles(providers, profiles_dir).items()
+    }
 
 
 def _profiles_section(providers: Sequence[str], profiles: dict[str, tuple[Profile, str]]) -> _Section:

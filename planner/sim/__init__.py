@@ -6,7 +6,7 @@ reference profile unless one is given) in a peak and a mean window and returns a
 ``simulate_spec(spec, provider_model, duration_s, seed, replications)`` is the core: a ``SimSpec``
 and a ``ProviderModel`` in, a ``SimulationResult`` out; it prints nothing and reads no files.
 
-Names are imported on first use, so ``planner.sim.cli`` loads without numpy and simpy.
+Names are imported on first use, so ``planner.cli.simulate`` loads without numpy and simpy.
 """
 
 from __future__ import annotations

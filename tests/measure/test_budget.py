@@ -73,7 +73,7 @@ def test_a_budget_too_small_for_any_plan_is_one_line_exit_2(tmp_path: Path) -> N
 
 
 def test_dry_run_prints_time_bytes_and_the_bill_priced_from_the_table(tmp_path: Path) -> None:
-    from measure.cli import measurement_bill_lines
+    from planner.cli.measure import measurement_bill_lines
 
     options = _default(sizes=[1 << 20], concurrency=[2], probes=[], open_rates_per_s=[], open_peak_fractions=[])
     estimate = plan.estimate(options)

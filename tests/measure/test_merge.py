@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from measure.cli import app
 from measure.merge import merge_profiles
 from measure.profile import Cell, ClientHost, Percentiles, Profile, RunInfo, Source
+from planner.cli.measure import app
 from planner.errors import InputError
 
 

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from measure.cli import profiles_app
 from measure.reference import load_reference, reference_providers
+from planner.cli.measure import profiles_app
 from planner.errors import InputError
 
 _NOT_FIGURES = {

@@ -9,7 +9,8 @@ from decimal import Decimal
 import pytest
 
 from planner.costing import estimate_cost
-from planner.recommendation import recommend, solve_crossing
+from planner.recommendation import RankedOption, recommend, solve_crossing
+from planner.recommendation.ranking import _failed_everywhere
 from planner.workload import load_workload, parse_workload
 
 from .conftest import EXAMPLES
@@ -107,6 +108,59 @@ def test_no_feasible_option_reports_the_target_that_failed() -> None:
     result = recommend(parse_workload(data), as_of=NOW, simulate=False)
     assert result.recommendation is None
     assert result.failed_targets == ["read throughput"]
+
+
+def _reworded(ranking: list[RankedOption], words: str) -> list[RankedOption]:
+    """The same options with every reason said in other words: the statements of their rejections, their
+    violations and their verdicts' reasons all become ``words``."""
+    return [
+        option.model_copy(
+            update={
+                "violations": [words for _ in option.violations],
+                "rejections": [r.model_copy(update={"statement": words}) for r in option.rejections],
+                "verdicts": [v.model_copy(update={"reason": words}) for v in option.verdicts],
+            }
+        )
+        for option in ranking
+    ]
+
+
+def test_what_fails_everywhere_is_read_from_each_rejection_s_kind_not_its_words() -> None:
+    """Wasabi's free egress ends at 1x the stored volume, IDrive e2's at 3x: at 5x both break their policy,
+    and no provider reaches 100 Gbps over a 10 Gbps link."""
+    data = {
+        "name": "over the caps",
+        "storage": {"stored": "10 TB", "object_size": "1 GB"},
+        "traffic": {"egress": "50 TB"},
+        "performance": {"read_throughput": "100 Gbps"},
+        "client": {"link": "10 Gbps"},
+        "constraints": {"providers": ["wasabi", "idrive-e2"]},
+    }
+    result = recommend(parse_workload(data), as_of=NOW, simulate=False)
+    assert result.recommendation is None and result.provisional is None
+    assert result.failed_targets == ["read throughput", "egress policy"]
+    for option in result.ranking:
+        assert option.violations == [r.statement for r in option.rejections]
+        assert {(r.kind, r.target, r.policy) for r in option.rejections} == {
+            ("target", "read throughput", None),
+            ("policy", None, "free-egress"),
+        }
+    # the same structure in other words: the same answer (words that name no policy, no hot object)
+    assert _failed_everywhere(_reworded(result.ranking, "reason withheld")) == result.failed_targets
+
+
+def test_words_that_name_a_policy_do_not_make_a_policy_breach() -> None:
+    data = {
+        "name": "too fast",
+        "storage": {"stored": "1 TB", "object_size": "1 GB"},
+        "performance": {"read_throughput": "100 Gbps"},
+        "client": {"link": "10 Gbps"},
+        "constraints": {"providers": ["aws-s3", "cloudflare-r2"]},
+    }
+    result = recommend(parse_workload(data), as_of=NOW, simulate=False)
+    assert result.failed_targets == ["read throughput"]
+    misleading = _reworded(result.ranking, "breaks the egress policy of a hot object")
+    assert _failed_everywhere(misleading) == ["read throughput"]
 
 
 def test_simulation_shows_the_hot_object_throttling_that_replicas_remove() -> None:

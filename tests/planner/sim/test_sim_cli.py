@@ -11,7 +11,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from planner.sim.cli import simulate_command
+from planner.cli.simulate import simulate_command
 
 EXAMPLE = str(Path(__file__).resolve().parents[3] / "examples" / "genomics-pipeline.yaml")
 
@@ -57,7 +57,7 @@ def test_bad_duration_is_an_input_error_naming_the_option() -> None:
 
 
 def test_importing_the_command_loads_neither_simpy_nor_numpy() -> None:
-    code = "import sys, planner.sim.cli; print('simpy' in sys.modules, 'numpy' in sys.modules)"
+    code = "import sys, planner.cli.simulate; print('simpy' in sys.modules, 'numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
 

@@ -1,6 +1,6 @@
 """``planner measure`` (benchmark an endpoint, clean up, merge) and ``planner profiles`` (list/show).
 
-boto3 and the measurement engine are imported inside the commands, so ``planner --help``
+boto3, the measurement engine and the plots are imported inside the commands, so ``planner --help``
 stays fast. Every user error is a ``PlannerError`` (one line, exit 2).
 """
 
@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
+from planner.cli.common import OutputFormat, TextFormat, parse_option
 from planner.errors import InputError, MeasureError
 
 if TYPE_CHECKING:
@@ -32,22 +32,6 @@ profiles_app = typer.Typer(
 )
 
 _OPS = ("put", "get", "head", "list", "delete")
-
-ProfilePlotter = Callable[["Profile", Path], None]
-_profile_plotter: ProfilePlotter | None = None
-
-
-def set_profile_plotter(draw: ProfilePlotter) -> None:
-    """Install what draws ``profiles show --plot``. Figures belong to the layer above (planner's
-    reports), which measure does not import: the ``planner`` command installs its plot function."""
-    global _profile_plotter
-    _profile_plotter = draw
-
-
-class Format(StrEnum):
-    table = "table"
-    json = "json"
-    markdown = "markdown"
 
 
 class AddressingChoice(StrEnum):
@@ -86,10 +70,7 @@ def _sizes(value: str, option: str) -> list[int]:
 
     sizes = []
     for item in _items(value, option):
-        try:
-            size = parse_size(item)
-        except ValueError as error:
-            raise InputError(str(error), source=option) from None
+        size = parse_option(parse_size, item, option)
         if size <= 0:
             raise InputError(f"{item!r}: a size must be more than 0 bytes", source=option)
         if size > MAX_OBJECT_BYTES:
@@ -110,11 +91,7 @@ def _ints(value: str, option: str) -> list[int]:
 def _duration(value: str, option: str) -> float:
     from planner.units import parse_duration
 
-    try:
-        seconds = parse_duration(value)
-    except ValueError as error:
-        raise InputError(str(error), source=option) from None
-    return seconds
+    return parse_option(parse_duration, value, option)
 
 
 def _choices(value: str, option: str, allowed: tuple[str, ...]) -> list[str]:
@@ -204,12 +181,7 @@ def build_options(
             check_endpoint(endpoint)
         except ValueError as error:
             raise InputError(str(error), source="--endpoint") from None
-    link_bits = None
-    if link is not None:
-        try:
-            link_bits = parse_rate(link)
-        except ValueError as error:
-            raise InputError(str(error), source="--link") from None
+    link_bits = parse_option(parse_rate, link, "--link")
     from measure.journal import valid_run_id
 
     if run_id is not None and not valid_run_id(run_id):
@@ -611,10 +583,10 @@ def _resolve_profile(ident: str) -> Profile:
     return load_reference(ident)  # raises the "known: ..." error
 
 
-def _render(rows: list[list[Any]], headers: list[str], fmt: Format) -> str:
+def _render(rows: list[list[Any]], headers: list[str], fmt: TextFormat) -> str:
     from tabulate import tabulate
 
-    return tabulate(rows, headers=headers, tablefmt="github" if fmt is Format.markdown else "simple")
+    return tabulate(rows, headers=headers, tablefmt="github" if fmt is OutputFormat.markdown else "simple")
 
 
 def _summary_rows(profile: Profile) -> list[list[Any]]:
@@ -648,7 +620,7 @@ def _cite_text(cites: list[Any]) -> str:
 
 
 @profiles_app.command("list")
-def profiles_list(fmt: Format = typer.Option(Format.table, "--format", "-f")) -> None:
+def profiles_list(fmt: TextFormat = typer.Option(OutputFormat.table, "--format", "-f")) -> None:
     """The shipped reference profiles (built from published benchmarks)."""
     from measure.reference import load_reference, reference_providers
 
@@ -668,7 +640,7 @@ def profiles_list(fmt: Format = typer.Option(Format.table, "--format", "-f")) ->
                 "hot_object_limit": summary.hot_object_limit,
             }
         )
-    if fmt is Format.json:
+    if fmt is OutputFormat.json:
         typer.echo(json.dumps(entries, indent=2))
         return
     headers = list(entries[0]) if entries else ["id"]
@@ -678,7 +650,7 @@ def profiles_list(fmt: Format = typer.Option(Format.table, "--format", "-f")) ->
 @profiles_app.command("show")
 def profiles_show(
     ident: str = typer.Argument(..., help="a reference id (see 'list') or a profile file"),
-    fmt: Format = typer.Option(Format.table, "--format", "-f"),
+    fmt: TextFormat = typer.Option(OutputFormat.table, "--format", "-f"),
     plot: Path | None = typer.Option(
         None, "--plot", help="also draw throughput by object size and concurrency to FILE.png or FILE.svg"
     ),
@@ -686,10 +658,10 @@ def profiles_show(
     """One profile: its summary figures with their citations, its cells and its rejected claims."""
     profile = _resolve_profile(ident)
     if plot is not None:
-        if _profile_plotter is None:
-            raise InputError("no plot function installed: run it as 'planner profiles show'", source="--plot")
-        _profile_plotter(profile, plot)
-    if fmt is Format.json:
+        from planner.reports.plots import save_profile_plot  # matplotlib and the plots only when asked for
+
+        save_profile_plot(profile, plot)
+    if fmt is OutputFormat.json:
         typer.echo(
             json.dumps(
                 {"profile": profile.model_dump(mode="json"), "summary": profile.summary().model_dump(mode="json")},

@@ -1,5 +1,9 @@
 """The ``planner`` command: parse, call the library, render. Nothing else lives here.
 
+The app and the commands over price tables, billing exports and workloads; ``measure`` and
+``profiles`` are in ``planner.cli.measure``, ``simulate`` and ``trace`` in ``planner.cli.simulate``,
+what they all share (formats, options, parsers, errors) in ``planner.cli.common``.
+
 Heavy modules (boto3, simpy, numpy) are imported inside the commands that use them, so
 ``planner --help`` and the pricing commands answer at interactive speed.
 """
@@ -9,20 +13,28 @@ from __future__ import annotations
 import datetime as dt
 import sys
 from collections.abc import Callable
-from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
-from measure.cli import app as measure_app
-from measure.cli import profiles_app, set_profile_plotter
-from planner import completion
-from planner.errors import InputError, PlannerError
-from planner.sim.cli import simulate_command, trace_command
-
-if TYPE_CHECKING:
-    from measure.profile import Profile
+from planner.cli import completion
+from planner.cli.common import (
+    AsOfOption,
+    FormatOption,
+    OutputFormat,
+    PlotOption,
+    WorkloadArgument,
+    parse_date,
+    parse_option,
+    refuse_overwrite,
+    rows_only,
+    run,
+)
+from planner.cli.measure import app as measure_app
+from planner.cli.measure import profiles_app
+from planner.cli.simulate import simulate_command, trace_command
+from planner.errors import InputError
 
 app = typer.Typer(
     help="Choose object storage by measured performance and exact, versioned prices.",
@@ -36,15 +48,6 @@ app.command("simulate")(simulate_command)
 app.command("trace")(trace_command)
 
 
-def _draw_profile(profile: Profile, path: Path) -> None:
-    from planner.reports.plots import save_profile_plot  # matplotlib and the plots only when asked for
-
-    save_profile_plot(profile, path)
-
-
-set_profile_plotter(_draw_profile)
-
-
 @app.callback()
 def _options(
     wide: Annotated[
@@ -55,84 +58,18 @@ def _options(
     """Choose object storage by measured performance and exact, versioned prices."""
     import shutil
 
-    from planner import progress, render
+    from planner import render
+    from planner.cli import progress
 
     progress.QUIET = quiet
 
     render.TERMINAL_WIDTH = None if wide or not sys.stdout.isatty() else shutil.get_terminal_size().columns
 
 
-class OutputFormat(StrEnum):
-    table = "table"
-    json = "json"
-    markdown = "markdown"
-    csv = "csv"
-
-
-def rows_only(output: OutputFormat, what: str) -> None:
-    """CSV is for results that are rows (rankings, line items, projections, reconciliations)."""
-    if output == OutputFormat.csv:
-        raise InputError(f"{what} is not a table of rows: use table, json or markdown", source="--format")
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    """One line on stderr and an exit code; never a traceback for a user's mistake."""
-    typer.echo(f"planner: {message}", err=True)
-    raise typer.Exit(code)
-
-
 def main() -> None:
-    try:
-        code = app(standalone_mode=False)
-    except PlannerError as error:
-        typer.echo(f"planner: {error}", err=True)
-        sys.exit(2)
-    except typer.Abort:
-        typer.echo("planner: aborted", err=True)
-        sys.exit(1)
-    except Exception as error:
-        if not _is_usage_error(error):
-            raise
-        if type(error).__name__ == "NoArgsIsHelpError":  # `planner pricing` alone: its help, as before
-            error.show()  # type: ignore[attr-defined]
-            sys.exit(2)
-        # typer's usage errors (a bad option, a value out of range, an unknown --format) as one line
-        context = getattr(error, "ctx", None)
-        subcommand = context.command_path.partition(" ")[2] if context is not None else ""
-        where = f"{subcommand}: " if subcommand else ""
-        typer.echo(f"{_one_line('planner: ' + where + error.format_message())}", err=True)  # type: ignore[attr-defined]
-        sys.exit(2)
-    sys.exit(code if isinstance(code, int) else 0)
+    """The ``planner`` console script and ``python -m planner``."""
+    run(app)
 
-
-def _is_usage_error(error: Exception) -> bool:
-    """Whether ``error`` is the CLI framework's usage error (typer vendors click, so its classes are
-    matched by name rather than imported from a private module)."""
-    return any(cls.__name__ == "UsageError" for cls in type(error).__mro__) and hasattr(error, "format_message")
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def parse_date(text: str | None, option: str = "--as-of") -> dt.date | None:
-    if text is None:
-        return None
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise InputError(f"{text!r} is not a date (use YYYY-MM-DD)", source=option) from None
-
-
-FormatOption = Annotated[
-    OutputFormat, typer.Option("--format", "-f", help="table, json, markdown or csv (where the result is rows)")
-]
-PlotOption = Annotated[
-    Path | None, typer.Option("--plot", help="also draw the result to FILE.png or FILE.svg (needs planner\\[plot])")
-]
-AsOfOption = Annotated[
-    str | None, typer.Option("--as-of", help="price tables in force on this date (YYYY-MM-DD; default today)")
-]
 
 pricing_app = typer.Typer(help="The versioned price tables: list, show and compare them.", no_args_is_help=True)
 app.add_typer(pricing_app, name="pricing")
@@ -255,9 +192,7 @@ def pricing_import(
         offer_data, str(offer), transfer_data, str(transfer) if transfer else None, regions=regions or None
     )
     targets = [(out / table.path, table) for table in result.tables]
-    existing = [str(path) for path, _ in targets if path.exists()]
-    if existing and not force:
-        raise InputError(f"{existing[0]} exists (use --force to replace it)", source="--out")
+    refuse_overwrite((path for path, _ in targets), force)
     for path, table in targets:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(table.text, encoding="utf-8")
@@ -298,9 +233,6 @@ def pricing_diff(
     )
 
 
-WorkloadArgument = Annotated[Path, typer.Argument(help="workload YAML file", show_default=False)]
-
-
 def parse_prices(values: list[str] | None) -> dict[str, Path]:
     """--prices PROVIDER=FILE (repeatable) into a mapping."""
     prices: dict[str, Path] = {}
@@ -335,7 +267,8 @@ def ingest_cur(
     """Read billing exports into workload files, each figure with the rows it came from."""
     if output == OutputFormat.csv and not reconcile:
         rows_only(output, "ingest cur without --reconcile")
-    from planner import ingest, progress, render
+    from planner import ingest, render
+    from planner.cli import progress
     from planner.files import check_input_file
 
     for path in files:
@@ -346,10 +279,7 @@ def ingest_cur(
         raise InputError("no Amazon S3 usage rows" + (" for that bucket/region" if bucket or region else ""))
     produced = ingest.workloads(bill)
     targets = [out / w.name for w in produced]
-    if not force:
-        existing = [str(t) for t in targets if t.exists()]
-        if existing:
-            raise InputError(f"{existing[0]} exists (use --force to replace it)", source="--out")
+    refuse_overwrite(targets, force)
     try:
         out.mkdir(parents=True, exist_ok=True)
         for target, workload in zip(targets, produced, strict=True):
@@ -388,8 +318,7 @@ def _new_or_updated(
         return into, replace_section(text, section, block, missing_ok=section == "traffic")
     assert out is not None
     target = out / f"{name.replace('/', '-')}.yaml"
-    if target.exists() and not force:
-        raise InputError(f"{target} exists (use --force to replace it)", source="--out")
+    refuse_overwrite([target], force)
     return target, new_text()
 
 
@@ -426,7 +355,8 @@ def ingest_inventory(
     """Read an S3 Inventory into a workload's storage: count, sizes, classes, ages, access tiers."""
     rows_only(output, "ingest inventory")
     from planner import inventory as inv
-    from planner import progress, render
+    from planner import render
+    from planner.cli import progress
     from planner.files import check_input_file
 
     if (out is None) == (into is None):
@@ -475,15 +405,16 @@ def ingest_access_log(
     rows_only(output, "ingest access-log")
     import contextlib
 
-    from planner import accesslog, progress, render
+    from planner import accesslog, render
+    from planner.cli import progress
 
     if (out is None) == (into is None):
         raise InputError("give either --out DIR (a new workload) or --into W.yaml (replace its traffic)")
     for path in paths:
         if not path.exists():
             raise InputError("file not found", source=str(path))
-    if trace is not None and trace.exists() and not force:
-        raise InputError(f"{trace} exists (use --force to replace it)", source="--trace")
+    if trace is not None:
+        refuse_overwrite([trace], force, "--trace")
     with contextlib.ExitStack() as stack:
         handle = None
         if trace is not None:
@@ -577,7 +508,8 @@ def sweep_command(
     output: FormatOption = OutputFormat.table,
 ) -> None:
     """Every allowed option's monthly bill over a grid of one or two workload fields, and the cheapest at each point."""
-    from planner import progress, render
+    from planner import render
+    from planner.cli import progress
     from planner.sweep import parse_axis, sweep
     from planner.workload import load_workload
 
@@ -625,13 +557,10 @@ def recommend_command(
         raise InputError("not a folder of profiles", source=str(profiles))
     from planner.units import parse_duration
 
-    try:
-        window_s = parse_duration(sim_window)
-    except ValueError as error:
-        raise InputError(str(error), source="--sim-window") from None
+    window_s = parse_option(parse_duration, sim_window, "--sim-window")
     if window_s <= 0 or window_s > 3600:
         raise InputError(f"{sim_window!r}: use a window between 1s and 1h", source="--sim-window")
-    from planner import progress
+    from planner.cli import progress
 
     with progress.bar("simulating each provider", total=len(workload.constraints.providers)) as moved:
         result = recommend(
@@ -752,18 +681,10 @@ def migrate_command(
     if check not in ("list", "head", "none"):
         raise InputError(f"{check!r} is not a check (use list, head or none)", source="--check")
 
-    def option(parse: Callable[[str], float], text: str | None, name: str) -> float | None:
-        if text is None:
-            return None
-        try:
-            return parse(text)
-        except ValueError as error:
-            raise InputError(str(error), source=name) from None
-
     workload = load_workload(workload_file)
-    age = option(parse_duration, data_age, "--data-age")
-    sweep = option(parse_duration, sweep_after, "--sweep-after")
-    within = option(parse_duration, age_out_within, "--age-out-within")
+    age = parse_option(parse_duration, data_age, "--data-age")
+    sweep = parse_option(parse_duration, sweep_after, "--sweep-after")
+    within = parse_option(parse_duration, age_out_within, "--age-out-within")
     if within is not None and within <= 0:
         raise InputError("give a positive duration, e.g. 180d", source="--age-out-within")
     options = MigrationOptions(
@@ -777,11 +698,11 @@ def migrate_command(
         age_out_within_days=None if within is None else within / 86400,
         start=parse_date(start, "--start"),
         months=months,
-        link_bits_per_s=_copy_link(option(parse_rate, link, "--link")),
+        link_bits_per_s=_copy_link(parse_option(parse_rate, link, "--link")),
         concurrency=concurrency,
         egress_waiver=egress_waiver,
         data_age_days=None if age is None else age / 86400,
-        verify_days=(option(parse_duration, verify, "--verify") or 0.0) / 86400,
+        verify_days=(parse_option(parse_duration, verify, "--verify") or 0.0) / 86400,
         retrieval_option=retrieval,
         source_prices=source_prices,
         destination_prices=destination_prices,
@@ -807,7 +728,7 @@ def report_command(
     ] = True,
 ) -> None:
     """One self-contained document: the recommendation, reasons, tables, plots, prices and sources."""
-    from planner import progress
+    from planner.cli import progress
     from planner.reports.document import write_report
     from planner.workload import load_workload
 

@@ -1,19 +1,20 @@
-"""``planner simulate``: a workload at one provider, peak and mean windows, as a table, Markdown or JSON.
+"""``planner simulate``: a workload at one provider, peak and mean windows, as a table, Markdown or JSON;
+``planner trace``: a seeded synthetic trace of a workload.
 
-A plain function the main CLI registers with ``app.command("simulate")(simulate_command)``;
-simpy and numpy are imported only when it runs, so ``planner --help`` stays fast.
+Plain functions the app registers with ``app.command("simulate")(simulate_command)``; simpy and
+numpy are imported only when they run, so ``planner --help`` stays fast.
 """
 
 from __future__ import annotations
 
 import math
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from planner import completion
+from planner.cli import completion
+from planner.cli.common import OutputFormat, TextFormatOption, WorkloadArgument, parse_option, refuse_overwrite
 from planner.errors import InputError
 from planner.evidence import Evidence, marked, weakest
 from planner.units import format_duration
@@ -22,33 +23,18 @@ if TYPE_CHECKING:
     from planner.sim.result import OperationStats, SimulationResult, WorkloadSimulation
 
 
-class OutputFormat(StrEnum):
-    """The formats every planner command prints (the same values as ``planner.cli.OutputFormat``;
-    defined here so the main CLI can import this module at its top without a cycle)."""
-
-    table = "table"
-    json = "json"
-    markdown = "markdown"
-
-
-FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or markdown")]
-
-
 def _window_s(duration: str) -> float:
     """``--duration`` in seconds, above 0."""
     from planner.units import parse_duration
 
-    try:
-        duration_s = parse_duration(duration)
-    except ValueError as error:
-        raise InputError(str(error), source="--duration") from None
+    duration_s = parse_option(parse_duration, duration, "--duration")
     if duration_s <= 0:
         raise InputError(f"{duration!r}: the window must be longer than 0", source="--duration")
     return duration_s
 
 
 def simulate_command(
-    workload_file: Annotated[Path, typer.Argument(help="workload YAML file", show_default=False)],
+    workload_file: WorkloadArgument,
     provider: Annotated[
         str | None,
         typer.Option(
@@ -75,7 +61,7 @@ def simulate_command(
             "--trace", help="replay this trace (ingest access-log --trace, or planner trace) as the peak window"
         ),
     ] = None,
-    output: FormatOption = OutputFormat.table,
+    output: TextFormatOption = OutputFormat.table,
     plot: Annotated[
         Path | None,
         typer.Option("--plot", help="also draw the peak window to FILE.png or FILE.svg (needs planner\\[plot])"),
@@ -99,7 +85,7 @@ def simulate_command(
         from planner.sim.trace import read_trace
 
         replay, notes = read_trace(trace)
-    from planner import progress
+    from planner.cli import progress
 
     with progress.bar("simulating", total=2 * replications, unit="runs") as moved:
         runs = [0]
@@ -239,7 +225,7 @@ if TYPE_CHECKING:
 
 
 def trace_command(
-    workload_file: Annotated[Path, typer.Argument(help="workload YAML file", show_default=False)],
+    workload_file: WorkloadArgument,
     out: Annotated[Path, typer.Option("--out", help="the trace to write (CSV)")],
     duration: Annotated[str, typer.Option("--duration", help='how long a stretch, e.g. "10m"')] = "10m",
     window: Annotated[str, typer.Option("--window", help="peak or mean: the rate to draw at")] = "peak",
@@ -256,8 +242,7 @@ def trace_command(
         raise InputError(f"{window!r} is not a window (peak or mean)", source="--window")
     workload = load_workload(workload_file)
     duration_s = _window_s(duration)
-    if out.exists() and not force:
-        raise InputError(f"{out} exists (use --force to replace it)", source="--out")
+    refuse_overwrite([out], force)
     adapted = adapt_workload(workload, window="peak" if window == "peak" else "mean")
     drawn = generate(adapted.spec, duration_s, seed)
     try:

@@ -1,0 +1,119 @@
+"""What every command shares: the output formats, the common options, the parsers of dates and
+option values, and the one way an error reaches the user (one line on stderr, exit code 2).
+
+Imports only typer and the base layer, so every command module can import it at its top.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from collections.abc import Callable, Iterable
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Literal, NoReturn, TypeVar, overload
+
+import typer
+
+from planner.errors import InputError, PlannerError
+
+T = TypeVar("T")
+
+
+class OutputFormat(StrEnum):
+    """The formats a command prints: ``csv`` only where the result is rows."""
+
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+    csv = "csv"
+
+
+TextFormat = Literal[OutputFormat.table, OutputFormat.json, OutputFormat.markdown]
+"""The formats of a result that is not rows: ``csv`` is refused when the options are parsed."""
+
+FormatOption = Annotated[
+    OutputFormat, typer.Option("--format", "-f", help="table, json, markdown or csv (where the result is rows)")
+]
+TextFormatOption = Annotated[TextFormat, typer.Option("--format", "-f", help="table, json or markdown")]
+PlotOption = Annotated[
+    Path | None, typer.Option("--plot", help="also draw the result to FILE.png or FILE.svg (needs planner\\[plot])")
+]
+AsOfOption = Annotated[
+    str | None, typer.Option("--as-of", help="price tables in force on this date (YYYY-MM-DD; default today)")
+]
+WorkloadArgument = Annotated[Path, typer.Argument(help="workload YAML file", show_default=False)]
+
+
+def rows_only(output: OutputFormat, what: str) -> None:
+    """CSV is for results that are rows (rankings, line items, projections, reconciliations)."""
+    if output == OutputFormat.csv:
+        raise InputError(f"{what} is not a table of rows: use table, json or markdown", source="--format")
+
+
+def refuse_overwrite(paths: Iterable[Path], force: bool, option: str = "--out") -> None:
+    """A command that writes files replaces none that exist without ``--force``: the first is named."""
+    existing = next((path for path in paths if path.exists()), None) if not force else None
+    if existing is not None:
+        raise InputError(f"{existing} exists (use --force to replace it)", source=option)
+
+
+def parse_date(text: str | None, option: str = "--as-of") -> dt.date | None:
+    """A YYYY-MM-DD option (None when it was not given)."""
+    if text is None:
+        return None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise InputError(f"{text!r} is not a date (use YYYY-MM-DD)", source=option) from None
+
+
+@overload
+def parse_option(parse: Callable[[str], T], text: str, option: str) -> T: ...
+@overload
+def parse_option(parse: Callable[[str], T], text: str | None, option: str) -> T | None: ...
+def parse_option(parse: Callable[[str], T], text: str | None, option: str) -> T | None:
+    """An option's text read by one of planner.units' parsers (``parse_duration``, ``parse_size``,
+    ``parse_rate``); the parser's complaint becomes the one-line error naming the option."""
+    if text is None:
+        return None
+    try:
+        return parse(text)
+    except ValueError as error:
+        raise InputError(str(error), source=option) from None
+
+
+def run(app: typer.Typer) -> NoReturn:
+    """Run a command-line app and exit: a ``PlannerError`` or a usage error is one line on stderr and
+    exit code 2, never a traceback; anything else is a bug and keeps its traceback."""
+    try:
+        code = app(standalone_mode=False)
+    except PlannerError as error:
+        typer.echo(f"planner: {error}", err=True)
+        sys.exit(2)
+    except typer.Abort:
+        typer.echo("planner: aborted", err=True)
+        sys.exit(1)
+    except Exception as error:
+        if not _is_usage_error(error):
+            raise
+        if type(error).__name__ == "NoArgsIsHelpError":  # `planner pricing` alone: its help, as before
+            error.show()  # type: ignore[attr-defined]
+            sys.exit(2)
+        # typer's usage errors (a bad option, a value out of range, an unknown --format) as one line
+        context = getattr(error, "ctx", None)
+        subcommand = context.command_path.partition(" ")[2] if context is not None else ""
+        where = f"{subcommand}: " if subcommand else ""
+        typer.echo(f"{_one_line('planner: ' + where + error.format_message())}", err=True)  # type: ignore[attr-defined]
+        sys.exit(2)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _is_usage_error(error: Exception) -> bool:
+    """Whether ``error`` is the CLI framework's usage error (typer vendors click, so its classes are
+    matched by name rather than imported from a private module)."""
+    return any(cls.__name__ == "UsageError" for cls in type(error).__mro__) and hasattr(error, "format_message")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

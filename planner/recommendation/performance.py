@@ -1,0 +1,422 @@
+"""Performance judgement: what a workload should see on an option (from the provider's profile, and from
+a simulation of its peak), and a verdict on evidence for each of its targets."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from measure.profile import Profile, ProfileSummary
+from planner.errors import InputError, PlannerError
+from planner.evidence import Evidence, TargetVerdict, is_backed, judge_target, weakest
+from planner.recommendation.models import PerformanceEstimate, Rejection
+from planner.units import format_duration, format_rate
+from planner.workload import Workload
+from pricing.models import Limits
+
+if TYPE_CHECKING:
+    from planner.sim.provider import ProviderModel
+
+
+def stream_rate(points: list[tuple[int, float]], size: float) -> float | None:
+    """Per-stream GET bytes/s at an object size from a profile's (size, bytes/s) points.
+
+    The simulator's ``BandwidthCurve`` interpolates (linear in log(size), flat above the largest
+    size); below the smallest measured size a request takes that size's time, so the rate falls
+    in proportion to the size.
+    """
+    if not points or size <= 0:
+        return None
+    from planner.sim.provider import BandwidthCurve, BandwidthPoint
+
+    curve = BandwidthCurve(points=[BandwidthPoint(size_bytes=s, bits_per_s=v * 8) for s, v in points])
+    rate = curve.bits_per_s(size) / 8
+    smallest = points[0][0]
+    return rate * size / smallest if size < smallest else rate
+
+
+RESTORE_FIRST = "a restore first (minutes to hours), then a copy in a readable class"
+
+
+def restore_verdicts(workload: Workload, storage_class: str) -> list[TargetVerdict]:
+    """An archive class serves no read before a restore: its TTFB and read targets are missed, on the
+    provider's own documentation (restores take minutes to hours)."""
+    targets = workload.performance
+    reason = f"{storage_class} objects must be restored (minutes to hours) before they can be read"
+    found = []
+    for target, wanted in (("p99 TTFB", targets.p99_ttfb), ("read throughput", targets.read_throughput)):
+        if wanted is None:
+            continue
+        text = format_duration(wanted) if target == "p99 TTFB" else format_rate(wanted)
+        found.append(
+            TargetVerdict(
+                target=target,
+                wanted=text,
+                achieved="restore first",
+                evidence="published",
+                verdict="missed",
+                judged_on="the storage class",
+                reason=f"{reason}: no TTFB or read-throughput target can be met",
+            )
+        )
+    return found
+
+
+def _throughput(
+    workload: Workload,
+    direction: Literal["read", "write"],
+    summary: ProfileSummary,
+    model: ProviderModel | None,
+) -> tuple[dict[str, float], float, str, Evidence, float | None]:
+    """Aggregate throughput one way: (hard bounds, achievable bits/s, what bounds it, its evidence, demonstrated).
+
+    Hard bounds (the client link, a provider ceiling the profile states exactly) can reject an
+    option. The achievable figure is the lowest of them and of streams x per-stream rate; above
+    what the profile demonstrates it is extrapolated, and with no per-stream figure it is assumed.
+    """
+    client = workload.client
+    read = direction == "read"
+    ceiling = summary.read_ceiling_bytes_per_s if read else summary.write_ceiling_bytes_per_s
+    ceiling_name = "read_ceiling_bytes_per_s" if read else "write_ceiling_bytes_per_s"
+    hard: dict[str, float] = {"client link": client.link}
+    if ceiling is not None and summary.is_exact(ceiling_name):
+        hard[f"provider {direction} ceiling"] = ceiling * 8
+    demonstrated = ceiling * 8 if ceiling is not None else None
+    estimates = dict(hard)
+    mean = workload.storage.mean_object_bytes
+    points = summary.get_stream_bytes_per_s if read else summary.put_stream_bytes_per_s
+    stream = stream_rate(points, mean)
+    if stream is not None:
+        streams = client.concurrency * (client.read_streams if read and mean > client.range_size else 1)
+        estimates[f"{streams} streams at {format_rate(stream * 8)} each"] = stream * 8 * streams
+    bound_name = min(estimates, key=lambda k: estimates[k])
+    achievable = estimates[bound_name]
+    evidence: Evidence = "assumed"
+    if stream is not None and model is not None:
+        evidence = model.stream_evidence(direction, round(mean))
+    if is_backed(evidence) and (demonstrated is None or achievable > demonstrated * 1.0001):
+        evidence = "extrapolated"  # more than any figure in the profile shows
+    return hard, achievable, bound_name, evidence, demonstrated
+
+
+def judge_performance(
+    workload: Workload,
+    storage_class: str,
+    summary: ProfileSummary | None,
+    source: str,
+    model: ProviderModel | None = None,
+    *,
+    restore_required: bool = False,
+) -> tuple[PerformanceEstimate, list[Rejection], list[str], list[TargetVerdict]]:
+    """Analytic feasibility from a profile: (estimate, rejections beyond the targets' verdicts, warnings,
+    a verdict per target).
+
+    ``model`` (the provider model built from the same profile) says how each figure is backed;
+    without it every figure is taken as assumed. ``restore_required`` (the class's property in the
+    price table): objects are read only after a restore, so the profile's figures do not apply.
+    """
+    targets = workload.performance
+    violations: list[Rejection] = []
+    warnings: list[str] = []
+    verdicts: list[TargetVerdict] = []
+    archive = restore_required
+    if archive:
+        verdicts += restore_verdicts(workload, storage_class)
+        if not verdicts and workload.reads_per_month():
+            warnings.append(
+                f"{storage_class} objects must be restored (minutes to hours) before they can be read; "
+                "the restore fees are in the bill"
+            )
+    if summary is None:
+        summary = ProfileSummary(provider=None, source_kind="none")
+        source = "client link only (no profile)"
+
+    def evidence_of(key: str) -> Evidence:
+        return model.evidence_of(key) if model is not None else "assumed"
+
+    p99 = summary.ttfb_p99_s
+    floor = p99 is None and summary.ttfb_p50_s is not None
+    ttfb = p99 if p99 is not None else summary.ttfb_p50_s
+    ttfb_evidence: Evidence | None = None
+    if ttfb is not None:
+        ttfb_evidence = (
+            evidence_of("latency.get") if floor else weakest(evidence_of("latency.get"), evidence_of("latency.tail"))
+        )
+    if targets.p99_ttfb is not None and not archive:
+        verdicts.append(
+            judge_target(
+                "p99 TTFB",
+                wanted=targets.p99_ttfb,
+                wanted_text=format_duration(targets.p99_ttfb),
+                figure=ttfb,
+                figure_text=None if ttfb is None else format_duration(ttfb),
+                evidence=ttfb_evidence or "assumed",
+                higher_is_better=False,
+                bound="at least" if floor else "estimate",
+                judged_on="profile",
+                why_weak="" if ttfb is not None else "the profile has none; measure it",
+            )
+        )
+
+    read_hard, achievable, bound_name, read_evidence, demonstrated = _throughput(workload, "read", summary, model)
+    write_hard, write_achievable, write_bound, write_throughput_evidence, write_shown = _throughput(
+        workload, "write", summary, model
+    )
+    directions: tuple[Literal["read", "write"], ...] = ("read", "write")
+    for direction, wanted, hard, figure, bound, evidence, shown in zip(
+        directions,
+        (targets.read_throughput, targets.write_throughput),
+        (read_hard, write_hard),
+        (achievable, write_achievable),
+        (bound_name, write_bound),
+        (read_evidence, write_throughput_evidence),
+        (demonstrated, write_shown),
+        strict=True,
+    ):
+        target = f"{direction} throughput"
+        if wanted is None or (archive and direction == "read"):
+            continue
+        hard_name = min(hard, key=lambda k: hard[k])
+        if hard[hard_name] < wanted:  # an upper bound below the target: a miss on evidence
+            verdicts.append(
+                judge_target(
+                    target,
+                    wanted=wanted,
+                    wanted_text=format_rate(wanted),
+                    figure=hard[hard_name],
+                    figure_text=format_rate(hard[hard_name]),
+                    evidence="measured" if hard_name == "client link" else evidence_of(f"ceiling.{direction}"),
+                    higher_is_better=True,
+                    bound="at most",
+                    judged_on="the client link the workload states" if hard_name == "client link" else hard_name,
+                )
+            )
+            continue
+        demonstrated_text = "the profile demonstrates " + (format_rate(shown) if shown else "none")
+        stream_backed = model is not None and is_backed(
+            model.stream_evidence(direction, round(workload.storage.mean_object_bytes))
+        )
+        if evidence == "extrapolated" and stream_backed and shown is not None and min(figure, shown) >= wanted:
+            # the estimate goes beyond the profile, but what the profile does show already meets the target
+            verdicts.append(
+                judge_target(
+                    target,
+                    wanted=wanted,
+                    wanted_text=format_rate(wanted),
+                    figure=min(figure, shown),
+                    figure_text=format_rate(min(figure, shown)),
+                    evidence=weakest(evidence_of(f"stream.{direction}"), "derived"),
+                    higher_is_better=True,
+                    bound="at least",
+                    judged_on=f"{demonstrated_text}, and {bound} allows more",
+                )
+            )
+            continue
+        verdicts.append(
+            judge_target(
+                target,
+                wanted=wanted,
+                wanted_text=format_rate(wanted),
+                figure=figure,
+                figure_text=format_rate(figure),
+                evidence=evidence,
+                higher_is_better=True,
+                judged_on=f"bound by {bound}",
+                why_weak=(
+                    f"{demonstrated_text} and no per-stream rate"
+                    if evidence == "assumed"
+                    else f"{demonstrated_text}; measure it"
+                ),
+            )
+        )
+
+    hot = workload.traffic.hot_objects
+    if hot is not None and summary.hot_object_limit is not None:
+        per_key = math.ceil(hot.peak_concurrency / hot.replicas)
+        if per_key > summary.hot_object_limit:
+            keys = math.ceil(hot.peak_concurrency / summary.hot_object_limit)
+            if summary.hot_object_behaviour == "reject":
+                violations.append(
+                    Rejection(
+                        kind="hot-object",
+                        statement=f"{per_key} concurrent reads of one hot object exceed the "
+                        f"{summary.hot_object_limit} this provider serves before answering "
+                        f"{summary.hot_object_error or 'errors'}; replicate the hot object under {keys} keys",
+                    )
+                )
+            else:
+                warnings.append(
+                    f"{per_key} concurrent reads of one hot object exceed {summary.hot_object_limit}: latency "
+                    "degrades past it"
+                )
+    peak_get = workload.peak_read_rate_per_s()
+    measured = summary.ops_per_s.get("get")
+    if measured and peak_get > measured:
+        warnings.append(
+            f"peak GET rate {peak_get:,.0f}/s is above the highest rate in the profile ({measured:,.0f}/s); "
+            "beyond it is unmeasured"
+        )
+    estimate = PerformanceEstimate(
+        source=source,
+        p99_ttfb_s=None if archive else ttfb,
+        p99_ttfb_evidence=None if archive else ttfb_evidence,
+        ttfb_is_floor=floor,
+        read_throughput_bits_per_s=None if archive else achievable,
+        read_throughput_evidence=None if archive else read_evidence,
+        read_bound=RESTORE_FIRST if archive else bound_name,
+        demonstrated_read_bits_per_s=demonstrated,
+        write_throughput_bits_per_s=write_achievable,
+        write_throughput_evidence=write_throughput_evidence,
+        write_bound=write_bound,
+        hot_object_limit=summary.hot_object_limit,
+        hot_object_behaviour=summary.hot_object_behaviour,
+    )
+    return estimate, violations, warnings, verdicts
+
+
+def prefix_warnings(workload: Workload, limits: Limits) -> list[str]:
+    """What the provider's documented per-prefix request rates ask of the workload's key layout."""
+    from planner.sim.workload_adapter import operations_label, prefixes_needed
+
+    stated = workload.storage.prefixes
+    found: list[str] = []
+    for need in prefixes_needed(workload, limits):
+        counted = operations_label(need.rate).upper()
+        peak = f"the peak's {need.peak_per_s:,.0f} {counted} requests/s"
+        if stated is None and need.prefixes > 1:
+            found.append(
+                f"{peak} need keys over at least {need.prefixes:,} prefixes ({need.rate.per_s:,g}/s a prefix); "
+                "storage.prefixes is not stated, so that many are assumed"
+            )
+        elif stated is not None and need.peak_per_s > need.rate.per_s * stated:
+            found.append(
+                f"{peak} over {stated:,} prefix(es) exceed the documented {need.rate.per_s:,g}/s a prefix: expect "
+                f"{need.rate.error} until the provider partitions them; spread keys over at least {need.prefixes:,}"
+            )
+    return found
+
+
+def simulate_option(
+    workload: Workload,
+    provider: str,
+    profile: Profile | None,
+    *,
+    limits: Limits,
+    duration_s: float,
+    seed: int,
+) -> tuple[PerformanceEstimate | None, list[Rejection], list[str], list[TargetVerdict]]:
+    """Feasibility from the simulator: the peak window's p99 TTFB, GET throughput and throttling.
+
+    ``limits`` (the price table's) shape multipart uploads and give the documented request rates.
+    Each target the simulation judges comes back with the evidence of what the figure rests on:
+    a backed miss rejects the option like a published floor does; a figure resting on an assumed
+    or extrapolated input leaves the target unverified.
+    """
+    from measure.reference import load_reference
+    from planner.sim import adapt_workload, provider_model_from_profile, simulate_spec
+    from planner.sim.result import demonstrated_bits_per_s, figure_evidence, judge_simulated
+
+    # Feasibility needs the peak only: the mean window bills the month, which the cost engine does.
+    try:
+        chosen = profile if profile is not None else load_reference(provider)
+        model, _ = provider_model_from_profile(chosen, limits)
+        adapted = adapt_workload(workload, window="peak", limits=limits)
+        peak = simulate_spec(adapted.spec, model, duration_s, seed, replications=2)
+    except PlannerError as error:
+        return None, [], [f"not simulated ({error}); judged from the profile alone"], []
+    profile_label = f"{chosen.source.kind} profile of {provider}"
+    gets = [op for op in peak.operations.values() if op.operation.lower() == "get"]
+    p99 = gets[0].ttfb_p99_s.mean if gets and gets[0].requests.mean else None
+    read_bits = sum(op.throughput_bytes_per_s.mean for op in gets) * 8
+    attempts = sum(op.requests.mean + op.retries.mean for op in peak.operations.values())
+    throttled = sum(
+        e.mean for op in peak.operations.values() for kind, e in op.errors.items() if kind.startswith(("503", "429"))
+    )
+    rate = throttled / attempts if attempts else 0.0
+    violations: list[Rejection] = []
+    warnings: list[str] = []
+    failed = sum(op.failed.mean for op in peak.operations.values())
+    if failed and attempts:
+        kinds = sorted({kind for op in peak.operations.values() for kind in op.errors})
+        violations.append(
+            Rejection(
+                kind="failed-requests",
+                statement=f"simulated peak: {failed / attempts:.1%} of requests fail after every retry "
+                f"({', '.join(kinds)})",
+            )
+        )
+    elif throttled:
+        kinds = sorted({kind for op in peak.operations.values() for kind in op.errors})
+        warnings.append(
+            f"simulated peak: {rate:.1%} of request attempts throttled ({', '.join(kinds)}), retried and billed"
+        )
+    if gets and not gets[0].requests.mean:
+        warnings.append("simulated peak: no GET completed inside the window (the client is saturated)")
+    demonstrated = demonstrated_bits_per_s(chosen.summary())
+    mean_bytes = workload.storage.mean_object_bytes
+    # Simulated times include waiting for the client's own connections and link: a miss there is the
+    # workload's client as much as the provider, and says so in its reason.
+    verdicts = judge_simulated(
+        peak.slo,
+        model,
+        mean_bytes=mean_bytes,
+        demonstrated_bits_per_s=demonstrated,
+        judged_on="simulated peak, client queueing included",
+    )
+    evidence = figure_evidence(model, mean_bytes)
+    read_evidence = evidence["GET.throughput"]
+    if is_backed(read_evidence) and (demonstrated["read"] is None or read_bits > demonstrated["read"] * 1.0001):
+        read_evidence = "extrapolated"
+    label = f"simulation of the peak hour's rate ({peak.window_s:g} s x {peak.replications}) on the {profile_label}"
+    estimate = PerformanceEstimate(
+        source=label,
+        p99_ttfb_s=p99,
+        read_throughput_bits_per_s=read_bits or None,
+        read_bound="the workload's own peak demand (simulated)",
+        throttle_rate=rate,
+        simulated_p99_ttfb_evidence=evidence["GET.tail"] if p99 is not None else None,
+        simulated_read_evidence=read_evidence if read_bits else None,
+    )
+    return estimate, violations, warnings, verdicts
+
+
+def load_profiles(providers: Sequence[str], profiles_dir: Path | None) -> dict[str, tuple[Profile, Path | None]]:
+    """The profile each provider is judged on, with its file: ``<provider>.json`` in ``profiles_dir``
+    (a measured profile, which must be of that provider), else the shipped reference profile (no
+    file: None). A provider with neither is left out."""
+    from measure.reference import load_profile, load_reference, reference_providers
+
+    found: dict[str, tuple[Profile, Path | None]] = {}
+    shipped = set(reference_providers())
+    for provider in providers:
+        if profiles_dir is not None and (profiles_dir / f"{provider}.json").is_file():
+            path = profiles_dir / f"{provider}.json"
+            profile = load_profile(path)
+            if profile.provider is not None and profile.provider != provider:
+                raise InputError(
+                    f"the profile is of {profile.provider}, not {provider}", source=str(path), field="provider"
+                )
+            found[provider] = (profile, path)
+        elif provider in shipped:
+            found[provider] = (load_reference(provider), None)
+    return found
+
+
+def _load_profiles(providers: list[str], profiles_dir: Path | None) -> dict[str, tuple[Profile, str]]:
+    """``load_profiles`` with the label the judgement names its source by."""
+    return {
+        provider: (
+            profile,
+            f"measured profile {path}" if path else f"reference profile {provider} (published benchmarks)",
+        )
+        for provider, (profile, path) in load_profiles(providers, profiles_dir).items()
+    }
+
+
+def reference_summaries(
+    providers: list[str], profiles_dir: Path | None = None
+) -> dict[str, tuple[ProfileSummary, str]]:
+    """Profile summaries by provider: the user's profiles (``<provider>.json`` in a folder) or the shipped ones."""
+    return {p: (profile.summary(), label) for p, (profile, label) in _load_profiles(providers, profiles_dir).items()}
