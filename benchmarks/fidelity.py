@@ -29,11 +29,14 @@ gives the host's busy cores besides server and driver (from /proc/stat). Everyth
 loopback and is bounded in count and time. Prints figures; never fails on them.
 
     python benchmarks/fidelity.py [--rounds 3] [--seconds 20] [--peak-share 0.8] [--profile-out P.json]
+        [--live-out L.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import math
 import multiprocessing
 import os
@@ -492,6 +495,9 @@ def main() -> None:
     parser.add_argument("--peak-share", type=float, default=0.75, help="scenario (b): share of the measured peak")
     parser.add_argument("--profile", type=Path, help="use this measured profile instead of measuring")
     parser.add_argument("--profile-out", type=Path, help="keep the measured profile here")
+    parser.add_argument(
+        "--live-out", type=Path, help="keep the live figures here (JSON: per scenario, its definition and rounds)"
+    )
     parser.add_argument("--only", default="abcd", help="scenarios to run, e.g. 'ab'")
     parser.add_argument(
         "--ladder-seconds",
@@ -506,7 +512,22 @@ def main() -> None:
         help="seconds of sparse open-loop cells (10/s, 80:20 GET:PUT, 4 KiB and 4 MiB) added to the profile, "
         "as planner measure's schema-2 open-loop cells; 0: closed-loop cells only",
     )
+    parser.add_argument(
+        "--live",
+        type=Path,
+        help="with --profile: no server, no live load; simulate the scenarios of this --live-out file against the "
+        "profile and print the table (for trying a model change on figures already measured)",
+    )
     args = parser.parse_args()
+    if args.live is not None:
+        if args.profile is None:
+            parser.error("--live needs --profile (the profile the live run kept with --profile-out)")
+        from measure.reference import load_profile
+
+        saved = json.loads(args.live.read_text())
+        chosen = [Scenario(**entry["scenario"]) for entry in saved.values()]
+        report(load_profile(args.profile), chosen, {k: v["rounds"] for k, v in saved.items()}, args.rounds)
+        return
     with tempfile.TemporaryDirectory() as folder_name:
         folder = Path(folder_name)
         gen = server_fixture.s3_server.__wrapped__(_Factory(folder))
@@ -589,16 +610,26 @@ def main() -> None:
                 proxy.stop()
             with pytest.raises(StopIteration):
                 next(gen)
+    if args.live_out is not None:
+        args.live_out.write_text(
+            json.dumps({s.name: {"scenario": dataclasses.asdict(s), "rounds": live[s.name]} for s in chosen}, indent=1)
+        )
+    report(profile, chosen, live, args.rounds)
+
+
+def report(profile: Profile, chosen: list[Scenario], live: dict[str, list[dict[str, float]]], rounds: int) -> None:
+    """Print, per scenario, the live medians, the simulated figures and their ratios."""
+    closed_only = profile.model_copy(update={"cells": [c for c in profile.cells if c.mode == "closed"]})
     print()
     print(
         f"SeaweedFS on loopback, {os.cpu_count()} cores shared by server, driver and simulator; "
-        f"medians of {args.rounds} rounds"
+        f"medians of {rounds} rounds"
     )
     header = f"{'scenario':34} {'':5} {'GET p50':>8} {'p95':>8} {'p99':>8} {'TTFB50':>8} {'ops/s':>8}"
     print(header + f" {'late':>6} {'cli CPU':>7} {'srv CPU':>7} {'other':>7}")
     for scenario in chosen:
-        rounds = live[scenario.name]
-        median = {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
+        runs = live[scenario.name]
+        median = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
         sims = [("sim", simulate(profile, scenario, seed=1))]
         if any(c.mode == "open" for c in profile.cells):
             sims.append(("simC", simulate(closed_only, scenario, seed=1)))
