@@ -853,11 +853,19 @@ def uncertain_answer(answer: UncertainAnswer, fmt: str) -> str:
         for u in answer.inputs
     )
     swings = [(s.field, usd(Decimal(repr(s.at_p10_usd))), usd(Decimal(repr(s.at_p90_usd)))) for s in answer.tornado]
+    reasons: dict[str, list[str]] = {}
+    for label, why in answer.by_engine.items():
+        reasons.setdefault(why, []).append(label)
+    engine = [
+        wrap_prose(f"Priced outcome by outcome with the line-item engine, not as arrays: {', '.join(labels)} ({why}).")
+        for why, labels in reasons.items()
+    ]
     return "\n".join(
         [
             "",
             heading(f"Under uncertainty: {answer.samples:,} outcomes (seed {answer.seed})", fmt, level=3),
             wrap_prose(f"Inputs: {inputs}."),
+            *engine,
             table(headers, rows, fmt),
             "",
             wrap_prose(answer.statement + "."),

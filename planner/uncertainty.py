@@ -8,9 +8,10 @@ A numeric workload field may be a distribution instead of a value, in the field'
 
 Every other command reads such a field at its central value (the likely one, the midpoint, the
 median) and says so; ``sample`` draws ``n`` seeded outcomes and prices every allowed option in each
-with the exact line-item engine: for each option the probability of being the cheapest that breaks
-no policy, of breaking none, its monthly bill's p10 / p50 / p90, and the expected regret of choosing
-it (what it costs above the cheapest, averaged over the outcomes).
+(as arrays, ``planner.outcomes``: to the cent what the line-item engine bills): for each option
+the probability of being the cheapest that breaks no policy, of breaking none, its monthly bill's
+p10 / p50 / p90, and the expected regret of choosing it (what it costs above the cheapest,
+averaged over the outcomes).
 """
 
 from __future__ import annotations
@@ -196,6 +197,10 @@ class UncertainAnswer(_Model):
     options: list[OptionOutcome] = Field(description="by probability of being the cheapest, highest first")
     statement: str = Field(description="how robust the favourite is, in words")
     tornado: list[Swing] = Field(description="the inputs by how far they move the favourite's bill, widest first")
+    by_engine: dict[str, str] = Field(
+        default_factory=dict,
+        description="options priced outcome by outcome with the line-item engine, not as arrays, and why",
+    )
 
 
 def sample(
@@ -206,11 +211,17 @@ def sample(
     seed: int = 0,
     as_of: dt.date | None = None,
     progress: Callable[[float], None] | None = None,
+    engine_only: bool = False,
 ) -> UncertainAnswer:
-    """Price every allowed option in ``n`` seeded outcomes of the uncertain inputs (a month each)."""
+    """Price every allowed option in ``n`` seeded outcomes of the uncertain inputs (a month each).
+
+    The outcomes are priced together as arrays (``planner.outcomes``); an option the arrays cannot
+    price is priced outcome by outcome with the line-item engine, as every option is with
+    ``engine_only``, and ``by_engine`` says which and why. The amounts are the same either way."""
     import numpy as np
 
     from planner.costing import price_table
+    from planner.outcomes import price_outcomes
     from pricing.engine import bill
 
     if not inputs:
@@ -227,22 +238,18 @@ def sample(
         )
     rng = np.random.default_rng(seed)
     draws = {u.field: u.sample(rng, n) for u in inputs}
-    costs = np.zeros((n, len(options)))
-    feasible = np.ones((n, len(options)), dtype=bool)
+    priced = price_outcomes(workload, draws, options, tables, as_of=day, engine_only=engine_only, progress=progress)
+    costs, feasible = priced.costs_usd, priced.feasible
 
     def price(point: dict[str, float]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         varied = at(workload, point)
         row, ok = np.zeros(len(options)), np.ones(len(options), dtype=bool)
         for j, (provider, storage_class) in enumerate(options):
             table = tables[provider]
-            priced = bill(table, storage_class, varied.usage_for(storage_class, table.limits), as_of=day)
-            row[j], ok[j] = float(priced.total_usd), not priced.policy_breaches
+            breakdown = bill(table, storage_class, varied.usage_for(storage_class, table.limits), as_of=day)
+            row[j], ok[j] = float(breakdown.total_usd), not breakdown.policy_breaches
         return row, ok
 
-    for i in range(n):
-        costs[i], feasible[i] = price({field: float(values[i]) for field, values in draws.items()})
-        if progress is not None:
-            progress(i + 1)
     masked = np.where(feasible, costs, np.inf)
     best = masked.min(axis=1)
     winners = np.where(np.isfinite(best), masked.argmin(axis=1), -1)
@@ -276,7 +283,14 @@ def sample(
         tornado.append(Swing(field=u.field, at_p10_usd=float(at_lo), at_p90_usd=float(at_hi)))
     tornado.sort(key=lambda s: -abs(s.at_p90_usd - s.at_p10_usd))
     return UncertainAnswer(
-        samples=n, seed=seed, as_of=day, inputs=inputs, options=outcomes, statement=statement, tornado=tornado
+        samples=n,
+        seed=seed,
+        as_of=day,
+        inputs=inputs,
+        options=outcomes,
+        statement=statement,
+        tornado=tornado,
+        by_engine=priced.by_engine,
     )
 
 
