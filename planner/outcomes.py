@@ -151,6 +151,27 @@ def _usage(workload: Workload, draws: dict[str, Array], n: int, limits: Limits) 
     }
 
 
+def engine_reasons(
+    workload: Workload,
+    fields: list[str],
+    options: list[tuple[str, str]],
+    tables: dict[str, PriceTable],
+    *,
+    engine_only: bool = False,
+) -> dict[str, str]:
+    """The options (``provider:class``) only the line-item engine can price with these fields uncertain, and why."""
+    common = "asked for the line-item engine" if engine_only else _workload_reason(workload, fields)
+    reasons = {}
+    for provider, storage_class in options:
+        why = common
+        table = tables[provider]
+        if why is None and table.classes[storage_class].access_tiers and workload.storage.unread_shares():
+            why = "its access tiers take the unread shares, which only the line-item engine places"
+        if why is not None:
+            reasons[f"{provider}:{storage_class}"] = why
+    return reasons
+
+
 def price_outcomes(
     workload: Workload,
     draws: dict[str, Array],
@@ -169,24 +190,17 @@ def price_outcomes(
     from pricing.engine import bill
     from pricing.sweep import Deletions, monthly_bills
 
-    fields = list(draws)
     n = len(next(iter(draws.values()))) if draws else 0
     values = {f: held(workload, f, np.asarray(v, dtype=np.float64)) for f, v in draws.items()}
     costs = np.zeros((n, len(options)))
     feasible = np.ones((n, len(options)), dtype=bool)
-    reason = "asked for the line-item engine" if engine_only else _workload_reason(workload, fields)
-    by_engine: dict[str, str] = {}
+    by_engine = engine_reasons(workload, list(draws), options, tables, engine_only=engine_only)
     usages: dict[str, dict[str, Any]] = {}
     for j, (provider, storage_class) in enumerate(options):
-        table = tables[provider]
-        label = f"{provider}:{storage_class}"
-        why = reason
-        template = workload.usage_for(storage_class, table.limits)
-        if why is None and table.classes[storage_class].access_tiers and template.unread_shares:
-            why = "its access tiers take the unread shares, which only the line-item engine places"
-        if why is not None:
-            by_engine[label] = why
+        if f"{provider}:{storage_class}" in by_engine:
             continue
+        table = tables[provider]
+        template = workload.usage_for(storage_class, table.limits)
         if provider not in usages:
             usages[provider] = _usage(workload, values, n, table.limits)
         usage = usages[provider]

@@ -29,9 +29,17 @@ from planner.workload import Workload, format_field_value
 if TYPE_CHECKING:  # numpy only when outcomes are drawn: loading a workload stays light
     import numpy as np
 
+    from planner.outcomes import PricedOutcomes
+    from pricing.models import PriceTable
+
 _KEYS = {"low", "likely", "high", "p10", "p90"}
 _Z90 = 1.2815515655446004  # the standard normal's 90th percentile
-MAX_SAMPLE_BILLS = 200_000
+MAX_SAMPLE_BILLS = 2_000_000
+"""Outcomes x options one run may price as arrays (about a second)."""
+MAX_ENGINE_BILLS = 200_000
+"""Outcomes x options one run may price with the line-item engine (about a minute)."""
+CHUNK_SAMPLES = 2_000
+"""Outcomes priced together in one chunk of work (here, or on one Dask worker)."""
 
 
 class _Model(BaseModel):
@@ -212,16 +220,21 @@ def sample(
     as_of: dt.date | None = None,
     progress: Callable[[float], None] | None = None,
     engine_only: bool = False,
+    scheduler: str | None = None,
+    chunk_samples: int = CHUNK_SAMPLES,
 ) -> UncertainAnswer:
     """Price every allowed option in ``n`` seeded outcomes of the uncertain inputs (a month each).
 
     The outcomes are priced together as arrays (``planner.outcomes``); an option the arrays cannot
     price is priced outcome by outcome with the line-item engine, as every option is with
-    ``engine_only``, and ``by_engine`` says which and why. The amounts are the same either way."""
+    ``engine_only``, and ``by_engine`` says which and why. The amounts are the same either way.
+    Every outcome is drawn here from ``seed`` first; chunks of ``chunk_samples`` are then priced in
+    this process or, given a Dask ``scheduler`` address, on its workers: the answer is the same."""
     import numpy as np
 
+    from planner.cluster import run_chunks
     from planner.costing import price_table
-    from planner.outcomes import price_outcomes
+    from planner.outcomes import engine_reasons
     from pricing.engine import bill
 
     if not inputs:
@@ -236,10 +249,24 @@ def sample(
             f"{n:,} samples x {len(options)} options is more than {MAX_SAMPLE_BILLS:,} bills: give fewer samples",
             source="--samples",
         )
+    by_engine = engine_reasons(workload, [u.field for u in inputs], options, tables, engine_only=engine_only)
+    if n * len(by_engine) > MAX_ENGINE_BILLS:
+        raise InputError(
+            f"{n:,} samples x {len(by_engine)} options the line-item engine prices ({next(iter(by_engine.values()))})"
+            f" is more than {MAX_ENGINE_BILLS:,} bills: give fewer samples",
+            source="--samples",
+        )
     rng = np.random.default_rng(seed)
     draws = {u.field: u.sample(rng, n) for u in inputs}
-    priced = price_outcomes(workload, draws, options, tables, as_of=day, engine_only=engine_only, progress=progress)
-    costs, feasible = priced.costs_usd, priced.feasible
+    starts = range(0, n, chunk_samples)
+    chunks = [
+        (workload, {f: v[a : a + chunk_samples] for f, v in draws.items()}, options, tables, day, engine_only)
+        for a in starts
+    ]
+    moved = None if progress is None else (lambda k: progress(min(n, k * chunk_samples)))
+    parts = run_chunks(_price_chunk, chunks, scheduler=scheduler, progress=moved)
+    costs = np.concatenate([p.costs_usd for p in parts])
+    feasible = np.concatenate([p.feasible for p in parts])
 
     def price(point: dict[str, float]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         varied = at(workload, point)
@@ -290,8 +317,21 @@ def sample(
         options=outcomes,
         statement=statement,
         tornado=tornado,
-        by_engine=priced.by_engine,
+        by_engine=by_engine,
     )
+
+
+def _price_chunk(
+    workload: Workload,
+    draws: dict[str, np.ndarray[Any, np.dtype[np.float64]]],
+    options: list[tuple[str, str]],
+    tables: dict[str, PriceTable],
+    day: dt.date,
+    engine_only: bool,
+) -> PricedOutcomes:
+    from planner.outcomes import price_outcomes
+
+    return price_outcomes(workload, draws, options, tables, as_of=day, engine_only=engine_only)
 
 
 def _statement(
