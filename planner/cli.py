@@ -586,6 +586,7 @@ def sweep_command(
     ],
     as_of: AsOfOption = None,
     output: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
     dask: DaskOption = None,
 ) -> None:
     """Every allowed option's monthly bill over a grid of one or two workload fields, and the cheapest at each point."""
@@ -600,6 +601,10 @@ def sweep_command(
         points *= len(axis.values)
     with progress.bar("pricing the grid", total=points, unit="points") as moved:
         result = sweep(workload, axes, as_of=parse_date(as_of), progress=moved, scheduler=dask)
+    if plot is not None:
+        from planner.reports.plots import save_sweep_plot
+
+        save_sweep_plot(result, plot)
     typer.echo(render.as_json(result) if output == OutputFormat.json else render.sweep(result, output.value))
 
 
