@@ -71,8 +71,8 @@ def _workload_reason(workload: Workload, fields: list[str]) -> str | None:
     return None
 
 
-def _usage(workload: Workload, draws: dict[str, Array], n: int, limits: Limits) -> dict[str, Any]:
-    """A month of usage (month 0) for every outcome, as ``Workload.usage_for`` derives it for one."""
+def _usage(workload: Workload, draws: dict[str, Array], n: int, limits: Limits, month: int) -> dict[str, Any]:
+    """A month of usage for every outcome, as ``Workload.usage_for`` derives it for one."""
     storage, traffic, client = workload.storage, workload.traffic, workload.client
 
     def value(path: str, current: float | int | None) -> Array:
@@ -83,18 +83,20 @@ def _usage(workload: Workload, draws: dict[str, Array], n: int, limits: Limits) 
     def per_mean(numerator: Array, mean: Array) -> Array:
         return np.divide(numerator, mean, out=np.zeros(n), where=mean > 0)
 
-    stored = value("storage.stored", storage.stored)
+    first = value("storage.stored", storage.stored)
+    growth = value("storage.growth_per_month", storage.growth_per_month)
+    stored = first + growth * month
     if storage.object_size is not None:
         mean = np.full(n, float(storage.object_size))
     else:
-        mean = np.where(stored > 0, stored / value("storage.objects", storage.objects), 0.0)
-    if storage.objects is not None:
+        mean = np.where(first > 0, first / value("storage.objects", storage.objects), 0.0)
+    if storage.objects is not None and month == 0:
         count = value("storage.objects", storage.objects)
     else:
         count = np.where((mean > 0) & (stored > 0), np.maximum(1.0, np.round(per_mean(stored, mean))), 0.0)
     retention = storage.retention
     deleted = stored * MONTH_S / retention if retention is not None else np.zeros(n)
-    written = value("storage.growth_per_month", storage.growth_per_month) + deleted
+    written = growth + deleted
     egress = value("traffic.egress", traffic.egress)
     internal = value("traffic.internal_reads", traffic.internal_reads)
     inter = value("traffic.inter_region", traffic.inter_region)
@@ -179,10 +181,13 @@ def price_outcomes(
     tables: dict[str, PriceTable],
     *,
     as_of: dt.date,
+    month: int = 0,
     engine_only: bool = False,
     progress: Callable[[float], None] | None = None,
 ) -> PricedOutcomes:
-    """Every option's monthly bill in each outcome of ``draws`` (field -> values, in the model's units).
+    """Every option's bill for ``month`` of the horizon (0 is the first), priced with ``tables`` (those
+    in force on ``as_of``, that month's day), in each outcome of ``draws`` (field -> values, in the
+    model's units).
 
     ``engine_only`` prices every outcome with the line-item engine (the reference the arrays are
     held to, and the benchmark's baseline)."""
@@ -200,9 +205,9 @@ def price_outcomes(
         if f"{provider}:{storage_class}" in by_engine:
             continue
         table = tables[provider]
-        template = workload.usage_for(storage_class, table.limits)
+        template = workload.usage_for(storage_class, table.limits, month)
         if provider not in usages:
-            usages[provider] = _usage(workload, values, n, table.limits)
+            usages[provider] = _usage(workload, values, n, table.limits, month)
         usage = usages[provider]
         deleted_bytes, deleted_objects, age_days = usage["deletions"]
         costs[:, j], breaks = monthly_bills(
@@ -226,7 +231,8 @@ def price_outcomes(
             varied = at(workload, {f: float(v[i]) for f, v in values.items()})
             for j, provider, storage_class in slow:
                 table = tables[provider]
-                priced = bill(table, storage_class, varied.usage_for(storage_class, table.limits), as_of=as_of)
+                month_usage = varied.usage_for(storage_class, table.limits, month)
+                priced = bill(table, storage_class, month_usage, as_of=as_of)
                 costs[i, j], feasible[i, j] = float(priced.total_usd), not priced.policy_breaches
             if progress is not None:
                 progress(i + 1)

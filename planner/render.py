@@ -841,11 +841,13 @@ def uncertain_answer(answer: UncertainAnswer, fmt: str) -> str:
             usd(Decimal(repr(o.p10_usd))),
             usd(Decimal(repr(o.p50_usd))),
             usd(Decimal(repr(o.p90_usd))),
+            " / ".join(usd(Decimal(repr(v))) for v in (o.horizon_p10_usd, o.horizon_p50_usd, o.horizon_p90_usd)),
             "-" if o.expected_regret_usd == float("inf") else usd(Decimal(repr(o.expected_regret_usd))),
         )
         for o in answer.options
     ]
-    headers = ["option", "cheapest", "no policy broken", "p10 a month", "p50", "p90", "expected regret"]
+    horizon = f"p10 / p50 / p90 over {answer.months} months"
+    headers = ["option", "cheapest", "no policy broken", "p10 a month", "p50", "p90", horizon, "expected regret"]
     inputs = "; ".join(
         f"{u.field}: {u.kind} {format_field_value(u.field, u.low, whole=u.whole)}"
         + (f" / {format_field_value(u.field, u.likely, whole=u.whole)}" if u.likely is not None else "")

@@ -39,7 +39,11 @@ MAX_SAMPLE_BILLS = 2_000_000
 MAX_ENGINE_BILLS = 200_000
 """Outcomes x options one run may price with the line-item engine (about a minute)."""
 CHUNK_SAMPLES = 2_000
-"""Outcomes priced together in one chunk of work (here, or on one Dask worker)."""
+"""Outcomes priced together in one chunk of work on a Dask worker."""
+LOCAL_CHUNK_SAMPLES = 20_000
+"""Outcomes priced together here (arrays pay numpy's per-call cost once a chunk)."""
+ENGINE_CHUNK_SAMPLES = 100
+"""Outcomes a chunk holds when some option is priced by the engine (progress moves a chunk at a time)."""
 
 
 class _Model(BaseModel):
@@ -183,6 +187,9 @@ class OptionOutcome(_Model):
     p10_usd: float
     p50_usd: float
     p90_usd: float
+    horizon_p10_usd: float = Field(description="its bill over the horizon (constraints.months), 10th percentile")
+    horizon_p50_usd: float
+    horizon_p90_usd: float
     expected_regret_usd: float = Field(
         description="mean of (its bill - the cheapest bill that breaks no policy) a month, over the outcomes where"
         " it breaks none (infinite when it always does)"
@@ -201,6 +208,7 @@ class UncertainAnswer(_Model):
     samples: int
     seed: int
     as_of: dt.date
+    months: int = Field(description="the horizon the horizon percentiles sum, month by month with the tables then")
     inputs: list[Uncertain]
     options: list[OptionOutcome] = Field(description="by probability of being the cheapest, highest first")
     statement: str = Field(description="how robust the favourite is, in words")
@@ -221,52 +229,60 @@ def sample(
     progress: Callable[[float], None] | None = None,
     engine_only: bool = False,
     scheduler: str | None = None,
-    chunk_samples: int = CHUNK_SAMPLES,
+    chunk_samples: int | None = None,
 ) -> UncertainAnswer:
     """Price every allowed option in ``n`` seeded outcomes of the uncertain inputs (a month each).
 
     The outcomes are priced together as arrays (``planner.outcomes``); an option the arrays cannot
     price is priced outcome by outcome with the line-item engine, as every option is with
     ``engine_only``, and ``by_engine`` says which and why. The amounts are the same either way.
-    Every outcome is drawn here from ``seed`` first; chunks of ``chunk_samples`` are then priced in
-    this process or, given a Dask ``scheduler`` address, on its workers: the answer is the same."""
+    Every outcome is drawn here from ``seed`` first; chunks of ``chunk_samples`` (by default as the
+    backend suits) are then priced in this process or, given a Dask ``scheduler`` address, on its
+    workers: the answer is the same."""
     import numpy as np
 
     from planner.cluster import run_chunks
-    from planner.costing import price_table
+    from planner.costing import add_months, price_table
     from planner.outcomes import engine_reasons
     from pricing.engine import bill
 
     if not inputs:
         raise InputError("the workload has no uncertain input: give a field as {low, likely, high}", field="--samples")
     day = as_of or dt.date.today()
-    tables = {p: price_table(p, day, None) for p in workload.constraints.providers}
+    months = workload.constraints.months
+    days = [add_months(day, month) for month in range(months)]
+    monthly_tables = [{p: price_table(p, d, None) for p in workload.constraints.providers} for d in days]
+    tables = monthly_tables[0]
     allowed = workload.constraints.storage_classes
     options = [(p, c) for p, t in tables.items() for c in t.classes if not allowed or c in allowed]
     labels = [f"{p}:{c}" for p, c in options]
-    if n * len(options) > MAX_SAMPLE_BILLS:
+    if n * len(options) * months > MAX_SAMPLE_BILLS:
         raise InputError(
-            f"{n:,} samples x {len(options)} options is more than {MAX_SAMPLE_BILLS:,} bills: give fewer samples",
+            f"{n:,} samples x {len(options)} options x {months} months is more than {MAX_SAMPLE_BILLS:,} bills:"
+            " give fewer samples",
             source="--samples",
         )
     by_engine = engine_reasons(workload, [u.field for u in inputs], options, tables, engine_only=engine_only)
-    if n * len(by_engine) > MAX_ENGINE_BILLS:
+    if n * len(by_engine) * months > MAX_ENGINE_BILLS:
         raise InputError(
             f"{n:,} samples x {len(by_engine)} options the line-item engine prices ({next(iter(by_engine.values()))})"
-            f" is more than {MAX_ENGINE_BILLS:,} bills: give fewer samples",
+            f" x {months} months is more than {MAX_ENGINE_BILLS:,} bills: give fewer samples",
             source="--samples",
         )
     rng = np.random.default_rng(seed)
     draws = {u.field: u.sample(rng, n) for u in inputs}
+    if chunk_samples is None:
+        chunk_samples = CHUNK_SAMPLES if scheduler else ENGINE_CHUNK_SAMPLES if by_engine else LOCAL_CHUNK_SAMPLES
     starts = range(0, n, chunk_samples)
     chunks = [
-        (workload, {f: v[a : a + chunk_samples] for f, v in draws.items()}, options, tables, day, engine_only)
+        (workload, {f: v[a : a + chunk_samples] for f, v in draws.items()}, options, monthly_tables, days, engine_only)
         for a in starts
     ]
     moved = None if progress is None else (lambda k: progress(min(n, k * chunk_samples)))
     parts = run_chunks(_price_chunk, chunks, scheduler=scheduler, progress=moved)
-    costs = np.concatenate([p.costs_usd for p in parts])
-    feasible = np.concatenate([p.feasible for p in parts])
+    costs = np.concatenate([p[0].costs_usd for p in parts])
+    feasible = np.concatenate([p[0].feasible for p in parts])
+    horizon = np.concatenate([p[1] for p in parts])
 
     def price(point: dict[str, float]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         varied = at(workload, point)
@@ -287,6 +303,7 @@ def sample(
         usable = feasible[:, j] & np.isfinite(best)
         regret = float(np.mean(costs[usable, j] - best[usable])) if usable.any() else math.inf
         p10, p50, p90 = np.percentile(costs[:, j], [10, 50, 90])
+        h10, h50, h90 = np.percentile(horizon[:, j], [10, 50, 90])
         outcomes.append(
             OptionOutcome(
                 option=label,
@@ -295,6 +312,9 @@ def sample(
                 p10_usd=float(p10),
                 p50_usd=float(p50),
                 p90_usd=float(p90),
+                horizon_p10_usd=float(h10),
+                horizon_p50_usd=float(h50),
+                horizon_p90_usd=float(h90),
                 expected_regret_usd=regret,
             )
         )
@@ -313,6 +333,7 @@ def sample(
         samples=n,
         seed=seed,
         as_of=day,
+        months=months,
         inputs=inputs,
         options=outcomes,
         statement=statement,
@@ -325,13 +346,22 @@ def _price_chunk(
     workload: Workload,
     draws: dict[str, np.ndarray[Any, np.dtype[np.float64]]],
     options: list[tuple[str, str]],
-    tables: dict[str, PriceTable],
-    day: dt.date,
+    monthly_tables: list[dict[str, PriceTable]],
+    days: list[dt.date],
     engine_only: bool,
-) -> PricedOutcomes:
+) -> tuple[PricedOutcomes, np.ndarray[Any, np.dtype[np.float64]]]:
+    """The first month's bills of a chunk of outcomes, and their sums over the horizon (each month
+    priced with the tables in force that month, as ``planner cost --months`` prices it)."""
     from planner.outcomes import price_outcomes
 
-    return price_outcomes(workload, draws, options, tables, as_of=day, engine_only=engine_only)
+    first = price_outcomes(workload, draws, options, monthly_tables[0], as_of=days[0], engine_only=engine_only)
+    horizon = first.costs_usd.copy()
+    for month in range(1, len(days)):
+        later = price_outcomes(
+            workload, draws, options, monthly_tables[month], as_of=days[month], month=month, engine_only=engine_only
+        )
+        horizon += later.costs_usd
+    return first, horizon
 
 
 def _statement(

@@ -131,3 +131,22 @@ def test_line_rounding_is_one_rule_for_decimals_and_arrays(
     # 0.015 and its kin are not exact in binary: the array path still rounds the half as the Decimal one
     got = rules.round_amount(np.array([float(amount)]), rule)
     assert got[0] == float(expected)
+
+
+@pytest.mark.parametrize("example", ["web-assets.yaml", "genomics-pipeline.yaml", "data-lake.yaml"])
+def test_a_later_month_of_the_horizon_grows_as_the_engine_grows_it(example: str) -> None:
+    """Month 7: stored grows, object counts and retention's deletions follow it."""
+    workload = load_workload(EXAMPLES / example)
+    rng = np.random.default_rng(3)
+    n = 80
+    draws = {
+        "storage.stored": rng.uniform(1e12, 300 * TB, n),
+        "storage.growth_per_month": rng.uniform(0, 20 * TB, n),
+        "traffic.egress": rng.uniform(0, 200 * TB, n),
+    }
+    tables = {p: price_table(p, AS_OF, None) for p in workload.constraints.providers}
+    allowed = workload.constraints.storage_classes
+    options = [(p, c) for p, t in tables.items() for c in t.classes if not allowed or c in allowed]
+    fast = price_outcomes(workload, draws, options, tables, as_of=AS_OF, month=7)
+    exact = price_outcomes(workload, draws, options, tables, as_of=AS_OF, month=7, engine_only=True)
+    _assert_same(fast, exact, [f"{p}:{c}" for p, c in options], draws)

@@ -108,3 +108,29 @@ def test_bad_ranges_are_one_line(tmp_path: Path, egress: str, message: str) -> N
     with pytest.raises(InputError, match=message) as caught:
         load_workload(path)
     assert caught.value.field == "traffic.egress"
+
+
+def test_horizon_percentiles_sum_each_month_with_growth(tmp_path: Path) -> None:
+    """B2 Standard (table 2026-05-01): $6.95 a TB-month after 0.01 TB free, every request free, egress
+    free up to 3x the stored volume and $0.01 a GB ($10 a TB) beyond (table 2023-10-03). Stored 10,
+    11 and 12 TB in the three months (1 TB growth): storage $69.43 + $76.38 + $83.33 = $229.14 (each
+    month's line rounded to the cent), and egress E costs $10 x [(E - 30) + (E - 33) + (E - 36)] where
+    positive. Egress uniform on [20, 60] TB: its p10 / p50 / p90 are 24 / 40 / 56 TB, so the horizon's
+    are $229.14, $229.14 + $10 x (10 + 7 + 4) = $439.14 and $229.14 + $10 x (26 + 23 + 20) = $919.14."""
+    path = tmp_path / "grows.yaml"
+    path.write_text(
+        TEXT.replace("object_size: 64 MiB}", "object_size: 64 MiB, growth_per_month: 1 TB}").replace(
+            "storage_classes: [standard]}", "storage_classes: [standard], months: 3}"
+        )
+    )
+    workload = load_workload(path)
+    n = 2000
+    answer = sample(workload, workload.uncertain, n, seed=7, as_of=AS_OF)
+    assert answer.months == 3
+    b2 = next(o for o in answer.options if o.option == "backblaze-b2:standard")
+    assert b2.horizon_p10_usd == pytest.approx(229.14, abs=1e-9)  # egress there is below 3 x 10 TB
+    # a quantile of 2,000 uniform draws is within ~0.27 TB of its own (1 sd); 30 dollars a TB there
+    assert abs(b2.horizon_p50_usd - 439.14) <= 4 * 0.27 * 30, b2.horizon_p50_usd
+    assert abs(b2.horizon_p90_usd - 919.14) <= 4 * 0.27 * 30, b2.horizon_p90_usd
+    # the month's percentiles are the first month's: 10 TB stored, $69.43 of storage
+    assert b2.p10_usd == pytest.approx(69.43, abs=1e-9)
