@@ -854,7 +854,15 @@ def uncertain_answer(answer: UncertainAnswer, fmt: str) -> str:
         + f" / {format_field_value(u.field, u.high, whole=u.whole)}"
         for u in answer.inputs
     )
-    swings = [(s.field, usd(Decimal(repr(s.at_p10_usd))), usd(Decimal(repr(s.at_p90_usd)))) for s in answer.tornado]
+    swings = [
+        (
+            s.field,
+            usd(Decimal(repr(s.at_p10_usd))),
+            usd(Decimal(repr(s.at_p90_usd))),
+            "-" if s.first_order_index is None else f"{100 * s.first_order_index:.0f} %",
+        )
+        for s in answer.tornado
+    ]
     reasons: dict[str, list[str]] = {}
     for label, why in answer.by_engine.items():
         reasons.setdefault(why, []).append(label)
@@ -873,6 +881,6 @@ def uncertain_answer(answer: UncertainAnswer, fmt: str) -> str:
             wrap_prose(answer.statement + "."),
             "",
             heading("What moves the favourite's bill (one input at its p10 and p90, the others central)", fmt, level=3),
-            table(["input", "at p10", "at p90"], swings, fmt),
+            table(["input", "at p10", "at p90", "share of its variance (first-order index)"], swings, fmt),
         ]
     )

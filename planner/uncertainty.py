@@ -202,6 +202,12 @@ class Swing(_Model):
     field: str
     at_p10_usd: float
     at_p90_usd: float
+    first_order_index: float | None = Field(
+        None,
+        description="the share of the variance of the favourite's bill this input explains alone, Var(E[bill |"
+        " input]) / Var(bill), estimated from the outcomes by binning them on the input (about +-1/sqrt(samples));"
+        " None when the bill does not vary",
+    )
 
 
 class UncertainAnswer(_Model):
@@ -327,7 +333,8 @@ def sample(
         lo, hi = np.percentile(draws[u.field], [10, 90])
         at_lo = price({**centre, u.field: float(lo)})[0][favourite]
         at_hi = price({**centre, u.field: float(hi)})[0][favourite]
-        tornado.append(Swing(field=u.field, at_p10_usd=float(at_lo), at_p90_usd=float(at_hi)))
+        index = first_order_index(costs[:, favourite], draws[u.field])
+        tornado.append(Swing(field=u.field, at_p10_usd=float(at_lo), at_p90_usd=float(at_hi), first_order_index=index))
     tornado.sort(key=lambda s: -abs(s.at_p90_usd - s.at_p10_usd))
     return UncertainAnswer(
         samples=n,
@@ -362,6 +369,24 @@ def _price_chunk(
         )
         horizon += later.costs_usd
     return first, horizon
+
+
+def first_order_index(
+    output: np.ndarray[Any, np.dtype[np.float64]], values: np.ndarray[Any, np.dtype[np.float64]]
+) -> float | None:
+    """Var(E[output | value]) / Var(output): the outcomes sorted by the input, cut into about
+    sqrt(n) bins of equal count, and the variance of the bins' means over the output's variance
+    (a first-order variance-based index, from the samples already priced: no more bills)."""
+    import numpy as np
+
+    total = float(np.var(output))
+    if len(output) < 4 or total <= 0:
+        return None
+    bins = np.array_split(output[np.argsort(values, kind="stable")], round(math.sqrt(len(output))))
+    means = np.array([b.mean() for b in bins])
+    sizes = np.array([len(b) for b in bins])
+    between = float(np.sum(sizes * (means - output.mean()) ** 2) / len(output))
+    return min(1.0, between / total)
 
 
 def _statement(

@@ -134,3 +134,39 @@ def test_horizon_percentiles_sum_each_month_with_growth(tmp_path: Path) -> None:
     assert abs(b2.horizon_p90_usd - 919.14) <= 4 * 0.27 * 30, b2.horizon_p90_usd
     # the month's percentiles are the first month's: 10 TB stored, $69.43 of storage
     assert b2.p10_usd == pytest.approx(69.43, abs=1e-9)
+
+
+def test_first_order_indices_of_a_bill_linear_in_two_inputs(tmp_path: Path) -> None:
+    """S3 Standard (aws-s3@2025-12-01) within its first tiers is linear: $0.023 a GiB-month stored
+    (first 50 TiB) and $0.09 a GiB of egress (first 10 TiB after 100 GiB free); GETs derived from
+    egress add $0.0004 per 1,000, 16 a GiB of 64 MiB objects, 0.007 % of egress's slope. With stored
+    uniform over 30 TB and egress over 8 TB, independent, Var(bill) = a^2 Var(S) + b^2 Var(E), so
+    stored explains 0.023^2 x 30^2 / (0.023^2 x 30^2 + 0.09^2 x 8^2) = 0.4761 / 0.9945 = 47.9 % of it
+    alone and egress 52.1 %."""
+    path = tmp_path / "linear.yaml"
+    path.write_text(
+        "name: linear\n"
+        "storage: {stored: {low: 10 TB, high: 40 TB}, object_size: 64 MiB}\n"
+        "traffic: {egress: {low: 1 TB, high: 9 TB}}\n"
+        "constraints: {providers: [aws-s3], storage_classes: [standard]}\n"
+    )
+    workload = load_workload(path)
+    answer = sample(workload, workload.uncertain, 10_000, seed=2, as_of=AS_OF)
+    index = {s.field: s.first_order_index for s in answer.tornado}
+    stored, egress = index["storage.stored"], index["traffic.egress"]
+    assert stored is not None and egress is not None
+    # binning 10,000 outcomes into 100 bins: within about 0.01 (sampling) plus 0.01 (the bins' own noise)
+    assert abs(stored - 0.4787) <= 0.03, stored
+    assert abs(egress - 0.5213) <= 0.03, egress
+    assert [s.field for s in answer.tornado] == ["traffic.egress", "storage.stored"]  # egress swings more
+
+
+def test_an_input_that_does_not_move_the_bill_explains_none_of_it() -> None:
+    from planner.uncertainty import first_order_index
+
+    rng = np.random.default_rng(0)
+    x, noise = rng.uniform(0, 1, 10_000), rng.uniform(0, 1, 10_000)
+    unrelated = first_order_index(noise, x)
+    assert unrelated is not None and unrelated < 0.02  # only the binning's bias, about 100 / 10,000
+    assert first_order_index(3 * x + 1, x) == pytest.approx(1.0, abs=1e-3)
+    assert first_order_index(np.full(100, 5.0), x[:100]) is None
