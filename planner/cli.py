@@ -682,6 +682,7 @@ def recommend_command(
                 as_of=parse_date(as_of),
                 progress=moved,
                 scheduler=dask,
+                correlations=workload.correlations,
             )
     if output == OutputFormat.json:
         payload = result.model_dump(mode="json")

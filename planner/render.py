@@ -863,6 +863,9 @@ def uncertain_answer(answer: UncertainAnswer, fmt: str) -> str:
         )
         for s in answer.tornado
     ]
+    if answer.correlations:
+        together = ", ".join(f"{c.first} and {c.second} {c.rho:g}" for c in answer.correlations)
+        inputs += f"; correlated (a Gaussian copula over normal scores): {together}"
     reasons: dict[str, list[str]] = {}
     for label, why in answer.by_engine.items():
         reasons.setdefault(why, []).append(label)

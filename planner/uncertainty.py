@@ -6,6 +6,10 @@ A numeric workload field may be a distribution instead of a value, in the field'
 - ``{low: 50 TB, high: 300 TB}``: uniform;
 - ``{p10: 50 TB, p90: 300 TB}``: lognormal with those 10th and 90th percentiles.
 
+Inputs are independent unless the file says otherwise: ``correlate: [[traffic.egress,
+storage.stored, 0.8]]`` draws those two through a Gaussian copula with that correlation between
+their normal scores, each keeping its own distribution.
+
 Every other command reads such a field at its central value (the likely one, the midpoint, the
 median) and says so; ``sample`` draws ``n`` seeded outcomes and prices every allowed option in each
 (as arrays, ``planner.outcomes``: to the cent what the line-item engine bills): for each option
@@ -86,6 +90,29 @@ class Uncertain(_Model):
             values = rng.lognormal(mu, sigma, n)
         return np.round(values) if self.whole else values
 
+    def quantile(
+        self, shares: np.ndarray[Any, np.dtype[np.float64]], scores: np.ndarray[Any, np.dtype[np.float64]]
+    ) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """The values at these shares of the distribution (its inverse CDF); ``scores`` are the same
+        points as standard normal scores, which a lognormal uses directly."""
+        import numpy as np
+
+        if self.kind == "uniform":
+            values = self.low + shares * (self.high - self.low)
+        elif self.kind == "triangular":
+            assert self.likely is not None
+            low, likely, high = self.low, self.likely, self.high
+            width = high - low
+            turn = (likely - low) / width if width else 0.0
+            rising = low + np.sqrt(shares * width * (likely - low))
+            falling = high - np.sqrt((1 - shares) * width * (high - likely))
+            values = np.where(shares < turn, rising, falling)
+        else:
+            mu = (math.log(self.low) + math.log(self.high)) / 2
+            sigma = (math.log(self.high) - math.log(self.low)) / (2 * _Z90)
+            values = np.exp(mu + sigma * scores)
+        return np.round(values) if self.whole else values
+
 
 def find(data: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
     """The distributions in a parsed workload file: mappings whose keys are low / likely / high / p10 / p90."""
@@ -116,10 +143,87 @@ def _read(workload: Workload, path: tuple[str, ...]) -> Any:
     return value
 
 
-def load(data: dict[str, Any], source: str) -> tuple[Workload, list[Uncertain]]:
-    """The workload at the central value of each distribution in ``data``, and the distributions."""
+class Correlation(_Model):
+    """Two uncertain inputs drawn together: ``rho`` is the correlation of their normal scores (a Gaussian copula)."""
+
+    first: str
+    second: str
+    rho: float = Field(ge=-1, le=1)
+
+
+def _correlations(given: Any, inputs: list[Uncertain], source: str) -> list[Correlation]:
+    fields = [u.field for u in inputs]
+    shape = "a list of [field, field, correlation], e.g. [[traffic.egress, storage.stored, 0.8]]"
+    if not isinstance(given, list) or not given:
+        raise InputError(f"give {shape}", source=source, field="correlate")
+    found: list[Correlation] = []
+    for index, item in enumerate(given):
+        where = f"correlate.{index}"
+        if not isinstance(item, list) or len(item) != 3:
+            raise InputError(f"give {shape}", source=source, field=where)
+        first, second, rho = item
+        for name in (first, second):
+            if name not in fields:
+                known = ", ".join(fields) or "none"
+                raise InputError(
+                    f"{name!r} is not an input given as a range (ranges: {known})", source=source, field=where
+                )
+        if first == second or any({first, second} == {c.first, c.second} for c in found):
+            raise InputError(f"{first} and {second}: two different fields, each pair once", source=source, field=where)
+        if isinstance(rho, bool) or not isinstance(rho, int | float) or not -1 <= rho <= 1:
+            raise InputError(f"{rho!r}: a correlation is a number from -1 to 1", source=source, field=where)
+        found.append(Correlation(first=first, second=second, rho=float(rho)))
+    if _cholesky(inputs, found) is None:
+        raise InputError(
+            "these correlations cannot hold together (their matrix is not positive definite): weaken them",
+            source=source,
+            field="correlate",
+        )
+    return found
+
+
+def _cholesky(inputs: list[Uncertain], correlations: list[Correlation]) -> np.ndarray[Any, Any] | None:
+    """The lower Cholesky factor of the inputs' correlation matrix, or None when no such matrix exists."""
+    import numpy as np
+
+    index = {u.field: i for i, u in enumerate(inputs)}
+    matrix = np.eye(len(inputs))
+    for c in correlations:
+        i, j = index[c.first], index[c.second]
+        matrix[i, j] = matrix[j, i] = c.rho
+    # a correlation of exactly +-1 makes the matrix singular: a hair of independence keeps it factorable
+    matrix = matrix * (1 - 1e-12) + np.eye(len(inputs)) * 1e-12
+    try:
+        return np.linalg.cholesky(matrix)
+    except np.linalg.LinAlgError:
+        return None
+
+
+def draw(
+    inputs: list[Uncertain], n: int, rng: np.random.Generator, correlations: list[Correlation] | None = None
+) -> dict[str, np.ndarray[Any, np.dtype[np.float64]]]:
+    """``n`` outcomes of every input: independent draws, or with ``correlations`` normal scores
+    correlated through the matrix's Cholesky factor and carried to each input's own distribution
+    by its inverse CDF (a Gaussian copula)."""
+    import numpy as np
+
+    if not correlations:
+        return {u.field: u.sample(rng, n) for u in inputs}
+    factor = _cholesky(inputs, correlations)
+    assert factor is not None  # checked when the file was read
+    scores = rng.standard_normal((n, len(inputs))) @ factor.T
+    erf = np.frompyfunc(math.erf, 1, 1)
+    shares = (0.5 * (1 + erf(scores / math.sqrt(2)).astype(np.float64))).clip(0.0, 1.0)
+    return {u.field: u.quantile(shares[:, i], scores[:, i]) for i, u in enumerate(inputs)}
+
+
+def load(data: dict[str, Any], source: str) -> tuple[Workload, list[Uncertain], list[Correlation]]:
+    """The workload at the central value of each distribution in ``data``, the distributions, and
+    the correlations the file gives between them."""
     from planner.workload import parse_workload
 
+    data = dict(data)
+    given = data.pop("correlate", None)
     found = find(data)
     placeholder = data
     for path, spec in found:
@@ -160,7 +264,8 @@ def load(data: dict[str, Any], source: str) -> tuple[Workload, list[Uncertain]]:
             Uncertain(field=field, kind=kind, low=low, likely=values.get("likely"), high=high, whole=whole)
         )
     workload = parse_workload(placeholder, source)
-    return at(workload, {u.field: u.central for u in uncertain}), uncertain
+    correlations = _correlations(given, uncertain, source) if given is not None else []
+    return at(workload, {u.field: u.central for u in uncertain}), uncertain, correlations
 
 
 def at(workload: Workload, point: dict[str, float]) -> Workload:
@@ -216,6 +321,7 @@ class UncertainAnswer(_Model):
     as_of: dt.date
     months: int = Field(description="the horizon the horizon percentiles sum, month by month with the tables then")
     inputs: list[Uncertain]
+    correlations: list[Correlation] = Field(default_factory=list, description="inputs drawn together")
     options: list[OptionOutcome] = Field(description="by probability of being the cheapest, highest first")
     statement: str = Field(description="how robust the favourite is, in words")
     tornado: list[Swing] = Field(description="the inputs by how far they move the favourite's bill, widest first")
@@ -236,6 +342,7 @@ def sample(
     engine_only: bool = False,
     scheduler: str | None = None,
     chunk_samples: int | None = None,
+    correlations: list[Correlation] | None = None,
 ) -> UncertainAnswer:
     """Price every allowed option in ``n`` seeded outcomes of the uncertain inputs (a month each).
 
@@ -276,7 +383,7 @@ def sample(
             source="--samples",
         )
     rng = np.random.default_rng(seed)
-    draws = {u.field: u.sample(rng, n) for u in inputs}
+    draws = draw(inputs, n, rng, correlations)
     if chunk_samples is None:
         chunk_samples = CHUNK_SAMPLES if scheduler else ENGINE_CHUNK_SAMPLES if by_engine else LOCAL_CHUNK_SAMPLES
     starts = range(0, n, chunk_samples)
@@ -342,6 +449,7 @@ def sample(
         as_of=day,
         months=months,
         inputs=inputs,
+        correlations=correlations or [],
         options=outcomes,
         statement=statement,
         tornado=tornado,

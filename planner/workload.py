@@ -408,11 +408,17 @@ class Workload(_Model):
     # The inputs the file gave as distributions (planner.uncertainty): the fields hold their central
     # values; recommend --samples draws from them.
     _uncertain: list[Any] = PrivateAttr(default_factory=list)
+    _correlations: list[Any] = PrivateAttr(default_factory=list)
 
     @property
     def uncertain(self) -> list[Any]:
         """The uncertain inputs (``planner.uncertainty.Uncertain``) the file gave, if any."""
         return list(self._uncertain)
+
+    @property
+    def correlations(self) -> list[Any]:
+        """The correlations between uncertain inputs the file gave (``planner.uncertainty.Correlation``)."""
+        return list(self._correlations)
 
     @field_validator("name")
     @classmethod
@@ -653,9 +659,10 @@ def load_workload(path: Path | str) -> Workload:
         data = _plain(data)
         from planner import uncertainty
 
-        if uncertainty.find(data):
-            workload, inputs = uncertainty.load(data, source)
+        if uncertainty.find(data) or "correlate" in data:
+            workload, inputs, correlations = uncertainty.load(data, source)
             workload._uncertain = inputs
+            workload._correlations = correlations
             return workload
     return parse_workload(data, source)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -170,3 +171,92 @@ def test_an_input_that_does_not_move_the_bill_explains_none_of_it() -> None:
     assert unrelated is not None and unrelated < 0.02  # only the binning's bias, about 100 / 10,000
     assert first_order_index(3 * x + 1, x) == pytest.approx(1.0, abs=1e-3)
     assert first_order_index(np.full(100, 5.0), x[:100]) is None
+
+
+CORRELATED = """name: correlated
+storage:
+  stored: {low: 10 TB, high: 50 TB}
+  object_size: 64 MiB
+traffic:
+  egress: {low: 20 TB, likely: 30 TB, high: 80 TB}
+  reads: {p10: 1M, p90: 9M}
+correlate:
+  - [traffic.egress, storage.stored, 0.8]
+  - [traffic.reads, storage.stored, -0.5]
+constraints: {providers: [backblaze-b2, cloudflare-r2], storage_classes: [standard]}
+"""
+
+
+def _ranks(values: np.ndarray) -> np.ndarray:
+    return np.argsort(np.argsort(values)).astype(float)
+
+
+def test_correlated_inputs_keep_their_distributions_and_take_the_copulas_rank_correlation(tmp_path: Path) -> None:
+    """A Gaussian copula with correlation rho between normal scores gives a rank (Spearman) correlation
+    of (6 / pi) asin(rho / 2): 0.7859 for 0.8 and -0.4826 for -0.5; each input keeps its own
+    distribution (uniform 10..50 TB: mean 30 TB; triangular 20 / 30 / 80 TB: mean 130 / 3 = 43.33 TB;
+    lognormal with p10 1M and p90 9M: median sqrt(9) M = 3M)."""
+    from planner.uncertainty import draw
+
+    path = tmp_path / "c.yaml"
+    path.write_text(CORRELATED)
+    workload = load_workload(path)
+    assert [(c.first, c.second, c.rho) for c in workload.correlations] == [
+        ("traffic.egress", "storage.stored", 0.8),
+        ("traffic.reads", "storage.stored", -0.5),
+    ]
+    n = 40_000
+    values = draw(workload.uncertain, n, np.random.default_rng(1), workload.correlations)
+    stored, egress, reads = values["storage.stored"], values["traffic.egress"], values["traffic.reads"]
+    spearman = np.corrcoef(_ranks(egress), _ranks(stored))[0, 1]
+    assert abs(spearman - 6 / math.pi * math.asin(0.4)) < 0.01, spearman
+    spearman = np.corrcoef(_ranks(reads), _ranks(stored))[0, 1]
+    assert abs(spearman - 6 / math.pi * math.asin(-0.25)) < 0.015, spearman
+    # a pair the file does not name has uncorrelated scores (the matrix holds 0 there)
+    spearman = np.corrcoef(_ranks(reads), _ranks(egress))[0, 1]
+    assert abs(spearman) < 0.015, spearman
+    assert stored.min() >= 10 * TB and stored.max() <= 50 * TB
+    assert abs(stored.mean() - 30 * TB) < 0.2 * TB
+    assert abs(egress.mean() - 130 / 3 * TB) < 0.3 * TB
+    assert egress.min() >= 20 * TB and egress.max() <= 80 * TB
+    assert abs(np.median(reads) - 3e6) < 0.06e6
+    assert abs(np.percentile(reads, 90) - 9e6) < 0.3e6
+    assert (reads == np.round(reads)).all()  # a count stays whole
+
+
+def test_correlation_moves_the_answer_and_is_reported(tmp_path: Path, run_cli: Any) -> None:
+    """Egress rising with stored keeps more outcomes inside B2's free 3x allowance than independence."""
+    path = tmp_path / "c.yaml"
+    path.write_text(CORRELATED)
+    workload = load_workload(path)
+    together = sample(workload, workload.uncertain, 3000, seed=4, as_of=AS_OF, correlations=workload.correlations)
+    apart = sample(workload, workload.uncertain, 3000, seed=4, as_of=AS_OF)
+    share = {o.option: o.p_cheapest for o in together.options}
+    alone = {o.option: o.p_cheapest for o in apart.options}
+    assert share["backblaze-b2:standard"] > alone["backblaze-b2:standard"] + 0.05
+    result = run_cli("recommend", str(path), "--no-simulate", "--samples", "200", "--as-of", "2026-12-01")
+    assert result.code == 0, result.err
+    assert "traffic.egress and storage.stored 0.8" in result.out.replace("\n", " ")
+
+
+@pytest.mark.parametrize(
+    ("correlate", "message"),
+    [
+        ("[[traffic.egress, storage.objects, 0.5]]", "'storage.objects' is not an input given as a range"),
+        ("[[traffic.egress, storage.stored, 1.5]]", "a correlation is a number from -1 to 1"),
+        ("[[traffic.egress, traffic.egress, 0.5]]", "two different fields"),
+        ("[traffic.egress, storage.stored, 0.5]", "give a list of [field, field, correlation]"),
+        (
+            "[[traffic.egress, storage.stored, 0.9], [traffic.reads, storage.stored, 0.9],"
+            " [traffic.reads, traffic.egress, -0.9]]",
+            "cannot hold together",
+        ),
+    ],
+)
+def test_bad_correlations_are_one_line_naming_the_field(tmp_path: Path, correlate: str, message: str) -> None:
+    path = tmp_path / "c.yaml"
+    text = CORRELATED.split("correlate:")[0] + f"correlate: {correlate}\n"
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        load_workload(path)
+    assert message in str(caught.value) and "correlate" in str(caught.value)
