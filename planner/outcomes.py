@@ -32,6 +32,7 @@ VECTORISED_FIELDS = frozenset(
         "storage.stored",
         "storage.objects",
         "storage.growth_per_month",
+        "storage.growth_rate",
         "traffic.egress",
         "traffic.internal_reads",
         "traffic.inter_region",
@@ -85,7 +86,8 @@ def _usage(workload: Workload, draws: dict[str, Array], n: int, limits: Limits, 
 
     first = value("storage.stored", storage.stored)
     growth = value("storage.growth_per_month", storage.growth_per_month)
-    stored = first + growth * month
+    rate = value("storage.growth_rate", storage.growth_rate)
+    stored = np.round(first * (1 + rate) ** month) + growth * month  # no rate: first x 1, exactly
     if storage.object_size is not None:
         mean = np.full(n, float(storage.object_size))
     else:
@@ -96,7 +98,7 @@ def _usage(workload: Workload, draws: dict[str, Array], n: int, limits: Limits, 
         count = np.where((mean > 0) & (stored > 0), np.maximum(1.0, np.round(per_mean(stored, mean))), 0.0)
     retention = storage.retention
     deleted = stored * MONTH_S / retention if retention is not None else np.zeros(n)
-    written = growth + deleted
+    written = growth + stored * rate + deleted
     egress = value("traffic.egress", traffic.egress)
     internal = value("traffic.internal_reads", traffic.internal_reads)
     inter = value("traffic.inter_region", traffic.inter_region)

@@ -135,13 +135,15 @@ def test_line_rounding_is_one_rule_for_decimals_and_arrays(
 
 @pytest.mark.parametrize("example", ["web-assets.yaml", "genomics-pipeline.yaml", "data-lake.yaml"])
 def test_a_later_month_of_the_horizon_grows_as_the_engine_grows_it(example: str) -> None:
-    """Month 7: stored grows, object counts and retention's deletions follow it."""
+    """Month 7: stored grows (by a volume and by a compounding share a month), object counts and
+    retention's deletions follow it."""
     workload = load_workload(EXAMPLES / example)
     rng = np.random.default_rng(3)
     n = 80
     draws = {
         "storage.stored": rng.uniform(1e12, 300 * TB, n),
         "storage.growth_per_month": rng.uniform(0, 20 * TB, n),
+        "storage.growth_rate": rng.uniform(0, 0.15, n),
         "traffic.egress": rng.uniform(0, 200 * TB, n),
     }
     tables = {p: price_table(p, AS_OF, None) for p in workload.constraints.providers}
