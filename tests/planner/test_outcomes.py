@@ -29,12 +29,14 @@ TB = 1e12
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def _both(workload: Workload, draws: dict[str, Any]) -> tuple[PricedOutcomes, PricedOutcomes, list[str]]:
+def _both(
+    workload: Workload, draws: dict[str, Any], month: int = 0
+) -> tuple[PricedOutcomes, PricedOutcomes, list[str]]:
     tables = {p: price_table(p, AS_OF, None) for p in workload.constraints.providers}
     allowed = workload.constraints.storage_classes
     options = [(p, c) for p, t in tables.items() for c in t.classes if not allowed or c in allowed]
-    fast = price_outcomes(workload, draws, options, tables, as_of=AS_OF)
-    exact = price_outcomes(workload, draws, options, tables, as_of=AS_OF, engine_only=True)
+    fast = price_outcomes(workload, draws, options, tables, as_of=AS_OF, month=month)
+    exact = price_outcomes(workload, draws, options, tables, as_of=AS_OF, month=month, engine_only=True)
     return fast, exact, [f"{p}:{c}" for p, c in options]
 
 
@@ -146,9 +148,5 @@ def test_a_later_month_of_the_horizon_grows_as_the_engine_grows_it(example: str)
         "storage.growth_rate": rng.uniform(0, 0.15, n),
         "traffic.egress": rng.uniform(0, 200 * TB, n),
     }
-    tables = {p: price_table(p, AS_OF, None) for p in workload.constraints.providers}
-    allowed = workload.constraints.storage_classes
-    options = [(p, c) for p, t in tables.items() for c in t.classes if not allowed or c in allowed]
-    fast = price_outcomes(workload, draws, options, tables, as_of=AS_OF, month=7)
-    exact = price_outcomes(workload, draws, options, tables, as_of=AS_OF, month=7, engine_only=True)
-    _assert_same(fast, exact, [f"{p}:{c}" for p, c in options], draws)
+    fast, exact, labels = _both(workload, draws, month=7)
+    _assert_same(fast, exact, labels, draws)
