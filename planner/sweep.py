@@ -18,11 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planner.errors import InputError, validation_problem
 from planner.workload import SIZE_FIELDS, Workload
-from pricing.models import PolicyBreach
+from pricing.models import PolicyBreach, PriceTable
 
 MAX_BILLS = 50_000
 """Cells x options one sweep may price (about a minute with the exact engine)."""
 MAX_POINTS = 201
+CHUNK_POINTS = 200
+"""Points priced together in one chunk of work (here, or on one Dask worker)."""
 
 _AXIS = re.compile(
     r"^\s*(?P<field>[a-z_]+(?:\.[a-z_]+)+)\s*=\s*(?P<low>[^.][^=]*?)\s*\.\.\s*(?P<high>.+?)\s*:\s*(?P<n>\d+)\s*$"
@@ -112,19 +114,49 @@ def parse_axis(workload: Workload, text: str) -> Axis:
     return Axis(field=field, values=values, text=text)
 
 
+def _cells(
+    workload: Workload,
+    points: list[dict[str, float]],
+    options: list[tuple[str, str]],
+    tables: dict[str, PriceTable],
+    day: dt.date,
+) -> list[SweepCell]:
+    """Each point's cell: every option's bill with the line-item engine, and the winner."""
+    from planner.uncertainty import at
+    from pricing.engine import bill
+
+    cells = []
+    for point in points:
+        varied = at(workload, point)
+        costs: dict[str, Decimal] = {}
+        breaches: dict[str, list[PolicyBreach]] = {}
+        for provider, storage_class in options:
+            table = tables[provider]
+            priced = bill(table, storage_class, varied.usage_for(storage_class, table.limits), as_of=day)
+            label = f"{provider}:{storage_class}"
+            costs[label] = priced.total_usd
+            if priced.policy_breaches:
+                breaches[label] = list(priced.policy_breaches)
+        allowed_here = [label for label in costs if label not in breaches]
+        winner = min(allowed_here, key=lambda label: costs[label]) if allowed_here else None
+        cells.append(SweepCell(point=point, costs_usd=costs, breaches=breaches, winner=winner))
+    return cells
+
+
 def sweep(
     workload: Workload,
     axes: list[Axis],
     *,
     as_of: dt.date | None = None,
     progress: Callable[[float], None] | None = None,
+    scheduler: str | None = None,
 ) -> Sweep:
-    """Every allowed option's monthly bill at every point of the grid the axes span."""
+    """Every allowed option's monthly bill at every point of the grid the axes span, priced here or
+    in chunks of points on the Dask cluster at ``scheduler`` (the same cells either way)."""
     import itertools
 
+    from planner.cluster import run_chunks
     from planner.costing import price_table
-    from planner.uncertainty import at
-    from pricing.engine import bill
 
     if not 1 <= len(axes) <= 2 or len({a.field for a in axes}) != len(axes):
         raise InputError("vary one or two different fields", source="--vary")
@@ -142,23 +174,10 @@ def sweep(
             f"{len(points):,} points x {len(options)} options is more than {MAX_BILLS:,} bills: give fewer points",
             source="--vary",
         )
-    cells = []
-    for done, point in enumerate(points, start=1):
-        varied = at(workload, point)
-        costs: dict[str, Decimal] = {}
-        breaches: dict[str, list[PolicyBreach]] = {}
-        for provider, storage_class in options:
-            table = tables[provider]
-            priced = bill(table, storage_class, varied.usage_for(storage_class, table.limits), as_of=day)
-            label = f"{provider}:{storage_class}"
-            costs[label] = priced.total_usd
-            if priced.policy_breaches:
-                breaches[label] = list(priced.policy_breaches)
-        allowed_here = [label for label in costs if label not in breaches]
-        winner = min(allowed_here, key=lambda label: costs[label]) if allowed_here else None
-        cells.append(SweepCell(point=point, costs_usd=costs, breaches=breaches, winner=winner))
-        if progress is not None:
-            progress(done)
+    starts = range(0, len(points), CHUNK_POINTS)
+    chunks = [(workload, points[i : i + CHUNK_POINTS], options, tables, day) for i in starts]
+    moved = None if progress is None else (lambda k: progress(min(len(points), k * CHUNK_POINTS)))
+    cells = [cell for part in run_chunks(_cells, chunks, scheduler=scheduler, progress=moved) for cell in part]
     return Sweep(
         workload=workload.name,
         as_of=day,

@@ -6,11 +6,16 @@ A numeric workload field may be a distribution instead of a value, in the field'
 - ``{low: 50 TB, high: 300 TB}``: uniform;
 - ``{p10: 50 TB, p90: 300 TB}``: lognormal with those 10th and 90th percentiles.
 
+Inputs are independent unless the file says otherwise: ``correlate: [[traffic.egress,
+storage.stored, 0.8]]`` draws those two through a Gaussian copula with that correlation between
+their normal scores, each keeping its own distribution.
+
 Every other command reads such a field at its central value (the likely one, the midpoint, the
 median) and says so; ``sample`` draws ``n`` seeded outcomes and prices every allowed option in each
-with the exact line-item engine: for each option the probability of being the cheapest that breaks
-no policy, of breaking none, its monthly bill's p10 / p50 / p90, and the expected regret of choosing
-it (what it costs above the cheapest, averaged over the outcomes).
+(as arrays, ``planner.outcomes``: to the cent what the line-item engine bills): for each option
+the probability of being the cheapest that breaks no policy, of breaking none, its monthly bill's
+p10 / p50 / p90, and the expected regret of choosing it (what it costs above the cheapest,
+averaged over the outcomes).
 """
 
 from __future__ import annotations
@@ -28,9 +33,21 @@ from planner.workload import Workload, format_field_value
 if TYPE_CHECKING:  # numpy only when outcomes are drawn: loading a workload stays light
     import numpy as np
 
+    from planner.outcomes import PricedOutcomes
+    from pricing.models import PriceTable
+
 _KEYS = {"low", "likely", "high", "p10", "p90"}
 _Z90 = 1.2815515655446004  # the standard normal's 90th percentile
-MAX_SAMPLE_BILLS = 200_000
+MAX_SAMPLE_BILLS = 2_000_000
+"""Outcomes x options one run may price as arrays (about a second)."""
+MAX_ENGINE_BILLS = 200_000
+"""Outcomes x options one run may price with the line-item engine (about a minute)."""
+CHUNK_SAMPLES = 2_000
+"""Outcomes priced together in one chunk of work on a Dask worker."""
+LOCAL_CHUNK_SAMPLES = 20_000
+"""Outcomes priced together here (arrays pay numpy's per-call cost once a chunk)."""
+ENGINE_CHUNK_SAMPLES = 100
+"""Outcomes a chunk holds when some option is priced by the engine (progress moves a chunk at a time)."""
 
 
 class _Model(BaseModel):
@@ -73,6 +90,29 @@ class Uncertain(_Model):
             values = rng.lognormal(mu, sigma, n)
         return np.round(values) if self.whole else values
 
+    def quantile(
+        self, shares: np.ndarray[Any, np.dtype[np.float64]], scores: np.ndarray[Any, np.dtype[np.float64]]
+    ) -> np.ndarray[Any, np.dtype[np.float64]]:
+        """The values at these shares of the distribution (its inverse CDF); ``scores`` are the same
+        points as standard normal scores, which a lognormal uses directly."""
+        import numpy as np
+
+        if self.kind == "uniform":
+            values = self.low + shares * (self.high - self.low)
+        elif self.kind == "triangular":
+            assert self.likely is not None
+            low, likely, high = self.low, self.likely, self.high
+            width = high - low
+            turn = (likely - low) / width if width else 0.0
+            rising = low + np.sqrt(shares * width * (likely - low))
+            falling = high - np.sqrt((1 - shares) * width * (high - likely))
+            values = np.where(shares < turn, rising, falling)
+        else:
+            mu = (math.log(self.low) + math.log(self.high)) / 2
+            sigma = (math.log(self.high) - math.log(self.low)) / (2 * _Z90)
+            values = np.exp(mu + sigma * scores)
+        return np.round(values) if self.whole else values
+
 
 def find(data: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
     """The distributions in a parsed workload file: mappings whose keys are low / likely / high / p10 / p90."""
@@ -103,10 +143,87 @@ def _read(workload: Workload, path: tuple[str, ...]) -> Any:
     return value
 
 
-def load(data: dict[str, Any], source: str) -> tuple[Workload, list[Uncertain]]:
-    """The workload at the central value of each distribution in ``data``, and the distributions."""
+class Correlation(_Model):
+    """Two uncertain inputs drawn together: ``rho`` is the correlation of their normal scores (a Gaussian copula)."""
+
+    first: str
+    second: str
+    rho: float = Field(ge=-1, le=1)
+
+
+def _correlations(given: Any, inputs: list[Uncertain], source: str) -> list[Correlation]:
+    fields = [u.field for u in inputs]
+    shape = "a list of [field, field, correlation], e.g. [[traffic.egress, storage.stored, 0.8]]"
+    if not isinstance(given, list) or not given:
+        raise InputError(f"give {shape}", source=source, field="correlate")
+    found: list[Correlation] = []
+    for index, item in enumerate(given):
+        where = f"correlate.{index}"
+        if not isinstance(item, list) or len(item) != 3:
+            raise InputError(f"give {shape}", source=source, field=where)
+        first, second, rho = item
+        for name in (first, second):
+            if name not in fields:
+                known = ", ".join(fields) or "none"
+                raise InputError(
+                    f"{name!r} is not an input given as a range (ranges: {known})", source=source, field=where
+                )
+        if first == second or any({first, second} == {c.first, c.second} for c in found):
+            raise InputError(f"{first} and {second}: two different fields, each pair once", source=source, field=where)
+        if isinstance(rho, bool) or not isinstance(rho, int | float) or not -1 <= rho <= 1:
+            raise InputError(f"{rho!r}: a correlation is a number from -1 to 1", source=source, field=where)
+        found.append(Correlation(first=first, second=second, rho=float(rho)))
+    if _cholesky(inputs, found) is None:
+        raise InputError(
+            "these correlations cannot hold together (their matrix is not positive definite): weaken them",
+            source=source,
+            field="correlate",
+        )
+    return found
+
+
+def _cholesky(inputs: list[Uncertain], correlations: list[Correlation]) -> np.ndarray[Any, Any] | None:
+    """The lower Cholesky factor of the inputs' correlation matrix, or None when no such matrix exists."""
+    import numpy as np
+
+    index = {u.field: i for i, u in enumerate(inputs)}
+    matrix = np.eye(len(inputs))
+    for c in correlations:
+        i, j = index[c.first], index[c.second]
+        matrix[i, j] = matrix[j, i] = c.rho
+    # a correlation of exactly +-1 makes the matrix singular: a hair of independence keeps it factorable
+    matrix = matrix * (1 - 1e-12) + np.eye(len(inputs)) * 1e-12
+    try:
+        return np.linalg.cholesky(matrix)
+    except np.linalg.LinAlgError:
+        return None
+
+
+def draw(
+    inputs: list[Uncertain], n: int, rng: np.random.Generator, correlations: list[Correlation] | None = None
+) -> dict[str, np.ndarray[Any, np.dtype[np.float64]]]:
+    """``n`` outcomes of every input: independent draws, or with ``correlations`` normal scores
+    correlated through the matrix's Cholesky factor and carried to each input's own distribution
+    by its inverse CDF (a Gaussian copula)."""
+    import numpy as np
+
+    if not correlations:
+        return {u.field: u.sample(rng, n) for u in inputs}
+    factor = _cholesky(inputs, correlations)
+    assert factor is not None  # checked when the file was read
+    scores = rng.standard_normal((n, len(inputs))) @ factor.T
+    erf = np.frompyfunc(math.erf, 1, 1)
+    shares = (0.5 * (1 + erf(scores / math.sqrt(2)).astype(np.float64))).clip(0.0, 1.0)
+    return {u.field: u.quantile(shares[:, i], scores[:, i]) for i, u in enumerate(inputs)}
+
+
+def load(data: dict[str, Any], source: str) -> tuple[Workload, list[Uncertain], list[Correlation]]:
+    """The workload at the central value of each distribution in ``data``, the distributions, and
+    the correlations the file gives between them."""
     from planner.workload import parse_workload
 
+    data = dict(data)
+    given = data.pop("correlate", None)
     found = find(data)
     placeholder = data
     for path, spec in found:
@@ -147,7 +264,8 @@ def load(data: dict[str, Any], source: str) -> tuple[Workload, list[Uncertain]]:
             Uncertain(field=field, kind=kind, low=low, likely=values.get("likely"), high=high, whole=whole)
         )
     workload = parse_workload(placeholder, source)
-    return at(workload, {u.field: u.central for u in uncertain}), uncertain
+    correlations = _correlations(given, uncertain, source) if given is not None else []
+    return at(workload, {u.field: u.central for u in uncertain}), uncertain, correlations
 
 
 def at(workload: Workload, point: dict[str, float]) -> Workload:
@@ -174,6 +292,9 @@ class OptionOutcome(_Model):
     p10_usd: float
     p50_usd: float
     p90_usd: float
+    horizon_p10_usd: float = Field(description="its bill over the horizon (constraints.months), 10th percentile")
+    horizon_p50_usd: float
+    horizon_p90_usd: float
     expected_regret_usd: float = Field(
         description="mean of (its bill - the cheapest bill that breaks no policy) a month, over the outcomes where"
         " it breaks none (infinite when it always does)"
@@ -186,16 +307,28 @@ class Swing(_Model):
     field: str
     at_p10_usd: float
     at_p90_usd: float
+    first_order_index: float | None = Field(
+        None,
+        description="the share of the variance of the favourite's bill this input explains alone, Var(E[bill |"
+        " input]) / Var(bill), estimated from the outcomes by binning them on the input (about +-1/sqrt(samples));"
+        " None when the bill does not vary",
+    )
 
 
 class UncertainAnswer(_Model):
     samples: int
     seed: int
     as_of: dt.date
+    months: int = Field(description="the horizon the horizon percentiles sum, month by month with the tables then")
     inputs: list[Uncertain]
+    correlations: list[Correlation] = Field(default_factory=list, description="inputs drawn together")
     options: list[OptionOutcome] = Field(description="by probability of being the cheapest, highest first")
     statement: str = Field(description="how robust the favourite is, in words")
     tornado: list[Swing] = Field(description="the inputs by how far they move the favourite's bill, widest first")
+    by_engine: dict[str, str] = Field(
+        default_factory=dict,
+        description="options priced outcome by outcome with the line-item engine, not as arrays, and why",
+    )
 
 
 def sample(
@@ -206,43 +339,73 @@ def sample(
     seed: int = 0,
     as_of: dt.date | None = None,
     progress: Callable[[float], None] | None = None,
+    engine_only: bool = False,
+    scheduler: str | None = None,
+    chunk_samples: int | None = None,
+    correlations: list[Correlation] | None = None,
 ) -> UncertainAnswer:
-    """Price every allowed option in ``n`` seeded outcomes of the uncertain inputs (a month each)."""
+    """Price every allowed option in ``n`` seeded outcomes of the uncertain inputs (a month each).
+
+    The outcomes are priced together as arrays (``planner.outcomes``); an option the arrays cannot
+    price is priced outcome by outcome with the line-item engine, as every option is with
+    ``engine_only``, and ``by_engine`` says which and why. The amounts are the same either way.
+    Every outcome is drawn here from ``seed`` first; chunks of ``chunk_samples`` (by default as the
+    backend suits) are then priced in this process or, given a Dask ``scheduler`` address, on its
+    workers: the answer is the same."""
     import numpy as np
 
-    from planner.costing import price_table
+    from planner.cluster import run_chunks
+    from planner.costing import add_months, price_table
+    from planner.outcomes import engine_reasons
     from pricing.engine import bill
 
     if not inputs:
         raise InputError("the workload has no uncertain input: give a field as {low, likely, high}", field="--samples")
     day = as_of or dt.date.today()
-    tables = {p: price_table(p, day, None) for p in workload.constraints.providers}
+    months = workload.constraints.months
+    days = [add_months(day, month) for month in range(months)]
+    monthly_tables = [{p: price_table(p, d, None) for p in workload.constraints.providers} for d in days]
+    tables = monthly_tables[0]
     allowed = workload.constraints.storage_classes
     options = [(p, c) for p, t in tables.items() for c in t.classes if not allowed or c in allowed]
     labels = [f"{p}:{c}" for p, c in options]
-    if n * len(options) > MAX_SAMPLE_BILLS:
+    if n * len(options) * months > MAX_SAMPLE_BILLS:
         raise InputError(
-            f"{n:,} samples x {len(options)} options is more than {MAX_SAMPLE_BILLS:,} bills: give fewer samples",
+            f"{n:,} samples x {len(options)} options x {months} months is more than {MAX_SAMPLE_BILLS:,} bills:"
+            " give fewer samples",
+            source="--samples",
+        )
+    by_engine = engine_reasons(workload, [u.field for u in inputs], options, tables, engine_only=engine_only)
+    if n * len(by_engine) * months > MAX_ENGINE_BILLS:
+        raise InputError(
+            f"{n:,} samples x {len(by_engine)} options the line-item engine prices ({next(iter(by_engine.values()))})"
+            f" x {months} months is more than {MAX_ENGINE_BILLS:,} bills: give fewer samples",
             source="--samples",
         )
     rng = np.random.default_rng(seed)
-    draws = {u.field: u.sample(rng, n) for u in inputs}
-    costs = np.zeros((n, len(options)))
-    feasible = np.ones((n, len(options)), dtype=bool)
+    draws = draw(inputs, n, rng, correlations)
+    if chunk_samples is None:
+        chunk_samples = CHUNK_SAMPLES if scheduler else ENGINE_CHUNK_SAMPLES if by_engine else LOCAL_CHUNK_SAMPLES
+    starts = range(0, n, chunk_samples)
+    chunks = [
+        (workload, {f: v[a : a + chunk_samples] for f, v in draws.items()}, options, monthly_tables, days, engine_only)
+        for a in starts
+    ]
+    moved = None if progress is None else (lambda k: progress(min(n, k * chunk_samples)))
+    parts = run_chunks(_price_chunk, chunks, scheduler=scheduler, progress=moved)
+    costs = np.concatenate([p[0].costs_usd for p in parts])
+    feasible = np.concatenate([p[0].feasible for p in parts])
+    horizon = np.concatenate([p[1] for p in parts])
 
     def price(point: dict[str, float]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         varied = at(workload, point)
         row, ok = np.zeros(len(options)), np.ones(len(options), dtype=bool)
         for j, (provider, storage_class) in enumerate(options):
             table = tables[provider]
-            priced = bill(table, storage_class, varied.usage_for(storage_class, table.limits), as_of=day)
-            row[j], ok[j] = float(priced.total_usd), not priced.policy_breaches
+            breakdown = bill(table, storage_class, varied.usage_for(storage_class, table.limits), as_of=day)
+            row[j], ok[j] = float(breakdown.total_usd), not breakdown.policy_breaches
         return row, ok
 
-    for i in range(n):
-        costs[i], feasible[i] = price({field: float(values[i]) for field, values in draws.items()})
-        if progress is not None:
-            progress(i + 1)
     masked = np.where(feasible, costs, np.inf)
     best = masked.min(axis=1)
     winners = np.where(np.isfinite(best), masked.argmin(axis=1), -1)
@@ -253,6 +416,7 @@ def sample(
         usable = feasible[:, j] & np.isfinite(best)
         regret = float(np.mean(costs[usable, j] - best[usable])) if usable.any() else math.inf
         p10, p50, p90 = np.percentile(costs[:, j], [10, 50, 90])
+        h10, h50, h90 = np.percentile(horizon[:, j], [10, 50, 90])
         outcomes.append(
             OptionOutcome(
                 option=label,
@@ -261,6 +425,9 @@ def sample(
                 p10_usd=float(p10),
                 p50_usd=float(p50),
                 p90_usd=float(p90),
+                horizon_p10_usd=float(h10),
+                horizon_p50_usd=float(h50),
+                horizon_p90_usd=float(h90),
                 expected_regret_usd=regret,
             )
         )
@@ -273,11 +440,61 @@ def sample(
         lo, hi = np.percentile(draws[u.field], [10, 90])
         at_lo = price({**centre, u.field: float(lo)})[0][favourite]
         at_hi = price({**centre, u.field: float(hi)})[0][favourite]
-        tornado.append(Swing(field=u.field, at_p10_usd=float(at_lo), at_p90_usd=float(at_hi)))
+        index = first_order_index(costs[:, favourite], draws[u.field])
+        tornado.append(Swing(field=u.field, at_p10_usd=float(at_lo), at_p90_usd=float(at_hi), first_order_index=index))
     tornado.sort(key=lambda s: -abs(s.at_p90_usd - s.at_p10_usd))
     return UncertainAnswer(
-        samples=n, seed=seed, as_of=day, inputs=inputs, options=outcomes, statement=statement, tornado=tornado
+        samples=n,
+        seed=seed,
+        as_of=day,
+        months=months,
+        inputs=inputs,
+        correlations=correlations or [],
+        options=outcomes,
+        statement=statement,
+        tornado=tornado,
+        by_engine=by_engine,
     )
+
+
+def _price_chunk(
+    workload: Workload,
+    draws: dict[str, np.ndarray[Any, np.dtype[np.float64]]],
+    options: list[tuple[str, str]],
+    monthly_tables: list[dict[str, PriceTable]],
+    days: list[dt.date],
+    engine_only: bool,
+) -> tuple[PricedOutcomes, np.ndarray[Any, np.dtype[np.float64]]]:
+    """The first month's bills of a chunk of outcomes, and their sums over the horizon (each month
+    priced with the tables in force that month, as ``planner cost --months`` prices it)."""
+    from planner.outcomes import price_outcomes
+
+    first = price_outcomes(workload, draws, options, monthly_tables[0], as_of=days[0], engine_only=engine_only)
+    horizon = first.costs_usd.copy()
+    for month in range(1, len(days)):
+        later = price_outcomes(
+            workload, draws, options, monthly_tables[month], as_of=days[month], month=month, engine_only=engine_only
+        )
+        horizon += later.costs_usd
+    return first, horizon
+
+
+def first_order_index(
+    output: np.ndarray[Any, np.dtype[np.float64]], values: np.ndarray[Any, np.dtype[np.float64]]
+) -> float | None:
+    """Var(E[output | value]) / Var(output): the outcomes sorted by the input, cut into about
+    sqrt(n) bins of equal count, and the variance of the bins' means over the output's variance
+    (a first-order variance-based index, from the samples already priced: no more bills)."""
+    import numpy as np
+
+    total = float(np.var(output))
+    if len(output) < 4 or total <= 0:
+        return None
+    bins = np.array_split(output[np.argsort(values, kind="stable")], round(math.sqrt(len(output))))
+    means = np.array([b.mean() for b in bins])
+    sizes = np.array([len(b) for b in bins])
+    between = float(np.sum(sizes * (means - output.mean()) ** 2) / len(output))
+    return min(1.0, between / total)
 
 
 def _statement(

@@ -132,6 +132,13 @@ class Storage(_Model):
     growth_per_month: MonthlyBytes = Field(
         0, description='volume added each month, e.g. "2 TB" or "70 GB/day" (the horizon projection grows by it)'
     )
+    growth_rate: Share = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description='volume added each month as a share of what is stored then, e.g. "5%" (compounding over the'
+        " horizon; with growth_per_month both add)",
+    )
     prefixes: Count | None = Field(
         None,
         ge=1,
@@ -408,11 +415,17 @@ class Workload(_Model):
     # The inputs the file gave as distributions (planner.uncertainty): the fields hold their central
     # values; recommend --samples draws from them.
     _uncertain: list[Any] = PrivateAttr(default_factory=list)
+    _correlations: list[Any] = PrivateAttr(default_factory=list)
 
     @property
     def uncertain(self) -> list[Any]:
         """The uncertain inputs (``planner.uncertainty.Uncertain``) the file gave, if any."""
         return list(self._uncertain)
+
+    @property
+    def correlations(self) -> list[Any]:
+        """The correlations between uncertain inputs the file gave (``planner.uncertainty.Correlation``)."""
+        return list(self._correlations)
 
     @field_validator("name")
     @classmethod
@@ -433,7 +446,7 @@ class Workload(_Model):
         last = self.stored_bytes(self.constraints.months - 1)
         if last > MAX_BYTES:
             raise ValueError(
-                f"storage.growth_per_month over constraints.months {self.constraints.months} reaches"
+                f"storage growth over constraints.months {self.constraints.months} reaches"
                 f" {format_bytes(last)} stored, beyond any real workload (more than 100 EB)"
             )
         return self
@@ -441,7 +454,10 @@ class Workload(_Model):
     # ------------------------------------------------------------------ derived quantities
 
     def stored_bytes(self, month: int = 0) -> int:
-        return self.storage.stored + self.storage.growth_per_month * month
+        grown = self.storage.stored
+        if self.storage.growth_rate:
+            grown = round(grown * (1 + self.storage.growth_rate) ** month)
+        return grown + self.storage.growth_per_month * month
 
     def object_count(self, month: int = 0) -> int:
         mean = self.storage.mean_object_bytes
@@ -452,7 +468,7 @@ class Workload(_Model):
     def written_bytes(self, month: int = 0) -> float:
         """Bytes written a month: growth plus replacement of what retention deletes."""
         replaced = self.deleted_bytes(month)
-        return float(self.storage.growth_per_month) + replaced
+        return float(self.storage.growth_per_month) + self.stored_bytes(month) * self.storage.growth_rate + replaced
 
     def consistency_warnings(self) -> list[str]:
         """Figures of the workload that contradict each other (priced as written, but said): objects
@@ -630,6 +646,7 @@ def parse_workload(data: Any, source: str = "workload") -> Workload:
 
 
 SIZE_FIELDS = ("stored", "egress", "internal_reads", "inter_region", "growth_per_month", "object_size")
+SHARE_FIELDS = ("growth_rate",)
 """The workload's byte-valued fields (by their last name): a value of one reads as a size."""
 
 
@@ -638,6 +655,8 @@ def format_field_value(field: str, value: float, *, whole: bool = False) -> str:
     number for counts, four figures otherwise."""
     if field.rsplit(".", 1)[-1] in SIZE_FIELDS:
         return format_bytes(value)
+    if field.rsplit(".", 1)[-1] in SHARE_FIELDS:
+        return f"{100 * value:.3g} %"
     return f"{value:,.0f}" if whole or value == int(value) else f"{value:.4g}"
 
 
@@ -653,9 +672,10 @@ def load_workload(path: Path | str) -> Workload:
         data = _plain(data)
         from planner import uncertainty
 
-        if uncertainty.find(data):
-            workload, inputs = uncertainty.load(data, source)
+        if uncertainty.find(data) or "correlate" in data:
+            workload, inputs, correlations = uncertainty.load(data, source)
             workload._uncertain = inputs
+            workload._correlations = correlations
             return workload
     return parse_workload(data, source)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from decimal import ROUND_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, ROUND_UP, Decimal, localcontext
+from decimal import Decimal, localcontext
 
 from planner.errors import PricingError
 from planner.units import format_bytes
@@ -35,18 +35,12 @@ def _number(value: Decimal) -> str:
     return text or "0"
 
 
-_ROUNDING = {"half-up": ROUND_HALF_UP, "half-even": ROUND_HALF_EVEN, "up": ROUND_UP, "down": ROUND_DOWN}
 _DEFAULT_ROUNDING = "to the cent, half-up (the provider states no rule; assumed)"
 
 
 def round_line(amount: Decimal, table: PriceTable) -> Decimal:
     """A line's amount as the provider's invoice rounds it (to the cent, half-up, when the table states no rule)."""
-    rule = table.billing.line_rounding
-    places, mode = (rule.places, rule.mode) if rule is not None else (2, "half-up")
-    rounded = amount.quantize(Decimal(1).scaleb(-places), rounding=_ROUNDING[mode])
-    if rule is not None and rule.minimum_charge is not None and 0 < amount < rule.minimum_charge:
-        return rule.minimum_charge.quantize(Decimal(1).scaleb(-places))
-    return rounded
+    return rules.round_amount(amount, table.billing.line_rounding)
 
 
 def rounding_statement(table: PriceTable) -> str:
@@ -315,10 +309,11 @@ class _Bill:
             return
         month_days = Decimal(self.table.billing.month_days)
         price = sc.storage
-        unit_bytes = Decimal(price.unit_bytes)
         for deletion in self.usage.deletions:
             age = Decimal(str(deletion.age_days))
             remaining = Decimal(sc.min_duration_days) - age
+            days = self.table.billing.month_days
+            round_up = self.table.billing.round_up
             if remaining <= 0 or deletion.bytes == 0:
                 continue
             when = (
@@ -329,7 +324,7 @@ class _Bill:
             self.add(
                 "early_deletion",
                 f"{sc.name}: {when}",
-                self.round(Decimal(deletion.bytes) / unit_bytes * remaining / month_days),
+                rules.early_deletion_units(Decimal(deletion.bytes), price.unit_bytes, remaining, days, round_up),
                 price.unit,
                 price.tiers[0].price,
                 status,
@@ -341,7 +336,9 @@ class _Bill:
                     f"{sc.name}: small objects padded to {sc.min_object_bytes:,} bytes, {when} "
                     f"({deletion.objects:,} objects averaging {_number(Decimal(deletion.bytes) / deletion.objects)} "
                     "bytes)",
-                    self.round(Decimal(padded - deletion.bytes) / unit_bytes * remaining / month_days),
+                    rules.early_deletion_units(
+                        Decimal(padded - deletion.bytes), price.unit_bytes, remaining, days, round_up
+                    ),
                     price.unit,
                     price.tiers[0].price,
                     status,
@@ -411,7 +408,7 @@ class _Bill:
             self.add(
                 "retrieval",
                 f"{sc.name} retrieval requests ({name})",
-                self.round(Decimal(usage.retrieval_requests) / 1000),
+                rules.units_of(Decimal(usage.retrieval_requests), 1000, self.table.billing.round_up),
                 "1,000 requests",
                 option.per_1000_requests,
                 status,
@@ -424,7 +421,7 @@ class _Bill:
         quantity = Decimal(usage.egress_bytes) / unit_bytes
         stored_units = Decimal(usage.stored_bytes) / unit_bytes
         multiple = egress_rules.fair_use_multiple_of_storage
-        if multiple is not None and quantity > multiple * stored_units:
+        if multiple is not None and rules.exceeds_multiple(quantity, multiple, stored_units):
             statement = (
                 f"{self.table.provider_name}: egress of {format_bytes(usage.egress_bytes)} exceeds "
                 f"{_number(multiple)}x the stored {format_bytes(usage.stored_bytes)}; "

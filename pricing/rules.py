@@ -10,14 +10,14 @@ array is given, so the exact path never loads it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from decimal import ROUND_CEILING, Decimal
+from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, ROUND_UP, Decimal
 from typing import TYPE_CHECKING, TypeVar, cast
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from pricing.models import EgressRules, RequestClass, Tier, TieredPrice
+    from pricing.models import EgressRules, LineRounding, RequestClass, Tier, TieredPrice
 
 Q = TypeVar("Q", Decimal, "npt.NDArray[np.float64]")
 """A quantity: one exact ``Decimal`` or an array of float64 points."""
@@ -173,3 +173,51 @@ def egress_extra_free(rules: EgressRules, stored_units: Q, month_days: int, used
     if rules.free_multiple_of_storage:
         extra = extra + scalar(stored_units, rules.free_multiple_of_storage) * stored_units
     return extra
+
+
+def exceeds_multiple(quantity: Q, multiple: Decimal, of: Q) -> bool | npt.NDArray[np.bool_]:
+    """Whether ``quantity`` is above ``multiple`` times ``of`` (a free-egress policy's cap on egress
+    as a multiple of the stored volume)."""
+    return cast("bool | npt.NDArray[np.bool_]", quantity > scalar(of, multiple) * of)
+
+
+def early_deletion_units(deleted_bytes: Q, unit_bytes: int, remaining_days: Q, month_days: int, round_up: bool) -> Q:
+    """Storage units a deletion before a class's minimum duration bills: its bytes for the remaining
+    days, prorated over the billing month."""
+    units = deleted_bytes / scalar(deleted_bytes, unit_bytes) * remaining_days
+    return round_units(units / scalar(units, month_days), round_up)
+
+
+# ----------------------------------------------------------------------------- the invoice
+
+_ROUNDING = {"half-up": ROUND_HALF_UP, "half-even": ROUND_HALF_EVEN, "up": ROUND_UP, "down": ROUND_DOWN}
+
+
+def round_amount(amount: Q, rule: LineRounding | None) -> Q:
+    """A line's amount as the invoice rounds it: to ``rule.places`` in ``rule.mode``, a line above zero
+    but below the minimum charge billed as that (no rule: to the cent, half-up)."""
+    places, mode = (rule.places, rule.mode) if rule is not None else (2, "half-up")
+    floor = rule.minimum_charge if rule is not None else None
+    if isinstance(amount, Decimal):
+        if floor is not None and 0 < amount < floor:
+            return floor.quantize(Decimal(1).scaleb(-places))
+        return amount.quantize(Decimal(1).scaleb(-places), rounding=_ROUNDING[mode])
+    import numpy as np
+
+    scale = 10.0**places
+    # Float products carry noise far below a millionth of the last place; snap it away so an
+    # amount exactly on a half (1.5 cents) rounds as the Decimal path rounds it.
+    minor = np.round(amount * scale, 6)
+    if mode == "half-up":
+        minor = np.floor(minor + 0.5)
+    elif mode == "half-even":
+        minor = np.round(minor)
+    elif mode == "up":
+        minor = np.ceil(minor)
+    else:
+        minor = np.floor(minor)
+    rounded = minor / scale
+    if floor is not None:
+        least = float(floor.quantize(Decimal(1).scaleb(-places)))
+        rounded = np.where((amount > 0) & (amount < float(floor)), least, rounded)
+    return rounded

@@ -3,27 +3,160 @@
 It evaluates the engine's own rules (``pricing.rules``) on arrays of float64, so it agrees with
 the exact path to float precision (a test holds it to that) and a rule changed there changes
 here. It covers the dimensions a sweep varies: stored bytes, object count, egress, requests by
-operation, retrieval and inter-region bytes. Deletions, access-tier and unread shares and
-discounts stay with the exact engine. Totals are the lines before the invoice rounds them
-(``CostBreakdown.unrounded_total_usd``). Use it to explore; quote the exact engine's line items.
+operation, retrieval bytes and requests, inter-region bytes, early deletions of one object size,
+bucket fees and discounts. Access-tier and unread shares and size histograms stay with the exact
+engine. ``monthly_totals`` gives the lines before the invoice rounds them
+(``CostBreakdown.unrounded_total_usd``); ``monthly_bills`` rounds each line as the invoice does,
+so its totals are the engine's ``total_usd`` (a test holds it to the cent), and says where a
+free-egress policy is broken. Use it to explore; quote the exact engine's line items.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
 
 import numpy as np
 import numpy.typing as npt
 
 from planner.errors import PricingError
 from pricing import rules
-from pricing.models import PriceTable
+from pricing.models import PriceTable, TieredPrice
 
 Array = npt.NDArray[np.float64]
 
 
 def _as_array(value: npt.ArrayLike, size: int) -> Array:
     return np.broadcast_to(np.asarray(value, dtype=np.float64).reshape(-1), (size,)).astype(np.float64)
+
+
+@dataclass
+class Deletions:
+    """Objects of one size deleted a month at an age (days): what an early-deletion charge needs."""
+
+    deleted_bytes: npt.ArrayLike
+    objects: npt.ArrayLike
+    age_days: float
+
+
+@dataclass
+class _Lines:
+    """A bill's lines as arrays over the points: each one amount the engine would write as one line."""
+
+    size: int
+    amounts: list[Array] = field(default_factory=list)
+
+    def add(self, amount: Array) -> None:
+        self.amounts.append(amount)
+
+    def tiered(self, quantity: Array, price: TieredPrice, extra_free: Array, round_up: bool) -> None:
+        free = rules.free_units(quantity, price, extra_free)
+        for tier, _, units in rules.billed_tiers(quantity, price, free, round_up):
+            self.add(units * float(tier.price))
+
+
+def _lines(
+    table: PriceTable,
+    storage_class: str,
+    *,
+    stored_bytes: npt.ArrayLike,
+    egress_bytes: npt.ArrayLike = 0.0,
+    object_count: npt.ArrayLike | None = None,
+    requests: Mapping[str, npt.ArrayLike] | None = None,
+    retrieval_bytes: npt.ArrayLike = 0.0,
+    retrieval_requests: npt.ArrayLike = 0.0,
+    inter_region_bytes: npt.ArrayLike = 0.0,
+    deletions: Deletions | None = None,
+    buckets: int = 1,
+) -> tuple[_Lines, Array]:
+    """Every line's amount before rounding and discount, and the egress quantity in the price's units."""
+    if storage_class not in table.classes:
+        raise PricingError(f"{table.version} has no storage class {storage_class!r}")
+    sc = table.classes[storage_class]
+    inputs = [stored_bytes, egress_bytes, retrieval_bytes, retrieval_requests, inter_region_bytes]
+    inputs += list((requests or {}).values())
+    if object_count is not None:
+        inputs.append(object_count)
+    if deletions is not None:
+        inputs += [deletions.deleted_bytes, deletions.objects]
+    size = int(np.broadcast(*[np.asarray(i, dtype=np.float64).reshape(-1) for i in inputs]).size)
+    stored = _as_array(stored_bytes, size)
+    egress = _as_array(egress_bytes, size)
+    retrieval = _as_array(retrieval_bytes, size)
+    inter = _as_array(inter_region_bytes, size)
+    round_up = table.billing.round_up
+    zero = np.zeros(size)
+    lines = _Lines(size)
+
+    price = sc.storage
+    first = float(price.tiers[0].price)
+    lines.tiered(stored / float(price.unit_bytes), price, zero, round_up)
+
+    padding = zero
+    if object_count is not None:
+        count = _as_array(object_count, size)
+        mean = np.floor(stored / np.where(count > 0, count, 1.0))  # the engine's one bin of the mean size
+        if sc.min_object_bytes:
+            padding = rules.padding_bytes(mean, count, sc.min_object_bytes)
+            lines.add(rules.units_of(padding, price.unit_bytes, round_up) * first)
+        if sc.object_overhead:
+            overhead = sc.object_overhead
+            standard = table.classes[overhead.standard_rate_class].storage
+            lines.add(rules.units_of(count * overhead.class_rate_bytes, price.unit_bytes, round_up) * first)
+            lines.add(
+                rules.units_of(count * overhead.standard_rate_bytes, standard.unit_bytes, round_up)
+                * float(standard.tiers[0].price)
+            )
+        if sc.monitoring:
+            monitored = rules.monitored_objects(mean, count, sc.monitoring.min_object_bytes)
+            lines.add(rules.units_of(monitored, sc.monitoring.per, round_up) * float(sc.monitoring.price))
+    if sc.minimum_billable_bytes:
+        shortfall = rules.shortfall_bytes(stored + padding, sc.minimum_billable_bytes)
+        lines.add(rules.units_of(shortfall, price.unit_bytes, round_up) * first)
+
+    days = table.billing.month_days
+    if deletions is not None and sc.min_duration_days:
+        remaining = np.full(size, float(sc.min_duration_days) - deletions.age_days)
+        if remaining[0] > 0:
+            deleted = _as_array(deletions.deleted_bytes, size)
+            lines.add(rules.early_deletion_units(deleted, price.unit_bytes, remaining, days, round_up) * first)
+            if sc.min_object_bytes:
+                padded = _as_array(deletions.objects, size) * sc.min_object_bytes
+                short = np.where(padded > deleted, padded - deleted, 0.0)
+                lines.add(rules.early_deletion_units(short, price.unit_bytes, remaining, days, round_up) * first)
+
+    owner = {op: rc for rc in sc.requests for op in rc.operations}
+    counts: dict[str, Array] = {}
+    for op, values in (requests or {}).items():
+        if op in sc.free_operations:
+            continue
+        if op not in owner:
+            raise PricingError(f"{table.version} {storage_class}: operation {op!r} is not priced and not free")
+        counts[owner[op].id] = counts.get(owner[op].id, zero) + _as_array(values, size)
+    for rc in sc.requests:
+        if rc.id in counts:
+            lines.add(rules.request_units(counts[rc.id], rc, days, round_up) * float(rc.price))
+
+    if sc.retrieval is not None:
+        option = sc.retrieval.options[sc.retrieval.default]
+        lines.add(rules.units_of(retrieval, sc.retrieval.unit_bytes, round_up) * float(option.per_gb))
+        if option.per_1000_requests:
+            restores = _as_array(retrieval_requests, size)
+            lines.add(rules.units_of(restores, 1000, round_up) * float(option.per_1000_requests))
+
+    egress_rules = table.egress
+    egress_unit = float(egress_rules.internet.unit_bytes)
+    egress_units = egress / egress_unit
+    extra = rules.egress_extra_free(egress_rules, stored / egress_unit, days, zero)
+    lines.tiered(egress_units, egress_rules.internet, extra, round_up)
+    if egress_rules.inter_region is not None:
+        inter_units = inter / float(egress_rules.inter_region.unit_bytes)
+        lines.tiered(inter_units, egress_rules.inter_region, zero, round_up)
+    fee = table.buckets
+    if fee is not None and buckets > fee.included:
+        lines.add(np.full(size, float((buckets - fee.included) * fee.price)))
+    return lines, egress_units
 
 
 def monthly_totals(
@@ -37,68 +170,62 @@ def monthly_totals(
     retrieval_bytes: npt.ArrayLike = 0.0,
     inter_region_bytes: npt.ArrayLike = 0.0,
 ) -> Array:
-    """Monthly totals in USD (float64) for every point; inputs broadcast against ``stored_bytes``."""
-    if storage_class not in table.classes:
-        raise PricingError(f"{table.version} has no storage class {storage_class!r}")
-    sc = table.classes[storage_class]
-    inputs = [stored_bytes, egress_bytes, retrieval_bytes, inter_region_bytes, *(requests or {}).values()]
-    if object_count is not None:
-        inputs.append(object_count)
-    size = int(np.broadcast(*[np.asarray(i, dtype=np.float64).reshape(-1) for i in inputs]).size)
-    stored = _as_array(stored_bytes, size)
-    egress = _as_array(egress_bytes, size)
-    retrieval = _as_array(retrieval_bytes, size)
-    inter = _as_array(inter_region_bytes, size)
-    round_up = table.billing.round_up
-    zero = np.zeros(size)
+    """Monthly totals in USD (float64) before the invoice rounds them; inputs broadcast against ``stored_bytes``."""
+    lines, _ = _lines(
+        table,
+        storage_class,
+        stored_bytes=stored_bytes,
+        egress_bytes=egress_bytes,
+        object_count=object_count,
+        requests=requests,
+        retrieval_bytes=retrieval_bytes,
+        inter_region_bytes=inter_region_bytes,
+    )
+    return sum(lines.amounts, np.zeros(lines.size))
 
-    price = sc.storage
-    first = float(price.tiers[0].price)
-    total = rules.tiered_cost(stored / float(price.unit_bytes), price, zero, round_up)
 
-    padding = zero
-    if object_count is not None:
-        count = _as_array(object_count, size)
-        mean = np.floor(stored / np.where(count > 0, count, 1.0))  # the engine's one bin of the mean size
-        if sc.min_object_bytes:
-            padding = rules.padding_bytes(mean, count, sc.min_object_bytes)
-            total += rules.units_of(padding, price.unit_bytes, round_up) * first
-        if sc.object_overhead:
-            overhead = sc.object_overhead
-            standard = table.classes[overhead.standard_rate_class].storage
-            total += rules.units_of(count * overhead.class_rate_bytes, price.unit_bytes, round_up) * first
-            total += rules.units_of(count * overhead.standard_rate_bytes, standard.unit_bytes, round_up) * float(
-                standard.tiers[0].price
-            )
-        if sc.monitoring:
-            monitored = rules.monitored_objects(mean, count, sc.monitoring.min_object_bytes)
-            total += rules.units_of(monitored, sc.monitoring.per, round_up) * float(sc.monitoring.price)
-    if sc.minimum_billable_bytes:
-        shortfall = rules.shortfall_bytes(stored + padding, sc.minimum_billable_bytes)
-        total += rules.units_of(shortfall, price.unit_bytes, round_up) * first
-
-    days = table.billing.month_days
-    owner = {op: rc for rc in sc.requests for op in rc.operations}
-    counts: dict[str, Array] = {}
-    for op, values in (requests or {}).items():
-        if op in sc.free_operations:
-            continue
-        if op not in owner:
-            raise PricingError(f"{table.version} {storage_class}: operation {op!r} is not priced and not free")
-        counts[owner[op].id] = counts.get(owner[op].id, zero) + _as_array(values, size)
-    for rc in sc.requests:
-        if rc.id in counts:
-            total += rules.request_units(counts[rc.id], rc, days, round_up) * float(rc.price)
-
-    if sc.retrieval is not None:
-        option = sc.retrieval.options[sc.retrieval.default]
-        total += rules.units_of(retrieval, sc.retrieval.unit_bytes, round_up) * float(option.per_gb)
-
-    egress_rules = table.egress
-    egress_unit = float(egress_rules.internet.unit_bytes)
-    extra = rules.egress_extra_free(egress_rules, stored / egress_unit, days, zero)
-    total += rules.tiered_cost(egress / egress_unit, egress_rules.internet, extra, round_up)
-    if egress_rules.inter_region is not None:
-        inter_units = inter / float(egress_rules.inter_region.unit_bytes)
-        total += rules.tiered_cost(inter_units, egress_rules.inter_region, zero, round_up)
-    return total
+def monthly_bills(
+    table: PriceTable,
+    storage_class: str,
+    *,
+    stored_bytes: npt.ArrayLike,
+    egress_bytes: npt.ArrayLike = 0.0,
+    object_count: npt.ArrayLike | None = None,
+    requests: Mapping[str, npt.ArrayLike] | None = None,
+    retrieval_bytes: npt.ArrayLike = 0.0,
+    retrieval_requests: npt.ArrayLike = 0.0,
+    inter_region_bytes: npt.ArrayLike = 0.0,
+    deletions: Deletions | None = None,
+    buckets: int = 1,
+    discount: Decimal = Decimal(0),
+) -> tuple[Array, npt.NDArray[np.bool_]]:
+    """Each point's monthly bill as the invoice totals it (every line discounted, then rounded as the
+    table says, then summed) in USD, and whether it breaks the provider's free-egress policy."""
+    lines, egress_units = _lines(
+        table,
+        storage_class,
+        stored_bytes=stored_bytes,
+        egress_bytes=egress_bytes,
+        object_count=object_count,
+        requests=requests,
+        retrieval_bytes=retrieval_bytes,
+        retrieval_requests=retrieval_requests,
+        inter_region_bytes=inter_region_bytes,
+        deletions=deletions,
+        buckets=buckets,
+    )
+    rule = table.billing.line_rounding
+    keep = 1.0 - float(discount)
+    total = np.zeros(lines.size)
+    for amount in lines.amounts:
+        total += rules.round_amount(amount * keep if discount else amount, rule)
+    places = rule.places if rule is not None else 2
+    # each rounded line is a whole number of the last place: the sum, rounded there, is exact
+    total = np.round(total * 10.0**places) / 10.0**places
+    multiple = table.egress.fair_use_multiple_of_storage
+    if multiple is None:
+        breaks = np.zeros(lines.size, dtype=bool)
+    else:
+        stored_units = _as_array(stored_bytes, lines.size) / float(table.egress.internet.unit_bytes)
+        breaks = np.asarray(rules.exceeds_multiple(egress_units, multiple, stored_units), dtype=bool)
+    return total, breaks

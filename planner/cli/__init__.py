@@ -497,6 +497,17 @@ def cost_command(
     typer.echo(render.as_json(bill) if output == OutputFormat.json else render.breakdown(bill, output.value))
 
 
+DaskOption = Annotated[
+    str | None,
+    typer.Option(
+        "--dask",
+        metavar="SCHEDULER",
+        help="price in chunks on the Dask distributed cluster at this scheduler address, e.g. tcp://10.0.0.5:8786"
+        " (needs planner[dask]; the same answer as here)",
+    ),
+]
+
+
 @app.command("sweep")
 def sweep_command(
     workload_file: WorkloadArgument,
@@ -506,6 +517,8 @@ def sweep_command(
     ],
     as_of: AsOfOption = None,
     output: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
+    dask: DaskOption = None,
 ) -> None:
     """Every allowed option's monthly bill over a grid of one or two workload fields, and the cheapest at each point."""
     from planner import render
@@ -519,7 +532,11 @@ def sweep_command(
     for axis in axes:
         points *= len(axis.values)
     with progress.bar("pricing the grid", total=points, unit="points") as moved:
-        result = sweep(workload, axes, as_of=parse_date(as_of), progress=moved)
+        result = sweep(workload, axes, as_of=parse_date(as_of), progress=moved, scheduler=dask)
+    if plot is not None:
+        from planner.reports.plots import save_sweep_plot
+
+        save_sweep_plot(result, plot)
     typer.echo(render.as_json(result) if output == OutputFormat.json else render.sweep(result, output.value))
 
 
@@ -546,6 +563,7 @@ def recommend_command(
     seed: Annotated[int, typer.Option("--seed", min=0, max=2**63 - 1, help="random seed for --samples")] = 0,
     output: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
+    dask: DaskOption = None,
 ) -> None:
     """Rank every allowed provider and storage class for a workload, and explain the choice."""
     from planner import render
@@ -553,6 +571,8 @@ def recommend_command(
     from planner.workload import load_workload
 
     workload = load_workload(workload_file)
+    if dask is not None and samples is None:
+        raise InputError("prices the outcomes of --samples on a cluster: add --samples N", source="--dask")
     if profiles is not None and not profiles.is_dir():
         raise InputError("not a folder of profiles", source=str(profiles))
     from planner.units import parse_duration
@@ -583,7 +603,16 @@ def recommend_command(
         if prices:
             raise InputError("--samples prices the shipped tables only; leave out --prices", source="--samples")
         with progress.bar("pricing the outcomes", total=samples, unit="samples") as moved:
-            answer = sample(workload, workload.uncertain, samples, seed=seed, as_of=parse_date(as_of), progress=moved)
+            answer = sample(
+                workload,
+                workload.uncertain,
+                samples,
+                seed=seed,
+                as_of=parse_date(as_of),
+                progress=moved,
+                scheduler=dask,
+                correlations=workload.correlations,
+            )
     if output == OutputFormat.json:
         payload = result.model_dump(mode="json")
         if answer is not None:
