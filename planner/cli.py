@@ -6,9 +6,10 @@ Heavy modules (boto3, simpy, numpy) are imported inside the commands that use th
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
@@ -473,7 +474,6 @@ def ingest_access_log(
 ) -> None:
     """Read S3 server access logs into a workload's traffic: request mix, peak rate, egress, hot keys."""
     rows_only(output, "ingest access-log")
-    import contextlib
 
     from planner import accesslog, progress, render
 
@@ -518,6 +518,17 @@ def ingest_access_log(
     typer.echo(render.access_log_summary(summary, str(target), str(trace) if trace else None))
 
 
+@contextlib.contextmanager
+def _fields_of(workload_file: Path) -> Iterator[None]:
+    """An error about a workload's field (from the library, which has no file name) names the file."""
+    try:
+        yield
+    except InputError as error:
+        if error.source is None and error.field is not None:
+            raise InputError(error.problem, source=str(workload_file), field=error.field) from None
+        raise
+
+
 @app.command("cost")
 def cost_command(
     workload_file: WorkloadArgument,
@@ -525,8 +536,14 @@ def cost_command(
         str, typer.Option("--provider", "-p", help="provider id, e.g. aws-s3", autocompletion=completion.provider)
     ],
     storage_class: Annotated[
-        str, typer.Option("--class", help="storage class id", autocompletion=completion.storage_class)
-    ] = "standard",
+        str | None,
+        typer.Option(
+            "--class",
+            help="storage class id (default: the workload's storage.placement, each class on its own bytes;"
+            " without one, standard)",
+            autocompletion=completion.storage_class,
+        ),
+    ] = None,
     as_of: AsOfOption = None,
     months: Annotated[int | None, typer.Option("--months", min=1, max=120, help="month-by-month projection")] = None,
     prices: Annotated[Path | None, typer.Option("--prices", help="price override file for this provider")] = None,
@@ -543,7 +560,9 @@ def cost_command(
 
     workload = load_workload(workload_file)
     allowed = workload.constraints.storage_classes
-    if allowed and storage_class not in allowed:
+    if storage_class is None and workload.storage.placement is None:
+        storage_class = "standard"
+    if allowed and storage_class is not None and storage_class not in allowed:
         raise InputError(
             f"allows only {', '.join(allowed)}, not --class {storage_class}",
             source=str(workload_file),
@@ -551,9 +570,10 @@ def cost_command(
         )
     day = parse_date(as_of)
     if months:
-        result = project_costs(
-            workload, provider, storage_class, months=months, as_of=day, prices=prices, region=region
-        )
+        with _fields_of(workload_file):
+            result = project_costs(
+                workload, provider, storage_class, months=months, as_of=day, prices=prices, region=region
+            )
         if plot is not None:
             from planner.reports.plots import save_projection_plot
 
@@ -562,7 +582,8 @@ def cost_command(
         return
     if plot is not None:
         raise InputError("a plot needs a projection: add --months N", source="--plot")
-    bill = estimate_cost(workload, provider, storage_class, as_of=day, prices=prices, region=region)
+    with _fields_of(workload_file):
+        bill = estimate_cost(workload, provider, storage_class, as_of=day, prices=prices, region=region)
     typer.echo(render.as_json(bill) if output == OutputFormat.json else render.breakdown(bill, output.value))
 
 

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planner.errors import InputError
+from planner.errors import InputError, PlannerError
 
 if TYPE_CHECKING:
     from pricing.models import PriceTable
@@ -214,6 +214,11 @@ class Reconciliation(_Model):
     billed_usd: Decimal
     planner_usd: Decimal = Field(description="planner's sum over the lines it could price")
     priced_billed_usd: Decimal = Field(description="the bill's sum over the same lines")
+    placements: list[ReconcileLine] = Field(
+        default_factory=list,
+        description="each ingested workload's storage.placement priced as planner cost prices it, beside the"
+        " bill's storage and object-overhead rows (not in the totals above: the same rows, priced another way)",
+    )
 
 
 def snake(column: str) -> str:
@@ -604,7 +609,11 @@ def _workload(scope: str, groups: list[UsageGroup], bill: Bill, months: int) -> 
             f"{cls} {format_bytes(b, binary=True)} ({100 * b / stored:.1f} %)" if stored else f"{cls} 0 B"
             for cls, b in sorted(by_class.items(), key=lambda kv: -kv[1])
         )
-        lines.append(f"  # current placement: {shares}")
+        lines.append(f"  # current placement: {shares}; cost prices each class on its own bytes")
+        held = sorted(((cls, b) for cls, b in by_class.items() if b > 0), key=lambda kv: -kv[1])
+        if held:
+            lines.append("  placement:")
+            lines += [f'    {cls}: "{class_bytes} B"' for cls, class_bytes in held]
     else:
         lines.append("  # no storage rows for this scope in the bill: nothing stored (ASSUMED)")
     lines.append(f'  stored: "{stored} B"')
@@ -623,7 +632,8 @@ def _workload(scope: str, groups: list[UsageGroup], bill: Bill, months: int) -> 
         lines.append(
             "  # ASSUMED: a bill has no object count; give storage.objects or size_distribution from an S3 Inventory"
         )
-        lines.append('  object_size: "1 MiB"')
+        # 1 MiB, or what is stored when that is less (a workload holds at least one object)
+        lines.append(f'  object_size: "{min(2**20, stored) if stored else 2**20} B"')
     lines.append("traffic:")
     requests = [g for g in groups if g.kind == "requests"]
 
@@ -708,11 +718,74 @@ def reconcile(bill: Bill, *, tables: TableFinder | None = None) -> Reconciliatio
         merged.setdefault((group.scope, usage_type, group.kind, group.storage_class), []).append(group)
     lines = [_reconcile_line(groups, find(groups[0].region, as_of), as_of) for groups in merged.values()]
     priced = [line for line in lines if line.planner_usd is not None]
+    placements = [
+        line
+        for ingested in workloads(bill)
+        if (line := _placement_line(ingested, bill, find(ingested.region, as_of), as_of)) is not None
+    ]
     return Reconciliation(
         lines=lines,
         billed_usd=sum((line.billed_usd for line in lines), Decimal(0)),
         planner_usd=sum((line.planner_usd or Decimal(0) for line in priced), Decimal(0)),
         priced_billed_usd=sum((line.billed_usd for line in priced), Decimal(0)),
+        placements=placements,
+    )
+
+
+def _placement_line(
+    ingested: IngestedWorkload, bill: Bill, table: PriceTable | None, as_of: dt.date | None
+) -> ReconcileLine | None:
+    """The written workload's placement priced as ``planner cost`` prices it (storage, minimums and
+    per-object overheads of each class; no traffic), against the bill's storage and overhead rows."""
+    from planner.costing import placement_cost
+    from planner.workload import Traffic, parse_workload
+    from pricing.catalog import load_yaml
+
+    groups = [g for g in bill.groups if g.scope == ingested.scope and g.kind in ("storage", "overhead")]
+    if not groups:
+        return None
+    try:
+        workload = parse_workload(load_yaml(ingested.text, ingested.name), ingested.name)
+    except PlannerError:
+        return None
+    placement = workload.storage.placement
+    if placement is None:
+        return None
+    months = Decimal(max(len(bill.periods), 1))
+    billed = sum((g.billed_usd for g in groups), Decimal(0)) / months
+    gb_months = sum((g.quantity for g in groups if g.kind == "storage"), Decimal(0)) / months
+    base = {
+        "scope": ingested.scope,
+        "region": ingested.region,
+        "usage_type": "placement: " + " + ".join(placement),
+        "operation": "storage and object overhead",
+        "quantity": gb_months,
+        "unit": "GB-Mo",
+        "billed_usd": billed,
+    }
+    if table is None:
+        return ReconcileLine(
+            **base,
+            planner_usd=None,
+            difference_usd=None,
+            table_version=None,
+            cause=f"no aws-s3 table for {ingested.region}",
+        )
+    stored_only = workload.model_copy(update={"traffic": Traffic(reads=0, writes=0)})
+    try:
+        cost = placement_cost(stored_only, table, as_of or table.effective_from)
+    except PlannerError as error:
+        return ReconcileLine(**base, planner_usd=None, difference_usd=None, table_version=None, cause=str(error))
+    amount = sum(
+        (i.amount_unrounded_usd or i.amount_usd for i in cost.line_items if i.category in ("storage", "minimum")),
+        Decimal(0),
+    ).quantize(_CUR_RESOLUTION / 1000)
+    per = f"a month's average of {months} billing periods; " if months > 1 else ""
+    cause = f"{per}{ingested.name} as planner cost prices it, each class on its own bytes" + _agree(
+        amount, billed, gb_months
+    )
+    return ReconcileLine(
+        **base, planner_usd=amount, difference_usd=amount - billed, table_version=table.version, cause=cause
     )
 
 

@@ -173,6 +173,8 @@ def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None) -> str
         "",
         table(["category", "item", "quantity", "unit", "unit price", "amount"], rows, fmt),
     ]
+    for assumption in bill.assumptions:
+        parts.append(wrap_prose(f"assumed: {assumption}", "  "))
     for warning in bill.warnings:
         parts.append(wrap_prose(f"warning: {warning}", "  "))
     return "\n".join(parts)
@@ -363,6 +365,7 @@ def projection(result: CostProjection, fmt: str) -> str:
                 rows,
                 fmt,
             ),
+            *(wrap_prose(f"assumed: {a}", "  ") for a in (result.months[0].cost.assumptions if result.months else [])),
         ]
     )
 
@@ -734,7 +737,26 @@ def reconciliation(result: Reconciliation, fmt: str) -> str:
         f"billed {_tiny_usd(result.billed_usd)} in all; on the lines planner prices, billed"
         f" {_tiny_usd(result.priced_billed_usd)} against planner's {_tiny_usd(result.planner_usd)}"
     )
-    return "\n".join([heading("Reconciliation with the bill", fmt), table(headers, rows, fmt), "", total])
+    parts = [heading("Reconciliation with the bill", fmt), table(headers, rows, fmt), "", total]
+    if result.placements:
+        placed = [
+            (
+                line.scope,
+                line.usage_type,
+                f"{quantity(line.quantity)} {line.unit}",
+                _tiny_usd(line.billed_usd),
+                _tiny_usd(line.planner_usd),
+                _tiny_usd(line.difference_usd),
+                line.cause,
+            )
+            for line in result.placements
+        ]
+        parts += [
+            "",
+            heading("The written placement, priced as planner cost prices it", fmt),
+            table(headers, placed, fmt),
+        ]
+    return "\n".join(parts)
 
 
 def inventory_summary(inventory: Inventory, written: str) -> str:

@@ -124,8 +124,72 @@ class SizeShare(_Model):
     share: Share = Field(gt=0, le=1, description='fraction of the objects with this size, e.g. 0.25 or "25%"')
 
 
+# A placement written to three figures ("33.3 TB") may miss the stated total by this much.
+PLACEMENT_TOLERANCE = 0.005
+
+
+def _stored_or_placement(schema: dict[str, Any]) -> None:
+    """The schema says what the loader does: ``stored`` may be left out when ``placement`` is given."""
+    required = [name for name in schema.get("required", []) if name != "stored"]
+    if required:
+        schema["required"] = required
+    else:
+        schema.pop("required", None)
+    schema["anyOf"] = [{"required": ["stored"]}, {"required": ["placement"]}]
+
+
+def storage_class_ids() -> set[str]:
+    """Every storage class id any shipped price table defines."""
+    from pricing import catalog
+
+    return {cls for tables in catalog.shipped_tables().values() for table in tables for cls in table.classes}
+
+
 class Storage(_Model):
-    stored: Bytes = Field(description='average volume stored this month, e.g. "200 TB"')
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=_stored_or_placement)
+
+    stored: Bytes = Field(
+        description='average volume stored this month, e.g. "200 TB" (may be left out when placement is given: its sum)'
+    )
+    placement: dict[str, Bytes] | None = Field(
+        None,
+        min_length=1,
+        description='the bytes in each storage class today, e.g. {standard: "40 TB", glacier-flexible: "60 TB"}'
+        " (a bucket with lifecycle rules holds several at once): cost prices each class on its own; it adds up"
+        " to stored",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stored_from_placement(cls, data: Any, info: ValidationInfo) -> Any:
+        if not isinstance(data, dict) or "stored" in data or not isinstance(data.get("placement"), dict):
+            return data
+        from planner.units import parse_size
+
+        strict = bool(info.context and info.context.get("from_file"))
+        total = 0
+        for storage_class, size in data["placement"].items():
+            try:
+                total += parse_size(size, allow_bare=not strict)
+            except ValueError as error:
+                raise ValueError(f"placement.{storage_class}: {error}") from None
+        return {**data, "stored": f"{total} B" if strict else total}
+
+    @field_validator("placement")
+    @classmethod
+    def _placement_classes(cls, placement: dict[str, int] | None) -> dict[str, int] | None:
+        if placement is None:
+            return None
+        known = storage_class_ids()
+        for storage_class in placement:
+            if storage_class not in known:
+                raise ValueError(
+                    f"{storage_class!r} is no provider's storage class (known: {', '.join(sorted(known))})"
+                )
+        if not sum(placement.values()):
+            raise ValueError("every class holds 0 bytes (leave placement out for an empty bucket)")
+        return placement
+
     object_size: Bytes | None = Field(None, description="mean object size (or give objects, or size_distribution)")
     objects: Count | None = Field(None, gt=0, le=MAX_COUNT, description='number of objects stored, e.g. "2M"')
     size_distribution: list[SizeShare] | None = Field(None, min_length=1, description="object sizes and their shares")
@@ -183,6 +247,18 @@ class Storage(_Model):
         if any(later > earlier for earlier, later in itertools.pairwise(ordered)):
             raise ValueError("a longer period cannot leave more of the data unread than a shorter one")
         return unread
+
+    @model_validator(mode="after")
+    def _placement_adds_up(self) -> Storage:
+        if self.placement is None:
+            return self
+        total = sum(self.placement.values())
+        if abs(total - self.stored) > PLACEMENT_TOLERANCE * max(total, self.stored):
+            raise ValueError(
+                f"placement adds up to {format_bytes(total)} but stored is {format_bytes(self.stored)}: they must"
+                f" agree within {PLACEMENT_TOLERANCE:.1%} (or leave stored out and it is the placement's sum)"
+            )
+        return self
 
     @model_validator(mode="after")
     def _one_size(self) -> Storage:

@@ -86,6 +86,30 @@ def test_each_region_becomes_a_workload_that_loads_with_its_provenance(bill: Bil
     assert "no storage rows" in east.text
 
 
+def test_the_workload_states_the_bills_placement(bill: Bill, tmp_path: Path) -> None:
+    west = next(w for w in workloads(bill) if w.name == "us-west-2.yaml")
+    (tmp_path / west.name).write_text(west.text)
+    storage = load_workload(tmp_path / west.name).storage
+    # 10.3626777784 GB-months x 2^30 = 11,126,840,539 bytes of Glacier; 0.8620472377 x 2^30 = 925,616,173 of Standard
+    assert storage.placement == {"glacier-flexible": 11_126_840_539, "standard": 925_616_173}
+    assert abs(sum(storage.placement.values()) - storage.stored) <= 1
+
+
+def test_reconcile_prices_the_written_placement_against_the_bills_storage(bill: Bill) -> None:
+    # the 2023 us-east-1 table stands in for us-west-2 (same $0.023 Standard and $0.0036 Glacier)
+    result = reconcile(bill, tables=lambda region, as_of: table_for("aws-s3", as_of))
+    placed = next(line for line in result.placements if line.scope == "us-west-2")
+    assert placed.usage_type == "placement: glacier-flexible + standard"
+    # billed: the us-west-2 StandardStorage, GlacierStorage and both ObjectOverhead rows, $0.0622963415;
+    # planner: 0.8620472377 GB x $0.023 + 10.3626777784 GB x $0.0036, and 18,096 objects x 32,768 B at
+    # $0.0036 and x 8,192 B at $0.023 (the bill's 0.5522583009 GB of index is 18,096.04 objects' worth)
+    assert placed.billed_usd == Decimal("0.0622963415")
+    assert placed.planner_usd is not None and abs(placed.planner_usd - placed.billed_usd) < Decimal("0.000001")
+    assert "differs" not in placed.cause
+    # the placement lines are the same rows priced another way: not counted again in the totals
+    assert result.billed_usd == sum((line.billed_usd for line in result.lines), Decimal(0))
+
+
 def test_requests_become_reads_writes_heads_and_lists(bill: Bill, tmp_path: Path) -> None:
     west = next(w for w in workloads(bill) if w.name == "us-west-2.yaml")
     (tmp_path / "w.yaml").write_text(west.text)
