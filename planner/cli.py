@@ -459,7 +459,12 @@ def ingest_inventory(
 
 @ingest_app.command("access-log")
 def ingest_access_log(
-    paths: Annotated[list[Path], typer.Argument(help="S3 server access log files (or .gz), or folders of them")],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="S3 server access log files or Cloudflare Logpush http_requests NDJSON (or .gz), or folders of them"
+        ),
+    ],
     out: Annotated[
         Path | None, typer.Option("--out", help="folder for a new workload file named after the bucket")
     ] = None,
@@ -472,7 +477,8 @@ def ingest_access_log(
     force: Annotated[bool, typer.Option("--force", help="replace files that already exist")] = False,
     output: FormatOption = OutputFormat.table,
 ) -> None:
-    """Read S3 server access logs into a workload's traffic: request mix, peak rate, egress, hot keys."""
+    """Read S3 server access logs (or Cloudflare Logpush http_requests) into a workload's traffic: request mix,
+    peak rate, egress, hot keys."""
     rows_only(output, "ingest access-log")
 
     from planner import accesslog, progress, render
@@ -504,7 +510,7 @@ def ingest_access_log(
         "traffic",
         block,
         lambda: (
-            f"# Workload of {name} from its S3 access logs, which say nothing of what is stored:\n"
+            f"# Workload of {name} from its access logs, which say nothing of what is stored:\n"
             "# give storage.stored (ingest the bill or an inventory and use --into).\n"
             f'name: "{name}"\nstorage:\n  stored: "0 B"  # ASSUMED\n'
             f"  # mean size of the objects the GETs read{'' if summary.mean_object_bytes else ' (none: ASSUMED)'}\n"

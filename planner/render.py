@@ -794,6 +794,11 @@ def access_log_summary(log: AccessLog, written: str, trace: str | None) -> str:
             f"  hot key {hot.key!r}: {100 * hot.share_of_gets:.3g} % of GETs, {hot.peak_per_s} in its busiest second,"
             f" about {hot.peak_in_flight:.3g} in flight"
         )
+    if log.cached:
+        lines.append(
+            f"{log.cached:,} requests answered from Cloudflare's cache left out (they never reached the bucket)"
+        )
+    lines += [f"the logs cannot give {what}" for what in log.unavailable]
     if log.bad_lines:
         lines.append(f"{log.bad_lines:,} lines could not be read; the first:")
         lines += [f"  {where}" for where in log.first_bad]

@@ -155,3 +155,65 @@ def test_cli_fills_a_workload_and_writes_a_trace(run_cli: Callable[..., Result],
     assert workload.storage.stored == 12_052_456_713 and workload.traffic.hot_objects is not None
     again = run_cli("ingest", "access-log", str(tmp_path / "logs"), "--out", str(tmp_path / "w"))
     assert again.code == 2 and "--force" in again.err
+
+
+# Cloudflare Logpush http_requests records, hand-written in the dataset's own field names
+# (https://developers.cloudflare.com/logs/reference/log-fields/zone/http_requests/): a custom
+# domain in front of an R2 bucket. Timestamps in the three forms Logpush writes: RFC 3339, unix
+# nanoseconds and unix seconds.
+_CLOUDFLARE = [
+    '{"ClientRequestHost":"media.example.com","ClientRequestMethod":"GET","ClientRequestURI":"/photos/a%20b.jpg",'
+    '"EdgeStartTimestamp":"2026-10-01T12:00:00Z","EdgeEndTimestamp":"2026-10-01T12:00:00.400Z",'
+    '"EdgeResponseStatus":200,"EdgeResponseBytes":1000350,"EdgeResponseBodyBytes":1000000,"CacheCacheStatus":"miss"}',
+    '{"ClientRequestHost":"media.example.com","ClientRequestMethod":"GET","ClientRequestURI":"/photos/a%20b.jpg",'
+    '"EdgeStartTimestamp":1790856000100000000,"EdgeEndTimestamp":1790856000700000000,'
+    '"EdgeResponseStatus":206,"EdgeResponseBodyBytes":65536,"CacheCacheStatus":"miss"}',
+    '{"ClientRequestHost":"media.example.com","ClientRequestMethod":"GET","ClientRequestURI":"/photos/a%20b.jpg",'
+    '"EdgeStartTimestamp":"2026-10-01T12:00:00.500Z","EdgeEndTimestamp":"2026-10-01T12:00:00.510Z",'
+    '"EdgeResponseStatus":200,"EdgeResponseBodyBytes":1000000,"CacheCacheStatus":"hit"}',
+    '{"ClientRequestHost":"media.example.com","ClientRequestMethod":"PUT","ClientRequestURI":"/photos/new.jpg",'
+    '"EdgeStartTimestamp":1790856001,"EdgeResponseStatus":200,"EdgeResponseBodyBytes":0}',
+    '{"ClientRequestHost":"media.example.com","ClientRequestMethod":"PUT",'
+    '"ClientRequestURI":"/big.bin?partNumber=1&uploadId=u1","EdgeStartTimestamp":"2026-10-01T12:00:01Z",'
+    '"EdgeEndTimestamp":"2026-10-01T12:00:02Z","EdgeResponseStatus":200,"EdgeResponseBodyBytes":0}',
+    '{"ClientRequestHost":"media.example.com","ClientRequestMethod":"GET","ClientRequestURI":"/?list-type=2",'
+    '"EdgeStartTimestamp":"2026-10-01T12:00:03Z","EdgeEndTimestamp":"2026-10-01T12:00:03.050Z",'
+    '"EdgeResponseStatus":200,"EdgeResponseBodyBytes":2048}',
+    '{"ClientRequestHost":"media.example.com","ClientRequestMethod":"HEAD","ClientRequestURI":"/missing",'
+    '"EdgeStartTimestamp":"2026-10-01T12:00:03Z","EdgeEndTimestamp":"2026-10-01T12:00:03.010Z",'
+    '"EdgeResponseStatus":404,"EdgeResponseBodyBytes":0}',
+]
+
+
+def test_cloudflare_http_requests_map_to_operations_keys_bytes_and_ranges(tmp_path: Path) -> None:
+    path = tmp_path / "http_requests.log.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        handle.write("\n".join(_CLOUDFLARE) + "\n")
+    log = read_logs([path])
+    assert log.formats == ["cloudflare-http"] and log.buckets == ["media.example.com"]
+    # the cache hit never reached the bucket: 6 requests, not 7
+    assert log.cached == 1
+    assert log.requests == {"get": 2, "put": 1, "upload-part": 1, "list": 1, "head": 1}
+    # the body bytes, not EdgeResponseBytes with its headers: 1,000,000 + 65,536; the 206 is the ranged GET
+    assert log.get_bytes_sent == 1_065_536 and log.ranged_gets == 1
+    assert log.errors == {"404": 1}
+    # 1790856000 s is 2026-10-01T12:00:00Z: both GETs of the key in that second, 400 ms + 600 ms in
+    # flight = 1.0 requests on average over the second (Little's law)
+    hot = log.hot_keys[0]
+    assert hot.key == "photos/a b.jpg" and hot.gets == 2 and hot.peak_per_s == 2
+    assert hot.peak_in_flight == pytest.approx(1.0)
+    assert log.start == dt.datetime(2026, 10, 1, 12, 0, tzinfo=dt.UTC) and log.peak_per_s == 2
+    # the PUT logged in unix seconds without EdgeEndTimestamp has no turn-around time, and the format has no sizes
+    assert any(u.startswith("turn-around times (1 requests") for u in log.unavailable)
+    assert any(u.startswith("object sizes") for u in log.unavailable)
+    assert log.mean_object_bytes is None
+    block = traffic_block(log)
+    assert "Cloudflare Logpush http_requests of media.example.com" in block
+    assert "the logs cannot give object sizes" in block and "1 requests answered from Cloudflare's cache" in block
+
+
+def test_a_json_line_of_another_dataset_is_a_counted_bad_line(tmp_path: Path) -> None:
+    path = tmp_path / "firewall.json"
+    path.write_text(_CLOUDFLARE[0] + "\n" + '{"Action":"block","ClientIP":"192.0.2.1"}\n')
+    log = read_logs([path])
+    assert log.bad_lines == 1 and "not http_requests" in log.first_bad[0] and log.requests == {"get": 1}
