@@ -12,10 +12,17 @@ fields as https://developers.cloudflare.com/logs/reference/log-fields/zone/http_
 them: ``ClientRequestHost``, ``ClientRequestMethod``, ``ClientRequestURI``, ``EdgeStartTimestamp``,
 ``EdgeEndTimestamp``, ``EdgeResponseStatus``, ``EdgeResponseBytes``, ``EdgeResponseBodyBytes``,
 ``CacheCacheStatus``) is read too, for a bucket served through Cloudflare (an R2 custom domain): a
-line that starts with ``{`` is taken as such. Its requests carry no object size (ranged reads are the
-206 answers) and are timed to the edge's start and end (the in-flight count needs both); requests
-answered from Cloudflare's cache never reached the bucket and are counted apart. R2's own Data
-Access Logs are not read: their field names could not be checked against Cloudflare's documentation.
+JSON line with ``ClientRequestMethod`` is taken as such. Its requests carry no object size (ranged
+reads are the 206 answers) and are timed from the edge receiving the request to its sending the last
+byte (the in-flight count needs both); requests answered from Cloudflare's cache never reached the
+bucket and are counted apart.
+
+R2's Data Access Logs (https://developers.cloudflare.com/r2/buckets/data-access-logs/, events of the
+``r2`` dataset exported as JSON lines, nested or with dotted keys): ``$metadata.timestamp`` (Unix
+milliseconds), ``bucket``, ``action`` (the R2 operation), ``resource.key``, ``resource.size``,
+``response.bytes`` (the response's Content-Length), ``response.status``. They log no turn-around
+time and leave out every request answered 400 or above, so neither in-flight counts nor errors come
+from them.
 
 ``read_logs`` streams files into fixed-size tallies (per-second counts, per-key counts for the
 keys that matter), so a month of logs takes the memory of its seconds and its hot keys;
@@ -101,8 +108,11 @@ class AccessLog(_Model):
     distinct_keys: int = Field(0, description="keys read at least once (a lower bound past the tally's limit)")
     bad_lines: int = 0
     first_bad: list[str] = Field(default_factory=list)
-    formats: list[str] = Field(default_factory=list, description="the log formats read (s3, cloudflare-http)")
+    formats: list[str] = Field(
+        default_factory=list, description="the log formats read (s3, cloudflare-http, r2-data-access)"
+    )
     cached: int = Field(0, description="Cloudflare requests answered from its cache: they never reached the bucket")
+    untimed_requests: int = Field(0, description="GETs logged without a turn-around time (no in-flight count)")
     unavailable: list[str] = Field(default_factory=list, description="figures the logs' format cannot give")
 
 
@@ -190,7 +200,27 @@ def _cloudflare_time(value: object) -> dt.datetime:
     raise ValueError(f"EdgeStartTimestamp {value!r} is not a time")
 
 
-_CACHE_ANSWERS = {"hit", "stale", "updating", "revalidated"}  # CacheCacheStatus values served by the cache
+# CacheCacheStatus values answered from the cache without asking the bucket ("revalidated" asked it)
+_CACHE_ANSWERS = {"hit", "stale", "updating"}
+# R2 Data Access Logs' action names (the S3 API's) to planner's operations
+R2_ACTIONS = {
+    "GetObject": "get",
+    "HeadObject": "head",
+    "PutObject": "put",
+    "CopyObject": "copy",
+    "ListObjectsV1": "list",
+    "ListObjectsV2": "list",
+    "CreateMultipartUpload": "create-multipart",
+    "UploadPart": "upload-part",
+    "UploadPartCopy": "upload-part",
+    "CompleteMultipartUpload": "complete-multipart",
+    "AbortMultipartUpload": "abort-multipart",
+    "ListMultipartUploads": "list-parts",
+    "ListParts": "list-parts",
+    "DeleteObject": "delete",
+    "DeleteObjects": "delete",
+    "DeleteObjectsByPrefix": "delete",
+}
 
 
 def _cloudflare_operation(method: str, key: str, query: dict[str, list[str]]) -> str:
@@ -208,12 +238,56 @@ def _cloudflare_operation(method: str, key: str, query: dict[str, list[str]]) ->
     return method.lower() or "unknown"
 
 
-def parse_cloudflare(line: str) -> Request:
-    """One Logpush ``http_requests`` record (a JSON object) as a request. The URI's path is taken as
-    the key (an R2 custom domain serves keys at the root; a path-style S3 URI keeps the bucket in it)."""
+def _field(record: dict[str, object], path: str) -> object:
+    """A field of an exported event by its dotted name: a key of that name, or nested objects."""
+    if path in record:
+        return record[path]
+    node: object = record
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def parse_json_line(line: str) -> tuple[str, Request]:
+    """A JSON log line as (format, request): a Logpush ``http_requests`` record or an R2 Data Access
+    Logs event."""
     record = json.loads(line)
-    if not isinstance(record, dict) or "ClientRequestMethod" not in record or "EdgeStartTimestamp" not in record:
-        raise ValueError("not http_requests: no ClientRequestMethod or EdgeStartTimestamp")
+    if isinstance(record, dict) and "ClientRequestMethod" in record:
+        return "cloudflare-http", parse_cloudflare(record)
+    if isinstance(record, dict) and "action" in record and _field(record, "$metadata.timestamp") is not None:
+        return "r2-data-access", parse_r2(record)
+    raise ValueError("neither http_requests (ClientRequestMethod) nor an R2 event (action, $metadata.timestamp)")
+
+
+def parse_r2(record: dict[str, object]) -> Request:
+    """One R2 Data Access Logs event as a request (a Workers binding's event has no status: the logs
+    hold only answers below 400, taken as 200)."""
+    action = str(record["action"])
+    milliseconds = _field(record, "$metadata.timestamp")
+    if not isinstance(milliseconds, int | float) or isinstance(milliseconds, bool):
+        raise ValueError(f"$metadata.timestamp {milliseconds!r} is not Unix milliseconds")
+    status = _field(record, "response.status")
+    return Request(
+        time=dt.datetime.fromtimestamp(milliseconds / 1000, tz=dt.UTC),
+        bucket=str(_field(record, "bucket") or _field(record, "$metadata.service") or "r2"),
+        operation=R2_ACTIONS.get(action, action),
+        key=str(_field(record, "resource.key") or ""),
+        status=int(str(status)) if status is not None else 200,
+        error=str(_field(record, "response.errorCode") or ""),
+        bytes_sent=int(str(_field(record, "response.bytes") or 0)),
+        object_size=int(str(_field(record, "resource.size") or 0)),
+        total_ms=0,
+        timed=False,
+    )
+
+
+def parse_cloudflare(record: dict[str, object]) -> Request:
+    """One Logpush ``http_requests`` record as a request. The URI's path is taken as the key (an R2
+    custom domain serves keys at the root; a path-style S3 URI keeps the bucket in it)."""
+    if "EdgeStartTimestamp" not in record:
+        raise ValueError("http_requests without EdgeStartTimestamp")
     start = _cloudflare_time(record["EdgeStartTimestamp"])
     end = record.get("EdgeEndTimestamp")
     total_ms = max(0, round((_cloudflare_time(end) - start).total_seconds() * 1000)) if end is not None else 0
@@ -221,7 +295,7 @@ def parse_cloudflare(line: str) -> Request:
     key = urllib.parse.unquote(uri.path.lstrip("/"))
     query = urllib.parse.parse_qs(uri.query, keep_blank_values=True)
     body = record.get("EdgeResponseBodyBytes", record.get("EdgeResponseBytes", 0))
-    status = int(record.get("EdgeResponseStatus", 0))
+    status = int(str(record.get("EdgeResponseStatus", 0)))
     return Request(
         time=start,
         bucket=str(record.get("ClientRequestHost", "")) or "cloudflare",
@@ -229,7 +303,7 @@ def parse_cloudflare(line: str) -> Request:
         key=key,
         status=status,
         error="",
-        bytes_sent=int(body or 0),
+        bytes_sent=int(str(body or 0)),
         object_size=0,
         total_ms=total_ms,
         partial=status == 206,
@@ -310,8 +384,9 @@ def read_logs(
                 progress(seen)
             try:
                 if line.lstrip().startswith("{"):
-                    request: Request | None = parse_cloudflare(line)
-                    formats.add("cloudflare-http")
+                    kind, parsed = parse_json_line(line)
+                    request: Request | None = parsed
+                    formats.add(kind)
                 else:
                     request = parse_line(line)
                     formats.add("s3")
@@ -325,7 +400,7 @@ def read_logs(
             if request.cached:
                 cached += 1
                 continue
-            untimed += not request.timed
+            untimed += not request.timed and request.operation == "get"
             unsized += request.object_size == 0 and request.operation == "get"
             first = request.time if first is None else min(first, request.time)
             last = request.time if last is None else max(last, request.time)
@@ -394,6 +469,7 @@ def read_logs(
         first_bad=bad,
         formats=sorted(formats),
         cached=cached,
+        untimed_requests=untimed,
         unavailable=_unavailable(formats, untimed, unsized, ops.get("get", 0)),
     )
 
@@ -402,9 +478,7 @@ def _unavailable(formats: set[str], untimed: int, unsized: int, gets: int) -> li
     """What the logs read cannot say, in words."""
     said = []
     if untimed:
-        said.append(
-            f"turn-around times ({untimed:,} requests without EdgeEndTimestamp): no in-flight count for their hot keys"
-        )
+        said.append(f"turn-around times ({untimed:,} GETs logged without one): no in-flight count for hot keys")
     if "cloudflare-http" in formats and gets and unsized:
         said.append(
             "object sizes (http_requests has none): ranged GETs are the 206 answers, and the mean object size"
@@ -412,6 +486,11 @@ def _unavailable(formats: set[str], untimed: int, unsized: int, gets: int) -> li
         )
     if "cloudflare-http" in formats:
         said.append("error codes such as SlowDown (http_requests logs the status alone)")
+    if "r2-data-access" in formats:
+        said.append(
+            "errors: R2's Data Access Logs leave out every request answered 400 or above, and deliver events"
+            " best effort (some may be missing)"
+        )
     return said
 
 
@@ -469,10 +548,14 @@ def traffic_block(log: AccessLog) -> str:
     if log.hot_keys:
         top = log.hot_keys[0]
         share = sum(h.share_of_gets for h in log.hot_keys)
+        in_flight = (
+            "an unknown number in flight then (the logs give no turn-around times: peak_concurrency 1 is ASSUMED)"
+            if log.untimed_requests
+            else f"about {top.peak_in_flight:.3g} in flight then (total times summed over the second)"
+        )
         lines.append(
             f"  # {len(log.hot_keys)} keys each took at least 1 % of the GETs ({100 * share:.3g} % together);"
-            f" the busiest, {top.key!r}, {top.peak_per_s} GETs in one second and about"
-            f" {top.peak_in_flight:.3g} in flight then (total times summed over the second)"
+            f" the busiest, {top.key!r}, {top.peak_per_s} GETs in one second and {in_flight}"
         )
         lines.append("  hot_objects:")
         lines.append(f"    count: {len(log.hot_keys)}")
@@ -482,7 +565,11 @@ def traffic_block(log: AccessLog) -> str:
 
 
 def _format_names(log: AccessLog) -> str:
-    names = {"s3": "S3 access logs", "cloudflare-http": "Cloudflare Logpush http_requests"}
+    names = {
+        "s3": "S3 access logs",
+        "cloudflare-http": "Cloudflare Logpush http_requests",
+        "r2-data-access": "R2 Data Access Logs",
+    }
     return " and ".join(names.get(f, f) for f in log.formats) or "S3 access logs"
 
 

@@ -462,7 +462,8 @@ def ingest_access_log(
     paths: Annotated[
         list[Path],
         typer.Argument(
-            help="S3 server access log files or Cloudflare Logpush http_requests NDJSON (or .gz), or folders of them"
+            help="S3 server access logs, Cloudflare Logpush http_requests or R2 Data Access Logs as JSON lines"
+            " (or .gz), or folders of them"
         ),
     ],
     out: Annotated[
@@ -477,8 +478,8 @@ def ingest_access_log(
     force: Annotated[bool, typer.Option("--force", help="replace files that already exist")] = False,
     output: FormatOption = OutputFormat.table,
 ) -> None:
-    """Read S3 server access logs (or Cloudflare Logpush http_requests) into a workload's traffic: request mix,
-    peak rate, egress, hot keys."""
+    """Read S3 server access logs (or Cloudflare http_requests, R2 Data Access Logs) into a workload's traffic:
+    request mix, peak rate, egress, hot keys."""
     rows_only(output, "ingest access-log")
 
     from planner import accesslog, progress, render

@@ -792,7 +792,7 @@ def access_log_summary(log: AccessLog, written: str, trace: str | None) -> str:
     for hot in log.hot_keys:
         lines.append(
             f"  hot key {hot.key!r}: {100 * hot.share_of_gets:.3g} % of GETs, {hot.peak_per_s} in its busiest second,"
-            f" about {hot.peak_in_flight:.3g} in flight"
+            + (" in flight unknown" if log.untimed_requests else f" about {hot.peak_in_flight:.3g} in flight")
         )
     if log.cached:
         lines.append(
