@@ -330,6 +330,14 @@ def ingest_cur(
     reconcile: Annotated[
         bool, typer.Option("--reconcile", help="also price every S3 line with planner's tables beside the bill's")
     ] = False,
+    offer: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--offer",
+            help="an AWS Price List offer file (AmazonS3, AWSDataTransfer JSON) to decode FOCUS rows' SkuId"
+            " when the export has no x_UsageType column (repeatable)",
+        ),
+    ] = None,
     force: Annotated[bool, typer.Option("--force", help="replace workload files that already exist")] = False,
     output: FormatOption = OutputFormat.table,
 ) -> None:
@@ -341,8 +349,11 @@ def ingest_cur(
 
     for path in files:
         check_input_file(path, what="billing export")
+    skus: dict[str, tuple[str, str]] = {}
+    for path in offer or []:
+        skus.update(ingest.sku_usage_types(_read_json(path, "offer file"), str(path)))
     with progress.bar("reading the bill", unit="rows") as moved:
-        bill = ingest.read_bill(files, bucket=bucket, region=region, progress=moved)
+        bill = ingest.read_bill(files, bucket=bucket, region=region, progress=moved, skus=skus)
     if not bill.groups:
         raise InputError("no Amazon S3 usage rows" + (" for that bucket/region" if bucket or region else ""))
     produced = ingest.workloads(bill)

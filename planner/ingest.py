@@ -14,8 +14,13 @@ How a bill is read (AWS's CUR data dictionary and usage-type names):
   region is taken from ``product/regionCode`` (or ``product/fromRegionCode`` for transfer rows);
 - control-plane requests (``ListAllMyBuckets``, bucket configuration) are billed among the
   data-plane ones: they are counted, but not as reads or writes;
-- FOCUS rows carry no usage type: an S3 row is classed from its ``PricingUnit`` and
-  ``ChargeDescription`` (the price list's own wording), which is weaker, and said so.
+- FOCUS rows are decoded to usage types, best first: AWS's FOCUS 1.0 export "with AWS columns"
+  carries ``x_UsageType`` and ``x_Operation`` (the CUR's own values; AWS Data Exports table
+  dictionary, FOCUS 1.0 with AWS columns), read exactly as a CUR's; otherwise a row's ``SkuId`` is
+  looked up in an AWS Price List offer file the user gives (products by SKU, each with its
+  ``attributes.usagetype`` and ``operation``); otherwise the row is classed from its
+  ``PricingUnit`` and ``ChargeDescription`` (the price list's own wording), which is weaker. The
+  notes say how many rows each way decoded.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import datetime as dt
 import gzip
 import io
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -314,6 +320,8 @@ def classify(usage_type: str, operation: str) -> tuple[Kind, str | None, str | N
 
 
 _RETRIEVAL = {"SIA": "standard-ia", "ZIA": "onezone-ia", "GIR": "glacier-ir"}
+# A transfer usage type named inside a FOCUS charge description
+_NAMED_TRANSFER = re.compile(r"\b(?:[A-Z]{2,4}[0-9]?-)?[A-Z]{2,4}[0-9]?-AWS-(Out|In)-Bytes\b")
 
 
 def _focus_kind(row: dict[str, str]) -> tuple[str, str, Kind, str | None, str | None]:
@@ -322,8 +330,13 @@ def _focus_kind(row: dict[str, str]) -> tuple[str, str, Kind, str | None, str | 
     unit = row.get("pricing_unit", "") or row.get("consumed_unit", "")
     text = row.get("charge_description", "")
     lower = text.lower()
+    named = _NAMED_TRANSFER.search(text)  # "USD 0.02 per GB for EUN1-AWS-Out-Bytes in Africa (Cape Town)"
+    if named:
+        kind: Kind = "inter-region" if named.group(1) == "Out" else "ingress"
+        return f"AWS-{named.group(1)}-Bytes", "", kind, None, None
     if "data transfer" in lower:
-        if "internet" in lower:
+        # "data transfer out beyond the global free tier" is the internet tier ladder's wording
+        if "internet" in lower or "data transfer out" in lower:
             return "DataTransfer-Out-Bytes", "", "egress", None, None
         if "data transfer from" in lower or "data transfer in" in lower:
             return "AWS-In-Bytes", "", "ingress", None, None
@@ -334,7 +347,7 @@ def _focus_kind(row: dict[str, str]) -> tuple[str, str, Kind, str | None, str | 
         if "get and all other" in lower:
             return "Requests-Tier2", "GetObject", "requests", "standard", "get"
         return "Requests", "", "other", None, None
-    if unit.lower() in ("gb-mo", "gb-month"):
+    if unit.lower() in ("gb-mo", "gb-month", "gb-months"):
         if "glacier" in lower and "deep" in lower:
             return "TimedStorage-GDA-ByteHrs", "", "storage", "deep-archive", None
         if "glacier" in lower:
@@ -345,14 +358,32 @@ def _focus_kind(row: dict[str, str]) -> tuple[str, str, Kind, str | None, str | 
     return text or "unknown", "", "other", None, None
 
 
+def sku_usage_types(offer: object, source: str) -> dict[str, tuple[str, str]]:
+    """SKU to (usage type, operation) from an AWS Price List offer file (AmazonS3 or
+    AWSDataTransfer): what a FOCUS row's ``SkuId`` stands for."""
+    products = offer.get("products") if isinstance(offer, dict) else None
+    if not isinstance(products, dict):
+        raise InputError("not an AWS Price List offer file (no products by SKU)", source=source)
+    found: dict[str, tuple[str, str]] = {}
+    for sku, product in products.items():
+        attributes = product.get("attributes") if isinstance(product, dict) else None
+        if isinstance(attributes, dict) and isinstance(attributes.get("usagetype"), str):
+            found[str(sku)] = (attributes["usagetype"], str(attributes.get("operation") or ""))
+    if not found:
+        raise InputError("the offer file names no product with attributes.usagetype", source=source)
+    return found
+
+
 def read_bill(
     paths: Iterable[Path],
     *,
     bucket: str | None = None,
     region: str | None = None,
     progress: Callable[[int], None] | None = None,
+    skus: dict[str, tuple[str, str]] | None = None,
 ) -> Bill:
-    """Sum the S3 rows of billing exports; ``bucket`` / ``region`` keep only those rows."""
+    """Sum the S3 rows of billing exports; ``bucket`` / ``region`` keep only those rows; ``skus``
+    (from ``sku_usage_types``) decodes FOCUS rows without ``x_UsageType`` by their ``SkuId``."""
     files = [Path(p) for p in paths]
     if not files:
         raise InputError("give at least one export file")
@@ -361,6 +392,7 @@ def read_bill(
     bad: list[BadRow] = []
     bad_count = other = 0
     kinds: set[str] = set()
+    decoded: Counter[str] = Counter()
     seen = 0
     for path in files:
         fmt: Literal["cur", "focus"] | None = None
@@ -374,7 +406,7 @@ def read_bill(
             if progress is not None and seen % 100_000 == 0:
                 progress(seen)
             try:
-                parsed = _parse_row(row, fmt)
+                parsed = _parse_row(row, fmt, skus or {})
             except (InvalidOperation, ValueError) as error:
                 bad_count += 1
                 if len(bad) < 5:
@@ -389,6 +421,7 @@ def read_bill(
                 continue
             if parsed.period is not None:
                 periods.add(parsed.period)
+            decoded[parsed.decoded_by] += 1
             scope = parsed.bucket or parsed.region
             key = (scope, parsed.usage_type, parsed.operation, parsed.unit)
             if key not in groups:
@@ -400,7 +433,13 @@ def read_bill(
     notes = []
     if fmt_all == "focus":
         notes.append(
-            "FOCUS rows have no usage type: S3 rows were classed from their pricing unit and charge description"
+            "FOCUS S3 rows decoded: "
+            + ", ".join(f"{decoded[how]:,} {_DECODED[how]}" for how in _DECODED if decoded[how])
+            + (
+                " (weaker: give an export with AWS columns, or --offer with AWS's price list, to decode SkuId)"
+                if decoded["description"]
+                else ""
+            )
         )
     out = [g.group() for g in groups.values()]
     out.sort(key=lambda g: (g.scope, g.kind, g.usage_type, g.operation))
@@ -431,6 +470,7 @@ class _Row:
     cost: Decimal
     listed: Decimal | None
     rate: Decimal | None
+    decoded_by: str = "usage type"
 
 
 class _Accumulator:
@@ -485,7 +525,26 @@ def _format(row: dict[str, str], path: Path) -> Literal["cur", "focus"]:
     )
 
 
-def _parse_row(row: dict[str, str], fmt: Literal["cur", "focus"]) -> _Row | None:
+_DECODED = {
+    "x_UsageType": "by x_UsageType and x_Operation",
+    "SkuId": "by SkuId through the offer file",
+    "description": "from pricing unit and charge description",
+}
+
+
+def _focus_usage_type(row: dict[str, str], skus: dict[str, tuple[str, str]]) -> tuple[str, str, str] | None:
+    """(usage type with its region prefix, operation, how it was found) for a FOCUS row, or None."""
+    usage_type = row.get("x_usage_type", "").strip()
+    if usage_type and usage_type != "NULL":
+        operation = row.get("x_operation", "").strip()
+        return usage_type, "" if operation == "NULL" else operation, "x_UsageType"
+    sku = row.get("sku_id", "").strip()
+    if sku in skus:
+        return *skus[sku], "SkuId"
+    return None
+
+
+def _parse_row(row: dict[str, str], fmt: Literal["cur", "focus"], skus: dict[str, tuple[str, str]]) -> _Row | None:
     if fmt == "cur":
         if row.get("line_item_product_code") != "AmazonS3" or row.get("line_item_line_item_type") not in (
             "Usage",
@@ -524,7 +583,14 @@ def _parse_row(row: dict[str, str], fmt: Literal["cur", "focus"]) -> _Row | None
         )
     if row.get("service_name") != "Amazon Simple Storage Service" or row.get("charge_category") != "Usage":
         return None
-    usage_type, operation, kind, cls, op = _focus_kind(row)
+    known = _focus_usage_type(row, skus)
+    if known is not None:
+        prefixed, operation, how = known
+        usage_type = _strip_region(prefixed)[1]
+        kind, cls, op = classify(usage_type, operation)
+    else:
+        usage_type, operation, kind, cls, op = _focus_kind(row)
+        how = "description"
     resource = row.get("resource_id", "")
     unit_price = row.get("list_unit_price", "")
     return _Row(
@@ -541,6 +607,7 @@ def _parse_row(row: dict[str, str], fmt: Literal["cur", "focus"]) -> _Row | None
         _decimal(row.get("billed_cost", "")),
         _decimal(row["list_cost"]) if row.get("list_cost", "NULL") not in ("", "NULL") else None,
         _decimal(unit_price) if unit_price not in ("", "NULL") else None,
+        how,
     )
 
 
@@ -826,6 +893,14 @@ def _reconcile_line(groups: list[UsageGroup], table: PriceTable | None, as_of: d
     amount = amount.quantize(_CUR_RESOLUTION / 1000)  # the CUR's own 10 decimal places
     if as_of is not None and table.effective_from > as_of:
         note += f" (the earliest {first.region} table, {table.effective_from}, is later than the bill)"
+    free = table.egress.internet.free_per_month
+    if first.kind == "egress" and free and billed - amount > _CUR_RESOLUTION:
+        return line(
+            amount,
+            f"{note}; the bill charged what planner took as free: AWS's {free.normalize():f}"
+            f" {table.egress.internet.unit} a month is shared by the account's regions and services,"
+            " and was used elsewhere",
+        )
     return line(amount, note + _agree(amount, billed, quantity, [r for g in groups for r in g.rates]))
 
 

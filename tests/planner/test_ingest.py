@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from planner.errors import InputError
-from planner.ingest import Bill, read_bill, reconcile, snake, workloads
+from planner.ingest import Bill, read_bill, reconcile, sku_usage_types, snake, workloads
 from planner.workload import load_workload
 from pricing.catalog import table_for
 from pricing.models import PriceTable
@@ -256,6 +256,88 @@ def test_focus_s3_rows_are_classed_from_unit_and_description(tmp_path: Path) -> 
     assert bill.format == "focus" and bill.other_rows == 1 and bill.notes
     kinds = {(g.scope, g.kind, g.planner_operation) for g in bill.groups}
     assert kinds == {("us-east-1", "requests", "get"), ("us-west-2", "inter-region", None)}
+
+
+FOCUS = Path(__file__).resolve().parents[1] / "fixtures" / "focus-1.0-sample-s3.csv"
+
+
+def test_the_focus_sample_is_classed_from_units_and_descriptions_and_says_so() -> None:
+    bill = read_bill([FOCUS])
+    groups = {(g.scope, g.kind, g.usage_type): g for g in bill.groups}
+    # "$0.023 per GB - first 50 TB / month of storage used", PricingUnit GB-Months: Standard storage
+    assert groups["us-west-2", "storage", "TimedStorage-ByteHrs"].quantity == Decimal("0.0272593945")
+    # "$0.090 per GB - first 10 TB / month data transfer out beyond the global free tier": internet egress
+    assert groups["us-east-1", "egress", "DataTransfer-Out-Bytes"].rows == 3
+    # "USD 0.02 per GB for EUN1-AWS-Out-Bytes in Africa (Cape Town)" names its usage type
+    assert groups["us-west-2", "inter-region", "AWS-Out-Bytes"].rows == 13
+    assert bill.notes == [
+        "FOCUS S3 rows decoded: 36 from pricing unit and charge description (weaker: give an export with AWS"
+        " columns, or --offer with AWS's price list, to decode SkuId)"
+    ]
+    # the bill charged 3 rows of us-east-1 egress at $0.09 a GB that planner gives the free 100 GB:
+    # the allowance is the account's, and the reconciliation says so rather than blaming a discount
+    egress = next(line for line in reconcile(bill).lines if line.usage_type == "DataTransfer-Out-Bytes")
+    assert egress.scope == "us-east-1" and "shared by the account's regions and services" in egress.cause
+
+
+def _focus_with_aws_columns(path: Path) -> None:
+    columns = ["BillingPeriodStart", "ChargeCategory", "ServiceName", "RegionId", "ResourceId", "PricingUnit"]
+    columns += ["ConsumedQuantity", "BilledCost", "ListCost", "ChargeDescription", "SkuId", "x_UsageType"]
+    columns += ["x_Operation"]
+    s3 = ["2026-10-01 00:00:00", "Usage", "Amazon Simple Storage Service", "us-west-2", "NULL"]
+    rows = [
+        [*s3, "GB-Mo", "100", "0.36", "0.36", "", "SKU1", "USW2-TimedStorage-GlacierByteHrs", "GlacierStorage"],
+        [*s3, "GB-Mo", "2", "0.0072", "0.0072", "", "SKU1", "USW2-TimedStorage-GlacierByteHrs",
+         "GlacierObjectOverhead"],
+        [*s3, "Requests", "1000", "0.005", "0.005", "", "SKU2", "USW2-Requests-Tier1", "PutObject"],
+        [*s3, "Requests", "40", "0.0012", "0.0012", "", "SKU3", "USW2-Requests-Tier3", "S3-GlacierTransition"],
+    ]  # fmt: skip
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(columns)
+        writer.writerows(rows)
+
+
+def test_focus_with_aws_columns_is_read_by_its_usage_types(tmp_path: Path) -> None:
+    # AWS's "FOCUS 1.0 with AWS columns" export adds x_UsageType and x_Operation: read as a CUR's
+    _focus_with_aws_columns(tmp_path / "focus.csv")
+    bill = read_bill([tmp_path / "focus.csv"])
+    found = {(g.kind, g.storage_class, g.operation, g.planner_operation, g.quantity) for g in bill.groups}
+    assert found == {
+        ("storage", "glacier-flexible", "GlacierStorage", None, Decimal(100)),
+        ("overhead", "glacier-flexible", "GlacierObjectOverhead", None, Decimal(2)),
+        ("requests", "standard", "PutObject", "put", Decimal(1000)),
+        ("requests", "glacier-flexible", "S3-GlacierTransition", "lifecycle-transition", Decimal(40)),
+    }
+    assert bill.notes == ["FOCUS S3 rows decoded: 4 by x_UsageType and x_Operation"]
+
+
+def test_focus_sku_ids_decode_through_an_offer_file(run_cli: Callable[..., Result], tmp_path: Path) -> None:
+    # An offer-file excerpt written for this test in the Price List's shape (products by SKU with
+    # attributes.usagetype and operation); the three SKUs are the sample's, their usage types read off
+    # the rows' own descriptions ("$0.023 per GB - first 50 TB / month of storage used" in us-west-2,
+    # "$0.005 per 1,000 PUT, COPY, POST, or LIST requests"), not from AWS's published file.
+    offer = {
+        "offerCode": "AmazonS3",
+        "products": {
+            "Z3FQZG73HYSPVABR": {"attributes": {"usagetype": "USW2-TimedStorage-ByteHrs", "operation": ""}},
+            "D4PMUVH6F64HK2D6": {"attributes": {"usagetype": "USW2-Requests-Tier1", "operation": "PutObject"}},
+            "WP9ANXZGBYYSGJEA": {"attributes": {"usagetype": "TimedStorage-ByteHrs", "operation": ""}},
+        },
+        "terms": {"OnDemand": {}},
+    }
+    path = tmp_path / "AmazonS3.json"
+    path.write_text(json.dumps(offer))
+    bill = read_bill([FOCUS], skus=sku_usage_types(offer, str(path)))
+    assert bill.notes[0].startswith("FOCUS S3 rows decoded: 4 by SkuId through the offer file, 32 from pricing unit")
+    puts = next(g for g in bill.groups if g.scope == "us-west-2" and g.planner_operation == "put")
+    assert puts.quantity == 38 and puts.operation == "PutObject"
+    out = tmp_path / "out"
+    result = run_cli("ingest", "cur", str(FOCUS), "--offer", str(path), "--out", str(out), "-f", "json")
+    assert result.code == 0, result.err
+    assert "4 by SkuId" in json.loads(result.out)["bill"]["notes"][0]
+    wrong = run_cli("ingest", "cur", str(FOCUS), "--offer", str(FOCUS), "--out", str(out), "--force")
+    assert wrong.code == 2 and "not JSON" in wrong.err
 
 
 def test_a_file_of_the_wrong_kind_is_one_line(tmp_path: Path) -> None:
