@@ -18,7 +18,7 @@ from planner.errors import InputError
 from planner.workload import Workload
 from pricing import catalog
 from pricing.engine import bill, round_line
-from pricing.models import CostBreakdown, Money, PriceTable, Usage
+from pricing.models import CostBreakdown, LineItem, Money, PriceTable, Usage
 
 
 class MonthCost(BaseModel):
@@ -93,12 +93,13 @@ def _placement_bytes(workload: Workload, hot: str, month: int) -> dict[str, int]
     return scaled
 
 
-def _class_usage(whole: Usage, share: Fraction, *, hot: bool) -> Usage:
-    """One class's part of the whole workload's usage: ``share`` of the objects and deletions; the
-    requests, reads, egress and buckets if it is the hot class."""
+def _class_usage(whole: Usage, share: Fraction, *, hot: bool, read_share: Fraction) -> Usage:
+    """One class's part of the whole workload's usage: ``share`` of the objects and deletions,
+    ``read_share`` of the GETs and the bytes they retrieve; the other requests, the egress and the
+    buckets if it is the hot class."""
 
-    def part(count: int) -> int:
-        return round(count * share)
+    def part(count: int, fraction: Fraction = share) -> int:
+        return round(count * fraction)
 
     deletions = [
         d.model_copy(update={"bytes": part(d.bytes), "objects": part(d.objects)})
@@ -106,7 +107,9 @@ def _class_usage(whole: Usage, share: Fraction, *, hot: bool) -> Usage:
         if part(d.objects) or part(d.bytes)
     ]
     deletes = sum(d.objects for d in deletions)
-    requests = {op: n for op, n in whole.requests.items() if op != "delete"} if hot else {}
+    requests = {op: n for op, n in whole.requests.items() if op not in ("delete", "get")} if hot else {}
+    if part(whole.requests.get("get", 0), read_share):
+        requests["get"] = part(whole.requests.get("get", 0), read_share)
     if deletes:
         requests["delete"] = deletes
     return whole.model_copy(
@@ -117,19 +120,18 @@ def _class_usage(whole: Usage, share: Fraction, *, hot: bool) -> Usage:
             else [b.model_copy(update={"count": part(b.count)}) for b in whole.object_sizes],
             "requests": requests,
             "deletions": deletions,
-            **(
-                {}
-                if hot
-                else {
-                    "egress_bytes": 0,
-                    "inter_region_bytes": 0,
-                    "retrieval_bytes": 0,
-                    "retrieval_requests": 0,
-                    "buckets": 0,
-                }
-            ),
+            "retrieval_bytes": part(whole.retrieval_bytes, read_share),
+            "retrieval_requests": part(whole.retrieval_requests, read_share),
+            **({} if hot else {"egress_bytes": 0, "inter_region_bytes": 0, "buckets": 0}),
         }
     )
+
+
+def _of_class(item: LineItem, class_name: str) -> LineItem:
+    """A line of one class of a placement, its description naming the class where it does not."""
+    if class_name in item.description:
+        return item
+    return item.model_copy(update={"description": f"{class_name}: {item.description}"})
 
 
 def placement_cost(workload: Workload, table: PriceTable, day: dt.date, month: int = 0) -> CostBreakdown:
@@ -147,19 +149,30 @@ def placement_cost(workload: Workload, table: PriceTable, day: dt.date, month: i
     hot = hottest_class(list(placement), table)
     by_class = _placement_bytes(workload, hot, month)
     stored = sum(by_class.values())
+    reads = workload.reads_per_month()
+    stated = workload.traffic.reads_by_class or {}
+    read_shares = {cls: Fraction(n, reads) if reads else Fraction(0) for cls, n in stated.items()}
+    read_shares[hot] = read_shares.get(hot, Fraction(0)) + 1 - sum(read_shares.values(), Fraction(0))
     bills = []
     for cls in [hot, *(c for c in placement if c != hot)]:
         whole = workload.usage_for(cls, table.limits, month)
         share = Fraction(by_class[cls], stored) if stored else Fraction(int(cls == hot))
-        usage = _class_usage(whole, share, hot=cls == hot).model_copy(update={"stored_bytes": by_class[cls]})
-        bills.append(bill(table, cls, usage, as_of=day))
+        usage = _class_usage(whole, share, hot=cls == hot, read_share=read_shares.get(cls, Fraction(0)))
+        bills.append(bill(table, cls, usage.model_copy(update={"stored_bytes": by_class[cls]}), as_of=day))
     names = [table.classes[c].name for c in placement]
     assumptions = []
     if len(placement) > 1:
+        named = ", ".join(f"{n:,} from {table.classes[c].name}" for c, n in stated.items() if c != hot)
+        reads_said = (
+            f"the GETs traffic.reads_by_class names go to their classes ({named}), each with its share of the"
+            " bytes read as retrieval; every other request, read"
+            if named
+            else "every request, read, retrieval"
+        )
         assumptions = [
-            f"every request, read, retrieval and egress byte is taken to go to {table.classes[hot].name}, the"
-            " placement's class with the highest storage price (the workload states no reads per class); the other"
-            " classes pay storage, their minimums, overheads and early deletions only",
+            f"{reads_said} and egress byte is taken to go to {table.classes[hot].name}, the placement's class"
+            " with the highest storage price; the other classes pay storage, their minimums, overheads and"
+            " early deletions",
             "objects and deletions are spread over the classes in proportion to their bytes (the same size mix in"
             " each class)",
         ]
@@ -176,7 +189,9 @@ def placement_cost(workload: Workload, table: PriceTable, day: dt.date, month: i
     return first.model_copy(
         update={
             "storage_class": " + ".join(c for c in placement),
-            "line_items": [item for b in bills for item in b.line_items],
+            "line_items": [_of_class(item, table.classes[b.storage_class].name) for b in bills for item in b.line_items]
+            if len(placement) > 1
+            else first.line_items,
             "total_usd": sum((b.total_usd for b in bills), round_line(Decimal(0), table)),
             "warnings": warnings,
             "policy_breaches": first.policy_breaches,

@@ -714,6 +714,20 @@ def _workload(scope: str, groups: list[UsageGroup], bill: Bill, months: int) -> 
         lines.append(f"  {field}: {total}")
 
     count(("get",), "reads")
+    placed = {cls for cls, b in by_class.items() if b > 0}
+    gets_by_class: dict[str, list[UsageGroup]] = {}
+    for g in requests:
+        if g.planner_operation == "get" and g.storage_class in placed:
+            gets_by_class.setdefault(g.storage_class, []).append(g)
+    if len(placed) > 1 and set(gets_by_class) - {"standard"}:
+        lines.append(
+            "  # GETs by the class they read (the request usage type names it), so each class pays its own"
+            " request price and retrieval"
+        )
+        lines.append("  reads_by_class:")
+        for cls, chosen in sorted(gets_by_class.items()):
+            lines.append(f"    # {_where(chosen)}")
+            lines.append(f"    {cls}: {int(sum((g.quantity for g in chosen), Decimal(0)) / per_month)}")
     count(_WRITE_OPS, "writes")
     count(("head",), "heads")
     count(("list",), "lists")

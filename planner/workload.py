@@ -338,6 +338,12 @@ class Traffic(_Model):
     read_write_ratio: str | None = Field(None, description='reads per write, e.g. "10:1" (instead of reads or writes)')
     heads: Count = Field(0, ge=0, le=MAX_COUNT, description="HEAD requests per month")
     lists: Count = Field(0, ge=0, le=MAX_COUNT, description="LIST requests per month")
+    reads_by_class: dict[str, Count] | None = Field(
+        None,
+        description='GETs a month from classes of storage.placement, e.g. {standard-ia: "20k"}: each pays its'
+        " class's request price and retrieval (its share of the bytes read); the rest of reads go to the"
+        " placement's class with the highest storage price",
+    )
     internal_reads: MonthlyBytes = Field(
         0, description="bytes read inside the provider's region per month (no egress, but retrieval fees)"
     )
@@ -503,6 +509,28 @@ class Workload(_Model):
         if not name.strip():
             raise ValueError("a name needs at least one visible character")
         return name
+
+    @model_validator(mode="after")
+    def _reads_by_placed_class(self) -> Workload:
+        by_class = self.traffic.reads_by_class
+        if by_class is None:
+            return self
+        placement = self.storage.placement
+        if placement is None:
+            raise ValueError("traffic.reads_by_class names classes of storage.placement: give the placement too")
+        unplaced = [cls for cls in by_class if cls not in placement]
+        if unplaced:
+            raise ValueError(
+                f"traffic.reads_by_class: {unplaced[0]!r} holds nothing in storage.placement ({', '.join(placement)})"
+            )
+        if any(count < 0 for count in by_class.values()):
+            raise ValueError("traffic.reads_by_class: a count cannot be negative")
+        stated, reads = sum(by_class.values()), self.reads_per_month()
+        if stated > reads:
+            raise ValueError(
+                f"traffic.reads_by_class adds up to {stated:,} GETs, more than the {reads:,} reads a month"
+            )
+        return self
 
     @model_validator(mode="after")
     def _horizon_within_reason(self) -> Workload:

@@ -386,3 +386,23 @@ def test_bad_exports_are_one_line_with_exit_2(
     result = run_cli("ingest", "cur", str(path), "--out", str(tmp_path / "out"))
     assert result.code == 2 and result.err.count("\n") == 1 and message in result.err, result.err
     assert not (tmp_path / "out").exists()
+
+
+def test_gets_of_an_infrequent_access_class_become_reads_by_class(tmp_path: Path) -> None:
+    path = tmp_path / "cur.csv.gz"
+    region = {"product_region_code": "us-west-2"}
+    _write_cur2(
+        path,
+        [
+            _row("USW2-TimedStorage-ByteHrs", "StandardStorage", "100", "2.3", **region),
+            _row("USW2-TimedStorage-SIA-ByteHrs", "StandardIAStorage", "1000", "12.5", **region),
+            _row("USW2-Requests-Tier2", "GetObject", "9000", "0.0036", **region),
+            _row("USW2-Requests-SIA-Tier2", "GetObject", "1000", "0.001", **region),
+        ],
+    )
+    (produced,) = workloads(read_bill([path]))
+    (tmp_path / produced.name).write_text(produced.text)
+    workload = load_workload(tmp_path / produced.name)
+    assert workload.traffic.reads == 10_000
+    assert workload.traffic.reads_by_class == {"standard": 9000, "standard-ia": 1000}
+    assert workload.storage.placement == {"standard-ia": 1000 * GIB, "standard": 100 * GIB}

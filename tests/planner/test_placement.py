@@ -84,10 +84,10 @@ def test_cost_prices_each_class_on_its_own_bytes_across_the_standard_tier_bounda
     # mean size in each class) add 102,400 x 32,768 B = 3.125 GB x $0.0036 = $0.01125 -> $0.01 and
     # 102,400 x 8,192 B = 0.78125 GB x $0.023 = $0.01796875 -> $0.02
     assert amounts["S3 Glacier (Flexible Retrieval) storage"] == Decimal("368.64")
-    overhead = [i for i in bill.line_items if i.description.startswith("per-object overhead: 102,400 objects")]
+    overhead = [i for i in bill.line_items if "per-object overhead: 102,400 objects" in i.description]
     assert [i.amount_usd for i in overhead] == [Decimal("0.01"), Decimal("0.02")]
     # the 1M GETs go to Standard (the hotter class): 1,000 x $0.0004 = $0.40, no Glacier retrieval
-    assert amounts["tier-2 requests (get)"] == Decimal("0.40")
+    assert amounts["S3 Standard: tier-2 requests (get)"] == Decimal("0.40")
     assert not [i for i in bill.line_items if i.category == "retrieval"]
     assert bill.total_usd == Decimal("1659.31")
     assert bill.storage_class == "standard + glacier-flexible"
@@ -150,3 +150,41 @@ def test_cli_cost_prices_the_placement_and_refuses_a_class_the_provider_lacks(
     path.write_text(LIFECYCLE.replace("  placement:", '  stored: "1 PB"\n  placement:'))
     mismatch = run_cli("cost", str(path), "-p", "aws-s3")
     assert mismatch.code == 2 and "placement adds up to" in mismatch.err and "Traceback" not in mismatch.err
+
+
+def test_reads_stated_per_class_pay_that_classes_requests_and_retrieval() -> None:
+    # 1 TiB Standard, 10 TiB Standard-IA ($0.0125 per GB-month, GET $0.001 per 1,000, retrieval $0.01
+    # per GB); 1M GETs of 1 MiB objects, 100k of them from Standard-IA; 1,000 GB (2^30 B) of egress
+    workload = _workload(
+        {"placement": {"standard": "1 TiB", "standard-ia": "10 TiB"}, "object_size": "1 MiB"},
+        {"writes": 0, "reads": "1M", "egress": "1000 GiB", "reads_by_class": {"standard-ia": "100k"}},
+    )
+    bill = estimate_cost(workload, "aws-s3", None, as_of=DAY)
+    lines = {i.description: (i.quantity, i.amount_usd) for i in bill.line_items}
+    # Standard takes the other 900k GETs: 900 x $0.0004 = $0.36; Standard-IA its 100k: 100 x $0.001 = $0.10
+    assert lines["S3 Standard: tier-2 requests (get)"] == (Decimal(900), Decimal("0.36"))
+    assert lines["S3 Standard-Infrequent Access: tier-2 requests (get)"] == (Decimal(100), Decimal("0.10"))
+    # a tenth of the bytes read come out of Standard-IA: 100 GB x $0.01 = $1.00
+    retrieval = [(i.quantity, i.amount_usd) for i in bill.line_items if i.category == "retrieval"]
+    assert retrieval == [(Decimal(100), Decimal("1.00"))]
+    assert any("100,000 from S3 Standard-Infrequent Access" in a for a in bill.assumptions)
+    # without reads_by_class every GET is Standard's and nothing is retrieved from Standard-IA
+    plain = _workload(
+        {"placement": {"standard": "1 TiB", "standard-ia": "10 TiB"}, "object_size": "1 MiB"},
+        {"writes": 0, "reads": "1M", "egress": "1000 GiB"},
+    )
+    assert not [i for i in estimate_cost(plain, "aws-s3", None, as_of=DAY).line_items if i.category == "retrieval"]
+
+
+@pytest.mark.parametrize(
+    ("traffic", "message"),
+    [
+        ({"reads": 10, "reads_by_class": {"standard-ia": 20}}, "adds up to 20 GETs, more than the 10 reads"),
+        ({"reads": 10, "reads_by_class": {"glacier-ir": 1}}, "'glacier-ir' holds nothing in storage.placement"),
+    ],
+)
+def test_reads_by_class_must_fit_the_placement_and_the_reads(traffic: dict[str, object], message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        _workload({"placement": {"standard": "1 TiB", "standard-ia": "1 TiB"}, "objects": 10}, traffic)
+    with pytest.raises(InputError, match="give the placement too"):
+        _workload({"stored": "1 TiB", "objects": 10}, {"reads": 10, "reads_by_class": {"standard": 1}})
