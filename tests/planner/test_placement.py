@@ -188,3 +188,14 @@ def test_reads_by_class_must_fit_the_placement_and_the_reads(traffic: dict[str, 
         _workload({"placement": {"standard": "1 TiB", "standard-ia": "1 TiB"}, "objects": 10}, traffic)
     with pytest.raises(InputError, match="give the placement too"):
         _workload({"stored": "1 TiB", "objects": 10}, {"reads": 10, "reads_by_class": {"standard": 1}})
+
+
+def test_a_sweep_that_moves_stored_keeps_the_placements_shares() -> None:
+    from planner.uncertainty import at
+
+    workload = _workload({"placement": {"standard": "40 TB", "glacier-flexible": "60 TB"}, "objects": 1000})
+    moved = at(workload, {"storage.stored": 200e12})
+    bill = estimate_cost(moved, "aws-s3", None, as_of=DAY)
+    glacier = next(i for i in bill.line_items if i.description == "S3 Glacier (Flexible Retrieval) storage")
+    # 60 % of 200 TB = 1.2e14 bytes = 111,758.708953857421875 GB of 2^30 bytes
+    assert glacier.quantity == Decimal("111758.708953857421875")
