@@ -19,7 +19,7 @@ from tabulate import tabulate
 from planner.accesslog import AccessLog
 from planner.costing import CostProjection
 from planner.evidence import MARKERS, PRICE_MARKERS, Evidence, legend, marked, price_legend
-from planner.ingest import Bill, Reconciliation
+from planner.ingest import Bill, ReconcileLine, Reconciliation
 from planner.inventory import Inventory
 from planner.migration import MigrationPlan
 from planner.recommendation import RESTORE_FIRST, PerformanceEstimate, Recommendation
@@ -720,8 +720,9 @@ def reconciliation(result: Reconciliation, fmt: str) -> str:
                 for line in result.lines
             ],
         )
-    rows = [
-        (
+
+    def row(line: ReconcileLine) -> tuple[str, ...]:
+        return (
             line.scope,
             line.usage_type,
             f"{quantity(line.quantity)} {line.unit}",
@@ -730,8 +731,8 @@ def reconciliation(result: Reconciliation, fmt: str) -> str:
             _tiny_usd(line.difference_usd),
             line.cause,
         )
-        for line in result.lines
-    ]
+
+    rows = [row(line) for line in result.lines]
     headers = ["scope", "usage type", "quantity", "billed", "planner", "difference", "why"]
     total = (
         f"billed {_tiny_usd(result.billed_usd)} in all; on the lines planner prices, billed"
@@ -739,22 +740,10 @@ def reconciliation(result: Reconciliation, fmt: str) -> str:
     )
     parts = [heading("Reconciliation with the bill", fmt), table(headers, rows, fmt), "", total]
     if result.placements:
-        placed = [
-            (
-                line.scope,
-                line.usage_type,
-                f"{quantity(line.quantity)} {line.unit}",
-                _tiny_usd(line.billed_usd),
-                _tiny_usd(line.planner_usd),
-                _tiny_usd(line.difference_usd),
-                line.cause,
-            )
-            for line in result.placements
-        ]
         parts += [
             "",
             heading("The written placement, priced as planner cost prices it", fmt),
-            table(headers, placed, fmt),
+            table(headers, [row(line) for line in result.placements], fmt),
         ]
     return "\n".join(parts)
 
