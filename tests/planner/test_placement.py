@@ -199,3 +199,12 @@ def test_a_sweep_that_moves_stored_keeps_the_placements_shares() -> None:
     glacier = next(i for i in bill.line_items if i.description == "S3 Glacier (Flexible Retrieval) storage")
     # 60 % of 200 TB = 1.2e14 bytes = 111,758.708953857421875 GB of 2^30 bytes
     assert glacier.quantity == Decimal("111758.708953857421875")
+
+
+def test_the_report_shows_where_the_data_is_today(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    from planner.reports.document import write_report
+
+    workload = _workload({"placement": {"standard": "40 TB", "glacier-flexible": "60 TB"}, "objects": 1000})
+    out = write_report(workload, tmp_path / "r.md", as_of=DAY, profiles_dir=None, simulate=False)
+    assert "| stored today in | standard 40 TB, glacier-flexible 60 TB |" in out.read_text(encoding="utf-8")
