@@ -7,6 +7,23 @@ means no value. AWS adds fields at the end over time, so a parser reads the firs
 and ignores the rest. Times have one-second resolution: per-second rates are exact, overlaps
 within a second are estimated from the total times (Little's law over the second).
 
+Cloudflare Logpush's ``http_requests`` dataset (newline-delimited JSON, one request an object;
+fields as https://developers.cloudflare.com/logs/reference/log-fields/zone/http_requests/ names
+them: ``ClientRequestHost``, ``ClientRequestMethod``, ``ClientRequestURI``, ``EdgeStartTimestamp``,
+``EdgeEndTimestamp``, ``EdgeResponseStatus``, ``EdgeResponseBytes``, ``EdgeResponseBodyBytes``,
+``CacheCacheStatus``) is read too, for a bucket served through Cloudflare (an R2 custom domain): a
+JSON line with ``ClientRequestMethod`` is taken as such. Its requests carry no object size (ranged
+reads are the 206 answers) and are timed from the edge receiving the request to its sending the last
+byte (the in-flight count needs both); requests answered from Cloudflare's cache never reached the
+bucket and are counted apart.
+
+R2's Data Access Logs (https://developers.cloudflare.com/r2/buckets/data-access-logs/, events of the
+``r2`` dataset exported as JSON lines, nested or with dotted keys): ``$metadata.timestamp`` (Unix
+milliseconds), ``bucket``, ``action`` (the R2 operation), ``resource.key``, ``resource.size``,
+``response.bytes`` (the response's Content-Length), ``response.status``. They log no turn-around
+time and leave out every request answered 400 or above, so neither in-flight counts nor errors come
+from them.
+
 ``read_logs`` streams files into fixed-size tallies (per-second counts, per-key counts for the
 keys that matter), so a month of logs takes the memory of its seconds and its hot keys;
 ``write_trace`` keeps every request (time offset, operation, key, bytes, range) for replay.
@@ -18,7 +35,9 @@ import datetime as dt
 import gzip
 import heapq
 import io
+import json
 import math
+import urllib.parse
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -89,6 +108,12 @@ class AccessLog(_Model):
     distinct_keys: int = Field(0, description="keys read at least once (a lower bound past the tally's limit)")
     bad_lines: int = 0
     first_bad: list[str] = Field(default_factory=list)
+    formats: list[str] = Field(
+        default_factory=list, description="the log formats read (s3, cloudflare-http, r2-data-access)"
+    )
+    cached: int = Field(0, description="Cloudflare requests answered from its cache: they never reached the bucket")
+    untimed_requests: int = Field(0, description="GETs logged without a turn-around time (no in-flight count)")
+    unavailable: list[str] = Field(default_factory=list, description="figures the logs' format cannot give")
 
 
 def split_fields(line: str) -> list[str]:
@@ -154,10 +179,137 @@ class Request(BaseModel):
     bytes_sent: int
     object_size: int
     total_ms: int
+    partial: bool = Field(False, description="answered 206 Partial Content (a format without object sizes)")
+    timed: bool = Field(True, description="whether total_ms was logged")
+    cached: bool = Field(False, description="answered from a CDN's cache, not by the bucket")
 
     @property
     def ranged(self) -> bool:
-        return self.operation == "get" and self.object_size > 0 and self.bytes_sent < self.object_size
+        sized = self.object_size > 0 and self.bytes_sent < self.object_size
+        return self.operation == "get" and (sized or self.partial)
+
+
+def _cloudflare_time(value: object) -> dt.datetime:
+    """EdgeStartTimestamp as Logpush writes it: RFC 3339 text, or unix seconds or nanoseconds (its
+    timestamp_format option: rfc3339, unix, unixnano)."""
+    if isinstance(value, str):
+        return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(dt.UTC)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        seconds = value / 1e9 if value > 1e14 else float(value)
+        return dt.datetime.fromtimestamp(seconds, tz=dt.UTC)
+    raise ValueError(f"EdgeStartTimestamp {value!r} is not a time")
+
+
+# CacheCacheStatus values answered from the cache without asking the bucket ("revalidated" asked it)
+_CACHE_ANSWERS = {"hit", "stale", "updating"}
+# R2 Data Access Logs' action names (the S3 API's) to planner's operations
+R2_ACTIONS = {
+    "GetObject": "get",
+    "HeadObject": "head",
+    "PutObject": "put",
+    "CopyObject": "copy",
+    "ListObjectsV1": "list",
+    "ListObjectsV2": "list",
+    "CreateMultipartUpload": "create-multipart",
+    "UploadPart": "upload-part",
+    "UploadPartCopy": "upload-part",
+    "CompleteMultipartUpload": "complete-multipart",
+    "AbortMultipartUpload": "abort-multipart",
+    "ListMultipartUploads": "list-parts",
+    "ListParts": "list-parts",
+    "DeleteObject": "delete",
+    "DeleteObjects": "delete",
+    "DeleteObjectsByPrefix": "delete",
+}
+
+
+def _cloudflare_operation(method: str, key: str, query: dict[str, list[str]]) -> str:
+    """An S3 operation from an HTTP method and URI (the S3 API's own mapping of verbs and queries)."""
+    if method == "GET":
+        return "list" if not key or "list-type" in query else ("list-parts" if "uploadId" in query else "get")
+    if method == "HEAD":
+        return "head"
+    if method == "PUT":
+        return "upload-part" if "partNumber" in query else "put"
+    if method == "POST":
+        return "create-multipart" if "uploads" in query else "complete-multipart" if "uploadId" in query else "post"
+    if method == "DELETE":
+        return "abort-multipart" if "uploadId" in query else "delete"
+    return method.lower() or "unknown"
+
+
+def _field(record: dict[str, object], path: str) -> object:
+    """A field of an exported event by its dotted name: a key of that name, or nested objects."""
+    if path in record:
+        return record[path]
+    node: object = record
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def parse_json_line(line: str) -> tuple[str, Request]:
+    """A JSON log line as (format, request): a Logpush ``http_requests`` record or an R2 Data Access
+    Logs event."""
+    record = json.loads(line)
+    if isinstance(record, dict) and "ClientRequestMethod" in record:
+        return "cloudflare-http", parse_cloudflare(record)
+    if isinstance(record, dict) and "action" in record and _field(record, "$metadata.timestamp") is not None:
+        return "r2-data-access", parse_r2(record)
+    raise ValueError("neither http_requests (ClientRequestMethod) nor an R2 event (action, $metadata.timestamp)")
+
+
+def parse_r2(record: dict[str, object]) -> Request:
+    """One R2 Data Access Logs event as a request (a Workers binding's event has no status: the logs
+    hold only answers below 400, taken as 200)."""
+    action = str(record["action"])
+    milliseconds = _field(record, "$metadata.timestamp")
+    if not isinstance(milliseconds, int | float) or isinstance(milliseconds, bool):
+        raise ValueError(f"$metadata.timestamp {milliseconds!r} is not Unix milliseconds")
+    status = _field(record, "response.status")
+    return Request(
+        time=dt.datetime.fromtimestamp(milliseconds / 1000, tz=dt.UTC),
+        bucket=str(_field(record, "bucket") or _field(record, "$metadata.service") or "r2"),
+        operation=R2_ACTIONS.get(action, action),
+        key=str(_field(record, "resource.key") or ""),
+        status=int(str(status)) if status is not None else 200,
+        error=str(_field(record, "response.errorCode") or ""),
+        bytes_sent=int(str(_field(record, "response.bytes") or 0)),
+        object_size=int(str(_field(record, "resource.size") or 0)),
+        total_ms=0,
+        timed=False,
+    )
+
+
+def parse_cloudflare(record: dict[str, object]) -> Request:
+    """One Logpush ``http_requests`` record as a request. The URI's path is taken as the key (an R2
+    custom domain serves keys at the root; a path-style S3 URI keeps the bucket in it)."""
+    if "EdgeStartTimestamp" not in record:
+        raise ValueError("http_requests without EdgeStartTimestamp")
+    start = _cloudflare_time(record["EdgeStartTimestamp"])
+    end = record.get("EdgeEndTimestamp")
+    total_ms = max(0, round((_cloudflare_time(end) - start).total_seconds() * 1000)) if end is not None else 0
+    uri = urllib.parse.urlsplit(str(record.get("ClientRequestURI", "")))
+    key = urllib.parse.unquote(uri.path.lstrip("/"))
+    query = urllib.parse.parse_qs(uri.query, keep_blank_values=True)
+    body = record.get("EdgeResponseBodyBytes", record.get("EdgeResponseBytes", 0))
+    status = int(str(record.get("EdgeResponseStatus", 0)))
+    return Request(
+        time=start,
+        bucket=str(record.get("ClientRequestHost", "")) or "cloudflare",
+        operation=_cloudflare_operation(str(record["ClientRequestMethod"]).upper(), key, query),
+        key=key,
+        status=status,
+        error="",
+        bytes_sent=int(str(body or 0)),
+        object_size=0,
+        total_ms=total_ms,
+        partial=status == 206,
+        timed=end is not None,
+        cached=str(record.get("CacheCacheStatus", "")).lower() in _CACHE_ANSWERS,
+    )
 
 
 def parse_line(line: str) -> Request | None:
@@ -219,7 +371,8 @@ def read_logs(
     key_busy_ms: Counter[tuple[str, int]] = Counter()
     buckets: set[str] = set()
     bad: list[str] = []
-    bad_count = slow = sent = ranged = sized = size_total = seen = 0
+    bad_count = slow = sent = ranged = sized = size_total = seen = cached = untimed = unsized = 0
+    formats: set[str] = set()
     first: dt.datetime | None = None
     last: dt.datetime | None = None
     if trace is not None:
@@ -230,14 +383,25 @@ def read_logs(
             if progress is not None and seen % 100_000 == 0:
                 progress(seen)
             try:
-                request = parse_line(line)
-            except (ValueError, KeyError, IndexError) as error:
+                if line.lstrip().startswith("{"):
+                    kind, parsed = parse_json_line(line)
+                    request: Request | None = parsed
+                    formats.add(kind)
+                else:
+                    request = parse_line(line)
+                    formats.add("s3")
+            except (ValueError, KeyError, IndexError, TypeError) as error:
                 bad_count += 1
                 if len(bad) < 5:
                     bad.append(f"{path.name}:{number}: {' '.join(str(error).split())[:80] or 'unreadable'}")
                 continue
             if request is None:
                 continue
+            if request.cached:
+                cached += 1
+                continue
+            untimed += not request.timed and request.operation == "get"
+            unsized += request.object_size == 0 and request.operation == "get"
             first = request.time if first is None else min(first, request.time)
             last = request.time if last is None else max(last, request.time)
             second = int(request.time.timestamp())
@@ -303,7 +467,31 @@ def read_logs(
         distinct_keys=len(key_gets),
         bad_lines=bad_count,
         first_bad=bad,
+        formats=sorted(formats),
+        cached=cached,
+        untimed_requests=untimed,
+        unavailable=_unavailable(formats, untimed, unsized, ops.get("get", 0)),
     )
+
+
+def _unavailable(formats: set[str], untimed: int, unsized: int, gets: int) -> list[str]:
+    """What the logs read cannot say, in words."""
+    said = []
+    if untimed:
+        said.append(f"turn-around times ({untimed:,} GETs logged without one): no in-flight count for hot keys")
+    if "cloudflare-http" in formats and gets and unsized:
+        said.append(
+            "object sizes (http_requests has none): ranged GETs are the 206 answers, and the mean object size"
+            " is unknown"
+        )
+    if "cloudflare-http" in formats:
+        said.append("error codes such as SlowDown (http_requests logs the status alone)")
+    if "r2-data-access" in formats:
+        said.append(
+            "errors: R2's Data Access Logs leave out every request answered 400 or above, and deliver events"
+            " best effort (some may be missing)"
+        )
+    return said
 
 
 def _prune(key_gets: Counter[str], key_second: Counter[tuple[str, int]], key_busy_ms: Counter[tuple[str, int]]) -> None:
@@ -329,10 +517,16 @@ def traffic_block(log: AccessLog) -> str:
     start = log.start.isoformat() if log.start else "?"
     lines = [
         "traffic:",
-        f"  # S3 access logs of {', '.join(log.buckets)}: {sum(log.requests.values()):,} requests over"
+        f"  # {_format_names(log)} of {', '.join(log.buckets)}: {sum(log.requests.values()):,} requests over"
         f" {format_duration(log.window_s)} from {start}, scaled x{scale:.4g} to a 30-day month"
         + (" (a short window: the month's mix may differ)" if log.window_s < 7 * 86400 else ""),
     ]
+
+    if log.cached:
+        lines.append(
+            f"  # {log.cached:,} requests answered from Cloudflare's cache are left out: they never reached the bucket"
+        )
+    lines += [f"  # the logs cannot give {what}" for what in log.unavailable]
 
     def monthly(ops: tuple[str, ...]) -> int:
         return round(sum(log.requests.get(op, 0) for op in ops) * scale)
@@ -354,16 +548,29 @@ def traffic_block(log: AccessLog) -> str:
     if log.hot_keys:
         top = log.hot_keys[0]
         share = sum(h.share_of_gets for h in log.hot_keys)
+        in_flight = (
+            "an unknown number in flight then (the logs give no turn-around times: peak_concurrency 1 is ASSUMED)"
+            if log.untimed_requests
+            else f"about {top.peak_in_flight:.3g} in flight then (total times summed over the second)"
+        )
         lines.append(
             f"  # {len(log.hot_keys)} keys each took at least 1 % of the GETs ({100 * share:.3g} % together);"
-            f" the busiest, {top.key!r}, {top.peak_per_s} GETs in one second and about"
-            f" {top.peak_in_flight:.3g} in flight then (total times summed over the second)"
+            f" the busiest, {top.key!r}, {top.peak_per_s} GETs in one second and {in_flight}"
         )
         lines.append("  hot_objects:")
         lines.append(f"    count: {len(log.hot_keys)}")
         lines.append(f"    share_of_reads: {min(share, 1.0):.6g}")
         lines.append(f"    peak_concurrency: {max(1, math.ceil(max(h.peak_in_flight for h in log.hot_keys)))}")
     return "\n".join(lines) + "\n"
+
+
+def _format_names(log: AccessLog) -> str:
+    names = {
+        "s3": "S3 access logs",
+        "cloudflare-http": "Cloudflare Logpush http_requests",
+        "r2-data-access": "R2 Data Access Logs",
+    }
+    return " and ".join(names.get(f, f) for f in log.formats) or "S3 access logs"
 
 
 def replace_traffic(text: str, block: str) -> str:

@@ -14,8 +14,13 @@ How a bill is read (AWS's CUR data dictionary and usage-type names):
   region is taken from ``product/regionCode`` (or ``product/fromRegionCode`` for transfer rows);
 - control-plane requests (``ListAllMyBuckets``, bucket configuration) are billed among the
   data-plane ones: they are counted, but not as reads or writes;
-- FOCUS rows carry no usage type: an S3 row is classed from its ``PricingUnit`` and
-  ``ChargeDescription`` (the price list's own wording), which is weaker, and said so.
+- FOCUS rows are decoded to usage types, best first: AWS's FOCUS 1.0 export "with AWS columns"
+  carries ``x_UsageType`` and ``x_Operation`` (the CUR's own values; AWS Data Exports table
+  dictionary, FOCUS 1.0 with AWS columns), read exactly as a CUR's; otherwise a row's ``SkuId`` is
+  looked up in an AWS Price List offer file the user gives (products by SKU, each with its
+  ``attributes.usagetype`` and ``operation``); otherwise the row is classed from its
+  ``PricingUnit`` and ``ChargeDescription`` (the price list's own wording), which is weaker. The
+  notes say how many rows each way decoded.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import datetime as dt
 import gzip
 import io
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -33,7 +39,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planner.errors import InputError
+from planner.errors import InputError, PlannerError
 
 if TYPE_CHECKING:
     from pricing.models import PriceTable
@@ -214,6 +220,11 @@ class Reconciliation(_Model):
     billed_usd: Decimal
     planner_usd: Decimal = Field(description="planner's sum over the lines it could price")
     priced_billed_usd: Decimal = Field(description="the bill's sum over the same lines")
+    placements: list[ReconcileLine] = Field(
+        default_factory=list,
+        description="each ingested workload's storage.placement priced as planner cost prices it, beside the"
+        " bill's storage and object-overhead rows (not in the totals above: the same rows, priced another way)",
+    )
 
 
 def snake(column: str) -> str:
@@ -309,6 +320,8 @@ def classify(usage_type: str, operation: str) -> tuple[Kind, str | None, str | N
 
 
 _RETRIEVAL = {"SIA": "standard-ia", "ZIA": "onezone-ia", "GIR": "glacier-ir"}
+# A transfer usage type named inside a FOCUS charge description
+_NAMED_TRANSFER = re.compile(r"\b(?:[A-Z]{2,4}[0-9]?-)?[A-Z]{2,4}[0-9]?-AWS-(Out|In)-Bytes\b")
 
 
 def _focus_kind(row: dict[str, str]) -> tuple[str, str, Kind, str | None, str | None]:
@@ -317,8 +330,13 @@ def _focus_kind(row: dict[str, str]) -> tuple[str, str, Kind, str | None, str | 
     unit = row.get("pricing_unit", "") or row.get("consumed_unit", "")
     text = row.get("charge_description", "")
     lower = text.lower()
+    named = _NAMED_TRANSFER.search(text)  # "USD 0.02 per GB for EUN1-AWS-Out-Bytes in Africa (Cape Town)"
+    if named:
+        kind: Kind = "inter-region" if named.group(1) == "Out" else "ingress"
+        return f"AWS-{named.group(1)}-Bytes", "", kind, None, None
     if "data transfer" in lower:
-        if "internet" in lower:
+        # "data transfer out beyond the global free tier" is the internet tier ladder's wording
+        if "internet" in lower or "data transfer out" in lower:
             return "DataTransfer-Out-Bytes", "", "egress", None, None
         if "data transfer from" in lower or "data transfer in" in lower:
             return "AWS-In-Bytes", "", "ingress", None, None
@@ -329,7 +347,7 @@ def _focus_kind(row: dict[str, str]) -> tuple[str, str, Kind, str | None, str | 
         if "get and all other" in lower:
             return "Requests-Tier2", "GetObject", "requests", "standard", "get"
         return "Requests", "", "other", None, None
-    if unit.lower() in ("gb-mo", "gb-month"):
+    if unit.lower() in ("gb-mo", "gb-month", "gb-months"):
         if "glacier" in lower and "deep" in lower:
             return "TimedStorage-GDA-ByteHrs", "", "storage", "deep-archive", None
         if "glacier" in lower:
@@ -340,14 +358,32 @@ def _focus_kind(row: dict[str, str]) -> tuple[str, str, Kind, str | None, str | 
     return text or "unknown", "", "other", None, None
 
 
+def sku_usage_types(offer: object, source: str) -> dict[str, tuple[str, str]]:
+    """SKU to (usage type, operation) from an AWS Price List offer file (AmazonS3 or
+    AWSDataTransfer): what a FOCUS row's ``SkuId`` stands for."""
+    products = offer.get("products") if isinstance(offer, dict) else None
+    if not isinstance(products, dict):
+        raise InputError("not an AWS Price List offer file (no products by SKU)", source=source)
+    found: dict[str, tuple[str, str]] = {}
+    for sku, product in products.items():
+        attributes = product.get("attributes") if isinstance(product, dict) else None
+        if isinstance(attributes, dict) and isinstance(attributes.get("usagetype"), str):
+            found[str(sku)] = (attributes["usagetype"], str(attributes.get("operation") or ""))
+    if not found:
+        raise InputError("the offer file names no product with attributes.usagetype", source=source)
+    return found
+
+
 def read_bill(
     paths: Iterable[Path],
     *,
     bucket: str | None = None,
     region: str | None = None,
     progress: Callable[[int], None] | None = None,
+    skus: dict[str, tuple[str, str]] | None = None,
 ) -> Bill:
-    """Sum the S3 rows of billing exports; ``bucket`` / ``region`` keep only those rows."""
+    """Sum the S3 rows of billing exports; ``bucket`` / ``region`` keep only those rows; ``skus``
+    (from ``sku_usage_types``) decodes FOCUS rows without ``x_UsageType`` by their ``SkuId``."""
     files = [Path(p) for p in paths]
     if not files:
         raise InputError("give at least one export file")
@@ -356,6 +392,7 @@ def read_bill(
     bad: list[BadRow] = []
     bad_count = other = 0
     kinds: set[str] = set()
+    decoded: Counter[str] = Counter()
     seen = 0
     for path in files:
         fmt: Literal["cur", "focus"] | None = None
@@ -369,7 +406,7 @@ def read_bill(
             if progress is not None and seen % 100_000 == 0:
                 progress(seen)
             try:
-                parsed = _parse_row(row, fmt)
+                parsed = _parse_row(row, fmt, skus or {})
             except (InvalidOperation, ValueError) as error:
                 bad_count += 1
                 if len(bad) < 5:
@@ -384,6 +421,7 @@ def read_bill(
                 continue
             if parsed.period is not None:
                 periods.add(parsed.period)
+            decoded[parsed.decoded_by] += 1
             scope = parsed.bucket or parsed.region
             key = (scope, parsed.usage_type, parsed.operation, parsed.unit)
             if key not in groups:
@@ -395,7 +433,13 @@ def read_bill(
     notes = []
     if fmt_all == "focus":
         notes.append(
-            "FOCUS rows have no usage type: S3 rows were classed from their pricing unit and charge description"
+            "FOCUS S3 rows decoded: "
+            + ", ".join(f"{decoded[how]:,} {_DECODED[how]}" for how in _DECODED if decoded[how])
+            + (
+                " (weaker: give an export with AWS columns, or --offer with AWS's price list, to decode SkuId)"
+                if decoded["description"]
+                else ""
+            )
         )
     out = [g.group() for g in groups.values()]
     out.sort(key=lambda g: (g.scope, g.kind, g.usage_type, g.operation))
@@ -426,6 +470,7 @@ class _Row:
     cost: Decimal
     listed: Decimal | None
     rate: Decimal | None
+    decoded_by: str = "usage type"
 
 
 class _Accumulator:
@@ -480,7 +525,26 @@ def _format(row: dict[str, str], path: Path) -> Literal["cur", "focus"]:
     )
 
 
-def _parse_row(row: dict[str, str], fmt: Literal["cur", "focus"]) -> _Row | None:
+_DECODED = {
+    "x_UsageType": "by x_UsageType and x_Operation",
+    "SkuId": "by SkuId through the offer file",
+    "description": "from pricing unit and charge description",
+}
+
+
+def _focus_usage_type(row: dict[str, str], skus: dict[str, tuple[str, str]]) -> tuple[str, str, str] | None:
+    """(usage type with its region prefix, operation, how it was found) for a FOCUS row, or None."""
+    usage_type = row.get("x_usage_type", "").strip()
+    if usage_type and usage_type != "NULL":
+        operation = row.get("x_operation", "").strip()
+        return usage_type, "" if operation == "NULL" else operation, "x_UsageType"
+    sku = row.get("sku_id", "").strip()
+    if sku in skus:
+        return *skus[sku], "SkuId"
+    return None
+
+
+def _parse_row(row: dict[str, str], fmt: Literal["cur", "focus"], skus: dict[str, tuple[str, str]]) -> _Row | None:
     if fmt == "cur":
         if row.get("line_item_product_code") != "AmazonS3" or row.get("line_item_line_item_type") not in (
             "Usage",
@@ -519,7 +583,14 @@ def _parse_row(row: dict[str, str], fmt: Literal["cur", "focus"]) -> _Row | None
         )
     if row.get("service_name") != "Amazon Simple Storage Service" or row.get("charge_category") != "Usage":
         return None
-    usage_type, operation, kind, cls, op = _focus_kind(row)
+    known = _focus_usage_type(row, skus)
+    if known is not None:
+        prefixed, operation, how = known
+        usage_type = _strip_region(prefixed)[1]
+        kind, cls, op = classify(usage_type, operation)
+    else:
+        usage_type, operation, kind, cls, op = _focus_kind(row)
+        how = "description"
     resource = row.get("resource_id", "")
     unit_price = row.get("list_unit_price", "")
     return _Row(
@@ -536,6 +607,7 @@ def _parse_row(row: dict[str, str], fmt: Literal["cur", "focus"]) -> _Row | None
         _decimal(row.get("billed_cost", "")),
         _decimal(row["list_cost"]) if row.get("list_cost", "NULL") not in ("", "NULL") else None,
         _decimal(unit_price) if unit_price not in ("", "NULL") else None,
+        how,
     )
 
 
@@ -604,7 +676,11 @@ def _workload(scope: str, groups: list[UsageGroup], bill: Bill, months: int) -> 
             f"{cls} {format_bytes(b, binary=True)} ({100 * b / stored:.1f} %)" if stored else f"{cls} 0 B"
             for cls, b in sorted(by_class.items(), key=lambda kv: -kv[1])
         )
-        lines.append(f"  # current placement: {shares}")
+        lines.append(f"  # current placement: {shares}; cost prices each class on its own bytes")
+        held = sorted(((cls, b) for cls, b in by_class.items() if b > 0), key=lambda kv: -kv[1])
+        if held:
+            lines.append("  placement:")
+            lines += [f'    {cls}: "{class_bytes} B"' for cls, class_bytes in held]
     else:
         lines.append("  # no storage rows for this scope in the bill: nothing stored (ASSUMED)")
     lines.append(f'  stored: "{stored} B"')
@@ -623,7 +699,8 @@ def _workload(scope: str, groups: list[UsageGroup], bill: Bill, months: int) -> 
         lines.append(
             "  # ASSUMED: a bill has no object count; give storage.objects or size_distribution from an S3 Inventory"
         )
-        lines.append('  object_size: "1 MiB"')
+        # 1 MiB, or what is stored when that is less (a workload holds at least one object)
+        lines.append(f'  object_size: "{min(2**20, stored) if stored else 2**20} B"')
     lines.append("traffic:")
     requests = [g for g in groups if g.kind == "requests"]
 
@@ -637,6 +714,20 @@ def _workload(scope: str, groups: list[UsageGroup], bill: Bill, months: int) -> 
         lines.append(f"  {field}: {total}")
 
     count(("get",), "reads")
+    placed = {cls for cls, b in by_class.items() if b > 0}
+    gets_by_class: dict[str, list[UsageGroup]] = {}
+    for g in requests:
+        if g.planner_operation == "get" and g.storage_class in placed:
+            gets_by_class.setdefault(g.storage_class, []).append(g)
+    if len(placed) > 1 and set(gets_by_class) - {"standard"}:
+        lines.append(
+            "  # GETs by the class they read (the request usage type names it), so each class pays its own"
+            " request price and retrieval"
+        )
+        lines.append("  reads_by_class:")
+        for cls, chosen in sorted(gets_by_class.items()):
+            lines.append(f"    # {_where(chosen)}")
+            lines.append(f"    {cls}: {int(sum((g.quantity for g in chosen), Decimal(0)) / per_month)}")
     count(_WRITE_OPS, "writes")
     count(("head",), "heads")
     count(("list",), "lists")
@@ -708,11 +799,74 @@ def reconcile(bill: Bill, *, tables: TableFinder | None = None) -> Reconciliatio
         merged.setdefault((group.scope, usage_type, group.kind, group.storage_class), []).append(group)
     lines = [_reconcile_line(groups, find(groups[0].region, as_of), as_of) for groups in merged.values()]
     priced = [line for line in lines if line.planner_usd is not None]
+    placements = [
+        line
+        for ingested in workloads(bill)
+        if (line := _placement_line(ingested, bill, find(ingested.region, as_of), as_of)) is not None
+    ]
     return Reconciliation(
         lines=lines,
         billed_usd=sum((line.billed_usd for line in lines), Decimal(0)),
         planner_usd=sum((line.planner_usd or Decimal(0) for line in priced), Decimal(0)),
         priced_billed_usd=sum((line.billed_usd for line in priced), Decimal(0)),
+        placements=placements,
+    )
+
+
+def _placement_line(
+    ingested: IngestedWorkload, bill: Bill, table: PriceTable | None, as_of: dt.date | None
+) -> ReconcileLine | None:
+    """The written workload's placement priced as ``planner cost`` prices it (storage, minimums and
+    per-object overheads of each class; no traffic), against the bill's storage and overhead rows."""
+    from planner.costing import placement_cost
+    from planner.workload import Traffic, parse_workload
+    from pricing.catalog import load_yaml
+
+    groups = [g for g in bill.groups if g.scope == ingested.scope and g.kind in ("storage", "overhead")]
+    if not groups:
+        return None
+    try:
+        workload = parse_workload(load_yaml(ingested.text, ingested.name), ingested.name)
+    except PlannerError:
+        return None
+    placement = workload.storage.placement
+    if placement is None:
+        return None
+    months = Decimal(max(len(bill.periods), 1))
+    billed = sum((g.billed_usd for g in groups), Decimal(0)) / months
+    gb_months = sum((g.quantity for g in groups if g.kind == "storage"), Decimal(0)) / months
+    base = {
+        "scope": ingested.scope,
+        "region": ingested.region,
+        "usage_type": "placement: " + " + ".join(placement),
+        "operation": "storage and object overhead",
+        "quantity": gb_months,
+        "unit": "GB-Mo",
+        "billed_usd": billed,
+    }
+    if table is None:
+        return ReconcileLine(
+            **base,
+            planner_usd=None,
+            difference_usd=None,
+            table_version=None,
+            cause=f"no aws-s3 table for {ingested.region}",
+        )
+    stored_only = workload.model_copy(update={"traffic": Traffic(reads=0, writes=0)})
+    try:
+        cost = placement_cost(stored_only, table, as_of or table.effective_from)
+    except PlannerError as error:
+        return ReconcileLine(**base, planner_usd=None, difference_usd=None, table_version=None, cause=str(error))
+    amount = sum(
+        (i.amount_unrounded_usd or i.amount_usd for i in cost.line_items if i.category in ("storage", "minimum")),
+        Decimal(0),
+    ).quantize(_CUR_RESOLUTION / 1000)
+    per = f"a month's average of {months} billing periods; " if months > 1 else ""
+    cause = f"{per}{ingested.name} as planner cost prices it, each class on its own bytes" + _agree(
+        amount, billed, gb_months
+    )
+    return ReconcileLine(
+        **base, planner_usd=amount, difference_usd=amount - billed, table_version=table.version, cause=cause
     )
 
 
@@ -753,6 +907,14 @@ def _reconcile_line(groups: list[UsageGroup], table: PriceTable | None, as_of: d
     amount = amount.quantize(_CUR_RESOLUTION / 1000)  # the CUR's own 10 decimal places
     if as_of is not None and table.effective_from > as_of:
         note += f" (the earliest {first.region} table, {table.effective_from}, is later than the bill)"
+    free = table.egress.internet.free_per_month
+    if first.kind == "egress" and free and billed - amount > _CUR_RESOLUTION:
+        return line(
+            amount,
+            f"{note}; the bill charged what planner took as free: AWS's {free.normalize():f}"
+            f" {table.egress.internet.unit} a month is shared by the account's regions and services,"
+            " and was used elsewhere",
+        )
     return line(amount, note + _agree(amount, billed, quantity, [r for g in groups for r in g.rates]))
 
 

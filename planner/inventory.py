@@ -72,6 +72,7 @@ class Inventory(_Model):
     bytes: int
     noncurrent_versions: int = 0
     noncurrent_bytes: int = 0
+    noncurrent_classes: dict[str, int] = Field(default_factory=dict, description="noncurrent bytes by storage class")
     delete_markers: int = 0
     size_bins: list[SizeBin]
     classes: dict[str, ClassShare]
@@ -92,6 +93,7 @@ class _Tally:
         self.noncurrent = self.noncurrent_bytes = self.markers = 0
         self.bins: dict[int, list[int]] = {}
         self.classes: dict[str, list[int]] = {}
+        self.noncurrent_classes: dict[str, int] = {}
         self.int_bytes = 0
         self.tier_bytes: dict[int, int] = {}
         self.age_bins: dict[int, int] = {}  # ages in days, binned by whole day
@@ -110,9 +112,12 @@ class _Tally:
         except (KeyError, ValueError):
             self._bad(where, f"size {row.get('size', '')!r} is not a byte count")
             return
+        name = row.get("storage_class", "") or "STANDARD"
+        cls = CLASSES.get(name, name.lower().replace("_", "-"))
         if row.get("is_latest", "true").lower() == "false":
             self.noncurrent += 1
             self.noncurrent_bytes += size
+            self.noncurrent_classes[cls] = self.noncurrent_classes.get(cls, 0) + size
             return
         self.objects += 1
         self.bytes += size
@@ -120,8 +125,6 @@ class _Tally:
         entry = self.bins.setdefault(low, [0, 0])
         entry[0] += 1
         entry[1] += size
-        name = row.get("storage_class", "") or "STANDARD"
-        cls = CLASSES.get(name, name.lower().replace("_", "-"))
         share = self.classes.setdefault(cls, [0, 0])
         share[0] += 1
         share[1] += size
@@ -324,6 +327,7 @@ def read_inventory(
         bytes=tally.bytes,
         noncurrent_versions=tally.noncurrent,
         noncurrent_bytes=tally.noncurrent_bytes,
+        noncurrent_classes=dict(sorted(tally.noncurrent_classes.items())),
         delete_markers=tally.markers,
         size_bins=[SizeBin(low=low, objects=n, bytes=b) for low, (n, b) in sorted(tally.bins.items())],
         classes={c: ClassShare(objects=n, bytes=b) for c, (n, b) in sorted(tally.classes.items())},
@@ -332,6 +336,31 @@ def read_inventory(
         bad_rows=tally.bad,
         first_bad=tally.first_bad,
     )
+
+
+def placement(inventory: Inventory) -> dict[str, int]:
+    """Bytes by storage class, noncurrent versions included (they are billed in their class too)."""
+    held: dict[str, int] = {}
+    for cls, share in inventory.classes.items():
+        held[cls] = held.get(cls, 0) + share.bytes
+    for cls, size in inventory.noncurrent_classes.items():
+        held[cls] = held.get(cls, 0) + size
+    return {cls: size for cls, size in sorted(held.items(), key=lambda kv: -kv[1]) if size > 0}
+
+
+def placement_lines(inventory: Inventory) -> list[str]:
+    """The workload's ``placement:`` lines, or a comment saying why there are none."""
+    from planner.workload import storage_class_ids
+
+    held = placement(inventory)
+    if not held:
+        return []
+    unknown = sorted(set(held) - storage_class_ids())
+    if unknown:
+        return [f"  # no placement: {', '.join(unknown)} is in no price table; cost prices one --class"]
+    return ["  # bytes by class (noncurrent versions in theirs): cost prices each class on its own", "  placement:"] + [
+        f'    {cls}: "{size} B"' for cls, size in held.items()
+    ]
 
 
 def size_distribution(inventory: Inventory, *, max_bins: int = 24) -> list[tuple[int, float]]:
@@ -364,7 +393,8 @@ def storage_block(inventory: Inventory) -> str:
         f"{cls} {format_bytes(s.bytes)} ({100 * s.bytes / inventory.bytes:.1f} %)" if inventory.bytes else cls
         for cls, s in sorted(inventory.classes.items(), key=lambda kv: -kv[1].bytes)
     )
-    lines.append(f"  # current placement: {shares}")
+    lines.append(f"  # current objects by class: {shares}")
+    lines += placement_lines(inventory)
     lines.append(
         "  # sizes: power-of-two bins of the listed objects, each at its mean size (bytes kept to a byte an object)"
     )

@@ -19,7 +19,7 @@ from tabulate import tabulate
 from planner.accesslog import AccessLog
 from planner.costing import CostProjection
 from planner.evidence import MARKERS, PRICE_MARKERS, Evidence, legend, marked, price_legend
-from planner.ingest import Bill, Reconciliation
+from planner.ingest import Bill, ReconcileLine, Reconciliation
 from planner.inventory import Inventory
 from planner.migration import MigrationPlan
 from planner.recommendation import RESTORE_FIRST, PerformanceEstimate, Recommendation
@@ -173,6 +173,8 @@ def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None) -> str
         "",
         table(["category", "item", "quantity", "unit", "unit price", "amount"], rows, fmt),
     ]
+    for assumption in bill.assumptions:
+        parts.append(wrap_prose(f"assumed: {assumption}", "  "))
     for warning in bill.warnings:
         parts.append(wrap_prose(f"warning: {warning}", "  "))
     return "\n".join(parts)
@@ -363,6 +365,7 @@ def projection(result: CostProjection, fmt: str) -> str:
                 rows,
                 fmt,
             ),
+            *(wrap_prose(f"assumed: {a}", "  ") for a in (result.months[0].cost.assumptions if result.months else [])),
         ]
     )
 
@@ -717,8 +720,9 @@ def reconciliation(result: Reconciliation, fmt: str) -> str:
                 for line in result.lines
             ],
         )
-    rows = [
-        (
+
+    def row(line: ReconcileLine) -> tuple[str, ...]:
+        return (
             line.scope,
             line.usage_type,
             f"{quantity(line.quantity)} {line.unit}",
@@ -727,14 +731,21 @@ def reconciliation(result: Reconciliation, fmt: str) -> str:
             _tiny_usd(line.difference_usd),
             line.cause,
         )
-        for line in result.lines
-    ]
+
+    rows = [row(line) for line in result.lines]
     headers = ["scope", "usage type", "quantity", "billed", "planner", "difference", "why"]
     total = (
         f"billed {_tiny_usd(result.billed_usd)} in all; on the lines planner prices, billed"
         f" {_tiny_usd(result.priced_billed_usd)} against planner's {_tiny_usd(result.planner_usd)}"
     )
-    return "\n".join([heading("Reconciliation with the bill", fmt), table(headers, rows, fmt), "", total])
+    parts = [heading("Reconciliation with the bill", fmt), table(headers, rows, fmt), "", total]
+    if result.placements:
+        parts += [
+            "",
+            heading("The written placement, priced as planner cost prices it", fmt),
+            table(headers, [row(line) for line in result.placements], fmt),
+        ]
+    return "\n".join(parts)
 
 
 def inventory_summary(inventory: Inventory, written: str) -> str:
@@ -770,8 +781,13 @@ def access_log_summary(log: AccessLog, written: str, trace: str | None) -> str:
     for hot in log.hot_keys:
         lines.append(
             f"  hot key {hot.key!r}: {100 * hot.share_of_gets:.3g} % of GETs, {hot.peak_per_s} in its busiest second,"
-            f" about {hot.peak_in_flight:.3g} in flight"
+            + (" in flight unknown" if log.untimed_requests else f" about {hot.peak_in_flight:.3g} in flight")
         )
+    if log.cached:
+        lines.append(
+            f"{log.cached:,} requests answered from Cloudflare's cache left out (they never reached the bucket)"
+        )
+    lines += [f"the logs cannot give {what}" for what in log.unavailable]
     if log.bad_lines:
         lines.append(f"{log.bad_lines:,} lines could not be read; the first:")
         lines += [f"  {where}" for where in log.first_bad]

@@ -124,8 +124,72 @@ class SizeShare(_Model):
     share: Share = Field(gt=0, le=1, description='fraction of the objects with this size, e.g. 0.25 or "25%"')
 
 
+# A placement written to three figures ("33.3 TB") may miss the stated total by this much.
+PLACEMENT_TOLERANCE = 0.005
+
+
+def _stored_or_placement(schema: dict[str, Any]) -> None:
+    """The schema says what the loader does: ``stored`` may be left out when ``placement`` is given."""
+    required = [name for name in schema.get("required", []) if name != "stored"]
+    if required:
+        schema["required"] = required
+    else:
+        schema.pop("required", None)
+    schema["anyOf"] = [{"required": ["stored"]}, {"required": ["placement"]}]
+
+
+def storage_class_ids() -> set[str]:
+    """Every storage class id any shipped price table defines."""
+    from pricing import catalog
+
+    return {cls for tables in catalog.shipped_tables().values() for table in tables for cls in table.classes}
+
+
 class Storage(_Model):
-    stored: Bytes = Field(description='average volume stored this month, e.g. "200 TB"')
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=_stored_or_placement)
+
+    stored: Bytes = Field(
+        description='average volume stored this month, e.g. "200 TB" (may be left out when placement is given: its sum)'
+    )
+    placement: dict[str, Bytes] | None = Field(
+        None,
+        min_length=1,
+        description='the bytes in each storage class today, e.g. {standard: "40 TB", glacier-flexible: "60 TB"}'
+        " (a bucket with lifecycle rules holds several at once): cost prices each class on its own; in a file it"
+        " adds up to stored, and a sweep that moves stored keeps the classes' shares",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stored_from_placement(cls, data: Any, info: ValidationInfo) -> Any:
+        if not isinstance(data, dict) or "stored" in data or not isinstance(data.get("placement"), dict):
+            return data
+        from planner.units import parse_size
+
+        strict = bool(info.context and info.context.get("from_file"))
+        total = 0
+        for storage_class, size in data["placement"].items():
+            try:
+                total += parse_size(size, allow_bare=not strict)
+            except ValueError as error:
+                raise ValueError(f"placement.{storage_class}: {error}") from None
+        return {**data, "stored": f"{total} B" if strict else total}
+
+    @field_validator("placement")
+    @classmethod
+    def _placement_classes(cls, placement: dict[str, int] | None) -> dict[str, int] | None:
+        if placement is None:
+            return None
+        known = storage_class_ids()
+        for storage_class in placement:
+            if storage_class not in known:
+                raise ValueError(
+                    f"{storage_class!r} is no provider's storage class (known: {', '.join(sorted(known))})"
+                )
+        if not sum(placement.values()):
+            raise ValueError("every class holds 0 bytes (leave placement out for an empty bucket)")
+        return placement
+
     object_size: Bytes | None = Field(None, description="mean object size (or give objects, or size_distribution)")
     objects: Count | None = Field(None, gt=0, le=MAX_COUNT, description='number of objects stored, e.g. "2M"')
     size_distribution: list[SizeShare] | None = Field(None, min_length=1, description="object sizes and their shares")
@@ -190,6 +254,20 @@ class Storage(_Model):
         if any(later > earlier for earlier, later in itertools.pairwise(ordered)):
             raise ValueError("a longer period cannot leave more of the data unread than a shorter one")
         return unread
+
+    @model_validator(mode="after")
+    def _placement_adds_up(self, info: ValidationInfo) -> Storage:
+        # A file must agree with itself; a workload built in Python (a sweep or a sampled outcome that
+        # moves stored) keeps the placement as the classes' shares of whatever is stored.
+        if self.placement is None or not (info.context or {}).get("from_file"):
+            return self
+        total = sum(self.placement.values())
+        if abs(total - self.stored) > PLACEMENT_TOLERANCE * max(total, self.stored):
+            raise ValueError(
+                f"placement adds up to {format_bytes(total)} but stored is {format_bytes(self.stored)}: they must"
+                f" agree within {PLACEMENT_TOLERANCE:.1%} (or leave stored out and it is the placement's sum)"
+            )
+        return self
 
     @model_validator(mode="after")
     def _one_size(self) -> Storage:
@@ -269,6 +347,12 @@ class Traffic(_Model):
     read_write_ratio: str | None = Field(None, description='reads per write, e.g. "10:1" (instead of reads or writes)')
     heads: Count = Field(0, ge=0, le=MAX_COUNT, description="HEAD requests per month")
     lists: Count = Field(0, ge=0, le=MAX_COUNT, description="LIST requests per month")
+    reads_by_class: dict[str, Count] | None = Field(
+        None,
+        description='GETs a month from classes of storage.placement, e.g. {standard-ia: "20k"}: each pays its'
+        " class's request price and retrieval (its share of the bytes read); the rest of reads go to the"
+        " placement's class with the highest storage price",
+    )
     internal_reads: MonthlyBytes = Field(
         0, description="bytes read inside the provider's region per month (no egress, but retrieval fees)"
     )
@@ -440,6 +524,28 @@ class Workload(_Model):
         if not name.strip():
             raise ValueError("a name needs at least one visible character")
         return name
+
+    @model_validator(mode="after")
+    def _reads_by_placed_class(self) -> Workload:
+        by_class = self.traffic.reads_by_class
+        if by_class is None:
+            return self
+        placement = self.storage.placement
+        if placement is None:
+            raise ValueError("traffic.reads_by_class names classes of storage.placement: give the placement too")
+        unplaced = [cls for cls in by_class if cls not in placement]
+        if unplaced:
+            raise ValueError(
+                f"traffic.reads_by_class: {unplaced[0]!r} holds nothing in storage.placement ({', '.join(placement)})"
+            )
+        if any(count < 0 for count in by_class.values()):
+            raise ValueError("traffic.reads_by_class: a count cannot be negative")
+        stated, reads = sum(by_class.values()), self.reads_per_month()
+        if stated > reads:
+            raise ValueError(
+                f"traffic.reads_by_class adds up to {stated:,} GETs, more than the {reads:,} reads a month"
+            )
+        return self
 
     @model_validator(mode="after")
     def _horizon_within_reason(self) -> Workload:

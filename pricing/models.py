@@ -566,6 +566,10 @@ class CostBreakdown(_Model):
     policy_breaches: list[PolicyBreach] = Field(
         default_factory=list, description="provider policies the usage breaks (no price): what decides feasibility"
     )
+    assumptions: list[str] = Field(
+        default_factory=list,
+        description="how usage the workload does not assign was placed (a placement's reads go to one class)",
+    )
 
     def unrounded_total_usd(self) -> Decimal:
         """The sum of the lines before the invoice rounds them (what the vectorised sweep computes)."""

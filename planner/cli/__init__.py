@@ -10,9 +10,10 @@ Heavy modules (boto3, simpy, numpy) are imported inside the commands that use th
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -261,6 +262,14 @@ def ingest_cur(
     reconcile: Annotated[
         bool, typer.Option("--reconcile", help="also price every S3 line with planner's tables beside the bill's")
     ] = False,
+    offer: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--offer",
+            help="an AWS Price List offer file (AmazonS3, AWSDataTransfer JSON) to decode FOCUS rows' SkuId"
+            " when the export has no x_UsageType column (repeatable)",
+        ),
+    ] = None,
     force: Annotated[bool, typer.Option("--force", help="replace workload files that already exist")] = False,
     output: FormatOption = OutputFormat.table,
 ) -> None:
@@ -273,8 +282,11 @@ def ingest_cur(
 
     for path in files:
         check_input_file(path, what="billing export")
+    skus: dict[str, tuple[str, str]] = {}
+    for path in offer or []:
+        skus.update(ingest.sku_usage_types(_read_json(path, "offer file"), str(path)))
     with progress.bar("reading the bill", unit="rows") as moved:
-        bill = ingest.read_bill(files, bucket=bucket, region=region, progress=moved)
+        bill = ingest.read_bill(files, bucket=bucket, region=region, progress=moved, skus=skus)
     if not bill.groups:
         raise InputError("no Amazon S3 usage rows" + (" for that bucket/region" if bucket or region else ""))
     produced = ingest.workloads(bill)
@@ -388,7 +400,13 @@ def ingest_inventory(
 
 @ingest_app.command("access-log")
 def ingest_access_log(
-    paths: Annotated[list[Path], typer.Argument(help="S3 server access log files (or .gz), or folders of them")],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="S3 server access logs, Cloudflare Logpush http_requests or R2 Data Access Logs as JSON lines"
+            " (or .gz), or folders of them"
+        ),
+    ],
     out: Annotated[
         Path | None, typer.Option("--out", help="folder for a new workload file named after the bucket")
     ] = None,
@@ -401,9 +419,9 @@ def ingest_access_log(
     force: Annotated[bool, typer.Option("--force", help="replace files that already exist")] = False,
     output: FormatOption = OutputFormat.table,
 ) -> None:
-    """Read S3 server access logs into a workload's traffic: request mix, peak rate, egress, hot keys."""
+    """Read S3 server access logs (or Cloudflare http_requests, R2 Data Access Logs) into a workload's traffic:
+    request mix, peak rate, egress, hot keys."""
     rows_only(output, "ingest access-log")
-    import contextlib
 
     from planner import accesslog, render
     from planner.cli import progress
@@ -435,7 +453,7 @@ def ingest_access_log(
         "traffic",
         block,
         lambda: (
-            f"# Workload of {name} from its S3 access logs, which say nothing of what is stored:\n"
+            f"# Workload of {name} from its access logs, which say nothing of what is stored:\n"
             "# give storage.stored (ingest the bill or an inventory and use --into).\n"
             f'name: "{name}"\nstorage:\n  stored: "0 B"  # ASSUMED\n'
             f"  # mean size of the objects the GETs read{'' if summary.mean_object_bytes else ' (none: ASSUMED)'}\n"
@@ -449,6 +467,17 @@ def ingest_access_log(
     typer.echo(render.access_log_summary(summary, str(target), str(trace) if trace else None))
 
 
+@contextlib.contextmanager
+def _fields_of(workload_file: Path) -> Iterator[None]:
+    """An error about a workload's field (from the library, which has no file name) names the file."""
+    try:
+        yield
+    except InputError as error:
+        if error.source is None and error.field is not None:
+            raise InputError(error.problem, source=str(workload_file), field=error.field) from None
+        raise
+
+
 @app.command("cost")
 def cost_command(
     workload_file: WorkloadArgument,
@@ -456,8 +485,14 @@ def cost_command(
         str, typer.Option("--provider", "-p", help="provider id, e.g. aws-s3", autocompletion=completion.provider)
     ],
     storage_class: Annotated[
-        str, typer.Option("--class", help="storage class id", autocompletion=completion.storage_class)
-    ] = "standard",
+        str | None,
+        typer.Option(
+            "--class",
+            help="storage class id (default: the workload's storage.placement, each class on its own bytes;"
+            " without one, standard)",
+            autocompletion=completion.storage_class,
+        ),
+    ] = None,
     as_of: AsOfOption = None,
     months: Annotated[int | None, typer.Option("--months", min=1, max=120, help="month-by-month projection")] = None,
     prices: Annotated[Path | None, typer.Option("--prices", help="price override file for this provider")] = None,
@@ -474,7 +509,9 @@ def cost_command(
 
     workload = load_workload(workload_file)
     allowed = workload.constraints.storage_classes
-    if allowed and storage_class not in allowed:
+    if storage_class is None and workload.storage.placement is None:
+        storage_class = "standard"
+    if allowed and storage_class is not None and storage_class not in allowed:
         raise InputError(
             f"allows only {', '.join(allowed)}, not --class {storage_class}",
             source=str(workload_file),
@@ -482,9 +519,10 @@ def cost_command(
         )
     day = parse_date(as_of)
     if months:
-        result = project_costs(
-            workload, provider, storage_class, months=months, as_of=day, prices=prices, region=region
-        )
+        with _fields_of(workload_file):
+            result = project_costs(
+                workload, provider, storage_class, months=months, as_of=day, prices=prices, region=region
+            )
         if plot is not None:
             from planner.reports.plots import save_projection_plot
 
@@ -493,7 +531,8 @@ def cost_command(
         return
     if plot is not None:
         raise InputError("a plot needs a projection: add --months N", source="--plot")
-    bill = estimate_cost(workload, provider, storage_class, as_of=day, prices=prices, region=region)
+    with _fields_of(workload_file):
+        bill = estimate_cost(workload, provider, storage_class, as_of=day, prices=prices, region=region)
     typer.echo(render.as_json(bill) if output == OutputFormat.json else render.breakdown(bill, output.value))
 
 

@@ -113,6 +113,11 @@ def _workload_section(workload: Workload, result: Recommendation) -> _Section:
     storage, traffic, targets = workload.storage, workload.traffic, workload.performance
     rows = [
         ("stored", format_bytes(storage.stored)),
+        *(
+            [("stored today in", ", ".join(f"{cls} {format_bytes(b)}" for cls, b in storage.placement.items()))]
+            if storage.placement
+            else []
+        ),
         ("mean object size", format_bytes(storage.mean_object_bytes)),
         ("objects", f"{workload.object_count():,}"),
         ("growth a month", format_bytes(storage.growth_per_month)),

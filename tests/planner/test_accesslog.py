@@ -155,3 +155,113 @@ def test_cli_fills_a_workload_and_writes_a_trace(run_cli: Callable[..., Result],
     assert workload.storage.stored == 12_052_456_713 and workload.traffic.hot_objects is not None
     again = run_cli("ingest", "access-log", str(tmp_path / "logs"), "--out", str(tmp_path / "w"))
     assert again.code == 2 and "--force" in again.err
+
+
+# Cloudflare Logpush http_requests records, hand-written in the dataset's own field names
+# (https://developers.cloudflare.com/logs/reference/log-fields/zone/http_requests/): a custom
+# domain in front of an R2 bucket. Timestamps in the three forms Logpush writes: RFC 3339, unix
+# nanoseconds and unix seconds.
+_CLOUDFLARE = [
+    '{"ClientRequestHost":"media.example.com","ClientRequestMethod":"GET","ClientRequestURI":"/photos/a%20b.jpg",'
+    '"EdgeStartTimestamp":"2026-10-01T12:00:00Z","EdgeEndTimestamp":"2026-10-01T12:00:00.400Z",'
+    '"EdgeResponseStatus":200,"EdgeResponseBytes":1000350,"EdgeResponseBodyBytes":1000000,"CacheCacheStatus":"miss"}',
+    '{"ClientRequestHost":"media.example.com","ClientRequestMethod":"GET","ClientRequestURI":"/photos/a%20b.jpg",'
+    '"EdgeStartTimestamp":1790856000100000000,"EdgeEndTimestamp":1790856000700000000,'
+    '"EdgeResponseStatus":206,"EdgeResponseBodyBytes":65536,"CacheCacheStatus":"miss"}',
+    '{"ClientRequestHost":"media.example.com","ClientRequestMethod":"GET","ClientRequestURI":"/photos/a%20b.jpg",'
+    '"EdgeStartTimestamp":"2026-10-01T12:00:00.500Z","EdgeEndTimestamp":"2026-10-01T12:00:00.510Z",'
+    '"EdgeResponseStatus":200,"EdgeResponseBodyBytes":1000000,"CacheCacheStatus":"hit"}',
+    '{"ClientRequestHost":"media.example.com","ClientRequestMethod":"PUT","ClientRequestURI":"/photos/new.jpg",'
+    '"EdgeStartTimestamp":1790856001,"EdgeResponseStatus":200,"EdgeResponseBodyBytes":0}',
+    '{"ClientRequestHost":"media.example.com","ClientRequestMethod":"PUT",'
+    '"ClientRequestURI":"/big.bin?partNumber=1&uploadId=u1","EdgeStartTimestamp":"2026-10-01T12:00:01Z",'
+    '"EdgeEndTimestamp":"2026-10-01T12:00:02Z","EdgeResponseStatus":200,"EdgeResponseBodyBytes":0}',
+    '{"ClientRequestHost":"media.example.com","ClientRequestMethod":"GET","ClientRequestURI":"/?list-type=2",'
+    '"EdgeStartTimestamp":"2026-10-01T12:00:03Z","EdgeEndTimestamp":"2026-10-01T12:00:03.050Z",'
+    '"EdgeResponseStatus":200,"EdgeResponseBodyBytes":2048}',
+    '{"ClientRequestHost":"media.example.com","ClientRequestMethod":"HEAD","ClientRequestURI":"/missing",'
+    '"EdgeStartTimestamp":"2026-10-01T12:00:03Z","EdgeEndTimestamp":"2026-10-01T12:00:03.010Z",'
+    '"EdgeResponseStatus":404,"EdgeResponseBodyBytes":0}',
+]
+
+
+def test_cloudflare_http_requests_map_to_operations_keys_bytes_and_ranges(tmp_path: Path) -> None:
+    path = tmp_path / "http_requests.log.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        handle.write("\n".join(_CLOUDFLARE) + "\n")
+    log = read_logs([path])
+    assert log.formats == ["cloudflare-http"] and log.buckets == ["media.example.com"]
+    # the cache hit never reached the bucket: 6 requests, not 7
+    assert log.cached == 1
+    assert log.requests == {"get": 2, "put": 1, "upload-part": 1, "list": 1, "head": 1}
+    # the body bytes, not EdgeResponseBytes with its headers: 1,000,000 + 65,536; the 206 is the ranged GET
+    assert log.get_bytes_sent == 1_065_536 and log.ranged_gets == 1
+    assert log.errors == {"404": 1}
+    # 1790856000 s is 2026-10-01T12:00:00Z: both GETs of the key in that second, 400 ms + 600 ms in
+    # flight = 1.0 requests on average over the second (Little's law)
+    hot = log.hot_keys[0]
+    assert hot.key == "photos/a b.jpg" and hot.gets == 2 and hot.peak_per_s == 2
+    assert hot.peak_in_flight == pytest.approx(1.0)
+    assert log.start == dt.datetime(2026, 10, 1, 12, 0, tzinfo=dt.UTC) and log.peak_per_s == 2
+    # the PUT logged in unix seconds without EdgeEndTimestamp has no turn-around time, but every GET has
+    assert log.untimed_requests == 0 and not any(u.startswith("turn-around") for u in log.unavailable)
+    assert any(u.startswith("object sizes") for u in log.unavailable)
+    assert log.mean_object_bytes is None
+    block = traffic_block(log)
+    assert "Cloudflare Logpush http_requests of media.example.com" in block
+    assert "the logs cannot give object sizes" in block and "1 requests answered from Cloudflare's cache" in block
+    assert "about 1 in flight" in block
+
+
+def test_a_json_line_of_another_dataset_is_a_counted_bad_line(tmp_path: Path) -> None:
+    path = tmp_path / "firewall.json"
+    path.write_text(_CLOUDFLARE[0] + "\n" + '{"Action":"block","ClientIP":"192.0.2.1"}\n')
+    log = read_logs([path])
+    assert log.bad_lines == 1 and "neither http_requests" in log.first_bad[0] and log.requests == {"get": 1}
+
+
+# R2 Data Access Logs events in the fields https://developers.cloudflare.com/r2/buckets/data-access-logs/
+# lists, as exported JSON: nested objects, or dotted keys. 1790856000000 ms is 2026-10-01T12:00:00Z.
+_R2 = [
+    '{"$metadata":{"timestamp":1790856000000,"service":"media","namespace":"r2"},"action":"GetObject",'
+    '"bucket":"media","interface":"S3","request":{"method":"GET","uri":"/media/v.mp4"},'
+    '"response":{"bytes":1048576,"status":206},"resource":{"key":"v.mp4","type":"object","size":10485760}}',
+    '{"$metadata.timestamp":1790856000250,"action":"GetObject","bucket":"media","interface":"Workers",'
+    '"scriptName":"site","response.bytes":10485760,"resource.key":"v.mp4","resource.size":10485760}',
+    '{"$metadata":{"timestamp":1790856001000},"action":"PutObject","bucket":"media","interface":"S3",'
+    '"request":{"bytes":5000},"response":{"bytes":0,"status":200},"resource":{"key":"new.txt","size":5000}}',
+    '{"$metadata":{"timestamp":1790856002000},"action":"ListObjectsV2","bucket":"media","prefix":"",'
+    '"response":{"bytes":900,"status":200}}',
+    '{"$metadata":{"timestamp":1790856002500},"action":"DeleteObjects","bucket":"media",'
+    '"objects":["a","b"],"response":{"status":200}}',
+]
+
+
+def test_r2_data_access_logs_map_actions_keys_sizes_and_say_what_they_lack(
+    run_cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    logs = tmp_path / "r2"
+    logs.mkdir()
+    (logs / "events.json").write_text("\n".join(_R2) + "\n")
+    log = read_logs([logs])
+    assert log.formats == ["r2-data-access"] and log.buckets == ["media"]
+    assert log.requests == {"get": 2, "put": 1, "list": 1, "delete": 1}
+    # response.bytes of the GETs: 1 MiB (a range of the 10 MiB object) + 10 MiB; the Workers event has no status
+    assert log.get_bytes_sent == 11 * 2**20 and log.ranged_gets == 1 and log.errors == {}
+    assert log.mean_object_bytes == 10 * 2**20
+    assert log.hot_keys[0].key == "v.mp4" and log.hot_keys[0].peak_per_s == 2
+    # no turn-around times in these logs: the in-flight count is 0 and said to be unknown
+    assert log.hot_keys[0].peak_in_flight == 0
+    assert any(u.startswith("turn-around times (2 GETs") for u in log.unavailable)
+    assert "an unknown number in flight" in traffic_block(log) and "peak_concurrency 1 is ASSUMED" in traffic_block(log)
+    assert any("400 or above" in u for u in log.unavailable)
+    out = tmp_path / "w"
+    result = run_cli("ingest", "access-log", str(logs), "--out", str(out), "--trace", str(tmp_path / "t.csv"))
+    assert result.code == 0, result.err
+    assert "the logs cannot give turn-around times" in result.out
+    text = (out / "media.yaml").read_text()
+    assert "R2 Data Access Logs of media" in text
+    assert load_workload(out / "media.yaml").traffic.reads > 0
+    trace_rows = list(csv.DictReader((tmp_path / "t.csv").open()))
+    assert [r["operation"] for r in trace_rows] == ["get", "get", "put", "list", "delete"]
+    assert trace_rows[0]["ranged"] == "1" and trace_rows[1]["ranged"] == "0"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from planner.errors import InputError
-from planner.ingest import Bill, read_bill, reconcile, snake, workloads
+from planner.ingest import Bill, read_bill, reconcile, sku_usage_types, snake, workloads
 from planner.workload import load_workload
 from pricing.catalog import table_for
 from pricing.models import PriceTable
@@ -84,6 +84,30 @@ def test_each_region_becomes_a_workload_that_loads_with_its_provenance(bill: Bil
     (tmp_path / east.name).write_text(east.text)
     assert load_workload(tmp_path / east.name).storage.stored == 0
     assert "no storage rows" in east.text
+
+
+def test_the_workload_states_the_bills_placement(bill: Bill, tmp_path: Path) -> None:
+    west = next(w for w in workloads(bill) if w.name == "us-west-2.yaml")
+    (tmp_path / west.name).write_text(west.text)
+    storage = load_workload(tmp_path / west.name).storage
+    # 10.3626777784 GB-months x 2^30 = 11,126,840,539 bytes of Glacier; 0.8620472377 x 2^30 = 925,616,173 of Standard
+    assert storage.placement == {"glacier-flexible": 11_126_840_539, "standard": 925_616_173}
+    assert abs(sum(storage.placement.values()) - storage.stored) <= 1
+
+
+def test_reconcile_prices_the_written_placement_against_the_bills_storage(bill: Bill) -> None:
+    # the 2023 us-east-1 table stands in for us-west-2 (same $0.023 Standard and $0.0036 Glacier)
+    result = reconcile(bill, tables=lambda region, as_of: table_for("aws-s3", as_of))
+    placed = next(line for line in result.placements if line.scope == "us-west-2")
+    assert placed.usage_type == "placement: glacier-flexible + standard"
+    # billed: the us-west-2 StandardStorage, GlacierStorage and both ObjectOverhead rows, $0.0622963415;
+    # planner: 0.8620472377 GB x $0.023 + 10.3626777784 GB x $0.0036, and 18,096 objects x 32,768 B at
+    # $0.0036 and x 8,192 B at $0.023 (the bill's 0.5522583009 GB of index is 18,096.04 objects' worth)
+    assert placed.billed_usd == Decimal("0.0622963415")
+    assert placed.planner_usd is not None and abs(placed.planner_usd - placed.billed_usd) < Decimal("0.000001")
+    assert "differs" not in placed.cause
+    # the placement lines are the same rows priced another way: not counted again in the totals
+    assert result.billed_usd == sum((line.billed_usd for line in result.lines), Decimal(0))
 
 
 def test_requests_become_reads_writes_heads_and_lists(bill: Bill, tmp_path: Path) -> None:
@@ -234,6 +258,88 @@ def test_focus_s3_rows_are_classed_from_unit_and_description(tmp_path: Path) -> 
     assert kinds == {("us-east-1", "requests", "get"), ("us-west-2", "inter-region", None)}
 
 
+FOCUS = Path(__file__).resolve().parents[1] / "fixtures" / "focus-1.0-sample-s3.csv"
+
+
+def test_the_focus_sample_is_classed_from_units_and_descriptions_and_says_so() -> None:
+    bill = read_bill([FOCUS])
+    groups = {(g.scope, g.kind, g.usage_type): g for g in bill.groups}
+    # "$0.023 per GB - first 50 TB / month of storage used", PricingUnit GB-Months: Standard storage
+    assert groups["us-west-2", "storage", "TimedStorage-ByteHrs"].quantity == Decimal("0.0272593945")
+    # "$0.090 per GB - first 10 TB / month data transfer out beyond the global free tier": internet egress
+    assert groups["us-east-1", "egress", "DataTransfer-Out-Bytes"].rows == 3
+    # "USD 0.02 per GB for EUN1-AWS-Out-Bytes in Africa (Cape Town)" names its usage type
+    assert groups["us-west-2", "inter-region", "AWS-Out-Bytes"].rows == 13
+    assert bill.notes == [
+        "FOCUS S3 rows decoded: 36 from pricing unit and charge description (weaker: give an export with AWS"
+        " columns, or --offer with AWS's price list, to decode SkuId)"
+    ]
+    # the bill charged 3 rows of us-east-1 egress at $0.09 a GB that planner gives the free 100 GB:
+    # the allowance is the account's, and the reconciliation says so rather than blaming a discount
+    egress = next(line for line in reconcile(bill).lines if line.usage_type == "DataTransfer-Out-Bytes")
+    assert egress.scope == "us-east-1" and "shared by the account's regions and services" in egress.cause
+
+
+def _focus_with_aws_columns(path: Path) -> None:
+    columns = ["BillingPeriodStart", "ChargeCategory", "ServiceName", "RegionId", "ResourceId", "PricingUnit"]
+    columns += ["ConsumedQuantity", "BilledCost", "ListCost", "ChargeDescription", "SkuId", "x_UsageType"]
+    columns += ["x_Operation"]
+    s3 = ["2026-10-01 00:00:00", "Usage", "Amazon Simple Storage Service", "us-west-2", "NULL"]
+    rows = [
+        [*s3, "GB-Mo", "100", "0.36", "0.36", "", "SKU1", "USW2-TimedStorage-GlacierByteHrs", "GlacierStorage"],
+        [*s3, "GB-Mo", "2", "0.0072", "0.0072", "", "SKU1", "USW2-TimedStorage-GlacierByteHrs",
+         "GlacierObjectOverhead"],
+        [*s3, "Requests", "1000", "0.005", "0.005", "", "SKU2", "USW2-Requests-Tier1", "PutObject"],
+        [*s3, "Requests", "40", "0.0012", "0.0012", "", "SKU3", "USW2-Requests-Tier3", "S3-GlacierTransition"],
+    ]  # fmt: skip
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(columns)
+        writer.writerows(rows)
+
+
+def test_focus_with_aws_columns_is_read_by_its_usage_types(tmp_path: Path) -> None:
+    # AWS's "FOCUS 1.0 with AWS columns" export adds x_UsageType and x_Operation: read as a CUR's
+    _focus_with_aws_columns(tmp_path / "focus.csv")
+    bill = read_bill([tmp_path / "focus.csv"])
+    found = {(g.kind, g.storage_class, g.operation, g.planner_operation, g.quantity) for g in bill.groups}
+    assert found == {
+        ("storage", "glacier-flexible", "GlacierStorage", None, Decimal(100)),
+        ("overhead", "glacier-flexible", "GlacierObjectOverhead", None, Decimal(2)),
+        ("requests", "standard", "PutObject", "put", Decimal(1000)),
+        ("requests", "glacier-flexible", "S3-GlacierTransition", "lifecycle-transition", Decimal(40)),
+    }
+    assert bill.notes == ["FOCUS S3 rows decoded: 4 by x_UsageType and x_Operation"]
+
+
+def test_focus_sku_ids_decode_through_an_offer_file(run_cli: Callable[..., Result], tmp_path: Path) -> None:
+    # An offer-file excerpt written for this test in the Price List's shape (products by SKU with
+    # attributes.usagetype and operation); the three SKUs are the sample's, their usage types read off
+    # the rows' own descriptions ("$0.023 per GB - first 50 TB / month of storage used" in us-west-2,
+    # "$0.005 per 1,000 PUT, COPY, POST, or LIST requests"), not from AWS's published file.
+    offer = {
+        "offerCode": "AmazonS3",
+        "products": {
+            "Z3FQZG73HYSPVABR": {"attributes": {"usagetype": "USW2-TimedStorage-ByteHrs", "operation": ""}},
+            "D4PMUVH6F64HK2D6": {"attributes": {"usagetype": "USW2-Requests-Tier1", "operation": "PutObject"}},
+            "WP9ANXZGBYYSGJEA": {"attributes": {"usagetype": "TimedStorage-ByteHrs", "operation": ""}},
+        },
+        "terms": {"OnDemand": {}},
+    }
+    path = tmp_path / "AmazonS3.json"
+    path.write_text(json.dumps(offer))
+    bill = read_bill([FOCUS], skus=sku_usage_types(offer, str(path)))
+    assert bill.notes[0].startswith("FOCUS S3 rows decoded: 4 by SkuId through the offer file, 32 from pricing unit")
+    puts = next(g for g in bill.groups if g.scope == "us-west-2" and g.planner_operation == "put")
+    assert puts.quantity == 38 and puts.operation == "PutObject"
+    out = tmp_path / "out"
+    result = run_cli("ingest", "cur", str(FOCUS), "--offer", str(path), "--out", str(out), "-f", "json")
+    assert result.code == 0, result.err
+    assert "4 by SkuId" in json.loads(result.out)["bill"]["notes"][0]
+    wrong = run_cli("ingest", "cur", str(FOCUS), "--offer", str(FOCUS), "--out", str(out), "--force")
+    assert wrong.code == 2 and "not JSON" in wrong.err
+
+
 def test_a_file_of_the_wrong_kind_is_one_line(tmp_path: Path) -> None:
     path = tmp_path / "w.csv"
     path.write_text("name,stored\nx,1\n")
@@ -280,3 +386,23 @@ def test_bad_exports_are_one_line_with_exit_2(
     result = run_cli("ingest", "cur", str(path), "--out", str(tmp_path / "out"))
     assert result.code == 2 and result.err.count("\n") == 1 and message in result.err, result.err
     assert not (tmp_path / "out").exists()
+
+
+def test_gets_of_an_infrequent_access_class_become_reads_by_class(tmp_path: Path) -> None:
+    path = tmp_path / "cur.csv.gz"
+    region = {"product_region_code": "us-west-2"}
+    _write_cur2(
+        path,
+        [
+            _row("USW2-TimedStorage-ByteHrs", "StandardStorage", "100", "2.3", **region),
+            _row("USW2-TimedStorage-SIA-ByteHrs", "StandardIAStorage", "1000", "12.5", **region),
+            _row("USW2-Requests-Tier2", "GetObject", "9000", "0.0036", **region),
+            _row("USW2-Requests-SIA-Tier2", "GetObject", "1000", "0.001", **region),
+        ],
+    )
+    (produced,) = workloads(read_bill([path]))
+    (tmp_path / produced.name).write_text(produced.text)
+    workload = load_workload(tmp_path / produced.name)
+    assert workload.traffic.reads == 10_000
+    assert workload.traffic.reads_by_class == {"standard": 9000, "standard-ia": 1000}
+    assert workload.storage.placement == {"standard-ia": 1000 * GIB, "standard": 100 * GIB}

@@ -166,6 +166,24 @@ def test_the_size_distribution_keeps_the_bytes_and_the_workload_loads(tmp_path: 
     assert workload.storage.unread is None  # 1/8 of the data is Intelligent-Tiering: not the whole bucket's
 
 
+def test_the_workload_states_its_placement_noncurrent_versions_in_their_class(tmp_path: Path) -> None:
+    rows = _population()
+    summary = read_inventory([_write_csv_report(tmp_path, rows)])
+    (tmp_path / "w.yaml").write_text("name: media\n" + storage_block(summary))
+    placement = load_workload(tmp_path / "w.yaml").storage.placement
+    assert placement is not None
+    expected: dict[str, int] = {}
+    names = {"STANDARD": "standard", "STANDARD_IA": "standard-ia", "GLACIER": "glacier-flexible"}
+    names["INTELLIGENT_TIERING"] = "intelligent-tiering"
+    for row in rows:
+        if not row["is_delete_marker"]:  # the 50 noncurrent versions of 1,000 B stay in their object's class
+            cls = names[str(row["storage_class"])]
+            expected[cls] = expected.get(cls, 0) + int(row["size"])  # type: ignore[call-overload]
+    assert placement == expected
+    assert placement["glacier-flexible"] >= _expected(rows)["glacier"]  # type: ignore[operator]
+    assert sum(placement.values()) == summary.bytes + summary.noncurrent_bytes
+
+
 def test_into_replaces_only_the_storage_section() -> None:
     text = (
         '# head\nname: x\nstorage:\n  stored: "1 TB"\n  object_size: "1 MiB"\n# traffic from the bill\n'
