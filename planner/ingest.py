@@ -209,8 +209,11 @@ class ReconcileLine(_Model):
     quantity: Decimal
     unit: str
     billed_usd: Decimal
+    list_usd: Decimal | None = Field(
+        None, description="the bill's list cost (FOCUS ListCost): planner is set beside it where the bill has it"
+    )
     planner_usd: Decimal | None
-    difference_usd: Decimal | None
+    difference_usd: Decimal | None = Field(description="planner less the list cost where the bill has one, else billed")
     table_version: str | None
     cause: str = Field(description="why the two differ, or why planner has no figure")
 
@@ -220,6 +223,9 @@ class Reconciliation(_Model):
     billed_usd: Decimal
     planner_usd: Decimal = Field(description="planner's sum over the lines it could price")
     priced_billed_usd: Decimal = Field(description="the bill's sum over the same lines")
+    priced_list_usd: Decimal | None = Field(
+        None, description="the bill's list cost over the same lines, where every one has it (FOCUS)"
+    )
     placements: list[ReconcileLine] = Field(
         default_factory=list,
         description="each ingested workload's storage.placement priced as planner cost prices it, beside the"
@@ -797,7 +803,8 @@ def reconcile(bill: Bill, *, tables: TableFinder | None = None) -> Reconciliatio
         # transfer in is free from everywhere: one line per scope, not one per source region
         usage_type = "AWS-In-Bytes (all sources)" if group.kind == "ingress" else group.usage_type
         merged.setdefault((group.scope, usage_type, group.kind, group.storage_class), []).append(group)
-    lines = [_reconcile_line(groups, find(groups[0].region, as_of), as_of) for groups in merged.values()]
+    focus = bill.format == "focus"
+    lines = [_reconcile_line(groups, find(groups[0].region, as_of), as_of, focus) for groups in merged.values()]
     priced = [line for line in lines if line.planner_usd is not None]
     placements = [
         line
@@ -809,6 +816,11 @@ def reconcile(bill: Bill, *, tables: TableFinder | None = None) -> Reconciliatio
         billed_usd=sum((line.billed_usd for line in lines), Decimal(0)),
         planner_usd=sum((line.planner_usd or Decimal(0) for line in priced), Decimal(0)),
         priced_billed_usd=sum((line.billed_usd for line in priced), Decimal(0)),
+        priced_list_usd=(
+            sum((line.list_usd or Decimal(0) for line in priced), Decimal(0))
+            if priced and all(line.list_usd is not None for line in priced)
+            else None
+        ),
         placements=placements,
     )
 
@@ -870,10 +882,21 @@ def _placement_line(
     )
 
 
-def _reconcile_line(groups: list[UsageGroup], table: PriceTable | None, as_of: dt.date | None) -> ReconcileLine:
+def _reconcile_line(
+    groups: list[UsageGroup], table: PriceTable | None, as_of: dt.date | None, focus: bool = False
+) -> ReconcileLine:
     first = groups[0]
     quantity = sum((g.quantity for g in groups), Decimal(0))
     billed = sum((g.billed_usd for g in groups), Decimal(0))
+    # FOCUS gives the list cost beside the billed one (a CUR is set beside its unblended cost):
+    # planner prices at list, so that is its match,
+    # and what the bill took off it (a discount, a credit, a commitment) is said, not counted a miss
+    listed = (
+        sum((g.list_usd or Decimal(0) for g in groups), Decimal(0))
+        if focus and all(g.list_usd is not None for g in groups)
+        else None
+    )
+    against = billed if listed is None else listed
     operations = sorted({g.operation for g in groups if g.operation})
     types = sorted({g.usage_type for g in groups})
     base = {
@@ -884,10 +907,13 @@ def _reconcile_line(groups: list[UsageGroup], table: PriceTable | None, as_of: d
         "quantity": quantity,
         "unit": first.unit,
         "billed_usd": billed,
+        "list_usd": listed,
     }
 
     def line(planner: Decimal | None, cause: str) -> ReconcileLine:
-        difference = None if planner is None else planner - billed
+        difference = None if planner is None else planner - against
+        if listed is not None and abs(listed - billed) > _CUR_RESOLUTION:
+            cause += f"; billed {_short(billed)} USD against a list cost of {_short(listed)} (the bill's discounts)"
         return ReconcileLine(
             **base,
             planner_usd=planner,
@@ -897,7 +923,7 @@ def _reconcile_line(groups: list[UsageGroup], table: PriceTable | None, as_of: d
         )
 
     if first.kind == "ingress":
-        return line(Decimal(0), "free: transfer into S3" + _agree(Decimal(0), billed, quantity))
+        return line(Decimal(0), "free: transfer into S3" + _agree(Decimal(0), against, quantity))
     if table is None:
         return line(None, f"no aws-s3 price table for {first.region}")
     try:
@@ -908,14 +934,14 @@ def _reconcile_line(groups: list[UsageGroup], table: PriceTable | None, as_of: d
     if as_of is not None and table.effective_from > as_of:
         note += f" (the earliest {first.region} table, {table.effective_from}, is later than the bill)"
     free = table.egress.internet.free_per_month
-    if first.kind == "egress" and free and billed - amount > _CUR_RESOLUTION:
+    if first.kind == "egress" and free and against - amount > _CUR_RESOLUTION:
         return line(
             amount,
             f"{note}; the bill charged what planner took as free: AWS's {free.normalize():f}"
             f" {table.egress.internet.unit} a month is shared by the account's regions and services,"
             " and was used elsewhere",
         )
-    return line(amount, note + _agree(amount, billed, quantity, [r for g in groups for r in g.rates]))
+    return line(amount, note + _agree(amount, against, quantity, [r for g in groups for r in g.rates]))
 
 
 class _Unpriced(Exception):

@@ -700,7 +700,8 @@ def reconciliation(result: Reconciliation, fmt: str) -> str:
     if fmt == "csv":
         return csv_text(
             [
-                *("scope", "region", "usage_type", "operation", "quantity", "unit", "billed_usd", "planner_usd"),
+                *("scope", "region", "usage_type", "operation", "quantity", "unit", "billed_usd", "list_usd"),
+                "planner_usd",
                 *("difference_usd", "table_version", "cause"),
             ],
             [
@@ -712,6 +713,7 @@ def reconciliation(result: Reconciliation, fmt: str) -> str:
                     _plain(line.quantity),
                     line.unit,
                     _plain(line.billed_usd),
+                    _plain(line.list_usd),
                     _plain(line.planner_usd),
                     _plain(line.difference_usd),
                     line.table_version,
@@ -736,8 +738,12 @@ def reconciliation(result: Reconciliation, fmt: str) -> str:
     headers = ["scope", "usage type", "quantity", "billed", "planner", "difference", "why"]
     total = (
         f"billed {_tiny_usd(result.billed_usd)} in all; on the lines planner prices, billed"
-        f" {_tiny_usd(result.priced_billed_usd)} against planner's {_tiny_usd(result.planner_usd)}"
+        f" {_tiny_usd(result.priced_billed_usd)}"
+        + ("" if result.priced_list_usd is None else f" (list cost {_tiny_usd(result.priced_list_usd)})")
+        + f" against planner's {_tiny_usd(result.planner_usd)}"
     )
+    if any(line.list_usd is not None for line in result.lines):
+        total += "; each difference is planner less the bill's list cost (FOCUS ListCost), as planner prices at list"
     parts = [heading("Reconciliation with the bill", fmt), table(headers, rows, fmt), "", total]
     if result.placements:
         parts += [

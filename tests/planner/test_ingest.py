@@ -406,3 +406,25 @@ def test_gets_of_an_infrequent_access_class_become_reads_by_class(tmp_path: Path
     assert workload.traffic.reads == 10_000
     assert workload.traffic.reads_by_class == {"standard": 9000, "standard-ia": 1000}
     assert workload.storage.placement == {"standard-ia": 1000 * GIB, "standard": 100 * GIB}
+
+
+def test_focus_reconciles_against_the_list_cost_and_says_what_the_bill_took_off(tmp_path: Path) -> None:
+    # 1,000,000 GETs in us-east-1: $0.0004 per 1,000 at list (aws-s3 table, "GET, SELECT and all other
+    # requests"), $0.40; the account's discount billed them at $0.30. A CUR is set beside its
+    # unblended cost; FOCUS gives the list cost beside the billed one, and planner prices at list.
+    path = tmp_path / "focus.csv"
+    columns = ["BillingPeriodStart", "ChargeCategory", "ServiceName", "RegionId", "ResourceId", "PricingUnit"]
+    columns += ["ConsumedQuantity", "BilledCost", "ListCost", "ChargeDescription", "SkuId", "x_UsageType"]
+    columns += ["x_Operation"]
+    row = ["2026-10-01 00:00:00", "Usage", "Amazon Simple Storage Service", "us-east-1", "NULL", "Requests"]
+    row += ["1000000", "0.30", "0.40", "", "SKU2", "Requests-Tier2", "GetObject"]
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(columns)
+        writer.writerow(row)
+    result = reconcile(read_bill([path]))
+    (line,) = result.lines
+    assert line.planner_usd == Decimal("0.40") and line.list_usd == Decimal("0.40")
+    assert line.difference_usd == 0 and line.billed_usd == Decimal("0.30")
+    assert "billed 0.30 USD against a list cost of 0.40 (the bill's discounts)" in line.cause
+    assert result.priced_list_usd == Decimal("0.40") and result.priced_billed_usd == Decimal("0.30")
