@@ -325,6 +325,9 @@ class UncertainAnswer(_Model):
     options: list[OptionOutcome] = Field(description="by probability of being the cheapest, highest first")
     statement: str = Field(description="how robust the favourite is, in words")
     tornado: list[Swing] = Field(description="the inputs by how far they move the favourite's bill, widest first")
+    central_usd: float | None = Field(
+        None, description="the favourite's bill a month with every input at its central value (the tornado's axis)"
+    )
     by_engine: dict[str, str] = Field(
         default_factory=dict,
         description="options priced outcome by outcome with the line-item engine, not as arrays, and why",
@@ -435,6 +438,7 @@ def sample(
     favourite = labels.index(outcomes[0].option)
     statement = _statement(outcomes, labels, favourite, winners, draws, inputs)
     centre = {u.field: u.central for u in inputs}
+    central_usd = float(price(centre)[0][favourite])
     tornado = []
     for u in inputs:
         lo, hi = np.percentile(draws[u.field], [10, 90])
@@ -453,6 +457,7 @@ def sample(
         options=outcomes,
         statement=statement,
         tornado=tornado,
+        central_usd=central_usd,
         by_engine=by_engine,
     )
 

@@ -603,6 +603,13 @@ def recommend_command(
     output: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
     dask: DaskOption = None,
+    tornado_plot: Annotated[
+        Path | None,
+        typer.Option(
+            "--tornado-plot",
+            help="with --samples: draw how each uncertain input moves the favourite's bill (FILE.svg or .png)",
+        ),
+    ] = None,
 ) -> None:
     """Rank every allowed provider and storage class for a workload, and explain the choice."""
     from planner import render
@@ -612,6 +619,8 @@ def recommend_command(
     workload = load_workload(workload_file)
     if dask is not None and samples is None:
         raise InputError("prices the outcomes of --samples on a cluster: add --samples N", source="--dask")
+    if tornado_plot is not None and samples is None:
+        raise InputError("draws the outcomes of --samples: add --samples N", source="--tornado-plot")
     if profiles is not None and not profiles.is_dir():
         raise InputError("not a folder of profiles", source=str(profiles))
     from planner.units import parse_duration
@@ -652,6 +661,10 @@ def recommend_command(
                 scheduler=dask,
                 correlations=workload.correlations,
             )
+        if tornado_plot is not None:
+            from planner.reports.plots import save_tornado_plot
+
+            save_tornado_plot(answer, tornado_plot)
     if output == OutputFormat.json:
         payload = result.model_dump(mode="json")
         if answer is not None:

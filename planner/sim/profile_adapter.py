@@ -684,7 +684,10 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
             assert base.latency_s.p50 is not None
             if op == "get":
                 assert base.ttfb_s.p50 is not None
-                transfer_s = base.latency_s.p50 - base.ttfb_s.p50
+                # a lone request's body time: the sparse open-loop cell's where there is one (client and
+                # server idle, nothing else in flight, and the client the open-loop cells ran with)
+                lone = sparse if sparse is not None and sparse.ttfb_s.p50 is not None else base
+                transfer_s = (lone.latency_s.p50 or 0.0) - (lone.ttfb_s.p50 or 0.0)
             else:
                 transfer_s = base.latency_s.p50 - (smallest.latency_s.p50 or 0.0) if op == "put" else 0.0
             moves = size > 0 and transfer_s >= _REQUEST_BOUND * base.latency_s.p50

@@ -53,3 +53,29 @@ def test_a_plot_that_is_not_a_picture_is_one_line_exit_2(run_cli: Run, tmp_path:
     result = run_cli("sweep", WEB, *GRID, "--plot", str(tmp_path / "grid.txt"))
     assert result.code == 2
     assert result.err.count("\n") == 1 and "--plot" in result.err and ".svg" in result.err
+
+
+def test_the_tornado_plot_draws_each_uncertain_input_about_the_central_bill(run_cli: Run, tmp_path: Path) -> None:
+    workload = tmp_path / "w.yaml"
+    workload.write_text(
+        "name: ranged\n"
+        "storage: {stored: {low: 20 TB, likely: 50 TB, high: 90 TB}, object_size: 4 MiB}\n"
+        "traffic: {egress: {low: 5 TB, high: 200 TB}, reads: 2M}\n"
+        "constraints: {providers: [backblaze-b2, cloudflare-r2, wasabi]}\n"
+    )
+    out = tmp_path / "tornado.svg"
+    args = ("recommend", str(workload), "--no-simulate", "--samples", "300", "--seed", "2", "--as-of", "2026-12-01")
+    result = run_cli(*args, "--tornado-plot", str(out), "-f", "json")
+    assert result.code in (0, 1), result.err
+    check_picture(out)
+    answer = json.loads(result.out)["uncertainty"]
+    texts = _texts(out)
+    shown = " ".join(texts)
+    assert "traffic.egress" in shown and "storage.stored" in shown
+    favourite = answer["options"][0]["option"]
+    assert favourite in shown and usd_label(answer["central_usd"]) in shown
+    for swing in answer["tornado"]:
+        # each bar's ends as the table gives them
+        assert f"{usd_label(swing['at_p10_usd'])} .. {usd_label(swing['at_p90_usd'])}" in shown
+    refused = run_cli("recommend", str(workload), "--no-simulate", "--tornado-plot", str(out))
+    assert refused.code == 2 and "--samples" in refused.err and refused.err.count("\n") == 1
