@@ -56,8 +56,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from measure.profile import Cell, Percentiles, Profile
-from measure.runner import Measurement, MeasureOptions
+from planner.measure.profile import Cell, Percentiles, Profile
+from planner.measure.runner import Measurement, MeasureOptions
 from tests.measure import conftest as server_fixture
 
 KIB, MIB = 1024, 2**20
@@ -522,7 +522,7 @@ def main() -> None:
     if args.live is not None:
         if args.profile is None:
             parser.error("--live needs --profile (the profile the live run kept with --profile-out)")
-        from measure.reference import load_profile
+        from planner.measure.reference import load_profile
 
         saved = json.loads(args.live.read_text())
         chosen = [Scenario(**entry["scenario"]) for entry in saved.values()]
@@ -538,7 +538,7 @@ def main() -> None:
             weed_pid = _weed_pid(server.endpoint)
             bucket = server.new_bucket()
             if args.profile is not None:
-                from measure.reference import load_profile
+                from planner.measure.reference import load_profile
 
                 profile = load_profile(args.profile)
             else:

@@ -47,9 +47,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from measure.engines import EngineChoice
-from measure.profile import Cell
-from measure.runner import Measurement, MeasureOptions
+from planner.measure.engines import EngineChoice
+from planner.measure.profile import Cell
+from planner.measure.runner import Measurement, MeasureOptions
 from planner.units import format_bytes, parse_size
 from tests.measure import conftest as server_fixture
 

@@ -1,6 +1,6 @@
 """Build the shipped reference profiles (``measure/profiles/*.json``) from the published seeds.
 
-Run ``python -m measure._build_reference`` after editing; the JSON files are the artefact. Each
+Run ``python -m planner.measure._build_reference`` after editing; the JSON files are the artefact. Each
 figure below is copied from a seed with the seed file and section; a cell the seeds do not cover
 is written with ``status="missing"`` and no figures. Claims that cannot be true, or that the
 sources contradict, are listed under ``source.claims`` with the reason and are not used.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from measure.profile import (
+from planner.measure.profile import (
     MIB,
     Ceilings,
     Cell,

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from measure import journal
-from measure.s3client import describe_client_error
 from planner.errors import MeasureError
+from planner.measure import journal
+from planner.measure.s3client import describe_client_error
 
 
 @dataclass

@@ -38,9 +38,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from measure.merge import merge_profiles
-from measure.profile import Cell, MergeInfo, MergeInput, Profile, RunInfo, Source
-from measure.runner import (
+from planner.errors import InputError, MeasureError, PlannerError
+from planner.measure.merge import merge_profiles
+from planner.measure.profile import Cell, MergeInfo, MergeInput, Profile, RunInfo, Source
+from planner.measure.runner import (
     RUN_PREFIX_ROOT,
     Measurement,
     MeasureOptions,
@@ -48,8 +49,7 @@ from measure.runner import (
     new_run_id,
     write_atomic,
 )
-from measure.s3client import describe_client_error
-from planner.errors import InputError, MeasureError, PlannerError
+from planner.measure.s3client import describe_client_error
 
 CLOCK_ROUNDS = 5
 MIN_START_LEAD_S = 0.5
@@ -269,8 +269,8 @@ def _run_host(options: MeasureOptions, run_id: str, host: HostPlan) -> HostOutco
 
 def _cleanup_host(options: MeasureOptions, journal_file: str) -> tuple[bool, int, int]:
     """On a worker of the host a lost worker ran on: delete what its journal lists."""
-    from measure.cleanup import cleanup_run
-    from measure.s3client import make_client
+    from planner.measure.cleanup import cleanup_run
+    from planner.measure.s3client import make_client
 
     client = make_client(options.endpoint, options.region, addressing=options.addressing, verify_tls=options.verify_tls)
     report = cleanup_run(client, options.bucket, Path(journal_file))
@@ -562,7 +562,7 @@ def _check_workers(client: Any, coordinator: _Coordinator, futures: dict[str, An
 
 
 def _journal_of(host: HostPlan, run_id: str) -> str:
-    from measure import journal
+    from planner.measure import journal
 
     return str(journal.journal_path(host_dir(host.workdir, run_id, host.label), run_id))
 
@@ -655,7 +655,7 @@ def merge_hosts(
 
 def _single(profile: Profile, label: str) -> Profile:
     """One host's profile in the merged form (the other hosts failed before measuring a cell)."""
-    from measure.merge import METHOD
+    from planner.measure.merge import METHOD
 
     cells = []
     for cell in profile.cells:

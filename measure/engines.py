@@ -25,7 +25,7 @@ from datetime import timedelta
 from functools import cache
 from typing import TYPE_CHECKING, Literal
 
-from measure.s3client import RETRYABLE_STATUS, Addressing, RequestFailed, TruncatedBody
+from planner.measure.s3client import RETRYABLE_STATUS, Addressing, RequestFailed, TruncatedBody
 
 if TYPE_CHECKING:
     from obstore.store import ClientConfig, RetryConfig, S3Config, S3Store

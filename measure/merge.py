@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from measure.profile import (
+from planner.errors import InputError
+from planner.measure.profile import (
     Cell,
     CellKey,
     ClientHost,
@@ -33,7 +34,6 @@ from measure.profile import (
     Profile,
     Source,
 )
-from planner.errors import InputError
 
 _OVERLAP = 0.5
 _SAME_RATE = 0.1

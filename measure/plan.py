@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from measure.runner import MeasureOptions
+    from planner.measure.runner import MeasureOptions
 
 STEP_OVERHEAD_S = 0.8
 """Start-up of one load on the worker processes (the 0.3 s common start, task hand-out, results)."""
@@ -108,7 +108,7 @@ def _median(values: list[float]) -> float | None:
 def rate_model(options: MeasureOptions) -> RateModel:
     """Each figure from the provider's shipped reference profile (published medians) where it has one,
     else the stated assumption; the source says which is which."""
-    from measure.reference import load_reference, reference_providers
+    from planner.measure.reference import load_reference, reference_providers
 
     link = options.link_bits_per_s / 8 if options.link_bits_per_s else None
     ttfb: float | None = None
@@ -160,7 +160,7 @@ def _write(label: str, count: int, size: int, model: RateModel) -> StepEstimate:
 
 def estimate(options: MeasureOptions) -> PlanEstimate:
     """Every step of a run with its estimated seconds, requests and bytes."""
-    from measure.runner import (
+    from planner.measure.runner import (
         OPEN_LOOP_OPS,
         _cell_label,
         data_key_count,
@@ -203,7 +203,7 @@ def estimate(options: MeasureOptions) -> PlanEstimate:
 
 
 def _probe_estimates(options: MeasureOptions, model: RateModel) -> list[StepEstimate]:
-    from measure.probes import hot_object_ramp, probe_warmup_s
+    from planner.measure.probes import hot_object_ramp, probe_warmup_s
 
     step_s = options.probe_duration_s + probe_warmup_s(options.probe_duration_s)
     out: list[StepEstimate] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from measure.profile import (
+from planner.measure.profile import (
     HotObjectResult,
     HotObjectStep,
     PartSizePoint,
@@ -15,10 +15,10 @@ from measure.profile import (
     RatePoint,
     RateResult,
 )
-from measure.stats import CellFigures
+from planner.measure.stats import CellFigures
 
 if TYPE_CHECKING:
-    from measure.runner import Engine, Measurement
+    from planner.measure.runner import Engine, Measurement
 
 THROTTLE_PREFIXES = ("503", "429")
 _KNEE_GAIN = 1.10  # doubling concurrency must add 10 % ops/s ...
@@ -240,7 +240,7 @@ def range_get(engine: Engine, run: Measurement) -> RangeGetResult:
 def rate(engine: Engine, run: Measurement) -> RateResult:
     """Small-object ops/s per operation, ramping concurrency until ops/s stops growing; an operation
     the server does not support is recorded as such and the others go on."""
-    from measure.runner import Unsupported
+    from planner.measure.runner import Unsupported
 
     options = run.options
     size = options.rate_object_size

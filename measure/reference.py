@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from measure.profile import Profile
 from planner.errors import InputError, validation_problem
 from planner.files import PROFILE_LIMIT_BYTES, read_input_text
+from planner.measure.profile import Profile
 
 
 def _profile_dir() -> resources.abc.Traversable:

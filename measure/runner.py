@@ -22,10 +22,11 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from measure import journal
-from measure.cleanup import CleanupReport, cleanup_run
-from measure.engines import EngineChoice, obstore_version
-from measure.profile import (
+from planner.errors import InputError, MeasureError
+from planner.measure import journal
+from planner.measure.cleanup import CleanupReport, cleanup_run
+from planner.measure.engines import EngineChoice, obstore_version
+from planner.measure.profile import (
     OPERATIONS,
     Cell,
     ClientHost,
@@ -36,10 +37,9 @@ from measure.profile import (
     Source,
     UnsupportedStep,
 )
-from measure.s3client import Addressing, describe_client_error, make_client, sanitize_endpoint
-from measure.stats import MIN_SAMPLES, SHORT_WINDOW, CellFigures, summarise
-from measure.worker import ClientSettings, LoadResult, LoadTask, TaskKind, WorkerPool
-from planner.errors import InputError, MeasureError
+from planner.measure.s3client import Addressing, describe_client_error, make_client, sanitize_endpoint
+from planner.measure.stats import MIN_SAMPLES, SHORT_WINDOW, CellFigures, summarise
+from planner.measure.worker import ClientSettings, LoadResult, LoadTask, TaskKind, WorkerPool
 
 PROBES = ("hot-object", "part-size", "range-get", "rate")
 RUN_PREFIX_ROOT = journal.RUN_PREFIX_ROOT
@@ -536,7 +536,7 @@ class Measurement:
     ) -> None:
         """``host``: one host of a several-host run, which writes under ``<run prefix><host>/``;
         ``start_gate``: called before every load, returns the seconds until its common start."""
-        from measure import plan
+        from planner.measure import plan
 
         self.dropped: list[str] = []
         if options.budget_s is not None:
@@ -698,7 +698,7 @@ class Measurement:
     # -- time budget -------------------------------------------------------------------------
     def remaining_s(self) -> float | None:
         """Seconds left of the budget (less the cleanup reserve); None without a budget."""
-        from measure.plan import CLEANUP_RESERVE_FRACTION
+        from planner.measure.plan import CLEANUP_RESERVE_FRACTION
 
         if self.options.budget_s is None:
             return None
@@ -723,7 +723,7 @@ class Measurement:
         step = self.plan.step(label)
         if step is not None:
             return step.seconds
-        from measure.plan import STEP_OVERHEAD_S
+        from planner.measure.plan import STEP_OVERHEAD_S
 
         return self.options.warmup_s + self.options.duration_s + STEP_OVERHEAD_S
 
@@ -982,7 +982,7 @@ class Measurement:
         return taken
 
     def _run_probes(self, engine: Engine) -> None:
-        from measure import probes
+        from planner.measure import probes
 
         total = self._steps_total()
         done = total - len(self.options.probes)

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from measure.engines import EngineName
-from measure.profile import (
+from planner.measure.engines import EngineName
+from planner.measure.profile import (
     MIB,
     CellFlag,
     LatencyHistogram,
@@ -26,7 +26,7 @@ from measure.profile import (
     RequestCounts,
     coefficient_of_variation,
 )
-from measure.worker import LoadResult
+from planner.measure.worker import LoadResult
 
 MIN_SAMPLES = 20
 MIN_TAIL_SAMPLES = 1000

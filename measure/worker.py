@@ -34,9 +34,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from measure.engines import EngineChoice, EngineName, SmallObjectClient, engine_for, make_store
-from measure.journal import JournalWriter
-from measure.s3client import Addressing, TruncatedBody, classify_error, make_client
+from planner.measure.engines import EngineChoice, EngineName, SmallObjectClient, engine_for, make_store
+from planner.measure.journal import JournalWriter
+from planner.measure.s3client import Addressing, TruncatedBody, classify_error, make_client
 
 TaskKind = Literal["get", "put", "head", "list", "delete", "upload_part", "put_keys"]
 _READ_CHUNK = 1024 * 1024

@@ -28,9 +28,9 @@ _EXPORTS: dict[str, str] = {
     "estimate_migration": "planner.migration",
     "MigrationOptions": "planner.migration",
     "MigrationPlan": "planner.migration",
-    "CostBreakdown": "pricing.models",
-    "PriceTable": "pricing.models",
-    "Usage": "pricing.models",
+    "CostBreakdown": "planner.pricing.models",
+    "PriceTable": "planner.pricing.models",
+    "Usage": "planner.pricing.models",
 }
 
 __all__ = sorted([*_EXPORTS, "__version__"])

@@ -20,7 +20,7 @@ CONNECT_TIMEOUT_S = 10
 def _client(scheduler: str) -> Any:
     import asyncio
 
-    from measure.distributed import require_distributed
+    from planner.measure.distributed import require_distributed
 
     distributed = require_distributed()
 

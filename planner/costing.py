@@ -15,10 +15,10 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from planner.errors import InputError
+from planner.pricing import catalog
+from planner.pricing.engine import bill, round_line
+from planner.pricing.models import CostBreakdown, LineItem, Money, PriceTable, Usage
 from planner.workload import Workload
-from pricing import catalog
-from pricing.engine import bill, round_line
-from pricing.models import CostBreakdown, LineItem, Money, PriceTable, Usage
 
 
 class MonthCost(BaseModel):

@@ -42,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from planner.errors import InputError, PlannerError
 
 if TYPE_CHECKING:
-    from pricing.models import PriceTable
+    from planner.pricing.models import PriceTable
 
 GIB = 2**30
 # AWS usage-type region prefixes (the CUR's usage types; us-east-1 has none, or USE1 in transfer pairs).
@@ -784,7 +784,7 @@ def _shipped_table(region: str, as_of: dt.date | None) -> PriceTable | None:
     """The aws-s3 table of ``region`` in force in the billing period; when the region's tables all
     begin later, the earliest (each reconciled line then names its version, so the gap shows)."""
     from planner.errors import PricingError
-    from pricing.catalog import versions
+    from planner.pricing.catalog import versions
 
     try:
         dated = versions("aws-s3", None if region == "us-east-1" else region)
@@ -831,8 +831,8 @@ def _placement_line(
     """The written workload's placement priced as ``planner cost`` prices it (storage, minimums and
     per-object overheads of each class; no traffic), against the bill's storage and overhead rows."""
     from planner.costing import placement_cost
+    from planner.pricing.catalog import load_yaml
     from planner.workload import Traffic, parse_workload
-    from pricing.catalog import load_yaml
 
     groups = [g for g in bill.groups if g.scope == ingested.scope and g.kind in ("storage", "overhead")]
     if not groups:
@@ -976,8 +976,8 @@ def _short(value: Decimal) -> str:
 
 
 def _price(group: UsageGroup, quantity: Decimal, table: PriceTable) -> tuple[Decimal, str]:
-    from pricing.engine import bill as price_bill
-    from pricing.models import Usage
+    from planner.pricing.engine import bill as price_bill
+    from planner.pricing.models import Usage
 
     cls = group.storage_class
     if group.kind in ("storage", "overhead", "early-deletion"):

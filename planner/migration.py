@@ -24,14 +24,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from measure.profile import ProfileSummary
 from planner.costing import add_months, price_table
 from planner.errors import InputError
 from planner.evidence import Evidence, weakest
+from planner.measure.profile import ProfileSummary
+from planner.pricing.engine import bill, round_line
+from planner.pricing.models import CostBreakdown, Deletion, LineItem, Money, PriceTable, Usage
 from planner.units import format_bytes, format_duration, format_rate
 from planner.workload import DAY_S, MONTH_S, Workload
-from pricing.engine import bill, round_line
-from pricing.models import CostBreakdown, Deletion, LineItem, Money, PriceTable, Usage
 
 ZERO = Decimal(0)
 _NOISE = Decimal("1e-6")

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from planner.pricing.models import Limits, PriceTable
 from planner.workload import DAY_S, MONTH_S, Workload
-from pricing.models import Limits, PriceTable
 
 Array = npt.NDArray[np.float64]
 
@@ -193,9 +193,9 @@ def price_outcomes(
 
     ``engine_only`` prices every outcome with the line-item engine (the reference the arrays are
     held to, and the benchmark's baseline)."""
+    from planner.pricing.engine import bill
+    from planner.pricing.sweep import Deletions, monthly_bills
     from planner.uncertainty import at
-    from pricing.engine import bill
-    from pricing.sweep import Deletions, monthly_bills
 
     n = len(next(iter(draws.values()))) if draws else 0
     values = {f: held(workload, f, np.asarray(v, dtype=np.float64)) for f, v in draws.items()}

@@ -22,12 +22,12 @@ from planner.evidence import MARKERS, PRICE_MARKERS, Evidence, legend, marked, p
 from planner.ingest import Bill, ReconcileLine, Reconciliation
 from planner.inventory import Inventory
 from planner.migration import MigrationPlan
+from planner.pricing.models import CostBreakdown, LineItem, PriceTable, TieredPrice
 from planner.recommendation import RESTORE_FIRST, PerformanceEstimate, Recommendation
 from planner.sweep import Sweep
 from planner.uncertainty import Uncertain, UncertainAnswer
 from planner.units import format_bytes, format_duration, format_rate
 from planner.workload import format_field_value
-from pricing.models import CostBreakdown, LineItem, PriceTable, TieredPrice
 
 CENT = Decimal("0.01")
 

@@ -17,8 +17,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planner.errors import InputError, validation_problem
+from planner.pricing.models import PolicyBreach, PriceTable
 from planner.workload import SIZE_FIELDS, Workload
-from pricing.models import PolicyBreach, PriceTable
 
 MAX_BILLS = 50_000
 """Cells x options one sweep may price (about a minute with the exact engine)."""
@@ -122,8 +122,8 @@ def _cells(
     day: dt.date,
 ) -> list[SweepCell]:
     """Each point's cell: every option's bill with the line-item engine, and the winner."""
+    from planner.pricing.engine import bill
     from planner.uncertainty import at
-    from pricing.engine import bill
 
     cells = []
     for point in points:

@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # numpy only when outcomes are drawn: loading a workload stay
     import numpy as np
 
     from planner.outcomes import PricedOutcomes
-    from pricing.models import PriceTable
+    from planner.pricing.models import PriceTable
 
 _KEYS = {"low", "likely", "high", "p10", "p90"}
 _Z90 = 1.2815515655446004  # the standard normal's 90th percentile
@@ -360,7 +360,7 @@ def sample(
     from planner.cluster import run_chunks
     from planner.costing import add_months, price_table
     from planner.outcomes import engine_reasons
-    from pricing.engine import bill
+    from planner.pricing.engine import bill
 
     if not inputs:
         raise InputError("the workload has no uncertain input: give a field as {low, likely, high}", field="--samples")

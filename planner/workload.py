@@ -31,6 +31,7 @@ from pydantic import (
 )
 
 from planner.errors import InputError, validation_problem
+from planner.pricing.models import Deletion, Limits, SizeBin, Usage
 from planner.units import (
     MAX_BYTES,
     BitsPerSecond,
@@ -42,7 +43,6 @@ from planner.units import (
     parse_duration,
     parse_rate,
 )
-from pricing.models import Deletion, Limits, SizeBin, Usage
 
 DAY_S = 86400.0
 MONTH_S = 30 * DAY_S
@@ -140,7 +140,7 @@ def _stored_or_placement(schema: dict[str, Any]) -> None:
 
 def storage_class_ids() -> set[str]:
     """Every storage class id any shipped price table defines."""
-    from pricing import catalog
+    from planner.pricing import catalog
 
     return {cls for tables in catalog.shipped_tables().values() for table in tables for cls in table.classes}
 
@@ -419,7 +419,7 @@ class Client(_Model):
 
 def _known_providers() -> list[str]:
     """Every provider the price tables define, in the tables' order."""
-    from pricing import catalog
+    from planner.pricing import catalog
 
     return catalog.providers()
 
@@ -734,7 +734,7 @@ def parse_workload(data: Any, source: str = "workload") -> Workload:
         raise InputError("the file is empty (a workload needs at least name and storage)", source=source)
     if not isinstance(data, dict):
         raise InputError(f"a workload must be a mapping of keys, not {type(data).__name__}", source=source)
-    from pricing.catalog import find_boolean
+    from planner.pricing.catalog import find_boolean
 
     boolean = find_boolean(data)
     if boolean is not None:
@@ -769,7 +769,7 @@ def format_field_value(field: str, value: float, *, whole: bool = False) -> str:
 def load_workload(path: Path | str) -> Workload:
     """Read a workload YAML file; every problem is one line naming the file and the field."""
     from planner.files import WORKLOAD_LIMIT_BYTES, read_input_text
-    from pricing.catalog import load_yaml
+    from planner.pricing.catalog import load_yaml
 
     source = str(path)
     text = read_input_text(path, what="workload file", limit_bytes=WORKLOAD_LIMIT_BYTES)

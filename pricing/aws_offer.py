@@ -25,8 +25,8 @@ import yaml
 from pydantic import ValidationError
 
 from planner.errors import InputError, PricingError, validation_problem
-from pricing import catalog
-from pricing.models import PriceTable
+from planner.pricing import catalog
+from planner.pricing.models import PriceTable
 
 PROVIDER = "aws-s3"
 

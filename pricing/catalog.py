@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from planner.errors import InputError, PricingError, validation_problem
 from planner.files import WORKLOAD_LIMIT_BYTES, read_input_text
-from pricing.models import SCHEMA_VERSION, PriceTable
+from planner.pricing.models import SCHEMA_VERSION, PriceTable
 
 # Aliases let a few lines of YAML stand for millions of values ("billion laughs"); no price
 # table or workload comes near this many once its aliases are expanded.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pricing.models import PriceTable
+from planner.pricing.models import PriceTable
 
 _IGNORED = {"effective_from", "effective_from_status"}
 

@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal, localcontext
 
 from planner.errors import PricingError
-from planner.units import format_bytes
-from pricing import catalog, rules
-from pricing.models import (
+from planner.pricing import catalog, rules
+from planner.pricing.models import (
     CostBreakdown,
     LineItem,
     PolicyBreach,
@@ -25,6 +24,7 @@ from pricing.models import (
     TieredPrice,
     Usage,
 )
+from planner.units import format_bytes
 
 ZERO = Decimal(0)
 

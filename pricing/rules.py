@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from pricing.models import EgressRules, LineRounding, RequestClass, Tier, TieredPrice
+    from planner.pricing.models import EgressRules, LineRounding, RequestClass, Tier, TieredPrice
 
 Q = TypeVar("Q", Decimal, "npt.NDArray[np.float64]")
 """A quantity: one exact ``Decimal`` or an array of float64 points."""

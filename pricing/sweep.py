@@ -21,8 +21,8 @@ import numpy as np
 import numpy.typing as npt
 
 from planner.errors import PricingError
-from pricing import rules
-from pricing.models import PriceTable, TieredPrice
+from planner.pricing import rules
+from planner.pricing.models import PriceTable, TieredPrice
 
 Array = npt.NDArray[np.float64]
 

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-BASE_LAYER = {"planner.errors", "planner.units", "planner.files"}
+BASE_LAYER = {"planner.errors", "planner.units", "planner.files", "planner.pricing", "planner.measure"}
+"""What pricing/ and measure/ may import of planner: its base layer and each other (installed as
+planner.pricing and planner.measure)."""
 LOWER_PACKAGES = ("pricing", "measure")
 MODULES = sorted(path for package in LOWER_PACKAGES for path in (ROOT / package).rglob("*.py"))
 
@@ -85,3 +87,34 @@ def test_lower_packages_hold_no_command_line_code(path: Path) -> None:
         f"line {line}: {module}" for line, module in imported_modules(tree) if module.split(".")[0] in CLI_FRAMEWORKS
     ]
     assert frameworks == [], f"{path.relative_to(ROOT)} is command-line code: it belongs in planner/cli/"
+
+
+EVERY_MODULE = sorted(
+    path
+    for folder in ("planner", "pricing", "measure", "tests", "benchmarks")
+    for path in (ROOT / folder).rglob("*.py")
+    if not path.is_relative_to(ROOT / "planner" / "pricing") and not path.is_relative_to(ROOT / "planner" / "measure")
+)
+
+
+def test_pricing_and_measure_install_under_planner_only() -> None:
+    """planner/pricing and planner/measure are links to the top-level folders; the wheel holds them
+    there and nowhere else, so the installed names cannot collide with a user's own modules."""
+    for name in ("pricing", "measure"):
+        link = ROOT / "planner" / name
+        assert link.is_symlink() and link.resolve() == (ROOT / name).resolve(), link
+    text = (ROOT / "pyproject.toml").read_text()
+    assert 'include = ["planner*"]' in text
+
+
+@pytest.mark.parametrize("path", EVERY_MODULE, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_nothing_imports_the_top_level_names(path: Path) -> None:
+    """Every import says planner.pricing / planner.measure: one name per module, so a class is
+    never loaded twice under two names (two pydantic classes that do not match each other)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    top_level = [
+        f"line {line}: {module}"
+        for line, module in imported_modules(tree)
+        if module.split(".")[0] in ("pricing", "measure")
+    ]
+    assert top_level == [], f"{path.relative_to(ROOT)} imports {top_level}"

@@ -80,7 +80,7 @@ app.add_typer(pricing_app, name="pricing")
 def pricing_list(output: FormatOption = OutputFormat.table) -> None:
     """Providers, their storage classes and every price version shipped."""
     from planner import render
-    from pricing import catalog
+    from planner.pricing import catalog
 
     today = dt.date.today()
     rows = []
@@ -183,7 +183,7 @@ def pricing_import(
     force: Annotated[bool, typer.Option("--force", help="replace tables that already exist")] = False,
 ) -> None:
     """Dated price tables for every region of an AWS Price List offer file, each price citing its SKU."""
-    from pricing.aws_offer import import_offer
+    from planner.pricing.aws_offer import import_offer
 
     if price_list != "aws":
         raise InputError(f"{price_list!r}: only AWS's price list can be imported (use: aws)", source="PRICE_LIST")
@@ -214,8 +214,8 @@ def pricing_diff(
 ) -> None:
     """What changed in a provider's prices between the versions in force on two dates."""
     from planner import render
-    from pricing import catalog
-    from pricing.diff import diff_tables
+    from planner.pricing import catalog
+    from planner.pricing.diff import diff_tables
 
     old = catalog.table_for(provider, parse_date(first, "FIRST"))
     new = catalog.table_for(provider, parse_date(second, "SECOND"))
@@ -336,8 +336,8 @@ def _new_or_updated(
 
 def _write_workload(target: Path, text: str) -> None:
     """Write an ingested workload, after checking that it loads as a workload."""
+    from planner.pricing.catalog import load_yaml
     from planner.workload import parse_workload
-    from pricing.catalog import load_yaml
 
     parse_workload(load_yaml(text, str(target)), str(target))
     try:

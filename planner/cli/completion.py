@@ -7,13 +7,13 @@ import typer
 
 
 def _providers() -> list[str]:
-    from pricing.catalog import providers
+    from planner.pricing.catalog import providers
 
     return providers()
 
 
 def _classes(provider: str | None) -> list[str]:
-    from pricing.catalog import storage_classes
+    from planner.pricing.catalog import storage_classes
 
     chosen = [provider] if provider in _providers() else _providers()
     seen: dict[str, None] = {}

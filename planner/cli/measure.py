@@ -19,8 +19,8 @@ from planner.cli.common import OutputFormat, TextFormat, parse_option
 from planner.errors import InputError, MeasureError
 
 if TYPE_CHECKING:
-    from measure.profile import Cell, Profile
-    from measure.runner import MeasureOptions
+    from planner.measure.profile import Cell, Profile
+    from planner.measure.runner import MeasureOptions
 
 app = typer.Typer(
     help="Benchmark an S3-compatible endpoint and write a measurement profile.",
@@ -160,8 +160,8 @@ def build_options(
     budget: str | None = None,
 ) -> MeasureOptions:
     """Validate the command-line options into ``MeasureOptions`` (pure; no network)."""
-    from measure.runner import PROBES, MeasureOptions
-    from measure.s3client import check_endpoint
+    from planner.measure.runner import PROBES, MeasureOptions
+    from planner.measure.s3client import check_endpoint
     from planner.units import parse_rate
 
     if not bucket:
@@ -182,7 +182,7 @@ def build_options(
         except ValueError as error:
             raise InputError(str(error), source="--endpoint") from None
     link_bits = parse_option(parse_rate, link, "--link")
-    from measure.journal import valid_run_id
+    from planner.measure.journal import valid_run_id
 
     if run_id is not None and not valid_run_id(run_id):
         raise InputError("use letters, digits, '-' and '_' only (at most 64)", source="--run-id")
@@ -259,7 +259,7 @@ def cell_line(cell: Cell) -> str:
 def _rich_reporter(quiet: bool = False) -> Any:
     """Cell lines and notes on stderr (none with ``quiet``); a progress bar with the time left only
     when stderr is a terminal."""
-    from measure.runner import Reporter
+    from planner.measure.runner import Reporter
 
     class RichReporter(Reporter):
         def __init__(self) -> None:
@@ -324,7 +324,7 @@ def _minutes(seconds: float) -> str:
 
 def _pricing_provider(options: MeasureOptions) -> tuple[str | None, str]:
     """The price table's provider for this endpoint, or None and why it cannot be priced."""
-    from pricing.catalog import providers
+    from planner.pricing.catalog import providers
 
     if options.provider is not None:
         if options.provider in providers():
@@ -340,9 +340,9 @@ def measurement_bill_lines(options: MeasureOptions, estimate: Any) -> list[str]:
     from decimal import Decimal
 
     from planner.errors import PricingError
+    from planner.pricing.engine import estimate as price
+    from planner.pricing.models import Deletion, Usage
     from planner.units import format_bytes
-    from pricing.engine import estimate as price
-    from pricing.models import Deletion, Usage
 
     provider, why = _pricing_provider(options)
     if provider is None:
@@ -378,8 +378,8 @@ def measurement_bill_lines(options: MeasureOptions, estimate: Any) -> list[str]:
 
 def dry_run_lines(options: MeasureOptions, dropped: list[str], estimate: Any, prefix: str) -> list[str]:
     """What ``--dry-run`` prints: the plan, its estimated time, requests, bytes and bill."""
-    from measure.plan import BUDGET_MARGIN_S
-    from measure.s3client import sanitize_endpoint
+    from planner.measure.plan import BUDGET_MARGIN_S
+    from planner.measure.s3client import sanitize_endpoint
 
     shown = sanitize_endpoint(options.endpoint) if options.endpoint else "(AWS default)"
     cells = [s for s in estimate.steps if not s.label.startswith(("probe ", "preparing "))]
@@ -471,16 +471,16 @@ def measure(
         read_timeout=read_timeout, open_loop=open_loop, connect_timeout=connect_timeout, budget=budget,
     )  # fmt: skip
     if dask is not None:
-        from measure.distributed import require_distributed
+        from planner.measure.distributed import require_distributed
 
         require_distributed()
-    from measure.runner import Measurement
+    from planner.measure.runner import Measurement
 
     reporter = _rich_reporter(quiet)
     if dry_run:
-        from measure import plan
-        from measure.journal import run_prefix
-        from measure.runner import new_run_id
+        from planner.measure import plan
+        from planner.measure.journal import run_prefix
+        from planner.measure.runner import new_run_id
 
         dropped: list[str] = []
         if options.budget_s is not None:
@@ -494,7 +494,7 @@ def measure(
             typer.echo(line)
         return
     if dask is not None:
-        from measure.distributed import measure_and_report
+        from planner.measure.distributed import measure_and_report
 
         measure_and_report(options, dask, reporter)
         return
@@ -521,9 +521,9 @@ def cleanup(
     addressing: AddressingChoice = typer.Option(AddressingChoice.auto),
 ) -> None:
     """Delete what a crashed or killed run wrote (only keys in its journal) and abort its uploads."""
-    from measure import journal as journal_module
-    from measure.cleanup import checked_prefix, cleanup_run
-    from measure.s3client import make_client, sanitize_endpoint
+    from planner.measure import journal as journal_module
+    from planner.measure.cleanup import checked_prefix, cleanup_run
+    from planner.measure.s3client import make_client, sanitize_endpoint
 
     path = journal or journal_module.journal_path(Path.cwd(), run_id)
     if not path.exists():
@@ -544,7 +544,7 @@ def cleanup(
     except MeasureError:
         raise
     except Exception as error:
-        from measure.s3client import describe_client_error
+        from planner.measure.s3client import describe_client_error
 
         raise MeasureError(f"cleanup failed ({describe_client_error(error)})") from None
     typer.echo(f"deleted {report.deleted} objects, aborted {report.aborted_uploads} uploads", err=True)
@@ -560,9 +560,9 @@ def merge(
     out: Path = typer.Option(..., "--out", help="merged profile to write"),
 ) -> None:
     """Combine profiles of one endpoint from several hosts (sums only concurrent measurements)."""
-    from measure.merge import merge_profiles
-    from measure.reference import load_profile
-    from measure.runner import write_atomic
+    from planner.measure.merge import merge_profiles
+    from planner.measure.reference import load_profile
+    from planner.measure.runner import write_atomic
 
     merged = merge_profiles([load_profile(path) for path in profiles])
     write_atomic(out, merged.model_dump_json(indent=2) + "\n")
@@ -574,7 +574,7 @@ def merge(
 
 
 def _resolve_profile(ident: str) -> Profile:
-    from measure.reference import load_profile, load_reference, reference_providers
+    from planner.measure.reference import load_profile, load_reference, reference_providers
 
     if ident in reference_providers():
         return load_reference(ident)
@@ -622,7 +622,7 @@ def _cite_text(cites: list[Any]) -> str:
 @profiles_app.command("list")
 def profiles_list(fmt: TextFormat = typer.Option(OutputFormat.table, "--format", "-f")) -> None:
     """The shipped reference profiles (built from published benchmarks)."""
-    from measure.reference import load_reference, reference_providers
+    from planner.measure.reference import load_reference, reference_providers
 
     entries = []
     for ident in reference_providers():

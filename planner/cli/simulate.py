@@ -76,7 +76,7 @@ def simulate_command(
     duration_s = _window_s(duration)
     measured = None
     if profile is not None:
-        from measure.reference import load_profile
+        from planner.measure.reference import load_profile
 
         measured = load_profile(profile)
     replay = None

@@ -15,11 +15,11 @@ from decimal import Decimal
 from pathlib import Path
 
 from planner.costing import egress_cap_bytes, price_table
+from planner.pricing.engine import bill
+from planner.pricing.models import PriceTable
 from planner.recommendation.models import BreakEven, RankedOption
 from planner.units import format_bytes
 from planner.workload import Workload
-from pricing.engine import bill
-from pricing.models import PriceTable
 
 
 def _egress_breakpoints(table: PriceTable, workload: Workload) -> list[float]:

@@ -9,8 +9,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planner.evidence import Evidence, TargetVerdict
+from planner.pricing.models import CostBreakdown, Money
 from planner.workload import Workload
-from pricing.models import CostBreakdown, Money
 
 
 class _Model(BaseModel):

@@ -8,13 +8,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from measure.profile import Profile, ProfileSummary
 from planner.errors import InputError, PlannerError
 from planner.evidence import Evidence, TargetVerdict, is_backed, judge_target, weakest
+from planner.measure.profile import Profile, ProfileSummary
+from planner.pricing.models import Limits
 from planner.recommendation.models import PerformanceEstimate, Rejection
 from planner.units import format_duration, format_rate
 from planner.workload import Workload
-from pricing.models import Limits
 
 if TYPE_CHECKING:
     from planner.sim.provider import ProviderModel
@@ -314,7 +314,7 @@ def simulate_option(
     a backed miss rejects the option like a published floor does; a figure resting on an assumed
     or extrapolated input leaves the target unverified.
     """
-    from measure.reference import load_reference
+    from planner.measure.reference import load_reference
     from planner.sim import adapt_workload, provider_model_from_profile, simulate_spec
     from planner.sim.result import demonstrated_bits_per_s, figure_evidence, judge_simulated
 
@@ -386,7 +386,7 @@ def load_profiles(providers: Sequence[str], profiles_dir: Path | None) -> dict[s
     """The profile each provider is judged on, with its file: ``<provider>.json`` in ``profiles_dir``
     (a measured profile, which must be of that provider), else the shipped reference profile (no
     file: None). A provider with neither is left out."""
-    from measure.reference import load_profile, load_reference, reference_providers
+    from planner.measure.reference import load_profile, load_reference, reference_providers
 
     found: dict[str, tuple[Profile, Path | None]] = {}
     shipped = set(reference_providers())

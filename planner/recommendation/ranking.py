@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from planner.costing import CostProjection, price_table, project_costs
 from planner.errors import InputError, PlannerError, PricingError
 from planner.evidence import TargetVerdict, combine, marked
+from planner.pricing.models import CostBreakdown, PriceTable
 from planner.recommendation.break_even import break_even_points, unverified_policy_note
 from planner.recommendation.models import (
     STATUS_ORDER,
@@ -30,7 +31,6 @@ from planner.recommendation.models import (
 from planner.recommendation.performance import _load_profiles, judge_performance, prefix_warnings, simulate_option
 from planner.units import format_duration, format_rate
 from planner.workload import Workload
-from pricing.models import CostBreakdown, PriceTable
 
 if TYPE_CHECKING:
     from planner.sim.provider import ProviderModel

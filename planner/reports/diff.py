@@ -15,8 +15,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner.errors import InputError
+from planner.pricing.models import CostBreakdown, LineItem, Money
 from planner.workload import Workload
-from pricing.models import CostBreakdown, LineItem, Money
 
 ZERO = Decimal(0)
 

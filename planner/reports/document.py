@@ -32,11 +32,11 @@ from planner.render import legends, ranking_headers, ranking_rows
 from planner.units import format_bytes, format_duration, format_rate
 
 if TYPE_CHECKING:
-    from measure.profile import Profile
     from planner.costing import CostProjection
+    from planner.measure.profile import Profile
+    from planner.pricing.models import PriceTable
     from planner.recommendation import RankedOption, Recommendation
     from planner.workload import Workload
-    from pricing.models import PriceTable
 
 SUFFIXES = (".html", ".md")
 
@@ -313,7 +313,7 @@ def _plots_section(
 def _versions_in_horizon(provider: str, as_of: dt.date, months: int) -> list[PriceTable]:
     """The table in force on ``as_of`` and every later version that begins inside the horizon."""
     from planner.costing import add_months
-    from pricing import catalog
+    from planner.pricing import catalog
 
     end = add_months(as_of, months)
     first = catalog.table_for(provider, as_of)

@@ -27,9 +27,9 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from measure.profile import Cell, Profile
     from planner.costing import CostProjection
     from planner.evidence import TargetVerdict
+    from planner.measure.profile import Cell, Profile
     from planner.migration import MigrationPlan
     from planner.recommendation import RankedOption, Recommendation
     from planner.sim.result import Estimate, SimulationResult

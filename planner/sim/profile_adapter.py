@@ -77,8 +77,8 @@ from planner.sim.provider import (
 from planner.units import format_bytes
 
 if TYPE_CHECKING:
-    from measure.profile import Cell, Citation, LatencyHistogram, Percentiles, Profile, ProfileSummary
-    from pricing.models import Limits
+    from planner.measure.profile import Cell, Citation, LatencyHistogram, Percentiles, Profile, ProfileSummary
+    from planner.pricing.models import Limits
 
 _PER_KEY_WRITE_ERROR = "429 Too Many Requests"
 _SMALL_GET_BYTES = 256 * 1024  # seed 001: under ~256 KiB a GET is bound by request handling, not bytes

@@ -17,7 +17,7 @@ from planner.evidence import Evidence, weakest
 from planner.units import BitsPerSecond, Bytes, Seconds
 
 if TYPE_CHECKING:
-    from measure.profile import ProfileSummary
+    from planner.measure.profile import ProfileSummary
 
 # Standard normal quantile at 0.99: a lognormal's p99 sits this many sigmas above its median.
 _Z99 = 2.3263478740408408

@@ -11,7 +11,7 @@ from planner.evidence import Evidence, TargetVerdict, is_backed, judge_target, w
 from planner.units import format_duration, format_rate
 
 if TYPE_CHECKING:
-    from measure.profile import ProfileSummary
+    from planner.measure.profile import ProfileSummary
     from planner.sim.provider import ProviderModel
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from planner.errors import InputError
+from planner.pricing.models import Limits, RequestRate
 from planner.sim.spec import (
     ClientSpec,
     ClosedLoop,
@@ -42,7 +43,6 @@ from planner.sim.spec import (
 )
 from planner.units import format_bytes, format_rate
 from planner.workload import MONTH_S, Workload
-from pricing.models import Limits, RequestRate
 
 Window = Literal["peak", "mean"]
 WINDOWS: tuple[Window, ...] = ("peak", "mean")

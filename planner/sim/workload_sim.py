@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from planner.errors import InputError
 from planner.evidence import TargetVerdict
+from planner.pricing.models import Limits, Usage
 from planner.sim.core import simulate_spec
 from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.provider import BILLED_OPERATIONS
@@ -26,10 +27,9 @@ from planner.sim.result import (
 from planner.sim.spec import SimSpec, TraceArrivals
 from planner.sim.workload_adapter import WINDOWS, adapt_workload
 from planner.workload import MONTH_S, Workload
-from pricing.models import Limits, Usage
 
 if TYPE_CHECKING:
-    from measure.profile import Profile
+    from planner.measure.profile import Profile
     from planner.sim.provider import ProviderModel
 
 
@@ -57,7 +57,7 @@ def simulate(
     """
     if provider is None:
         return _simulate_endpoint(workload, profile, duration_s, seed, replications, trace, progress)
-    from pricing import catalog
+    from planner.pricing import catalog
 
     table = catalog.table_for(provider, as_of)
     if storage_class not in table.classes:
@@ -66,7 +66,7 @@ def simulate(
             source="--class",
         )
     if profile is None:
-        from measure.reference import load_reference
+        from planner.measure.reference import load_reference
 
         profile = load_reference(provider)
         profile_source = f"shipped reference profile measure/profiles/{provider}.json ({profile.source.kind})"

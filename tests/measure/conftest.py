@@ -41,7 +41,7 @@ class S3Server:
     env: dict[str, str]
 
     def client(self, endpoint: str | None = None) -> Any:
-        from measure.s3client import make_client
+        from planner.measure.s3client import make_client
 
         with _environment(self.env):
             return make_client(endpoint or self.endpoint, "us-east-1", addressing="path")

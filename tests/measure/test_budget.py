@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from measure import plan
-from measure.profile import Cell
-from measure.runner import Measurement, MeasureOptions, Reporter
 from planner.errors import InputError
+from planner.measure import plan
+from planner.measure.profile import Cell
+from planner.measure.runner import Measurement, MeasureOptions, Reporter
 from tests.measure.conftest import S3Server, list_all
 
 CLI = [sys.executable, "-c", "import sys; from planner.cli import main; sys.argv[0] = 'planner'; main()"]

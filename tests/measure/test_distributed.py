@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from measure.distributed import measure_on_cluster, plan_hosts, releasable, require_distributed
-from measure.profile import Profile
-from measure.runner import MeasureOptions, Reporter
 from planner.cli.measure import app
+from planner.measure.distributed import measure_on_cluster, plan_hosts, releasable, require_distributed
+from planner.measure.profile import Profile
+from planner.measure.runner import MeasureOptions, Reporter
 from tests.measure.conftest import SECRET_KEY, Fault, FaultProxy, S3Server, _environment, list_all
 
 pytestmark = pytest.mark.server

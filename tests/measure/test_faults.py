@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from measure.profile import Cell, Profile
-from measure.runner import Measurement, MeasureOptions
+from planner.measure.profile import Cell, Profile
+from planner.measure.runner import Measurement, MeasureOptions
 from tests.measure.conftest import Fault, FaultProxy, S3Server, _environment, list_all
 
 pytestmark = pytest.mark.server
@@ -183,7 +183,7 @@ def test_botocore_makes_one_attempt_per_call(s3_env: S3Server, bucket: str, faul
     """A client from make_client sends a failing request once: the retries are all planner's."""
     from botocore.exceptions import ClientError
 
-    from measure.s3client import make_client
+    from planner.measure.s3client import make_client
 
     s3_env.client().put_object(Bucket=bucket, Key="one", Body=b"x")
     fault_proxy.faults = [Fault("500"), Fault("slowdown", methods=("HEAD",))]

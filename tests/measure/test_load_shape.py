@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from measure import runner
-from measure.profile import Cell, LatencyHistogram, Percentiles
-from measure.runner import Measurement, MeasureOptions
+from planner.measure import runner
+from planner.measure.profile import Cell, LatencyHistogram, Percentiles
+from planner.measure.runner import Measurement, MeasureOptions
 from tests.measure.conftest import FaultProxy, S3Server, list_all
 
 pytestmark = pytest.mark.server

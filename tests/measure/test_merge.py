@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from measure.merge import merge_profiles
-from measure.profile import Cell, ClientHost, Percentiles, Profile, RunInfo, Source
 from planner.cli.measure import app
 from planner.errors import InputError
+from planner.measure.merge import merge_profiles
+from planner.measure.profile import Cell, ClientHost, Percentiles, Profile, RunInfo, Source
 
 
 def _host(name: str, start: float, mib: float, p99: float) -> Profile:
@@ -69,8 +69,8 @@ def test_merge_command(tmp_path: Path) -> None:
 
 
 def _schema2_host(name: str, start: float, samples: list[float], offered: float | None) -> Profile:
-    from measure.profile import LatencyHistogram
-    from measure.stats import histogram, percentiles
+    from planner.measure.profile import LatencyHistogram
+    from planner.measure.stats import histogram, percentiles
 
     values = np.array(samples)
     cell = Cell(
@@ -100,7 +100,7 @@ def _schema2_host(name: str, start: float, samples: list[float], offered: float 
 
 
 def test_concurrent_hosts_add_their_histograms() -> None:
-    from measure.profile import LatencyHistogram
+    from planner.measure.profile import LatencyHistogram
 
     fast = [0.001 * (1 + i % 10) for i in range(900)]  # 1-10 ms
     slow = [0.1 + 0.001 * (i % 10) for i in range(100)]  # 100-109 ms

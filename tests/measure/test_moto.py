@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from measure.runner import Measurement, MeasureOptions
-from measure.stats import SHORT_WINDOW
+from planner.measure.runner import Measurement, MeasureOptions
+from planner.measure.stats import SHORT_WINDOW
 from tests.measure.conftest import Fault, FaultProxy, S3Server, list_all
 
 pytestmark = pytest.mark.server

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from measure.profile import Cell, Citation, LatencyHistogram, Percentiles, Profile, Source
-from measure.reference import load_profile
 from planner.errors import InputError
+from planner.measure.profile import Cell, Citation, LatencyHistogram, Percentiles, Profile, Source
+from planner.measure.reference import load_profile
 
 
 def _measured_profile() -> Profile:

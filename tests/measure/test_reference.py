@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from measure.reference import load_reference, reference_providers
 from planner.cli.measure import profiles_app
 from planner.errors import InputError
+from planner.measure.reference import load_reference, reference_providers
 
 _NOT_FIGURES = {
     "schema_version",
@@ -115,7 +115,7 @@ def test_shipped_reference_profiles_are_what_the_builder_writes() -> None:
     """The JSON files are generated from measure/_build_reference.py: an edit to one without the other is drift."""
     from importlib import resources
 
-    from measure import _build_reference
+    from planner.measure import _build_reference
 
     built = _build_reference.render()
     folder = resources.files("measure").joinpath("profiles")
@@ -125,5 +125,5 @@ def test_shipped_reference_profiles_are_what_the_builder_writes() -> None:
     assert sorted(shipped) == sorted(built)
     for name, text in built.items():
         assert shipped[name] == text, (
-            f"measure/profiles/{name} is stale: regenerate with `python -m measure._build_reference`"
+            f"measure/profiles/{name} is stale: regenerate with `python -m planner.measure._build_reference`"
         )

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from measure.runner import Measurement, MeasureOptions, Reporter
 from planner.errors import MeasureError
+from planner.measure.runner import Measurement, MeasureOptions, Reporter
 from tests.measure.conftest import FaultProxy, S3Server, list_all
 
 pytestmark = pytest.mark.server
@@ -123,7 +123,7 @@ def test_cleanup_refuses_a_journal_whose_prefix_is_not_its_runs(
 def test_cleanup_never_sends_a_key_that_climbs_out_of_the_run_prefix(
     s3_env: S3Server, bucket: str, tmp_path: Path, fault_proxy: FaultProxy
 ) -> None:
-    from measure.cleanup import cleanup_run
+    from planner.measure.cleanup import cleanup_run
 
     ours, climbing = "planner-measure/r1/data/1", "planner-measure/r1/../../precious"
     s3_env.client().put_object(Bucket=bucket, Key=ours, Body=b"x")

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from measure import journal
-from measure.profile import Cell
-from measure.reference import load_profile
-from measure.runner import Measurement, MeasureOptions, Reporter
+from planner.measure import journal
+from planner.measure.profile import Cell
+from planner.measure.reference import load_profile
+from planner.measure.runner import Measurement, MeasureOptions, Reporter
 from tests.measure.conftest import FaultProxy, S3Server, list_all
 
 pytestmark = pytest.mark.server

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from measure.runner import Measurement, MeasureOptions
 from planner.errors import InputError, MeasureError
+from planner.measure.runner import Measurement, MeasureOptions
 from tests.measure.conftest import (
     ACCESS_KEY,
     READONLY_ACCESS_KEY,

@@ -9,10 +9,10 @@ from botocore.exceptions import ClientError, ReadTimeoutError
 from hypothesis import given
 from hypothesis import strategies as st
 
-from measure.probes import split_ranges
-from measure.s3client import classify_error, sanitize_endpoint
-from measure.stats import summarise
-from measure.worker import LoadResult
+from planner.measure.probes import split_ranges
+from planner.measure.s3client import classify_error, sanitize_endpoint
+from planner.measure.stats import summarise
+from planner.measure.worker import LoadResult
 
 
 def test_throughput_counts_only_the_window() -> None:
@@ -69,7 +69,7 @@ def test_stream_error_labels() -> None:
 
 
 def test_request_counts_add_up_over_the_whole_load() -> None:
-    from measure.stats import request_counts
+    from planner.measure.stats import request_counts
 
     result = LoadResult(starts=[0.0, 1.0], ends=[0.5, 1.5], errors=[(0.1, "reset", True), (9.0, "500", False)])
     counts = request_counts([result, LoadResult(starts=[2.0], ends=[2.1])])
@@ -227,7 +227,7 @@ def test_open_loop_latency_counts_from_the_scheduled_arrival() -> None:
     st.lists(st.floats(min_value=1e-6, max_value=100.0), max_size=200),
 )
 def test_histograms_of_processes_add_up_to_the_histogram_of_all(a: list[float], b: list[float]) -> None:
-    from measure.profile import LatencyHistogram
+    from planner.measure.profile import LatencyHistogram
 
     merged = LatencyHistogram.merged([LatencyHistogram.from_samples(a), LatencyHistogram.from_samples(b)])
     assert merged == LatencyHistogram.from_samples(a + b)
@@ -235,7 +235,7 @@ def test_histograms_of_processes_add_up_to_the_histogram_of_all(a: list[float], 
 
 
 def test_refusals_that_mean_unsupported_and_the_operations_named() -> None:
-    from measure.runner import refuses, s3_operation
+    from planner.measure.runner import refuses, s3_operation
 
     for label in ("501 NotImplemented", "501", "400", "400 InvalidRequest", "405 MethodNotAllowed", "NotImplemented"):
         assert refuses(label), label

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from measure.runner import Measurement, MeasureOptions
+from planner.measure.runner import Measurement, MeasureOptions
 from tests.measure.conftest import Fault, FaultProxy, S3Server, list_all
 
 pytestmark = pytest.mark.server

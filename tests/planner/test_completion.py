@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pricing.catalog import providers, storage_classes
+from planner.pricing.catalog import providers, storage_classes
 
 # the installed console script: completion is keyed to the program's name (_PLANNER_COMPLETE)
 PLANNER = str(Path(sys.executable).parent / "planner")

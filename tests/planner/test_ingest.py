@@ -21,9 +21,9 @@ import pytest
 
 from planner.errors import InputError
 from planner.ingest import Bill, read_bill, reconcile, sku_usage_types, snake, workloads
+from planner.pricing.catalog import table_for
+from planner.pricing.models import PriceTable
 from planner.workload import load_workload
-from pricing.catalog import table_for
-from pricing.models import PriceTable
 
 from .conftest import Result
 

@@ -160,7 +160,7 @@ def test_migrate_cli(run_cli: object) -> None:
 
 
 def test_per_request_bound_counts_each_requests_first_byte_once() -> None:
-    from measure.reference import load_reference
+    from planner.measure.reference import load_reference
 
     # IDrive e2's profile: one stream reads 256 KiB objects at its published rate, first byte
     # included, so 36,000,000 objects over 64 streams take 36e6 x (262,144 B / rate) / 64

@@ -18,11 +18,11 @@ import yaml
 
 from planner.costing import price_table
 from planner.outcomes import PricedOutcomes, price_outcomes
+from planner.pricing import rules
+from planner.pricing.engine import bill
+from planner.pricing.models import LineRounding, Status
 from planner.uncertainty import at
 from planner.workload import Workload, load_workload, parse_workload
-from pricing import rules
-from pricing.engine import bill
-from pricing.models import LineRounding, Status
 
 AS_OF = dt.date(2026, 12, 1)
 TB = 1e12

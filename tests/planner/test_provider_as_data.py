@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from planner.pricing import catalog
 from planner.reports.plots import matplotlib_available
-from pricing import catalog
 from tests.planner.conftest import Result
 
 Run = Callable[..., Result]

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from planner.errors import InputError
+from planner.pricing.catalog import load_yaml
 from planner.recommendation import recommend
 from planner.workload import Workload, parse_workload
-from pricing.catalog import load_yaml
 
 from .conftest import Result
 

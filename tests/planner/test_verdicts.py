@@ -339,7 +339,7 @@ def test_migration_marks_a_per_request_time_beyond_the_profile_as_extrapolated()
 
 
 def test_a_measured_p99_meets_the_target_and_is_chosen(run_cli: Run, tmp_path: Path) -> None:
-    from measure.profile import Cell, Percentiles, Profile, Source
+    from planner.measure.profile import Cell, Percentiles, Profile, Source
 
     cells = [
         Cell(

@@ -11,8 +11,8 @@ import pytest
 
 from planner.costing import estimate_cost, project_costs
 from planner.errors import InputError
+from planner.pricing import catalog
 from planner.workload import load_workload, parse_workload
-from pricing import catalog
 
 from .conftest import EXAMPLES, Result
 

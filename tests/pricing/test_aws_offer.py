@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 
 from planner.errors import InputError
-from pricing import catalog
-from pricing.aws_offer import import_offer
-from pricing.engine import bill
-from pricing.models import Usage
+from planner.pricing import catalog
+from planner.pricing.aws_offer import import_offer
+from planner.pricing.engine import bill
+from planner.pricing.models import Usage
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GIB = 2**30

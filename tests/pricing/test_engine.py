@@ -12,8 +12,8 @@ from decimal import ROUND_HALF_UP, Decimal
 import pytest
 
 from planner.errors import PricingError
-from pricing.engine import estimate
-from pricing.models import CostBreakdown, Deletion, SizeBin, Usage
+from planner.pricing.engine import estimate
+from planner.pricing.models import CostBreakdown, Deletion, SizeBin, Usage
 
 GB = 10**9
 TB = 10**12

@@ -12,9 +12,9 @@ from decimal import Decimal
 import pytest
 
 from planner.errors import PricingError
-from pricing import catalog
-from pricing.engine import estimate
-from pricing.models import Usage
+from planner.pricing import catalog
+from planner.pricing.engine import estimate
+from planner.pricing.models import Usage
 
 GIB = 2**30  # AWS's GB in every region (S3 FAQ: 1,073,741,824 bytes per GB)
 NOW = dt.date(2026, 12, 1)

@@ -7,8 +7,8 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from pricing import rules
-from pricing.models import RequestClass, Tier, TieredPrice
+from planner.pricing import rules
+from planner.pricing.models import RequestClass, Tier, TieredPrice
 
 
 def ladder(position: str) -> TieredPrice:

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from planner.errors import InputError, PlannerError
-from pricing import catalog
-from pricing.engine import bill
-from pricing.models import OPERATIONS, Deletion, PriceTable, Status, Usage
+from planner.pricing import catalog
+from planner.pricing.engine import bill
+from planner.pricing.models import OPERATIONS, Deletion, PriceTable, Status, Usage
 
 GB = 10**9
 TB = 10**12

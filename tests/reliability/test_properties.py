@@ -21,8 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import planner
-from measure.reference import parse_profile
 from planner.errors import InputError
+from planner.measure.reference import parse_profile
 from planner.units import MAX_BYTES, parse_size
 from planner.workload import load_workload, parse_workload
 

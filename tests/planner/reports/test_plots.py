@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from measure.reference import load_reference, reference_providers
 from planner.costing import project_costs
 from planner.errors import InputError
+from planner.measure.reference import load_reference, reference_providers
 from planner.migration import Endpoint, MigrationOptions, estimate_migration
 from planner.reports import plots
 from planner.sim.workload_sim import simulate

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from planner.errors import InputError
+from planner.pricing.catalog import load_yaml
 from planner.reports.schema import SCHEMA_FILES, schema_for, schema_text
 from planner.units import parse_duration, parse_rate, parse_size
 from planner.workload import load_workload
-from pricing.catalog import load_yaml
 
 from .conftest import EXAMPLES
 

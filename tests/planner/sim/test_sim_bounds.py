@@ -36,7 +36,7 @@ def test_too_large_is_one_line(
 
 
 def test_a_profile_of_another_provider_is_said(run_cli: Callable[..., Result], tmp_path: Path) -> None:
-    from measure.reference import load_reference
+    from planner.measure.reference import load_reference
 
     profile = tmp_path / "r2.json"
     profile.write_text(load_reference("cloudflare-r2").model_dump_json())

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from measure.profile import Cell, LatencyHistogram, Percentiles, Profile, Source
+from planner.measure.profile import Cell, LatencyHistogram, Percentiles, Profile, Source
 from planner.sim import (
     BandwidthCurve,
     ClientSpec,
@@ -213,7 +213,7 @@ def test_latency_from_percentiles_keeps_the_cells_mean() -> None:
 
 
 def test_published_references_keep_their_summary_model() -> None:
-    from measure.reference import load_reference
+    from planner.measure.reference import load_reference
 
     r2, _ = provider_model_from_profile(load_reference("cloudflare-r2"))
     assert not r2.server_queues and not r2.latency_by_size

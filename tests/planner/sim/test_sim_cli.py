@@ -77,7 +77,7 @@ def test_main_cli_runs_it() -> None:
 
 
 def test_without_a_provider_the_profile_s_own_endpoint_is_simulated(tmp_path: Path) -> None:
-    from measure.profile import Cell, Percentiles, Profile, Source
+    from planner.measure.profile import Cell, Percentiles, Profile, Source
 
     cells = [
         Cell(

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from measure.profile import ProfileSummary
-from measure.reference import load_reference
 from planner.errors import InputError
+from planner.measure.profile import ProfileSummary
+from planner.measure.reference import load_reference
 from planner.sim import (
     BandwidthCurve,
     BandwidthPoint,
@@ -115,7 +115,7 @@ def test_one_stream_on_the_idrive_profile_takes_the_published_time_per_request()
 
 
 def test_reference_models_say_how_each_part_is_backed() -> None:
-    from measure.reference import load_reference
+    from planner.measure.reference import load_reference
     from planner.sim.profile_adapter import provider_model_from_profile
 
     r2, _ = provider_model_from_profile(load_reference("cloudflare-r2"))

@@ -7,14 +7,14 @@ import datetime as dt
 
 import pytest
 
-from measure.profile import ProfileSummary
-from measure.reference import load_reference
+from planner.measure.profile import ProfileSummary
+from planner.measure.reference import load_reference
 from planner.migration import Endpoint, MigrationOptions, estimate_migration
+from planner.pricing import catalog
 from planner.recommendation import prefix_warnings
 from planner.sim import ProviderModel, provider_model_from_profile, simulate
 from planner.sim.workload_adapter import adapt_workload, prefixes_needed
 from planner.workload import Workload, parse_workload
-from pricing import catalog
 
 NOW = dt.date(2026, 12, 1)
 S3 = catalog.table_for("aws-s3", NOW)

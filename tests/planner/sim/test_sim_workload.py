@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from measure.reference import load_reference, reference_providers
+from planner.measure.reference import load_reference, reference_providers
+from planner.pricing import catalog
+from planner.pricing.engine import bill
+from planner.pricing.models import Limits, Multipart
 from planner.sim import (
     OpenLoop,
     billed_usage,
@@ -18,9 +21,6 @@ from planner.sim import (
 from planner.sim.profile_adapter import DEFAULT_TTFB_S
 from planner.sim.workload_adapter import adapt_workload
 from planner.workload import MONTH_S, Workload, load_workload, parse_workload
-from pricing import catalog
-from pricing.engine import bill
-from pricing.models import Limits, Multipart
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 MIB = 2**20
