@@ -20,7 +20,7 @@ from planner.measure.profile import Profile
 
 
 def _profile_dir() -> resources.abc.Traversable:
-    return resources.files("measure").joinpath("profiles")
+    return resources.files("planner.measure").joinpath("profiles")
 
 
 def reference_providers() -> list[str]:

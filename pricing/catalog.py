@@ -277,7 +277,7 @@ def _shipped() -> tuple[dict[str, tuple[PriceTable, ...]], dict[tuple[str, str],
 @functools.cache
 def _load_all(extra: str) -> tuple[dict[str, tuple[PriceTable, ...]], dict[tuple[str, str], tuple[PriceTable, ...]]]:
     """The shipped tables, then those of each extra folder; a provider defined twice is refused."""
-    default, regional = load_tables(resources.files("pricing") / "tables")
+    default, regional = load_tables(resources.files("planner.pricing") / "tables")
     default, regional = dict(default), dict(regional)
     for folder in (f for f in extra.split(os.pathsep) if f):
         path = Path(folder)
