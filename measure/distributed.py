@@ -188,7 +188,7 @@ class _HostLink:
         self._out.put({"kind": kind, "host": self.host, **fields})
 
     def gate(self) -> float:
-        """Report this load's place in the plan and wait for its start; seconds until then."""
+        """Report this load's place in the plan and wait for its start; the start, Unix seconds here."""
         seq, self._seq = self._seq, self._seq + 1
         self.send("arrive", key=[self.step_index, self.load_index], seq=seq)
         self.load_index += 1
@@ -210,10 +210,11 @@ class _HostLink:
         event.clear()
         if "stop" in message:
             raise RunStopped(str(message["stop"]))
-        lead_s = float(message["start_local"]) - time.time()
-        if lead_s < _LATE_S:
-            self.send("late", seconds=_LATE_S - lead_s)
-        return max(_LATE_S, lead_s)
+        start = float(message["start_local"])
+        earliest = time.time() + _LATE_S
+        if start < earliest:
+            self.send("late", seconds=earliest - start)
+        return max(start, earliest)
 
 
 class _HostReporter(Reporter):

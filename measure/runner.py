@@ -261,7 +261,7 @@ class Engine:
         start_gate: Callable[[], float] | None = None,
     ) -> None:
         self.pool = pool
-        self.start_gate = start_gate  # seconds from now to a load's start (several hosts: a common start)
+        self.start_gate = start_gate  # a load's start, Unix seconds on this host (several hosts: a common start)
         self.bucket = bucket
         self.journal_file = journal_file
         self.options = options
@@ -304,8 +304,9 @@ class Engine:
         elif fields.get("thread_ranges"):
             request_bytes = min(last - first + 1 for first, last in fields["thread_ranges"])
         shares = self._split(max(1, concurrency), request_bytes)
-        lead_s = self.start_gate() if self.start_gate is not None else 0.3  # may wait: before reading the clock
-        start_at = time.time() + lead_s
+        # the gate may wait, and gives the instant itself: one reading of the clock, so every host of a
+        # common start records the same scheduled instant
+        start_at = self.start_gate() if self.start_gate is not None else time.time() + 0.3
         warmup_end = start_at + warmup_s
         end_at = None if duration_s is None else warmup_end + duration_s
         tasks = []
@@ -535,7 +536,7 @@ class Measurement:
         start_gate: Callable[[], float] | None = None,
     ) -> None:
         """``host``: one host of a several-host run, which writes under ``<run prefix><host>/``;
-        ``start_gate``: called before every load, returns the seconds until its common start."""
+        ``start_gate``: called before every load, returns its common start (Unix seconds, this host's clock)."""
         from planner.measure import plan
 
         self.dropped: list[str] = []

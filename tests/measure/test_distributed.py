@@ -106,7 +106,8 @@ def test_two_workers_measure_together_and_merge(
     assert merged.merge.inputs and merged.run.options["common_start"]["start_lead_s"] >= 0.5
     if merged.run.options["common_start"]["late_starts"] == 0:
         # a common start: on the coordinator's clock every host's window begins at the same instant,
-        # within the offsets' uncertainty (half of each round trip) and the stored rounding (1 ms)
+        # within the offsets' uncertainty (half of each round trip) and the stored rounding (1 ms); each
+        # host records the scheduled instant it was given, not a second reading of its clock
         skew_s = sum(entry.clock_rtt_s or 0.0 for entry in merged.merge.inputs) / 2 + 0.002
         offsets = {entry.hostname: entry.clock_offset_s or 0.0 for entry in merged.merge.inputs}
         for index in range(len(merged.cells)):
