@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 import pytest
 
@@ -177,13 +177,18 @@ def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
         _wait_bucket_ready(server)
         yield server
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
-        log.close()
+        _stop(process, log)
+
+
+def _stop(process: subprocess.Popen[bytes], log: IO[bytes]) -> None:
+    """Stop a server process (killed if it ignores SIGTERM for 5 s) and close its log."""
+    process.terminate()
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=5)
+    log.close()
 
 
 def _wait_bucket_ready(server: S3Server, deadline_s: float = 60) -> None:
@@ -240,13 +245,7 @@ def moto_server_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[s
         _wait_http(endpoint + "/", process, 60)
         yield endpoint
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
-        log.close()
+        _stop(process, log)
 
 
 @pytest.fixture
