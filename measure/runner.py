@@ -819,6 +819,35 @@ class Measurement:
                 prep_taken_off.add(data)
             return False
 
+        def measure_cell(
+            op: Operation, size: int | None, concurrency: int, label: str, planned: str, rate: float | None = None
+        ) -> None:
+            """One cell: a closed loop of ``concurrency``, or an open loop at ``rate`` with at most that
+            many in flight; an operation the endpoint refuses is noted and the run goes on."""
+            try:
+                if op == "delete":
+                    assert size is not None and rate is None
+                    figures, results = self.measure_delete(
+                        engine, size, concurrency, duration_s=options.duration_s, warmup_s=options.warmup_s
+                    )
+                else:
+                    figures, results = engine.measure(
+                        op,
+                        concurrency,
+                        duration_s=options.duration_s,
+                        warmup_s=options.warmup_s,
+                        count_bytes=op in ("put", "get"),
+                        arrival_rate_per_s=rate,
+                        **cell_fields(op, size, f"c{concurrency}" if rate is None else f"r{rate:.6g}"),
+                    )
+            except Unsupported as error:
+                self.note_unsupported(label, error)
+            else:
+                warmup_s = delete_warmup_s(options.warmup_s) if op == "delete" else options.warmup_s
+                cell = figures_to_cell(op, size, concurrency, figures, warmup_s, offered_per_s=rate)
+                record(op, size, cell, results)
+            self.finished_step(self.planned_s(planned))
+
         for op in options.ops:
             sizes: list[int | None] = [None] if op == "list" else list(options.sizes)
             for size in sizes:
@@ -826,30 +855,8 @@ class Measurement:
                     index += 1
                     label = _cell_label(op, size, concurrency)
                     self.reporter.step(label, index, total)
-                    if not admitted(op, size, label, label):
-                        continue
-                    try:
-                        if op == "delete":
-                            assert size is not None
-                            figures, results = self.measure_delete(
-                                engine, size, concurrency, duration_s=options.duration_s, warmup_s=options.warmup_s
-                            )
-                        else:
-                            figures, results = engine.measure(
-                                op,
-                                concurrency,
-                                duration_s=options.duration_s,
-                                warmup_s=options.warmup_s,
-                                count_bytes=op in ("put", "get"),
-                                **cell_fields(op, size, f"c{concurrency}"),
-                            )
-                    except Unsupported as error:
-                        self.note_unsupported(label, error)
-                        self.finished_step(self.planned_s(label))
-                        continue
-                    warmup_s = delete_warmup_s(options.warmup_s) if op == "delete" else options.warmup_s
-                    record(op, size, figures_to_cell(op, size, concurrency, figures, warmup_s), results)
-                    self.finished_step(self.planned_s(label))
+                    if admitted(op, size, label, label):
+                        measure_cell(op, size, concurrency, label, label)
                 if op not in OPEN_LOOP_OPS:
                     continue
                 cap = max(options.concurrency)
@@ -860,25 +867,8 @@ class Measurement:
                     label = _cell_label(op, size, cap, rate)
                     planned = planned_open[min(position, len(planned_open) - 1)]
                     self.reporter.step(label, index, total)
-                    if not admitted(op, size, label, planned):
-                        continue
-                    try:
-                        figures, results = engine.measure(
-                            op,
-                            cap,
-                            duration_s=options.duration_s,
-                            warmup_s=options.warmup_s,
-                            count_bytes=op in ("put", "get"),
-                            arrival_rate_per_s=rate,
-                            **cell_fields(op, size, f"r{rate:.6g}"),
-                        )
-                    except Unsupported as error:
-                        self.note_unsupported(label, error)
-                        self.finished_step(self.planned_s(planned))
-                        continue
-                    cell = figures_to_cell(op, size, cap, figures, options.warmup_s, offered_per_s=rate)
-                    record(op, size, cell, results)
-                    self.finished_step(self.planned_s(planned))
+                    if admitted(op, size, label, planned):
+                        measure_cell(op, size, cap, label, planned, rate)
                 for planned in planned_open[len(rates) :]:
                     self.finished_step(self.planned_s(planned))
                 index += len(open_loop_rates(options)) - len(rates)
