@@ -11,8 +11,11 @@
 3. Open-loop cells of this driver replace ``planner measure``'s (whose heavier client shared the two
    cores with the server, leaving it less CPU than this driver does): 4 KiB GETs at rising shares of
    the closed-loop peak (``LADDER``) up to the first the server could not keep up with (the peak:
-   its completed rate), and sparse cells at 10/s (80:20 GET:PUT, 4 KiB and 4 MiB, a share in every
-   round, pooled). The simulator takes its capacity, server count and idle latency from them.
+   its completed rate), and sparse cells at 10/s (80:20 GET:PUT, 4 KiB and 4 MiB). Both run again in
+   every round, between the scenarios, and each cell is the median of its rounds: the server's
+   capacity on two shared cores drifts from minute to minute, and a ladder measured once before the
+   rounds describes another minute than the scenarios'. The simulator takes its capacity, server
+   count, idle latency and latency under load from these cells.
 4. Scenarios: (a) light, 20/s of 4 KiB, 80:20 GET:PUT; (b) 4 KiB GETs at a share of that peak;
    (c) 4 MiB objects, 80:20; (d) the light load through a proxy on loopback that holds every
    answer back 20 ms (10 ms each way).
@@ -430,11 +433,12 @@ LADDER = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5)
 
 def load_ladder(
     endpoint: str, paths: tuple[list[str], list[str]], closed_peak: float, weed_pid: int | None, args: Any
-) -> list[Cell]:
-    """Open-loop 4 KiB GET cells of this driver at rising shares of the closed-loop peak, up to the
+) -> list[tuple[Scenario, list[LiveFigures]]]:
+    """Open-loop 4 KiB GET runs of this driver at rising shares of the closed-loop peak, up to the
     first that the server could not keep up with (it completed under 95 % of what was offered in
-    the window) or that the driver could not send on time (over 5 % late arrivals: client-bound)."""
-    cells: list[Cell] = []
+    the window) or that the driver could not send on time (over 5 % late arrivals: client-bound).
+    Each step with its run; ``ladder_round`` runs the same steps again in every later round."""
+    steps: list[tuple[Scenario, list[LiveFigures]]] = []
     for share in LADDER:
         rate = share * closed_peak
         step = Scenario(f"ladder {share:g}", rate, 4 * KIB, 1.0, args.ladder_seconds, processes=DRIVER_PROCESSES)
@@ -446,10 +450,31 @@ def load_ladder(
             f"{_line(summary)}",
             flush=True,
         )
-        cells += open_loop_cells([run], step)
+        steps.append((step, [run]))
         if fell_behind(rate, completed, run.window_s) or summary["late"] > 0.05:
             break
-    return cells
+    return steps
+
+
+def ladder_round(
+    endpoint: str,
+    paths: tuple[list[str], list[str]],
+    steps: list[tuple[Scenario, list[LiveFigures]]],
+    round_index: int,
+    weed_pid: int | None,
+) -> None:
+    """The ladder's steps once more, in this round: a cell is the median of its runs over the rounds,
+    so the profile sees the same mix of quiet and busy moments on the shared machine as the
+    scenarios do (the server's capacity on two shared cores drifts between minutes)."""
+    for step, runs in steps:
+        run = drive(endpoint, step, paths, 7 + round_index, weed_pid)
+        runs.append(run)
+        completed = run.in_window / run.window_s
+        print(
+            f"round {round_index + 1} open loop {step.rate_per_s:.0f}/s: completed {completed:.0f}/s, "
+            f"{_line(live_summary(run))}",
+            flush=True,
+        )
 
 
 def fell_behind(offered_per_s: float, completed_per_s: float, window_s: float | None) -> bool:
@@ -566,10 +591,12 @@ def main() -> None:
                 print(f"left out planner measure's {dropped} open-loop cells (its client, not this driver)")
             sparse_runs: dict[int, list[LiveFigures]] = {}
             closed_peak = peak_get_rate(closed_only, 4 * KIB)
+            ladder: list[tuple[Scenario, list[LiveFigures]]] = []
             if calibrate and args.ladder_seconds > 0:
                 ladder = load_ladder(server.endpoint, paths[server.endpoint, 4 * KIB], closed_peak, weed_pid, args)
-                profile.cells += ladder
-            peak, peak_note = open_loop_peak(profile, closed_peak)
+            first_ladder = [cell for step, runs in ladder for cell in open_loop_cells(runs, step)]
+            with_ladder = profile.model_copy(update={"cells": profile.cells + first_ladder})
+            peak, peak_note = open_loop_peak(with_ladder, closed_peak)
             print(f"peak: {peak:.0f}/s ({peak_note})", flush=True)
             scenarios = {
                 "a": Scenario("a light 20/s 4 KiB 80:20", 20.0, 4 * KIB, 0.8, args.seconds),
@@ -588,6 +615,8 @@ def main() -> None:
             chosen = [scenarios[k] for k in args.only]
             live: dict[str, list[dict[str, float]]] = {s.name: [] for s in chosen}
             for round_index in range(args.rounds):
+                if round_index:  # the first round's ladder is the one the peak came from
+                    ladder_round(server.endpoint, paths[server.endpoint, 4 * KIB], ladder, round_index, weed_pid)
                 # the sparse open-loop cells, a share in every round, pooled: they see the same
                 # mix of quiet and busy moments on the shared machine as the scenarios do
                 for size in (4 * KIB, 4 * MIB) if calibrate else ():
@@ -599,6 +628,8 @@ def main() -> None:
                     figures = drive(endpoint, scenario, paths[endpoint, scenario.size_bytes], round_index, weed_pid)
                     live[scenario.name].append(live_summary(figures))
                     print(f"round {round_index + 1} {scenario.name}: {_line(live[scenario.name][-1])}", flush=True)
+            for step, runs in ladder:
+                profile.cells += open_loop_cells(runs, step)
             for size, runs in sparse_runs.items():
                 profile.cells += open_loop_cells(runs, Scenario("sparse", 10.0, size, 0.8, args.open_cells))
             if sparse_runs:
@@ -644,6 +675,10 @@ def report(profile: Profile, chosen: list[Scenario], live: dict[str, list[dict[s
             f" {_ms(median['ttfb50']):>8} {median['ops']:8.1f} {median['late']:6.1%} {median['client_cpu']:7.2f}"
             f" {median['server_cpu']:7.2f} {median['other_cpu']:7.2f}{bound}"
         )
+        spread = " ".join(
+            f"{_ms(min(r[k] for r in runs)) + '-' + _ms(max(r[k] for r in runs)):>17}" for k in ("p50", "p95")
+        )
+        print(f"{'':34} {'range':5} {spread}  (live GET p50 and p95, lowest-highest of the rounds)")
         for label, sim in sims:
             print(
                 f"{'':34} {label:5} {_ms(sim['p50']):>8} {_ms(sim['p95']):>8} {_ms(sim['p99']):>8}"

@@ -84,14 +84,21 @@ class _DrawTable(dict[int, Iterator[float]]):
         offset_s: float,
         idle_share: float,
         utilisation: list[float],
+        queued: list[bool],
     ) -> None:
         super().__init__()
         self._provider, self._rng, self._offset_s = provider, rng, offset_s
-        self._idle_share, self._utilisation = idle_share, utilisation
+        self._idle_share, self._utilisation, self._queued = idle_share, utilisation, queued
 
     def __missing__(self, key: int) -> Iterator[float]:
         billed = key & 7
-        model = self._provider.latency(BILLED_OPERATIONS[billed], key >> 3, self._idle_share, self._utilisation[billed])
+        model = self._provider.latency(
+            BILLED_OPERATIONS[billed],
+            key >> 3,
+            self._idle_share,
+            self._utilisation[billed],
+            queued=self._queued[billed],
+        )
         draws = self[key] = _draws(model, self._rng, self._offset_s)
         return draws
 
@@ -298,7 +305,14 @@ class Replication:
         self.retry_base_s, self.retry_cap_s = client.retry.base_s, client.retry.max_backoff_s
         self.round_trip_s = client.round_trip_s
         self.idle_share, self.utilisation = self._window_load()
-        self.latencies = _DrawTable(provider, rng, client.round_trip_s, self.idle_share, self.utilisation)
+        # per billed operation, whether it waits in its server queue: not in a steady open loop at a
+        # load its open-loop cells measured whole (their waits are in the latency drawn)
+        steady = isinstance(arrivals, OpenLoop) and (arrivals.profile in ("mean", "peak") or arrivals.peak_factor == 1)
+        steady = steady and (spec.keys.hot is None or not spec.keys.hot.peak_concurrency)
+        self.queued = [
+            not steady or provider.queued(op, u) for op, u in zip(BILLED_OPERATIONS, self.utilisation, strict=True)
+        ]
+        self.latencies = _DrawTable(provider, rng, client.round_trip_s, self.idle_share, self.utilisation, self.queued)
         # The server queues: per billed operation, the free times of its queue's servers (a heap
         # shared by the operations the queue serves), None for no queue; service times by
         # ``billed | size << 3``.
@@ -310,8 +324,9 @@ class Replication:
             free = [0.0] * queue.servers
             spread = _draws(queue.service_spread, rng) if queue.service_spread is not None else None
             for op in queue.operations:
-                self.queues[BILLED_OPERATIONS.index(op)] = free
-                self.spreads[BILLED_OPERATIONS.index(op)] = spread
+                if self.queued[BILLED_OPERATIONS.index(op)]:
+                    self.queues[BILLED_OPERATIONS.index(op)] = free
+                    self.spreads[BILLED_OPERATIONS.index(op)] = spread
         self.uniforms: list[float] = []
         self.uniform_i = 0
         self._build_network()
@@ -456,13 +471,19 @@ class Replication:
                 continue
             if not sized or code >= _HEAD:
                 model = self.provider.latency(
-                    BILLED_OPERATIONS[code], 0 if sized else None, idle, self.utilisation[code]
+                    BILLED_OPERATIONS[code],
+                    0 if sized else None,
+                    idle,
+                    self.utilisation[code],
+                    queued=self.queued[code],
                 )
                 drawn[mine] = model.sample(self.rng, int(mine.sum()))
                 continue
             for size in np.unique(sizes[mine]).tolist():
                 chosen = mine & (sizes == size)
-                model = self.provider.latency(BILLED_OPERATIONS[code], int(size), idle, self.utilisation[code])
+                model = self.provider.latency(
+                    BILLED_OPERATIONS[code], int(size), idle, self.utilisation[code], queued=self.queued[code]
+                )
                 drawn[chosen] = model.sample(self.rng, int(chosen.sum()))
         result: list[float] = (drawn + self.round_trip_s).tolist()
         return result

@@ -578,13 +578,14 @@ def _loaded_latency(
     sparse: SizedLatency | None,
     shifts: dict[int, float],
 ) -> tuple[LoadedLatency, str] | None:
-    """The latency ``op``'s requests add under load beyond the unloaded draw and ``queue``'s mean
-    wait (Allen-Cunneen), from its open-loop cells that kept up with their offered rate with a
-    request or more in flight: per cell, at the queue's utilisation there, the measured quantiles
-    less the unloaded model's (the idle and busy latencies mixed as the simulator mixes them at
-    that rate) and less the queue's mean wait, never below zero. None without such a cell."""
+    """The latency ``op``'s requests add under load, from its open-loop cells that kept up with their
+    offered rate with a request or more in flight: per cell, at the queue's utilisation there, the
+    measured quantiles less the unloaded model's (the idle and busy latencies mixed as the simulator
+    mixes them at that rate), never below zero; once whole (``LoadedLatency.whole``) and once less
+    the queue's mean wait there (Allen-Cunneen), for where the queue runs. None without such a cell."""
     factor = _variability(queue.service_spread)
     points: dict[float, LatencyModel] = {}
+    whole: dict[float, LatencyModel] = {}
     shown: list[str] = []
     for cell in cells:
         rate, size = cell.offered_per_s, cell.object_size_bytes or 0
@@ -607,23 +608,25 @@ def _loaded_latency(
             base = LatencyModel.mixture(sparse.at(size), busy, idle)
         wait_s = factor * erlang_c_wait_s(rate, service_s, queue.servers)
         levels = sorted({q for q, _ in measured.quantiles} | {q for q, _ in base.quantiles})
-        excess = np.maximum(measured.quantile(levels) - base.quantile(levels) - wait_s, 0.0)
-        points[round(load, 6)] = LatencyModel.empirical(
-            list(zip(levels, np.maximum.accumulate(excess).tolist(), strict=True))
-        )
+        above = measured.quantile(levels) - base.quantile(levels)
+        for into, excess in ((points, np.maximum(above - wait_s, 0.0)), (whole, np.maximum(above, 0.0))):
+            into[round(load, 6)] = LatencyModel.empirical(
+                list(zip(levels, np.maximum.accumulate(excess).tolist(), strict=True))
+            )
         shown.append(
             f"{rate:.4g}/s ({load:.0%} busy): p50 {measured.p50_s * 1000:.3g} ms measured, "
             f"{(base.p50_s + wait_s) * 1000:.3g} ms unloaded plus mean wait"
         )
     if not points:
         return None
-    loaded = LoadedLatency(points=sorted(points.items()))
+    loaded = LoadedLatency(points=sorted(points.items()), whole=sorted(whole.items()))
     return loaded, (
         f"{op.upper()} latency under load from its open-loop cells ("
         + "; ".join(shown)
-        + "): what they measured beyond the unloaded latency and the queue's mean wait is added, quantile by "
-        "quantile, at the window's utilisation (interpolated in utilisation / (1 - utilisation), the last "
-        "cell's excess held above it)"
+        + "): a steady open loop up to the last cell's load draws what they measured beyond the unloaded "
+        "latency, quantile by quantile, at the window's utilisation (interpolated in utilisation / "
+        "(1 - utilisation)), and does not queue (the cells' waits are in it); above it, or with a varying "
+        "rate, the queue runs and the last cell's excess beyond the queue's mean wait is added"
     )
 
 

@@ -208,40 +208,62 @@ class LoadedLatency(_Frozen):
     from no excess at no load to the first point in proportion to x, and between two points every
     quantile as the power of x that joins them (linearly in x where either is zero). Beyond the
     last point the last excess stands and the queue's own waits carry the growth to the knee.
+
+    ``whole`` holds, at the same utilisations, what the cells measured beyond the unloaded latency
+    alone, their waits included: up to the last cell's load, a steady open loop is drawn from the
+    cells themselves, not queued (``covers``). The cells' waits are the server's as it measured
+    them: on two shared cores SeaweedFS keeps its median near the unloaded one and puts its waits
+    in stalls of the tail, which an M/G/c queue fitted to the mean spreads over every request (its
+    median wait at 75 % load already exceeds the measured median). Above the last cell, and for
+    arrivals whose rate varies (a burst can outrun a steady cell's load), the queue runs and
+    ``points`` are added.
     """
 
     points: list[tuple[float, LatencyModel]] = Field(min_length=1)
+    whole: list[tuple[float, LatencyModel]] = Field(
+        default_factory=list,
+        description="(utilisation, excess over the unloaded latency alone, the waits in it) at the points' "
+        "utilisations; empty: the queue always runs",
+    )
 
     @model_validator(mode="after")
     def _sorted(self) -> LoadedLatency:
         loads = [load for load, _ in self.points]
         if loads != sorted(set(loads)) or loads[0] <= 0 or loads[-1] >= 1:
             raise ValueError("points must have distinct utilisations in (0, 1) in increasing order")
-        if any(m.distribution != "empirical" for _, m in self.points):
+        if any(m.distribution != "empirical" for _, m in self.points + self.whole):
             raise ValueError("excess latencies must be empirical")
+        if self.whole and [load for load, _ in self.whole] != loads:
+            raise ValueError("whole must have the points' utilisations")
         return self
 
-    def excess_at(self, utilisation: float) -> LatencyModel | None:
-        """The excess at ``utilisation`` (None at no load)."""
+    def covers(self, utilisation: float) -> bool:
+        """Whether the cells measured latency whole at this load (above none, at most the last cell's)."""
+        return bool(self.whole) and 0 < utilisation <= self.whole[-1][0]
+
+    def excess_at(self, utilisation: float, *, whole: bool = False) -> LatencyModel | None:
+        """The excess at ``utilisation`` (None at no load): beyond the unloaded latency and the queue's
+        mean wait, or with ``whole`` (and ``whole`` points) beyond the unloaded latency alone."""
         if utilisation <= 0:
             return None
-        loads = [load for load, _ in self.points]
+        points = self.whole if whole and self.whole else self.points
+        loads = [load for load, _ in points]
         i = bisect.bisect_left(loads, utilisation)
         if i == len(loads):
-            return self.points[-1][1]
+            return points[-1][1]
         if loads[i] == utilisation:
-            return self.points[i][1]
+            return points[i][1]
 
         def slack(load: float) -> float:
             return load / (1 - load)
 
-        hi_load, hi = self.points[i]
+        hi_load, hi = points[i]
         x, x_hi = slack(utilisation), slack(hi_load)
         if i == 0:
             levels = [q for q, _ in hi.quantiles]
             values = hi.quantile(levels) * (x / x_hi)
         else:
-            lo_load, lo = self.points[i - 1]
+            lo_load, lo = points[i - 1]
             x_lo = slack(lo_load)
             levels = sorted({q for q, _ in hi.quantiles} | {q for q, _ in lo.quantiles})
             low, high = lo.quantile(levels), hi.quantile(levels)
@@ -465,15 +487,28 @@ class ProviderModel(_Frozen):
             return weakest(base, "derived")
         return weakest(base, "extrapolated")
 
+    def queued(self, operation: str, utilisation: float) -> bool:
+        """Whether a steady open loop at ``utilisation`` of ``operation``'s server queue waits in it:
+        not where open-loop cells measured its latency whole up to that load (their waits are in it)."""
+        loaded = self.loaded_latency.get("put" if operation == "upload-part" else operation)
+        return loaded is None or not loaded.covers(utilisation)
+
     def latency(
-        self, operation: str, size_bytes: int | None = None, idle_share: float = 0.0, utilisation: float = 0.0
+        self,
+        operation: str,
+        size_bytes: int | None = None,
+        idle_share: float = 0.0,
+        utilisation: float = 0.0,
+        *,
+        queued: bool = True,
     ) -> LatencyModel:
         """Server latency of a billed operation: TTFB for reads, response time after the body for writes.
 
         With ``size_bytes``, the operation's latency at that size when the model has one
         (``latency_by_size``; an uploaded part as a PUT of its size); ``idle_share`` of the
         requests find client and server idle and draw from ``sparse_latency_by_size`` instead;
-        at ``utilisation`` of the operation's server queue, ``loaded_latency`` adds its excess.
+        at ``utilisation`` of the operation's server queue, ``loaded_latency`` adds its excess:
+        beyond the queue's waits if the simulator ``queued`` the operation, else the cells' whole.
         """
         if size_bytes is not None and self.latency_by_size:
             name = "put" if operation == "upload-part" else operation
@@ -484,7 +519,7 @@ class ProviderModel(_Frozen):
                 if sparse is not None and idle_share > 0:
                     unloaded = LatencyModel.mixture(sparse.at(size_bytes), unloaded, idle_share)
                 loaded = self.loaded_latency.get(name)
-                excess = loaded.excess_at(utilisation) if loaded is not None else None
+                excess = loaded.excess_at(utilisation, whole=not queued) if loaded is not None else None
                 return unloaded if excess is None else plus(unloaded, excess)
         if operation in ("get",):
             return self.ttfb_get
