@@ -20,7 +20,9 @@
    (c) 4 MiB objects, 80:20; (d) the light load through a proxy on loopback that holds every
    answer back 20 ms (10 ms each way).
 5. Simulates each scenario from the profile (the same arrivals, mix, sizes and client pool;
-   scenario (d) adds the proxy's round trip to the client) and prints the raw figures and sim/live
+   scenario (d) adds the proxy's round trip to the client: the 20 ms it holds back plus its own
+   cost, measured in every round as the GET p50 through the same proxy holding nothing back less
+   the direct one; it opens a new upstream connection and parses each request in Python) and prints the raw figures and sim/live
    ratios of GET p50, p95, p99, TTFB p50 and throughput (completed requests a second), with client
    and server CPU (cores busy). ``sim`` is the model of the whole profile, ``simC`` of its
    closed-loop cells alone.
@@ -79,6 +81,9 @@ class Scenario:
     processes: int = 1
     threads: int = 16
     proxy_delay_s: float = 0.0
+    proxy_cost_s: float = 0.0
+    """what the proxy adds of its own on top of ``proxy_delay_s`` (measured: a new upstream connection
+    and Python's parsing per request), added to the simulated round trip with it"""
 
     @property
     def connections(self) -> int:
@@ -374,7 +379,9 @@ def simulate(profile: Profile, scenario: Scenario, seed: int) -> dict[str, float
         arrivals=OpenLoop(mean_rate_per_s=scenario.rate_per_s),
         mix=OperationMix(get=scenario.get_share, put=1 - scenario.get_share),
         sizes=SizeDistribution.fixed(scenario.size_bytes),
-        client=ClientSpec(connections=scenario.connections, round_trip_s=scenario.proxy_delay_s),
+        client=ClientSpec(
+            connections=scenario.connections, round_trip_s=scenario.proxy_delay_s + scenario.proxy_cost_s
+        ),
     )
     result = simulate_spec(spec, model, max(scenario.seconds, 30.0), seed, replications=3)
     get = result.operations["GET"]
@@ -558,6 +565,7 @@ def main() -> None:
         gen = server_fixture.s3_server.__wrapped__(_Factory(folder))
         server = next(gen)
         proxy: server_fixture.FaultProxy | None = None
+        bare: server_fixture.FaultProxy | None = None
         try:
             os.environ.update(server.env)
             weed_pid = _weed_pid(server.endpoint)
@@ -575,9 +583,12 @@ def main() -> None:
             populate(server.client(), bucket)
             proxy = server_fixture.FaultProxy(upstream_port=int(server.endpoint.rsplit(":", 1)[1]), delay_s=0.020)
             proxy.start()
+            # the same proxy holding nothing back: what it costs of its own per request
+            bare = server_fixture.FaultProxy(upstream_port=int(server.endpoint.rsplit(":", 1)[1]))
+            bare.start()
             paths = {
                 (endpoint, size): presigned(endpoint, bucket, size)
-                for endpoint in (server.endpoint, proxy.endpoint)
+                for endpoint in (server.endpoint, proxy.endpoint, bare.endpoint)
                 for size in (4 * KIB, 4 * MIB)
             }
             # the open-loop cells come from this driver, as the live scenarios do: planner measure's
@@ -614,6 +625,7 @@ def main() -> None:
             }
             chosen = [scenarios[k] for k in args.only]
             live: dict[str, list[dict[str, float]]] = {s.name: [] for s in chosen}
+            costs: list[float] = []
             for round_index in range(args.rounds):
                 if round_index:  # the first round's ladder is the one the peak came from
                     ladder_round(server.endpoint, paths[server.endpoint, 4 * KIB], ladder, round_index, weed_pid)
@@ -623,6 +635,16 @@ def main() -> None:
                     sparse = Scenario("sparse", 10.0, size, 0.8, args.open_cells / args.rounds)
                     run = drive(server.endpoint, sparse, paths[server.endpoint, size], 99 + round_index, weed_pid)
                     sparse_runs.setdefault(size, []).append(run)
+                if any(s.proxy_delay_s for s in chosen):
+                    sparse = Scenario("sparse", 10.0, 4 * KIB, 0.8, max(10.0, args.open_cells / args.rounds / 2))
+                    run = drive(bare.endpoint, sparse, paths[bare.endpoint, 4 * KIB], 99 + round_index, weed_pid)
+                    direct = drive(server.endpoint, sparse, paths[server.endpoint, 4 * KIB], 99 + round_index, weed_pid)
+                    costs.append(live_summary(run)["p50"] - live_summary(direct)["p50"])
+                    print(
+                        f"round {round_index + 1} the proxy's own cost: {_ms(costs[-1])} ms (GET p50 through it "
+                        "holding nothing back, less direct)",
+                        flush=True,
+                    )
                 for scenario in chosen:
                     endpoint = proxy.endpoint if scenario.proxy_delay_s else server.endpoint
                     figures = drive(endpoint, scenario, paths[endpoint, scenario.size_bytes], round_index, weed_pid)
@@ -636,9 +658,14 @@ def main() -> None:
                 print(f"added {sum(c.mode == 'open' for c in profile.cells)} open-loop cells", flush=True)
             if args.profile_out is not None:
                 args.profile_out.write_text(profile.model_dump_json(indent=1))
+            if costs:
+                cost = max(0.0, statistics.median(costs))
+                chosen = [dataclasses.replace(s, proxy_cost_s=cost) if s.proxy_delay_s else s for s in chosen]
+                print(f"the proxy's own cost, median of {len(costs)} rounds: {_ms(cost)} ms", flush=True)
         finally:
-            if proxy is not None:
-                proxy.stop()
+            for started in (proxy, bare):
+                if started is not None:
+                    started.stop()
             with pytest.raises(StopIteration):
                 next(gen)
     if args.live_out is not None:
