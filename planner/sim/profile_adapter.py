@@ -623,10 +623,11 @@ def _loaded_latency(
     return loaded, (
         f"{op.upper()} latency under load from its open-loop cells ("
         + "; ".join(shown)
-        + "): a steady open loop up to the last cell's load draws what they measured beyond the unloaded "
-        "latency, quantile by quantile, at the window's utilisation (interpolated in utilisation / "
-        "(1 - utilisation)), and does not queue (the cells' waits are in it); above it, or with a varying "
-        "rate, the queue runs and the last cell's excess beyond the queue's mean wait is added"
+        + "): a steady open loop below the capacity draws what they measured beyond the unloaded latency, "
+        "quantile by quantile, at the window's utilisation (interpolated in utilisation / (1 - utilisation); "
+        f"past the last cell's {max(whole):.0%} load extrapolated along the last two cells' curve), and does not "
+        "queue (the cells' waits are in it); at the capacity, or with a varying rate, the queue runs and the "
+        "last cell's excess beyond the queue's mean wait is added"
     )
 
 

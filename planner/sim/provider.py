@@ -210,13 +210,13 @@ class LoadedLatency(_Frozen):
     last point the last excess stands and the queue's own waits carry the growth to the knee.
 
     ``whole`` holds, at the same utilisations, what the cells measured beyond the unloaded latency
-    alone, their waits included: up to the last cell's load, a steady open loop is drawn from the
-    cells themselves, not queued (``covers``). The cells' waits are the server's as it measured
-    them: on two shared cores SeaweedFS keeps its median near the unloaded one and puts its waits
-    in stalls of the tail, which an M/G/c queue fitted to the mean spreads over every request (its
-    median wait at 75 % load already exceeds the measured median). Above the last cell, and for
-    arrivals whose rate varies (a burst can outrun a steady cell's load), the queue runs and
-    ``points`` are added.
+    alone, their waits included: a steady open loop below the capacity is drawn from the cells
+    themselves and not queued (``covers``), past the last cell's load along their own curve
+    (extrapolated). The cells' waits are the server's as it measured them: on two shared cores
+    SeaweedFS keeps its median near the unloaded one and puts its waits in stalls of the tail,
+    which an M/G/c queue fitted to the mean spreads over every request (its median wait at 75 %
+    load already exceeds the measured median). At or past the capacity, and for arrivals whose
+    rate varies (a burst can outrun a steady cell's load), the queue runs and ``points`` are added.
     """
 
     points: list[tuple[float, LatencyModel]] = Field(min_length=1)
@@ -238,40 +238,61 @@ class LoadedLatency(_Frozen):
         return self
 
     def covers(self, utilisation: float) -> bool:
-        """Whether the cells measured latency whole at this load (above none, at most the last cell's)."""
-        return bool(self.whole) and 0 < utilisation <= self.whole[-1][0]
+        """Whether a steady load at ``utilisation`` is drawn from the cells whole (``whole`` points and
+        a load above none and below the capacity; past the last cell's load, extrapolated)."""
+        return bool(self.whole) and 0 < utilisation < 1
 
     def excess_at(self, utilisation: float, *, whole: bool = False) -> LatencyModel | None:
         """The excess at ``utilisation`` (None at no load): beyond the unloaded latency and the queue's
-        mean wait, or with ``whole`` (and ``whole`` points) beyond the unloaded latency alone."""
+        mean wait, or with ``whole`` (and ``whole`` points) beyond the unloaded latency alone.
+
+        Past the last point the queued excess stands (the queue carries the growth); the whole one
+        grows on, every quantile as the power of x = u / (1 - u) that joins the last two points,
+        at least in proportion to x (M/M/1's wait), without bound as the load nears the capacity.
+        """
         if utilisation <= 0:
             return None
-        points = self.whole if whole and self.whole else self.points
+        use_whole = whole and bool(self.whole)
+        points = self.whole if use_whole else self.points
         loads = [load for load, _ in points]
         i = bisect.bisect_left(loads, utilisation)
-        if i == len(loads):
-            return points[-1][1]
-        if loads[i] == utilisation:
+        if i < len(loads) and loads[i] == utilisation:
             return points[i][1]
+        if i == len(loads) and (not use_whole or utilisation >= 1):
+            return points[-1][1]
 
         def slack(load: float) -> float:
             return load / (1 - load)
 
-        hi_load, hi = points[i]
-        x, x_hi = slack(utilisation), slack(hi_load)
-        if i == 0:
-            levels = [q for q, _ in hi.quantiles]
-            values = hi.quantile(levels) * (x / x_hi)
-        else:
-            lo_load, lo = points[i - 1]
-            x_lo = slack(lo_load)
+        def joined(lo_load: float, lo: LatencyModel, hi_load: float, hi: LatencyModel) -> tuple[list[float], Any, Any]:
+            """The levels of both, and per level the power of x from ``lo`` to ``hi`` (nan where either is 0)."""
             levels = sorted({q for q, _ in hi.quantiles} | {q for q, _ in lo.quantiles})
             low, high = lo.quantile(levels), hi.quantile(levels)
-            linear = low + (high - low) * (x - x_lo) / (x_hi - x_lo)
             both = (low > 0) & (high > 0)
-            safe_low = np.where(both, low, 1.0)
-            ratio = np.where(both, high, 1.0) / safe_low
-            values = np.where(both, safe_low * ratio ** (np.log(x / x_lo) / np.log(x_hi / x_lo)), linear)
+            ratio = np.where(both, high, 1.0) / np.where(both, low, 1.0)
+            power = np.where(both, np.log(ratio) / math.log(slack(hi_load) / slack(lo_load)), np.nan)
+            return levels, (low, high), power
+
+        x = slack(utilisation)
+        if i == len(loads):  # past the last point, whole
+            last_load, last = points[-1]
+            if len(points) == 1:
+                levels = [q for q, _ in last.quantiles]
+                high, power = last.quantile(levels), np.ones(len(levels))
+            else:
+                levels, (_, high), fitted = joined(*points[-2], last_load, last)
+                power = np.maximum(np.nan_to_num(fitted, nan=1.0), 1.0)
+            values = high * (x / slack(last_load)) ** power
+        elif i == 0:
+            hi_load, hi = points[0]
+            levels = [q for q, _ in hi.quantiles]
+            values = hi.quantile(levels) * (x / slack(hi_load))
+        else:
+            (lo_load, lo), (hi_load, hi) = points[i - 1], points[i]
+            levels, (low, high), power = joined(lo_load, lo, hi_load, hi)
+            x_lo, x_hi = slack(lo_load), slack(hi_load)
+            linear = low + (high - low) * (x - x_lo) / (x_hi - x_lo)
+            values = np.where(np.isnan(power), linear, low * (x / x_lo) ** np.nan_to_num(power))
         return LatencyModel.empirical(list(zip(levels, np.maximum.accumulate(values).tolist(), strict=True)))
 
 
@@ -489,7 +510,8 @@ class ProviderModel(_Frozen):
 
     def queued(self, operation: str, utilisation: float) -> bool:
         """Whether a steady open loop at ``utilisation`` of ``operation``'s server queue waits in it:
-        not where open-loop cells measured its latency whole up to that load (their waits are in it)."""
+        not below the capacity where open-loop cells measured its latency whole (their waits are in
+        it); past the last cell's load that latency is extrapolated along the cells' curve."""
         loaded = self.loaded_latency.get("put" if operation == "upload-part" else operation)
         return loaded is None or not loaded.covers(utilisation)
 

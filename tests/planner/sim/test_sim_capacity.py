@@ -420,10 +420,15 @@ def test_a_steady_load_the_cells_measured_is_drawn_from_them_not_queued() -> Non
     queue = model.server_queue("get")
     assert queue is not None and loaded.whole
     last = loaded.whole[-1][0]
-    # the cells' own loads are covered; above the last, or at no load, the queue runs
-    assert loaded.covers(last) and loaded.covers(last / 2)
-    assert not loaded.covers(0.0) and not loaded.covers(min(0.999, last * 1.05))
-    assert not model.queued("get", last) and model.queued("get", min(0.999, last * 1.05))
+    # a steady load below the capacity is drawn from the cells (past the last one extrapolated);
+    # at no load, or at the capacity and past it, the queue runs
+    assert loaded.covers(last) and loaded.covers(last / 2) and loaded.covers(0.99)
+    assert not loaded.covers(0.0) and not loaded.covers(1.0) and not loaded.covers(1.2)
+    assert not model.queued("get", last) and model.queued("get", 1.0)
+    # between the last cell (194/s) and the capacity (300/s) latency goes on rising
+    p50_last, p95_last = _ttfb_at(model, OpenLoop(mean_rate_per_s=194))
+    p50_on, p95_on = _ttfb_at(model, OpenLoop(mean_rate_per_s=250))
+    assert p50_on > p50_last and p95_on > 1.5 * p95_last
     # at the cells' rates the median stays at the cell's (0.97 x its latency p50) and the tail is
     # its p95; queueing as well (M/G/c fitted to the mean, the excess net of its mean wait) puts a
     # wait under the median: 9 ms at 129/s, 23 ms at 194/s
@@ -468,3 +473,12 @@ def test_the_whole_excess_interpolates_as_the_queued_one() -> None:
     assert loaded.excess_at(0.65).p50_s == pytest.approx(0.001)  # type: ignore[union-attr]
     with pytest.raises(ValueError, match="utilisations"):
         LoadedLatency(points=[(0.5, net)], whole=[(0.6, one)])
+    # past the last point: the queued excess stands; the whole one grows as the power of x joining the
+    # last two points (p50: 2 -> 20 ms from x = 1 to 4, power ln 10 / ln 4 = 1.66), at least as x
+    # (p99: 10 -> 100 ms, the same power); at 0.9, x = 9
+    assert loaded.excess_at(0.9) is net
+    power = math.log(10) / math.log(4)
+    assert loaded.excess_at(0.9, whole=True).p50_s == pytest.approx(0.020 * (9 / 4) ** power)  # type: ignore[union-attr]
+    flat = LoadedLatency(points=[(0.5, net), (0.8, net)], whole=[(0.5, two), (0.8, two)])
+    assert flat.excess_at(0.9, whole=True).p50_s == pytest.approx(0.020 * 9 / 4)  # type: ignore[union-attr]
+    assert loaded.excess_at(1.0, whole=True) is two
