@@ -48,12 +48,12 @@ def _provider(
         stream_read=BandwidthCurve.flat(700e6),
         stream_write=BandwidthCurve.flat(400e6),
         rate_limits=[
-            RateLimit(operations=["get", "put", "upload-part"], scope=scope, per_s=rate / 3),  # type: ignore[arg-type]
-            RateLimit(operations=["head"], scope=scope, per_s=rate / 20, burst=2, error="429"),  # type: ignore[arg-type]
+            RateLimit(operations=["get", "put", "upload-part"], scope=scope, per_s=rate / 3),
+            RateLimit(operations=["head"], scope=scope, per_s=rate / 20, burst=2, error="429"),
         ]
         if scope
         else [],
-        hot_object=HotObjectLimit(max_concurrent_reads=2, behaviour=hot) if hot else None,  # type: ignore[arg-type]
+        hot_object=HotObjectLimit(max_concurrent_reads=2, behaviour=hot) if hot else None,
         server_queues=[
             ServerQueue(
                 operations=["get", "put", "upload-part"],
@@ -98,7 +98,7 @@ def _spec(
         keys=KeyPopularity(keys=1000, prefixes=2, zipf_exponent=1.2, hot=hot_set),
         client=ClientSpec(
             link_bits_per_s=link_gbps * 1e9,
-            link_duplex=duplex,  # type: ignore[arg-type]
+            link_duplex=duplex,
             connections=connections,
             multipart=MultipartPolicy(threshold_bytes=16 * MIB, part_size_bytes=5 * MIB) if split else None,
             ranged_get=RangedGetPolicy(threshold_bytes=16 * MIB, streams=4) if split else None,
