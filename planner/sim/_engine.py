@@ -1,15 +1,17 @@
-"""One replication of a workload against a provider model, on a SimPy clock.
+"""One replication of a workload against a provider model, on the replication's own clock.
 
 The hot path avoids a generator process and an object per request: each request (or part)
-is a plain list of its fields (``_P_*`` below), and the run loop, SimPy's ``run`` rewritten
+is a plain list of its fields (``_P_*`` below), and the run loop, a discrete-event loop written
 for this model, merges three time-ordered sources: the open-loop arrivals (drawn up front),
 a heap of the times of parts' next steps (first byte, response, error, retry; the step is the
 part's ``_P_STEP``; the part by its time in ``pending``) and the fluid network's next completion
-(``_network.FluidNetwork.next_at``). The common steps of a whole-object request are handled
-in the loop itself; split operations (ranged GETs, multipart uploads), rejections and retries
-go through methods. Random numbers come from numpy up front (an open loop's requests and
-their first latencies) or in blocks; records go to flat lists turned into arrays once.
-"""
+(``_network.FluidNetwork.next_at``). Each step of a request has one definition, whatever the
+request (whole object or part of a ranged GET or multipart upload, first attempt or retry):
+``_issue``, ``_begin`` (with the provider's admission checks, one list per billed operation,
+asked in ``_begin``), ``_send``, the loop's first byte and transfer end, ``_finish``. The clock
+is ``now``, set by the loop and handed to each step and to the network. Random numbers come
+from numpy up front (an open loop's requests and their first latencies) or in blocks; records
+go to flat lists turned into arrays once."""
 
 from __future__ import annotations
 
@@ -21,9 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import simpy
 
-from planner.sim._network import _IN_ORDER_MAX, FlowClass, FluidNetwork
+from planner.sim._network import FlowClass, FluidNetwork
 from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
 from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec, TraceArrivals
 
@@ -62,6 +63,10 @@ Part = list[Any]
 
 # Steps, the values of ``_P_STEP``; ticks (a hot burst, a worker's think time) are one-field parts.
 _FIRST_BYTE, _RESPONSE, _ERROR, _RETRY, _THINK, _BURST = range(6)
+
+# Admission checks (``Replication._build_admission``): kind, state, scope, step, slack (s), error.
+_TOKENS, _HOT = range(2)
+_Check = tuple[int, dict[int, float], int, float, float, str]
 
 
 def _new_part(lop: int, billed: int, key: int, nbytes: int, now: float, request: _Request | None) -> Part:
@@ -257,10 +262,6 @@ class RequestSource:
 class Replication:
     """Simulates ``spec`` against ``provider`` for ``duration_s`` of arrivals, then drains."""
 
-    inline_network = True
-    """Run the network's add and finish for one shared resource inside the loop (False: call its methods)."""
-    inline_requests = True
-    """Begin and end a whole-object request inside the loop (False: call ``_begin`` and ``_finish``)."""
     CHUNK_REQUESTS = 250_000
     """An open loop's arrivals are drawn, and its records handed on, this many (expected) at a time."""
     CHUNK_S = 60.0
@@ -279,7 +280,8 @@ class Replication:
         self.spec, self.provider, self.rng = spec, provider, rng
         self.duration_s, self.warmup_s = duration_s, warmup_s
         self.drain_s = max(60.0, duration_s) if drain_s is None else drain_s
-        self.env = simpy.Environment()
+        self.now = 0.0
+        """The simulated time: the loop sets it as it takes each event, and passes it on."""
         # The times of the parts' next steps, and the part due at each: a heap of bare floats
         # sifts faster than one of tuples. A step due at a time already taken is put off to the
         # next float (``_free_time``), so same-time steps keep the order they were scheduled in.
@@ -315,7 +317,7 @@ class Replication:
         self.uniforms: list[float] = []
         self.uniform_i = 0
         self._build_network()
-        self._build_limits()
+        self._build_admission()
         self._build_keys()
         # Records, flat lists extended in the hot path and turned into arrays once at the end.
         # operation, arrival, connection, first byte, end, size, ok: 7 numbers per request ended;
@@ -398,7 +400,7 @@ class Replication:
         else:
             self.read_resources, self.write_resources = (_LINK_DOWN, _PROVIDER_READ), (_LINK_UP, _PROVIDER_WRITE)
         capacities = [link, link, provider.ceiling_bits_per_s("read") / 8, provider.ceiling_bits_per_s("write") / 8]
-        self.network = FluidNetwork(self.env, capacities, None, timer=False)
+        self.network = FluidNetwork(None, capacities, None, timer=False)
         self.read_flows = _FlowTable(lambda nbytes: self._flow_class(True, nbytes))
         self.write_flows = _FlowTable(lambda nbytes: self._flow_class(False, nbytes))
 
@@ -406,28 +408,35 @@ class Replication:
         cap = self.provider.stream_bits_per_s("read" if read else "write", nbytes) / 8
         return self.network.flow_class(self.read_resources if read else self.write_resources, cap)
 
-    def _build_limits(self) -> None:
-        provider, keys = self.provider, self.spec.keys
-        # Token buckets as their equivalent virtual schedule (GCRA): per scope, the time ``due`` at
-        # which the bucket is full again but for one token; a request at ``now`` finds a token iff
-        # ``due - now <= slack``, (burst - 1) tokens' worth of time, and then takes it (``due`` moves
-        # on by ``1 / per_s`` from ``max(due, now)``); a rejection leaves the bucket as it is.
-        # Per billed operation: (due by scope id, scope, 1 / per_s, slack, error) for every limit counting it.
-        self.limits: list[list[tuple[dict[int, float], int, float, float, str]]] = [[] for _ in BILLED_OPERATIONS]
+    def _build_admission(self) -> None:
+        """Per billed operation, the provider's admission checks of it, in the order they are asked
+        (``_begin``): its rate limits, then (GETs) the hot-object limit. A check is a tuple
+        ``(kind, state, scope, step, slack_s, error)``:
+
+        - ``_TOKENS``, a token bucket as its equivalent virtual schedule (GCRA): ``state`` holds, per
+          scope id (``scope`` 0: the key, 1: its prefix, 2: the bucket), the time ``due`` at which
+          the bucket is full again but for one token; a request at ``now`` finds a token iff
+          ``due - now <= slack_s``, (burst - 1) tokens' worth of time, and then takes it (``due``
+          moves on by ``step``, ``1 / per_s``, from ``max(due, now)``); a rejection leaves it as it is.
+        - ``_HOT``, concurrent reads of one byte range of one key: ``state`` counts the reads in
+          flight per ``key << 32 | range`` (an int hashes faster than a tuple); past ``scope`` of
+          them the read is rejected (``step`` 0) or its TTFB stretched by count / ``scope`` (``step`` 1).
+        """
+        provider = self.provider
+        self.admission: list[list[_Check]] = [[] for _ in BILLED_OPERATIONS]
         for limit in provider.rate_limits:
             state: dict[int, float] = {}
             for op in limit.operations:
                 scope = ("key", "prefix", "bucket").index(limit.scope)
-                interval_s = 1.0 / limit.per_s
-                entry = (state, scope, interval_s, (limit.burst_requests - 1.0) * interval_s, limit.error)
-                self.limits[BILLED_OPERATIONS.index(op)].append(entry)
-        self.prefixes = keys.prefixes
+                step = 1.0 / limit.per_s
+                check = (_TOKENS, state, scope, step, (limit.burst_requests - 1.0) * step, limit.error)
+                self.admission[BILLED_OPERATIONS.index(op)].append(check)
+        self.prefixes = self.spec.keys.prefixes
+        self.hot_counts: dict[int, float] = {}
         hot = provider.hot_object
-        self.hot_limit = hot.max_concurrent_reads if hot else 0
-        self.hot_rejects = hot is not None and hot.behaviour == "reject"
-        self.hot_error = hot.error if hot else ""
-        # reads in flight per (key, range), as ``key << 32 | range``: an int hashes faster than a tuple
-        self.hot_counts: dict[int, int] = {}
+        if hot is not None:
+            degrades = 1.0 if hot.behaviour == "degrade" else 0.0
+            self.admission[_B_GET].append((_HOT, self.hot_counts, hot.max_concurrent_reads, degrades, 0.0, hot.error))
 
     def _build_keys(self) -> None:
         source = self.source = RequestSource(self.spec, self.rng)
@@ -467,18 +476,6 @@ class Replication:
         result: list[float] = (drawn + self.round_trip_s).tolist()
         return result
 
-    def _served(self, billed: int, nbytes: int, now: float) -> float:
-        """When a request of ``billed`` for ``nbytes`` reaching the server ``now`` gets a server (and takes it)."""
-        queue = self.queues[billed]
-        if queue is None:
-            return now
-        free = queue[0]
-        start = free if free > now else now
-        spread = self.spreads[billed]
-        service = self.service_s[billed | nbytes << 3]
-        heapq.heapreplace(queue, start + (service if spread is None else service * next(spread)))
-        return start
-
     def _uniform(self) -> float:
         i = self.uniform_i
         if i == len(self.uniforms):
@@ -499,7 +496,7 @@ class Replication:
         arrivals = self.spec.arrivals
         if isinstance(arrivals, ClosedLoop):
             for _ in range(arrivals.workers):
-                self._issue_next()
+                self._issue_next(self.now)
         hot = self.spec.keys.hot
         if hot is not None and hot.peak_concurrency:
             every = hot.burst_every_s or math.inf
@@ -560,327 +557,113 @@ class Replication:
         An arrival only schedules what follows it, and a network completion only ends streams,
         so handling either between the queued steps around it, at its own time, is the same as
         making it an event, without the heap's cost. Ties go to arrivals, then completions.
-        A whole-object request's steps are handled here; anything else calls a method.
         """
-        env, network = self.env, self.network
-        heap, heappop, heappush, pending, free_time = (
-            self.heap,
-            heapq.heappop,
-            heapq.heappush,
-            self.pending,
-            self._free_time,
+        network, heap, heappop, pending = self.network, self.heap, heapq.heappop, self.pending
+        add, finish_next = network.add, network.finish_next
+        issue, finish, send, read_flows, transfers = (
+            self._issue,
+            self._finish,
+            self._send,
+            self.read_flows,
+            self.transfers,
         )
-        finish_next, add = network.finish_next, network.add
-        finish, issue, begin = self._finish, self._issue, self._begin
-        read_flows, write_flows = self.read_flows, self.write_flows
-        transfers, latencies, billed_counts, limits_of = self.transfers, self.latencies, self.billed, self.limits
-        warmup_s, prefixes = self.warmup_s, self.prefixes
-        ranged_threshold, multipart_threshold = self.ranged_threshold, self.multipart_threshold
-        inline_begin = inline_finish = self.inline_requests
-        hot_limit, hot_counts, hot_rejects = self.hot_limit, self.hot_counts, self.hot_rejects
-        waiting, records, closed_loop = self.waiting, self.records, self.think_s is not None
         times, lops, sizes, keys = self.arrival_times, self.arrival_lop, self.arrival_size, self.arrival_key
         latencies_drawn = self.arrival_latency
-        queues, service_s, spreads, heapreplace = self.queues, self.service_s, self.spreads, heapq.heapreplace
-        # The network's add and finish for one shared resource (``network._single``) are inline
-        # below, as copies of ``FluidNetwork.add`` and ``finish_next`` for that case that leave the
-        # network as the methods would; anything else calls the methods.
-        classes, refill_single, unbounded = network._classes, network._refill_single, network._unbounded
-        in_order_max, inline_network = _IN_ORDER_MAX, self.inline_network
         i = 0
         next_arrival = times[0]
         while True:
             next_step = heap[0]
             next_done = network.next_at
-            flow = None  # set (with ``nbytes``) to start ``part``'s transfer after the branches
             if next_arrival <= next_step and next_arrival <= next_done:
                 # an open-loop arrival
                 if next_arrival > until_s:
                     break
-                env._now = now = next_arrival
-                lop, size, key, latency = lops[i], sizes[i], keys[i], latencies_drawn[i]
+                self.now = now = next_arrival
+                issue(lops[i], keys[i], sizes[i], now, latencies_drawn[i])
                 i += 1
                 next_arrival = times[i]
-                if key < 0:
-                    key = self._hot_key(-1 - key)
-                if lop == _GET:
-                    if size >= ranged_threshold:
-                        issue(lop, key, size)
-                        continue
-                elif lop == _PUT:
-                    if size >= multipart_threshold:
-                        issue(lop, key, size)
-                        continue
-                else:
-                    size = 0
-                # ``_new_part(lop, lop, key, size, now, None)``: logical codes are billed codes
-                part: Part = [_RESPONSE, lop, lop, key, size, now, -1.0, -1.0, now, 1, 0, False, None, "", latency]
-                if not self.free_connections:
-                    waiting.append(part)
-                    continue
-                self.free_connections -= 1
-                if not inline_begin:
-                    begin(part)
-                    continue
-                # ``_begin`` for a new whole-object request
-                part[_P_CONN] = now
-                if now >= warmup_s:  # and before duration_s, as every arrival is
-                    billed_counts[lop] += 1
-                limits = limits_of[lop]
-                if limits:
-                    rejected = False
-                    for state, scope, interval_s, slack_s, error in limits:
-                        scope_id = key if scope == 0 else key % prefixes if scope == 1 else 0
-                        due = state.get(scope_id, now)
-                        if due - now > slack_s:
-                            self._reject(part, error)
-                            rejected = True
-                            break
-                        state[scope_id] = (due if due > now else now) + interval_s
-                    if rejected:
-                        continue
-                if lop == _GET:
-                    if hot_limit:
-                        hot_id = key << 32
-                        count = hot_counts.get(hot_id, 0) + 1
-                        if count > hot_limit:
-                            if hot_rejects:
-                                self._reject(part, self.hot_error)
-                                continue
-                            latency *= count / hot_limit
-                        hot_counts[hot_id] = count
-                        part[_P_HOT] = True
-                    part[_P_STEP] = _FIRST_BYTE
-                elif lop == _PUT and size:
-                    flow = write_flows[size]
-                    nbytes = size
-                if flow is None:
-                    queue = queues[lop]
-                    if queue is None:
-                        at = now + latency
-                    else:  # ``_served``
-                        free = queue[0]
-                        start = free if free > now else now
-                        service = service_s[lop | size << 3]
-                        spread = spreads[lop]
-                        heapreplace(queue, start + (service if spread is None else service * next(spread)))
-                        at = start + latency
-                    if at in pending:
-                        at = free_time(at)
-                    pending[at] = part
-                    heappush(heap, at)
-                    continue
-                # the body goes first, the response follows it: the transfer starts below
             elif next_done <= next_step:
-                # transfers ending
+                # a transfer ending
                 if next_done > until_s:
                     break
-                env._now = now = next_done
-                single = network._single if inline_network else -1
-                if single < 0:
-                    part = finish_next()
-                else:  # ``finish_next`` with one shared resource
-                    done = network._due
-                    assert done is not None
-                    done_heap = done.heap
-                    part = (done_heap.pop(0) if done.in_order else heappop(done_heap))[2]
-                    left = done.n = done.n - 1
-                    if left:
-                        at = done.t0 + (done_heap[0][0] - done.v0) / done.rate
-                        done.at = at if at > now else now
-                    else:
-                        done.at = _INF
-                    cap = done.cap
-                    if cap < _INF:
-                        network._demand[single] -= cap
-                    else:
-                        unbounded[single] -= 1
-                    if network._congested:
-                        refill_single(now)
-                    else:
-                        best, due_flow = _INF, None
-                        for other in classes:
-                            if other.at < best:
-                                best, due_flow = other.at, other
-                        network.next_at, network._due = best, due_flow
-                nbytes = part[_P_NBYTES]
-                billed = part[_P_BILLED]
-                if billed != _B_GET:  # an upload: the response follows
-                    transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, nbytes))
-                    part[_P_STEP] = _RESPONSE
-                    latency = part[_P_LATENCY]
-                    if latency < 0:
-                        latency = next(latencies[billed | nbytes << 3])
-                    queue = queues[billed]
-                    if queue is None:
-                        at = now + latency
-                    else:  # ``_served``
-                        free = queue[0]
-                        start = free if free > now else now
-                        service = service_s[billed | nbytes << 3]
-                        spread = spreads[billed]
-                        heapreplace(queue, start + (service if spread is None else service * next(spread)))
-                        at = start + latency
-                    if at in pending:
-                        at = free_time(at)
-                    pending[at] = part
-                    heappush(heap, at)
-                elif not inline_finish or waiting or closed_loop or part[_P_REQUEST] is not None:
-                    transfers.extend((_GET, part[_P_TRANSFER], now, nbytes))
+                self.now = now = next_done
+                part = finish_next(now)
+                if part[_P_BILLED] == _B_GET:
                     finish(part, now)
-                else:  # ``_finish`` for a whole-object GET, which has its first byte
-                    self.free_connections += 1
-                    if part[_P_HOT]:
-                        hot_counts[part[_P_KEY] << 32] -= 1
-                        part[_P_HOT] = False
-                    # ok as 2: its transfer ran from its first byte to its end (a row of ``transfers``)
-                    records.extend((_GET, part[_P_ARRIVAL], part[_P_CONN], part[_P_FIRST], now, nbytes, 2))
-                continue
+                else:  # an upload's body: the response follows
+                    transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, part[_P_NBYTES]))
+                    part[_P_STEP] = _RESPONSE
+                    send(part, now, part[_P_LATENCY])
             else:
                 # a part's next step
                 if next_step > until_s:
                     break
-                now = heappop(heap)
+                self.now = now = heappop(heap)
                 part = pending.pop(now)
-                env._now = now
                 step = part[_P_STEP]
                 if step == _FIRST_BYTE:
-                    part[_P_FIRST] = now
+                    part[_P_FIRST] = part[_P_TRANSFER] = now
                     request = part[_P_REQUEST]
                     if request is not None and request.t_first < 0:
                         request.t_first = now
                     nbytes = part[_P_NBYTES]
-                    if nbytes:
-                        flow = read_flows[nbytes]
-                    if flow is None:
-                        if nbytes:  # nothing bounds its body: its bytes arrive with the first
-                            transfers.extend((part[_P_LOP], now, now, nbytes))
+                    flow = read_flows[nbytes] if nbytes else None
+                    if flow is None:  # nothing bounds its body: its bytes arrive with the first
                         finish(part, now)
-                        continue
-                    part[_P_TRANSFER] = now
+                    else:
+                        add(part, flow, nbytes, now)
                 elif step == _RESPONSE:
                     finish(part, now)
-                    continue
                 elif step == _ERROR:
-                    self._on_error(part)
-                    continue
+                    self._on_error(part, now)
                 elif step == _RETRY:
-                    self._acquire(part)
-                    continue
+                    self._begin(part, now)
                 elif step == _THINK:
-                    self._issue_next()
-                    continue
+                    self._issue_next(now)
                 else:
-                    self._on_burst()
-                    continue
-            # start ``part``'s transfer of ``nbytes`` in ``flow``, now
-            assert flow is not None
-            single = network._single if inline_network else -1
-            if single < 0:
-                add(part, flow, nbytes)
-                continue
-            # ``FluidNetwork.add`` with one shared resource
-            n = flow.n
-            cap = flow.cap
-            if n:
-                tag = flow.v0 + flow.rate * (now - flow.t0) + nbytes
-            else:
-                flow.v0 = 0.0
-                flow.t0 = now
-                flow.rate = cap if cap < _INF else 1.0
-                flow.in_order = True
-                tag = nbytes
-            seq = network._seq = network._seq + 1
-            flow_heap = flow.heap
-            if flow.in_order and (not n or (tag >= flow_heap[-1][0] and n < in_order_max)):
-                flow_heap.append((tag, seq, part))
-            else:
-                flow.in_order = False
-                heappush(flow_heap, (tag, seq, part))
-            flow.n = n + 1
-            over = network._congested
-            if cap < _INF:
-                demand = network._demand
-                d = demand[single] = demand[single] + cap
-                if d > network._capacity[single]:
-                    over = True
-            else:
-                unbounded[single] += 1
-                over = True
-            if over:
-                refill_single(now)
-            else:
-                at = flow.t0 + (tag - flow.v0) / flow.rate
-                if at < now:
-                    at = now
-                if at < flow.at:
-                    flow.at = at
-                    if at < network.next_at:
-                        network.next_at = at
-                        network._due = flow
-        self.issued += i
-        env._now = max(env._now, min(until_s, self.duration_s))
+                    self._on_burst(now)
+        self.now = max(self.now, min(until_s, self.duration_s))
 
-    def _on_burst(self) -> None:
+    def _on_burst(self, now: float) -> None:
         hot = self.spec.keys.hot
         assert hot is not None
         for hot_object in range(hot.objects):
             for _ in range(hot.peak_concurrency):
                 size = hot.size_bytes if hot.size_bytes is not None else self._draw_size()
-                self._issue(_GET, self._hot_key(hot_object), size)
+                self._issue(_GET, self._hot_key(hot_object), size, now, -1.0)
 
     def _draw_size(self) -> int:
         index = int(np.searchsorted(self.size_cdf, self._uniform(), side="right"))
         return int(self.size_values[min(index, len(self.size_values) - 1)])
 
-    def _issue_next(self) -> None:
+    def _issue_next(self, now: float) -> None:
         """The next request of the drawn stream (operation, key, size), issued now."""
         i = self.draw_i
         if i == len(self.draw_lop):
             self._refill_draws()
             i = 0
         self.draw_i = i + 1
-        key = self.draw_key[i]
+        self._issue(self.draw_lop[i], self.draw_key[i], self.draw_size[i], now, -1.0)
+
+    def _issue(self, lop: int, key: int, size: int, now: float, latency: float) -> None:
+        """A logical operation arrives: a whole-object request, or a split one (ranged GET,
+        multipart upload). ``key`` -1 - h is hot object h (one of its replicas); ``latency`` is the
+        first attempt's, drawn with the arrival (-1: drawn when needed)."""
+        self.issued += 1
         if key < 0:
             key = self._hot_key(-1 - key)
-        lop, size = self.draw_lop[i], self.draw_size[i]
-        # The common case of ``_issue`` inline: a whole-object GET or PUT, or a HEAD or LIST.
-        if lop == _GET:
-            if size >= self.ranged_threshold:
-                self._issue(lop, key, size)
-                return
-        elif lop == _PUT:
-            if size >= self.multipart_threshold:
-                self._issue(lop, key, size)
-                return
-        else:
-            size = 0
-        self.issued += 1
-        now = self.env._now
-        # a literal of ``_new_part(lop, lop, key, size, now, None)``: logical codes are billed codes
-        part: Part = [_RESPONSE, lop, lop, key, size, now, -1.0, -1.0, now, 1, 0, False, None, "", -1.0]
-        if self.free_connections:
-            self.free_connections -= 1
-            self._begin(part)
-        else:
-            self.waiting.append(part)
-
-    def _issue(self, lop: int, key: int, size: int) -> None:
-        now = self.env._now
-        self.issued += 1
         if lop == _GET:
             if size >= self.ranged_threshold:
                 self._issue_ranged(key, size, now)
                 return
-            part = _new_part(lop, _B_GET, key, size, now, None)
         elif lop == _PUT:
             if size >= self.multipart_threshold:
                 self._issue_multipart(key, size, now)
                 return
-            part = _new_part(lop, _B_PUT, key, size, now, None)
         else:
-            part = _new_part(lop, lop, key, 0, now, None)
-        self._acquire(part)
+            size = 0
+        # ``_new_part(lop, lop, key, size, now, None)`` with its latency: logical codes are billed codes
+        self._begin([_RESPONSE, lop, lop, key, size, now, -1.0, -1.0, now, 1, 0, False, None, "", latency], now)
 
     def _issue_ranged(self, key: int, size: int, now: float) -> None:
         ranged = self.spec.client.ranged_get
@@ -892,7 +675,7 @@ class Replication:
         for index, start in enumerate(starts):
             part = _new_part(_GET, _B_GET, key, min(chunk, size - start), now, request)
             part[_P_RANGE] = index
-            self._acquire(part)
+            self._begin(part, now)
 
     def _issue_multipart(self, key: int, size: int, now: float) -> None:
         multipart = self.spec.client.multipart
@@ -901,26 +684,24 @@ class Replication:
         step = multipart.part_size_bytes
         request.queued = [min(step, size - start) for start in range(0, size, step)][::-1]
         request.outstanding = 1
-        self._acquire(_new_part(_PUT, _B_CREATE, key, 0, now, request))
+        self._begin(_new_part(_PUT, _B_CREATE, key, 0, now, request), now)
 
-    # -- one request's life: connection, limits, latency, transfer, response --
+    # -- one request's life: connection, admission, latency, transfer, response --
 
-    def _acquire(self, part: Part) -> None:
-        if self.free_connections:
-            self.free_connections -= 1
-            self._begin(part)
-        else:
-            self.waiting.append(part)
-
-    def _release(self) -> None:
+    def _release(self, now: float) -> None:
+        """A request gives its connection back: the first one waiting for a connection takes it."""
+        self.free_connections += 1
         if self.waiting:
-            self._begin(self.waiting.popleft())
-        else:
-            self.free_connections += 1
+            self._begin(self.waiting.popleft(), now)
 
-    def _begin(self, part: Part) -> None:
-        """A connection is free: count the request, check the provider's limits, send it."""
-        now = self.env._now
+    def _begin(self, part: Part, now: float) -> None:
+        """Take a connection (or wait for one, first come first served); count the request, ask the
+        provider's admission checks of its billed operation (``_build_admission``) in order, send it
+        (an upload: start its body)."""
+        if not self.free_connections:
+            self.waiting.append(part)
+            return
+        self.free_connections -= 1
         if part[_P_CONN] < 0:
             part[_P_CONN] = now
             request = part[_P_REQUEST]
@@ -929,56 +710,64 @@ class Replication:
         billed = part[_P_BILLED]
         if self.warmup_s <= now < self.duration_s:
             self.billed[billed] += 1
-        limits = self.limits[billed]
-        if limits:
-            key = part[_P_KEY]
-            for state, scope, interval_s, slack_s, error in limits:
-                scope_id = key if scope == 0 else key % self.prefixes if scope == 1 else 0
+        latency = part[_P_LATENCY]
+        for kind, state, scope, step, slack_s, error in self.admission[billed]:
+            if kind == _TOKENS:
+                scope_id = part[_P_KEY] if scope == 0 else part[_P_KEY] % self.prefixes if scope == 1 else 0
                 due = state.get(scope_id, now)
                 if due - now > slack_s:
-                    self._reject(part, error)
+                    self._reject(part, error, now)
                     return
-                state[scope_id] = (due if due > now else now) + interval_s
-        nbytes = part[_P_NBYTES]
-        if billed == _B_GET:
-            latency = part[_P_LATENCY]
-            if latency < 0:
-                latency = next(self.latencies[billed | nbytes << 3])
-            if self.hot_limit:
+                state[scope_id] = (due if due > now else now) + step
+            else:  # _HOT: past ``scope`` reads of this range in flight, reject (``step`` 0) or degrade
+                if latency < 0:
+                    latency = next(self.latencies[billed | part[_P_NBYTES] << 3])
                 hot_id = part[_P_KEY] << 32 | part[_P_RANGE]
-                count = self.hot_counts.get(hot_id, 0) + 1
-                if count > self.hot_limit:
-                    if self.hot_rejects:
-                        self._reject(part, self.hot_error)
+                count = state.get(hot_id, 0) + 1
+                if count > scope:
+                    if not step:
+                        self._reject(part, error, now)
                         return
-                    latency *= count / self.hot_limit
-                self.hot_counts[hot_id] = count
+                    latency *= count / scope
+                state[hot_id] = count
                 part[_P_HOT] = True
+        if billed == _B_GET:
             part[_P_STEP] = _FIRST_BYTE
         else:
+            nbytes = part[_P_NBYTES]
             if nbytes and billed in (_B_PUT, _B_PART):
                 flow = self.write_flows[nbytes]
                 if flow is not None:  # the body goes first, the response follows it
                     part[_P_TRANSFER] = now
-                    self.network.add(part, flow, nbytes)
+                    self.network.add(part, flow, nbytes, now)
                     return
-            latency = part[_P_LATENCY]
-            if latency < 0:
-                latency = next(self.latencies[billed | nbytes << 3])
             part[_P_STEP] = _RESPONSE
-        if self.queues[billed] is not None:
-            now = self._served(billed, nbytes, now)
+        self._send(part, now, latency)
+
+    def _send(self, part: Part, now: float, latency: float) -> None:
+        """The request (an upload: its response) reaches the server at ``now``: its next step
+        comes ``latency`` (drawn here if -1) after a server takes it."""
+        billed = part[_P_BILLED]
+        if latency < 0:
+            latency = next(self.latencies[billed | part[_P_NBYTES] << 3])
+        queue = self.queues[billed]
+        if queue is not None:
+            free = queue[0]
+            if free > now:
+                now = free
+            spread = self.spreads[billed]
+            service = self.service_s[billed | part[_P_NBYTES] << 3]
+            heapq.heapreplace(queue, now + (service if spread is None else service * next(spread)))
         self._push(part, now + latency)
 
-    def _reject(self, part: Part, error: str) -> None:
+    def _reject(self, part: Part, error: str, now: float) -> None:
         part[_P_ERROR] = error
         part[_P_LATENCY] = -1.0  # a retry draws its own
         part[_P_STEP] = _ERROR
-        self._push(part, self.env._now + next(self.latencies[part[_P_BILLED] | part[_P_NBYTES] << 3]))
+        self._push(part, now + next(self.latencies[part[_P_BILLED] | part[_P_NBYTES] << 3]))
 
-    def _on_error(self, part: Part) -> None:
-        self._release()
-        now = self.env._now
+    def _on_error(self, part: Part, now: float) -> None:
+        self._release(now)
         lop = part[_P_LOP]
         counted = self.warmup_s <= now < self.duration_s
         if counted:
@@ -995,63 +784,61 @@ class Replication:
             return
         request = part[_P_REQUEST]
         if request is None:
-            self._record(lop, part[_P_ARRIVAL], part[_P_CONN], part[_P_FIRST], part[_P_NBYTES], False)
+            self._record(lop, part[_P_ARRIVAL], part[_P_CONN], part[_P_FIRST], part[_P_NBYTES], 0, now)
             return
         request.failed = True
         request.queued.clear()
-        self._part_done(request)
+        self._part_done(request, now)
 
     def _finish(self, part: Part, now: float) -> None:
-        """A request answered in full: free its connection, account for it, move its operation on."""
-        if self.waiting:
-            self._begin(self.waiting.popleft())
-        else:
-            self.free_connections += 1
+        """A request answered in full: free its connection, account for it, move its operation on.
+
+        A GET's body moved from ``_P_TRANSFER`` (its first byte) to now; a whole-object GET's
+        record stands for that transfer too (ok 2), a part's goes to ``transfers``."""
+        self._release(now)
         if part[_P_HOT]:
             self.hot_counts[part[_P_KEY] << 32 | part[_P_RANGE]] -= 1
             part[_P_HOT] = False
         request = part[_P_REQUEST]
+        nbytes = part[_P_NBYTES]
+        moved = nbytes and part[_P_BILLED] == _B_GET
         if request is None:
-            # ``_record`` inline (the hot path)
-            t_first = part[_P_FIRST]
-            self.records.extend(
-                (
-                    part[_P_LOP],
-                    part[_P_ARRIVAL],
-                    part[_P_CONN],
-                    t_first if t_first >= 0 else now,
-                    now,
-                    part[_P_NBYTES],
-                    True,
-                )
-            )
-            if self.think_s is not None:
-                self._next_of_worker(now)
-        else:
-            self._part_done(request)
+            self._record(part[_P_LOP], part[_P_ARRIVAL], part[_P_CONN], part[_P_FIRST], nbytes, 2 if moved else 1, now)
+            return
+        if moved:
+            self.transfers.extend((_GET, part[_P_TRANSFER], now, nbytes))
+        self._part_done(request, now)
 
-    def _part_done(self, request: _Request) -> None:
+    def _part_done(self, request: _Request, now: float) -> None:
         """One part of a split operation ended; start what follows it (parts, then Complete)."""
         request.outstanding -= 1
-        now = self.env._now
         if request.lop == _PUT and not request.failed:
             multipart = self.spec.client.multipart
             assert multipart is not None
             while request.queued and request.outstanding < multipart.queue_depth:
                 request.outstanding += 1
-                self._acquire(_new_part(_PUT, _B_PART, request.key, request.queued.pop(), now, request))
+                self._begin(_new_part(_PUT, _B_PART, request.key, request.queued.pop(), now, request), now)
             if request.outstanding == 0 and not request.completing:
                 request.completing = True
                 request.outstanding = 1
-                self._acquire(_new_part(_PUT, _B_COMPLETE, request.key, 0, now, request))
+                self._begin(_new_part(_PUT, _B_COMPLETE, request.key, 0, now, request), now)
                 return
         if request.outstanding == 0:
             self._record(
-                request.lop, request.t_arrival, request.t_conn, request.t_first, request.size, not request.failed
+                request.lop,
+                request.t_arrival,
+                request.t_conn,
+                request.t_first,
+                request.size,
+                int(not request.failed),
+                now,
             )
 
-    def _record(self, lop: int, t_arrival: float, t_conn: float, t_first: float, size: int, ok: bool) -> None:
-        now = self.env._now
+    def _record(
+        self, lop: int, t_arrival: float, t_conn: float, t_first: float, size: int, ok: int, now: float
+    ) -> None:
+        """A logical operation ended ``now``: ok 0 (failed), 1, or 2 (a whole-object GET whose record
+        stands for its transfer). A closed loop's worker moves on."""
         self.records.extend((lop, t_arrival, t_conn, t_first if t_first >= 0 else now, now, size, ok))
         if self.think_s is not None:
             self._next_of_worker(now)
@@ -1063,7 +850,7 @@ class Replication:
             if think_s > 0:
                 self._push([_THINK], now + think_s)
             else:
-                self._issue_next()
+                self._issue_next(now)
 
     # -- run --
 
@@ -1106,7 +893,7 @@ class Replication:
         self.ended += len(records)
         self.records, self.transfers, self.error_times = [], [], []
         if len(self.put_off) > 1024:  # put-off searches from times already past are never asked again
-            now = self.env._now
+            now = self.now
             self.put_off = {at: free for at, free in self.put_off.items() if at >= now}
         # the whole-object GETs whose records stand for their transfers too (ok 2)
         moved = records[records[:, 6] == 2.0]

@@ -1,7 +1,8 @@
 """The engine's raw records for fixed specs and seeds, pinned: a change to the event loop, the
 network or the admission checks that alters what a run records (a draw taken in another order, a
 tie broken another way, a rounding) changes a fingerprint here. The fingerprints were taken from
-the engine before its hot path was folded into one definition of each step."""
+the engine before its hot path was folded into one definition of each step (one has changed
+since, for the reason given by it)."""
 
 from __future__ import annotations
 
@@ -205,7 +206,10 @@ GOLDEN = {
     "open, prefix limits, hot set rejecting": "730b20c15d567717",
     "open, key limits, hot set degrading, warm-up": "ee3a8f4706d0e03c",
     "open, bucket limits, server queue with spread and sizes": "0027db2cae4861f1",
-    "open, ranged and multipart, one server, round trip": "96a15705dd617a58",
+    # was 96a15705dd617a58: the loop counted an open-loop arrival split into parts (ranged GET,
+    # multipart upload) as issued twice, so 223 of these requests, all of which end, were called
+    # unfinished; every other figure of the case is as it was
+    "open, ranged and multipart, one server, round trip": "db33e03b455b2cdc",
     "open, few connections, unbounded link": "aa06188d098a8cfe",
     "closed, no think time, hot burst, limits": "317869daa657f783",
     "closed, think time, ranged and multipart": "6469f84ec68064b6",
