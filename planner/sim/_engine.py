@@ -7,8 +7,9 @@ a heap of the times of parts' next steps (first byte, response, error, retry; th
 part's ``_P_STEP``; the part by its time in ``pending``) and the fluid network's next completion
 (``_network.FluidNetwork.next_at``). Each step of a request has one definition, whatever the
 request (whole object or part of a ranged GET or multipart upload, first attempt or retry):
-``_issue``, ``_begin`` (with the provider's admission checks, one list per billed operation,
-asked in ``_begin``), ``_send``, the loop's first byte and transfer end, ``_finish``. The clock
+``_issue`` makes a request's parts and puts them on ``ready``; the loop begins a ready part (takes
+a connection, asks the provider's admission checks, one list per billed operation, sends it),
+moves its first byte and body on, and ends it (connection, record) in one place each. The clock
 is ``now``, set by the loop and handed to each step and to the network. Random numbers come
 from numpy up front (an open loop's requests and their first latencies) or in blocks; records
 go to flat lists turned into arrays once."""
@@ -69,8 +70,10 @@ _TOKENS, _HOT = range(2)
 _Check = tuple[int, dict[int, float], int, float, float, str]
 
 
-def _new_part(lop: int, billed: int, key: int, nbytes: int, now: float, request: _Request | None) -> Part:
-    return [_RESPONSE, lop, billed, key, nbytes, now, -1.0, -1.0, now, 1, 0, False, request, "", -1.0]
+def _new_part(
+    lop: int, billed: int, key: int, nbytes: int, now: float, request: _Request | None, latency: float = -1.0
+) -> Part:
+    return [_RESPONSE, lop, billed, key, nbytes, now, -1.0, -1.0, now, 1, 0, False, request, "", latency]
 
 
 def _draws(model: LatencyModel, rng: np.random.Generator, offset_s: float = 0.0) -> Iterator[float]:
@@ -291,7 +294,8 @@ class Replication:
         self.put_off: dict[float, float] = {}
         client = spec.client
         self.free_connections = client.connections
-        self.waiting: deque[Part] = deque()
+        self.waiting: deque[Part] = deque()  # parts waiting for a connection
+        self.ready: deque[Part] = deque()  # parts the loop begins next (``_loop``), in order
         self.max_attempts = client.retry.max_attempts
         self.ranged_threshold = client.ranged_get.threshold_bytes if client.ranged_get else math.inf
         self.multipart_threshold = client.multipart.threshold_bytes if client.multipart else math.inf
@@ -410,7 +414,7 @@ class Replication:
 
     def _build_admission(self) -> None:
         """Per billed operation, the provider's admission checks of it, in the order they are asked
-        (``_begin``): its rate limits, then (GETs) the hot-object limit. A check is a tuple
+        (``_loop``, where a part begins): its rate limits, then (GETs) the hot-object limit. A check is a tuple
         ``(kind, state, scope, step, slack_s, error)``:
 
         - ``_TOKENS``, a token bucket as its equivalent virtual schedule (GCRA): ``state`` holds, per
@@ -557,71 +561,185 @@ class Replication:
         An arrival only schedules what follows it, and a network completion only ends streams,
         so handling either between the queued steps around it, at its own time, is the same as
         making it an event, without the heap's cost. Ties go to arrivals, then completions.
+
+        Each step of a request is written once, here: a part that wants a connection (a new one,
+        a retry, one that waited for a connection, the next part of a split operation) is put on
+        ``ready`` wherever it arises, and the loop begins the ready parts, in order and at the
+        current time, before it takes the next event; a part ending (answered or rejected) gives
+        its connection back in one place; a request and an upload's response are sent in one.
         """
-        network, heap, heappop, pending = self.network, self.heap, heapq.heappop, self.pending
-        add, finish_next = network.add, network.finish_next
-        issue, finish, send, read_flows, transfers = (
-            self._issue,
-            self._finish,
-            self._send,
+        network, heap, heappop, pending, push = self.network, self.heap, heapq.heappop, self.pending, self._push
+        add, finish_next, issue, record = network.add, network.finish_next, self._issue, self._record
+        ready, waiting, free_connections = self.ready, self.waiting, self.free_connections
+        read_flows, write_flows, transfers, latencies = (
             self.read_flows,
+            self.write_flows,
             self.transfers,
+            self.latencies,
         )
+        billed_counts, admission, hot_counts = self.billed, self.admission, self.hot_counts
+        warmup_s, duration_s, prefixes = self.warmup_s, self.duration_s, self.prefixes
+        queues, service_s, spreads, heapreplace = self.queues, self.service_s, self.spreads, heapq.heapreplace
         times, lops, sizes, keys = self.arrival_times, self.arrival_lop, self.arrival_size, self.arrival_key
         latencies_drawn = self.arrival_latency
+        now = self.now
         i = 0
         next_arrival = times[0]
         while True:
-            next_step = heap[0]
-            next_done = network.next_at
-            if next_arrival <= next_step and next_arrival <= next_done:
-                # an open-loop arrival
-                if next_arrival > until_s:
-                    break
-                self.now = now = next_arrival
-                issue(lops[i], keys[i], sizes[i], now, latencies_drawn[i])
-                i += 1
-                next_arrival = times[i]
-            elif next_done <= next_step:
-                # a transfer ending
-                if next_done > until_s:
-                    break
-                self.now = now = next_done
-                part = finish_next(now)
-                if part[_P_BILLED] == _B_GET:
-                    finish(part, now)
-                else:  # an upload's body: the response follows
-                    transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, part[_P_NBYTES]))
-                    part[_P_STEP] = _RESPONSE
-                    send(part, now, part[_P_LATENCY])
-            else:
-                # a part's next step
-                if next_step > until_s:
-                    break
-                self.now = now = heappop(heap)
-                part = pending.pop(now)
-                step = part[_P_STEP]
-                if step == _FIRST_BYTE:
-                    part[_P_FIRST] = part[_P_TRANSFER] = now
+            if ready:
+                # begin a part: take a connection (or wait for one, first come first served), count
+                # the request, ask the admission checks of its billed operation (``_build_admission``)
+                # in order, then send it (an upload: start its body)
+                part = ready.popleft()
+                if not free_connections:
+                    waiting.append(part)
+                    continue
+                free_connections -= 1
+                if part[_P_CONN] < 0:
+                    part[_P_CONN] = now
                     request = part[_P_REQUEST]
-                    if request is not None and request.t_first < 0:
-                        request.t_first = now
-                    nbytes = part[_P_NBYTES]
-                    flow = read_flows[nbytes] if nbytes else None
-                    if flow is None:  # nothing bounds its body: its bytes arrive with the first
-                        finish(part, now)
-                    else:
-                        add(part, flow, nbytes, now)
-                elif step == _RESPONSE:
-                    finish(part, now)
-                elif step == _ERROR:
-                    self._on_error(part, now)
-                elif step == _RETRY:
-                    self._begin(part, now)
-                elif step == _THINK:
-                    self._issue_next(now)
+                    if request is not None and request.t_conn < 0:
+                        request.t_conn = now
+                billed = part[_P_BILLED]
+                nbytes = part[_P_NBYTES]
+                if warmup_s <= now < duration_s:
+                    billed_counts[billed] += 1
+                latency = part[_P_LATENCY]
+                error = ""
+                for kind, state, scope, step, slack_s, refusal in admission[billed]:
+                    if kind == _TOKENS:
+                        scope_id = part[_P_KEY] if scope == 0 else part[_P_KEY] % prefixes if scope == 1 else 0
+                        due = state.get(scope_id, now)
+                        if due - now > slack_s:
+                            error = refusal
+                            break
+                        state[scope_id] = (due if due > now else now) + step
+                    else:  # _HOT: past ``scope`` reads of this range in flight, reject (``step`` 0) or degrade
+                        if latency < 0:
+                            latency = next(latencies[billed | nbytes << 3])
+                        hot_id = part[_P_KEY] << 32 | part[_P_RANGE]
+                        count = state.get(hot_id, 0) + 1
+                        if count > scope:
+                            if not step:
+                                error = refusal
+                                break
+                            latency *= count / scope
+                        state[hot_id] = count
+                        part[_P_HOT] = True
+                if error:
+                    self._reject(part, error, now)
+                    continue
+                if billed == _B_GET:
+                    part[_P_STEP] = _FIRST_BYTE
                 else:
-                    self._on_burst(now)
+                    if nbytes and billed in (_B_PUT, _B_PART):
+                        flow = write_flows[nbytes]
+                        if flow is not None:  # the body goes first, the response follows it
+                            part[_P_TRANSFER] = now
+                            add(part, flow, nbytes, now)
+                            continue
+                    part[_P_STEP] = _RESPONSE
+                # sent below
+            else:
+                next_step = heap[0]
+                next_done = network.next_at
+                if next_arrival <= next_step and next_arrival <= next_done:
+                    # an open-loop arrival
+                    if next_arrival > until_s:
+                        break
+                    self.now = now = next_arrival
+                    issue(lops[i], keys[i], sizes[i], now, latencies_drawn[i])
+                    i += 1
+                    next_arrival = times[i]
+                    continue
+                if next_done <= next_step:
+                    # a transfer ending
+                    if next_done > until_s:
+                        break
+                    self.now = now = next_done
+                    part = finish_next(now)
+                    billed = part[_P_BILLED]
+                    ending = billed == _B_GET  # a GET is answered in full
+                    if not ending:  # an upload's body: its response follows, sent below
+                        nbytes = part[_P_NBYTES]
+                        transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, nbytes))
+                        part[_P_STEP] = _RESPONSE
+                        latency = part[_P_LATENCY]
+                else:
+                    # a part's next step
+                    if next_step > until_s:
+                        break
+                    self.now = now = heappop(heap)
+                    part = pending.pop(now)
+                    step = part[_P_STEP]
+                    ending = True  # answered in full (``_RESPONSE``), or rejected (``_ERROR``)
+                    if step == _FIRST_BYTE:
+                        part[_P_FIRST] = part[_P_TRANSFER] = now
+                        request = part[_P_REQUEST]
+                        if request is not None and request.t_first < 0:
+                            request.t_first = now
+                        nbytes = part[_P_NBYTES]
+                        flow = read_flows[nbytes] if nbytes else None
+                        if flow is not None:
+                            add(part, flow, nbytes, now)
+                            continue
+                        step = _RESPONSE  # nothing bounds its body: its bytes arrive with the first
+                    elif step == _RETRY:
+                        ready.append(part)
+                        continue
+                    elif step == _THINK:
+                        self._issue_next(now)
+                        continue
+                    elif step == _BURST:
+                        self._on_burst(now)
+                        continue
+                if ending:
+                    # the part ends (answered in full, or rejected): it gives its connection back,
+                    # to the first one waiting for one
+                    free_connections += 1
+                    if waiting:
+                        ready.append(waiting.popleft())
+                    if part[_P_STEP] == _ERROR:
+                        self._on_error(part, now)
+                        continue
+                    if part[_P_HOT]:
+                        hot_counts[part[_P_KEY] << 32 | part[_P_RANGE]] -= 1
+                        part[_P_HOT] = False
+                    # a GET's body moved from ``_P_TRANSFER`` (its first byte) to now; a whole-object
+                    # GET's record stands for that transfer too (ok 2), a part's goes to ``transfers``
+                    request = part[_P_REQUEST]
+                    nbytes = part[_P_NBYTES]
+                    moved = nbytes and part[_P_BILLED] == _B_GET
+                    if request is None:
+                        record(
+                            part[_P_LOP],
+                            part[_P_ARRIVAL],
+                            part[_P_CONN],
+                            part[_P_FIRST],
+                            nbytes,
+                            2 if moved else 1,
+                            now,
+                        )
+                    else:
+                        if moved:
+                            transfers.extend((_GET, part[_P_TRANSFER], now, nbytes))
+                        self._part_done(request, now)
+                    continue
+            # send ``part`` (a request, or an upload's response): its next step comes ``latency``
+            # (drawn here if -1) after a server of its operation's queue, if any, takes it
+            if latency < 0:
+                latency = next(latencies[billed | nbytes << 3])
+            queue = queues[billed]
+            if queue is None:
+                push(part, now + latency)
+            else:
+                free = queue[0]
+                start = free if free > now else now
+                spread = spreads[billed]
+                service = service_s[billed | nbytes << 3]
+                heapreplace(queue, start + (service if spread is None else service * next(spread)))
+                push(part, start + latency)
+        self.free_connections = free_connections
         self.now = max(self.now, min(until_s, self.duration_s))
 
     def _on_burst(self, now: float) -> None:
@@ -662,8 +780,7 @@ class Replication:
                 return
         else:
             size = 0
-        # ``_new_part(lop, lop, key, size, now, None)`` with its latency: logical codes are billed codes
-        self._begin([_RESPONSE, lop, lop, key, size, now, -1.0, -1.0, now, 1, 0, False, None, "", latency], now)
+        self.ready.append(_new_part(lop, lop, key, size, now, None, latency))  # logical codes are billed codes
 
     def _issue_ranged(self, key: int, size: int, now: float) -> None:
         ranged = self.spec.client.ranged_get
@@ -675,7 +792,7 @@ class Replication:
         for index, start in enumerate(starts):
             part = _new_part(_GET, _B_GET, key, min(chunk, size - start), now, request)
             part[_P_RANGE] = index
-            self._begin(part, now)
+            self.ready.append(part)
 
     def _issue_multipart(self, key: int, size: int, now: float) -> None:
         multipart = self.spec.client.multipart
@@ -684,81 +801,9 @@ class Replication:
         step = multipart.part_size_bytes
         request.queued = [min(step, size - start) for start in range(0, size, step)][::-1]
         request.outstanding = 1
-        self._begin(_new_part(_PUT, _B_CREATE, key, 0, now, request), now)
+        self.ready.append(_new_part(_PUT, _B_CREATE, key, 0, now, request))
 
     # -- one request's life: connection, admission, latency, transfer, response --
-
-    def _release(self, now: float) -> None:
-        """A request gives its connection back: the first one waiting for a connection takes it."""
-        self.free_connections += 1
-        if self.waiting:
-            self._begin(self.waiting.popleft(), now)
-
-    def _begin(self, part: Part, now: float) -> None:
-        """Take a connection (or wait for one, first come first served); count the request, ask the
-        provider's admission checks of its billed operation (``_build_admission``) in order, send it
-        (an upload: start its body)."""
-        if not self.free_connections:
-            self.waiting.append(part)
-            return
-        self.free_connections -= 1
-        if part[_P_CONN] < 0:
-            part[_P_CONN] = now
-            request = part[_P_REQUEST]
-            if request is not None and request.t_conn < 0:
-                request.t_conn = now
-        billed = part[_P_BILLED]
-        if self.warmup_s <= now < self.duration_s:
-            self.billed[billed] += 1
-        latency = part[_P_LATENCY]
-        for kind, state, scope, step, slack_s, error in self.admission[billed]:
-            if kind == _TOKENS:
-                scope_id = part[_P_KEY] if scope == 0 else part[_P_KEY] % self.prefixes if scope == 1 else 0
-                due = state.get(scope_id, now)
-                if due - now > slack_s:
-                    self._reject(part, error, now)
-                    return
-                state[scope_id] = (due if due > now else now) + step
-            else:  # _HOT: past ``scope`` reads of this range in flight, reject (``step`` 0) or degrade
-                if latency < 0:
-                    latency = next(self.latencies[billed | part[_P_NBYTES] << 3])
-                hot_id = part[_P_KEY] << 32 | part[_P_RANGE]
-                count = state.get(hot_id, 0) + 1
-                if count > scope:
-                    if not step:
-                        self._reject(part, error, now)
-                        return
-                    latency *= count / scope
-                state[hot_id] = count
-                part[_P_HOT] = True
-        if billed == _B_GET:
-            part[_P_STEP] = _FIRST_BYTE
-        else:
-            nbytes = part[_P_NBYTES]
-            if nbytes and billed in (_B_PUT, _B_PART):
-                flow = self.write_flows[nbytes]
-                if flow is not None:  # the body goes first, the response follows it
-                    part[_P_TRANSFER] = now
-                    self.network.add(part, flow, nbytes, now)
-                    return
-            part[_P_STEP] = _RESPONSE
-        self._send(part, now, latency)
-
-    def _send(self, part: Part, now: float, latency: float) -> None:
-        """The request (an upload: its response) reaches the server at ``now``: its next step
-        comes ``latency`` (drawn here if -1) after a server takes it."""
-        billed = part[_P_BILLED]
-        if latency < 0:
-            latency = next(self.latencies[billed | part[_P_NBYTES] << 3])
-        queue = self.queues[billed]
-        if queue is not None:
-            free = queue[0]
-            if free > now:
-                now = free
-            spread = self.spreads[billed]
-            service = self.service_s[billed | part[_P_NBYTES] << 3]
-            heapq.heapreplace(queue, now + (service if spread is None else service * next(spread)))
-        self._push(part, now + latency)
 
     def _reject(self, part: Part, error: str, now: float) -> None:
         part[_P_ERROR] = error
@@ -767,7 +812,7 @@ class Replication:
         self._push(part, now + next(self.latencies[part[_P_BILLED] | part[_P_NBYTES] << 3]))
 
     def _on_error(self, part: Part, now: float) -> None:
-        self._release(now)
+        """A rejection reached the client (its connection is free again): count it, retry or give up."""
         lop = part[_P_LOP]
         counted = self.warmup_s <= now < self.duration_s
         if counted:
@@ -790,25 +835,6 @@ class Replication:
         request.queued.clear()
         self._part_done(request, now)
 
-    def _finish(self, part: Part, now: float) -> None:
-        """A request answered in full: free its connection, account for it, move its operation on.
-
-        A GET's body moved from ``_P_TRANSFER`` (its first byte) to now; a whole-object GET's
-        record stands for that transfer too (ok 2), a part's goes to ``transfers``."""
-        self._release(now)
-        if part[_P_HOT]:
-            self.hot_counts[part[_P_KEY] << 32 | part[_P_RANGE]] -= 1
-            part[_P_HOT] = False
-        request = part[_P_REQUEST]
-        nbytes = part[_P_NBYTES]
-        moved = nbytes and part[_P_BILLED] == _B_GET
-        if request is None:
-            self._record(part[_P_LOP], part[_P_ARRIVAL], part[_P_CONN], part[_P_FIRST], nbytes, 2 if moved else 1, now)
-            return
-        if moved:
-            self.transfers.extend((_GET, part[_P_TRANSFER], now, nbytes))
-        self._part_done(request, now)
-
     def _part_done(self, request: _Request, now: float) -> None:
         """One part of a split operation ended; start what follows it (parts, then Complete)."""
         request.outstanding -= 1
@@ -817,11 +843,11 @@ class Replication:
             assert multipart is not None
             while request.queued and request.outstanding < multipart.queue_depth:
                 request.outstanding += 1
-                self._begin(_new_part(_PUT, _B_PART, request.key, request.queued.pop(), now, request), now)
+                self.ready.append(_new_part(_PUT, _B_PART, request.key, request.queued.pop(), now, request))
             if request.outstanding == 0 and not request.completing:
                 request.completing = True
                 request.outstanding = 1
-                self._begin(_new_part(_PUT, _B_COMPLETE, request.key, 0, now, request), now)
+                self.ready.append(_new_part(_PUT, _B_COMPLETE, request.key, 0, now, request))
                 return
         if request.outstanding == 0:
             self._record(

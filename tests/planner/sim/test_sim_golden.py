@@ -1,8 +1,8 @@
 """The engine's raw records for fixed specs and seeds, pinned: a change to the event loop, the
 network or the admission checks that alters what a run records (a draw taken in another order, a
 tie broken another way, a rounding) changes a fingerprint here. The fingerprints were taken from
-the engine before its hot path was folded into one definition of each step (one has changed
-since, for the reason given by it)."""
+the engine before its hot path was folded into one definition of each step (some have changed
+since, for the reasons given by them)."""
 
 from __future__ import annotations
 
@@ -202,18 +202,24 @@ def fingerprint(run: RawRun) -> str:
     return digest.hexdigest()[:16]
 
 
+# The four cases with a hot set changed once, on purpose: a read answered in full used to give its
+# connection to the request waiting for one (which began at once) before it left the hot-object
+# count, so a waiting read of the same range was judged with the finished read still counted; now
+# a part ending leaves the count first and the waiting part begins after. The old engine with just
+# that order changed gives these fingerprints exactly; over 30 seeds each, errors, requests and
+# mean latency agree within their standard errors.
 GOLDEN = {
-    "open, prefix limits, hot set rejecting": "730b20c15d567717",
-    "open, key limits, hot set degrading, warm-up": "ee3a8f4706d0e03c",
+    "open, prefix limits, hot set rejecting": "16b257ea44031cfd",  # was 730b20c15d567717
+    "open, key limits, hot set degrading, warm-up": "0bf36e9c0b654234",  # was ee3a8f4706d0e03c
     "open, bucket limits, server queue with spread and sizes": "0027db2cae4861f1",
     # was 96a15705dd617a58: the loop counted an open-loop arrival split into parts (ranged GET,
     # multipart upload) as issued twice, so 223 of these requests, all of which end, were called
     # unfinished; every other figure of the case is as it was
     "open, ranged and multipart, one server, round trip": "db33e03b455b2cdc",
     "open, few connections, unbounded link": "aa06188d098a8cfe",
-    "closed, no think time, hot burst, limits": "317869daa657f783",
+    "closed, no think time, hot burst, limits": "1b96ef90c34f8c0f",  # was 317869daa657f783
     "closed, think time, ranged and multipart": "6469f84ec68064b6",
-    "trace, limits and hot keys": "1967bb5a0a4cf6c8",
+    "trace, limits and hot keys": "24e09501f2e22b3f",  # was 1967bb5a0a4cf6c8
 }
 
 
