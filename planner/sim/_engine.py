@@ -323,7 +323,7 @@ class Replication:
         self._build_network()
         self._build_admission()
         self._build_keys()
-        # Records, flat lists extended in the hot path and turned into arrays once at the end.
+        # Records, flat lists extended in the loop and turned into arrays once at the end.
         # operation, arrival, connection, first byte, end, size, ok: 7 numbers per request ended;
         # ok is 0 (failed), 1, or 2 for a whole-object GET whose transfer ran from its first byte
         # to its end and is not in ``transfers``
@@ -569,7 +569,8 @@ class Replication:
         its connection back in one place; a request and an upload's response are sent in one.
         """
         network, heap, heappop, pending, push = self.network, self.heap, heapq.heappop, self.pending, self._push
-        add, finish_next, issue, record = network.add, network.finish_next, self._issue, self._record
+        add, finish_next, issue, records = network.add, network.finish_next, self._issue, self.records
+        closed_loop = self.think_s is not None
         ready, waiting, free_connections = self.ready, self.waiting, self.free_connections
         read_flows, write_flows, transfers, latencies = (
             self.read_flows,
@@ -699,31 +700,47 @@ class Replication:
                     free_connections += 1
                     if waiting:
                         ready.append(waiting.popleft())
-                    if part[_P_STEP] == _ERROR:
-                        self._on_error(part, now)
-                        continue
-                    if part[_P_HOT]:
-                        hot_counts[part[_P_KEY] << 32 | part[_P_RANGE]] -= 1
-                        part[_P_HOT] = False
-                    # a GET's body moved from ``_P_TRANSFER`` (its first byte) to now; a whole-object
-                    # GET's record stands for that transfer too (ok 2), a part's goes to ``transfers``
                     request = part[_P_REQUEST]
                     nbytes = part[_P_NBYTES]
-                    moved = nbytes and part[_P_BILLED] == _B_GET
-                    if request is None:
-                        record(
-                            part[_P_LOP],
-                            part[_P_ARRIVAL],
-                            part[_P_CONN],
-                            part[_P_FIRST],
-                            nbytes,
-                            2 if moved else 1,
-                            now,
-                        )
+                    if part[_P_STEP] == _ERROR:
+                        if self._on_error(part, now):
+                            continue  # it is retried
+                        ok = 0
                     else:
-                        if moved:
+                        if part[_P_HOT]:
+                            hot_counts[part[_P_KEY] << 32 | part[_P_RANGE]] -= 1
+                            part[_P_HOT] = False
+                        # a GET's body moved from ``_P_TRANSFER`` (its first byte) to now; a whole-object
+                        # GET's record stands for that transfer too (ok 2), a part's goes to ``transfers``
+                        ok = 2 if nbytes and part[_P_BILLED] == _B_GET else 1
+                        if ok == 2 and request is not None:
                             transfers.extend((_GET, part[_P_TRANSFER], now, nbytes))
-                        self._part_done(request, now)
+                    # the logical operation ended: its record, and a closed loop's worker moves on
+                    if request is None:
+                        t_first = part[_P_FIRST]
+                        records.extend(
+                            (
+                                part[_P_LOP],
+                                part[_P_ARRIVAL],
+                                part[_P_CONN],
+                                t_first if t_first >= 0 else now,
+                                now,
+                                nbytes,
+                                ok,
+                            )
+                        )
+                    elif self._part_done(request, ok != 0, now):
+                        t_first = request.t_first
+                        records.extend(
+                            (
+                                request.lop, request.t_arrival, request.t_conn, t_first if t_first >= 0 else now, now,
+                                request.size, not request.failed,
+                            )
+                        )  # fmt: skip
+                    else:
+                        continue  # its operation goes on
+                    if closed_loop:
+                        self._next_of_worker(now)
                     continue
             # send ``part`` (a request, or an upload's response): its next step comes ``latency``
             # (drawn here if -1) after a server of its operation's queue, if any, takes it
@@ -780,7 +797,9 @@ class Replication:
                 return
         else:
             size = 0
-        self.ready.append(_new_part(lop, lop, key, size, now, None, latency))  # logical codes are billed codes
+        # ``_new_part(lop, lop, key, size, now, None, latency)`` as a literal (a call per request
+        # costs about 1 % of the run): logical codes are billed codes
+        self.ready.append([_RESPONSE, lop, lop, key, size, now, -1.0, -1.0, now, 1, 0, False, None, "", latency])
 
     def _issue_ranged(self, key: int, size: int, now: float) -> None:
         ranged = self.spec.client.ranged_get
@@ -811,33 +830,32 @@ class Replication:
         part[_P_STEP] = _ERROR
         self._push(part, now + next(self.latencies[part[_P_BILLED] | part[_P_NBYTES] << 3]))
 
-    def _on_error(self, part: Part, now: float) -> None:
-        """A rejection reached the client (its connection is free again): count it, retry or give up."""
+    def _on_error(self, part: Part, now: float) -> bool:
+        """A rejection reached the client (its connection is free again): count it; True if the
+        part is retried, False if it has run out of attempts (it failed)."""
         lop = part[_P_LOP]
         counted = self.warmup_s <= now < self.duration_s
         if counted:
             key = (lop, part[_P_ERROR])
             self.errors[key] = self.errors.get(key, 0) + 1
         self.error_times.append(now)
-        if part[_P_ATTEMPT] < self.max_attempts:
-            part[_P_ATTEMPT] += 1
-            if counted:
-                self.retries[lop] += 1
-            ceiling = min(self.retry_cap_s, self.retry_base_s * 2.0 ** (part[_P_ATTEMPT] - 2))
-            part[_P_STEP] = _RETRY
-            self._push(part, now + ceiling * self._uniform())
-            return
-        request = part[_P_REQUEST]
-        if request is None:
-            self._record(lop, part[_P_ARRIVAL], part[_P_CONN], part[_P_FIRST], part[_P_NBYTES], 0, now)
-            return
-        request.failed = True
-        request.queued.clear()
-        self._part_done(request, now)
+        if part[_P_ATTEMPT] >= self.max_attempts:
+            return False
+        part[_P_ATTEMPT] += 1
+        if counted:
+            self.retries[lop] += 1
+        ceiling = min(self.retry_cap_s, self.retry_base_s * 2.0 ** (part[_P_ATTEMPT] - 2))
+        part[_P_STEP] = _RETRY
+        self._push(part, now + ceiling * self._uniform())
+        return True
 
-    def _part_done(self, request: _Request, now: float) -> None:
-        """One part of a split operation ended; start what follows it (parts, then Complete)."""
+    def _part_done(self, request: _Request, ok: bool, now: float) -> bool:
+        """One part of a split operation ended (failed unless ``ok``); start what follows it (parts,
+        then Complete). True if the whole operation has ended."""
         request.outstanding -= 1
+        if not ok:
+            request.failed = True
+            request.queued.clear()
         if request.lop == _PUT and not request.failed:
             multipart = self.spec.client.multipart
             assert multipart is not None
@@ -848,26 +866,8 @@ class Replication:
                 request.completing = True
                 request.outstanding = 1
                 self.ready.append(_new_part(_PUT, _B_COMPLETE, request.key, 0, now, request))
-                return
-        if request.outstanding == 0:
-            self._record(
-                request.lop,
-                request.t_arrival,
-                request.t_conn,
-                request.t_first,
-                request.size,
-                int(not request.failed),
-                now,
-            )
-
-    def _record(
-        self, lop: int, t_arrival: float, t_conn: float, t_first: float, size: int, ok: int, now: float
-    ) -> None:
-        """A logical operation ended ``now``: ok 0 (failed), 1, or 2 (a whole-object GET whose record
-        stands for its transfer). A closed loop's worker moves on."""
-        self.records.extend((lop, t_arrival, t_conn, t_first if t_first >= 0 else now, now, size, ok))
-        if self.think_s is not None:
-            self._next_of_worker(now)
+                return False
+        return request.outstanding == 0
 
     def _next_of_worker(self, now: float) -> None:
         """Closed loop: the worker whose request ended issues its next, after its think time."""
