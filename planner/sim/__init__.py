@@ -1,4 +1,4 @@
-"""Discrete-event simulation of a workload against a provider model (SimPy).
+"""Discrete-event simulation of a workload against a provider model (an event loop of its own).
 
 ``simulate(workload, provider, ...)`` runs a user's ``Workload`` against a provider (its shipped
 reference profile unless one is given) in a peak and a mean window and returns a

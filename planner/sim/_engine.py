@@ -1,15 +1,18 @@
-"""One replication of a workload against a provider model, on a SimPy clock.
+"""One replication of a workload against a provider model, on the replication's own clock.
 
 The hot path avoids a generator process and an object per request: each request (or part)
-is a plain list of its fields (``_P_*`` below), and the run loop, SimPy's ``run`` rewritten
+is a plain list of its fields (``_P_*`` below), and the run loop, a discrete-event loop written
 for this model, merges three time-ordered sources: the open-loop arrivals (drawn up front),
 a heap of the times of parts' next steps (first byte, response, error, retry; the step is the
 part's ``_P_STEP``; the part by its time in ``pending``) and the fluid network's next completion
-(``_network.FluidNetwork.next_at``). The common steps of a whole-object request are handled
-in the loop itself; split operations (ranged GETs, multipart uploads), rejections and retries
-go through methods. Random numbers come from numpy up front (an open loop's requests and
-their first latencies) or in blocks; records go to flat lists turned into arrays once.
-"""
+(``_network.FluidNetwork.next_at``). Each step of a request has one definition, whatever the
+request (whole object or part of a ranged GET or multipart upload, first attempt or retry):
+``_issue`` makes a request's parts and puts them on ``ready``; the loop begins a ready part (takes
+a connection, asks the provider's admission checks, one list per billed operation, sends it),
+moves its first byte and body on, and ends it (connection, record) in one place each. The clock
+is ``now``, set by the loop and handed to each step and to the network. Random numbers come
+from numpy up front (an open loop's requests and their first latencies) or in blocks; records
+go to flat lists turned into arrays once."""
 
 from __future__ import annotations
 
@@ -21,9 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import simpy
 
-from planner.sim._network import _IN_ORDER_MAX, FlowClass, FluidNetwork
+from planner.sim._network import FlowClass, FluidNetwork
 from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
 from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec, TraceArrivals
 
@@ -63,9 +65,15 @@ Part = list[Any]
 # Steps, the values of ``_P_STEP``; ticks (a hot burst, a worker's think time) are one-field parts.
 _FIRST_BYTE, _RESPONSE, _ERROR, _RETRY, _THINK, _BURST = range(6)
 
+# Admission checks (``Replication._build_admission``): kind, state, scope, step, slack (s), error.
+_TOKENS, _HOT = range(2)
+_Check = tuple[int, dict[int, float], int, float, float, str]
 
-def _new_part(lop: int, billed: int, key: int, nbytes: int, now: float, request: _Request | None) -> Part:
-    return [_RESPONSE, lop, billed, key, nbytes, now, -1.0, -1.0, now, 1, 0, False, request, "", -1.0]
+
+def _new_part(
+    lop: int, billed: int, key: int, nbytes: int, now: float, request: _Request | None, latency: float = -1.0
+) -> Part:
+    return [_RESPONSE, lop, billed, key, nbytes, now, -1.0, -1.0, now, 1, 0, False, request, "", latency]
 
 
 def _draws(model: LatencyModel, rng: np.random.Generator, offset_s: float = 0.0) -> Iterator[float]:
@@ -264,10 +272,6 @@ class RequestSource:
 class Replication:
     """Simulates ``spec`` against ``provider`` for ``duration_s`` of arrivals, then drains."""
 
-    inline_network = True
-    """Run the network's add and finish for one shared resource inside the loop (False: call its methods)."""
-    inline_requests = True
-    """Begin and end a whole-object request inside the loop (False: call ``_begin`` and ``_finish``)."""
     CHUNK_REQUESTS = 250_000
     """An open loop's arrivals are drawn, and its records handed on, this many (expected) at a time."""
     CHUNK_S = 60.0
@@ -286,7 +290,8 @@ class Replication:
         self.spec, self.provider, self.rng = spec, provider, rng
         self.duration_s, self.warmup_s = duration_s, warmup_s
         self.drain_s = max(60.0, duration_s) if drain_s is None else drain_s
-        self.env = simpy.Environment()
+        self.now = 0.0
+        """The simulated time: the loop sets it as it takes each event, and passes it on."""
         # The times of the parts' next steps, and the part due at each: a heap of bare floats
         # sifts faster than one of tuples. A step due at a time already taken is put off to the
         # next float (``_free_time``), so same-time steps keep the order they were scheduled in.
@@ -296,7 +301,8 @@ class Replication:
         self.put_off: dict[float, float] = {}
         client = spec.client
         self.free_connections = client.connections
-        self.waiting: deque[Part] = deque()
+        self.waiting: deque[Part] = deque()  # parts waiting for a connection
+        self.ready: deque[Part] = deque()  # parts the loop begins next (``_loop``), in order
         self.max_attempts = client.retry.max_attempts
         self.ranged_threshold = client.ranged_get.threshold_bytes if client.ranged_get else math.inf
         self.multipart_threshold = client.multipart.threshold_bytes if client.multipart else math.inf
@@ -330,9 +336,9 @@ class Replication:
         self.uniforms: list[float] = []
         self.uniform_i = 0
         self._build_network()
-        self._build_limits()
+        self._build_admission()
         self._build_keys()
-        # Records, flat lists extended in the hot path and turned into arrays once at the end.
+        # Records, flat lists extended in the loop and turned into arrays once at the end.
         # operation, arrival, connection, first byte, end, size, ok: 7 numbers per request ended;
         # ok is 0 (failed), 1, or 2 for a whole-object GET whose transfer ran from its first byte
         # to its end and is not in ``transfers``
@@ -413,7 +419,7 @@ class Replication:
         else:
             self.read_resources, self.write_resources = (_LINK_DOWN, _PROVIDER_READ), (_LINK_UP, _PROVIDER_WRITE)
         capacities = [link, link, provider.ceiling_bits_per_s("read") / 8, provider.ceiling_bits_per_s("write") / 8]
-        self.network = FluidNetwork(self.env, capacities, None, timer=False)
+        self.network = FluidNetwork(None, capacities, None, timer=False)
         self.read_flows = _FlowTable(lambda nbytes: self._flow_class(True, nbytes))
         self.write_flows = _FlowTable(lambda nbytes: self._flow_class(False, nbytes))
 
@@ -421,28 +427,35 @@ class Replication:
         cap = self.provider.stream_bits_per_s("read" if read else "write", nbytes) / 8
         return self.network.flow_class(self.read_resources if read else self.write_resources, cap)
 
-    def _build_limits(self) -> None:
-        provider, keys = self.provider, self.spec.keys
-        # Token buckets as their equivalent virtual schedule (GCRA): per scope, the time ``due`` at
-        # which the bucket is full again but for one token; a request at ``now`` finds a token iff
-        # ``due - now <= slack``, (burst - 1) tokens' worth of time, and then takes it (``due`` moves
-        # on by ``1 / per_s`` from ``max(due, now)``); a rejection leaves the bucket as it is.
-        # Per billed operation: (due by scope id, scope, 1 / per_s, slack, error) for every limit counting it.
-        self.limits: list[list[tuple[dict[int, float], int, float, float, str]]] = [[] for _ in BILLED_OPERATIONS]
+    def _build_admission(self) -> None:
+        """Per billed operation, the provider's admission checks of it, in the order they are asked
+        (``_loop``, where a part begins): its rate limits, then (GETs) the hot-object limit. A check is a tuple
+        ``(kind, state, scope, step, slack_s, error)``:
+
+        - ``_TOKENS``, a token bucket as its equivalent virtual schedule (GCRA): ``state`` holds, per
+          scope id (``scope`` 0: the key, 1: its prefix, 2: the bucket), the time ``due`` at which
+          the bucket is full again but for one token; a request at ``now`` finds a token iff
+          ``due - now <= slack_s``, (burst - 1) tokens' worth of time, and then takes it (``due``
+          moves on by ``step``, ``1 / per_s``, from ``max(due, now)``); a rejection leaves it as it is.
+        - ``_HOT``, concurrent reads of one byte range of one key: ``state`` counts the reads in
+          flight per ``key << 32 | range`` (an int hashes faster than a tuple); past ``scope`` of
+          them the read is rejected (``step`` 0) or its TTFB stretched by count / ``scope`` (``step`` 1).
+        """
+        provider = self.provider
+        self.admission: list[list[_Check]] = [[] for _ in BILLED_OPERATIONS]
         for limit in provider.rate_limits:
             state: dict[int, float] = {}
             for op in limit.operations:
                 scope = ("key", "prefix", "bucket").index(limit.scope)
-                interval_s = 1.0 / limit.per_s
-                entry = (state, scope, interval_s, (limit.burst_requests - 1.0) * interval_s, limit.error)
-                self.limits[BILLED_OPERATIONS.index(op)].append(entry)
-        self.prefixes = keys.prefixes
+                step = 1.0 / limit.per_s
+                check = (_TOKENS, state, scope, step, (limit.burst_requests - 1.0) * step, limit.error)
+                self.admission[BILLED_OPERATIONS.index(op)].append(check)
+        self.prefixes = self.spec.keys.prefixes
+        self.hot_counts: dict[int, float] = {}
         hot = provider.hot_object
-        self.hot_limit = hot.max_concurrent_reads if hot else 0
-        self.hot_rejects = hot is not None and hot.behaviour == "reject"
-        self.hot_error = hot.error if hot else ""
-        # reads in flight per (key, range), as ``key << 32 | range``: an int hashes faster than a tuple
-        self.hot_counts: dict[int, int] = {}
+        if hot is not None:
+            degrades = 1.0 if hot.behaviour == "degrade" else 0.0
+            self.admission[_B_GET].append((_HOT, self.hot_counts, hot.max_concurrent_reads, degrades, 0.0, hot.error))
 
     def _build_keys(self) -> None:
         source = self.source = RequestSource(self.spec, self.rng)
@@ -488,18 +501,6 @@ class Replication:
         result: list[float] = (drawn + self.round_trip_s).tolist()
         return result
 
-    def _served(self, billed: int, nbytes: int, now: float) -> float:
-        """When a request of ``billed`` for ``nbytes`` reaching the server ``now`` gets a server (and takes it)."""
-        queue = self.queues[billed]
-        if queue is None:
-            return now
-        free = queue[0]
-        start = free if free > now else now
-        spread = self.spreads[billed]
-        service = self.service_s[billed | nbytes << 3]
-        heapq.heapreplace(queue, start + (service if spread is None else service * next(spread)))
-        return start
-
     def _uniform(self) -> float:
         i = self.uniform_i
         if i == len(self.uniforms):
@@ -520,7 +521,7 @@ class Replication:
         arrivals = self.spec.arrivals
         if isinstance(arrivals, ClosedLoop):
             for _ in range(arrivals.workers):
-                self._issue_next()
+                self._issue_next(self.now)
         hot = self.spec.keys.hot
         if hot is not None and hot.peak_concurrency:
             every = hot.burst_every_s or math.inf
@@ -581,327 +582,245 @@ class Replication:
         An arrival only schedules what follows it, and a network completion only ends streams,
         so handling either between the queued steps around it, at its own time, is the same as
         making it an event, without the heap's cost. Ties go to arrivals, then completions.
-        A whole-object request's steps are handled here; anything else calls a method.
+
+        Each step of a request is written once, here: a part that wants a connection (a new one,
+        a retry, one that waited for a connection, the next part of a split operation) is put on
+        ``ready`` wherever it arises, and the loop begins the ready parts, in order and at the
+        current time, before it takes the next event; a part ending (answered or rejected) gives
+        its connection back in one place; a request and an upload's response are sent in one.
         """
-        env, network = self.env, self.network
-        heap, heappop, heappush, pending, free_time = (
-            self.heap,
-            heapq.heappop,
-            heapq.heappush,
-            self.pending,
-            self._free_time,
+        network, heap, heappop, pending, push = self.network, self.heap, heapq.heappop, self.pending, self._push
+        add, finish_next, issue, records = network.add, network.finish_next, self._issue, self.records
+        closed_loop = self.think_s is not None
+        ready, waiting, free_connections = self.ready, self.waiting, self.free_connections
+        read_flows, write_flows, transfers, latencies = (
+            self.read_flows,
+            self.write_flows,
+            self.transfers,
+            self.latencies,
         )
-        finish_next, add = network.finish_next, network.add
-        finish, issue, begin = self._finish, self._issue, self._begin
-        read_flows, write_flows = self.read_flows, self.write_flows
-        transfers, latencies, billed_counts, limits_of = self.transfers, self.latencies, self.billed, self.limits
-        warmup_s, prefixes = self.warmup_s, self.prefixes
-        ranged_threshold, multipart_threshold = self.ranged_threshold, self.multipart_threshold
-        inline_begin = inline_finish = self.inline_requests
-        hot_limit, hot_counts, hot_rejects = self.hot_limit, self.hot_counts, self.hot_rejects
-        waiting, records, closed_loop = self.waiting, self.records, self.think_s is not None
+        billed_counts, admission, hot_counts = self.billed, self.admission, self.hot_counts
+        warmup_s, duration_s, prefixes = self.warmup_s, self.duration_s, self.prefixes
+        queues, service_s, spreads, heapreplace = self.queues, self.service_s, self.spreads, heapq.heapreplace
         times, lops, sizes, keys = self.arrival_times, self.arrival_lop, self.arrival_size, self.arrival_key
         latencies_drawn = self.arrival_latency
-        queues, service_s, spreads, heapreplace = self.queues, self.service_s, self.spreads, heapq.heapreplace
-        # The network's add and finish for one shared resource (``network._single``) are inline
-        # below, as copies of ``FluidNetwork.add`` and ``finish_next`` for that case that leave the
-        # network as the methods would; anything else calls the methods.
-        classes, refill_single, unbounded = network._classes, network._refill_single, network._unbounded
-        in_order_max, inline_network = _IN_ORDER_MAX, self.inline_network
+        now = self.now
         i = 0
         next_arrival = times[0]
         while True:
-            next_step = heap[0]
-            next_done = network.next_at
-            flow = None  # set (with ``nbytes``) to start ``part``'s transfer after the branches
-            if next_arrival <= next_step and next_arrival <= next_done:
-                # an open-loop arrival
-                if next_arrival > until_s:
-                    break
-                env._now = now = next_arrival
-                lop, size, key, latency = lops[i], sizes[i], keys[i], latencies_drawn[i]
-                i += 1
-                next_arrival = times[i]
-                if key < 0:
-                    key = self._hot_key(-1 - key)
-                if lop == _GET:
-                    if size >= ranged_threshold:
-                        issue(lop, key, size)
-                        continue
-                elif lop == _PUT:
-                    if size >= multipart_threshold:
-                        issue(lop, key, size)
-                        continue
-                else:
-                    size = 0
-                # ``_new_part(lop, lop, key, size, now, None)``: logical codes are billed codes
-                part: Part = [_RESPONSE, lop, lop, key, size, now, -1.0, -1.0, now, 1, 0, False, None, "", latency]
-                if not self.free_connections:
+            if ready:
+                # begin a part: take a connection (or wait for one, first come first served), count
+                # the request, ask the admission checks of its billed operation (``_build_admission``)
+                # in order, then send it (an upload: start its body)
+                part = ready.popleft()
+                if not free_connections:
                     waiting.append(part)
                     continue
-                self.free_connections -= 1
-                if not inline_begin:
-                    begin(part)
-                    continue
-                # ``_begin`` for a new whole-object request
-                part[_P_CONN] = now
-                if now >= warmup_s:  # and before duration_s, as every arrival is
-                    billed_counts[lop] += 1
-                limits = limits_of[lop]
-                if limits:
-                    rejected = False
-                    for state, scope, interval_s, slack_s, error in limits:
-                        scope_id = key if scope == 0 else key % prefixes if scope == 1 else 0
+                free_connections -= 1
+                if part[_P_CONN] < 0:
+                    part[_P_CONN] = now
+                    request = part[_P_REQUEST]
+                    if request is not None and request.t_conn < 0:
+                        request.t_conn = now
+                billed = part[_P_BILLED]
+                nbytes = part[_P_NBYTES]
+                if warmup_s <= now < duration_s:
+                    billed_counts[billed] += 1
+                latency = part[_P_LATENCY]
+                error = ""
+                for kind, state, scope, step, slack_s, refusal in admission[billed]:
+                    if kind == _TOKENS:
+                        scope_id = part[_P_KEY] if scope == 0 else part[_P_KEY] % prefixes if scope == 1 else 0
                         due = state.get(scope_id, now)
                         if due - now > slack_s:
-                            self._reject(part, error)
-                            rejected = True
+                            error = refusal
                             break
-                        state[scope_id] = (due if due > now else now) + interval_s
-                    if rejected:
-                        continue
-                if lop == _GET:
-                    if hot_limit:
-                        hot_id = key << 32
-                        count = hot_counts.get(hot_id, 0) + 1
-                        if count > hot_limit:
-                            if hot_rejects:
-                                self._reject(part, self.hot_error)
-                                continue
-                            latency *= count / hot_limit
-                        hot_counts[hot_id] = count
+                        state[scope_id] = (due if due > now else now) + step
+                    else:  # _HOT: past ``scope`` reads of this range in flight, reject (``step`` 0) or degrade
+                        if latency < 0:
+                            latency = next(latencies[billed | nbytes << 3])
+                        hot_id = part[_P_KEY] << 32 | part[_P_RANGE]
+                        count = state.get(hot_id, 0) + 1
+                        if count > scope:
+                            if not step:
+                                error = refusal
+                                break
+                            latency *= count / scope
+                        state[hot_id] = count
                         part[_P_HOT] = True
+                if error:
+                    self._reject(part, error, now)
+                    continue
+                if billed == _B_GET:
                     part[_P_STEP] = _FIRST_BYTE
-                elif lop == _PUT and size:
-                    flow = write_flows[size]
-                    nbytes = size
-                if flow is None:
-                    queue = queues[lop]
-                    if queue is None:
-                        at = now + latency
-                    else:  # ``_served``
-                        free = queue[0]
-                        start = free if free > now else now
-                        service = service_s[lop | size << 3]
-                        spread = spreads[lop]
-                        heapreplace(queue, start + (service if spread is None else service * next(spread)))
-                        at = start + latency
-                    if at in pending:
-                        at = free_time(at)
-                    pending[at] = part
-                    heappush(heap, at)
-                    continue
-                # the body goes first, the response follows it: the transfer starts below
-            elif next_done <= next_step:
-                # transfers ending
-                if next_done > until_s:
-                    break
-                env._now = now = next_done
-                single = network._single if inline_network else -1
-                if single < 0:
-                    part = finish_next()
-                else:  # ``finish_next`` with one shared resource
-                    done = network._due
-                    assert done is not None
-                    done_heap = done.heap
-                    part = (done_heap.pop(0) if done.in_order else heappop(done_heap))[2]
-                    left = done.n = done.n - 1
-                    if left:
-                        at = done.t0 + (done_heap[0][0] - done.v0) / done.rate
-                        done.at = at if at > now else now
-                    else:
-                        done.at = _INF
-                    cap = done.cap
-                    if cap < _INF:
-                        network._demand[single] -= cap
-                    else:
-                        unbounded[single] -= 1
-                    if network._congested:
-                        refill_single(now)
-                    else:
-                        best, due_flow = _INF, None
-                        for other in classes:
-                            if other.at < best:
-                                best, due_flow = other.at, other
-                        network.next_at, network._due = best, due_flow
-                nbytes = part[_P_NBYTES]
-                billed = part[_P_BILLED]
-                if billed != _B_GET:  # an upload: the response follows
-                    transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, nbytes))
-                    part[_P_STEP] = _RESPONSE
-                    latency = part[_P_LATENCY]
-                    if latency < 0:
-                        latency = next(latencies[billed | nbytes << 3])
-                    queue = queues[billed]
-                    if queue is None:
-                        at = now + latency
-                    else:  # ``_served``
-                        free = queue[0]
-                        start = free if free > now else now
-                        service = service_s[billed | nbytes << 3]
-                        spread = spreads[billed]
-                        heapreplace(queue, start + (service if spread is None else service * next(spread)))
-                        at = start + latency
-                    if at in pending:
-                        at = free_time(at)
-                    pending[at] = part
-                    heappush(heap, at)
-                elif not inline_finish or waiting or closed_loop or part[_P_REQUEST] is not None:
-                    transfers.extend((_GET, part[_P_TRANSFER], now, nbytes))
-                    finish(part, now)
-                else:  # ``_finish`` for a whole-object GET, which has its first byte
-                    self.free_connections += 1
-                    if part[_P_HOT]:
-                        hot_counts[part[_P_KEY] << 32] -= 1
-                        part[_P_HOT] = False
-                    # ok as 2: its transfer ran from its first byte to its end (a row of ``transfers``)
-                    records.extend((_GET, part[_P_ARRIVAL], part[_P_CONN], part[_P_FIRST], now, nbytes, 2))
-                continue
-            else:
-                # a part's next step
-                if next_step > until_s:
-                    break
-                now = heappop(heap)
-                part = pending.pop(now)
-                env._now = now
-                step = part[_P_STEP]
-                if step == _FIRST_BYTE:
-                    part[_P_FIRST] = now
-                    request = part[_P_REQUEST]
-                    if request is not None and request.t_first < 0:
-                        request.t_first = now
-                    nbytes = part[_P_NBYTES]
-                    if nbytes:
-                        flow = read_flows[nbytes]
-                    if flow is None:
-                        if nbytes:  # nothing bounds its body: its bytes arrive with the first
-                            transfers.extend((part[_P_LOP], now, now, nbytes))
-                        finish(part, now)
-                        continue
-                    part[_P_TRANSFER] = now
-                elif step == _RESPONSE:
-                    finish(part, now)
-                    continue
-                elif step == _ERROR:
-                    self._on_error(part)
-                    continue
-                elif step == _RETRY:
-                    self._acquire(part)
-                    continue
-                elif step == _THINK:
-                    self._issue_next()
-                    continue
                 else:
-                    self._on_burst()
+                    if nbytes and billed in (_B_PUT, _B_PART):
+                        flow = write_flows[nbytes]
+                        if flow is not None:  # the body goes first, the response follows it
+                            part[_P_TRANSFER] = now
+                            add(part, flow, nbytes, now)
+                            continue
+                    part[_P_STEP] = _RESPONSE
+                # sent below
+            else:
+                next_step = heap[0]
+                next_done = network.next_at
+                if next_arrival <= next_step and next_arrival <= next_done:
+                    # an open-loop arrival
+                    if next_arrival > until_s:
+                        break
+                    self.now = now = next_arrival
+                    issue(lops[i], keys[i], sizes[i], now, latencies_drawn[i])
+                    i += 1
+                    next_arrival = times[i]
                     continue
-            # start ``part``'s transfer of ``nbytes`` in ``flow``, now
-            assert flow is not None
-            single = network._single if inline_network else -1
-            if single < 0:
-                add(part, flow, nbytes)
-                continue
-            # ``FluidNetwork.add`` with one shared resource
-            n = flow.n
-            cap = flow.cap
-            if n:
-                tag = flow.v0 + flow.rate * (now - flow.t0) + nbytes
+                if next_done <= next_step:
+                    # a transfer ending
+                    if next_done > until_s:
+                        break
+                    self.now = now = next_done
+                    part = finish_next(now)
+                    billed = part[_P_BILLED]
+                    ending = billed == _B_GET  # a GET is answered in full
+                    if not ending:  # an upload's body: its response follows, sent below
+                        nbytes = part[_P_NBYTES]
+                        transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, nbytes))
+                        part[_P_STEP] = _RESPONSE
+                        latency = part[_P_LATENCY]
+                else:
+                    # a part's next step
+                    if next_step > until_s:
+                        break
+                    self.now = now = heappop(heap)
+                    part = pending.pop(now)
+                    step = part[_P_STEP]
+                    ending = True  # answered in full (``_RESPONSE``), or rejected (``_ERROR``)
+                    if step == _FIRST_BYTE:
+                        part[_P_FIRST] = part[_P_TRANSFER] = now
+                        request = part[_P_REQUEST]
+                        if request is not None and request.t_first < 0:
+                            request.t_first = now
+                        nbytes = part[_P_NBYTES]
+                        flow = read_flows[nbytes] if nbytes else None
+                        if flow is not None:
+                            add(part, flow, nbytes, now)
+                            continue
+                        step = _RESPONSE  # nothing bounds its body: its bytes arrive with the first
+                    elif step == _RETRY:
+                        ready.append(part)
+                        continue
+                    elif step == _THINK:
+                        self._issue_next(now)
+                        continue
+                    elif step == _BURST:
+                        self._on_burst(now)
+                        continue
+                if ending:
+                    # the part ends (answered in full, or rejected): it gives its connection back,
+                    # to the first one waiting for one
+                    free_connections += 1
+                    if waiting:
+                        ready.append(waiting.popleft())
+                    request = part[_P_REQUEST]
+                    nbytes = part[_P_NBYTES]
+                    if part[_P_STEP] == _ERROR:
+                        if self._on_error(part, now):
+                            continue  # it is retried
+                        ok = 0
+                    else:
+                        if part[_P_HOT]:
+                            hot_counts[part[_P_KEY] << 32 | part[_P_RANGE]] -= 1
+                            part[_P_HOT] = False
+                        # a GET's body moved from ``_P_TRANSFER`` (its first byte) to now; a whole-object
+                        # GET's record stands for that transfer too (ok 2), a part's goes to ``transfers``
+                        ok = 2 if nbytes and part[_P_BILLED] == _B_GET else 1
+                        if ok == 2 and request is not None:
+                            transfers.extend((_GET, part[_P_TRANSFER], now, nbytes))
+                    # the logical operation ended: its record, and a closed loop's worker moves on
+                    if request is None:
+                        t_first = part[_P_FIRST]
+                        records.extend(
+                            (
+                                part[_P_LOP],
+                                part[_P_ARRIVAL],
+                                part[_P_CONN],
+                                t_first if t_first >= 0 else now,
+                                now,
+                                nbytes,
+                                ok,
+                            )
+                        )
+                    elif self._part_done(request, ok != 0, now):
+                        t_first = request.t_first
+                        records.extend(
+                            (
+                                request.lop, request.t_arrival, request.t_conn, t_first if t_first >= 0 else now, now,
+                                request.size, not request.failed,
+                            )
+                        )  # fmt: skip
+                    else:
+                        continue  # its operation goes on
+                    if closed_loop:
+                        self._next_of_worker(now)
+                    continue
+            # send ``part`` (a request, or an upload's response): its next step comes ``latency``
+            # (drawn here if -1) after a server of its operation's queue, if any, takes it
+            if latency < 0:
+                latency = next(latencies[billed | nbytes << 3])
+            queue = queues[billed]
+            if queue is None:
+                push(part, now + latency)
             else:
-                flow.v0 = 0.0
-                flow.t0 = now
-                flow.rate = cap if cap < _INF else 1.0
-                flow.in_order = True
-                tag = nbytes
-            seq = network._seq = network._seq + 1
-            flow_heap = flow.heap
-            if flow.in_order and (not n or (tag >= flow_heap[-1][0] and n < in_order_max)):
-                flow_heap.append((tag, seq, part))
-            else:
-                flow.in_order = False
-                heappush(flow_heap, (tag, seq, part))
-            flow.n = n + 1
-            over = network._congested
-            if cap < _INF:
-                demand = network._demand
-                d = demand[single] = demand[single] + cap
-                if d > network._capacity[single]:
-                    over = True
-            else:
-                unbounded[single] += 1
-                over = True
-            if over:
-                refill_single(now)
-            else:
-                at = flow.t0 + (tag - flow.v0) / flow.rate
-                if at < now:
-                    at = now
-                if at < flow.at:
-                    flow.at = at
-                    if at < network.next_at:
-                        network.next_at = at
-                        network._due = flow
-        self.issued += i
-        env._now = max(env._now, min(until_s, self.duration_s))
+                free = queue[0]
+                start = free if free > now else now
+                spread = spreads[billed]
+                service = service_s[billed | nbytes << 3]
+                heapreplace(queue, start + (service if spread is None else service * next(spread)))
+                push(part, start + latency)
+        self.free_connections = free_connections
+        self.now = max(self.now, min(until_s, self.duration_s))
 
-    def _on_burst(self) -> None:
+    def _on_burst(self, now: float) -> None:
         hot = self.spec.keys.hot
         assert hot is not None
         for hot_object in range(hot.objects):
             for _ in range(hot.peak_concurrency):
                 size = hot.size_bytes if hot.size_bytes is not None else self._draw_size()
-                self._issue(_GET, self._hot_key(hot_object), size)
+                self._issue(_GET, self._hot_key(hot_object), size, now, -1.0)
 
     def _draw_size(self) -> int:
         index = int(np.searchsorted(self.size_cdf, self._uniform(), side="right"))
         return int(self.size_values[min(index, len(self.size_values) - 1)])
 
-    def _issue_next(self) -> None:
+    def _issue_next(self, now: float) -> None:
         """The next request of the drawn stream (operation, key, size), issued now."""
         i = self.draw_i
         if i == len(self.draw_lop):
             self._refill_draws()
             i = 0
         self.draw_i = i + 1
-        key = self.draw_key[i]
+        self._issue(self.draw_lop[i], self.draw_key[i], self.draw_size[i], now, -1.0)
+
+    def _issue(self, lop: int, key: int, size: int, now: float, latency: float) -> None:
+        """A logical operation arrives: a whole-object request, or a split one (ranged GET,
+        multipart upload). ``key`` -1 - h is hot object h (one of its replicas); ``latency`` is the
+        first attempt's, drawn with the arrival (-1: drawn when needed)."""
+        self.issued += 1
         if key < 0:
             key = self._hot_key(-1 - key)
-        lop, size = self.draw_lop[i], self.draw_size[i]
-        # The common case of ``_issue`` inline: a whole-object GET or PUT, or a HEAD or LIST.
-        if lop == _GET:
-            if size >= self.ranged_threshold:
-                self._issue(lop, key, size)
-                return
-        elif lop == _PUT:
-            if size >= self.multipart_threshold:
-                self._issue(lop, key, size)
-                return
-        else:
-            size = 0
-        self.issued += 1
-        now = self.env._now
-        # a literal of ``_new_part(lop, lop, key, size, now, None)``: logical codes are billed codes
-        part: Part = [_RESPONSE, lop, lop, key, size, now, -1.0, -1.0, now, 1, 0, False, None, "", -1.0]
-        if self.free_connections:
-            self.free_connections -= 1
-            self._begin(part)
-        else:
-            self.waiting.append(part)
-
-    def _issue(self, lop: int, key: int, size: int) -> None:
-        now = self.env._now
-        self.issued += 1
         if lop == _GET:
             if size >= self.ranged_threshold:
                 self._issue_ranged(key, size, now)
                 return
-            part = _new_part(lop, _B_GET, key, size, now, None)
         elif lop == _PUT:
             if size >= self.multipart_threshold:
                 self._issue_multipart(key, size, now)
                 return
-            part = _new_part(lop, _B_PUT, key, size, now, None)
         else:
-            part = _new_part(lop, lop, key, 0, now, None)
-        self._acquire(part)
+            size = 0
+        # ``_new_part(lop, lop, key, size, now, None, latency)`` as a literal (the call costs about 4 %
+        # of the instructions of benchmarks/sim_speed.py's run): logical codes are billed codes
+        self.ready.append([_RESPONSE, lop, lop, key, size, now, -1.0, -1.0, now, 1, 0, False, None, "", latency])
 
     def _issue_ranged(self, key: int, size: int, now: float) -> None:
         ranged = self.spec.client.ranged_get
@@ -913,7 +832,7 @@ class Replication:
         for index, start in enumerate(starts):
             part = _new_part(_GET, _B_GET, key, min(chunk, size - start), now, request)
             part[_P_RANGE] = index
-            self._acquire(part)
+            self.ready.append(part)
 
     def _issue_multipart(self, key: int, size: int, now: float) -> None:
         multipart = self.spec.client.multipart
@@ -922,160 +841,54 @@ class Replication:
         step = multipart.part_size_bytes
         request.queued = [min(step, size - start) for start in range(0, size, step)][::-1]
         request.outstanding = 1
-        self._acquire(_new_part(_PUT, _B_CREATE, key, 0, now, request))
+        self.ready.append(_new_part(_PUT, _B_CREATE, key, 0, now, request))
 
-    # -- one request's life: connection, limits, latency, transfer, response --
+    # -- one request's life: connection, admission, latency, transfer, response --
 
-    def _acquire(self, part: Part) -> None:
-        if self.free_connections:
-            self.free_connections -= 1
-            self._begin(part)
-        else:
-            self.waiting.append(part)
-
-    def _release(self) -> None:
-        if self.waiting:
-            self._begin(self.waiting.popleft())
-        else:
-            self.free_connections += 1
-
-    def _begin(self, part: Part) -> None:
-        """A connection is free: count the request, check the provider's limits, send it."""
-        now = self.env._now
-        if part[_P_CONN] < 0:
-            part[_P_CONN] = now
-            request = part[_P_REQUEST]
-            if request is not None and request.t_conn < 0:
-                request.t_conn = now
-        billed = part[_P_BILLED]
-        if self.warmup_s <= now < self.duration_s:
-            self.billed[billed] += 1
-        limits = self.limits[billed]
-        if limits:
-            key = part[_P_KEY]
-            for state, scope, interval_s, slack_s, error in limits:
-                scope_id = key if scope == 0 else key % self.prefixes if scope == 1 else 0
-                due = state.get(scope_id, now)
-                if due - now > slack_s:
-                    self._reject(part, error)
-                    return
-                state[scope_id] = (due if due > now else now) + interval_s
-        nbytes = part[_P_NBYTES]
-        if billed == _B_GET:
-            latency = part[_P_LATENCY]
-            if latency < 0:
-                latency = next(self.latencies[billed | nbytes << 3])
-            if self.hot_limit:
-                hot_id = part[_P_KEY] << 32 | part[_P_RANGE]
-                count = self.hot_counts.get(hot_id, 0) + 1
-                if count > self.hot_limit:
-                    if self.hot_rejects:
-                        self._reject(part, self.hot_error)
-                        return
-                    latency *= count / self.hot_limit
-                self.hot_counts[hot_id] = count
-                part[_P_HOT] = True
-            part[_P_STEP] = _FIRST_BYTE
-        else:
-            if nbytes and billed in (_B_PUT, _B_PART):
-                flow = self.write_flows[nbytes]
-                if flow is not None:  # the body goes first, the response follows it
-                    part[_P_TRANSFER] = now
-                    self.network.add(part, flow, nbytes)
-                    return
-            latency = part[_P_LATENCY]
-            if latency < 0:
-                latency = next(self.latencies[billed | nbytes << 3])
-            part[_P_STEP] = _RESPONSE
-        if self.queues[billed] is not None:
-            now = self._served(billed, nbytes, now)
-        self._push(part, now + latency)
-
-    def _reject(self, part: Part, error: str) -> None:
+    def _reject(self, part: Part, error: str, now: float) -> None:
         part[_P_ERROR] = error
         part[_P_LATENCY] = -1.0  # a retry draws its own
         part[_P_STEP] = _ERROR
-        self._push(part, self.env._now + next(self.latencies[part[_P_BILLED] | part[_P_NBYTES] << 3]))
+        self._push(part, now + next(self.latencies[part[_P_BILLED] | part[_P_NBYTES] << 3]))
 
-    def _on_error(self, part: Part) -> None:
-        self._release()
-        now = self.env._now
+    def _on_error(self, part: Part, now: float) -> bool:
+        """A rejection reached the client (its connection is free again): count it; True if the
+        part is retried, False if it has run out of attempts (it failed)."""
         lop = part[_P_LOP]
         counted = self.warmup_s <= now < self.duration_s
         if counted:
             key = (lop, part[_P_ERROR])
             self.errors[key] = self.errors.get(key, 0) + 1
         self.error_times.append(now)
-        if part[_P_ATTEMPT] < self.max_attempts:
-            part[_P_ATTEMPT] += 1
-            if counted:
-                self.retries[lop] += 1
-            ceiling = min(self.retry_cap_s, self.retry_base_s * 2.0 ** (part[_P_ATTEMPT] - 2))
-            part[_P_STEP] = _RETRY
-            self._push(part, now + ceiling * self._uniform())
-            return
-        request = part[_P_REQUEST]
-        if request is None:
-            self._record(lop, part[_P_ARRIVAL], part[_P_CONN], part[_P_FIRST], part[_P_NBYTES], False)
-            return
-        request.failed = True
-        request.queued.clear()
-        self._part_done(request)
+        if part[_P_ATTEMPT] >= self.max_attempts:
+            return False
+        part[_P_ATTEMPT] += 1
+        if counted:
+            self.retries[lop] += 1
+        ceiling = min(self.retry_cap_s, self.retry_base_s * 2.0 ** (part[_P_ATTEMPT] - 2))
+        part[_P_STEP] = _RETRY
+        self._push(part, now + ceiling * self._uniform())
+        return True
 
-    def _finish(self, part: Part, now: float) -> None:
-        """A request answered in full: free its connection, account for it, move its operation on."""
-        if self.waiting:
-            self._begin(self.waiting.popleft())
-        else:
-            self.free_connections += 1
-        if part[_P_HOT]:
-            self.hot_counts[part[_P_KEY] << 32 | part[_P_RANGE]] -= 1
-            part[_P_HOT] = False
-        request = part[_P_REQUEST]
-        if request is None:
-            # ``_record`` inline (the hot path)
-            t_first = part[_P_FIRST]
-            self.records.extend(
-                (
-                    part[_P_LOP],
-                    part[_P_ARRIVAL],
-                    part[_P_CONN],
-                    t_first if t_first >= 0 else now,
-                    now,
-                    part[_P_NBYTES],
-                    True,
-                )
-            )
-            if self.think_s is not None:
-                self._next_of_worker(now)
-        else:
-            self._part_done(request)
-
-    def _part_done(self, request: _Request) -> None:
-        """One part of a split operation ended; start what follows it (parts, then Complete)."""
+    def _part_done(self, request: _Request, ok: bool, now: float) -> bool:
+        """One part of a split operation ended (failed unless ``ok``); start what follows it (parts,
+        then Complete). True if the whole operation has ended."""
         request.outstanding -= 1
-        now = self.env._now
+        if not ok:
+            request.failed = True
+            request.queued.clear()
         if request.lop == _PUT and not request.failed:
             multipart = self.spec.client.multipart
             assert multipart is not None
             while request.queued and request.outstanding < multipart.queue_depth:
                 request.outstanding += 1
-                self._acquire(_new_part(_PUT, _B_PART, request.key, request.queued.pop(), now, request))
+                self.ready.append(_new_part(_PUT, _B_PART, request.key, request.queued.pop(), now, request))
             if request.outstanding == 0 and not request.completing:
                 request.completing = True
                 request.outstanding = 1
-                self._acquire(_new_part(_PUT, _B_COMPLETE, request.key, 0, now, request))
-                return
-        if request.outstanding == 0:
-            self._record(
-                request.lop, request.t_arrival, request.t_conn, request.t_first, request.size, not request.failed
-            )
-
-    def _record(self, lop: int, t_arrival: float, t_conn: float, t_first: float, size: int, ok: bool) -> None:
-        now = self.env._now
-        self.records.extend((lop, t_arrival, t_conn, t_first if t_first >= 0 else now, now, size, ok))
-        if self.think_s is not None:
-            self._next_of_worker(now)
+                self.ready.append(_new_part(_PUT, _B_COMPLETE, request.key, 0, now, request))
+                return False
+        return request.outstanding == 0
 
     def _next_of_worker(self, now: float) -> None:
         """Closed loop: the worker whose request ended issues its next, after its think time."""
@@ -1084,7 +897,7 @@ class Replication:
             if think_s > 0:
                 self._push([_THINK], now + think_s)
             else:
-                self._issue_next()
+                self._issue_next(now)
 
     # -- run --
 
@@ -1127,7 +940,7 @@ class Replication:
         self.ended += len(records)
         self.records, self.transfers, self.error_times = [], [], []
         if len(self.put_off) > 1024:  # put-off searches from times already past are never asked again
-            now = self.env._now
+            now = self.now
             self.put_off = {at: free for at, free in self.put_off.items() if at >= now}
         # the whole-object GETs whose records stand for their transfers too (ok 2)
         moved = records[records[:, 6] == 2.0]

@@ -6,8 +6,9 @@ clock (the bytes each of its streams has been offered since ``t0``) and a heap o
 (virtual time at arrival + bytes): a stream's remaining work is in those service units and never
 has to be touched when rates change. Rates change only when a stream arrives or leaves; then,
 and only if some resource is over-subscribed, they are re-filled. ``next_at`` is the time of the
-next completion of any class; the owner's event loop polls it (``timer=False``, ending one
-stream a ``finish_next()``) or the network arms one SimPy timer for it (``timer=True``). A
+next completion of any class; the owner's event loop, on its own clock, polls it (``timer=False``,
+ending one stream a ``finish_next(now)``) or the network arms one SimPy timer for it
+(``timer=True``). The network keeps no clock: every call gives it the time. A
 transfer costs a heap push and a heap pop, whatever the number of streams in flight, and less
 while a class's streams arrive in the order they finish (streams of one size always do): its
 heap is then a sorted list, appended to and popped from the front.
@@ -67,21 +68,25 @@ def _cap_of(flow: FlowClass) -> float:
 class FluidNetwork:
     """Capacities in bytes/s (``inf`` for none); ``on_done(stream)`` is called as each transfer ends.
 
-    With ``timer=False`` nothing is scheduled: the owner calls ``complete()`` when its clock
-    reaches ``next_at`` (or, with no ``on_done``, ``finish_next()``, and handles the stream it
-    returns).
+    The caller gives the time: ``add(stream, flow, nbytes, now)`` starts a transfer and
+    ``finish_next(now)`` ends the one due at ``next_at``. With ``timer=False`` nothing is
+    scheduled: the owner keeps its own clock and calls ``finish_next(next_at)`` when it reaches
+    ``next_at`` (``env`` may then be None). With ``timer=True`` the network arms one timer on
+    ``env`` for ``next_at`` and calls ``on_done`` for each stream it ends.
+
+    While every class uses one resource (the usual case: one client link), capacity is re-shared
+    by a one-pass water-filling (``_refill_single``), chosen as classes are made.
     """
 
     def __init__(
         self,
-        env: simpy.Environment,
+        env: simpy.Environment | None,
         capacities: list[float],
         on_done: Callable[[Any], None] | None,
         *,
         timer: bool = True,
     ) -> None:
         self._env = env
-        self._schedule = cast(Schedule, env.schedule)
         self._capacity = capacities
         self._demand = [0.0] * len(capacities)  # sum of the caps of the streams using each resource
         self._unbounded = [0] * len(capacities)  # streams with no cap of their own, per resource
@@ -89,13 +94,16 @@ class FluidNetwork:
         self._by_key: dict[tuple[tuple[int, ...], float], FlowClass] = {}
         self._on_done = on_done
         self._congested = False
-        self._use_timer = timer
         self._timer: _Wakeup | None = None
         self._timer_at = _INF
         self._seq = 0
         self._single = -1  # the one resource every class uses (water-filling is one pass), or -1
         self._refill: Callable[[float], None] = self._refill_many
         """Re-divide capacity among the busy classes (max-min fair, each within its cap); set ``next_at``."""
+        self._use_timer = timer
+        if timer:
+            assert env is not None, "a network with a timer needs the environment to arm it on"
+            self._schedule = cast(Schedule, env.schedule)
         self.next_at = _INF
         """Time of the next completion (``inf`` with nothing in flight)."""
         self._due: FlowClass | None = None  # the class whose head finishes at next_at
@@ -117,9 +125,8 @@ class FluidNetwork:
             self._refill = self._refill_single if self._single >= 0 else self._refill_many
         return found
 
-    def add(self, stream: Any, flow: FlowClass, nbytes: float) -> None:
-        """Start moving ``nbytes`` for ``stream`` now."""
-        now = self._env._now
+    def add(self, stream: Any, flow: FlowClass, nbytes: float, now: float) -> None:
+        """Start moving ``nbytes`` for ``stream`` at ``now``."""
         n = flow.n
         cap = flow.cap
         if n:
@@ -161,24 +168,15 @@ class FluidNetwork:
                     self.next_at = at
                     self._due = flow
         if self._use_timer:
-            self._arm()
+            self._arm(now)
 
-    def complete(self) -> None:
-        """End the transfers due by now and tell the owner of each (``on_done``)."""
-        on_done = self._on_done
-        assert on_done is not None, "a network without on_done is drained with finish_next()"
-        now = self._env._now
-        while self.next_at <= now:
-            on_done(self.finish_next())
-
-    def finish_next(self) -> Any:
-        """End the transfer due at ``next_at`` (the clock's now), re-share the capacity, return its stream.
+    def finish_next(self, now: float) -> Any:
+        """End the transfer due at ``next_at`` (which is ``now``), re-share the capacity, return its stream.
 
         Streams due at the same instant end one a call, each call a new ``next_at`` at most now.
         """
         flow = self._due
         assert flow is not None, "finish_next() with nothing in flight"
-        now = self._env._now
         heap = flow.heap
         stream = (heap.pop(0) if flow.in_order else heapq.heappop(heap))[2]
         left = flow.n = flow.n - 1
@@ -205,21 +203,30 @@ class FluidNetwork:
             self.next_at, self._due = best, due
         return stream
 
+    def complete(self, now: float) -> None:
+        """End the transfers due by ``now`` and tell the owner of each (``on_done``)."""
+        on_done = self._on_done
+        assert on_done is not None, "a network without on_done is drained with finish_next()"
+        while self.next_at <= now:
+            on_done(self.finish_next(now))
+
     # -- timer mode --
 
-    def _arm(self) -> None:
+    def _arm(self, now: float) -> None:
         # A later completion keeps the armed timer: it fires early, finds nothing, re-arms.
         at = self.next_at
         if at < self._timer_at:
             timer = _Wakeup(self._on_timer)
             self._timer, self._timer_at = timer, at
-            self._schedule(timer, _NORMAL, at - self._env._now)
+            self._schedule(timer, _NORMAL, at - now)
 
     def _on_timer(self, event: _Wakeup) -> None:
         if event is self._timer:
+            assert self._env is not None
+            now = self._env.now
             self._timer, self._timer_at = None, _INF
-            self.complete()
-            self._arm()
+            self.complete(now)
+            self._arm(now)
 
     # -- sharing --
 

@@ -64,7 +64,7 @@ def test_streams_end_when_processor_sharing_says(
     assert flow is not None
 
     def start(event: Any) -> None:
-        network.add(event, flow, event.nbytes)
+        network.add(event, flow, event.nbytes, env.now)
 
     for name, (at, nbytes) in enumerate(streams):
         cast(Schedule, env.schedule)(_Start(start, name, nbytes), 1, at)

@@ -55,7 +55,7 @@ def test_fluid_network_never_exceeds_capacity(
         assert used <= capacity * (1 + 1e-9)
 
     def start(event: Any) -> None:
-        network.add(event, event.flow, event.nbytes)
+        network.add(event, event.flow, event.nbytes, env.now)
         check()
 
     for at, which, nbytes in streams:
