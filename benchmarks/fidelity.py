@@ -22,8 +22,9 @@
 5. Simulates each scenario from the profile (the same arrivals, mix, sizes and client pool;
    scenario (d) adds the proxy's round trip to the client: the 20 ms it holds back plus its own
    cost, measured in every round as the GET p50 through the same proxy holding nothing back less
-   the direct one; it opens a new upstream connection and parses each request in Python) and prints the raw figures and sim/live
-   ratios of GET p50, p95, p99, TTFB p50 and throughput (completed requests a second), with client
+   the direct one; it opens a new upstream connection and parses each request in Python) and
+   prints the raw figures and sim/live ratios of GET p50, p95, p99, TTFB p50 and throughput
+   (completed requests a second), with client
    and server CPU (cores busy). ``sim`` is the model of the whole profile, ``simC`` of its
    closed-loop cells alone.
 
@@ -616,7 +617,7 @@ def main() -> None:
                     args.peak_share * peak,
                     4 * KIB,
                     1.0,
-                    min(args.seconds, 15.0),
+                    args.seconds,
                     processes=DRIVER_PROCESSES,
                     threads=16,
                 ),
