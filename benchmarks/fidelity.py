@@ -24,9 +24,8 @@
    cost, measured in every round as the GET p50 through the same proxy holding nothing back less
    the direct one; it opens a new upstream connection and parses each request in Python) and
    prints the raw figures and sim/live ratios of GET p50, p95, p99, TTFB p50 and throughput
-   (completed requests a second), with client
-   and server CPU (cores busy). ``sim`` is the model of the whole profile, ``simC`` of its
-   closed-loop cells alone.
+   (completed requests a second), with client and server CPU (cores busy). ``sim`` is the model
+   of the whole profile, ``simC`` of its closed-loop cells alone.
 
 Rounds run the scenarios interleaved; figures are the medians over rounds. A driver using most
 of a core set the pace, not the server: the row says "client-bound". Late arrivals from a driver

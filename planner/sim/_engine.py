@@ -111,6 +111,20 @@ class _DrawTable(dict[int, Iterator[float]]):
         return draws
 
 
+class _TailTable(dict[int, Iterator[float] | None]):
+    """Draws of how much longer than the median a GET body of ``size`` takes, made on first use
+    (None where the model has no spread for it)."""
+
+    def __init__(self, provider: ProviderModel, rng: np.random.Generator) -> None:
+        super().__init__()
+        self._provider, self._rng = provider, rng
+
+    def __missing__(self, size: int) -> Iterator[float] | None:
+        model = self._provider.body_tail("get", size)
+        draws = self[size] = None if model is None or not model.p99_s else _draws(model, self._rng)
+        return draws
+
+
 class _Request:
     """A logical operation split into several requests (ranged GET, multipart upload)."""
 
@@ -319,6 +333,7 @@ class Replication:
             not steady or provider.queued(op, u) for op, u in zip(BILLED_OPERATIONS, self.utilisation, strict=True)
         ]
         self.latencies = _DrawTable(provider, rng, client.round_trip_s, self.idle_share, self.utilisation, self.queued)
+        self.body_tails = _TailTable(provider, rng) if provider.body_tail_by_size else None
         # The server queues: per billed operation, the free times of its queue's servers (a heap
         # shared by the operations the queue serves), None for no queue; service times by
         # ``billed | size << 3``.
@@ -599,7 +614,7 @@ class Replication:
             self.transfers,
             self.latencies,
         )
-        billed_counts, admission, hot_counts = self.billed, self.admission, self.hot_counts
+        billed_counts, admission, hot_counts, body_tails = self.billed, self.admission, self.hot_counts, self.body_tails
         warmup_s, duration_s, prefixes = self.warmup_s, self.duration_s, self.prefixes
         queues, service_s, spreads, heapreplace = self.queues, self.service_s, self.spreads, heapq.heapreplace
         times, lops, sizes, keys = self.arrival_times, self.arrival_lop, self.arrival_size, self.arrival_key
@@ -682,6 +697,12 @@ class Replication:
                     part = finish_next(now)
                     billed = part[_P_BILLED]
                     ending = billed == _B_GET  # a GET is answered in full
+                    if ending and body_tails is not None:
+                        tail = body_tails[part[_P_NBYTES]]
+                        if tail is not None:  # unless its body stalls: its last bytes come later
+                            part[_P_STEP] = _RESPONSE
+                            push(part, now + next(tail))
+                            continue
                     if not ending:  # an upload's body: its response follows, sent below
                         nbytes = part[_P_NBYTES]
                         transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, nbytes))

@@ -631,6 +631,21 @@ def _loaded_latency(
     )
 
 
+def _body_tail(cell: Cell, median_s: float) -> LatencyModel | None:
+    """How much longer than ``median_s`` a body took in ``cell``: its latency less its TTFB,
+    quantile by quantile (comonotone: a slow first byte and a slow body go together, an
+    approximation), less the median, never below zero. None without both distributions."""
+    total = latency_from_cell(cell.latency_s, cell.latency_histogram)
+    first = latency_from_cell(cell.ttfb_s, cell.ttfb_histogram)
+    if total is None or first is None:
+        return None
+    levels = sorted({q for q, _ in total.quantiles} | {q for q, _ in first.quantiles})
+    beyond = np.maximum(total.quantile(levels) - first.quantile(levels) - median_s, 0.0)
+    if not beyond.any():
+        return None
+    return LatencyModel.empirical(list(zip(levels, np.maximum.accumulate(beyond).tolist(), strict=True)))
+
+
 def _service_spread(cells: list[Cell]) -> tuple[LatencyModel | None, str]:
     """How much one request's service time varies, from the most loaded closed-loop cell of the
     smallest size: its latency distribution over its mean. A saturated server shares itself among
@@ -669,6 +684,7 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
     notes: list[str] = []
     sized: dict[str, SizedLatency] = {}
     sparse_sized: dict[str, SizedLatency] = {}
+    body_tails: dict[str, SizedLatency] = {}
     service: dict[str, list[tuple[int, float]]] = {}
     servers: dict[str, tuple[int, LatencyModel | None, str]] = {}
     shifts: dict[str, dict[int, float]] = {}
@@ -684,6 +700,7 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
         stream: list[BandwidthPoint] = []
         points: list[tuple[int, LatencyModel]] = []
         sparse_points: list[tuple[int, LatencyModel]] = []
+        tail_points: list[tuple[int, LatencyModel]] = []
         for size, (base, sparse) in bases.items():
             assert base.latency_s.p50 is not None
             if op == "get":
@@ -692,6 +709,9 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
                 # server idle, nothing else in flight, and the client the open-loop cells ran with)
                 lone = sparse if sparse is not None and sparse.ttfb_s.p50 is not None else base
                 transfer_s = (lone.latency_s.p50 or 0.0) - (lone.ttfb_s.p50 or 0.0)
+                tail = _body_tail(lone, transfer_s)
+                if tail is not None:
+                    tail_points.append((size, tail))
             else:
                 transfer_s = base.latency_s.p50 - (smallest.latency_s.p50 or 0.0) if op == "put" else 0.0
             moves = size > 0 and transfer_s >= _REQUEST_BOUND * base.latency_s.p50
@@ -737,6 +757,18 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
             )
         if not points:
             continue
+        if tail_points:
+            body_tails[op] = SizedLatency(points=tail_points)
+            notes.append(
+                f"{op.upper()} body time beyond its median from the least-loaded cells (p99 "
+                + ", ".join(
+                    f"{format_bytes(size, binary=True)} +{m.p99_s * 1000 if m.p99_s else 0:.3g} ms"
+                    for size, m in tail_points
+                )
+                + "): latency less TTFB, quantile by quantile, less its median, drawn after the transfer (a body "
+                "that stalls lengthens the latency, not the time to first byte)"
+            )
+            evidence[f"latency.body.{op}"] = "measured"
         sized[op] = SizedLatency(points=points)
         what = "TTFB" if op == "get" else "latency"
         sizes_text = ", ".join(
@@ -826,6 +858,7 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
     updates.update(
         latency_by_size=sized,
         sparse_latency_by_size=sparse_sized,
+        body_tail_by_size=body_tails,
         server_queues=queues,
         loaded_latency=loaded,
         evidence=evidence,

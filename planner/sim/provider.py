@@ -467,6 +467,12 @@ class ProviderModel(_Frozen):
         description="per billed operation (get, put, head, list), the latency its requests add under load "
         "beyond the server queue's waits, by the queue's utilisation (open-loop cells at rising rates)",
     )
+    body_tail_by_size: dict[str, SizedLatency] = Field(
+        default_factory=dict,
+        description="per billed operation (get), by object size, how much longer a body takes than the median "
+        "(the measured latency less TTFB, quantile by quantile, beyond its median: a body stalls now and then); "
+        "drawn after the transfer, so it lengthens the latency and not the time to first byte",
+    )
     stream_read: BandwidthCurve = Field(default_factory=BandwidthCurve)
     stream_write: BandwidthCurve = Field(default_factory=BandwidthCurve)
     read_ceiling_bits_per_s: BitsPerSecond | None = Field(None, gt=0, description="all reads together")
@@ -550,6 +556,11 @@ class ProviderModel(_Frozen):
         if operation == "list":
             return self.ttfb_list or self.ttfb_get
         return self.ttfb_put or self.ttfb_get
+
+    def body_tail(self, operation: str, size_bytes: int) -> LatencyModel | None:
+        """How much longer than the median a body of ``size_bytes`` takes (None: no spread measured)."""
+        tails = self.body_tail_by_size.get(operation)
+        return tails.at(size_bytes) if tails is not None else None
 
     def server_queue(self, operation: str) -> ServerQueue | None:
         """The server queue that serves ``operation``, if the model has one."""
