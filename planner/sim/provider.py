@@ -486,7 +486,8 @@ class ProviderModel(_Frozen):
         "latency.list, latency.tail, stream.read, stream.write, ceiling.read, ceiling.write, capacity; "
         "latency.size (latency varies with object size), capacity.get, capacity.put, capacity.head, "
         "capacity.list (a server queue's requests a second), latency.load.get (.put, .head, .list: how "
-        "latency grows with load, from open-loop cells); a key not present is 'assumed' (a hand-made "
+        "latency grows with load, from open-loop cells), latency.body.get (a GET body's spread beyond its "
+        "median); a key not present is 'assumed' (a hand-made "
         "model states its own)",
     )
 
