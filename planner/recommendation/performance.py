@@ -364,8 +364,9 @@ def simulate_option(
         mean_bytes=mean_bytes,
         demonstrated_bits_per_s=demonstrated,
         judged_on="simulated peak, client queueing included",
+        extrapolated=peak.load_extrapolated,
     )
-    evidence = figure_evidence(model, mean_bytes)
+    evidence = figure_evidence(model, mean_bytes, peak.load_extrapolated)
     read_evidence = evidence["GET.throughput"]
     if is_backed(read_evidence) and (demonstrated["read"] is None or read_bits > demonstrated["read"] * 1.0001):
         read_evidence = "extrapolated"

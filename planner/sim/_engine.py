@@ -333,6 +333,12 @@ class Replication:
             not steady or provider.queued(op, u) for op, u in zip(BILLED_OPERATIONS, self.utilisation, strict=True)
         ]
         self.latencies = _DrawTable(provider, rng, client.round_trip_s, self.idle_share, self.utilisation, self.queued)
+        self.load_extrapolated = [
+            op
+            for op, u, queued in zip(BILLED_OPERATIONS[:4], self.utilisation, self.queued, strict=False)
+            if not queued and provider.load_extrapolated(op, u)
+        ]
+        """billed operations whose latency under this load is extrapolated past the last open-loop cell"""
         self.body_tails = _TailTable(provider, rng) if provider.body_tail_by_size else None
         # The server queues: per billed operation, the free times of its queue's servers (a heap
         # shared by the operations the queue serves), None for no queue; service times by

@@ -97,20 +97,24 @@ def simulate_spec(
     check_size(spec, duration_s)
     streams = np.random.SeedSequence(seed).spawn(replications)
     figures = []
+    extrapolated: set[str] = set()
     for stream in streams:
         tally = Tally(duration_s, warmup_s)
-        Replication(
+        replication = Replication(
             spec,
             provider_model,
             duration_s,
             np.random.Generator(np.random.PCG64(stream)),
             warmup_s=warmup_s,
             drain_s=drain_s,
-        ).run_chunks(tally.add)
+        )
+        replication.run_chunks(tally.add)
+        extrapolated.update(replication.load_extrapolated)
         figures.append(tally.figures())
         if progress is not None:
             progress()
-    return _summarise(spec, provider_model, figures, duration_s, warmup_s, seed)
+    result = _summarise(spec, provider_model, figures, duration_s, warmup_s, seed)
+    return result.model_copy(update={"load_extrapolated": sorted(extrapolated)})
 
 
 def _bin_width(duration_s: float) -> float:

@@ -242,6 +242,10 @@ class LoadedLatency(_Frozen):
         a load above none and below the capacity; past the last cell's load, extrapolated)."""
         return bool(self.whole) and 0 < utilisation < 1
 
+    def extrapolated(self, utilisation: float) -> bool:
+        """Whether a steady load at ``utilisation`` is drawn from the cells past the last one's load."""
+        return self.covers(utilisation) and utilisation > self.whole[-1][0]
+
     def excess_at(self, utilisation: float, *, whole: bool = False) -> LatencyModel | None:
         """The excess at ``utilisation`` (None at no load): beyond the unloaded latency and the queue's
         mean wait, or with ``whole`` (and ``whole`` points) beyond the unloaded latency alone.
@@ -521,6 +525,12 @@ class ProviderModel(_Frozen):
         it); past the last cell's load that latency is extrapolated along the cells' curve."""
         loaded = self.loaded_latency.get("put" if operation == "upload-part" else operation)
         return loaded is None or not loaded.covers(utilisation)
+
+    def load_extrapolated(self, operation: str, utilisation: float) -> bool:
+        """Whether a steady open loop at ``utilisation`` takes ``operation``'s latency from past the
+        last open-loop cell's load (along the cells' curve: extrapolated, not measured)."""
+        loaded = self.loaded_latency.get("put" if operation == "upload-part" else operation)
+        return loaded is not None and loaded.extrapolated(utilisation)
 
     def latency(
         self,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -105,6 +106,11 @@ class SimulationResult(_Result):
     slo: list[SLOVerdict]
     time_series: TimeSeries
     unfinished_requests: Estimate = Field(description="requests still open when the drain time ran out")
+    load_extrapolated: list[str] = Field(
+        default_factory=list,
+        description="billed operations whose latency at this load was extrapolated past the last open-loop "
+        "cell's load (the model's notes give the cells): their latency figures are extrapolated, not measured",
+    )
 
     @property
     def slo_met(self) -> bool:
@@ -156,13 +162,16 @@ _SIMULATED_TARGETS: dict[str, tuple[str, str | None]] = {
 }
 
 
-def figure_evidence(model: ProviderModel, mean_bytes: float) -> dict[str, Evidence]:
+def figure_evidence(model: ProviderModel, mean_bytes: float, extrapolated: Collection[str] = ()) -> dict[str, Evidence]:
     """How each simulated figure is backed, by ``OPERATION.figure``: a simulation is at best derived
-    from its inputs, and no better than the weakest of them."""
+    from its inputs, and no better than the weakest of them; an operation in ``extrapolated``
+    (``SimulationResult.load_extrapolated``) ran past the loads its open-loop cells measured."""
     size = max(1, round(mean_bytes))
     found: dict[str, Evidence] = {}
     for operation, key in (("GET", "get"), ("PUT", "put"), ("HEAD", "head"), ("LIST", "list")):
         found[f"{operation}.ttfb"] = weakest("derived", model.evidence_of(f"latency.{key}"))
+        if key in extrapolated:
+            found[f"{operation}.ttfb"] = weakest(found[f"{operation}.ttfb"], "extrapolated")
         found[f"{operation}.tail"] = weakest(found[f"{operation}.ttfb"], model.evidence_of("latency.tail"))
     found["GET.throughput"] = weakest("derived", model.stream_evidence("read", size))
     found["PUT.throughput"] = weakest("derived", model.stream_evidence("write", size))
@@ -187,6 +196,7 @@ def judge_simulated(
     mean_bytes: float,
     demonstrated_bits_per_s: dict[str, float | None],
     judged_on: str,
+    extrapolated: Collection[str] = (),
 ) -> list[TargetVerdict]:
     """The simulation's verdicts on the workload's targets, each on the evidence of what it rests on.
 
@@ -195,7 +205,7 @@ def judge_simulated(
     what the profile demonstrates is extrapolated; either leaves the target unverified, met or not.
     A confidence interval that straddles the target does not decide it either.
     """
-    evidence_by = figure_evidence(model, mean_bytes)
+    evidence_by = figure_evidence(model, mean_bytes, extrapolated)
     verdicts = []
     for verdict in slo:
         if verdict.target not in _SIMULATED_TARGETS:

@@ -118,7 +118,7 @@ def simulate(
         month_scaling=scaling,
         slo=verdicts,
         restore_first=restore_first,
-        evidence=figure_evidence(model, workload.storage.mean_object_bytes),
+        evidence=figure_evidence(model, workload.storage.mean_object_bytes, results["peak"].load_extrapolated),
         assumptions=assumptions,
     )
 
@@ -133,6 +133,7 @@ def _verdicts(
         mean_bytes=workload.storage.mean_object_bytes,
         demonstrated_bits_per_s=demonstrated_bits_per_s(profile.summary()),
         judged_on="simulated peak",
+        extrapolated=peak.load_extrapolated,
     )
     return verdicts + _not_judged(workload, verdicts, notes)
 
@@ -220,7 +221,7 @@ def _simulate_endpoint(
         month_billed_requests=dict(mean.scaled_billed_requests),
         month_scaling=f"month's billed requests = the mean window's x {mean.scale_to_month:.6g} (unpriced)",
         slo=_verdicts(workload, results["peak"], model, profile, assumptions),
-        evidence=figure_evidence(model, workload.storage.mean_object_bytes),
+        evidence=figure_evidence(model, workload.storage.mean_object_bytes, results["peak"].load_extrapolated),
         assumptions=assumptions,
     )
 

@@ -516,3 +516,25 @@ def test_a_body_that_stalls_lengthens_the_latency_not_the_time_to_first_byte() -
     assert 0 <= with_tail.latency_p50_s.mean - without.latency_p50_s.mean < 0.0012
     # (drawn independently, the p99 of the sum grows by 3 ms, not by the stall's own 10 ms p99)
     assert with_tail.latency_p99_s.mean - without.latency_p99_s.mean > 0.002
+
+
+def test_latency_past_the_last_measured_load_is_labelled_extrapolated() -> None:
+    from planner.sim.result import figure_evidence
+
+    model, _ = provider_model_from_profile(_stalling())
+    spec = SimSpec(
+        arrivals=OpenLoop(mean_rate_per_s=129),
+        mix=OperationMix(get=1, put=0),
+        sizes=SizeDistribution.fixed(4 * KIB),
+        client=ClientSpec(connections=100_000),
+    )
+    # 129/s is a cell's own load; 250/s lies past the last cell (194/s) and below the capacity (300/s)
+    within = simulate_spec(spec, model, 5.0, seed=1)
+    past = simulate_spec(spec.model_copy(update={"arrivals": OpenLoop(mean_rate_per_s=250)}), model, 5.0, seed=1)
+    assert within.load_extrapolated == [] and past.load_extrapolated == ["get"]
+    assert figure_evidence(model, 4 * KIB, within.load_extrapolated)["GET.ttfb"] == "derived"
+    assert figure_evidence(model, 4 * KIB, past.load_extrapolated)["GET.ttfb"] == "extrapolated"
+    assert figure_evidence(model, 4 * KIB, past.load_extrapolated)["GET.tail"] == "extrapolated"
+    # a model without open-loop cells queues instead and extrapolates nothing of the kind
+    queued = simulate_spec(spec, model.model_copy(update={"loaded_latency": {}}), 5.0, seed=1)
+    assert queued.load_extrapolated == []
