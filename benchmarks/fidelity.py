@@ -33,8 +33,9 @@ using little CPU mean other work on the host starved it: the row says so, and th
 gives the host's busy cores besides server and driver (from /proc/stat). Everything stays on
 loopback and is bounded in count and time. Prints figures; never fails on them.
 
-    python benchmarks/fidelity.py [--rounds 3] [--seconds 20] [--peak-share 0.8] [--profile-out P.json]
-        [--live-out L.json]
+    python benchmarks/fidelity.py [--rounds 3] [--seconds 20] [--peak-share 0.75] [--pin]
+        [--profile-out P.json] [--live-out L.json]
+    python benchmarks/fidelity.py --profile P.json --live L.json   (re-simulate saved figures)
 """
 
 from __future__ import annotations
@@ -134,6 +135,24 @@ def _weed_pid(endpoint: str) -> int | None:
         if cmdline and cmdline[0].endswith(b"weed") and f"-s3.port={port}".encode() in cmdline:
             return int(entry)
     return None
+
+
+def pin(weed_pid: int | None) -> str:
+    """The server on the last core, this process (the measuring client, the driver's processes it
+    forks, the simulator) on the others, so neither takes the other's CPU: on two shared cores the
+    server's capacity otherwise moves with the driver's load from minute to minute. Every thread of
+    the server is pinned; threads it starts later inherit it. Returns what was done, in words."""
+    cores = os.cpu_count() or 1
+    if weed_pid is None or cores < 2 or not hasattr(os, "sched_setaffinity"):
+        return "not pinned (one core, no server pid, or no sched_setaffinity here)"
+    server, others = {cores - 1}, set(range(cores - 1))
+    for task in os.listdir(f"/proc/{weed_pid}/task"):
+        try:
+            os.sched_setaffinity(int(task), server)
+        except OSError:  # a thread that ended meanwhile
+            continue
+    os.sched_setaffinity(0, others)
+    return f"server pinned to core {cores - 1}, driver, measuring client and simulator to cores 0-{cores - 2}"
 
 
 def _host_busy_s() -> tuple[float, float]:
@@ -532,6 +551,12 @@ def main() -> None:
     )
     parser.add_argument("--only", default="abcd", help="scenarios to run, e.g. 'ab'")
     parser.add_argument(
+        "--pin",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="server on the last core, driver and simulator on the others (Linux)",
+    )
+    parser.add_argument(
         "--ladder-seconds",
         type=float,
         default=8.0,
@@ -569,6 +594,8 @@ def main() -> None:
         try:
             os.environ.update(server.env)
             weed_pid = _weed_pid(server.endpoint)
+            if args.pin:
+                print(pin(weed_pid), flush=True)
             bucket = server.new_bucket()
             if args.profile is not None:
                 from planner.measure.reference import load_profile
