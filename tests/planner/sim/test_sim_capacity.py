@@ -400,6 +400,16 @@ def _stalling() -> Profile:
     return _measured(closed + ladder)
 
 
+def _small_gets(rate_per_s: float) -> SimSpec:
+    """4 KiB GETs in a steady open loop at ``rate_per_s``, on as many connections as they need."""
+    return SimSpec(
+        arrivals=OpenLoop(mean_rate_per_s=rate_per_s),
+        mix=OperationMix(get=1, put=0),
+        sizes=SizeDistribution.fixed(4 * KIB),
+        client=ClientSpec(connections=100_000),
+    )
+
+
 def _ttfb_at(model: ProviderModel, arrivals: OpenLoop) -> tuple[float, float]:
     """TTFB p50 and p95, each the median of three seeds: between the cells' p50 and p90 the measured
     quantile function is steep (a 1 % shift in probability moves it a millisecond)."""
@@ -444,12 +454,7 @@ def test_a_varying_rate_runs_the_queue_whatever_the_cells_measured() -> None:
     from planner.sim._engine import Replication
 
     model, _ = provider_model_from_profile(_stalling())
-    spec = SimSpec(
-        arrivals=OpenLoop(mean_rate_per_s=129),
-        mix=OperationMix(get=1, put=0),
-        sizes=SizeDistribution.fixed(4 * KIB),
-        client=ClientSpec(connections=100_000),
-    )
+    spec = _small_gets(129)
     get = BILLED_OPERATIONS.index("get")
     steady = Replication(spec, model, 10.0, np.random.default_rng(1))
     assert not steady.queued[get] and steady.queues[get] is None
@@ -522,12 +527,7 @@ def test_latency_past_the_last_measured_load_is_labelled_extrapolated() -> None:
     from planner.sim.result import figure_evidence
 
     model, _ = provider_model_from_profile(_stalling())
-    spec = SimSpec(
-        arrivals=OpenLoop(mean_rate_per_s=129),
-        mix=OperationMix(get=1, put=0),
-        sizes=SizeDistribution.fixed(4 * KIB),
-        client=ClientSpec(connections=100_000),
-    )
+    spec = _small_gets(129)
     # 129/s is a cell's own load; 250/s lies past the last cell (194/s) and below the capacity (300/s)
     within = simulate_spec(spec, model, 5.0, seed=1)
     past = simulate_spec(spec.model_copy(update={"arrivals": OpenLoop(mean_rate_per_s=250)}), model, 5.0, seed=1)
