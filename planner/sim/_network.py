@@ -145,28 +145,30 @@ class FluidNetwork:
             flow.in_order = False  # a sorted list is a heap already
             heapq.heappush(heap, (tag, seq, stream))
         flow.n = n + 1
-        over = self._congested
-        if cap < _INF:
+        if cap == _INF:
+            for r in flow.resources:
+                self._unbounded[r] += 1
+            self._refill(now)
+        elif self._congested:
+            self._refill(now)  # which recounts the demand
+        else:
+            over = False
             demand, capacity = self._demand, self._capacity
             for r in flow.resources:
                 d = demand[r] = demand[r] + cap
                 if d > capacity[r]:
                     over = True
-        else:
-            for r in flow.resources:
-                self._unbounded[r] += 1
-            over = True
-        if over:
-            self._refill(now)
-        else:
-            at = flow.t0 + (tag - flow.v0) / flow.rate
-            if at < now:  # rounding: a stream cannot finish before it starts
-                at = now
-            if at < flow.at:
-                flow.at = at
-                if at < self.next_at:
-                    self.next_at = at
-                    self._due = flow
+            if over:
+                self._refill(now)
+            else:
+                at = flow.t0 + (tag - flow.v0) / flow.rate
+                if at < now:  # rounding: a stream cannot finish before it starts
+                    at = now
+                if at < flow.at:
+                    flow.at = at
+                    if at < self.next_at:
+                        self.next_at = at
+                        self._due = flow
         if self._use_timer:
             self._arm(now)
 
@@ -180,22 +182,22 @@ class FluidNetwork:
         heap = flow.heap
         stream = (heap.pop(0) if flow.in_order else heapq.heappop(heap))[2]
         left = flow.n = flow.n - 1
-        if left:
-            at = flow.t0 + (heap[0][0] - flow.v0) / flow.rate
-            flow.at = at if at > now else now  # rounding: not before now
-        else:
+        if not left:
             flow.at = _INF
         cap = flow.cap
-        if cap < _INF:
-            demand = self._demand
-            for r in flow.resources:
-                demand[r] -= cap
-        else:
+        if cap == _INF:
             for r in flow.resources:
                 self._unbounded[r] -= 1
         if self._congested:
-            self._refill(now)
+            self._refill(now)  # which recounts the demand and times every busy class's next finish
         else:
+            if cap < _INF:
+                demand = self._demand
+                for r in flow.resources:
+                    demand[r] -= cap
+            if left:
+                at = flow.t0 + (heap[0][0] - flow.v0) / flow.rate
+                flow.at = at if at > now else now  # rounding: not before now
             best, due = _INF, None
             for other in self._classes:
                 if other.at < best:
