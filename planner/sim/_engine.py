@@ -21,6 +21,7 @@ import math
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from heapq import heappush
 from typing import Any
 
 import numpy as np
@@ -601,10 +602,11 @@ class Replication:
         self.arrival_latency = self._draw_latencies(lops[lo:hi], sizes[lo:hi])
 
     def _push(self, part: Part, at: float) -> None:
-        if at in self.pending:
+        """``part``'s next step is due at ``at`` (or just after, if a step is due at ``at`` already)."""
+        if self.pending.setdefault(at, part) is not part:  # one hash when the time is free
             at = self._free_time(at)
-        self.pending[at] = part
-        heapq.heappush(self.heap, at)
+            self.pending[at] = part
+        heappush(self.heap, at)
 
     def _free_time(self, at: float) -> float:
         """A float from ``at`` on that no pending step is due at, later than any found before for ``at``.
