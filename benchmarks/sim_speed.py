@@ -15,7 +15,9 @@ are measured alternately, ``--repeat`` times each, in the same process; the best
 disturbed by other work on the machine) and the median of each are printed, and the ratio of
 the simulator's cost per request to the bare loop's for both. A third figure, the plain model,
 is a generator process per request doing less than the simulator (no sharing, limits or
-retries): the simulator's speed-up over it does not depend on how fast the machine is.
+retries): the simulator's speed-up over it does not depend on how fast the machine is. The
+fourth runs the simulator with its event loop as written, calling the step methods that the
+shipped loop has written into it (``planner.sim._inline``): what the inlining buys.
 Run: ``python benchmarks/sim_speed.py [--seconds 20]``. Prints figures; never fails on speed.
 """
 
@@ -43,6 +45,7 @@ from planner.sim import (
     RateLimit,
     SimSpec,
     SizeDistribution,
+    _engine,
     simulate_spec,
 )
 
@@ -143,10 +146,19 @@ def main() -> None:
     sim_cpu_s: list[float] = []
     bare_cpu_s: list[float] = []
     plain_cpu_s: list[float] = []
+    written_cpu_s: list[float] = []
+    inlined_loop = _engine.Replication._loop
     for _ in range(args.repeat):
         start = time.process_time()
         result = simulate_spec(spec, provider, args.seconds, seed=1, replications=1)
         sim_cpu_s.append(time.process_time() - start)
+        _engine.Replication._loop = inlined_loop.__wrapped__  # type: ignore[attr-defined,method-assign]
+        try:
+            start = time.process_time()
+            simulate_spec(spec, provider, args.seconds, seed=1, replications=1)
+            written_cpu_s.append(time.process_time() - start)
+        finally:
+            _engine.Replication._loop = inlined_loop  # type: ignore[method-assign]
         requests = sum(op.requests.mean for op in result.operations.values())
         bare_cpu_s.append(bare_loop(int(requests)))
         plain_cpu_s.append(plain_model(spec, provider, int(requests)))
@@ -160,13 +172,19 @@ def main() -> None:
         f"{get.retries.mean:g} retries of {get.requests.mean:g} GETs"
     )
     for label, pick in (("best", min), ("median", statistics.median)):
-        sim_s, bare_s, plain_s = pick(sim_cpu_s), pick(bare_cpu_s), pick(plain_cpu_s)
+        sim_s, bare_s, plain_s, written_s = (
+            pick(sim_cpu_s),
+            pick(bare_cpu_s),
+            pick(plain_cpu_s),
+            pick(written_cpu_s),
+        )
         print(f"{label}:")
         print(f"  simulator  : {requests / sim_s:12,.0f} requests per CPU-second ({sim_s:.3f} s)")
         print(f"  bare SimPy : {requests / bare_s:12,.0f} timeouts per CPU-second ({bare_s:.3f} s)")
         print(f"  plain model: {requests / plain_s:12,.0f} requests per CPU-second ({plain_s:.3f} s)")
         print(f"  ratio      : {sim_s / bare_s:12.2f}x the bare loop's cost per request")
         print(f"  speed-up   : {plain_s / sim_s:12.2f}x the plain process-per-request model")
+        print(f"  inlining   : {written_s / sim_s:12.2f}x the loop as written (step methods called)")
 
 
 if __name__ == "__main__":
