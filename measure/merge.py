@@ -67,8 +67,15 @@ def _worst(values: list[Percentiles]) -> Percentiles:
     )
 
 
-def _from_histograms(cells: list[Cell], which: str) -> tuple[LatencyHistogram | None, Percentiles]:
-    """The hosts' histograms added, with percentiles read from the sum (else the worst host's)."""
+def _from_histograms(
+    cells: list[Cell], which: str, below: Percentiles | None = None
+) -> tuple[LatencyHistogram | None, Percentiles]:
+    """The hosts' histograms added, with percentiles read from the sum (else the worst host's).
+
+    A percentile read from the sum is its bucket's upper edge, so it can pass figures the samples
+    cannot: it is held at the largest sample and at ``below``'s same percentile where given (TTFB
+    below latency: each request's first byte comes before its last, so at every percentile).
+    """
     histograms = [getattr(c, f"{which}_histogram") for c in cells]
     values: list[Percentiles] = [getattr(c, f"{which}_s") for c in cells]
     if any(h is None for h in histograms):
@@ -85,18 +92,18 @@ def _from_histograms(cells: list[Cell], which: str) -> tuple[LatencyHistogram | 
     largest = max(maxima) if maxima and len(maxima) == len(values) else None
     tail = merged.total >= 1000
 
-    def quantile(q: float) -> float | None:
-        # a bucket's estimate can pass the largest sample: no percentile is above the maximum
+    def quantile(q: float, name: str) -> float | None:
         value = merged.quantile(q)
-        return value if value is None or largest is None else min(value, largest)
+        bounds = [largest, getattr(below, name) if below is not None else None]
+        return None if value is None else min([value, *(b for b in bounds if b is not None)])
 
     return merged, Percentiles(
         mean=mean,
-        p50=quantile(0.50),
-        p90=quantile(0.90),
-        p95=quantile(0.95),
-        p99=quantile(0.99),
-        p999=quantile(0.999) if tail else None,
+        p50=quantile(0.50, "p50"),
+        p90=quantile(0.90, "p90"),
+        p95=quantile(0.95, "p95"),
+        p99=quantile(0.99, "p99"),
+        p999=quantile(0.999, "p999") if tail else None,
         max=largest,
     )
 
@@ -118,7 +125,7 @@ def _combine(cells: list[Cell], hosts: list[str]) -> Cell:
             errors.update(cell.errors)
         flags = sorted({flag for cell in cells for flag in cell.flags})
         latency_histogram, latency = _from_histograms(cells, "latency")
-        ttfb_histogram, ttfb = _from_histograms(cells, "ttfb")
+        ttfb_histogram, ttfb = _from_histograms(cells, "ttfb", below=latency)
         open_loop = cells[0].mode == "open"
         how = "added histograms" if latency_histogram is not None else "the worst host's"
         return Cell(

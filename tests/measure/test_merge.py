@@ -68,11 +68,15 @@ def test_merge_command(tmp_path: Path) -> None:
     assert Profile.model_validate_json((tmp_path / "m.json").read_text()).cells[0].throughput_mib_per_s == 20.0
 
 
-def _schema2_host(name: str, start: float, samples: list[float], offered: float | None) -> Profile:
+def _schema2_host(
+    name: str, start: float, samples: list[float], offered: float | None, ttfb_lead_s: float | None = None
+) -> Profile:
+    """A host's cell with its histograms; TTFB is half the latency, or ``ttfb_lead_s`` before it."""
     from planner.measure.profile import LatencyHistogram
     from planner.measure.stats import histogram, percentiles
 
     values = np.array(samples)
+    ttfb = values / 2 if ttfb_lead_s is None else values - ttfb_lead_s
     cell = Cell(
         op="get",
         object_size_bytes=4096,
@@ -86,9 +90,9 @@ def _schema2_host(name: str, start: float, samples: list[float], offered: float 
         window_start_unix=start,
         window_end_unix=start + 10,
         latency_s=percentiles(values),
-        ttfb_s=percentiles(values / 2, with_max=False),
+        ttfb_s=percentiles(ttfb, with_max=False),
         latency_histogram=histogram(values),
-        ttfb_histogram=LatencyHistogram.from_samples((values / 2).tolist()),
+        ttfb_histogram=LatencyHistogram.from_samples(ttfb.tolist()),
     )
     return Profile(
         endpoint="http://s3.example",
@@ -114,6 +118,22 @@ def test_concurrent_hosts_add_their_histograms() -> None:
     assert cell.latency_s.p95 is not None and 0.1 <= cell.latency_s.p95 <= 0.11 * cell.latency_histogram.growth
     assert cell.latency_s.p999 is not None  # 1,000 samples together
     assert cell.latency_s.mean is not None and math.isclose(cell.latency_s.mean, (sum(fast) + sum(slow)) / 1000)
+
+
+def test_a_merged_ttfb_percentile_is_never_above_the_latencys() -> None:
+    """Small objects: TTFB 10 us before the last byte, the slowest request 7.5562 ms. At 40 buckets
+    a decade from 10 us that sample's bucket ends at 10^-2.1 s = 7.943 ms; latency's p99.9 is held
+    at its largest sample (7.5562 ms), and TTFB's, which records no maximum, must be held at
+    latency's: a first byte cannot come after the last (the cell refuses the merge otherwise)."""
+    samples = [0.001 + 0.0065562 * i / 599 for i in range(600)]  # 1 ms to 7.5562 ms
+    a = _schema2_host("a", 1000.0, samples, None, ttfb_lead_s=1e-5)
+    b = _schema2_host("b", 1001.0, samples, None, ttfb_lead_s=1e-5)
+    (cell,) = merge_profiles([a, b]).cells
+    assert cell.ttfb_histogram is not None and cell.ttfb_histogram.quantile(0.999) == pytest.approx(10**-2.1)
+    assert cell.latency_s.p999 == pytest.approx(0.0075562) and cell.latency_s.max == pytest.approx(0.0075562)
+    assert cell.ttfb_s.p999 == cell.latency_s.p999
+    # below the top bucket TTFB's percentiles are its own histogram's, not latency's
+    assert cell.ttfb_s.p50 == cell.ttfb_histogram.quantile(0.5)
 
 
 def test_open_cells_are_matched_by_a_close_arrival_rate() -> None:
