@@ -112,18 +112,19 @@ def test_profiles_cli(fmt: str) -> None:
 
 
 def test_shipped_reference_profiles_are_what_the_builder_writes() -> None:
-    """The JSON files are generated from measure/_build_reference.py: an edit to one without the other is drift."""
+    """The JSON files are generated from planner/measure/_build_reference.py: an edit to one without
+    the other is drift."""
     from importlib import resources
 
     from planner.measure import _build_reference
 
     built = _build_reference.render()
-    folder = resources.files("measure").joinpath("profiles")
+    folder = resources.files("planner.measure").joinpath("profiles")
     shipped = {
         entry.name: entry.read_text(encoding="utf-8") for entry in folder.iterdir() if entry.name.endswith(".json")
     }
     assert sorted(shipped) == sorted(built)
     for name, text in built.items():
         assert shipped[name] == text, (
-            f"measure/profiles/{name} is stale: regenerate with `python -m planner.measure._build_reference`"
+            f"planner/measure/profiles/{name} is stale: regenerate with `python -m planner.measure._build_reference`"
         )

@@ -47,7 +47,8 @@ def test_recommend_refuses_prices_for_an_unknown_provider(tmp_path: Path) -> Non
 
 
 def test_recommend_refuses_a_profile_of_another_provider(tmp_path: Path) -> None:
-    profile = json.loads((EXAMPLES.parent / "measure" / "profiles" / "wasabi.json").read_text(encoding="utf-8"))
+    shipped = EXAMPLES.parent / "planner" / "measure" / "profiles" / "wasabi.json"
+    profile = json.loads(shipped.read_text(encoding="utf-8"))
     (tmp_path / "aws-s3.json").write_text(json.dumps(profile), encoding="utf-8")
     result = invoke("recommend", WEB, "--as-of", AS_OF, "--profiles", str(tmp_path))
     assert_one_line_error(result, source=str(tmp_path / "aws-s3.json"))

@@ -359,7 +359,8 @@ def test_mutated_price_override_in_cost(changes: list[tuple[tuple[str, ...], Any
 
 # --------------------------------------------------------------------------- profiles
 
-PROFILE = json.loads((Path(__file__).resolve().parents[2] / "measure" / "profiles" / "aws-s3.json").read_text())
+PROFILES = Path(__file__).resolve().parents[2] / "planner" / "measure" / "profiles"
+PROFILE = json.loads((PROFILES / "aws-s3.json").read_text())
 
 
 def _number_paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

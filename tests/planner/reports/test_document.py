@@ -93,7 +93,7 @@ def test_report_with_simulation_and_measured_profiles(tmp_path: Path) -> None:
     profiles = tmp_path / "profiles"
     profiles.mkdir()
     (profiles / "cloudflare-r2.json").write_text(
-        (ROOT / "measure" / "profiles" / "cloudflare-r2.json").read_text(encoding="utf-8"), encoding="utf-8"
+        (ROOT / "planner" / "measure" / "profiles" / "cloudflare-r2.json").read_text(encoding="utf-8"), encoding="utf-8"
     )
     out = write_report(workload, tmp_path / "report.html", as_of=AS_OF, profiles_dir=profiles)
     text = " ".join(_parse(out).text)

@@ -1,0 +1,90 @@
+"""The wheel and the sdist are the same from any checkout: one built from a clone made without
+symbolic links (``git -c core.symlinks=false clone``, Windows' default) holds every file that one
+built from a normal clone holds, the price tables and reference profiles among them.
+
+Both are built through setuptools' own PEP 517 hooks, in a subprocess, from the committed tree
+(``git clone`` of this repository), so a file left out of version control cannot hide a gap.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+BUILD = """\
+import sys
+from setuptools import build_meta
+kind, out = sys.argv[1], sys.argv[2]
+print((build_meta.build_wheel if kind == "wheel" else build_meta.build_sdist)(out))
+"""
+
+
+def _clone(tmp: Path, name: str, *config: str) -> Path:
+    target = tmp / name
+    subprocess.run(["git", *config, "clone", "--quiet", "--no-hardlinks", str(ROOT), str(target)], check=True)
+    return target
+
+
+def _build(checkout: Path, kind: str, out: Path) -> Path:
+    out.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", BUILD, kind, str(out)], cwd=checkout, check=True, capture_output=True, text=True
+    )
+    return out / done.stdout.strip().splitlines()[-1]
+
+
+def _wheel_names(path: Path) -> set[str]:
+    with zipfile.ZipFile(path) as wheel:
+        return {name for name in wheel.namelist() if ".dist-info/" not in name}
+
+
+def _sdist_names(path: Path) -> set[str]:
+    with tarfile.open(path) as sdist:
+        # the first component is planner-<version>/; the egg-info is setuptools' own bookkeeping
+        return {m.name.split("/", 1)[1] for m in sdist.getmembers() if "/" in m.name and ".egg-info" not in m.name}
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, set[str]]]:
+    if subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True).returncode != 0:
+        pytest.skip("not a git checkout")
+    tmp = tmp_path_factory.mktemp("packaging")
+    found: dict[str, dict[str, set[str]]] = {}
+    for name, config in (("normal", ()), ("no-links", ("-c", "core.symlinks=false"))):
+        checkout = _clone(tmp, name, *config)
+        found[name] = {
+            "wheel": _wheel_names(_build(checkout, "wheel", tmp / f"{name}-wheel")),
+            "sdist": _sdist_names(_build(checkout, "sdist", tmp / f"{name}-sdist")),
+        }
+    return found
+
+
+def test_the_repository_holds_no_symbolic_links() -> None:
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-s"], capture_output=True, text=True, check=True)
+    links = [line.split("\t", 1)[1] for line in listed.stdout.splitlines() if line.startswith("120000")]
+    assert links == []
+
+
+@pytest.mark.parametrize("kind", ["wheel", "sdist"])
+def test_a_checkout_without_links_builds_the_same_files(builds: dict[str, dict[str, set[str]]], kind: str) -> None:
+    assert builds["no-links"][kind] == builds["normal"][kind]
+
+
+def test_the_wheel_holds_every_package_and_its_data(builds: dict[str, dict[str, set[str]]]) -> None:
+    wheel = builds["no-links"]["wheel"]
+    package = ROOT / "planner"
+    tables = sorted(p.relative_to(ROOT).as_posix() for p in (package / "pricing" / "tables").rglob("*.yaml"))
+    profiles = sorted(p.relative_to(ROOT).as_posix() for p in (package / "measure" / "profiles").glob("*.json"))
+    modules = sorted(p.relative_to(ROOT).as_posix() for p in package.rglob("*.py"))
+    assert tables and profiles and modules
+    assert set(tables) <= wheel
+    assert set(profiles) <= wheel
+    assert set(modules) <= wheel
+    assert "planner/py.typed" in wheel
