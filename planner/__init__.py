@@ -1,13 +1,23 @@
 """planner: choose object storage by measured performance and exact, versioned prices.
 
 The public API is re-exported here and loaded lazily, so ``import planner`` (and the CLI's
-start-up) pays only for what is used.
+start-up) pays only for what is used. ``__all__`` is the contract: every name in it is typed for a
+user's type checker (the ``TYPE_CHECKING`` imports below; the package ships ``py.typed``).
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from planner.costing import estimate_cost, project_costs
+    from planner.errors import InputError, MeasureError, PlannerError, PricingError
+    from planner.migration import MigrationOptions, MigrationPlan, estimate_migration
+    from planner.pricing.models import CostBreakdown, PriceTable, Usage
+    from planner.recommendation import Recommendation, recommend
+    from planner.sim import SimulationResult, WorkloadSimulation, simulate
+    from planner.workload import Workload, load_workload
 
 __version__ = "0.1.0"
 
@@ -33,7 +43,28 @@ _EXPORTS: dict[str, str] = {
     "Usage": "planner.pricing.models",
 }
 
-__all__ = sorted([*_EXPORTS, "__version__"])
+__all__ = [
+    "CostBreakdown",
+    "InputError",
+    "MeasureError",
+    "MigrationOptions",
+    "MigrationPlan",
+    "PlannerError",
+    "PriceTable",
+    "PricingError",
+    "Recommendation",
+    "SimulationResult",
+    "Usage",
+    "Workload",
+    "WorkloadSimulation",
+    "__version__",
+    "estimate_cost",
+    "estimate_migration",
+    "load_workload",
+    "project_costs",
+    "recommend",
+    "simulate",
+]
 
 
 def __getattr__(name: str) -> Any:
