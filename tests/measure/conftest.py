@@ -32,7 +32,7 @@ READONLY_SECRET_KEY = "planner-readonly-secret-Hq7Nc2Wd5Xs1"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "soak: bounded soak runs (about a minute); part of the default suite")
+    config.addinivalue_line("markers", "soak: bounded soak runs (about a minute); in the server tier")
 
 
 @dataclass
