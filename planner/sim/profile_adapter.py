@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -667,6 +668,25 @@ def _service_spread(cells: list[Cell]) -> tuple[LatencyModel | None, str]:
     )
 
 
+@dataclass
+class _Surface:
+    """What one operation's usable cells show, size by size: the unloaded latency (``points``), the
+    latency when client and server idle (``sparse_points``), the body's tail (``tail_points``), the
+    stream curve, the service time where a size's cells level off, the best server fit, and the
+    transfer each size's latency holds (``shifts``, taken back out of the loaded cells)."""
+
+    points: list[tuple[int, LatencyModel]] = field(default_factory=list)
+    sparse_points: list[tuple[int, LatencyModel]] = field(default_factory=list)
+    tail_points: list[tuple[int, LatencyModel]] = field(default_factory=list)
+    stream: list[BandwidthPoint] = field(default_factory=list)
+    service: list[tuple[int, float]] = field(default_factory=list)
+    server: tuple[int, LatencyModel | None, str] | None = None
+    shifts: dict[int, float] = field(default_factory=dict)
+
+
+_SURFACE_FIELD = {"get": "ttfb_get", "put": "ttfb_put", "head": "ttfb_head", "list": "ttfb_list"}
+
+
 def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[ProviderModel, list[str]]:
     """``model`` with latency by operation and size, stream curves and server capacity taken from
     every usable cell of a measured profile, and the notes saying how.
@@ -682,127 +702,168 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
     updates: dict[str, object] = {}
     evidence: dict[str, Evidence] = dict(model.evidence)
     notes: list[str] = []
-    sized: dict[str, SizedLatency] = {}
-    sparse_sized: dict[str, SizedLatency] = {}
-    body_tails: dict[str, SizedLatency] = {}
-    service: dict[str, list[tuple[int, float]]] = {}
-    servers: dict[str, tuple[int, LatencyModel | None, str]] = {}
-    shifts: dict[str, dict[int, float]] = {}
+    surfaces: dict[str, _Surface] = {}
     for op in ("get", "put", "head", "list"):
         mine = [c for c in cells if c.op == op and (op != "get" or c.ttfb_s.p50 is not None)]
-        if not mine:
-            continue
-        by_size: dict[int, list[Cell]] = {}
-        for cell in mine:
-            by_size.setdefault(cell.object_size_bytes or 0, []).append(cell)
-        bases = {size: _base_cells(group) for size, group in sorted(by_size.items())}
-        smallest = bases[min(bases)][0]
-        stream: list[BandwidthPoint] = []
-        points: list[tuple[int, LatencyModel]] = []
-        sparse_points: list[tuple[int, LatencyModel]] = []
-        tail_points: list[tuple[int, LatencyModel]] = []
-        for size, (base, sparse) in bases.items():
-            assert base.latency_s.p50 is not None
-            if op == "get":
-                assert base.ttfb_s.p50 is not None
-                # a lone request's body time: the sparse open-loop cell's where there is one (client and
-                # server idle, nothing else in flight, and the client the open-loop cells ran with)
-                lone = sparse if sparse is not None and sparse.ttfb_s.p50 is not None else base
-                transfer_s = (lone.latency_s.p50 or 0.0) - (lone.ttfb_s.p50 or 0.0)
-                tail = _body_tail(lone, transfer_s)
-                if tail is not None:
-                    tail_points.append((size, tail))
-            else:
-                transfer_s = base.latency_s.p50 - (smallest.latency_s.p50 or 0.0) if op == "put" else 0.0
-            moves = size > 0 and transfer_s >= _REQUEST_BOUND * base.latency_s.p50
-            shifts.setdefault(op, {})[size] = transfer_s if moves and op != "get" else 0.0
-            if moves:
-                stream.append(BandwidthPoint(size_bytes=size, bits_per_s=size * 8 / transfer_s))
-            for source, into in ((base, points), (sparse, sparse_points)):
-                if source is None:
-                    continue
-                if op == "get":
-                    latency = latency_from_cell(source.ttfb_s, source.ttfb_histogram)
-                else:
-                    shift_s = transfer_s if moves else 0.0
-                    latency = latency_from_cell(source.latency_s, source.latency_histogram, shift_s)
-                if latency is not None:
-                    into.append((size, latency))
-            capacity = _capacity(by_size[size])
-            if capacity is not None:
-                service.setdefault(op, []).append((size, 1.0 / capacity[0]))
-                notes.append(
-                    f"{op.upper()} {format_bytes(size, binary=True) if size else ''} capacity {capacity[0]:.4g}/s: "
-                    f"where its cells level off ({capacity[1]})"
-                )
-                busy_mean = base.latency_s.mean or base.latency_s.p50 or 0.0
-                idle_mean = (sparse.latency_s.mean or sparse.latency_s.p50 or 0.0) if sparse else busy_mean
-
-                def unloaded(rate: float, busy: float = busy_mean, idle: float = idle_mean) -> float:
-                    share = math.exp(-rate * busy)  # as the simulator mixes them (Little's law on the rate)
-                    return share * idle + (1 - share) * busy
-
-                closed_spread, _ = _service_spread([c for c in cells if c.op == op])
-                spreads = [(closed_spread, "the most loaded closed loop's"), (_EXPONENTIAL, "exponential")]
-                fitted = _servers(by_size[size], capacity[0], unloaded, spreads)
-                if fitted is not None and fitted[0] > servers.get(op, (0, ""))[0]:
-                    servers[op] = fitted
-        if sparse_points:
-            sparse_sized[op] = SizedLatency(points=sparse_points)
-            notes.append(
-                f"{op.upper()} latency when client and server idle: the sparse open-loop cells (p50 "
-                + ", ".join(f"{format_bytes(size, binary=True)} {m.p50_s * 1000:.3g} ms" for size, m in sparse_points)
-                + "); a request arriving with nothing else in flight (probability exp(-requests in flight), the "
-                "in-flight count by Little's law on the simulated rate) draws from it"
-            )
-        if not points:
-            continue
-        if tail_points:
-            body_tails[op] = SizedLatency(points=tail_points)
-            notes.append(
-                f"{op.upper()} body time beyond its median from the least-loaded cells (p99 "
-                + ", ".join(
-                    f"{format_bytes(size, binary=True)} +{m.p99_s * 1000 if m.p99_s else 0:.3g} ms"
-                    for size, m in tail_points
-                )
-                + "): latency less TTFB, quantile by quantile, less its median, drawn after the transfer (a body "
-                "that stalls lengthens the latency, not the time to first byte)"
-            )
-            evidence[f"latency.body.{op}"] = "measured"
-        sized[op] = SizedLatency(points=points)
-        what = "TTFB" if op == "get" else "latency"
-        sizes_text = ", ".join(
-            f"{format_bytes(size, binary=True)} {latency.p50_s * 1000:.3g} ms"
-            if size
-            else f"{latency.p50_s * 1000:.3g} ms"
-            for size, latency in points
-        )
-        notes.append(
-            f"{op.upper()} {what} from the least-loaded cells of each size (p50 {sizes_text}), their measured "
-            "quantiles as the distribution, interpolated in log size"
-        )
-        evidence[f"latency.{op}"] = "measured"
-        updates[{"get": "ttfb_get", "put": "ttfb_put", "head": "ttfb_head", "list": "ttfb_list"}[op]] = points[0][1]
-        if op == "get":
-            updates["stream_read"] = BandwidthCurve(points=stream)
-            if stream:
-                evidence["stream.read"] = "measured"
-            if len(points) > 1:
-                evidence["latency.size"] = "measured"
-        elif op == "put":
-            updates["stream_write"] = BandwidthCurve(points=stream)
-            if stream:
-                evidence["stream.write"] = "measured"
-        if op in service:
-            evidence[f"capacity.{op}"] = "derived"
-        else:
-            evidence[f"capacity.{op}"] = "assumed"
-            notes.append(
-                f"{op.upper()} capacity: its cells never level off (the rate grew with the requests in flight): "
-                "left unbounded"
-            )
+        if mine:
+            surfaces[op] = surface = _survey(op, mine, cells, notes)
+            if surface.points:
+                updates.update(_adopt_surface(op, surface, notes, evidence))
+    sized = {op: SizedLatency(points=s.points) for op, s in surfaces.items() if s.points}
     if not sized:
         return model, notes
+    sparse_sized = {op: SizedLatency(points=s.sparse_points) for op, s in surfaces.items() if s.sparse_points}
+    _note_tail_and_sparse(sized, bool(sparse_sized), notes, evidence)
+    queues, loaded = _server_queues(surfaces, cells, sized, sparse_sized, notes, evidence)
+    updates.update(
+        latency_by_size=sized,
+        sparse_latency_by_size=sparse_sized,
+        body_tail_by_size={
+            op: SizedLatency(points=s.tail_points) for op, s in surfaces.items() if s.points and s.tail_points
+        },
+        server_queues=queues,
+        loaded_latency=loaded,
+        evidence=evidence,
+    )
+    return model.model_copy(update=updates), notes
+
+
+def _survey(op: str, mine: list[Cell], cells: list[Cell], notes: list[str]) -> _Surface:
+    """One operation's surface from its cells, size by size (``notes`` hears each size's capacity and
+    the sparse cells)."""
+    by_size: dict[int, list[Cell]] = {}
+    for cell in mine:
+        by_size.setdefault(cell.object_size_bytes or 0, []).append(cell)
+    bases = {size: _base_cells(group) for size, group in sorted(by_size.items())}
+    smallest = bases[min(bases)][0]
+    surface = _Surface()
+    for size, (base, sparse) in bases.items():
+        transfer_s, tail = _transfer_s(op, base, sparse, smallest)
+        if tail is not None:
+            surface.tail_points.append((size, tail))
+        assert base.latency_s.p50 is not None
+        moves = size > 0 and transfer_s >= _REQUEST_BOUND * base.latency_s.p50
+        surface.shifts[size] = transfer_s if moves and op != "get" else 0.0
+        if moves:
+            surface.stream.append(BandwidthPoint(size_bytes=size, bits_per_s=size * 8 / transfer_s))
+        for source, into in ((base, surface.points), (sparse, surface.sparse_points)):
+            latency = None if source is None else _unloaded_latency(op, source, transfer_s if moves else 0.0)
+            if latency is not None:
+                into.append((size, latency))
+        _fit_capacity(op, size, by_size[size], (base, sparse), cells, surface, notes)
+    if surface.sparse_points:
+        notes.append(
+            f"{op.upper()} latency when client and server idle: the sparse open-loop cells (p50 "
+            + ", ".join(
+                f"{format_bytes(size, binary=True)} {m.p50_s * 1000:.3g} ms" for size, m in surface.sparse_points
+            )
+            + "); a request arriving with nothing else in flight (probability exp(-requests in flight), the "
+            "in-flight count by Little's law on the simulated rate) draws from it"
+        )
+    return surface
+
+
+def _transfer_s(op: str, base: Cell, sparse: Cell | None, smallest: Cell) -> tuple[float, LatencyModel | None]:
+    """The time a size's least-loaded cell spends moving bytes, and (GET) how much longer than that
+    its body took."""
+    assert base.latency_s.p50 is not None
+    if op == "get":
+        assert base.ttfb_s.p50 is not None
+        # a lone request's body time: the sparse open-loop cell's where there is one (client and
+        # server idle, nothing else in flight, and the client the open-loop cells ran with)
+        lone = sparse if sparse is not None and sparse.ttfb_s.p50 is not None else base
+        transfer_s = (lone.latency_s.p50 or 0.0) - (lone.ttfb_s.p50 or 0.0)
+        return transfer_s, _body_tail(lone, transfer_s)
+    return (base.latency_s.p50 - (smallest.latency_s.p50 or 0.0) if op == "put" else 0.0), None
+
+
+def _unloaded_latency(op: str, source: Cell, shift_s: float) -> LatencyModel | None:
+    """A cell's latency distribution as the simulator draws it: GET's TTFB, else the whole latency
+    less the transfer the simulator adds."""
+    if op == "get":
+        return latency_from_cell(source.ttfb_s, source.ttfb_histogram)
+    return latency_from_cell(source.latency_s, source.latency_histogram, shift_s)
+
+
+def _fit_capacity(
+    op: str,
+    size: int,
+    group: list[Cell],
+    least_loaded: tuple[Cell, Cell | None],
+    cells: list[Cell],
+    surface: _Surface,
+    notes: list[str],
+) -> None:
+    """Where a size's cells level off: its service time, and the servers whose waits fit its
+    open-loop cells (kept in ``surface`` when more than any other size's)."""
+    capacity = _capacity(group)
+    if capacity is None:
+        return
+    surface.service.append((size, 1.0 / capacity[0]))
+    notes.append(
+        f"{op.upper()} {format_bytes(size, binary=True) if size else ''} capacity {capacity[0]:.4g}/s: "
+        f"where its cells level off ({capacity[1]})"
+    )
+    base, sparse = least_loaded
+    busy_mean = base.latency_s.mean or base.latency_s.p50 or 0.0
+    idle_mean = (sparse.latency_s.mean or sparse.latency_s.p50 or 0.0) if sparse else busy_mean
+
+    def unloaded(rate: float) -> float:
+        share = math.exp(-rate * busy_mean)  # as the simulator mixes them (Little's law on the rate)
+        return share * idle_mean + (1 - share) * busy_mean
+
+    closed_spread, _ = _service_spread([c for c in cells if c.op == op])
+    spreads = [(closed_spread, "the most loaded closed loop's"), (_EXPONENTIAL, "exponential")]
+    fitted = _servers(group, capacity[0], unloaded, spreads)
+    if fitted is not None and fitted[0] > (surface.server or (0, None, ""))[0]:
+        surface.server = fitted
+
+
+def _adopt_surface(op: str, surface: _Surface, notes: list[str], evidence: dict[str, Evidence]) -> dict[str, object]:
+    """The model fields one operation's surface sets, with its notes and evidence."""
+    if surface.tail_points:
+        notes.append(
+            f"{op.upper()} body time beyond its median from the least-loaded cells (p99 "
+            + ", ".join(
+                f"{format_bytes(size, binary=True)} +{m.p99_s * 1000 if m.p99_s else 0:.3g} ms"
+                for size, m in surface.tail_points
+            )
+            + "): latency less TTFB, quantile by quantile, less its median, drawn after the transfer (a body "
+            "that stalls lengthens the latency, not the time to first byte)"
+        )
+        evidence[f"latency.body.{op}"] = "measured"
+    what = "TTFB" if op == "get" else "latency"
+    sizes_text = ", ".join(
+        f"{format_bytes(size, binary=True)} {latency.p50_s * 1000:.3g} ms" if size else f"{latency.p50_s * 1000:.3g} ms"
+        for size, latency in surface.points
+    )
+    notes.append(
+        f"{op.upper()} {what} from the least-loaded cells of each size (p50 {sizes_text}), their measured "
+        "quantiles as the distribution, interpolated in log size"
+    )
+    evidence[f"latency.{op}"] = "measured"
+    updates: dict[str, object] = {_SURFACE_FIELD[op]: surface.points[0][1]}
+    if op in ("get", "put"):
+        direction = "read" if op == "get" else "write"
+        updates[f"stream_{direction}"] = BandwidthCurve(points=surface.stream)
+        if surface.stream:
+            evidence[f"stream.{direction}"] = "measured"
+        if op == "get" and len(surface.points) > 1:
+            evidence["latency.size"] = "measured"
+    if surface.service:
+        evidence[f"capacity.{op}"] = "derived"
+    else:
+        evidence[f"capacity.{op}"] = "assumed"
+        notes.append(
+            f"{op.upper()} capacity: its cells never level off (the rate grew with the requests in flight): "
+            "left unbounded"
+        )
+    return updates
+
+
+def _note_tail_and_sparse(
+    sized: dict[str, SizedLatency], sparse: bool, notes: list[str], evidence: dict[str, Evidence]
+) -> None:
     tails = [m for s in sized.values() for _, m in s.points]
     evidence["latency.tail"] = "measured"
     last = max(q for m in tails for q, _ in m.quantiles)
@@ -810,7 +871,7 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
         f"latency tail: measured up to the p{last * 100:g}; beyond it the slope of the last two quantiles "
         "continues (extrapolated)"
     )
-    if sparse_sized:
+    if sparse:
         evidence["latency.sparse"] = "measured"
     else:
         evidence["latency.sparse"] = "assumed"
@@ -818,11 +879,25 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
             "unloaded latency from closed loops back to back; sparse arrivals may see more (a server and client "
             "that idle between requests wake up slower): the profile has no open-loop cell to show it"
         )
+
+
+def _server_queues(
+    surfaces: dict[str, _Surface],
+    cells: list[Cell],
+    sized: dict[str, SizedLatency],
+    sparse_sized: dict[str, SizedLatency],
+    notes: list[str],
+    evidence: dict[str, Evidence],
+) -> tuple[list[ServerQueue], dict[str, LoadedLatency]]:
+    """A first-come-first-served queue for each operation whose cells level off, and the latency its
+    open-loop cells measured under load."""
     queues: list[ServerQueue] = []
     loaded: dict[str, LoadedLatency] = {}
+    service = {op: s.service for op, s in surfaces.items() if s.service}
     for op, op_service in sorted(service.items()):
+        surface = surfaces[op]
         spread, spread_note = _service_spread([c for c in cells if c.op == op])
-        count, fitted_spread, how = servers.get(op, (1, spread, ""))
+        count, fitted_spread, how = surface.server or (1, spread, "")
         if how:
             spread = fitted_spread
             spread_note = "service times spread as the open-loop cells' waits show (below)"
@@ -836,7 +911,7 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
         queues.append(queue)
         if op in sized:
             found = _loaded_latency(
-                [c for c in cells if c.op == op], queue, op, sized[op], sparse_sized.get(op), shifts.get(op, {})
+                [c for c in cells if c.op == op], queue, op, sized[op], sparse_sized.get(op), surface.shifts
             )
             if found is not None:
                 loaded[op] = found[0]
@@ -855,12 +930,4 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
             "cells cannot tell one server from several slower ones; operations do not slow each other, so a mix "
             "is held to each operation's own capacity)"
         )
-    updates.update(
-        latency_by_size=sized,
-        sparse_latency_by_size=sparse_sized,
-        body_tail_by_size=body_tails,
-        server_queues=queues,
-        loaded_latency=loaded,
-        evidence=evidence,
-    )
-    return model.model_copy(update=updates), notes
+    return queues, loaded
