@@ -17,7 +17,7 @@ from planner.evidence import Evidence, weakest
 from planner.units import BitsPerSecond, Bytes, Seconds
 
 if TYPE_CHECKING:
-    from planner.measure.profile import ProfileSummary
+    pass
 
 # Standard normal quantile at 0.99: a lognormal's p99 sits this many sigmas above its median.
 _Z99 = 2.3263478740408408
@@ -589,10 +589,3 @@ class ProviderModel(_Frozen):
     def ceiling_bits_per_s(self, direction: Direction) -> float:
         ceiling = self.read_ceiling_bits_per_s if direction == "read" else self.write_ceiling_bits_per_s
         return math.inf if ceiling is None else ceiling
-
-    @classmethod
-    def from_profile(cls, summary: ProfileSummary) -> ProviderModel:
-        """Adapt a profile's ``summary()``; the mapping is in ``planner.sim.profile_adapter``."""
-        from planner.sim.profile_adapter import provider_model_from_summary
-
-        return provider_model_from_summary(summary)

@@ -15,13 +15,12 @@ from planner.sim import (
     ClosedLoop,
     LatencyModel,
     OperationMix,
-    ProviderModel,
     SimSpec,
     SizeDistribution,
     provider_model_from_profile,
     simulate_spec,
 )
-from planner.sim.profile_adapter import transfer_curve
+from planner.sim.profile_adapter import provider_model_from_summary, transfer_curve
 
 
 def test_lognormal_passes_through_p50_and_p99_above_its_floor() -> None:
@@ -69,7 +68,7 @@ def test_from_profile_summary() -> None:
         hot_object_error="503 SlowDown",
         per_key_write_per_s=1.0,
     )
-    model = ProviderModel.from_profile(summary)
+    model = provider_model_from_summary(summary)
     assert model.provider_id == "cloudflare-r2"
     assert model.ttfb_get.p50_s == model.ttfb_get.p99_s == 0.040
     # 1 GiB at 200 MB/s is a 5.369 s request, 40 ms of it before the first byte: the transfer
@@ -83,7 +82,7 @@ def test_from_profile_summary() -> None:
 
 def test_from_profile_without_ttfb_says_what_is_missing() -> None:
     with pytest.raises(InputError, match="time to first byte"):
-        ProviderModel.from_profile(ProfileSummary(provider="x", source_kind="measured"))
+        provider_model_from_summary(ProfileSummary(provider="x", source_kind="measured"))
 
 
 def test_stream_points_lose_the_latency_the_simulator_adds() -> None:

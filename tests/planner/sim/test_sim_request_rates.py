@@ -12,7 +12,8 @@ from planner.measure.reference import load_reference
 from planner.migration import Endpoint, MigrationOptions, estimate_migration
 from planner.pricing import catalog
 from planner.recommendation import prefix_warnings
-from planner.sim import ProviderModel, provider_model_from_profile, simulate
+from planner.sim import provider_model_from_profile, simulate
+from planner.sim.profile_adapter import provider_model_from_summary
 from planner.sim.workload_adapter import adapt_workload, prefixes_needed
 from planner.workload import Workload, parse_workload
 
@@ -102,9 +103,9 @@ def test_recommend_warns_about_the_layout() -> None:
 
 def test_a_lower_bound_ceiling_is_not_enforced() -> None:
     base = {"provider": "x", "source_kind": "published", "ttfb_p50_s": 0.02, "read_ceiling_bytes_per_s": 66e6}
-    exact = ProviderModel.from_profile(ProfileSummary.model_validate(base))
+    exact = provider_model_from_summary(ProfileSummary.model_validate(base))
     assert exact.read_ceiling_bits_per_s == pytest.approx(528e6)
-    lower = ProviderModel.from_profile(
+    lower = provider_model_from_summary(
         ProfileSummary.model_validate(
             {**base, "notes": {"read_ceiling_bytes_per_s": "best cell observed (a lower bound on the service ceiling)"}}
         )
