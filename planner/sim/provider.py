@@ -8,16 +8,13 @@ from __future__ import annotations
 
 import bisect
 import math
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planner.evidence import Evidence, weakest
 from planner.units import BitsPerSecond, Bytes, Seconds
-
-if TYPE_CHECKING:
-    pass
 
 # Standard normal quantile at 0.99: a lognormal's p99 sits this many sigmas above its median.
 _Z99 = 2.3263478740408408
