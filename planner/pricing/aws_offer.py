@@ -324,132 +324,19 @@ def _single(price: _Price, source: str, what: str) -> tuple[Decimal, str]:
 def _region_table(
     region: str, prices: dict[Target, _Price], template: PriceTable, sources: list[str], source: str
 ) -> ImportedTable:
-    if ("storage", "standard", "") not in prices:
-        raise _fail(source, f"{region}: no S3 Standard storage price (TimedStorage-ByteHrs); cannot write its table")
-    if ("egress", "", "internet") not in prices:
-        raise _fail(
-            source,
-            f"{region}: no internet egress price (DataTransfer-Out-Bytes); pass the AWSDataTransfer offer"
-            " with --transfer",
-        )
-    effective = max((p.effective for p in prices.values() if p.effective is not None), default=None)
-    if effective is None:
-        raise _fail(source, f"{region}: no effectiveDate on any term; cannot date the table")
-    raw = template.model_dump(
-        mode="python", exclude_none=True, exclude_defaults=True, exclude={"effective_from", "regional_folder", "label"}
-    )
-    raw.pop("regions", None)
-    raw["region"] = region
-    raw["status"] = "verified-primary"
-    raw["effective_from_status"] = "unverified"
-    raw["sources"] = [*sources, *[s for s in template.sources if "pricing.us-east-1.amazonaws.com" not in s]]
-    raw["notes"] = [
-        "Prices read from AWS's Price List offer files; each cites its SKU and rate code. The table's date is"
-        " the latest effectiveDate of its terms: the prices may have held earlier.",
-        f"Billing units, minimum durations and sizes, limits and request groups are not in the offer file: they"
-        f" are those of {template.version}.",
-        *[n for n in template.notes if "GB is 2^30" in n],
-    ]
+    """One region's table: the template's shape (units, limits, request groups) with every price the
+    offer states, and what it does not state kept from the template and marked unverified."""
+    effective = _effective(region, prices, source)
+    raw = _region_header(region, template, sources)
     imported = ImportedTable(region=region, effective_from=effective)
-    internet = prices[("egress", "", "internet")]
-    raw["egress"]["internet"] = {
-        **raw["egress"]["internet"],
-        "tiers": _tiers(internet),
-        "status": "verified-primary",
-        "note": "Tiers as the offer file states them, in GB of 2^30 bytes.",
-    }
-    if ("inter_region", "", "") in prices:
-        inter = prices[("inter_region", "", "")]
-        raw["egress"]["inter_region"] = {
-            **{
-                k: v
-                for k, v in raw["egress"].get("inter_region", {"unit": "GB", "unit_bytes": 2**30}).items()
-                if k != "status"
-            },
-            "tiers": _tiers(inter),
-            "note": "The price to most other regions (the commonest of the offer's per-destination prices).",
-        }
-    elif "inter_region" in raw["egress"]:
-        raw["egress"]["inter_region"]["status"] = "unverified"
-        raw["egress"]["inter_region"]["note"] = f"Not in the offer files: {template.version}'s price."
-        imported.from_defaults.append("inter-region transfer")
+    _price_egress(raw["egress"], prices, template, imported)
     classes: dict[str, Any] = {}
     for class_id, storage_class in raw["classes"].items():
-        storage = prices.get(("storage", class_id, ""))
-        if storage is None:
+        if ("storage", class_id, "") not in prices:
             imported.dropped_classes.append(class_id)
             continue
-        inherited: list[str] = []
-        entry = dict(storage_class)
-        entry.pop("note", None)
-        entry["status"] = "verified-primary"
-        # each tier states its own status; a price-wide one would be read by no bill (no allowance here)
-        entry["storage"] = {**entry["storage"], "tiers": _tiers(storage)}
-        entry["storage"].pop("note", None)
-        entry["storage"].pop("status", None)
-        requests = []
-        for group in entry.get("requests", []):
-            price = prices.get(("request", class_id, group["id"]))
-            group = {k: v for k, v in group.items() if k != "note"}
-            if price is None:
-                group.update(status="unverified", source=f"not in the offer file: {template.version}'s price")
-                inherited.append(f"{group['id']} requests")
-            else:
-                per_request, cite = _single(price, source, "a request price")
-                group.update(price=_plain(per_request * 1000), per=1000, status="verified-primary", source=cite)
-            requests.append(group)
-        if requests:
-            entry["requests"] = requests
-        if "retrieval" in entry:
-            options = {}
-            for option_id, option in entry["retrieval"]["options"].items():
-                option = dict(option)
-                per_gb = prices.get(("retrieval", class_id, option_id))
-                per_restore = prices.get(("retrieval_requests", class_id, option_id))
-                cites = []
-                if per_gb is not None:
-                    option["per_gb"], cite = _single(per_gb, source, "a retrieval price")
-                    option["per_gb"] = _plain(option["per_gb"])
-                    cites.append(cite)
-                if per_restore is not None:
-                    value, cite = _single(per_restore, source, "a retrieval request price")
-                    option["per_1000_requests"] = _plain(value * 1000)
-                    cites.append(cite)
-                missing = per_gb is None or (per_restore is None and option.get("per_1000_requests"))
-                option["status"] = "unverified" if missing else "verified-primary"
-                if missing:
-                    inherited.append(f"{option_id} retrieval")
-                    cites.append(f"otherwise {template.version}'s price")
-                option["source"] = "; ".join(cites)
-                options[option_id] = option
-            entry["retrieval"] = {**entry["retrieval"], "options": options}
-        if "access_tiers" in entry:
-            tiers = dict(entry["access_tiers"])
-            for tier_id in tiers:
-                tier_price = prices.get(("access_tier", class_id, tier_id))
-                if tier_price is None:
-                    inherited.append(f"{tier_id} access tier")
-                else:
-                    tiers[tier_id] = _plain(_single(tier_price, source, "an access-tier price")[0])
-            entry["access_tiers"] = tiers
-        if "monitoring" in entry:
-            monitoring = prices.get(("monitoring", class_id, ""))
-            if monitoring is None:
-                entry["monitoring"] = {**entry["monitoring"], "status": "unverified"}
-                inherited.append("monitoring")
-            else:
-                per_object, _ = _single(monitoring, source, "a monitoring price")
-                entry["monitoring"] = {
-                    **entry["monitoring"],
-                    "price": _plain(per_object * entry["monitoring"]["per"]),
-                    "status": "verified-primary",
-                }
-        if inherited:
-            entry["note"] = (
-                f"Not in the offer file, so {template.version}'s figure (unverified): {', '.join(inherited)}."
-            )
-            imported.from_defaults += [f"{class_id}: {what}" for what in inherited]
-        classes[class_id] = entry
+        classes[class_id], inherited = _class_entry(class_id, storage_class, prices, template, source)
+        imported.from_defaults += [f"{class_id}: {what}" for what in inherited]
     raw["classes"] = classes
     # which classes must be restored before a read is a property of the class, not of the offer
     raw["limits"]["restore_required"] = [c for c in template.limits.restore_required if c in classes]
@@ -472,6 +359,168 @@ def _region_table(
         ],
     )
     return imported
+
+
+def _effective(region: str, prices: dict[Target, _Price], source: str) -> dt.date:
+    """The table's date: the latest effectiveDate of its terms, once the prices a table needs are there."""
+    if ("storage", "standard", "") not in prices:
+        raise _fail(source, f"{region}: no S3 Standard storage price (TimedStorage-ByteHrs); cannot write its table")
+    if ("egress", "", "internet") not in prices:
+        raise _fail(
+            source,
+            f"{region}: no internet egress price (DataTransfer-Out-Bytes); pass the AWSDataTransfer offer"
+            " with --transfer",
+        )
+    effective = max((p.effective for p in prices.values() if p.effective is not None), default=None)
+    if effective is None:
+        raise _fail(source, f"{region}: no effectiveDate on any term; cannot date the table")
+    return effective
+
+
+def _region_header(region: str, template: PriceTable, sources: list[str]) -> dict[str, Any]:
+    """The template's fields as the region's table starts them: its region, status, sources and notes."""
+    raw = template.model_dump(
+        mode="python", exclude_none=True, exclude_defaults=True, exclude={"effective_from", "regional_folder", "label"}
+    )
+    raw.pop("regions", None)
+    raw["region"] = region
+    raw["status"] = "verified-primary"
+    raw["effective_from_status"] = "unverified"
+    raw["sources"] = [*sources, *[s for s in template.sources if "pricing.us-east-1.amazonaws.com" not in s]]
+    raw["notes"] = [
+        "Prices read from AWS's Price List offer files; each cites its SKU and rate code. The table's date is"
+        " the latest effectiveDate of its terms: the prices may have held earlier.",
+        f"Billing units, minimum durations and sizes, limits and request groups are not in the offer file: they"
+        f" are those of {template.version}.",
+        *[n for n in template.notes if "GB is 2^30" in n],
+    ]
+    return raw
+
+
+def _price_egress(
+    egress: dict[str, Any], prices: dict[Target, _Price], template: PriceTable, imported: ImportedTable
+) -> None:
+    """Internet egress from the offer's tiers; inter-region transfer from it too, else the template's."""
+    internet = prices[("egress", "", "internet")]
+    egress["internet"] = {
+        **egress["internet"],
+        "tiers": _tiers(internet),
+        "status": "verified-primary",
+        "note": "Tiers as the offer file states them, in GB of 2^30 bytes.",
+    }
+    if ("inter_region", "", "") in prices:
+        inter = prices[("inter_region", "", "")]
+        egress["inter_region"] = {
+            **{
+                k: v
+                for k, v in egress.get("inter_region", {"unit": "GB", "unit_bytes": 2**30}).items()
+                if k != "status"
+            },
+            "tiers": _tiers(inter),
+            "note": "The price to most other regions (the commonest of the offer's per-destination prices).",
+        }
+    elif "inter_region" in egress:
+        egress["inter_region"]["status"] = "unverified"
+        egress["inter_region"]["note"] = f"Not in the offer files: {template.version}'s price."
+        imported.from_defaults.append("inter-region transfer")
+
+
+def _class_entry(
+    class_id: str, storage_class: dict[str, Any], prices: dict[Target, _Price], template: PriceTable, source: str
+) -> tuple[dict[str, Any], list[str]]:
+    """One storage class priced from the offer, and what it kept of the template's (unverified)."""
+    inherited: list[str] = []
+    entry = dict(storage_class)
+    entry.pop("note", None)
+    entry["status"] = "verified-primary"
+    # each tier states its own status; a price-wide one would be read by no bill (no allowance here)
+    entry["storage"] = {**entry["storage"], "tiers": _tiers(prices[("storage", class_id, "")])}
+    entry["storage"].pop("note", None)
+    entry["storage"].pop("status", None)
+    requests = [
+        _request_group(group, prices.get(("request", class_id, group["id"])), template, source, inherited)
+        for group in entry.get("requests", [])
+    ]
+    if requests:
+        entry["requests"] = requests
+    if "retrieval" in entry:
+        options = {
+            option_id: _retrieval_option(option_id, option, class_id, prices, template, source, inherited)
+            for option_id, option in entry["retrieval"]["options"].items()
+        }
+        entry["retrieval"] = {**entry["retrieval"], "options": options}
+    if "access_tiers" in entry:
+        entry["access_tiers"] = _access_tiers(entry["access_tiers"], class_id, prices, source, inherited)
+    if "monitoring" in entry:
+        entry["monitoring"] = _monitoring(entry["monitoring"], prices.get(("monitoring", class_id, "")), source)
+        if entry["monitoring"]["status"] == "unverified":
+            inherited.append("monitoring")
+    if inherited:
+        entry["note"] = f"Not in the offer file, so {template.version}'s figure (unverified): {', '.join(inherited)}."
+    return entry, inherited
+
+
+def _request_group(
+    group: dict[str, Any], price: _Price | None, template: PriceTable, source: str, inherited: list[str]
+) -> dict[str, Any]:
+    group = {k: v for k, v in group.items() if k != "note"}
+    if price is None:
+        group.update(status="unverified", source=f"not in the offer file: {template.version}'s price")
+        inherited.append(f"{group['id']} requests")
+    else:
+        per_request, cite = _single(price, source, "a request price")
+        group.update(price=_plain(per_request * 1000), per=1000, status="verified-primary", source=cite)
+    return group
+
+
+def _retrieval_option(
+    option_id: str,
+    option: dict[str, Any],
+    class_id: str,
+    prices: dict[Target, _Price],
+    template: PriceTable,
+    source: str,
+    inherited: list[str],
+) -> dict[str, Any]:
+    option = dict(option)
+    per_gb = prices.get(("retrieval", class_id, option_id))
+    per_restore = prices.get(("retrieval_requests", class_id, option_id))
+    cites = []
+    if per_gb is not None:
+        option["per_gb"], cite = _single(per_gb, source, "a retrieval price")
+        option["per_gb"] = _plain(option["per_gb"])
+        cites.append(cite)
+    if per_restore is not None:
+        value, cite = _single(per_restore, source, "a retrieval request price")
+        option["per_1000_requests"] = _plain(value * 1000)
+        cites.append(cite)
+    missing = per_gb is None or (per_restore is None and option.get("per_1000_requests"))
+    option["status"] = "unverified" if missing else "verified-primary"
+    if missing:
+        inherited.append(f"{option_id} retrieval")
+        cites.append(f"otherwise {template.version}'s price")
+    option["source"] = "; ".join(cites)
+    return option
+
+
+def _access_tiers(
+    tiers: dict[str, Any], class_id: str, prices: dict[Target, _Price], source: str, inherited: list[str]
+) -> dict[str, Any]:
+    tiers = dict(tiers)
+    for tier_id in tiers:
+        tier_price = prices.get(("access_tier", class_id, tier_id))
+        if tier_price is None:
+            inherited.append(f"{tier_id} access tier")
+        else:
+            tiers[tier_id] = _plain(_single(tier_price, source, "an access-tier price")[0])
+    return tiers
+
+
+def _monitoring(monitoring: dict[str, Any], price: _Price | None, source: str) -> dict[str, Any]:
+    if price is None:
+        return {**monitoring, "status": "unverified"}
+    per_object, _ = _single(price, source, "a monitoring price")
+    return {**monitoring, "price": _plain(per_object * monitoring["per"]), "status": "verified-primary"}
 
 
 def import_offer(
