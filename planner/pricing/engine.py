@@ -186,9 +186,10 @@ class _Bill:
         return shares
 
     def storage(self) -> None:
+        """Storage and what is billed with it, line by line in this order: the stored bytes (by access
+        tier where the class has tiers), the minimum billable object size, per-object overhead,
+        monitoring and the minimum billable storage."""
         sc, usage = self.storage_class, self.usage
-        price = sc.storage
-        unit_bytes = Decimal(price.unit_bytes)
         bins = self.object_bins()
         needs_objects = sc.min_object_bytes or sc.object_overhead or sc.monitoring
         if needs_objects and bins is None and usage.stored_bytes:
@@ -196,9 +197,21 @@ class _Bill:
                 f"{sc.name}: no object count given, so per-object charges (minimum object size, "
                 "overhead, monitoring) are left out"
             )
-        stored = Decimal(usage.stored_bytes)
+        self._stored_bytes(bins)
+        padding = ZERO
+        if bins is not None:
+            padding = self._minimum_object_size(bins)
+            self._object_overhead(bins)
+            self._monitoring(bins)
+        self._minimum_storage(Decimal(usage.stored_bytes) + padding)
 
-        # Extra access tiers (Intelligent-Tiering) hold a share of the monitored objects' bytes.
+    def _stored_bytes(self, bins: list[SizeBin] | None) -> None:
+        """The stored bytes; in a class with extra access tiers (Intelligent-Tiering), each tier's share
+        of the monitored objects' bytes at its price and the rest as frequent access."""
+        sc, usage = self.storage_class, self.usage
+        price = sc.storage
+        unit_bytes = Decimal(price.unit_bytes)
+        stored = Decimal(usage.stored_bytes)
         tier_bytes: dict[str, Decimal] = {}
         if sc.access_tiers:
             eligible = stored
@@ -227,73 +240,91 @@ class _Bill:
                     self.status(price.status),
                 )
 
-        first_price = price.tiers[0].price
-        padding = ZERO
-        if sc.min_object_bytes and bins is not None:
-            small = [b for b in bins if b.bytes < sc.min_object_bytes and b.count]
-            padding = sum(
-                (rules.padding_bytes(Decimal(b.bytes), Decimal(b.count), sc.min_object_bytes) for b in bins), ZERO
+    def _minimum_object_size(self, bins: list[SizeBin]) -> Decimal:
+        """Objects under the class's minimum billable size billed as that size; the bytes it adds."""
+        sc = self.storage_class
+        price = sc.storage
+        if not sc.min_object_bytes:
+            return ZERO
+        small = [b for b in bins if b.bytes < sc.min_object_bytes and b.count]
+        padding = sum(
+            (rules.padding_bytes(Decimal(b.bytes), Decimal(b.count), sc.min_object_bytes) for b in bins), ZERO
+        )
+        if padding > 0:
+            count = sum(b.count for b in small)
+            self.add(
+                "minimum",
+                f"minimum billable object size: {count:,} objects under {sc.min_object_bytes:,} bytes "
+                "billed as that size",
+                rules.units_of(padding, price.unit_bytes, self.table.billing.round_up),
+                price.unit,
+                price.tiers[0].price,
+                self.status(price.status),
             )
-            if padding > 0:
-                count = sum(b.count for b in small)
-                self.add(
-                    "minimum",
-                    f"minimum billable object size: {count:,} objects under {sc.min_object_bytes:,} bytes "
-                    "billed as that size",
-                    rules.units_of(padding, price.unit_bytes, self.table.billing.round_up),
-                    price.unit,
-                    first_price,
-                    self.status(price.status),
-                )
-        if sc.object_overhead and bins is not None:
-            overhead = sc.object_overhead
-            objects = sum(b.count for b in bins)
-            if objects:
-                status = self.status(overhead.status)
-                self.add(
-                    "storage",
-                    f"per-object overhead: {objects:,} objects x {overhead.class_rate_bytes:,} bytes at {sc.name} rate",
-                    self.round(Decimal(objects * overhead.class_rate_bytes) / unit_bytes),
-                    price.unit,
-                    first_price,
-                    status,
-                )
-                standard = self.table.classes[overhead.standard_rate_class].storage
-                self.add(
-                    "storage",
-                    f"per-object overhead: {objects:,} objects x {overhead.standard_rate_bytes:,} bytes at "
-                    f"{self.table.classes[overhead.standard_rate_class].name} rate",
-                    self.round(Decimal(objects * overhead.standard_rate_bytes) / Decimal(standard.unit_bytes)),
-                    standard.unit,
-                    standard.tiers[0].price,
-                    status,
-                )
-        if sc.monitoring and bins is not None:
-            least = sc.monitoring.min_object_bytes
-            monitored = sum((rules.monitored_objects(Decimal(b.bytes), Decimal(b.count), least) for b in bins), ZERO)
-            if monitored:
-                per = sc.monitoring.per
-                self.add(
-                    "storage",
-                    f"monitoring and automation: {monitored:,} objects of at least "
-                    f"{sc.monitoring.min_object_bytes:,} bytes",
-                    rules.units_of(monitored, per, self.table.billing.round_up),
-                    f"{per:,} objects",
-                    sc.monitoring.price,
-                    self.status(sc.monitoring.status),
-                )
-        if sc.minimum_billable_bytes:
-            shortfall = rules.shortfall_bytes(stored + padding, sc.minimum_billable_bytes)
-            if shortfall > 0:
-                self.add(
-                    "minimum",
-                    f"minimum billable storage of {_number(sc.minimum_billable_bytes / unit_bytes)} {price.unit}: "
-                    "the shortfall",
-                    rules.units_of(shortfall, price.unit_bytes, self.table.billing.round_up),
-                    price.unit,
-                    first_price,
-                    self.status(price.status),
-                )
+        return padding
+
+    def _object_overhead(self, bins: list[SizeBin]) -> None:
+        """Glacier's per-object overhead: bytes at the class's own rate and bytes at a standard rate."""
+        sc = self.storage_class
+        overhead = sc.object_overhead
+        objects = sum(b.count for b in bins)
+        if overhead is None or not objects:
+            return
+        price = sc.storage
+        status = self.status(overhead.status)
+        self.add(
+            "storage",
+            f"per-object overhead: {objects:,} objects x {overhead.class_rate_bytes:,} bytes at {sc.name} rate",
+            self.round(Decimal(objects * overhead.class_rate_bytes) / Decimal(price.unit_bytes)),
+            price.unit,
+            price.tiers[0].price,
+            status,
+        )
+        standard = self.table.classes[overhead.standard_rate_class].storage
+        self.add(
+            "storage",
+            f"per-object overhead: {objects:,} objects x {overhead.standard_rate_bytes:,} bytes at "
+            f"{self.table.classes[overhead.standard_rate_class].name} rate",
+            self.round(Decimal(objects * overhead.standard_rate_bytes) / Decimal(standard.unit_bytes)),
+            standard.unit,
+            standard.tiers[0].price,
+            status,
+        )
+
+    def _monitoring(self, bins: list[SizeBin]) -> None:
+        """Intelligent-Tiering's monitoring and automation charge, per object large enough to monitor."""
+        monitoring = self.storage_class.monitoring
+        if monitoring is None:
+            return
+        least = monitoring.min_object_bytes
+        monitored = sum((rules.monitored_objects(Decimal(b.bytes), Decimal(b.count), least) for b in bins), ZERO)
+        if monitored:
+            self.add(
+                "storage",
+                f"monitoring and automation: {monitored:,} objects of at least {least:,} bytes",
+                rules.units_of(monitored, monitoring.per, self.table.billing.round_up),
+                f"{monitoring.per:,} objects",
+                monitoring.price,
+                self.status(monitoring.status),
+            )
+
+    def _minimum_storage(self, billed_bytes: Decimal) -> None:
+        """The shortfall below the class's minimum billable storage (Wasabi's and IDrive e2's 1 TB)."""
+        sc = self.storage_class
+        price = sc.storage
+        if not sc.minimum_billable_bytes:
+            return
+        shortfall = rules.shortfall_bytes(billed_bytes, sc.minimum_billable_bytes)
+        if shortfall > 0:
+            self.add(
+                "minimum",
+                f"minimum billable storage of {_number(sc.minimum_billable_bytes / Decimal(price.unit_bytes))} "
+                f"{price.unit}: the shortfall",
+                rules.units_of(shortfall, price.unit_bytes, self.table.billing.round_up),
+                price.unit,
+                price.tiers[0].price,
+                self.status(price.status),
+            )
 
     def early_deletion(self) -> None:
         """Objects deleted before the class's minimum duration pay for the remaining days.
