@@ -13,8 +13,6 @@ from planner.migration.models import Strategy
 from planner.migration.schedules import AgeOut, BulkCopy, CopyOnRead, Schedule, reads_done_day
 from planner.migration.timeline import StrategyRun, simulate_timeline
 
-_NO_RETENTION = "the workload states no retention (storage.retention): its data never ages out"
-
 
 class StrategyTimeline(ABC):
     """One strategy: its slices of the stored data, and its timeline over the horizon."""
@@ -22,6 +20,8 @@ class StrategyTimeline(ABC):
     name: ClassVar[Strategy]
     reads_follow_copies: ClassVar[bool] = False
     """Whether reads go to the destination from the first day (and copy what they miss there)."""
+    ages_out: ClassVar[bool] = False
+    """Whether it leaves data to expire at the source (it then needs a retention)."""
 
     @abstractmethod
     def schedules(self, inputs: MigrationInputs) -> list[Schedule] | str:
@@ -33,6 +33,8 @@ class StrategyTimeline(ABC):
 
     def run(self, inputs: MigrationInputs) -> StrategyRun | str:
         """The strategy's timeline, or why it does not apply."""
+        if self.ages_out and inputs.workload.storage.retention is None:
+            return "the workload states no retention (storage.retention): its data never ages out"
         schedules = self.schedules(inputs)
         if isinstance(schedules, str):
             return schedules
@@ -77,10 +79,9 @@ class AgeOutStrategy(StrategyTimeline):
     """Copy nothing: new writes go to the destination and the source's data expires where it is."""
 
     name = "age-out"
+    ages_out = True
 
     def schedules(self, inputs: MigrationInputs) -> list[Schedule] | str:
-        if inputs.workload.storage.retention is None:
-            return _NO_RETENTION
         lo, hi = inputs.lives
         return [AgeOut(share=1.0, lo=lo, hi=hi)]
 
@@ -89,10 +90,9 @@ class HybridStrategy(StrategyTimeline):
     """Let data that expires soon age out at the source and copy the rest in bulk."""
 
     name = "hybrid"
+    ages_out = True
 
     def schedules(self, inputs: MigrationInputs) -> list[Schedule] | str:
-        if inputs.workload.storage.retention is None:
-            return _NO_RETENTION
         lo, hi = inputs.lives
         within = inputs.cutoff.days
         if hi <= within:
