@@ -572,13 +572,13 @@ def migration(plan: MigrationPlan, fmt: str) -> str:
     duration_mark = "" if plan.duration_evidence is None else MARKERS[plan.duration_evidence]
     if plan.duration_hours == float("inf"):
         share = f"{plan.left_behind_share:.1%} of the data still only at {plan.source}"
-        hours = f"not complete within the {len(plan.timeline)}-month horizon ({share})"
+        hours = f"not complete within the {plan.horizon_months}-month horizon ({share})"
     else:
         hours = f"{plan.duration_hours:,.1f} hours ({plan.duration_hours / 24:,.1f} days)"
     payback = (
         f"month {plan.payback_month} (the first month the cumulative cost of moving is at most staying's)"
         if plan.payback_month is not None
-        else f"not within the {len(plan.timeline)}-month horizon"
+        else f"not within the {plan.horizon_months}-month horizon"
     )
     last = plan.timeline[-1]
     parts = [
@@ -588,7 +588,7 @@ def migration(plan: MigrationPlan, fmt: str) -> str:
         f"Strategy: {plan.strategy}; {plan.chosen_because}.",
         f"One-time cost: {usd(plan.one_time_cost_usd)}. Duration: {hours}{duration_mark}; bound by {plan.bottleneck}.",
         f"Month 1: {usd(plan.monthly_before_usd)} to stay; month {last.month}: {usd(last.stay_usd)} to stay, "
-        f"{usd(last.move_usd)} moving. Pays back in {payback}.",
+        f"{usd(plan.monthly_after_usd)} moving. Pays back in {payback}.",
         "",
         heading("Strategies compared", fmt, level=3),
         table(

@@ -750,17 +750,17 @@ def migrate_command(
     """One-time bill, duration and payback of moving a workload between providers."""
     rows_only(output, "migrate")
     from planner import render
-    from planner.migration import STRATEGIES, Endpoint, MigrationOptions, estimate_migration
+    from planner.migration import CHECKS, COPY_HOSTS, STRATEGIES, Endpoint, MigrationOptions, estimate_migration
     from planner.units import parse_duration, parse_rate
     from planner.workload import load_workload
 
     if strategy is not None and strategy not in STRATEGIES:
         raise InputError(f"{strategy!r} is not a strategy (use {', '.join(STRATEGIES)})", source="--strategy")
-    hosts = ("on-premises", "source-region", "destination-service")
-    if copy_from not in hosts:
-        raise InputError(f"{copy_from!r} is not a copy host (use {', '.join(hosts)})", source="--copy-from")
-    if check not in ("list", "head", "none"):
-        raise InputError(f"{check!r} is not a check (use list, head or none)", source="--check")
+    if copy_from not in COPY_HOSTS:
+        raise InputError(f"{copy_from!r} is not a copy host (use {', '.join(COPY_HOSTS)})", source="--copy-from")
+    if check not in CHECKS:
+        checks = f"{', '.join(CHECKS[:-1])} or {CHECKS[-1]}"
+        raise InputError(f"{check!r} is not a check (use {checks})", source="--check")
 
     workload = load_workload(workload_file)
     age = parse_option(parse_duration, data_age, "--data-age")

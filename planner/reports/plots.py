@@ -715,12 +715,12 @@ def save_migration_plot(plan: MigrationPlan, path: Path) -> None:
             )
             verdict = f"pays back in month {plan.payback_month}"
         else:
-            verdict = f"does not pay back within the {len(timeline)}-month horizon"
+            verdict = f"does not pay back within the {plan.horizon_months}-month horizon"
         if timeline:
-            gap = stay[-1] - move[-1]
-            outcome = f"saves {usd_label(gap)}" if gap >= 0 else f"costs {usd_label(-gap)} more"
+            saving = plan.saving_usd
+            outcome = f"saves {usd_label(saving)}" if saving >= 0 else f"costs {usd_label(-saving)} more"
             cumulative.set_title(
-                f"Cumulative cost: moving {outcome} over {len(timeline)} months; {verdict}", loc="left"
+                f"Cumulative cost: moving {outcome} over {plan.horizon_months} months; {verdict}", loc="left"
             )
         cumulative.set_ylim(bottom=0)
         _usd_axis(cumulative.yaxis)

@@ -452,3 +452,25 @@ def test_hybrid_cutoff_at_the_break_even_costs_less_than_others() -> None:
             w, options("aws-s3", "cloudflare-r2", months=12, strategy="hybrid", age_out_within_days=other)
         )
         assert total <= forced.timeline[-1].cumulative_move_usd
+
+
+def test_the_plan_carries_what_its_presenters_show() -> None:
+    # The plot's title and the text's horizon read these fields, never the timeline's arithmetic.
+    plan = estimate_migration(workload(stored="100 TB", objects=1_000_000), options("aws-s3", "cloudflare-r2"))
+    last = plan.timeline[-1]
+    assert plan.horizon_months == len(plan.timeline) == 6
+    assert plan.saving_usd == last.cumulative_stay_usd - last.cumulative_move_usd
+    assert plan.monthly_after_usd == last.move_usd
+
+
+def test_the_cli_names_the_model_choices(run_cli: object) -> None:
+    from typing import get_args
+
+    from planner.migration import CHECKS, COPY_HOSTS, STRATEGIES, Check, CopyHost, Strategy
+
+    assert (get_args(Strategy), get_args(CopyHost), get_args(Check)) == (STRATEGIES, COPY_HOSTS, CHECKS)
+    data_lake = str(EXAMPLES / "data-lake.yaml")
+    bad: Result = run_cli("migrate", data_lake, "--from", "aws-s3", "--to", "cloudflare-r2", "--check", "x")  # type: ignore[operator]
+    assert bad.code == 2 and "'x' is not a check (use list, head or none)" in bad.err
+    bad = run_cli("migrate", data_lake, "--from", "aws-s3", "--to", "cloudflare-r2", "--copy-from", "x")  # type: ignore[operator]
+    assert bad.code == 2 and "(use on-premises, source-region, destination-service)" in bad.err
