@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from planner.errors import PricingError
 from planner.pricing import rules
-from planner.pricing.models import PriceTable, TieredPrice
+from planner.pricing.models import PriceTable, StorageClass, TieredPrice
 
 Array = npt.NDArray[np.float64]
 
@@ -85,17 +85,37 @@ def _lines(
     egress = _as_array(egress_bytes, size)
     retrieval = _as_array(retrieval_bytes, size)
     inter = _as_array(inter_region_bytes, size)
-    round_up = table.billing.round_up
-    zero = np.zeros(size)
     lines = _Lines(size)
+    _storage_lines(lines, table, sc, stored, object_count)
+    if deletions is not None and sc.min_duration_days:
+        _early_deletion_lines(lines, table, sc, deletions)
+    _request_lines(lines, table, storage_class, requests or {})
+    if sc.retrieval is not None:
+        option = sc.retrieval.options[sc.retrieval.default]
+        round_up = table.billing.round_up
+        lines.add(rules.units_of(retrieval, sc.retrieval.unit_bytes, round_up) * float(option.per_gb))
+        if option.per_1000_requests:
+            restores = _as_array(retrieval_requests, size)
+            lines.add(rules.units_of(restores, 1000, round_up) * float(option.per_1000_requests))
+    egress_units = _transfer_lines(lines, table, stored, egress, inter)
+    fee = table.buckets
+    if fee is not None and buckets > fee.included:
+        lines.add(np.full(size, float((buckets - fee.included) * fee.price)))
+    return lines, egress_units
 
+
+def _storage_lines(
+    lines: _Lines, table: PriceTable, sc: StorageClass, stored: Array, object_count: npt.ArrayLike | None
+) -> None:
+    """Storage and what is billed with it, as the engine writes them."""
+    round_up = table.billing.round_up
     price = sc.storage
     first = float(price.tiers[0].price)
+    zero = np.zeros(lines.size)
     lines.tiered(stored / float(price.unit_bytes), price, zero, round_up)
-
     padding = zero
     if object_count is not None:
-        count = _as_array(object_count, size)
+        count = _as_array(object_count, lines.size)
         mean = np.floor(stored / np.where(count > 0, count, 1.0))  # the engine's one bin of the mean size
         if sc.min_object_bytes:
             padding = rules.padding_bytes(mean, count, sc.min_object_bytes)
@@ -115,48 +135,55 @@ def _lines(
         shortfall = rules.shortfall_bytes(stored + padding, sc.minimum_billable_bytes)
         lines.add(rules.units_of(shortfall, price.unit_bytes, round_up) * first)
 
-    days = table.billing.month_days
-    if deletions is not None and sc.min_duration_days:
-        remaining = np.full(size, float(sc.min_duration_days) - deletions.age_days)
-        if remaining[0] > 0:
-            deleted = _as_array(deletions.deleted_bytes, size)
-            lines.add(rules.early_deletion_units(deleted, price.unit_bytes, remaining, days, round_up) * first)
-            if sc.min_object_bytes:
-                padded = _as_array(deletions.objects, size) * sc.min_object_bytes
-                short = np.where(padded > deleted, padded - deleted, 0.0)
-                lines.add(rules.early_deletion_units(short, price.unit_bytes, remaining, days, round_up) * first)
 
+def _early_deletion_lines(lines: _Lines, table: PriceTable, sc: StorageClass, deletions: Deletions) -> None:
+    """Objects deleted before the class's minimum duration pay for the remaining days."""
+    assert sc.min_duration_days
+    round_up, days = table.billing.round_up, table.billing.month_days
+    price = sc.storage
+    first = float(price.tiers[0].price)
+    remaining = np.full(lines.size, float(sc.min_duration_days) - deletions.age_days)
+    if remaining[0] > 0:
+        deleted = _as_array(deletions.deleted_bytes, lines.size)
+        lines.add(rules.early_deletion_units(deleted, price.unit_bytes, remaining, days, round_up) * first)
+        if sc.min_object_bytes:
+            padded = _as_array(deletions.objects, lines.size) * sc.min_object_bytes
+            short = np.where(padded > deleted, padded - deleted, 0.0)
+            lines.add(rules.early_deletion_units(short, price.unit_bytes, remaining, days, round_up) * first)
+
+
+def _request_lines(lines: _Lines, table: PriceTable, storage_class: str, requests: Mapping[str, npt.ArrayLike]) -> None:
+    """Each request class's line, its operations' counts added together; free operations bill nothing."""
+    sc = table.classes[storage_class]
     owner = {op: rc for rc in sc.requests for op in rc.operations}
     counts: dict[str, Array] = {}
-    for op, values in (requests or {}).items():
+    for op, values in requests.items():
         if op in sc.free_operations:
             continue
         if op not in owner:
             raise PricingError(f"{table.version} {storage_class}: operation {op!r} is not priced and not free")
-        counts[owner[op].id] = counts.get(owner[op].id, zero) + _as_array(values, size)
+        counts[owner[op].id] = counts.get(owner[op].id, np.zeros(lines.size)) + _as_array(values, lines.size)
     for rc in sc.requests:
         if rc.id in counts:
-            lines.add(rules.request_units(counts[rc.id], rc, days, round_up) * float(rc.price))
+            lines.add(
+                rules.request_units(counts[rc.id], rc, table.billing.month_days, table.billing.round_up)
+                * float(rc.price)
+            )
 
-    if sc.retrieval is not None:
-        option = sc.retrieval.options[sc.retrieval.default]
-        lines.add(rules.units_of(retrieval, sc.retrieval.unit_bytes, round_up) * float(option.per_gb))
-        if option.per_1000_requests:
-            restores = _as_array(retrieval_requests, size)
-            lines.add(rules.units_of(restores, 1000, round_up) * float(option.per_1000_requests))
 
+def _transfer_lines(lines: _Lines, table: PriceTable, stored: Array, egress: Array, inter: Array) -> Array:
+    """Internet egress (after any free allowance) and inter-region transfer; the egress in its price's units."""
+    round_up = table.billing.round_up
+    zero = np.zeros(lines.size)
     egress_rules = table.egress
     egress_unit = float(egress_rules.internet.unit_bytes)
     egress_units = egress / egress_unit
-    extra = rules.egress_extra_free(egress_rules, stored / egress_unit, days, zero)
+    extra = rules.egress_extra_free(egress_rules, stored / egress_unit, table.billing.month_days, zero)
     lines.tiered(egress_units, egress_rules.internet, extra, round_up)
     if egress_rules.inter_region is not None:
         inter_units = inter / float(egress_rules.inter_region.unit_bytes)
         lines.tiered(inter_units, egress_rules.inter_region, zero, round_up)
-    fee = table.buckets
-    if fee is not None and buckets > fee.included:
-        lines.add(np.full(size, float((buckets - fee.included) * fee.price)))
-    return lines, egress_units
+    return egress_units
 
 
 def monthly_totals(
