@@ -15,19 +15,16 @@ are measured alternately, ``--repeat`` times each, in the same process; the best
 disturbed by other work on the machine) and the median of each are printed, and the ratio of
 the simulator's cost per request to the bare loop's for both. A third figure, the plain model,
 is a generator process per request doing less than the simulator (no sharing, limits or
-retries): the simulator's speed-up over it does not depend on how fast the machine is. The
-fourth runs the simulator with its event loop as written, calling the step methods that the
-shipped loop has written into it (``planner.sim._inline``): what the inlining buys.
+retries): the simulator's speed-up over it does not depend on how fast the machine is.
 Run: ``python benchmarks/sim_speed.py [--seconds 20]``. Prints figures; never fails on speed.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import statistics
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from typing import Any
 
 import numpy as np
@@ -47,7 +44,6 @@ from planner.sim import (
     SimSpec,
     SimulationResult,
     SizeDistribution,
-    _engine,
     simulate_spec,
 )
 
@@ -88,18 +84,6 @@ def simulated(spec: SimSpec, provider: ProviderModel, seconds: float) -> tuple[S
     start = time.process_time()
     result = simulate_spec(spec, provider, seconds, seed=1, replications=1)
     return result, time.process_time() - start
-
-
-@contextlib.contextmanager
-def loop_as_written() -> Iterator[None]:
-    """The simulator runs its event loop as written, calling the step methods the shipped loop
-    has written into it, until the block ends."""
-    inlined = _engine.Replication._loop
-    _engine.Replication._loop = inlined.__wrapped__  # type: ignore[attr-defined,method-assign]
-    try:
-        yield
-    finally:
-        _engine.Replication._loop = inlined  # type: ignore[method-assign]
 
 
 def bare_loop(requests: int) -> float:
@@ -167,12 +151,9 @@ def main() -> None:
     sim_cpu_s: list[float] = []
     bare_cpu_s: list[float] = []
     plain_cpu_s: list[float] = []
-    written_cpu_s: list[float] = []
     for _ in range(args.repeat):
         result, cpu_s = simulated(spec, provider, args.seconds)
         sim_cpu_s.append(cpu_s)
-        with loop_as_written():
-            written_cpu_s.append(simulated(spec, provider, args.seconds)[1])
         requests = sum(op.requests.mean for op in result.operations.values())
         bare_cpu_s.append(bare_loop(int(requests)))
         plain_cpu_s.append(plain_model(spec, provider, int(requests)))
@@ -186,19 +167,13 @@ def main() -> None:
         f"{get.retries.mean:g} retries of {get.requests.mean:g} GETs"
     )
     for label, pick in (("best", min), ("median", statistics.median)):
-        sim_s, bare_s, plain_s, written_s = (
-            pick(sim_cpu_s),
-            pick(bare_cpu_s),
-            pick(plain_cpu_s),
-            pick(written_cpu_s),
-        )
+        sim_s, bare_s, plain_s = pick(sim_cpu_s), pick(bare_cpu_s), pick(plain_cpu_s)
         print(f"{label}:")
         print(f"  simulator  : {requests / sim_s:12,.0f} requests per CPU-second ({sim_s:.3f} s)")
         print(f"  bare SimPy : {requests / bare_s:12,.0f} timeouts per CPU-second ({bare_s:.3f} s)")
         print(f"  plain model: {requests / plain_s:12,.0f} requests per CPU-second ({plain_s:.3f} s)")
         print(f"  ratio      : {sim_s / bare_s:12.2f}x the bare loop's cost per request")
         print(f"  speed-up   : {plain_s / sim_s:12.2f}x the plain process-per-request model")
-        print(f"  inlining   : {written_s / sim_s:12.2f}x the loop as written (step methods called)")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from planner.sim._inline import inline
 from planner.sim._network import FlowClass, FluidNetwork
 from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
 from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec, TraceArrivals
@@ -67,8 +66,8 @@ Part = list[Any]
 # Steps, the values of ``_P_STEP``; ticks (a hot burst, a worker's think time) are one-field parts.
 _FIRST_BYTE, _RESPONSE, _ERROR, _RETRY, _THINK, _BURST = range(6)
 
-# Admission checks (``Replication._build_admission``): kind, state, scope, step, slack (s), error.
-_TOKENS, _HOT = range(2)
+# Admission checks (``Replication._build_admission``): kind, state, scope, interval (s), slack (s), error.
+_TOKENS, _HOT_REJECT, _HOT_DEGRADE = range(3)
 _ANY_KEY = 1 << 62  # more than any key: a limit per key takes the key modulo this
 _NEVER = 1 << 62  # more than any size: the split-from size of an operation never split
 _Check = tuple[int, dict[int, float], int, float, float, str]
@@ -329,8 +328,7 @@ class Replication:
             _NEVER,
             _NEVER,
         ]
-        """Per logical operation, the size from which it is split: a ranged GET, a multipart upload
-        (ints: an int compared with a float takes a slow path)."""
+        """Per logical operation, the size in bytes from which it is split: a ranged GET, a multipart upload."""
         arrivals = spec.arrivals
         self.think_s = arrivals.think_time_s if isinstance(arrivals, ClosedLoop) else None
         self.retry_base_s, self.retry_cap_s = client.retry.base_s, client.retry.max_backoff_s
@@ -395,18 +393,6 @@ class Replication:
         self.arrival_latency: list[float] = []  # its operation's latency, for its first attempt
 
     # -- set-up: ask the provider model once, keep the answers where the hot path finds them --
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        """A subclass that redefines a step the loop runs written in (``_LOOP_STEPS``) runs the loop
-        as written, which calls the step as its class defines it."""
-        super().__init_subclass__(**kwargs)
-        redefined = [
-            step
-            for step in _LOOP_STEPS.values()
-            if hasattr(cls, step.__name__) and getattr(cls, step.__name__) is not step
-        ]
-        if redefined and "_loop" not in vars(cls):
-            cls._loop = Replication._loop.__wrapped__  # type: ignore[attr-defined,method-assign]
 
     def _window_load(self) -> tuple[float, list[float]]:
         """The share of requests that find client and server idle, and per billed operation the
@@ -474,17 +460,17 @@ class Replication:
     def _build_admission(self) -> None:
         """Per billed operation, the provider's admission checks of it, in the order they are asked
         (``_loop``, where a part begins): its rate limits, then (GETs) the hot-object limit. A check is a tuple
-        ``(kind, state, scope, step, slack_s, error)``:
+        ``(kind, state, scope, interval_s, slack_s, error)``:
 
         - ``_TOKENS``, a token bucket as its equivalent virtual schedule (GCRA): ``state`` holds, per
           scope id (the key modulo ``scope``: ``_ANY_KEY`` for a limit per key, the number of
           prefixes for one per prefix, 1 for one per bucket), the time ``due`` at which
           the bucket is full again but for one token; a request at ``now`` finds a token iff
           ``due - now <= slack_s``, (burst - 1) tokens' worth of time, and then takes it (``due``
-          moves on by ``step``, ``1 / per_s``, from ``max(due, now)``); a rejection leaves it as it is.
-        - ``_HOT``, concurrent reads of one byte range of one key: ``state`` counts the reads in
-          flight per ``key << 32 | range`` (an int hashes faster than a tuple); past ``scope`` of
-          them the read is rejected (``step`` 0) or its TTFB stretched by count / ``scope`` (``step`` 1).
+          moves on by ``interval_s``, ``1 / per_s``, from ``max(due, now)``); a rejection leaves it as it is.
+        - ``_HOT_REJECT`` or ``_HOT_DEGRADE``, concurrent reads of one byte range of one key: ``state``
+          counts the reads in flight per ``key << 32 | range``; past ``scope`` of them the read is
+          rejected, or its TTFB stretched by count / ``scope`` (``interval_s`` and ``slack_s`` unused).
         """
         provider = self.provider
         self.admission: list[list[_Check]] = [[] for _ in BILLED_OPERATIONS]
@@ -492,14 +478,14 @@ class Replication:
             state: dict[int, float] = {}
             for op in limit.operations:
                 modulus = {"key": _ANY_KEY, "prefix": self.spec.keys.prefixes, "bucket": 1}[limit.scope]
-                step = 1.0 / limit.per_s
-                check = (_TOKENS, state, modulus, step, (limit.burst_requests - 1.0) * step, limit.error)
+                interval_s = 1.0 / limit.per_s
+                check = (_TOKENS, state, modulus, interval_s, (limit.burst_requests - 1.0) * interval_s, limit.error)
                 self.admission[BILLED_OPERATIONS.index(op)].append(check)
         self.hot_counts: dict[int, float] = {}
         hot = provider.hot_object
         if hot is not None:
-            degrades = 1.0 if hot.behaviour == "degrade" else 0.0
-            self.admission[_B_GET].append((_HOT, self.hot_counts, hot.max_concurrent_reads, degrades, 0.0, hot.error))
+            kind = _HOT_DEGRADE if hot.behaviour == "degrade" else _HOT_REJECT
+            self.admission[_B_GET].append((kind, self.hot_counts, hot.max_concurrent_reads, 0.0, 0.0, hot.error))
 
     def _build_keys(self) -> None:
         source = self.source = RequestSource(self.spec, self.rng)
@@ -662,7 +648,7 @@ class Replication:
                     waiting.append(part)
                     continue
                 free_connections -= 1
-                if part[_P_CONN] < 0.0:  # float literals: a float compared with an int takes a slow path
+                if part[_P_CONN] < 0.0:  # its first connection
                     part[_P_CONN] = now
                     request = part[_P_REQUEST]
                     if request is not None and request.t_conn < 0.0:
@@ -673,21 +659,21 @@ class Replication:
                     billed_counts[billed] += 1
                 latency = part[_P_LATENCY]
                 error = None
-                for kind, state, scope, step, slack_s, refusal in admission[billed]:
+                for kind, state, scope, interval_s, slack_s, refusal in admission[billed]:
                     if kind == _TOKENS:
                         scope_id = part[_P_KEY] % scope
                         due = state.get(scope_id, now)
                         if due - now > slack_s:
                             error = refusal
                             break
-                        state[scope_id] = (due if due > now else now) + step
-                    else:  # _HOT: past ``scope`` reads of this range in flight, reject (``step`` 0) or degrade
+                        state[scope_id] = (due if due > now else now) + interval_s
+                    else:  # past ``scope`` reads of this range in flight: reject, or degrade
                         if latency < 0.0:
                             latency = next(latencies[billed | nbytes << 3])
                         hot_id = part[_P_KEY] << 32 | part[_P_RANGE]
                         count = state.get(hot_id, 0) + 1
                         if count > scope:
-                            if not step:
+                            if kind == _HOT_REJECT:
                                 error = refusal
                                 break
                             latency *= count / scope
@@ -708,9 +694,9 @@ class Replication:
                     part[_P_STEP] = _RESPONSE
                 # sent below
             else:
-                next_step = heap[0]
+                next_step_at = heap[0]
                 next_done = network.next_at
-                if next_arrival <= next_step and next_arrival <= next_done:
+                if next_arrival <= next_step_at and next_arrival <= next_done:
                     # an open-loop arrival
                     if next_arrival > until_s:
                         break
@@ -719,7 +705,7 @@ class Replication:
                     i += 1
                     next_arrival = times[i]
                     continue
-                if next_done <= next_step:
+                if next_done <= next_step_at:
                     # a transfer ending
                     if next_done > until_s:
                         break
@@ -742,7 +728,7 @@ class Replication:
                         ending = False
                 else:
                     # a part's next step
-                    if next_step > until_s:
+                    if next_step_at > until_s:
                         break
                     now = heappop(heap)
                     part = pending.pop(now)
@@ -758,7 +744,7 @@ class Replication:
                         if flow is not None:
                             add(part, flow, nbytes, now)
                             continue
-                        step = _RESPONSE  # nothing bounds its body: its bytes arrive with the first
+                        # nothing bounds its body: its bytes arrive with the first, and it ends
                     elif step == _RETRY:
                         ready.append(part)
                         continue
@@ -861,8 +847,7 @@ class Replication:
     def _issue(self, lop: int, key: int, size: int, now: float, latency: float) -> None:
         """A logical operation arrives: a whole-object request, or a split one (ranged GET,
         multipart upload). ``key`` -1 - h is hot object h (one of its replicas); ``latency`` is the
-        first attempt's, drawn with the arrival (-1: drawn when needed). The loop runs a copy of
-        this body in place of the call (``_inline``), so it returns only at its end."""
+        first attempt's, drawn with the arrival (-1: drawn when needed)."""
         self.issued += 1
         if key < 0:
             key = self._hot_key(-1 - key)
@@ -874,9 +859,8 @@ class Replication:
         else:
             if lop > _PUT:
                 size = 0  # HEAD and LIST move no body
-            # ``_new_part(lop, lop, key, size, now, None, latency)`` as a literal (the call costs about
-            # 4 % of the instructions of benchmarks/sim_speed.py's run): logical codes are billed codes
-            self.ready.append([_RESPONSE, lop, lop, key, size, now, -1.0, -1.0, now, 1, 0, -1, None, "", latency])
+            # a whole-object request's billed operation is its logical one (the codes agree)
+            self.ready.append(_new_part(lop, lop, key, size, now, None, latency))
 
     def _issue_ranged(self, key: int, size: int, now: float) -> None:
         ranged = self.spec.client.ranged_get
@@ -894,8 +878,8 @@ class Replication:
         multipart = self.spec.client.multipart
         assert multipart is not None
         request = _Request(_PUT, key, size, now)
-        step = multipart.part_size_bytes
-        request.queued = [min(step, size - start) for start in range(0, size, step)][::-1]
+        part_bytes = multipart.part_size_bytes
+        request.queued = [min(part_bytes, size - start) for start in range(0, size, part_bytes)][::-1]
         request.outstanding = 1
         self.ready.append(_new_part(_PUT, _B_CREATE, key, 0, now, request))
 
@@ -1021,16 +1005,3 @@ class Replication:
             unfinished=self.issued - self.ended if final else 0,
             events=0,
         )
-
-
-_LOOP_STEPS: dict[str, Callable[..., Any]] = {
-    "add": FluidNetwork.add,
-    "finish_next": FluidNetwork.finish_next,
-    "issue": Replication._issue,
-    "push": Replication._push,
-}
-"""The methods the loop takes for every request, by its local names for them: it runs with their
-bodies written in (``_inline``); each is still defined once. The loop as written
-(``Replication._loop.__wrapped__``) costs about 1.05x the CPU time (``benchmarks/sim_speed.py``
-prints the figure as ``inlining``)."""
-Replication._loop = inline(Replication._loop, _LOOP_STEPS)  # type: ignore[method-assign]

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+from unittest import mock
+
 import numpy as np
+import pytest
 
 from planner.sim import (
+    BandwidthCurve,
     ClientSpec,
     HotSet,
     KeyPopularity,
@@ -16,6 +21,7 @@ from planner.sim import (
     SizeDistribution,
 )
 from planner.sim._engine import Replication
+from planner.sim._network import FluidNetwork
 from planner.sim.spec import MultipartPolicy, RangedGetPolicy
 
 
@@ -57,3 +63,52 @@ def test_split_requests_of_an_open_loop_are_counted_once() -> None:
     assert len(run.lop) > 50
     assert run.ok.all()
     assert run.unfinished == 0
+
+
+def _plain_case() -> tuple[SimSpec, ProviderModel]:
+    provider = ProviderModel(
+        provider_id="plain",
+        ttfb_get=LatencyModel(p50_s=0.010, p99_s=0.060),
+        ttfb_put=LatencyModel(p50_s=0.020, p99_s=0.080),
+        stream_read=BandwidthCurve.flat(1e9),
+        stream_write=BandwidthCurve.flat(5e8),
+    )
+    spec = SimSpec(
+        arrivals=OpenLoop(mean_rate_per_s=100.0),
+        mix=OperationMix(get=0.8, put=0.2),
+        sizes=SizeDistribution.fixed(2**20),
+        keys=KeyPopularity(keys=100),
+    )
+    return spec, provider
+
+
+@pytest.mark.parametrize(
+    ("owner", "name"),
+    [(Replication, "_push"), (Replication, "_issue"), (FluidNetwork, "add"), (FluidNetwork, "finish_next")],
+)
+def test_the_loop_calls_the_step_methods_a_mock_replaces(owner: type, name: str) -> None:
+    """The loop runs as written: a step patched on its class is the one called (as a debugger,
+    profiler or coverage sees it), and the run records what it did unpatched. Here every request
+    is one part that is issued, sends its body once (``add``, ``finish_next``) and is pushed once
+    (a GET's first byte, an upload's response), with no rejections."""
+    spec, provider = _plain_case()
+    unpatched = Replication(spec, provider, 1.0, np.random.default_rng(1)).run()
+    with mock.patch.object(owner, name, autospec=True, side_effect=getattr(owner, name)) as spy:
+        run = Replication(spec, provider, 1.0, np.random.default_rng(1)).run()
+    assert len(run.lop) > 50
+    assert spy.call_count == len(run.lop)
+    assert np.array_equal(run.t_end, unpatched.t_end)
+
+
+def test_a_replication_that_redefines_a_step_runs_it() -> None:
+    class Counted(Replication):
+        pushed = 0
+
+        def _push(self, part: Any, at: float) -> None:
+            Counted.pushed += 1
+            super()._push(part, at)
+
+    spec, provider = _plain_case()
+    run = Counted(spec, provider, 1.0, np.random.default_rng(1)).run()
+    assert Counted._loop is Replication._loop
+    assert Counted.pushed >= len(run.lop) > 50  # every request's first byte or response was pushed

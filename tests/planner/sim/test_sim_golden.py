@@ -229,15 +229,3 @@ def test_the_engine_records_what_it_recorded_before(name: str) -> None:
     run = Replication(spec, provider, window_s, np.random.default_rng(20261203), warmup_s=warmup_s).run()
     assert len(run.lop) > 100, "the case records too little to pin anything"
     assert fingerprint(run) == GOLDEN[name]
-
-
-@pytest.mark.parametrize("name", list(CASES))
-def test_the_loop_as_written_records_what_its_inlined_copy_records(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The engine runs a copy of ``Replication._loop`` with the step methods it calls written in
-    # (planner.sim._inline); the loop as written, calling them, must be the same program.
-    written = Replication._loop.__wrapped__  # type: ignore[attr-defined]
-    assert written is not Replication._loop
-    monkeypatch.setattr(Replication, "_loop", written)
-    spec, provider, window_s, warmup_s = CASES[name]
-    run = Replication(spec, provider, window_s, np.random.default_rng(20261203), warmup_s=warmup_s).run()
-    assert fingerprint(run) == GOLDEN[name]
