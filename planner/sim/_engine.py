@@ -452,6 +452,7 @@ class Replication:
         self.network = FluidNetwork(None, capacities, None, timer=False)
         self.read_flows = _FlowTable(lambda nbytes: self._flow_class(True, nbytes))
         self.write_flows = _FlowTable(lambda nbytes: self._flow_class(False, nbytes))
+        self.read_flows[0] = self.write_flows[0] = None  # no bytes, no transfer
 
     def _flow_class(self, read: bool, nbytes: int) -> FlowClass | None:
         cap = self.provider.stream_bits_per_s("read" if read else "write", nbytes) / 8
@@ -632,7 +633,7 @@ class Replication:
         )
         billed_counts, admission, hot_counts, body_tails = self.billed, self.admission, self.hot_counts, self.body_tails
         warmup_s, duration_s = self.warmup_s, self.duration_s
-        queues, service_s, spreads, heapreplace = self.queues, self.service_s, self.spreads, heapq.heapreplace
+        queues = self.queues
         times, lops, sizes, keys = self.arrival_times, self.arrival_lop, self.arrival_size, self.arrival_key
         latencies_drawn = self.arrival_latency
         now = self.now
@@ -648,45 +649,26 @@ class Replication:
                     waiting.append(part)
                     continue
                 free_connections -= 1
-                if part[_P_CONN] < 0.0:  # its first connection
+                if part[_P_CONN] < 0.0:  # its first connection (a split operation's first part: its too)
                     part[_P_CONN] = now
-                    request = part[_P_REQUEST]
-                    if request is not None and request.t_conn < 0.0:
-                        request.t_conn = now
+                    if part[_P_REQUEST] is not None:
+                        self._first_connection(part[_P_REQUEST], now)
                 billed = part[_P_BILLED]
                 nbytes = part[_P_NBYTES]
                 if warmup_s <= now < duration_s:
                     billed_counts[billed] += 1
                 latency = part[_P_LATENCY]
-                error = None
-                for kind, state, scope, interval_s, slack_s, refusal in admission[billed]:
-                    if kind == _TOKENS:
-                        scope_id = part[_P_KEY] % scope
-                        due = state.get(scope_id, now)
-                        if due - now > slack_s:
-                            error = refusal
-                            break
-                        state[scope_id] = (due if due > now else now) + interval_s
-                    else:  # past ``scope`` reads of this range in flight: reject, or degrade
-                        if latency < 0.0:
-                            latency = next(latencies[billed | nbytes << 3])
-                        hot_id = part[_P_KEY] << 32 | part[_P_RANGE]
-                        count = state.get(hot_id, 0) + 1
-                        if count > scope:
-                            if kind == _HOT_REJECT:
-                                error = refusal
-                                break
-                            latency *= count / scope
-                        state[hot_id] = count
-                        part[_P_HOT] = hot_id
-                if error is not None:
-                    self._reject(part, error, now)
-                    continue
+                checks = admission[billed]
+                if checks:
+                    error, latency = self._admit(part, checks, latency, now)
+                    if error is not None:
+                        self._reject(part, error, now)
+                        continue
                 if billed == _B_GET:
                     part[_P_STEP] = _FIRST_BYTE
                 else:
-                    if nbytes and billed in (_B_PUT, _B_PART):
-                        flow = write_flows[nbytes]
+                    if billed in (_B_PUT, _B_PART):
+                        flow = write_flows[nbytes]  # None for no bytes
                         if flow is not None:  # the body goes first, the response follows it
                             part[_P_TRANSFER] = now
                             add(part, flow, nbytes, now)
@@ -713,12 +695,8 @@ class Replication:
                     part = finish_next(now)
                     billed = part[_P_BILLED]
                     if billed == _B_GET:  # a GET is answered in full
-                        if body_tails is not None:
-                            tail = body_tails[part[_P_NBYTES]]
-                            if tail is not None:  # unless its body stalls: its last bytes come later
-                                part[_P_STEP] = _RESPONSE
-                                push(part, now + next(tail))
-                                continue
+                        if body_tails is not None and self._stalls(part, now):
+                            continue
                         ending = True
                     else:  # an upload's body: its response follows, sent below
                         nbytes = part[_P_NBYTES]
@@ -736,11 +714,10 @@ class Replication:
                     ending = True  # answered in full (``_RESPONSE``), or rejected (``_ERROR``)
                     if step == _FIRST_BYTE:
                         part[_P_FIRST] = part[_P_TRANSFER] = now
-                        request = part[_P_REQUEST]
-                        if request is not None and request.t_first < 0.0:
-                            request.t_first = now
+                        if part[_P_REQUEST] is not None:  # a split operation's first byte is its first part's
+                            self._first_byte(part[_P_REQUEST], now)
                         nbytes = part[_P_NBYTES]
-                        flow = read_flows[nbytes] if nbytes else None
+                        flow = read_flows[nbytes]  # None for no bytes
                         if flow is not None:
                             add(part, flow, nbytes, now)
                             continue
@@ -748,11 +725,8 @@ class Replication:
                     elif step == _RETRY:
                         ready.append(part)
                         continue
-                    elif step == _THINK:
-                        self._issue_next(now)
-                        continue
-                    elif step == _BURST:
-                        self._on_burst(now)
+                    elif step >= _THINK:  # a timer: a closed-loop worker's think time ended, or a hot burst begins
+                        self._on_timer(step, now)
                         continue
                 if ending:
                     # the part ends (answered in full, or rejected): it gives its connection back,
@@ -793,15 +767,7 @@ class Replication:
                                 ok,
                             )
                         )
-                    elif self._part_done(request, ok != 0, now):
-                        t_first = request.t_first
-                        records.extend(
-                            (
-                                request.lop, request.t_arrival, request.t_conn, t_first if t_first >= 0.0 else now, now,
-                                request.size, not request.failed,
-                            )
-                        )  # fmt: skip
-                    else:
+                    elif not self._part_done(request, ok != 0, now):
                         continue  # its operation goes on
                     if closed_loop:
                         self._next_of_worker(now)
@@ -814,14 +780,36 @@ class Replication:
             if queue is None:
                 push(part, now + latency)
             else:
-                free = queue[0]
-                start = free if free > now else now
-                spread = spreads[billed]
-                service = service_s[billed | nbytes << 3]
-                heapreplace(queue, start + (service if spread is None else service * next(spread)))
-                push(part, start + latency)
+                self._send_queued(part, queue, latency, now)
         self.free_connections = free_connections
         self.now = max(now, min(until_s, self.duration_s))
+
+    def _send_queued(self, part: Part, queue: list[float], latency: float, now: float) -> None:
+        """Send ``part`` through its operation's server queue: a server takes it when one is free (the
+        earliest of ``queue``'s free times) for a service time, and its next step comes ``latency``
+        after that start."""
+        billed = part[_P_BILLED]
+        free = queue[0]
+        start = free if free > now else now
+        spread = self.spreads[billed]
+        service = self.service_s[billed | part[_P_NBYTES] << 3]
+        heapq.heapreplace(queue, start + (service if spread is None else service * next(spread)))
+        self._push(part, start + latency)
+
+    def _first_connection(self, request: _Request, now: float) -> None:
+        if request.t_conn < 0.0:
+            request.t_conn = now
+
+    def _first_byte(self, request: _Request, now: float) -> None:
+        if request.t_first < 0.0:
+            request.t_first = now
+
+    def _on_timer(self, step: int, now: float) -> None:
+        if step == _THINK:
+            self._issue_next(now)
+        else:
+            assert step == _BURST
+            self._on_burst(now)
 
     def _on_burst(self, now: float) -> None:
         hot = self.spec.keys.hot
@@ -910,9 +898,58 @@ class Replication:
         self._push(part, now + ceiling * self._uniform())
         return True
 
+    def _admit(self, part: Part, checks: list[_Check], latency: float, now: float) -> tuple[str | None, float]:
+        """Ask a part's admission checks (``_build_admission``) in order: the refusal of the first
+        that refuses it (None if all admit it), and its latency (drawn here if a hot-object check
+        needs it, -1 if not drawn; longer if a hot object degrades it)."""
+        billed, nbytes = part[_P_BILLED], part[_P_NBYTES]
+        for kind, state, scope, interval_s, slack_s, refusal in checks:
+            if kind == _TOKENS:
+                scope_id = part[_P_KEY] % scope
+                due = state.get(scope_id, now)
+                if due - now > slack_s:
+                    return refusal, latency
+                state[scope_id] = (due if due > now else now) + interval_s
+            else:  # past ``scope`` reads of this range in flight: reject, or degrade
+                if latency < 0.0:
+                    latency = next(self.latencies[billed | nbytes << 3])
+                hot_id = part[_P_KEY] << 32 | part[_P_RANGE]
+                count = state.get(hot_id, 0) + 1
+                if count > scope:
+                    if kind == _HOT_REJECT:
+                        return refusal, latency
+                    latency *= count / scope
+                state[hot_id] = count
+                part[_P_HOT] = hot_id
+        return None, latency
+
+    def _stalls(self, part: Part, now: float) -> bool:
+        """A GET whose body stalls (the profile measured a tail beyond its median body time): its
+        last bytes come later, as its response. False if this one does not."""
+        tail = self.body_tails[part[_P_NBYTES]] if self.body_tails is not None else None
+        if tail is None:
+            return False
+        part[_P_STEP] = _RESPONSE
+        self._push(part, now + next(tail))
+        return True
+
     def _part_done(self, request: _Request, ok: bool, now: float) -> bool:
         """One part of a split operation ended (failed unless ``ok``); start what follows it (parts,
-        then Complete). True if the whole operation has ended."""
+        then Complete). True if the whole operation has ended, and then its record is written."""
+        if self._next_parts(request, ok, now):
+            return False
+        t_first = request.t_first
+        self.records.extend(
+            (
+                request.lop, request.t_arrival, request.t_conn, t_first if t_first >= 0.0 else now, now,
+                request.size, not request.failed,
+            )
+        )  # fmt: skip
+        return True
+
+    def _next_parts(self, request: _Request, ok: bool, now: float) -> bool:
+        """Start what follows a part of a split operation (parts, then Complete); True while the
+        operation goes on."""
         request.outstanding -= 1
         if not ok:
             request.failed = True
@@ -927,8 +964,8 @@ class Replication:
                 request.completing = True
                 request.outstanding = 1
                 self.ready.append(_new_part(_PUT, _B_COMPLETE, request.key, 0, now, request))
-                return False
-        return request.outstanding == 0
+                return True
+        return request.outstanding != 0
 
     def _next_of_worker(self, now: float) -> None:
         """Closed loop: the worker whose request ended issues its next, after its think time."""
