@@ -337,7 +337,7 @@ def _new_or_updated(
 
 def _write_workload(target: Path, text: str) -> None:
     """Write an ingested workload, after checking that it loads as a workload."""
-    from planner.pricing.catalog import load_yaml
+    from planner.files import load_yaml
     from planner.workload import parse_workload
 
     parse_workload(load_yaml(text, str(target)), str(target))
