@@ -22,8 +22,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from planner.pricing.engine import bill
 from planner.pricing.models import Limits, PriceTable
-from planner.workload import DAY_S, MONTH_S, Workload
+from planner.pricing.sweep import Deletions, monthly_bills
+from planner.workload import DAY_S, MONTH_S, Workload, at
 
 Array = npt.NDArray[np.float64]
 
@@ -193,10 +195,6 @@ def price_outcomes(
 
     ``engine_only`` prices every outcome with the line-item engine (the reference the arrays are
     held to, and the benchmark's baseline)."""
-    from planner.pricing.engine import bill
-    from planner.pricing.sweep import Deletions, monthly_bills
-    from planner.uncertainty import at
-
     n = len(next(iter(draws.values()))) if draws else 0
     values = {f: held(workload, f, np.asarray(v, dtype=np.float64)) for f, v in draws.items()}
     costs = np.zeros((n, len(options)))

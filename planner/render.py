@@ -68,8 +68,8 @@ def _plain(value: Decimal | float | None) -> str | None:
     return repr(value)
 
 
-TERMINAL_WIDTH: int | None = None
-"""Wrap plain tables and bullets to this many columns (the CLI sets it for a terminal; None: never)."""
+# Renderers take ``width``: wrap plain tables and bullets to this many columns (the CLI passes the
+# terminal's; None: never).
 _MIN_COLUMN = 16
 
 
@@ -92,21 +92,21 @@ def _column_limits(headers: Sequence[str], rows: list[Sequence[Any]], width: int
     return [cap if n > cap else None for n in natural]
 
 
-def wrap_prose(text: str, indent: str = "") -> str:
-    """A line of prose wrapped to the terminal's width (unchanged when not writing to a terminal)."""
-    if not TERMINAL_WIDTH or len(text) <= TERMINAL_WIDTH:
+def wrap_prose(text: str, indent: str = "", *, width: int | None = None) -> str:
+    """A line of prose wrapped to ``width`` columns (unchanged without one: not writing to a terminal)."""
+    if not width or len(text) <= width:
         return text
     import textwrap
 
-    return textwrap.fill(text, width=TERMINAL_WIDTH, subsequent_indent=indent, break_on_hyphens=False)
+    return textwrap.fill(text, width=width, subsequent_indent=indent, break_on_hyphens=False)
 
 
-def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], fmt: str) -> str:
+def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], fmt: str, *, width: int | None = None) -> str:
     if fmt == "csv":
         return csv_text(headers, rows)
     style = "github" if fmt == "markdown" else "simple"
     listed = list(rows)
-    limits = _column_limits(headers, listed, TERMINAL_WIDTH) if fmt == "table" and TERMINAL_WIDTH else None
+    limits = _column_limits(headers, listed, width) if fmt == "table" and width else None
     if limits is not None:
         return tabulate(listed, headers=list(headers), tablefmt=style, disable_numparse=True, maxcolwidths=limits)
     return tabulate(listed, headers=list(headers), tablefmt=style, disable_numparse=True)
@@ -139,7 +139,7 @@ def line_item_row(item: LineItem, *, version: bool = False) -> tuple[str, ...]:
     return (*row, item.table_version) if version else row
 
 
-def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None) -> str:
+def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None, width: int | None = None) -> str:
     """One month's line items and total."""
     if fmt == "csv":  # the line items alone, as numbers
         headers = ["category", "item", "quantity", "unit", "unit_price_usd", "amount_usd", "amount_unrounded_usd"]
@@ -171,12 +171,12 @@ def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None) -> str
         + (f"; region {bill.region}" if bill.region else ""),
         *([f"Region: {bill.region_note}"] if bill.region_note else []),
         "",
-        table(["category", "item", "quantity", "unit", "unit price", "amount"], rows, fmt),
+        table(["category", "item", "quantity", "unit", "unit price", "amount"], rows, fmt, width=width),
     ]
     for assumption in bill.assumptions:
-        parts.append(wrap_prose(f"assumed: {assumption}", "  "))
+        parts.append(wrap_prose(f"assumed: {assumption}", "  ", width=width))
     for warning in bill.warnings:
-        parts.append(wrap_prose(f"warning: {warning}", "  "))
+        parts.append(wrap_prose(f"warning: {warning}", "  ", width=width))
     return "\n".join(parts)
 
 
@@ -202,7 +202,7 @@ def _regions(priced: PriceTable) -> str:
     return f"{said}{names}; {scope.status.value}: {scope.source}"
 
 
-def price_table(priced: PriceTable, fmt: str, class_filter: str | None = None) -> str:
+def price_table(priced: PriceTable, fmt: str, class_filter: str | None = None, *, width: int | None = None) -> str:
     """A price table for people: what is charged, in which unit, with each figure's sourcing."""
     lines = [
         heading(f"{priced.provider_name} prices, version {priced.version}", fmt),
@@ -251,7 +251,7 @@ def price_table(priced: PriceTable, fmt: str, class_filter: str | None = None) -
                 limit_status,
             )
         )
-    lines.append(table(["item", "price", "status"], rows, fmt))
+    lines.append(table(["item", "price", "status"], rows, fmt, width=width))
     for class_id, storage_class in priced.classes.items():
         if class_filter and class_id != class_filter:
             continue
@@ -316,7 +316,7 @@ def price_table(priced: PriceTable, fmt: str, class_filter: str | None = None) -
                     )
                 )
         lines += ["", heading(f"{class_id}: {storage_class.name}", fmt, level=3)]
-        lines.append(table(["item", "price", "status"], [(a, b, str(c)) for a, b, c in rows], fmt))
+        lines.append(table(["item", "price", "status"], [(a, b, str(c)) for a, b, c in rows], fmt, width=width))
         if storage_class.note:
             lines.append(f"note: {storage_class.note}")
     lines += ["", "Sources:"] + [f"- {source}" for source in priced.sources]
@@ -324,7 +324,7 @@ def price_table(priced: PriceTable, fmt: str, class_filter: str | None = None) -
     return "\n".join(lines)
 
 
-def projection(result: CostProjection, fmt: str) -> str:
+def projection(result: CostProjection, fmt: str, *, width: int | None = None) -> str:
     if fmt == "csv":
         return csv_text(
             ["month", "priced_on", "stored_bytes", "category", "amount_usd", "table_version"],
@@ -364,8 +364,12 @@ def projection(result: CostProjection, fmt: str) -> str:
                 ["month", "priced on", "stored", "storage", "egress", "requests", "other", "total", "prices"],
                 rows,
                 fmt,
+                width=width,
             ),
-            *(wrap_prose(f"assumed: {a}", "  ") for a in (result.months[0].cost.assumptions if result.months else [])),
+            *(
+                wrap_prose(f"assumed: {a}", "  ", width=width)
+                for a in (result.months[0].cost.assumptions if result.months else [])
+            ),
         ]
     )
 
@@ -491,17 +495,17 @@ def ranking_csv(result: Recommendation) -> str:
     return csv_text(headers, rows)
 
 
-def recommendation(result: Recommendation, fmt: str) -> str:
+def recommendation(result: Recommendation, fmt: str, *, width: int | None = None) -> str:
     if fmt == "csv":
         return ranking_csv(result)
     rows = ranking_rows(result)
     name = result.workload.name
     notes: list[str] = []
-    if fmt == "table" and TERMINAL_WIDTH:
+    if fmt == "table" and width:
         # on a terminal the reasons go under the table, numbered, so the table fits
         for i, row in enumerate(rows):
             if row[-1] != "-":
-                notes.append(wrap_prose(f"[{len(notes) + 1}] {row[1]} {row[2]}: {row[-1]}", "    "))
+                notes.append(wrap_prose(f"[{len(notes) + 1}] {row[1]} {row[2]}: {row[-1]}", "    ", width=width))
                 rows[i] = (*row[:-1], f"[{len(notes)}]")
     parts = [
         heading(f"Recommendation for {name} (prices in force on {result.as_of}, {result.months}-month horizon)", fmt),
@@ -509,10 +513,11 @@ def recommendation(result: Recommendation, fmt: str) -> str:
             ranking_headers(result),
             rows,
             fmt,
+            width=width,
         ),
         *notes,
         "",
-        *(wrap_prose(text) for text in legends()),
+        *(wrap_prose(text, width=width) for text in legends()),
         "",
     ]
     if result.recommendation is None:
@@ -534,21 +539,25 @@ def recommendation(result: Recommendation, fmt: str) -> str:
                 level=3,
             ),
         ]
-        parts += [wrap_prose(f"- {reason}", "  ") for reason in provisional.reasons]
-        parts += [wrap_prose(f"- unverified: {reason}", "  ") for reason in option.unverified]
+        parts += [wrap_prose(f"- {reason}", "  ", width=width) for reason in provisional.reasons]
+        parts += [wrap_prose(f"- unverified: {reason}", "  ", width=width) for reason in option.unverified]
         parts.append("- measure it (planner measure) and run recommend again with --profiles")
         if option.warnings:
-            parts += ["", heading("Caveats", fmt, level=3)] + [wrap_prose(f"- {w}", "  ") for w in option.warnings]
+            parts += ["", heading("Caveats", fmt, level=3)] + [
+                wrap_prose(f"- {w}", "  ", width=width) for w in option.warnings
+            ]
         return "\n".join(parts)
     choice = result.recommendation
     parts.append(heading(f"Use {choice.label} {choice.storage_class}", fmt, level=3))
-    parts += [wrap_prose(f"- {reason}", "  ") for reason in choice.reasons]
+    parts += [wrap_prose(f"- {reason}", "  ", width=width) for reason in choice.reasons]
     if result.break_even:
         parts += ["", heading("What would change the answer", fmt, level=3)]
-        parts += [wrap_prose(f"- {point.statement}", "  ") for point in result.break_even]
+        parts += [wrap_prose(f"- {point.statement}", "  ", width=width) for point in result.break_even]
     chosen = next(o for o in result.ranking if o.chosen)
     if chosen.warnings:
-        parts += ["", heading("Caveats", fmt, level=3)] + [wrap_prose(f"- {w}", "  ") for w in chosen.warnings]
+        parts += ["", heading("Caveats", fmt, level=3)] + [
+            wrap_prose(f"- {w}", "  ", width=width) for w in chosen.warnings
+        ]
     return "\n".join(parts)
 
 
@@ -565,7 +574,7 @@ def _days(days: float | None) -> str:
     return f"{days * 24:,.1f} hours" if days < 2 else f"{days:,.1f} days"
 
 
-def migration(plan: MigrationPlan, fmt: str) -> str:
+def migration(plan: MigrationPlan, fmt: str, *, width: int | None = None) -> str:
     items = [line_item_row(item, version=True) for item in plan.one_time]
     items.append(("total", "", "", "", "", usd(plan.one_time_cost_usd), ""))
     # The duration is the timeline's; its mark is the evidence of the copy bound that sets it, if one does.
@@ -607,10 +616,11 @@ def migration(plan: MigrationPlan, fmt: str) -> str:
                 for c in plan.compared
             ],
             fmt,
+            width=width,
         ),
         "",
         heading("One-time costs", fmt, level=3),
-        table(["category", "item", "quantity", "unit", "unit price", "amount", "prices"], items, fmt),
+        table(["category", "item", "quantity", "unit", "unit price", "amount", "prices"], items, fmt, width=width),
         "",
         heading("What bounds the duration", fmt, level=3),
         table(
@@ -626,6 +636,7 @@ def migration(plan: MigrationPlan, fmt: str) -> str:
                 for b in plan.bounds
             ],
             fmt,
+            width=width,
         ),
         legend(),
         "",
@@ -663,6 +674,7 @@ def migration(plan: MigrationPlan, fmt: str) -> str:
                 for m in plan.timeline
             ],
             fmt,
+            width=width,
         ),
     ]
     if plan.assumptions:
@@ -695,7 +707,7 @@ def ingest_summary(bill: Bill, written: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-def reconciliation(result: Reconciliation, fmt: str) -> str:
+def reconciliation(result: Reconciliation, fmt: str, *, width: int | None = None) -> str:
     """planner's amount beside the bill's, usage type by usage type."""
     if fmt == "csv":
         return csv_text(
@@ -744,12 +756,12 @@ def reconciliation(result: Reconciliation, fmt: str) -> str:
     )
     if any(line.list_usd is not None for line in result.lines):
         total += "; each difference is planner less the bill's list cost (FOCUS ListCost), as planner prices at list"
-    parts = [heading("Reconciliation with the bill", fmt), table(headers, rows, fmt), "", total]
+    parts = [heading("Reconciliation with the bill", fmt), table(headers, rows, fmt, width=width), "", total]
     if result.placements:
         parts += [
             "",
             heading("The written placement, priced as planner cost prices it", fmt),
-            table(headers, [row(line) for line in result.placements], fmt),
+            table(headers, [row(line) for line in result.placements], fmt, width=width),
         ]
     return "\n".join(parts)
 
@@ -801,7 +813,7 @@ def access_log_summary(log: AccessLog, written: str, trace: str | None) -> str:
     return "\n".join(lines)
 
 
-def sweep(result: Sweep, fmt: str) -> str:
+def sweep(result: Sweep, fmt: str, *, width: int | None = None) -> str:
     """A sweep: per point the winner and its bill and the runner-up (CSV: every option at every point)."""
     fields = [a.field for a in result.axes]
     if fmt == "csv":
@@ -836,7 +848,7 @@ def sweep(result: Sweep, fmt: str) -> str:
     return "\n".join(
         [
             heading(title, fmt),
-            table([*fields, "cheapest", "a month", "next", "breaks a policy"], rows, fmt),
+            table([*fields, "cheapest", "a month", "next", "breaks a policy"], rows, fmt, width=width),
             "",
             "Each amount is the month's bill planner cost prints at that point; an option that breaks a"
             " provider's policy there (a free-egress cap) is never the cheapest.",
@@ -844,16 +856,16 @@ def sweep(result: Sweep, fmt: str) -> str:
     )
 
 
-def uncertain_note(inputs: Sequence[Uncertain], answer: UncertainAnswer | None) -> str:
+def uncertain_note(inputs: Sequence[Uncertain], answer: UncertainAnswer | None, *, width: int | None = None) -> str:
     """What the ranking above assumed of the inputs given as ranges."""
     central = ", ".join(f"{u.field} = {format_field_value(u.field, u.central, whole=u.whole)}" for u in inputs)
     text = f"\nThe ranking above prices the central value of each input given as a range: {central}."
     if answer is None:
         text += " Add --samples N to price the ranges themselves."
-    return wrap_prose(text)
+    return wrap_prose(text, width=width)
 
 
-def uncertain_answer(answer: UncertainAnswer, fmt: str) -> str:
+def uncertain_answer(answer: UncertainAnswer, fmt: str, *, width: int | None = None) -> str:
     """Each option over the sampled outcomes, the favourite's robustness, and what moves its bill."""
     rows = [
         (
@@ -892,20 +904,23 @@ def uncertain_answer(answer: UncertainAnswer, fmt: str) -> str:
     for label, why in answer.by_engine.items():
         reasons.setdefault(why, []).append(label)
     engine = [
-        wrap_prose(f"Priced outcome by outcome with the line-item engine, not as arrays: {', '.join(labels)} ({why}).")
+        wrap_prose(
+            f"Priced outcome by outcome with the line-item engine, not as arrays: {', '.join(labels)} ({why}).",
+            width=width,
+        )
         for why, labels in reasons.items()
     ]
     return "\n".join(
         [
             "",
             heading(f"Under uncertainty: {answer.samples:,} outcomes (seed {answer.seed})", fmt, level=3),
-            wrap_prose(f"Inputs: {inputs}."),
+            wrap_prose(f"Inputs: {inputs}.", width=width),
             *engine,
-            table(headers, rows, fmt),
+            table(headers, rows, fmt, width=width),
             "",
-            wrap_prose(answer.statement + "."),
+            wrap_prose(answer.statement + ".", width=width),
             "",
             heading("What moves the favourite's bill (one input at its p10 and p90, the others central)", fmt, level=3),
-            table(["input", "at p10", "at p90", "share of its variance (first-order index)"], swings, fmt),
+            table(["input", "at p10", "at p90", "share of its variance (first-order index)"], swings, fmt, width=width),
         ]
     )

@@ -1,14 +1,7 @@
 """Answers under uncertainty: inputs given as ranges, sampled, and every option priced per sample.
 
-A numeric workload field may be a distribution instead of a value, in the field's own units:
-
-- ``{low: 50 TB, likely: 120 TB, high: 300 TB}``: triangular;
-- ``{low: 50 TB, high: 300 TB}``: uniform;
-- ``{p10: 50 TB, p90: 300 TB}``: lognormal with those 10th and 90th percentiles.
-
-Inputs are independent unless the file says otherwise: ``correlate: [[traffic.egress,
-storage.stored, 0.8]]`` draws those two through a Gaussian copula with that correlation between
-their normal scores, each keeping its own distribution.
+The ranges are part of the workload (``planner.workload.uncertain``: ``Uncertain``, ``Correlation``,
+``find``, ``draw``; ``at`` sets fields of a workload; all still importable from here).
 
 Every other command reads such a field at its central value (the likely one, the midpoint, the
 median) and says so; ``sample`` draws ``n`` seeded outcomes and prices every allowed option in each
@@ -23,21 +16,29 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from planner.errors import InputError, validation_problem
+from planner.cluster import run_chunks
+from planner.costing import add_months, price_table
+from planner.errors import InputError
+from planner.pricing.engine import bill
+from planner.pricing.models import PriceTable
+
+# The file format of ranges moved to the workload layer; these names stay importable from here.
+from planner.workload import Correlation as Correlation
+from planner.workload import Uncertain as Uncertain
 from planner.workload import Workload, format_field_value
+from planner.workload import at as at
+from planner.workload import draw as draw
+from planner.workload import find as find
 
-if TYPE_CHECKING:  # numpy only when outcomes are drawn: loading a workload stays light
+if TYPE_CHECKING:  # numpy (and the array pricing) only when outcomes are drawn: the renderers stay light
     import numpy as np
 
     from planner.outcomes import PricedOutcomes
-    from planner.pricing.models import PriceTable
 
-_KEYS = {"low", "likely", "high", "p10", "p90"}
-_Z90 = 1.2815515655446004  # the standard normal's 90th percentile
 MAX_SAMPLE_BILLS = 2_000_000
 """Outcomes x options one run may price as arrays (about a second)."""
 MAX_ENGINE_BILLS = 200_000
@@ -52,237 +53,6 @@ ENGINE_CHUNK_SAMPLES = 100
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True)
-
-
-class Uncertain(_Model):
-    """One uncertain input: its field, its distribution, in the units the model holds (bytes, counts)."""
-
-    field: str
-    kind: Literal["triangular", "uniform", "lognormal"]
-    low: float = Field(description="the lowest value (lognormal: the 10th percentile)")
-    likely: float | None = None
-    high: float = Field(description="the highest value (lognormal: the 90th percentile)")
-    whole: bool = Field(False, description="a count: samples are rounded to whole numbers")
-
-    @property
-    def central(self) -> float:
-        if self.kind == "triangular":
-            assert self.likely is not None
-            return self.likely
-        if self.kind == "uniform":
-            return (self.low + self.high) / 2
-        return math.sqrt(self.low * self.high)  # the lognormal's median
-
-    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray[Any, np.dtype[np.float64]]:
-        import numpy as np
-
-        if self.kind == "triangular":
-            assert self.likely is not None
-            if self.low == self.high:
-                values = np.full(n, self.low)
-            else:
-                values = rng.triangular(self.low, self.likely, self.high, n)
-        elif self.kind == "uniform":
-            values = rng.uniform(self.low, self.high, n)
-        else:
-            mu = (math.log(self.low) + math.log(self.high)) / 2
-            sigma = (math.log(self.high) - math.log(self.low)) / (2 * _Z90)
-            values = rng.lognormal(mu, sigma, n)
-        return np.round(values) if self.whole else values
-
-    def quantile(
-        self, shares: np.ndarray[Any, np.dtype[np.float64]], scores: np.ndarray[Any, np.dtype[np.float64]]
-    ) -> np.ndarray[Any, np.dtype[np.float64]]:
-        """The values at these shares of the distribution (its inverse CDF); ``scores`` are the same
-        points as standard normal scores, which a lognormal uses directly."""
-        import numpy as np
-
-        if self.kind == "uniform":
-            values = self.low + shares * (self.high - self.low)
-        elif self.kind == "triangular":
-            assert self.likely is not None
-            low, likely, high = self.low, self.likely, self.high
-            width = high - low
-            turn = (likely - low) / width if width else 0.0
-            rising = low + np.sqrt(shares * width * (likely - low))
-            falling = high - np.sqrt((1 - shares) * width * (high - likely))
-            values = np.where(shares < turn, rising, falling)
-        else:
-            mu = (math.log(self.low) + math.log(self.high)) / 2
-            sigma = (math.log(self.high) - math.log(self.low)) / (2 * _Z90)
-            values = np.exp(mu + sigma * scores)
-        return np.round(values) if self.whole else values
-
-
-def find(data: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
-    """The distributions in a parsed workload file: mappings whose keys are low / likely / high / p10 / p90."""
-    found: list[tuple[tuple[str, ...], dict[str, Any]]] = []
-    if isinstance(data, dict):
-        keys = {str(k) for k in data}
-        if len(keys) >= 2 and keys <= _KEYS and path:
-            return [(path, data)]
-        for key, value in data.items():
-            found += find(value, (*path, str(key)))
-    return found
-
-
-def _set(data: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, Any]:
-    out = dict(data)
-    node = out
-    for part in path[:-1]:
-        node[part] = dict(node[part])
-        node = node[part]
-    node[path[-1]] = value
-    return out
-
-
-def _read(workload: Workload, path: tuple[str, ...]) -> Any:
-    value: Any = workload
-    for part in path:
-        value = getattr(value, part)
-    return value
-
-
-class Correlation(_Model):
-    """Two uncertain inputs drawn together: ``rho`` is the correlation of their normal scores (a Gaussian copula)."""
-
-    first: str
-    second: str
-    rho: float = Field(ge=-1, le=1)
-
-
-def _correlations(given: Any, inputs: list[Uncertain], source: str) -> list[Correlation]:
-    fields = [u.field for u in inputs]
-    shape = "a list of [field, field, correlation], e.g. [[traffic.egress, storage.stored, 0.8]]"
-    if not isinstance(given, list) or not given:
-        raise InputError(f"give {shape}", source=source, field="correlate")
-    found: list[Correlation] = []
-    for index, item in enumerate(given):
-        where = f"correlate.{index}"
-        if not isinstance(item, list) or len(item) != 3:
-            raise InputError(f"give {shape}", source=source, field=where)
-        first, second, rho = item
-        for name in (first, second):
-            if name not in fields:
-                known = ", ".join(fields) or "none"
-                raise InputError(
-                    f"{name!r} is not an input given as a range (ranges: {known})", source=source, field=where
-                )
-        if first == second or any({first, second} == {c.first, c.second} for c in found):
-            raise InputError(f"{first} and {second}: two different fields, each pair once", source=source, field=where)
-        if isinstance(rho, bool) or not isinstance(rho, int | float) or not -1 <= rho <= 1:
-            raise InputError(f"{rho!r}: a correlation is a number from -1 to 1", source=source, field=where)
-        found.append(Correlation(first=first, second=second, rho=float(rho)))
-    if _cholesky(inputs, found) is None:
-        raise InputError(
-            "these correlations cannot hold together (their matrix is not positive definite): weaken them",
-            source=source,
-            field="correlate",
-        )
-    return found
-
-
-def _cholesky(inputs: list[Uncertain], correlations: list[Correlation]) -> np.ndarray[Any, Any] | None:
-    """The lower Cholesky factor of the inputs' correlation matrix, or None when no such matrix exists."""
-    import numpy as np
-
-    index = {u.field: i for i, u in enumerate(inputs)}
-    matrix = np.eye(len(inputs))
-    for c in correlations:
-        i, j = index[c.first], index[c.second]
-        matrix[i, j] = matrix[j, i] = c.rho
-    # a correlation of exactly +-1 makes the matrix singular: a hair of independence keeps it factorable
-    matrix = matrix * (1 - 1e-12) + np.eye(len(inputs)) * 1e-12
-    try:
-        return np.linalg.cholesky(matrix)
-    except np.linalg.LinAlgError:
-        return None
-
-
-def draw(
-    inputs: list[Uncertain], n: int, rng: np.random.Generator, correlations: list[Correlation] | None = None
-) -> dict[str, np.ndarray[Any, np.dtype[np.float64]]]:
-    """``n`` outcomes of every input: independent draws, or with ``correlations`` normal scores
-    correlated through the matrix's Cholesky factor and carried to each input's own distribution
-    by its inverse CDF (a Gaussian copula)."""
-    import numpy as np
-
-    if not correlations:
-        return {u.field: u.sample(rng, n) for u in inputs}
-    factor = _cholesky(inputs, correlations)
-    assert factor is not None  # checked when the file was read
-    scores = rng.standard_normal((n, len(inputs))) @ factor.T
-    erf = np.frompyfunc(math.erf, 1, 1)
-    shares = (0.5 * (1 + erf(scores / math.sqrt(2)).astype(np.float64))).clip(0.0, 1.0)
-    return {u.field: u.quantile(shares[:, i], scores[:, i]) for i, u in enumerate(inputs)}
-
-
-def load(data: dict[str, Any], source: str) -> tuple[Workload, list[Uncertain], list[Correlation]]:
-    """The workload at the central value of each distribution in ``data``, the distributions, and
-    the correlations the file gives between them."""
-    from planner.workload import parse_workload
-
-    data = dict(data)
-    given = data.pop("correlate", None)
-    found = find(data)
-    placeholder = data
-    for path, spec in found:
-        # while the endpoints are read, the field holds one of them
-        placeholder = _set(placeholder, path, spec.get("likely", spec.get("low", spec.get("p10"))))
-    uncertain = []
-    for path, spec in found:
-        field = ".".join(path)
-        keys = set(spec)
-        if keys == {"low", "likely", "high"}:
-            kind: Literal["triangular", "uniform", "lognormal"] = "triangular"
-        elif keys == {"low", "high"}:
-            kind = "uniform"
-        elif keys == {"p10", "p90"}:
-            kind = "lognormal"
-        else:
-            raise InputError(
-                "give {low, likely, high} (triangular), {low, high} (uniform) or {p10, p90} (lognormal)",
-                source=source,
-                field=field,
-            )
-        values: dict[str, float] = {}
-        whole = False
-        for key, text in spec.items():
-            value = _read(parse_workload(_set(placeholder, path, text), source), path)
-            if not isinstance(value, int | float) or isinstance(value, bool):
-                raise InputError(
-                    "only a number (a size, count, rate or duration) can be uncertain", source=source, field=field
-                )
-            values[key], whole = float(value), isinstance(value, int)
-        low = values.get("low", values.get("p10", 0.0))
-        high = values.get("high", values.get("p90", 0.0))
-        if not low <= values.get("likely", low) <= high or high <= low:
-            raise InputError("the values must rise: low <= likely <= high, and low < high", source=source, field=field)
-        if kind == "lognormal" and low <= 0:
-            raise InputError("a lognormal's p10 must be above 0", source=source, field=field)
-        uncertain.append(
-            Uncertain(field=field, kind=kind, low=low, likely=values.get("likely"), high=high, whole=whole)
-        )
-    workload = parse_workload(placeholder, source)
-    correlations = _correlations(given, uncertain, source) if given is not None else []
-    return at(workload, {u.field: u.central for u in uncertain}), uncertain, correlations
-
-
-def at(workload: Workload, point: dict[str, float]) -> Workload:
-    """The workload with the given fields (in the model's units) set."""
-    data = workload.model_dump()
-    for field, value in point.items():
-        node = data
-        parts = field.split(".")
-        for part in parts[:-1]:
-            node = node[part]
-        current = node.get(parts[-1])
-        node[parts[-1]] = round(value) if isinstance(current, int) else value
-    try:
-        return Workload.model_validate(data)
-    except ValidationError as error:
-        where, message = validation_problem(error)
-        raise InputError(f"at {point} the workload is not valid: {message}", field=where) from None
 
 
 class OptionOutcome(_Model):
@@ -357,10 +127,7 @@ def sample(
     workers: the answer is the same."""
     import numpy as np
 
-    from planner.cluster import run_chunks
-    from planner.costing import add_months, price_table
     from planner.outcomes import engine_reasons
-    from planner.pricing.engine import bill
 
     if not inputs:
         raise InputError("the workload has no uncertain input: give a field as {low, likely, high}", field="--samples")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated
@@ -34,6 +33,7 @@ from planner.cli.common import (
 )
 from planner.cli.measure import app as measure_app
 from planner.cli.measure import profiles_app
+from planner.cli.settings import Settings, settings
 from planner.cli.simulate import simulate_command, trace_command
 from planner.errors import InputError
 
@@ -51,20 +51,14 @@ app.command("trace")(trace_command)
 
 @app.callback()
 def _options(
+    ctx: typer.Context,
     wide: Annotated[
         bool, typer.Option("--wide", help="never wrap tables to the terminal's width (piped output never wraps)")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bars")] = False,
 ) -> None:
     """Choose object storage by measured performance and exact, versioned prices."""
-    import shutil
-
-    from planner import render
-    from planner.cli import progress
-
-    progress.QUIET = quiet
-
-    render.TERMINAL_WIDTH = None if wide or not sys.stdout.isatty() else shutil.get_terminal_size().columns
+    ctx.obj = Settings.for_this_terminal(wide=wide, quiet=quiet)
 
 
 def main() -> None:
@@ -77,7 +71,7 @@ app.add_typer(pricing_app, name="pricing")
 
 
 @pricing_app.command("list")
-def pricing_list(output: FormatOption = OutputFormat.table) -> None:
+def pricing_list(ctx: typer.Context, output: FormatOption = OutputFormat.table) -> None:
     """Providers, their storage classes and every price version shipped."""
     from planner import render
     from planner.pricing import catalog
@@ -116,12 +110,14 @@ def pricing_list(output: FormatOption = OutputFormat.table) -> None:
                 for r in rows
             ],
             output.value,
+            width=settings(ctx).width,
         )
     )
 
 
 @pricing_app.command("show")
 def pricing_show(
+    ctx: typer.Context,
     provider: Annotated[str, typer.Argument(help="provider id, e.g. aws-s3", autocompletion=completion.provider)],
     storage_class: Annotated[
         str | None, typer.Option("--class", help="only this storage class", autocompletion=completion.storage_class)
@@ -152,7 +148,7 @@ def pricing_show(
             data["classes"] = {storage_class: data["classes"][storage_class]}
         typer.echo(render.as_json({"version": table.version, **data}))
         return
-    typer.echo(render.price_table(table, output.value, storage_class))
+    typer.echo(render.price_table(table, output.value, storage_class, width=settings(ctx).width))
 
 
 OFFER_LIMIT_BYTES = 1024 * 2**20
@@ -207,6 +203,7 @@ def pricing_import(
 
 @pricing_app.command("diff")
 def pricing_diff(
+    ctx: typer.Context,
     provider: Annotated[str, typer.Argument(help="provider id")],
     first: Annotated[str, typer.Argument(help="the earlier date (YYYY-MM-DD)")],
     second: Annotated[str, typer.Argument(help="the later date (YYYY-MM-DD)")],
@@ -229,7 +226,10 @@ def pricing_diff(
         return
     typer.echo(
         render.table(
-            ["field", "before", "after"], [(c["field"], c["before"], c["after"]) for c in changes], output.value
+            ["field", "before", "after"],
+            [(c["field"], c["before"], c["after"]) for c in changes],
+            output.value,
+            width=settings(ctx).width,
         )
     )
 
@@ -251,6 +251,7 @@ app.add_typer(ingest_app, name="ingest")
 
 @ingest_app.command("cur")
 def ingest_cur(
+    ctx: typer.Context,
     files: Annotated[
         list[Path], typer.Argument(help="AWS Cost and Usage Reports (CSV, .csv.gz, Parquet) or FOCUS 1.x CSV exports")
     ],
@@ -285,7 +286,7 @@ def ingest_cur(
     skus: dict[str, tuple[str, str]] = {}
     for path in offer or []:
         skus.update(ingest.sku_usage_types(_read_json(path, "offer file"), str(path)))
-    with progress.bar("reading the bill", unit="rows") as moved:
+    with progress.bar("reading the bill", unit="rows", quiet=settings(ctx).quiet) as moved:
         bill = ingest.read_bill(files, bucket=bucket, region=region, progress=moved, skus=skus)
     if not bill.groups:
         raise InputError("no Amazon S3 usage rows" + (" for that bucket/region" if bucket or region else ""))
@@ -314,7 +315,7 @@ def ingest_cur(
     typer.echo(render.ingest_summary(bill, [str(t) for t in targets]))
     if result is not None:
         typer.echo("")
-        typer.echo(render.reconciliation(result, output.value))
+        typer.echo(render.reconciliation(result, output.value, width=settings(ctx).width))
 
 
 def _new_or_updated(
@@ -336,7 +337,7 @@ def _new_or_updated(
 
 def _write_workload(target: Path, text: str) -> None:
     """Write an ingested workload, after checking that it loads as a workload."""
-    from planner.pricing.catalog import load_yaml
+    from planner.files import load_yaml
     from planner.workload import parse_workload
 
     parse_workload(load_yaml(text, str(target)), str(target))
@@ -349,6 +350,7 @@ def _write_workload(target: Path, text: str) -> None:
 
 @ingest_app.command("inventory")
 def ingest_inventory(
+    ctx: typer.Context,
     files: Annotated[
         list[Path], typer.Argument(help="an S3 Inventory manifest.json, or its data files (CSV, .csv.gz, Parquet, ORC)")
     ],
@@ -375,7 +377,7 @@ def ingest_inventory(
         raise InputError("give either --out DIR (a new workload) or --into W.yaml (replace its storage)")
     for path in files:
         check_input_file(path, what="inventory file")
-    with progress.bar("reading the inventory", unit="objects") as moved:
+    with progress.bar("reading the inventory", unit="objects", quiet=settings(ctx).quiet) as moved:
         summary = inv.read_inventory(files, schema=schema, progress=moved)
     name = summary.bucket or "inventory"
     target, text = _new_or_updated(
@@ -400,6 +402,7 @@ def ingest_inventory(
 
 @ingest_app.command("access-log")
 def ingest_access_log(
+    ctx: typer.Context,
     paths: Annotated[
         list[Path],
         typer.Argument(
@@ -440,7 +443,7 @@ def ingest_access_log(
                 handle = stack.enter_context(trace.open("w", encoding="utf-8", newline=""))
             except OSError as error:
                 raise InputError(f"cannot write it ({error.strerror or error})", source="--trace") from None
-        with progress.bar("reading the logs", unit="requests") as moved:
+        with progress.bar("reading the logs", unit="requests", quiet=settings(ctx).quiet) as moved:
             summary = accesslog.read_logs(paths, trace=handle, progress=moved)
     block = accesslog.traffic_block(summary)
     name = summary.buckets[0] if len(summary.buckets) == 1 else "access-logs"
@@ -480,6 +483,7 @@ def _fields_of(workload_file: Path) -> Iterator[None]:
 
 @app.command("cost")
 def cost_command(
+    ctx: typer.Context,
     workload_file: WorkloadArgument,
     provider: Annotated[
         str, typer.Option("--provider", "-p", help="provider id, e.g. aws-s3", autocompletion=completion.provider)
@@ -527,13 +531,21 @@ def cost_command(
             from planner.reports.plots import save_projection_plot
 
             save_projection_plot(result, plot)
-        typer.echo(render.as_json(result) if output == OutputFormat.json else render.projection(result, output.value))
+        typer.echo(
+            render.as_json(result)
+            if output == OutputFormat.json
+            else render.projection(result, output.value, width=settings(ctx).width)
+        )
         return
     if plot is not None:
         raise InputError("a plot needs a projection: add --months N", source="--plot")
     with _fields_of(workload_file):
         bill = estimate_cost(workload, provider, storage_class, as_of=day, prices=prices, region=region)
-    typer.echo(render.as_json(bill) if output == OutputFormat.json else render.breakdown(bill, output.value))
+    typer.echo(
+        render.as_json(bill)
+        if output == OutputFormat.json
+        else render.breakdown(bill, output.value, width=settings(ctx).width)
+    )
 
 
 DaskOption = Annotated[
@@ -549,6 +561,7 @@ DaskOption = Annotated[
 
 @app.command("sweep")
 def sweep_command(
+    ctx: typer.Context,
     workload_file: WorkloadArgument,
     vary: Annotated[
         list[str],
@@ -570,17 +583,22 @@ def sweep_command(
     points = 1
     for axis in axes:
         points *= len(axis.values)
-    with progress.bar("pricing the grid", total=points, unit="points") as moved:
+    with progress.bar("pricing the grid", total=points, unit="points", quiet=settings(ctx).quiet) as moved:
         result = sweep(workload, axes, as_of=parse_date(as_of), progress=moved, scheduler=dask)
     if plot is not None:
         from planner.reports.plots import save_sweep_plot
 
         save_sweep_plot(result, plot)
-    typer.echo(render.as_json(result) if output == OutputFormat.json else render.sweep(result, output.value))
+    typer.echo(
+        render.as_json(result)
+        if output == OutputFormat.json
+        else render.sweep(result, output.value, width=settings(ctx).width)
+    )
 
 
 @app.command("recommend")
 def recommend_command(
+    ctx: typer.Context,
     workload_file: WorkloadArgument,
     as_of: AsOfOption = None,
     profiles: Annotated[
@@ -630,7 +648,9 @@ def recommend_command(
         raise InputError(f"{sim_window!r}: use a window between 1s and 1h", source="--sim-window")
     from planner.cli import progress
 
-    with progress.bar("simulating each provider", total=len(workload.constraints.providers)) as moved:
+    with progress.bar(
+        "simulating each provider", total=len(workload.constraints.providers), quiet=settings(ctx).quiet
+    ) as moved:
         result = recommend(
             workload,
             as_of=parse_date(as_of),
@@ -650,7 +670,7 @@ def recommend_command(
 
         if prices:
             raise InputError("--samples prices the shipped tables only; leave out --prices", source="--samples")
-        with progress.bar("pricing the outcomes", total=samples, unit="samples") as moved:
+        with progress.bar("pricing the outcomes", total=samples, unit="samples", quiet=settings(ctx).quiet) as moved:
             answer = sample(
                 workload,
                 workload.uncertain,
@@ -671,11 +691,11 @@ def recommend_command(
             payload["uncertainty"] = answer.model_dump(mode="json")
         typer.echo(render.as_json(payload))
     else:
-        typer.echo(render.recommendation(result, output.value))
+        typer.echo(render.recommendation(result, output.value, width=settings(ctx).width))
         if workload.uncertain and output != OutputFormat.csv:
-            typer.echo(render.uncertain_note(workload.uncertain, answer))
+            typer.echo(render.uncertain_note(workload.uncertain, answer, width=settings(ctx).width))
         if answer is not None:
-            typer.echo(render.uncertain_answer(answer, output.value))
+            typer.echo(render.uncertain_answer(answer, output.value, width=settings(ctx).width))
     if result.recommendation is None:
         raise typer.Exit(1)
 
@@ -689,6 +709,7 @@ def _copy_link(bits_per_s: float | None) -> float | None:
 
 @app.command("migrate")
 def migrate_command(
+    ctx: typer.Context,
     workload_file: WorkloadArgument,
     source: Annotated[
         str, typer.Option("--from", help="PROVIDER[:CLASS] the data leaves", autocompletion=completion.endpoint)
@@ -793,11 +814,16 @@ def migrate_command(
         from planner.reports.plots import save_migration_plot
 
         save_migration_plot(plan, plot)
-    typer.echo(render.as_json(plan) if output == OutputFormat.json else render.migration(plan, output.value))
+    typer.echo(
+        render.as_json(plan)
+        if output == OutputFormat.json
+        else render.migration(plan, output.value, width=settings(ctx).width)
+    )
 
 
 @app.command("report")
 def report_command(
+    ctx: typer.Context,
     workload_file: WorkloadArgument,
     out: Annotated[Path, typer.Option("--out", "-o", help="report.html or report.md")],
     as_of: AsOfOption = None,
@@ -814,7 +840,9 @@ def report_command(
     from planner.workload import load_workload
 
     workload = load_workload(workload_file)
-    with progress.bar("simulating each provider", total=len(workload.constraints.providers)) as moved:
+    with progress.bar(
+        "simulating each provider", total=len(workload.constraints.providers), quiet=settings(ctx).quiet
+    ) as moved:
         written = write_report(
             workload, out, as_of=parse_date(as_of), profiles_dir=profiles, simulate=simulate, progress=moved
         )
@@ -834,6 +862,7 @@ def schema_command(
 
 @app.command("diff")
 def diff_command(
+    ctx: typer.Context,
     first: Annotated[Path, typer.Argument(help="the first workload YAML")],
     second: Annotated[Path, typer.Argument(help="the second workload YAML")],
     provider: Annotated[
@@ -860,4 +889,8 @@ def diff_command(
         as_of=parse_date(as_of),
         simulate=simulate,
     )
-    typer.echo(render.as_json(result) if output == OutputFormat.json else render_diff(result, output.value))
+    typer.echo(
+        render.as_json(result)
+        if output == OutputFormat.json
+        else render_diff(result, output.value, width=settings(ctx).width)
+    )

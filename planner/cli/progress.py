@@ -2,7 +2,7 @@
 
 The library reports progress through a plain callback (``Callable[[float], None]``, the work done
 so far); the CLI turns it into a rich progress bar with this module. Nothing shows when stderr is
-not a terminal or with ``planner --quiet``.
+not a terminal or with ``planner --quiet`` (the command passes ``quiet``).
 """
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-QUIET = False
-"""Set by ``planner --quiet``: no progress bars."""
-
 
 @contextmanager
-def bar(description: str, total: float | None = None, *, unit: str = "") -> Iterator[Callable[[float], None]]:
-    """A callback that moves a bar to ``done`` (of ``total``; no total: a count and a pulse)."""
-    if QUIET or not sys.stderr.isatty():
+def bar(
+    description: str, total: float | None = None, *, unit: str = "", quiet: bool = False
+) -> Iterator[Callable[[float], None]]:
+    """A callback that moves a bar to ``done`` (of ``total``; no total: a count and a pulse); ``quiet``:
+    no bar (``planner --quiet``)."""
+    if quiet or not sys.stderr.isatty():
         yield lambda done: None
         return
     from rich.console import Console

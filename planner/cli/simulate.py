@@ -15,6 +15,7 @@ import typer
 
 from planner.cli import completion
 from planner.cli.common import OutputFormat, TextFormatOption, WorkloadArgument, parse_option, refuse_overwrite
+from planner.cli.settings import settings
 from planner.errors import InputError
 from planner.evidence import Evidence, marked, weakest
 from planner.units import format_duration
@@ -34,6 +35,7 @@ def _window_s(duration: str) -> float:
 
 
 def simulate_command(
+    ctx: typer.Context,
     workload_file: WorkloadArgument,
     provider: Annotated[
         str | None,
@@ -87,7 +89,7 @@ def simulate_command(
         replay, notes = read_trace(trace)
     from planner.cli import progress
 
-    with progress.bar("simulating", total=2 * replications, unit="runs") as moved:
+    with progress.bar("simulating", total=2 * replications, unit="runs", quiet=settings(ctx).quiet) as moved:
         runs = [0]
 
         def one_more() -> None:
@@ -114,7 +116,8 @@ def simulate_command(
     if output == OutputFormat.json:
         typer.echo(result.model_dump_json(indent=2))
         return
-    typer.echo(report(result, output.value, render.table, render.heading))
+    width = settings(ctx).width
+    typer.echo(report(result, output.value, lambda *table: render.table(*table, width=width), render.heading))
 
 
 def report(result: WorkloadSimulation, fmt: str, table: _Table, heading: _Heading) -> str:

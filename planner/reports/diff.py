@@ -221,7 +221,7 @@ def _change(amount: Decimal) -> str:
 _MARKS = {"added": "+", "removed": "-", "changed": "~", "unchanged": " "}
 
 
-def render_diff(result: ScenarioDiff, fmt: str) -> str:
+def render_diff(result: ScenarioDiff, fmt: str, *, width: int | None = None) -> str:
     """The diff for people: the two sides, each line item's change, the categories and the totals."""
     from planner.render import heading, quantity, table, usd
 
@@ -243,6 +243,7 @@ def render_diff(result: ScenarioDiff, fmt: str) -> str:
             ("prices", a.table_version, b.table_version, ""),
         ],
         fmt,
+        width=width,
     )
     lines = table(
         ["", "category", "item", "a quantity", "b quantity", "unit", "a", "b", "change"],
@@ -261,11 +262,13 @@ def render_diff(result: ScenarioDiff, fmt: str) -> str:
             for line in result.lines
         ],
         fmt,
+        width=width,
     )
     categories = table(
         ["category", "a", "b", "change"],
         [(c.category, usd(c.amount_a_usd), usd(c.amount_b_usd), _change(c.change_usd)) for c in result.categories],
         fmt,
+        width=width,
     )
     parts = [
         heading(f"{a.workload} -> {b.workload} ({how}, prices in force on {result.as_of})", fmt),

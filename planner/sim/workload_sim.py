@@ -26,7 +26,7 @@ from planner.sim.result import (
 )
 from planner.sim.spec import SimSpec, TraceArrivals
 from planner.sim.workload_adapter import WINDOWS, adapt_workload
-from planner.workload import MONTH_S, Workload
+from planner.workload import MONTH_S, Workload, restore_verdicts
 
 if TYPE_CHECKING:
     from planner.measure.profile import Profile
@@ -92,8 +92,6 @@ def simulate(
     restore_first = table.restore_required(storage_class)
     if restore_first:
         # the simulation replays immediate reads, which an archive class does not serve
-        from planner.recommendation import restore_verdicts
-
         restored = restore_verdicts(workload, storage_class)
         verdicts = restored + [v for v in verdicts if v.target not in {r.target for r in restored}]
         assumptions.append(

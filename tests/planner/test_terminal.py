@@ -8,6 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import typer
+from typer.testing import CliRunner
+
+from planner import render
+from planner.cli import progress
+from planner.cli.settings import Settings, settings
+
 from .conftest import EXAMPLES
 
 PLANNER = str(Path(sys.executable).parent / "planner")
@@ -81,3 +88,30 @@ def test_simulate_and_recommend_show_their_progress_on_a_terminal() -> None:
     assert "simulating" in shown and "runs" in shown
     shown = _on_terminal(120, "recommend", WEB, "--as-of", "2026-12-01", "--sim-window", "30s")
     assert "simulating each provider" in shown
+
+
+def test_width_and_quietness_are_arguments_not_module_state() -> None:
+    rows = [("a" * 40, "b" * 40, "c" * 40)]
+    assert max(len(line) for line in render.table(["x", "y", "z"], rows, "table", width=80).splitlines()) <= 80
+    assert max(len(line) for line in render.table(["x", "y", "z"], rows, "table").splitlines()) > 80
+    assert render.wrap_prose("word " * 30, width=40).count("\n") >= 3
+    assert not hasattr(render, "TERMINAL_WIDTH") and not hasattr(progress, "QUIET")
+    with progress.bar("quiet", 10, quiet=True) as moved:
+        moved(5)  # a no-op
+    # the planner callback's choice reaches a command through typer's context
+    app = typer.Typer()
+    seen: list[Settings] = []
+
+    @app.callback()
+    def _options(ctx: typer.Context) -> None:
+        ctx.obj = Settings(quiet=True, width=72)
+
+    @app.command()
+    def show(ctx: typer.Context) -> None:
+        seen.append(settings(ctx))
+
+    @app.command()
+    def other() -> None: ...
+
+    assert CliRunner().invoke(app, ["show"]).exit_code == 0
+    assert seen == [Settings(quiet=True, width=72)]

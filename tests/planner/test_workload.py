@@ -8,11 +8,22 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from planner.costing import estimate_cost, project_costs
 from planner.errors import InputError
 from planner.pricing import catalog
-from planner.workload import load_workload, parse_workload
+from planner.workload import (
+    Catalog,
+    Correlation,
+    Uncertain,
+    Workload,
+    at,
+    load_workload,
+    parse_workload,
+    shipped_catalog,
+    with_catalog,
+)
 
 from .conftest import EXAMPLES, Result
 
@@ -309,3 +320,109 @@ def test_cost_carries_the_contradiction(run_cli: Callable[..., Result], tmp_path
     path.write_text("name: w\nstorage: {stored: 500 TB, object_size: 64 MiB, retention: 30d}\ntraffic: {writes: 1}\n")
     result = run_cli("cost", str(path), "-p", "aws-s3")
     assert result.code == 0 and "warning: traffic.writes: 1 objects" in result.out
+
+
+RANGES = """\
+name: ranges
+storage: {stored: 100 TB, object_size: 8 MB}
+traffic:
+  egress: {low: 20 TB, high: 60 TB}
+  reads: {low: 1M, likely: 2M, high: 5M}
+correlate: [[traffic.egress, traffic.reads, 0.7]]
+"""
+
+
+@pytest.fixture
+def ranged(tmp_path: Path) -> Path:
+    path = tmp_path / "ranges.yaml"
+    path.write_text(RANGES, encoding="utf-8")
+    return path
+
+
+def test_ranges_survive_a_json_round_trip(ranged: Path) -> None:
+    workload = load_workload(ranged)
+    back = Workload.model_validate_json(workload.model_dump_json())
+    assert back == workload
+    # the range is kept, and the field still holds its central value (the midpoint of 20 and 60 TB)
+    (egress, reads) = back.uncertain
+    assert (egress.field, egress.kind, egress.low, egress.high) == ("traffic.egress", "uniform", 20 * TB, 60 * TB)
+    assert (reads.kind, reads.likely, reads.whole) == ("triangular", 2_000_000, True)
+    assert back.traffic.egress == 40 * TB and back.traffic.reads == 2_000_000
+    assert [(c.first, c.second, c.rho) for c in back.correlations] == [("traffic.egress", "traffic.reads", 0.7)]
+
+
+def test_ranges_survive_model_dump_and_validate(ranged: Path) -> None:
+    workload = load_workload(ranged)
+    back = Workload.model_validate(workload.model_dump())
+    assert back == workload
+    assert back.uncertain == workload.uncertain and back.correlations == workload.correlations
+    assert back.traffic.egress == 40 * TB
+
+
+def test_a_workload_without_ranges_serialises_as_before() -> None:
+    dumped = parse_workload(minimal()).model_dump(mode="json")
+    assert "uncertain" not in dumped and "correlations" not in dumped
+    assert Workload.model_validate(dumped).uncertain == []
+
+
+def test_ranges_are_checked_when_given_in_python() -> None:
+    egress = Uncertain(field="traffic.egress", kind="uniform", low=1.0, high=3.0)
+    with pytest.raises(ValidationError, match="not a numeric field"):
+        Workload.model_validate({**minimal(), "uncertain": [egress.model_copy(update={"field": "traffic.nothing"})]})
+    with pytest.raises(ValidationError, match=r"'storage\.stored' is not an input given as a range"):
+        Workload.model_validate(
+            {
+                **minimal(),
+                "uncertain": [egress],
+                "correlations": [Correlation(first="traffic.egress", second="storage.stored", rho=0.5)],
+            }
+        )
+
+
+def test_a_file_gives_ranges_in_place_not_as_declared_fields() -> None:
+    with pytest.raises(InputError) as error:
+        parse_workload({**minimal(), "uncertain": []})
+    assert error.value.field == "uncertain" and "unknown key" in str(error.value)
+
+
+def test_names_are_checked_against_the_catalog_in_the_context() -> None:
+    data = {**minimal(), "constraints": {"providers": ["acme-s3", "wasabi"]}}
+    # no context: the installed tables' names, which do not hold acme-s3
+    with pytest.raises(ValidationError) as refused:
+        Workload.model_validate(data)
+    (problem,) = refused.value.errors()
+    assert problem["loc"] == ("constraints", "providers") and "unknown provider 'acme-s3'" in problem["msg"]
+    with pytest.raises(InputError) as error:
+        parse_workload(data)
+    assert error.value.field == "constraints.providers"
+    # a catalog with one more provider accepts it, and its providers are the default list
+    shipped = shipped_catalog()
+    more = Catalog(providers=(*shipped.providers, "acme-s3"), storage_classes=shipped.storage_classes | {"cold"})
+    workload = Workload.model_validate(data, context=with_catalog(more))
+    assert workload.constraints.providers == ["acme-s3", "wasabi"]
+    assert Workload.model_validate(minimal(), context=with_catalog(more)).constraints.providers == list(more.providers)
+    placed = minimal(placement={"cold": "10 TB"})
+    assert parse_workload(placed, catalog=more).storage.placement == {"cold": 10 * TB}
+    with pytest.raises(InputError) as error:
+        parse_workload(placed)
+    assert error.value.field == "storage.placement" and "'cold' is no provider's storage class" in str(error.value)
+    # a catalog without a provider refuses it, naming the field
+    fewer = Catalog(providers=("wasabi",), storage_classes=shipped.storage_classes)
+    with pytest.raises(InputError) as error:
+        parse_workload({**minimal(), "constraints": {"discounts": {"aws-s3": "10%"}}}, catalog=fewer)
+    assert error.value.field == "constraints.discounts" and "unknown provider 'aws-s3' (known: wasabi)" in str(
+        error.value
+    )
+
+
+def test_without_a_context_the_catalog_is_the_installed_tables() -> None:
+    shipped = shipped_catalog()
+    assert list(shipped.providers) == catalog.providers()
+    assert parse_workload(minimal()).constraints.providers == list(shipped.providers)
+
+
+def test_setting_a_field_keeps_the_names_a_custom_catalog_allowed(ranged: Path) -> None:
+    shipped = shipped_catalog()
+    more = Catalog(providers=(*shipped.providers, "acme-s3"), storage_classes=shipped.storage_classes)
+    workload = parse_workload({**minimal(), "constraints": {"providers": ["acme-s3"]}}, catalog=more)
+    assert at(workload, {"storage.stored": 20 * TB}).constraints.providers == ["acme-s3"]

@@ -1,10 +1,8 @@
-"""The workload a user describes in YAML, and its translation into each provider's billing units.
+"""The parts of a workload: storage, traffic, performance targets, the client and the constraints.
 
 Human units everywhere ("200 TB", "8 GB", "30d", "10 Gbps"); unknown keys are errors that
-name the key. ``Workload.usage_for`` compiles a month of the workload into a ``pricing.Usage``
-for one provider and storage class: multipart uploads become the parts the provider bills,
-retention becomes deletions at an age (the minimum-duration charges), growth moves the stored
-volume month by month.
+name the key. Provider and storage-class names are checked against the ``Catalog`` in the
+validation context (``planner.workload.catalog``; the shipped one when none is given).
 """
 
 from __future__ import annotations
@@ -12,9 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-import unicodedata
 from decimal import Decimal
-from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import (
@@ -22,16 +18,12 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    PrivateAttr,
     StringConstraints,
-    ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
 )
 
-from planner.errors import InputError, validation_problem
-from planner.pricing.models import Deletion, Limits, SizeBin, Usage
 from planner.units import (
     MAX_BYTES,
     BitsPerSecond,
@@ -42,7 +34,9 @@ from planner.units import (
     format_bytes,
     parse_duration,
     parse_rate,
+    parse_size,
 )
+from planner.workload.catalog import catalog_in, shipped_catalog
 
 DAY_S = 86400.0
 MONTH_S = 30 * DAY_S
@@ -139,10 +133,8 @@ def _stored_or_placement(schema: dict[str, Any]) -> None:
 
 
 def storage_class_ids() -> set[str]:
-    """Every storage class id any shipped price table defines."""
-    from planner.pricing import catalog
-
-    return {cls for tables in catalog.shipped_tables().values() for table in tables for cls in table.classes}
+    """Every storage class id any installed price table defines (those of ``shipped_catalog()``)."""
+    return set(shipped_catalog().storage_classes)
 
 
 class Storage(_Model):
@@ -164,8 +156,6 @@ class Storage(_Model):
     def _stored_from_placement(cls, data: Any, info: ValidationInfo) -> Any:
         if not isinstance(data, dict) or "stored" in data or not isinstance(data.get("placement"), dict):
             return data
-        from planner.units import parse_size
-
         strict = bool(info.context and info.context.get("from_file"))
         total = 0
         for storage_class, size in data["placement"].items():
@@ -177,10 +167,10 @@ class Storage(_Model):
 
     @field_validator("placement")
     @classmethod
-    def _placement_classes(cls, placement: dict[str, int] | None) -> dict[str, int] | None:
+    def _placement_classes(cls, placement: dict[str, int] | None, info: ValidationInfo) -> dict[str, int] | None:
         if placement is None:
             return None
-        known = storage_class_ids()
+        known = catalog_in(info.context).storage_classes
         for storage_class in placement:
             if storage_class not in known:
                 raise ValueError(
@@ -417,21 +407,13 @@ class Client(_Model):
     range_size: Bytes = Field(64 * 2**20, gt=0, description="bytes per ranged GET when read_streams > 1")
 
 
-def _known_providers() -> list[str]:
-    """Every provider the price tables define, in the tables' order."""
-    from planner.pricing import catalog
-
-    return catalog.providers()
-
-
-def _check_provider(provider: str) -> None:
-    known = _known_providers()
+def _check_provider(provider: str, known: tuple[str, ...]) -> None:
     if provider not in known:
         raise ValueError(f"unknown provider {provider!r} (known: {', '.join(known)})")
 
 
 class Constraints(_Model):
-    providers: list[str] = Field(default_factory=lambda: _known_providers(), min_length=1)
+    providers: list[str] = Field(default_factory=lambda: list(shipped_catalog().providers), min_length=1)
     storage_classes: list[str] | None = Field(None, description="consider only these storage class ids")
     months: int = Field(12, ge=1, le=120, description="horizon for totals and growth")
     discounts: dict[str, float | str] = Field(
@@ -444,13 +426,20 @@ class Constraints(_Model):
         " ranked as an option of its own (default: the provider's default region, us-east-1 for S3)",
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _providers_of_the_catalog(cls, data: Any, info: ValidationInfo) -> Any:
+        # the default is every provider of the catalog given in the context (the shipped one without)
+        if isinstance(data, dict) and "providers" not in data:
+            return {**data, "providers": list(catalog_in(info.context).providers)}
+        return data
+
     @field_validator("regions")
     @classmethod
-    def _regions(cls, regions: dict[str, list[str]]) -> dict[str, list[str]]:
+    def _regions(cls, regions: dict[str, list[str]], info: ValidationInfo) -> dict[str, list[str]]:
+        known = catalog_in(info.context).providers
         for provider, names in regions.items():
-            known = _known_providers()
-            if provider not in known:
-                raise ValueError(f"unknown provider {provider!r} (known: {', '.join(known)})")
+            _check_provider(provider, known)
             if not names or len(set(names)) != len(names) or not all(n.strip() for n in names):
                 raise ValueError(f"{provider}: a list of distinct region names, e.g. [eu-central-1, us-east-1]")
         return regions
@@ -468,9 +457,10 @@ class Constraints(_Model):
 
     @field_validator("discounts")
     @classmethod
-    def _discounts(cls, discounts: dict[str, float | str]) -> dict[str, float | str]:
+    def _discounts(cls, discounts: dict[str, float | str], info: ValidationInfo) -> dict[str, float | str]:
+        known = catalog_in(info.context).providers
         for provider, discount in discounts.items():
-            _check_provider(provider)
+            _check_provider(provider, known)
             if _fraction(discount, "discount") >= 1:
                 raise ValueError(f"{discount!r}: a discount must be less than 100%")
         return discounts
@@ -480,318 +470,8 @@ class Constraints(_Model):
 
     @field_validator("providers")
     @classmethod
-    def _known(cls, providers: list[str]) -> list[str]:
+    def _known(cls, providers: list[str], info: ValidationInfo) -> list[str]:
+        known = catalog_in(info.context).providers
         for provider in providers:
-            _check_provider(provider)
+            _check_provider(provider, known)
         return providers
-
-
-class Workload(_Model):
-    """A storage workload: what is stored, how it is read and written, and what it must achieve."""
-
-    name: str = Field(min_length=1)
-    description: str | None = None
-    storage: Storage
-    traffic: Traffic = Field(default_factory=Traffic)
-    performance: Performance = Field(default_factory=Performance)
-    client: Client = Field(default_factory=Client)
-    constraints: Constraints = Field(default_factory=Constraints)
-    # The inputs the file gave as distributions (planner.uncertainty): the fields hold their central
-    # values; recommend --samples draws from them.
-    _uncertain: list[Any] = PrivateAttr(default_factory=list)
-    _correlations: list[Any] = PrivateAttr(default_factory=list)
-
-    @property
-    def uncertain(self) -> list[Any]:
-        """The uncertain inputs (``planner.uncertainty.Uncertain``) the file gave, if any."""
-        return list(self._uncertain)
-
-    @property
-    def correlations(self) -> list[Any]:
-        """The correlations between uncertain inputs the file gave (``planner.uncertainty.Correlation``)."""
-        return list(self._correlations)
-
-    @field_validator("name")
-    @classmethod
-    def _one_line(cls, name: str) -> str:
-        if any(ord(c) < 32 or ord(c) == 127 for c in name):
-            raise ValueError(f"{name!r}: a name is one line of text without control characters")
-        # format characters (zero-width spaces, right-to-left overrides) make a name print as another
-        hidden = [c for c in name if unicodedata.category(c) in ("Cf", "Co", "Cs")]
-        if hidden:
-            codes = ", ".join(f"U+{ord(c):04X}" for c in dict.fromkeys(hidden))
-            raise ValueError(f"{name!r}: a name may not hold invisible or direction-changing characters ({codes})")
-        if not name.strip():
-            raise ValueError("a name needs at least one visible character")
-        return name
-
-    @model_validator(mode="after")
-    def _reads_by_placed_class(self) -> Workload:
-        by_class = self.traffic.reads_by_class
-        if by_class is None:
-            return self
-        placement = self.storage.placement
-        if placement is None:
-            raise ValueError("traffic.reads_by_class names classes of storage.placement: give the placement too")
-        unplaced = [cls for cls in by_class if cls not in placement]
-        if unplaced:
-            raise ValueError(
-                f"traffic.reads_by_class: {unplaced[0]!r} holds nothing in storage.placement ({', '.join(placement)})"
-            )
-        if any(count < 0 for count in by_class.values()):
-            raise ValueError("traffic.reads_by_class: a count cannot be negative")
-        stated, reads = sum(by_class.values()), self.reads_per_month()
-        if stated > reads:
-            raise ValueError(
-                f"traffic.reads_by_class adds up to {stated:,} GETs, more than the {reads:,} reads a month"
-            )
-        return self
-
-    @model_validator(mode="after")
-    def _horizon_within_reason(self) -> Workload:
-        last = self.stored_bytes(self.constraints.months - 1)
-        if last > MAX_BYTES:
-            raise ValueError(
-                f"storage growth over constraints.months {self.constraints.months} reaches"
-                f" {format_bytes(last)} stored, beyond any real workload (more than 100 EB)"
-            )
-        return self
-
-    # ------------------------------------------------------------------ derived quantities
-
-    def stored_bytes(self, month: int = 0) -> int:
-        grown = self.storage.stored
-        if self.storage.growth_rate:
-            grown = round(grown * (1 + self.storage.growth_rate) ** month)
-        return grown + self.storage.growth_per_month * month
-
-    def object_count(self, month: int = 0) -> int:
-        mean = self.storage.mean_object_bytes
-        if self.storage.objects is not None and month == 0:
-            return self.storage.objects
-        return max(1, round(self.stored_bytes(month) / mean)) if mean and self.stored_bytes(month) else 0
-
-    def written_bytes(self, month: int = 0) -> float:
-        """Bytes written a month: growth plus replacement of what retention deletes."""
-        replaced = self.deleted_bytes(month)
-        return float(self.storage.growth_per_month) + self.stored_bytes(month) * self.storage.growth_rate + replaced
-
-    def consistency_warnings(self) -> list[str]:
-        """Figures of the workload that contradict each other (priced as written, but said): objects
-        written a month against what retention deletes plus growth."""
-        traffic, storage = self.traffic, self.storage
-        if traffic.writes is None or storage.retention is None or not storage.stored:
-            return []
-        written = traffic.writes * storage.mean_object_bytes
-        needed = self.written_bytes(0)
-        if needed <= 0 or 0.5 <= written / needed <= 2:
-            return []
-        days = storage.retention / DAY_S
-        change = "shrink" if written < needed else "grow"
-        return [
-            f"traffic.writes: {traffic.writes:,} objects of {format_bytes(storage.mean_object_bytes)} write"
-            f" {format_bytes(written)} a month, but a {days:g}-day retention deletes"
-            f" {format_bytes(self.deleted_bytes(0))} a month"
-            + (f" and growth adds {format_bytes(storage.growth_per_month)}" if storage.growth_per_month else "")
-            + f": the stored volume would {change} by {format_bytes(abs(needed - written))} a month, not stay at"
-            f" {format_bytes(storage.stored)} (priced as written; check writes, retention and stored)"
-        ]
-
-    def deleted_bytes(self, month: int = 0) -> float:
-        retention = self.storage.retention
-        if retention is None:
-            return 0.0
-        # In steady state a volume S with lifetime R turns over S x (month / R) each month.
-        return self.stored_bytes(month) * MONTH_S / retention
-
-    def reads_per_month(self) -> int:
-        traffic = self.traffic
-        if traffic.reads is not None:
-            return traffic.reads
-        if traffic.ratio is not None and traffic.writes is not None:
-            return round(traffic.writes * traffic.ratio)
-        mean = self.storage.mean_object_bytes
-        read_bytes = traffic.egress + traffic.internal_reads + traffic.inter_region
-        return math.ceil(read_bytes / mean) if mean else 0
-
-    def writes_per_month(self, month: int = 0) -> int:
-        traffic = self.traffic
-        if traffic.writes is not None:
-            return traffic.writes
-        if traffic.ratio is not None:
-            return math.ceil(self.reads_per_month() / traffic.ratio)
-        mean = self.storage.mean_object_bytes
-        return math.ceil(self.written_bytes(month) / mean) if mean else 0
-
-    def size_bins(self, month: int = 0) -> list[SizeBin] | None:
-        distribution = self.storage.size_distribution
-        if distribution is None:
-            return None
-        count = self.object_count(month)
-        return [SizeBin(bytes=s.size, count=round(count * s.share)) for s in distribution]
-
-    def object_sizes(self) -> list[tuple[float, float]]:
-        """(object size in bytes, share of objects) pairs."""
-        if self.storage.size_distribution is not None:
-            return [(float(s.size), s.share) for s in self.storage.size_distribution]
-        return [(self.storage.mean_object_bytes, 1.0)]
-
-    def parts_per_upload(self, size_bytes: float, limits: Limits) -> int:
-        """Requests one object's upload takes at a provider: 1 PUT, or 1 + parts + 1 for multipart."""
-        part = float(self.client.part_size)
-        single_max = limits.max_single_put_bytes
-        multipart = size_bytes >= self.client.multipart_threshold or (
-            single_max is not None and size_bytes > single_max
-        )
-        if not multipart:
-            return 1
-        if limits.multipart is not None:
-            part = max(part, limits.multipart.min_part_bytes)
-            # Too many parts: the client must raise its part size to fit the provider's part count.
-            part = max(part, size_bytes / limits.multipart.max_parts)
-            part = min(part, limits.multipart.max_part_bytes)
-        return math.ceil(size_bytes / part)
-
-    def usage_for(self, storage_class: str, limits: Limits, month: int = 0) -> Usage:
-        """One month of this workload in a provider's billing units."""
-        writes = self.writes_per_month(month)
-        put = create = parts = complete = 0
-        for size, share in self.object_sizes():
-            count = writes * share
-            per_object = self.parts_per_upload(size, limits)
-            if per_object == 1:
-                put += round(count)
-            else:
-                create += round(count)
-                complete += round(count)
-                parts += round(count * per_object)
-        reads = self.reads_per_month()
-        if self.client.read_streams > 1:
-            # Large objects read as parallel ranges: each range is a billed GET.
-            ranges = sum(
-                share * max(1, min(self.client.read_streams, math.ceil(size / self.client.range_size)))
-                for size, share in self.object_sizes()
-            )
-            reads = round(reads * ranges)
-        deleted = self.deleted_bytes(month)
-        deletions = []
-        mean = self.storage.mean_object_bytes
-        if deleted and self.storage.retention is not None:
-            # One deletion per object size, so a class with a minimum billable size pads each size's
-            # early deletion on its own (a mean over mixed sizes would hide the small ones).
-            objects = deleted / mean if mean else 0.0
-            for size, share in self.object_sizes():
-                deletions.append(
-                    Deletion(
-                        bytes=round(objects * share * size) if mean else round(deleted),
-                        objects=round(objects * share),
-                        age_days=self.storage.retention / DAY_S,
-                    )
-                )
-        requests = {
-            "put": put,
-            "create-multipart": create,
-            "upload-part": parts,
-            "complete-multipart": complete,
-            "get": reads,
-            "head": self.traffic.heads,
-            "list": self.traffic.lists,
-            "delete": sum(d.objects for d in deletions),
-        }
-        traffic = self.traffic
-        retrieval_bytes = traffic.egress + traffic.internal_reads + traffic.inter_region
-        bins = self.size_bins(month)
-        return Usage(
-            stored_bytes=self.stored_bytes(month),
-            object_count=None if bins is not None else self.object_count(month),
-            object_sizes=bins,
-            requests={op: n for op, n in requests.items() if n},
-            egress_bytes=traffic.egress,
-            inter_region_bytes=traffic.inter_region,
-            retrieval_bytes=retrieval_bytes,
-            # every read of a class that needs a restore is a restore request (the table says which do)
-            retrieval_requests=self.reads_per_month(),
-            deletions=deletions,
-            unread_shares=self.storage.unread_shares(),
-            discounts=self.constraints.discount_fractions(),
-            buckets=self.storage.buckets,
-        )
-
-    def peak_read_rate_per_s(self) -> float:
-        return self.reads_per_month() / MONTH_S * self.traffic.peak_factor
-
-    def peak_write_rate_per_s(self) -> float:
-        return self.writes_per_month() / MONTH_S * self.traffic.peak_factor
-
-
-def _field_path(loc: tuple[Any, ...]) -> str:
-    return ".".join(str(part) for part in loc) or "(top level)"
-
-
-def parse_workload(data: Any, source: str = "workload") -> Workload:
-    """Validate already-parsed YAML/JSON; bare numbers for sizes, rates and durations need units."""
-    if data is None:
-        raise InputError("the file is empty (a workload needs at least name and storage)", source=source)
-    if not isinstance(data, dict):
-        raise InputError(f"a workload must be a mapping of keys, not {type(data).__name__}", source=source)
-    from planner.pricing.catalog import find_boolean
-
-    boolean = find_boolean(data)
-    if boolean is not None:
-        # pydantic would read true as 1 object or a share of 1.0: refuse it instead.
-        raise InputError(
-            "true/false is not a valid value here (YAML reads yes/no/on/off as booleans; quote text)",
-            source=source,
-            field=_field_path(boolean),
-        )
-    try:
-        return Workload.model_validate(data, context={"from_file": True})
-    except ValidationError as error:
-        field, message = validation_problem(error, name_types=True)
-        raise InputError(message, source=source, field=field or "(top level)") from None
-
-
-SIZE_FIELDS = ("stored", "egress", "internal_reads", "inter_region", "growth_per_month", "object_size")
-SHARE_FIELDS = ("growth_rate",)
-"""The workload's byte-valued fields (by their last name): a value of one reads as a size."""
-
-
-def format_field_value(field: str, value: float, *, whole: bool = False) -> str:
-    """A value of a dotted workload field as people read it: a size for the byte fields, a whole
-    number for counts, four figures otherwise."""
-    if field.rsplit(".", 1)[-1] in SIZE_FIELDS:
-        return format_bytes(value)
-    if field.rsplit(".", 1)[-1] in SHARE_FIELDS:
-        return f"{100 * value:.3g} %"
-    return f"{value:,.0f}" if whole or value == int(value) else f"{value:.4g}"
-
-
-def load_workload(path: Path | str) -> Workload:
-    """Read a workload YAML file; every problem is one line naming the file and the field."""
-    from planner.files import WORKLOAD_LIMIT_BYTES, read_input_text
-    from planner.pricing.catalog import load_yaml
-
-    source = str(path)
-    text = read_input_text(path, what="workload file", limit_bytes=WORKLOAD_LIMIT_BYTES)
-    data = load_yaml(text, source)
-    if isinstance(data, dict):
-        data = _plain(data)
-        from planner import uncertainty
-
-        if uncertainty.find(data) or "correlate" in data:
-            workload, inputs, correlations = uncertainty.load(data, source)
-            workload._uncertain = inputs
-            workload._correlations = correlations
-            return workload
-    return parse_workload(data, source)
-
-
-def _plain(value: Any) -> Any:
-    """YAML decimals back to floats for non-money fields (shares, factors): units carry the exactness."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, Decimal):
-        return float(value)
-    return value

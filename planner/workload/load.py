@@ -1,0 +1,163 @@
+"""Reading a workload file: YAML to a validated ``Workload``, every problem one line naming the file and field.
+
+A numeric field may be given as a range (``planner.workload.uncertain``): the workload holds it at
+its central value and declares the distribution in ``Workload.uncertain``; ``correlate`` pairs
+them in ``Workload.correlations``. Provider and class names are checked against ``catalog`` (the
+installed tables' names when None).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from planner.errors import InputError, validation_problem
+from planner.files import WORKLOAD_LIMIT_BYTES, load_yaml, read_input_text
+from planner.pricing.catalog import find_boolean
+from planner.workload.catalog import Catalog, with_catalog
+from planner.workload.model import Workload, at
+from planner.workload.uncertain import NOT_POSITIVE_DEFINITE, Correlation, Uncertain, cholesky, find, pair_problem
+
+
+def _field_path(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "(top level)"
+
+
+def parse_workload(data: Any, source: str = "workload", *, catalog: Catalog | None = None) -> Workload:
+    """Validate already-parsed YAML/JSON; bare numbers for sizes, rates and durations need units."""
+    if data is None:
+        raise InputError("the file is empty (a workload needs at least name and storage)", source=source)
+    if not isinstance(data, dict):
+        raise InputError(f"a workload must be a mapping of keys, not {type(data).__name__}", source=source)
+    boolean = find_boolean(data)
+    if boolean is not None:
+        # pydantic would read true as 1 object or a share of 1.0: refuse it instead.
+        raise InputError(
+            "true/false is not a valid value here (YAML reads yes/no/on/off as booleans; quote text)",
+            source=source,
+            field=_field_path(boolean),
+        )
+    try:
+        return Workload.model_validate(data, context=with_catalog(catalog, {"from_file": True}))
+    except ValidationError as error:
+        field, message = validation_problem(error, name_types=True)
+        raise InputError(message, source=source, field=field or "(top level)") from None
+
+
+def load_workload(path: Path | str, *, catalog: Catalog | None = None) -> Workload:
+    """Read a workload YAML file; every problem is one line naming the file and the field."""
+    source = str(path)
+    text = read_input_text(path, what="workload file", limit_bytes=WORKLOAD_LIMIT_BYTES)
+    data = load_yaml(text, source)
+    if isinstance(data, dict):
+        data = _plain(data)
+        if find(data) or "correlate" in data:
+            return with_ranges(data, source, catalog=catalog)
+    return parse_workload(data, source, catalog=catalog)
+
+
+def _plain(value: Any) -> Any:
+    """YAML decimals back to floats for non-money fields (shares, factors): units carry the exactness."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, Decimal):
+        return float(value)
+    return value
+
+
+def _set(data: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, Any]:
+    out = dict(data)
+    node = out
+    for part in path[:-1]:
+        node[part] = dict(node[part])
+        node = node[part]
+    node[path[-1]] = value
+    return out
+
+
+def _read(workload: Workload, path: tuple[str, ...]) -> Any:
+    value: Any = workload
+    for part in path:
+        value = getattr(value, part)
+    return value
+
+
+def with_ranges(data: dict[str, Any], source: str, *, catalog: Catalog | None = None) -> Workload:
+    """The workload of a parsed file that gives ranges: at the central value of each distribution,
+    with the distributions and the correlations the file gives between them declared."""
+    data = dict(data)
+    given = data.pop("correlate", None)
+    found = find(data)
+    placeholder = data
+    for path, spec in found:
+        # while the endpoints are read, the field holds one of them
+        placeholder = _set(placeholder, path, spec.get("likely", spec.get("low", spec.get("p10"))))
+    uncertain = []
+    for path, spec in found:
+        field = ".".join(path)
+        keys = set(spec)
+        if keys == {"low", "likely", "high"}:
+            kind: Literal["triangular", "uniform", "lognormal"] = "triangular"
+        elif keys == {"low", "high"}:
+            kind = "uniform"
+        elif keys == {"p10", "p90"}:
+            kind = "lognormal"
+        else:
+            raise InputError(
+                "give {low, likely, high} (triangular), {low, high} (uniform) or {p10, p90} (lognormal)",
+                source=source,
+                field=field,
+            )
+        values: dict[str, float] = {}
+        whole = False
+        for key, text in spec.items():
+            value = _read(parse_workload(_set(placeholder, path, text), source, catalog=catalog), path)
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                raise InputError(
+                    "only a number (a size, count, rate or duration) can be uncertain", source=source, field=field
+                )
+            values[key], whole = float(value), isinstance(value, int)
+        low = values.get("low", values.get("p10", 0.0))
+        high = values.get("high", values.get("p90", 0.0))
+        if not low <= values.get("likely", low) <= high or high <= low:
+            raise InputError("the values must rise: low <= likely <= high, and low < high", source=source, field=field)
+        if kind == "lognormal" and low <= 0:
+            raise InputError("a lognormal's p10 must be above 0", source=source, field=field)
+        uncertain.append(
+            Uncertain(field=field, kind=kind, low=low, likely=values.get("likely"), high=high, whole=whole)
+        )
+    workload = parse_workload(placeholder, source, catalog=catalog)
+    correlations = _correlations(given, uncertain, source) if given is not None else []
+    central = at(workload, {u.field: u.central for u in uncertain})
+    # every range and correlation was checked above, each with its own field: this cannot fail
+    return Workload.model_validate(
+        {**central.model_dump(), "uncertain": uncertain, "correlations": correlations},
+        context=with_catalog(catalog),
+    )
+
+
+def _correlations(given: Any, inputs: list[Uncertain], source: str) -> list[Correlation]:
+    fields = [u.field for u in inputs]
+    shape = "a list of [field, field, correlation], e.g. [[traffic.egress, storage.stored, 0.8]]"
+    if not isinstance(given, list) or not given:
+        raise InputError(f"give {shape}", source=source, field="correlate")
+    found: list[Correlation] = []
+    for index, item in enumerate(given):
+        where = f"correlate.{index}"
+        if not isinstance(item, list) or len(item) != 3:
+            raise InputError(f"give {shape}", source=source, field=where)
+        first, second, rho = item
+        problem = pair_problem(fields, first, second, found)
+        if problem is not None:
+            raise InputError(problem, source=source, field=where)
+        if isinstance(rho, bool) or not isinstance(rho, int | float) or not -1 <= rho <= 1:
+            raise InputError(f"{rho!r}: a correlation is a number from -1 to 1", source=source, field=where)
+        found.append(Correlation(first=first, second=second, rho=float(rho)))
+    if cholesky(inputs, found) is None:
+        raise InputError(NOT_POSITIVE_DEFINITE, source=source, field="correlate")
+    return found
