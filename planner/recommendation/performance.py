@@ -13,6 +13,8 @@ from planner.evidence import Evidence, TargetVerdict, is_backed, judge_target, w
 from planner.measure.profile import Profile, ProfileSummary
 from planner.pricing.models import Limits
 from planner.recommendation.models import PerformanceEstimate, Rejection
+from planner.sim.result import demonstrated_bits_per_s
+from planner.sim.run import restore_verdicts, simulate_workload
 from planner.units import format_duration, format_rate
 from planner.workload import Workload
 
@@ -38,30 +40,6 @@ def stream_rate(points: list[tuple[int, float]], size: float) -> float | None:
 
 
 RESTORE_FIRST = "a restore first (minutes to hours), then a copy in a readable class"
-
-
-def restore_verdicts(workload: Workload, storage_class: str) -> list[TargetVerdict]:
-    """An archive class serves no read before a restore: its TTFB and read targets are missed, on the
-    provider's own documentation (restores take minutes to hours)."""
-    targets = workload.performance
-    reason = f"{storage_class} objects must be restored (minutes to hours) before they can be read"
-    found = []
-    for target, wanted in (("p99 TTFB", targets.p99_ttfb), ("read throughput", targets.read_throughput)):
-        if wanted is None:
-            continue
-        text = format_duration(wanted) if target == "p99 TTFB" else format_rate(wanted)
-        found.append(
-            TargetVerdict(
-                target=target,
-                wanted=text,
-                achieved="restore first",
-                evidence="published",
-                verdict="missed",
-                judged_on="the storage class",
-                reason=f"{reason}: no TTFB or read-throughput target can be met",
-            )
-        )
-    return found
 
 
 def _throughput(
@@ -298,77 +276,71 @@ def prefix_warnings(workload: Workload, limits: Limits) -> list[str]:
     return found
 
 
+SimulatedJudgement = tuple[PerformanceEstimate | None, list[Rejection], list[str], list[TargetVerdict]]
+SIMULATED_WITH_QUEUEING = "simulated peak, client queueing included"
+
+
+def not_simulated(why: str) -> SimulatedJudgement:
+    """No simulation (``why``): the option is judged from its profile alone."""
+    return None, [], [f"not simulated ({why}); judged from the profile alone"], []
+
+
 def simulate_option(
     workload: Workload,
-    provider: str,
-    profile: Profile | None,
+    model: ProviderModel,
+    summary: ProfileSummary,
     *,
+    profile_label: str,
     limits: Limits,
     duration_s: float,
     seed: int,
-) -> tuple[PerformanceEstimate | None, list[Rejection], list[str], list[TargetVerdict]]:
+) -> SimulatedJudgement:
     """Feasibility from the simulator: the peak window's p99 TTFB, GET throughput and throttling.
 
+    ``model`` is the provider model built from the profile ``summary`` (named ``profile_label``);
     ``limits`` (the price table's) shape multipart uploads and give the documented request rates.
     Each target the simulation judges comes back with the evidence of what the figure rests on:
     a backed miss rejects the option like a published floor does; a figure resting on an assumed
     or extrapolated input leaves the target unverified.
     """
-    from planner.measure.reference import load_reference
-    from planner.sim import adapt_workload, provider_model_from_profile, simulate_spec
-    from planner.sim.result import demonstrated_bits_per_s, figure_evidence, judge_simulated
-
     # Feasibility needs the peak only: the mean window bills the month, which the cost engine does.
+    # Simulated times include waiting for the client's own connections and link: a miss there is the
+    # workload's client as much as the provider, and its reason says so.
     try:
-        chosen = profile if profile is not None else load_reference(provider)
-        model, _ = provider_model_from_profile(chosen, limits)
-        adapted = adapt_workload(workload, window="peak", limits=limits)
-        peak = simulate_spec(adapted.spec, model, duration_s, seed, replications=2)
+        run = simulate_workload(
+            workload,
+            model,
+            summary=summary,
+            limits=limits,
+            duration_s=duration_s,
+            seed=seed,
+            replications=2,
+            judged_on=SIMULATED_WITH_QUEUEING,
+        )
     except PlannerError as error:
-        return None, [], [f"not simulated ({error}); judged from the profile alone"], []
-    profile_label = f"{chosen.source.kind} profile of {provider}"
-    gets = [op for op in peak.operations.values() if op.operation.lower() == "get"]
+        return not_simulated(str(error))
+    peak = run.peak
+    operations = peak.operations.values()
+    gets = [op for op in operations if op.operation.lower() == "get"]
     p99 = gets[0].ttfb_p99_s.mean if gets and gets[0].requests.mean else None
     read_bits = sum(op.throughput_bytes_per_s.mean for op in gets) * 8
-    attempts = sum(op.requests.mean + op.retries.mean for op in peak.operations.values())
-    throttled = sum(
-        e.mean for op in peak.operations.values() for kind, e in op.errors.items() if kind.startswith(("503", "429"))
-    )
+    attempts = sum(op.requests.mean + op.retries.mean for op in operations)
+    throttled = sum(e.mean for op in operations for kind, e in op.errors.items() if kind.startswith(("503", "429")))
     rate = throttled / attempts if attempts else 0.0
     violations: list[Rejection] = []
     warnings: list[str] = []
-    failed = sum(op.failed.mean for op in peak.operations.values())
+    failed = sum(op.failed.mean for op in operations)
+    kinds = ", ".join(sorted({kind for op in operations for kind in op.errors}))
     if failed and attempts:
-        kinds = sorted({kind for op in peak.operations.values() for kind in op.errors})
-        violations.append(
-            Rejection(
-                kind="failed-requests",
-                statement=f"simulated peak: {failed / attempts:.1%} of requests fail after every retry "
-                f"({', '.join(kinds)})",
-            )
-        )
+        statement = f"simulated peak: {failed / attempts:.1%} of requests fail after every retry ({kinds})"
+        violations.append(Rejection(kind="failed-requests", statement=statement))
     elif throttled:
-        kinds = sorted({kind for op in peak.operations.values() for kind in op.errors})
-        warnings.append(
-            f"simulated peak: {rate:.1%} of request attempts throttled ({', '.join(kinds)}), retried and billed"
-        )
+        warnings.append(f"simulated peak: {rate:.1%} of request attempts throttled ({kinds}), retried and billed")
     if gets and not gets[0].requests.mean:
         warnings.append("simulated peak: no GET completed inside the window (the client is saturated)")
-    demonstrated = demonstrated_bits_per_s(chosen.summary())
-    mean_bytes = workload.storage.mean_object_bytes
-    # Simulated times include waiting for the client's own connections and link: a miss there is the
-    # workload's client as much as the provider, and says so in its reason.
-    verdicts = judge_simulated(
-        peak.slo,
-        model,
-        mean_bytes=mean_bytes,
-        demonstrated_bits_per_s=demonstrated,
-        judged_on="simulated peak, client queueing included",
-        extrapolated=peak.load_extrapolated,
-    )
-    evidence = figure_evidence(model, mean_bytes, peak.load_extrapolated)
-    read_evidence = evidence["GET.throughput"]
-    if is_backed(read_evidence) and (demonstrated["read"] is None or read_bits > demonstrated["read"] * 1.0001):
+    shown = demonstrated_bits_per_s(summary)["read"]
+    read_evidence = run.evidence["GET.throughput"]
+    if is_backed(read_evidence) and (shown is None or read_bits > shown * 1.0001):
         read_evidence = "extrapolated"
     label = f"simulation of the peak hour's rate ({peak.window_s:g} s x {peak.replications}) on the {profile_label}"
     estimate = PerformanceEstimate(
@@ -377,10 +349,10 @@ def simulate_option(
         read_throughput_bits_per_s=read_bits or None,
         read_bound="the workload's own peak demand (simulated)",
         throttle_rate=rate,
-        simulated_p99_ttfb_evidence=evidence["GET.tail"] if p99 is not None else None,
+        simulated_p99_ttfb_evidence=run.evidence["GET.tail"] if p99 is not None else None,
         simulated_read_evidence=read_evidence if read_bits else None,
     )
-    return estimate, violations, warnings, verdicts
+    return estimate, violations, warnings, run.verdicts
 
 
 def load_profiles(providers: Sequence[str], profiles_dir: Path | None) -> dict[str, tuple[Profile, Path | None]]:
