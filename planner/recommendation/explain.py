@@ -29,7 +29,9 @@ def explain(inputs: Inputs, ranking: list[RankedOption]) -> Recommendation:
     break_even: list[BreakEven] = []
     if chosen is not None:
         feasible_rivals = [r for r in _rivals(chosen, ranking) if r.feasible][:3]
-        break_even = break_even_points(inputs.workload, chosen, feasible_rivals, inputs.day, inputs.prices)
+        break_even = break_even_points(
+            inputs.workload, chosen, feasible_rivals, inputs.day, inputs.prices, tables=inputs.regional
+        )
     return Recommendation(
         workload=inputs.workload,
         as_of=inputs.day,
