@@ -641,6 +641,7 @@ def recommend_command(
             simulate=simulate,
             sim_duration_s=window_s,
             progress=moved,
+            curves=plot is not None or output == OutputFormat.json,
         )
     if plot is not None:
         from planner.reports.plots import save_recommendation_plot

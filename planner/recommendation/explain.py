@@ -13,9 +13,10 @@ from planner.recommendation.models import BreakEven, Choice, RankedOption, Recom
 from planner.units import format_duration, format_rate
 
 
-def explain(inputs: Inputs, ranking: list[RankedOption]) -> Recommendation:
+def explain(inputs: Inputs, ranking: list[RankedOption], *, curves: bool = True) -> Recommendation:
     """The ``Recommendation``: the chosen option with its reasons and break-even points, or (nothing
-    chosen) the provisional one and the targets that keep every option out."""
+    chosen) the provisional one and the targets that keep every option out; with ``curves``, the
+    egress curves a plot draws."""
     chosen = next((o for o in ranking if o.chosen), None)
     provisional = None if chosen is not None else next((o for o in ranking if o.status == "unverified"), None)
     shown = chosen or provisional
@@ -42,7 +43,7 @@ def explain(inputs: Inputs, ranking: list[RankedOption]) -> Recommendation:
         break_even=break_even,
         failed_targets=[] if chosen is not None else _failed_everywhere(ranking),
         profiles=[inputs.profiles[p] for p in inputs.providers if p in inputs.profiles],
-        egress_curves=egress_curves(inputs, ranking, break_even),
+        egress_curves=egress_curves(inputs, ranking, break_even) if curves else None,
     )
 
 

@@ -34,15 +34,17 @@ def recommend(
     sim_duration_s: float = 60.0,
     seed: int = 0,
     progress: Callable[[float], None] | None = None,
+    curves: bool = True,
 ) -> Recommendation:
     """Every allowed provider and storage class, ranked: options meeting every target on evidence first,
     then those whose targets are unverified, then rejected ones, each group by horizon cost.
 
     With ``simulate`` (the default) each provider's peak is also simulated against its profile; a
     target is met or missed only on backed figures (``planner.evidence``), else it is unverified.
-    ``progress`` hears how many providers have been simulated.
+    ``progress`` hears how many providers have been simulated. ``curves`` False leaves out the
+    egress curves a plot draws (``egress_curves`` None), for a caller that shows no plot.
     """
     inputs = load_inputs(workload, as_of=as_of or dt.date.today(), profiles_dir=profiles_dir, prices=prices or {})
     priced = price_options(inputs)
     simulated = simulate_providers(inputs, duration_s=sim_duration_s, seed=seed, progress=progress) if simulate else {}
-    return explain(inputs, rank(judge_options(inputs, priced, simulated)))
+    return explain(inputs, rank(judge_options(inputs, priced, simulated)), curves=curves)

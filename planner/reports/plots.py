@@ -300,7 +300,8 @@ def _egress_curves(ax: Axes, result: Recommendation) -> None:
 
     held = result.egress_curves
     if held is None or not result.ranking:
-        ax.text(0.5, 0.5, "no option could be priced", ha="center", transform=ax.transAxes)
+        why = "no option could be priced" if not result.ranking else "no egress curves: recommend with curves=True"
+        ax.text(0.5, 0.5, why, ha="center", transform=ax.transAxes)
         return
     by_rank = {o.rank: o for o in result.ranking}
     chosen = next((o for o in result.ranking if o.chosen), result.ranking[0])

@@ -296,3 +296,11 @@ def test_samples_with_prices_is_refused_before_any_work(run_cli, tmp_path) -> No
     assert result.code == 2
     assert "--samples prices the shipped tables only; leave out --prices" in result.err
     assert not plot.exists()
+
+
+def test_curves_can_be_left_out_for_a_caller_without_plots() -> None:
+    workload = load_workload(EXAMPLES / "web-assets.yaml")
+    full = recommend(workload, as_of=NOW, simulate=False)
+    bare = recommend(workload, as_of=NOW, simulate=False, curves=False)
+    assert bare.egress_curves is None and full.egress_curves is not None
+    assert bare.model_copy(update={"egress_curves": full.egress_curves}) == full
