@@ -18,7 +18,7 @@ from planner.pricing.models import Limits, Usage
 from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.provider import BILLED_OPERATIONS
 from planner.sim.result import SimulationResult, WorkloadSimulation
-from planner.sim.run import SIMULATED_PEAK, restore_verdicts, simulate_workload
+from planner.sim.run import SIMULATED_PEAK, WorkloadRun, restore_verdicts, simulate_workload
 from planner.sim.spec import TraceArrivals
 from planner.sim.workload_adapter import WINDOWS
 from planner.units import format_duration, format_rate
@@ -26,6 +26,7 @@ from planner.workload import MONTH_S, Workload
 
 if TYPE_CHECKING:
     from planner.measure.profile import Profile
+    from planner.sim.provider import ProviderModel
 
 
 def simulate(
@@ -74,20 +75,9 @@ def simulate(
             f"the profile measured {profile.provider}, not {provider}: its latency and throughput are simulated under"
             f" {provider}'s documented limits and part rules, which {profile.provider} may not share",
         )
-    run = simulate_workload(
-        workload,
-        model,
-        summary=profile.summary(),
-        limits=table.limits,
-        windows=WINDOWS,
-        duration_s=duration_s,
-        seed=seed,
-        replications=replications,
-        trace=trace,
-        progress=progress,
+    run, verdicts = _both_windows(
+        workload, model, profile, table.limits, assumptions, duration_s, seed, replications, trace, progress
     )
-    assumptions += [note for note in run.notes if note not in assumptions]
-    verdicts = run.verdicts + _not_judged(workload, run.verdicts, assumptions)
     restore_first = table.restore_required(storage_class)
     if restore_first:
         # the simulation replays immediate reads, which an archive class does not serve
@@ -119,6 +109,36 @@ def simulate(
         evidence=run.evidence,
         assumptions=assumptions,
     )
+
+
+def _both_windows(
+    workload: Workload,
+    model: ProviderModel,
+    profile: Profile,
+    limits: Limits | None,
+    assumptions: list[str],
+    duration_s: float,
+    seed: int,
+    replications: int,
+    trace: TraceArrivals | None,
+    progress: Callable[[], None] | None,
+) -> tuple[WorkloadRun, list[TargetVerdict]]:
+    """The peak and mean windows through ``simulate_workload``; their notes join ``assumptions``, and a
+    target the peak could not judge is unverified, not left out."""
+    run = simulate_workload(
+        workload,
+        model,
+        summary=profile.summary(),
+        limits=limits,
+        windows=WINDOWS,
+        duration_s=duration_s,
+        seed=seed,
+        replications=replications,
+        trace=trace,
+        progress=progress,
+    )
+    assumptions += [note for note in run.notes if note not in assumptions]
+    return run, run.verdicts + _not_judged(workload, run.verdicts, assumptions)
 
 
 def _profile_source(profile: Profile) -> str:
@@ -174,18 +194,9 @@ def _simulate_endpoint(
         "no provider given: the profile's own endpoint, with no price table, no documented request rates "
         "and S3's part rules alone"
     )
-    run = simulate_workload(
-        workload,
-        model,
-        summary=profile.summary(),
-        windows=WINDOWS,
-        duration_s=duration_s,
-        seed=seed,
-        replications=replications,
-        trace=trace,
-        progress=progress,
+    run, verdicts = _both_windows(
+        workload, model, profile, None, assumptions, duration_s, seed, replications, trace, progress
     )
-    assumptions += [note for note in run.notes if note not in assumptions]
     mean = run.windows["mean"]
     return WorkloadSimulation(
         workload=workload.name,
@@ -197,7 +208,7 @@ def _simulate_endpoint(
         mean=mean,
         month_billed_requests=dict(mean.scaled_billed_requests),
         month_scaling=f"month's billed requests = the mean window's x {mean.scale_to_month:.6g} (unpriced)",
-        slo=run.verdicts + _not_judged(workload, run.verdicts, assumptions),
+        slo=verdicts,
         evidence=run.evidence,
         assumptions=assumptions,
     )
