@@ -7,20 +7,20 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from planner.errors import InputError, PlannerError
 from planner.evidence import Evidence, TargetVerdict, is_backed, judge_target, weakest
 from planner.measure.profile import Profile, ProfileSummary
+from planner.measure.reference import load_profile, load_reference, reference_providers
 from planner.pricing.models import Limits
 from planner.recommendation.models import PerformanceEstimate, Rejection
+from planner.sim.provider import BandwidthCurve, BandwidthPoint, ProviderModel
 from planner.sim.result import SimulationResult, demonstrated_bits_per_s
 from planner.sim.run import restore_verdicts, simulate_workload
+from planner.sim.workload_adapter import operations_label, prefixes_needed
 from planner.units import format_duration, format_rate
 from planner.workload import Workload
-
-if TYPE_CHECKING:
-    from planner.sim.provider import ProviderModel
 
 
 def stream_rate(points: list[tuple[int, float]], size: float) -> float | None:
@@ -32,8 +32,6 @@ def stream_rate(points: list[tuple[int, float]], size: float) -> float | None:
     """
     if not points or size <= 0:
         return None
-    from planner.sim.provider import BandwidthCurve, BandwidthPoint
-
     curve = BandwidthCurve(points=[BandwidthPoint(size_bytes=s, bits_per_s=v * 8) for s, v in points])
     rate = curve.bits_per_s(size) / 8
     smallest = points[0][0]
@@ -274,8 +272,6 @@ def _peak_rate_warning(workload: Workload, summary: ProfileSummary) -> list[str]
 
 def prefix_warnings(workload: Workload, limits: Limits) -> list[str]:
     """What the provider's documented per-prefix request rates ask of the workload's key layout."""
-    from planner.sim.workload_adapter import operations_label, prefixes_needed
-
     stated = workload.storage.prefixes
     found: list[str] = []
     for need in prefixes_needed(workload, limits):
@@ -382,8 +378,6 @@ def load_profiles(providers: Sequence[str], profiles_dir: Path | None) -> dict[s
     """The profile each provider is judged on, with its file: ``<provider>.json`` in ``profiles_dir``
     (a measured profile, which must be of that provider), else the shipped reference profile (no
     file: None). A provider with neither is left out."""
-    from planner.measure.reference import load_profile, load_reference, reference_providers
-
     found: dict[str, tuple[Profile, Path | None]] = {}
     shipped = set(reference_providers())
     for provider in providers:
