@@ -13,15 +13,13 @@ import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
 
-from planner.recommendation.explain import _failed_everywhere, explain
+from planner.recommendation.explain import explain
 from planner.recommendation.inputs import load_inputs
 from planner.recommendation.judge import judge_options, simulate_providers
 from planner.recommendation.models import Recommendation
 from planner.recommendation.options import price_options
 from planner.recommendation.rank import rank
 from planner.workload import Workload
-
-__all__ = ["_failed_everywhere", "recommend"]
 
 
 def recommend(

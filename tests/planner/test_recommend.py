@@ -10,7 +10,7 @@ import pytest
 
 from planner.costing import estimate_cost
 from planner.recommendation import RankedOption, recommend, solve_crossing
-from planner.recommendation.ranking import _failed_everywhere
+from planner.recommendation.explain import _failed_everywhere
 from planner.workload import load_workload, parse_workload
 
 from .conftest import EXAMPLES
