@@ -20,16 +20,16 @@ def explain(inputs: Inputs, ranking: list[RankedOption], *, curves: bool = True)
     chosen = next((o for o in ranking if o.chosen), None)
     provisional = None if chosen is not None else next((o for o in ranking if o.status == "unverified"), None)
     shown = chosen or provisional
+    rivals = _rivals(shown, ranking) if shown is not None else []
     choice = None
     if shown is not None:
-        rivals = _rivals(shown, ranking)
         reasons = _reasons(shown, ranking, rivals, inputs.months)
         choice = Choice(
             provider=shown.provider, storage_class=shown.storage_class, region=shown.region, reasons=reasons
         )
     break_even: list[BreakEven] = []
     if chosen is not None:
-        feasible_rivals = [r for r in _rivals(chosen, ranking) if r.feasible][:3]
+        feasible_rivals = [r for r in rivals if r.feasible][:3]
         break_even = break_even_points(
             inputs.workload, chosen, feasible_rivals, inputs.day, inputs.prices, tables=inputs.regional
         )
