@@ -639,6 +639,8 @@ def recommend_command(
         raise InputError("prices the outcomes of --samples on a cluster: add --samples N", source="--dask")
     if tornado_plot is not None and samples is None:
         raise InputError("draws the outcomes of --samples: add --samples N", source="--tornado-plot")
+    if samples is not None and prices:
+        raise InputError("--samples prices the shipped tables only; leave out --prices", source="--samples")
     if profiles is not None and not profiles.is_dir():
         raise InputError("not a folder of profiles", source=str(profiles))
     from planner.units import parse_duration
@@ -659,17 +661,16 @@ def recommend_command(
             simulate=simulate,
             sim_duration_s=window_s,
             progress=moved,
+            curves=plot is not None or output == OutputFormat.json,
         )
     if plot is not None:
         from planner.reports.plots import save_recommendation_plot
 
-        save_recommendation_plot(result, plot, prices=parse_prices(prices))
+        save_recommendation_plot(result, plot)
     answer = None
     if samples is not None:
         from planner.uncertainty import sample
 
-        if prices:
-            raise InputError("--samples prices the shipped tables only; leave out --prices", source="--samples")
         with progress.bar("pricing the outcomes", total=samples, unit="samples", quiet=settings(ctx).quiet) as moved:
             answer = sample(
                 workload,

@@ -6,9 +6,11 @@ own). Break-even points are solved, not scanned: a bill is piecewise linear in e
 reads) between the breakpoints its price tables define, so each crossing is found exactly on
 the segment where the cost difference changes sign.
 
-By concern: ``models`` (what a recommendation says), ``performance`` (targets, verdicts and
-their evidence), ``break_even`` (where the choice would change) and ``ranking`` (``recommend``).
-Every name is importable from here, as before the split.
+``recommend`` (``ranking``) is a pipeline of stages over explicit records: ``inputs`` (tables,
+profiles, provider models, loaded once) -> ``options`` (each option priced, with its projection)
+-> ``judge`` (one simulation per provider; targets, rejections, status) -> ``rank`` ->
+``explain`` (reasons, rivals, ``break_even`` points and ``curves``). ``models`` says what a
+recommendation holds; ``performance`` judges a profile and a simulated peak.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from planner.recommendation.models import (
     STATUS_ORDER,
     BreakEven,
     Choice,
+    EgressCurve,
+    EgressCurves,
+    JudgedProfile,
     OptionStatus,
     PerformanceEstimate,
     RankedOption,
@@ -29,17 +34,20 @@ from planner.recommendation.performance import (
     load_profiles,
     prefix_warnings,
     reference_summaries,
-    restore_verdicts,
     simulate_option,
     stream_rate,
 )
 from planner.recommendation.ranking import recommend
+from planner.workload.targets import restore_verdicts
 
 __all__ = [
     "RESTORE_FIRST",
     "STATUS_ORDER",
     "BreakEven",
     "Choice",
+    "EgressCurve",
+    "EgressCurves",
+    "JudgedProfile",
     "OptionStatus",
     "PerformanceEstimate",
     "RankedOption",

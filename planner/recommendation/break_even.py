@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
@@ -80,122 +81,149 @@ def break_even_points(
     others: list[RankedOption],
     as_of: dt.date,
     prices: dict[str, Path],
+    tables: Mapping[tuple[str, str | None], PriceTable] | None = None,
 ) -> list[BreakEven]:
-    """Where the recommendation stops being cheaper than each provider's best alternative, by egress and reads."""
+    """Where the recommendation stops being cheaper than each provider's best alternative, by egress and reads.
+
+    ``tables`` are the tables already loaded by (provider, region); any other is loaded here.
+    """
+
+    def table_of(option: RankedOption) -> PriceTable:
+        held = (tables or {}).get((option.provider, option.region))
+        return (
+            held
+            if held is not None
+            else price_table(option.provider, as_of, prices.get(option.provider), option.region)
+        )
+
+    chosen_side = _Side(f"{chosen.label}:{chosen.storage_class}", chosen.storage_class, table_of(chosen))
     results: list[BreakEven] = []
-    label = f"{chosen.label}:{chosen.storage_class}"
-    stored = workload.stored_bytes()
-    chosen_table = price_table(chosen.provider, as_of, prices.get(chosen.provider), chosen.region)
     for other in others:
-        other_label = f"{other.label}:{other.storage_class}"
-        other_table = price_table(other.provider, as_of, prices.get(other.provider), other.region)
+        other_side = _Side(f"{other.label}:{other.storage_class}", other.storage_class, table_of(other))
+        results += _egress_break_even(workload, chosen_side, other_side)
+    return results + _fair_use_limit(workload, chosen_side)
 
-        def egress_diff(egress: float, other: RankedOption = other, other_table: PriceTable = other_table) -> Decimal:
-            variant = workload.model_copy(
-                update={"traffic": workload.traffic.model_copy(update={"egress": round(egress)})}
-            )
-            a = _monthly(variant, chosen_table, chosen.storage_class)
-            b = _monthly(variant, other_table, other.storage_class)
-            return a - b
 
-        current = float(workload.traffic.egress)
-        upper = max(current * 10, stored * 10, 10.0**15)
-        points = _egress_breakpoints(chosen_table, workload) + _egress_breakpoints(other_table, workload)
-        if workload.traffic.reads is None:  # reads follow egress: their allowances are breakpoints too
-            mean = workload.storage.mean_object_bytes
-            points += [r * mean for r in _read_breakpoints(chosen_table, chosen.storage_class)]
-            points += [r * mean for r in _read_breakpoints(other_table, other.storage_class)]
+@dataclass(frozen=True)
+class _Side:
+    """One option of a comparison: its name (provider:class), class and price table."""
 
-        # Solve above and below today's egress separately: the nearest crossing on each side matters.
-        def up(x: float, base: float = current) -> Decimal:
-            return egress_diff(base + x)
+    label: str
+    storage_class: str
+    table: PriceTable
 
-        def down(x: float, base: float = current) -> Decimal:
-            return egress_diff(base - x)
 
-        # A free-egress cap ends an option as surely as a price does: past it the option is rejected.
-        caps = {
-            name: cap
-            for name, cap in (
-                (label, egress_cap_bytes(chosen_table, stored)),
-                (other_label, egress_cap_bytes(other_table, stored)),
-            )
-            if cap is not None and current < cap < upper
-        }
-        limit = min([upper, *caps.values()])
-        above = solve_crossing(up, [p - current for p in points], limit - current)
-        below = solve_crossing(down, [current - p for p in points], current) if current else None
-        for crossing, direction in ((above, "exceeds"), (below, "falls below")):
-            if crossing is None:
-                continue
-            at = current + crossing if direction == "exceeds" else current - crossing
-            ratio = at / stored if stored else None
-            ratio_text = f" ({ratio:.2f}x stored)" if ratio is not None else ""
-            results.append(
-                BreakEven(
-                    dimension="egress",
-                    option=label,
-                    other=other_label,
-                    at=at,
-                    ratio_to_stored=ratio,
-                    statement=(
-                        f"{label} stays cheaper than {other_label} until monthly egress {direction} "
-                        f"{format_bytes(at)}{ratio_text}"
-                    ),
-                )
-            )
-        if above is None and caps:
-            capped = min(caps, key=lambda name: caps[name])
-            at = caps[capped]
-            ratio = at / stored
-            whose = "its" if capped == label else f"{other_label}'s"
-            statement = (
-                f"{label} stays cheaper than {other_label} until monthly egress exceeds {format_bytes(at)} "
-                f"({ratio:g}x stored), where {whose} free-egress policy ends"
-                if capped == label
-                else f"{label} is cheaper than {other_label} at every monthly egress up to {format_bytes(at)} "
-                f"({ratio:g}x stored), where {whose} free-egress policy ends"
-            )
-            results.append(
-                BreakEven(
-                    dimension="egress",
-                    kind="policy",
-                    option=label,
-                    other=other_label,
-                    at=at,
-                    ratio_to_stored=ratio,
-                    statement=statement + unverified_policy_note(chosen_table if capped == label else other_table),
-                )
-            )
-        elif above is None and below is None:
-            results.append(
-                BreakEven(
-                    dimension="egress",
-                    option=label,
-                    other=other_label,
-                    at=math.inf,
-                    ratio_to_stored=None,
-                    statement=(
-                        f"{label} is cheaper than {other_label} at every monthly egress up to {format_bytes(upper)}"
-                    ),
-                )
-            )
-    policy = chosen_table.egress.fair_use_multiple_of_storage
-    if policy is not None and stored:
-        limit = float(policy) * stored
+def _egress_break_even(workload: Workload, chosen: _Side, other: _Side) -> list[BreakEven]:
+    """The egress volumes, above and below today's, where ``chosen`` stops being the cheaper of the two; a
+    free-egress cap that ends either first; or that it is cheaper at every volume."""
+    stored = workload.stored_bytes()
+
+    def egress_diff(egress: float) -> Decimal:
+        variant = workload.model_copy(update={"traffic": workload.traffic.model_copy(update={"egress": round(egress)})})
+        return _monthly(variant, chosen.table, chosen.storage_class) - _monthly(
+            variant, other.table, other.storage_class
+        )
+
+    current = float(workload.traffic.egress)
+    upper = max(current * 10, stored * 10, 10.0**15)
+    points = _egress_breakpoints(chosen.table, workload) + _egress_breakpoints(other.table, workload)
+    if workload.traffic.reads is None:  # reads follow egress: their allowances are breakpoints too
+        mean = workload.storage.mean_object_bytes
+        points += [r * mean for r in _read_breakpoints(chosen.table, chosen.storage_class)]
+        points += [r * mean for r in _read_breakpoints(other.table, other.storage_class)]
+    # A free-egress cap ends an option as surely as a price does: past it the option is rejected.
+    caps = {
+        side.label: cap
+        for side in (chosen, other)
+        if (cap := egress_cap_bytes(side.table, stored)) is not None and current < cap < upper
+    }
+    limit = min([upper, *caps.values()])
+    # Solve above and below today's egress separately: the nearest crossing on each side matters.
+    above = solve_crossing(lambda x: egress_diff(current + x), [p - current for p in points], limit - current)
+    below = (
+        solve_crossing(lambda x: egress_diff(current - x), [current - p for p in points], current) if current else None
+    )
+    results = []
+    for crossing, direction in ((above, "exceeds"), (below, "falls below")):
+        if crossing is None:
+            continue
+        at = current + crossing if direction == "exceeds" else current - crossing
+        ratio = at / stored if stored else None
+        ratio_text = f" ({ratio:.2f}x stored)" if ratio is not None else ""
+        statement = (
+            f"{chosen.label} stays cheaper than {other.label} until monthly egress {direction} "
+            f"{format_bytes(at)}{ratio_text}"
+        )
         results.append(
             BreakEven(
                 dimension="egress",
-                kind="policy",
-                option=label,
-                other="free-egress policy",
-                at=limit,
-                ratio_to_stored=float(policy),
-                statement=(
-                    f"{label} egress is free only while it stays at or below {format_bytes(limit)} a month "
-                    f"({float(policy):g}x stored); above that the provider may limit or suspend the account"
-                    + unverified_policy_note(chosen_table)
-                ),
+                option=chosen.label,
+                other=other.label,
+                at=at,
+                ratio_to_stored=ratio,
+                statement=statement,
+            )
+        )
+    if above is None and caps:
+        results.append(_capped(chosen, other, caps, stored))
+    elif above is None and below is None:
+        statement = f"{chosen.label} is cheaper than {other.label} at every monthly egress up to {format_bytes(upper)}"
+        results.append(
+            BreakEven(
+                dimension="egress",
+                option=chosen.label,
+                other=other.label,
+                at=math.inf,
+                ratio_to_stored=None,
+                statement=statement,
             )
         )
     return results
+
+
+def _capped(chosen: _Side, other: _Side, caps: dict[str, float], stored: float) -> BreakEven:
+    """The nearer free-egress cap ends the comparison: past it its option is rejected."""
+    capped = min(caps, key=lambda name: caps[name])
+    at = caps[capped]
+    ratio = at / stored
+    whose = "its" if capped == chosen.label else f"{other.label}'s"
+    statement = (
+        f"{chosen.label} stays cheaper than {other.label} until monthly egress exceeds {format_bytes(at)} "
+        f"({ratio:g}x stored), where {whose} free-egress policy ends"
+        if capped == chosen.label
+        else f"{chosen.label} is cheaper than {other.label} at every monthly egress up to {format_bytes(at)} "
+        f"({ratio:g}x stored), where {whose} free-egress policy ends"
+    )
+    return BreakEven(
+        dimension="egress",
+        kind="policy",
+        option=chosen.label,
+        other=other.label,
+        at=at,
+        ratio_to_stored=ratio,
+        statement=statement + unverified_policy_note(chosen.table if capped == chosen.label else other.table),
+    )
+
+
+def _fair_use_limit(workload: Workload, chosen: _Side) -> list[BreakEven]:
+    """The chosen provider's fair-use egress limit, when it has one."""
+    policy = chosen.table.egress.fair_use_multiple_of_storage
+    stored = workload.stored_bytes()
+    if policy is None or not stored:
+        return []
+    limit = float(policy) * stored
+    return [
+        BreakEven(
+            dimension="egress",
+            kind="policy",
+            option=chosen.label,
+            other="free-egress policy",
+            at=limit,
+            ratio_to_stored=float(policy),
+            statement=(
+                f"{chosen.label} egress is free only while it stays at or below {format_bytes(limit)} a month "
+                f"({float(policy):g}x stored); above that the provider may limit or suspend the account"
+                + unverified_policy_note(chosen.table)
+            ),
+        )
+    ]

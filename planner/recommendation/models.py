@@ -1,5 +1,6 @@
-"""What a recommendation says: each option ranked with its bill, performance estimate and verdicts, the
-choice and its reasons, and the points where the choice would change."""
+"""What a recommendation says: each option ranked with its bill, projection, performance estimate and
+verdicts, the choice and its reasons, the points where the choice would change, the egress curves a plot
+draws and the profile each provider was judged on: everything a presenter shows, so none computes again."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from planner.costing import CostProjection
 from planner.evidence import Evidence, TargetVerdict
+from planner.measure.profile import Profile
 from planner.pricing.models import CostBreakdown, Money
 from planner.workload import Workload
 
@@ -87,6 +90,13 @@ class RankedOption(_Model):
     )
     performance: PerformanceEstimate
     cost: CostBreakdown
+    projection: CostProjection | None = Field(
+        None,
+        exclude=True,
+        repr=False,
+        description="the bill of every month of the horizon (month one is ``cost``); None when unpriceable. "
+        "Held for presenters, left out of JSON (its size grows with the horizon)",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -126,6 +136,39 @@ class Choice(_Model):
         return f"{self.provider}/{self.region}" if self.region else self.provider
 
 
+class JudgedProfile(_Model):
+    """The profile a provider's performance was judged on (and its simulation built from)."""
+
+    provider: str
+    label: str = Field(description="how the judgement names its source")
+    path: str | None = Field(None, description="the measured profile's file; None: the shipped reference profile")
+    kind: str = Field(description="the profile's source kind (reference, measured, ...)")
+    profile: Profile | None = Field(
+        None, exclude=True, repr=False, description="the profile itself, for presenters; left out of JSON"
+    )
+
+
+class EgressCurve(_Model):
+    """One option's month-one cost at each egress volume of ``EgressCurves.egress_bytes``."""
+
+    rank: int = Field(description="the option's rank in the ranking")
+    provider: str
+    storage_class: str
+    monthly_cost_usd: list[float]
+    free_egress_cap_bytes: float | None = Field(
+        None, description="monthly egress above which the provider's free-egress policy rejects the option"
+    )
+
+
+class EgressCurves(_Model):
+    """Monthly cost against egress, everything else as in the workload: the chosen (or first) option and
+    the best option of every other provider, priced exactly at each volume, so the curves cross where the
+    break-even points say."""
+
+    egress_bytes: list[float] = Field(description="the egress volumes (bytes a month), ascending")
+    curves: list[EgressCurve]
+
+
 class Recommendation(_Model):
     workload: Workload
     as_of: dt.date
@@ -143,3 +186,11 @@ class Recommendation(_Model):
         description="when nothing is recommended: the targets every option misses, then those no option meets "
         "on evidence",
     )
+    profiles: list[JudgedProfile] = Field(
+        default_factory=list, description="the profile each provider was judged on (a provider with none is absent)"
+    )
+    egress_curves: EgressCurves | None = Field(None, description="monthly cost against egress, for plots")
+
+    def profile_of(self, provider: str) -> JudgedProfile | None:
+        """The profile ``provider`` was judged on, or None."""
+        return next((p for p in self.profiles if p.provider == provider), None)

@@ -97,7 +97,7 @@ def _side(
             table_version=bill.table_version,
         )
         return side, bill
-    result = recommend(workload, as_of=day, simulate=simulate)
+    result = recommend(workload, as_of=day, simulate=simulate, curves=False)
     chosen = next((o for o in result.ranking if o.chosen), None)
     option = chosen or result.ranking[0]
     note = None

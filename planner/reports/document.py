@@ -365,17 +365,18 @@ def _prices_section(result: Recommendation) -> _Section:
     return section
 
 
-def _load_profiles(providers: Sequence[str], profiles_dir: Path | None) -> dict[str, tuple[Profile, str]]:
+def _judged_profiles(result: Recommendation) -> dict[str, tuple[Profile, str]]:
     """The profile each provider was judged on (the recommender's own choice: the user's, else the shipped
     one), labelled by its file."""
-    from planner.recommendation.performance import load_profiles
-
     return {
-        provider: (
-            profile,
-            f"measured profile {path}" if path else f"reference profile measure/profiles/{provider}.json",
+        judged.provider: (
+            judged.profile,
+            f"measured profile {judged.path}"
+            if judged.path
+            else f"reference profile measure/profiles/{judged.provider}.json",
         )
-        for provider, (profile, path) in load_profiles(providers, profiles_dir).items()
+        for judged in result.profiles
+        if judged.profile is not None
     }
 
 
@@ -425,17 +426,12 @@ def build_sections(
     progress: Callable[[float], None] | None = None,
 ) -> tuple[str, str, list[_Section]]:
     """The report's title, subtitle and sections: every figure computed here, before any rendering."""
-    from planner.costing import project_costs
     from planner.recommendation import recommend
 
     result = recommend(workload, as_of=as_of, profiles_dir=profiles_dir, simulate=simulate, progress=progress)
     option = _shown_option(result)
-    projection = None
-    if option is not None and option.cost.table_version != "-":
-        projection = project_costs(
-            workload, option.provider, option.storage_class, months=result.months, as_of=result.as_of
-        )
-    profiles = _load_profiles(workload.constraints.providers, profiles_dir)
+    projection = option.projection if option is not None else None
+    profiles = _judged_profiles(result)
     sections = [
         _recommendation_section(result),
         _workload_section(workload, result),

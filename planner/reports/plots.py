@@ -2,9 +2,9 @@
 
 Each ``save_*_plot`` takes one result model and a path ending in ``.png`` or ``.svg``. The
 figures only lay out what the library returns; the cost-vs-egress panel of the recommendation
-plot asks the library (``planner.costing.costs_at_egress``) for the exact bill on a grid of
-egress volumes, everything else held as in the workload, so its curves cross exactly where the
-break-even points say.
+plot draws the curves the ``Recommendation`` holds (the exact bill on a grid of egress volumes,
+everything else held as in the workload), so its curves cross exactly where the break-even
+points say.
 
 matplotlib is imported when a plot is drawn, never when this module is imported, so the CLI
 starts fast and works without the ``plot`` extra until a plot is asked for.
@@ -20,7 +20,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planner.errors import InputError, PlannerError
+from planner.errors import InputError
 from planner.units import format_bytes
 
 if TYPE_CHECKING:
@@ -76,7 +76,6 @@ OPERATION_COLOURS = {"GET": "#0072B2", "PUT": "#D55E00", "HEAD": "#009E73", "LIS
 # More bars than this stop being readable in one panel; the rest are named in a note.
 MAX_OPTIONS = 14
 _REASON_WIDTH = 52  # characters of a rejection reason per line beside its bar
-EGRESS_POINTS = 161
 
 _STYLE: dict[str, Any] = {
     "font.size": 10,
@@ -214,18 +213,15 @@ def _provider_colour(provider: str, used: dict[str, str]) -> str:
 # ----------------------------------------------------------------------------- recommendation
 
 
-def save_recommendation_plot(result: Recommendation, path: Path, *, prices: dict[str, Path] | None = None) -> None:
-    """This month's bill per option stacked by category, and monthly cost against egress volume.
-
-    ``prices`` are the ``PROVIDER=FILE`` overrides the recommendation was made with, so the
-    egress curves are priced the same way; without them the shipped tables are used.
-    """
+def save_recommendation_plot(result: Recommendation, path: Path) -> None:
+    """This month's bill per option stacked by category, and monthly cost against egress volume (the
+    curves the recommendation holds, priced as it was: with its price overrides, if any)."""
     target = _start(path)
     shown = result.ranking[:MAX_OPTIONS]
     with _drawing(12.0, 5.0 + 0.36 * len(shown) + 5.5, target) as figure:
         bars, curves = figure.subplots(2, 1, height_ratios=[1.0 + 0.07 * len(shown), 1.35])
         _option_bars(bars, result, shown)
-        _egress_curves(curves, result, prices or {})
+        _egress_curves(curves, result)
         horizon = f"{result.months}-month horizon"
         figure.suptitle(
             f"{result.workload.name}: cost by option (prices in force on {result.as_of}, {horizon})",
@@ -299,58 +295,33 @@ def _option_bars(ax: Axes, result: Recommendation, shown: Sequence[RankedOption]
     ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.07 - 0.12 / max(1, len(shown)) * 4), ncols=9, title="category")
 
 
-def _egress_cap_bytes(result: Recommendation, option: RankedOption, prices: dict[str, Path]) -> float | None:
-    """Monthly egress above which the option's free-egress policy rejects it (IDrive e2 3x stored, Wasabi 1x)."""
-    from planner.costing import egress_cap_bytes, price_table
-
-    try:
-        table = price_table(option.provider, result.as_of, prices.get(option.provider))
-    except PlannerError:
-        return None
-    return egress_cap_bytes(table, result.workload.stored_bytes())
-
-
-def _egress_curves(ax: Axes, result: Recommendation, prices: dict[str, Path]) -> None:
+def _egress_curves(ax: Axes, result: Recommendation) -> None:
     import numpy as np
 
-    from planner.costing import costs_at_egress
-
-    chosen = next((o for o in result.ranking if o.chosen), result.ranking[0] if result.ranking else None)
-    if chosen is None:
-        ax.text(0.5, 0.5, "no option could be priced", ha="center", transform=ax.transAxes)
+    held = result.egress_curves
+    if held is None or not result.ranking:
+        why = "no option could be priced" if not result.ranking else "no egress curves: recommend with curves=True"
+        ax.text(0.5, 0.5, why, ha="center", transform=ax.transAxes)
         return
-    options = [chosen]
-    for option in result.ranking:  # the best option of every other provider, feasible ones first
-        if option.cost.table_version != "-" and all(option.provider != o.provider for o in options):
-            options.append(option)
+    by_rank = {o.rank: o for o in result.ranking}
+    chosen = next((o for o in result.ranking if o.chosen), result.ranking[0])
     workload = result.workload
     current = float(workload.traffic.egress)
-    stored = float(workload.stored_bytes())
     points = sorted(
         (b for b in result.break_even if b.dimension == "egress" and math.isfinite(b.at)), key=lambda b: b.at
     )
-    right = max(current * 2.0, max((b.at for b in points), default=0.0) * 1.15, stored * 0.5, 1e12)
-    grid = np.unique(np.concatenate([np.linspace(0.0, right, EGRESS_POINTS), [current], [b.at for b in points]]))
+    grid = np.asarray(held.egress_bytes)
+    right = float(grid[-1])
     scale, unit = byte_unit(right)
     colours: dict[str, str] = {}
-    labels = {f"{o.provider}:{o.storage_class}" for o in options}
+    labels = {f"{curve.provider}:{curve.storage_class}" for curve in held.curves}
     drawn: list[float] = []
-    for option in options:
-        try:
-            totals = costs_at_egress(
-                workload,
-                option.provider,
-                option.storage_class,
-                [float(x) for x in grid],
-                as_of=result.as_of,
-                prices=prices.get(option.provider),
-            )
-        except PlannerError:
-            continue  # a class this workload cannot be priced in at some volume: leave its curve out
-        costs = [float(total) for total in totals]
+    for curve in held.curves:
+        option = by_rank[curve.rank]
+        costs = curve.monthly_cost_usd
         state = "chosen" if option.chosen else option.status
         colour = _provider_colour(option.provider, colours)
-        cap = _egress_cap_bytes(result, option, prices)
+        cap = curve.free_egress_cap_bytes
         inside = grid <= cap if cap is not None else np.ones(len(grid), dtype=bool)
         ax.plot(
             grid[inside] / scale,
@@ -370,6 +341,7 @@ def _egress_curves(ax: Axes, result: Recommendation, prices: dict[str, Path]) ->
             )
             ax.plot([cap / scale], [np.interp(cap, grid, costs)], marker="X", markersize=8, color=colour, zorder=4)
         drawn += costs
+    chosen_costs = next((c.monthly_cost_usd for c in held.curves if c.rank == chosen.rank), None)
     positive = [c for c in drawn if c > 0]
     logarithmic = bool(positive) and max(positive) / min(positive) > 30
     ax.axvline(current / scale, color="#333333", linestyle=":", linewidth=1.2)
@@ -415,16 +387,7 @@ def _egress_curves(ax: Axes, result: Recommendation, prices: dict[str, Path]) ->
             notes.append(point.statement)
             continue
         number += 1
-        y = float(
-            costs_at_egress(
-                workload,
-                chosen.provider,
-                chosen.storage_class,
-                [point.at],
-                as_of=result.as_of,
-                prices=prices.get(chosen.provider),
-            )[0]
-        )
+        y = chosen_costs[held.egress_bytes.index(point.at)] if chosen_costs is not None else math.nan
         ax.plot([x], [y], marker="o", markersize=7, color="white", markeredgecolor="black", zorder=4)
         ax.annotate(
             str(number),
@@ -439,8 +402,6 @@ def _egress_curves(ax: Axes, result: Recommendation, prices: dict[str, Path]) ->
         )
         notes.append(f"{number}: {point.statement}")
     notes += [p.statement for p in result.break_even if p.dimension == "egress" and not math.isfinite(p.at)]
-    overridden = [o for o in options if "+" in o.cost.table_version and o.provider not in prices]
-    notes += [f"{o.provider}: curve priced with the shipped table, not {o.cost.table_version}" for o in overridden]
     ax.set_xlim(0, right / scale)
     if logarithmic:
         from matplotlib.ticker import LogLocator, NullLocator

@@ -3,6 +3,8 @@
 ``simulate(workload, provider, ...)`` runs a user's ``Workload`` against a provider (its shipped
 reference profile unless one is given) in a peak and a mean window and returns a
 ``WorkloadSimulation``; ``billed_usage`` prices its month through ``pricing.engine.bill``.
+``simulate_workload(workload, provider_model, ...)`` is the one path both ``simulate`` and
+``recommend`` take from a workload and a model already built to its windows and verdicts.
 ``simulate_spec(spec, provider_model, duration_s, seed, replications)`` is the core: a ``SimSpec``
 and a ``ProviderModel`` in, a ``SimulationResult`` out; it prints nothing and reads no files.
 
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
         TimeSeries,
         WorkloadSimulation,
     )
+    from planner.sim.run import WorkloadRun, simulate_workload
     from planner.sim.spec import (
         ClientSpec,
         ClosedLoop,
@@ -73,6 +76,7 @@ _WHERE = {
         "WorkloadSimulation",
     ),
     "planner.sim.core": ("simulate_spec",),
+    "planner.sim.run": ("WorkloadRun", "simulate_workload"),
     "planner.sim.spec": (
         "ClientSpec",
         "ClosedLoop",
@@ -118,12 +122,14 @@ __all__ = [
     "SizeDistribution",
     "SizedLatency",
     "TimeSeries",
+    "WorkloadRun",
     "WorkloadSimulation",
     "adapt_workload",
     "billed_usage",
     "provider_model_from_profile",
     "simulate",
     "simulate_spec",
+    "simulate_workload",
     "spec_from_workload",
 ]
 

@@ -1,8 +1,9 @@
 """``simulate``: a ``Workload`` at one provider, its peak and mean windows, and the month they bill.
 
-It composes the two adapters (profile -> ``ProviderModel``, workload -> ``SimSpec``) with
-``simulate_spec``; ``billed_usage`` turns the result into a ``pricing.models.Usage`` so
-``pricing.engine.bill`` prices the month's requests as simulated, retries included.
+It builds the provider model (profile -> ``ProviderModel``) and runs ``simulate_workload``
+(``planner.sim.run``) over both windows; ``billed_usage`` turns the result into a
+``pricing.models.Usage`` so ``pricing.engine.bill`` prices the month's requests as simulated,
+retries included.
 """
 
 from __future__ import annotations
@@ -14,18 +15,13 @@ from typing import TYPE_CHECKING
 from planner.errors import InputError
 from planner.evidence import TargetVerdict
 from planner.pricing.models import Limits, Usage
-from planner.sim.core import simulate_spec
 from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.provider import BILLED_OPERATIONS
-from planner.sim.result import (
-    SimulationResult,
-    WorkloadSimulation,
-    demonstrated_bits_per_s,
-    figure_evidence,
-    judge_simulated,
-)
-from planner.sim.spec import SimSpec, TraceArrivals
-from planner.sim.workload_adapter import WINDOWS, adapt_workload
+from planner.sim.result import SimulationResult, WorkloadSimulation
+from planner.sim.run import SIMULATED_PEAK, WorkloadRun, simulate_workload
+from planner.sim.spec import TraceArrivals
+from planner.sim.workload_adapter import WINDOWS
+from planner.units import format_duration, format_rate
 from planner.workload import MONTH_S, Workload, restore_verdicts
 
 if TYPE_CHECKING:
@@ -71,9 +67,7 @@ def simulate(
         profile = load_reference(provider)
         profile_source = f"shipped reference profile measure/profiles/{provider}.json ({profile.source.kind})"
     else:
-        profile_source = f"{profile.source.kind} profile of {profile.provider or 'unknown'}" + (
-            f", {profile.date}" if profile.date else ""
-        )
+        profile_source = _profile_source(profile)
     model, assumptions = provider_model_from_profile(profile, table.limits)
     if profile.provider and profile.provider != provider:
         assumptions.insert(
@@ -81,14 +75,9 @@ def simulate(
             f"the profile measured {profile.provider}, not {provider}: its latency and throughput are simulated under"
             f" {provider}'s documented limits and part rules, which {profile.provider} may not share",
         )
-    results: dict[str, SimulationResult] = {}
-    for window in WINDOWS:
-        adapted = adapt_workload(workload, window=window, limits=table.limits)
-        assumptions += [note for note in adapted.assumptions if note not in assumptions]
-        spec, window_s = _replayed(adapted.spec, trace, assumptions) if window == "peak" else (adapted.spec, None)
-        results[window] = simulate_spec(spec, model, window_s or duration_s, seed, replications, progress=progress)
-    mean = results["mean"]
-    verdicts = _verdicts(workload, results["peak"], model, profile, assumptions)
+    run, verdicts = _both_windows(
+        workload, model, profile, table.limits, assumptions, duration_s, seed, replications, trace, progress
+    )
     restore_first = table.restore_required(storage_class)
     if restore_first:
         # the simulation replays immediate reads, which an archive class does not serve
@@ -98,6 +87,7 @@ def simulate(
             f"{storage_class} objects are read only after a restore (minutes to hours): the simulated GET "
             "figures describe reads of a restored copy, not of this class"
         )
+    mean = run.windows["mean"]
     scaling = (
         f"month's billed requests = the mean window's ({mean.window_s:g} s at the month's average rate, "
         f"mean of {mean.replications} replication(s), retries included) x {mean.scale_to_month:.6g} "
@@ -110,37 +100,56 @@ def simulate(
         storage_class=storage_class,
         prices=table.version,
         profile=profile_source,
-        peak=results["peak"],
+        peak=run.peak,
         mean=mean,
         month_billed_requests=dict(mean.scaled_billed_requests),
         month_scaling=scaling,
         slo=verdicts,
         restore_first=restore_first,
-        evidence=figure_evidence(model, workload.storage.mean_object_bytes, results["peak"].load_extrapolated),
+        evidence=run.evidence,
         assumptions=assumptions,
     )
 
 
-def _verdicts(
-    workload: Workload, peak: SimulationResult, model: ProviderModel, profile: Profile, notes: list[str]
-) -> list[TargetVerdict]:
-    """The workload's targets judged on the simulated peak, each on the evidence of what it rests on."""
-    verdicts = judge_simulated(
-        peak.slo,
+def _both_windows(
+    workload: Workload,
+    model: ProviderModel,
+    profile: Profile,
+    limits: Limits | None,
+    assumptions: list[str],
+    duration_s: float,
+    seed: int,
+    replications: int,
+    trace: TraceArrivals | None,
+    progress: Callable[[], None] | None,
+) -> tuple[WorkloadRun, list[TargetVerdict]]:
+    """The peak and mean windows through ``simulate_workload``; their notes join ``assumptions``, and a
+    target the peak could not judge is unverified, not left out."""
+    run = simulate_workload(
+        workload,
         model,
-        mean_bytes=workload.storage.mean_object_bytes,
-        demonstrated_bits_per_s=demonstrated_bits_per_s(profile.summary()),
-        judged_on="simulated peak",
-        extrapolated=peak.load_extrapolated,
+        summary=profile.summary(),
+        limits=limits,
+        windows=WINDOWS,
+        duration_s=duration_s,
+        seed=seed,
+        replications=replications,
+        trace=trace,
+        progress=progress,
     )
-    return verdicts + _not_judged(workload, verdicts, notes)
+    assumptions += [note for note in run.notes if note not in assumptions]
+    return run, run.verdicts + _not_judged(workload, run.verdicts, assumptions)
+
+
+def _profile_source(profile: Profile) -> str:
+    return f"{profile.source.kind} profile of {profile.provider or 'unknown'}" + (
+        f", {profile.date}" if profile.date else ""
+    )
 
 
 def _not_judged(workload: Workload, judged: list[TargetVerdict], notes: list[str]) -> list[TargetVerdict]:
     """A target the peak window could not judge (it offers less than the target asks) is unverified, not
     left out: the adapter's note says why."""
-    from planner.units import format_duration, format_rate
-
     performance = workload.performance
     wanted = {
         "p99 TTFB": (performance.p99_ttfb, format_duration),
@@ -162,26 +171,11 @@ def _not_judged(workload: Workload, judged: list[TargetVerdict], notes: list[str
                 wanted=text(value),
                 evidence="assumed",
                 verdict="unverified",
-                judged_on="simulated peak",
+                judged_on=SIMULATED_PEAK,
                 reason=why,
             )
         )
     return missing
-
-
-def _replayed(spec: SimSpec, trace: TraceArrivals | None, assumptions: list[str]) -> tuple[SimSpec, float | None]:
-    """The peak window's spec with the trace's arrivals (and keys) in place of the synthetic ones."""
-    if trace is None:
-        return spec, None
-    from planner.sim.trace import replay_window_s
-
-    keys = spec.keys.model_copy(update={"keys": trace.key_count, "hot": None, "zipf_exponent": 0.0})
-    window_s = replay_window_s(trace)
-    assumptions.append(
-        f"peak window: {trace.source} replayed ({len(trace.times_s):,} requests over {window_s:g} s), its"
-        " operations, sizes and keys as recorded; the workload's client, limits and provider model apply"
-    )
-    return spec.model_copy(update={"arrivals": trace, "keys": keys, "put_sizes": None}), window_s
 
 
 def _simulate_endpoint(
@@ -200,26 +194,22 @@ def _simulate_endpoint(
         "no provider given: the profile's own endpoint, with no price table, no documented request rates "
         "and S3's part rules alone"
     )
-    results: dict[str, SimulationResult] = {}
-    for window in WINDOWS:
-        adapted = adapt_workload(workload, window=window)
-        assumptions += [note for note in adapted.assumptions if note not in assumptions]
-        spec, window_s = _replayed(adapted.spec, trace, assumptions) if window == "peak" else (adapted.spec, None)
-        results[window] = simulate_spec(spec, model, window_s or duration_s, seed, replications, progress=progress)
-    mean = results["mean"]
+    run, verdicts = _both_windows(
+        workload, model, profile, None, assumptions, duration_s, seed, replications, trace, progress
+    )
+    mean = run.windows["mean"]
     return WorkloadSimulation(
         workload=workload.name,
         provider=profile.provider or "endpoint",
         storage_class="-",
         prices="no price table (the profile's own endpoint)",
-        profile=f"{profile.source.kind} profile of {profile.provider or 'unknown'}"
-        + (f", {profile.date}" if profile.date else ""),
-        peak=results["peak"],
+        profile=_profile_source(profile),
+        peak=run.peak,
         mean=mean,
         month_billed_requests=dict(mean.scaled_billed_requests),
         month_scaling=f"month's billed requests = the mean window's x {mean.scale_to_month:.6g} (unpriced)",
-        slo=_verdicts(workload, results["peak"], model, profile, assumptions),
-        evidence=figure_evidence(model, workload.storage.mean_object_bytes, results["peak"].load_extrapolated),
+        slo=verdicts,
+        evidence=run.evidence,
         assumptions=assumptions,
     )
 

@@ -10,7 +10,7 @@ import pytest
 
 from planner.costing import estimate_cost
 from planner.recommendation import RankedOption, recommend, solve_crossing
-from planner.recommendation.ranking import _failed_everywhere
+from planner.recommendation.explain import _failed_everywhere
 from planner.workload import load_workload, parse_workload
 
 from .conftest import EXAMPLES
@@ -204,3 +204,103 @@ def test_cold_data_ranks_intelligent_tiering_from_how_long_it_goes_unread() -> N
         "standard": Decimal("235.52"),
     }
     assert result.recommendation is not None and result.recommendation.storage_class == "intelligent-tiering"
+
+
+# ----------------------------------------------------------------------------- what the result carries
+
+
+def test_each_priced_option_carries_its_projection() -> None:
+    from planner.costing import project_costs
+
+    workload = load_workload(EXAMPLES / "web-assets.yaml")
+    result = recommend(workload, as_of=NOW, simulate=False)
+    for option in result.ranking:
+        if option.cost.table_version == "-":
+            assert option.projection is None
+            continue
+        assert option.projection is not None
+        assert option.projection.months[0].cost == option.cost
+        assert option.projection.total_usd == option.horizon_cost_usd
+    first = result.ranking[0]
+    assert first.projection == project_costs(
+        workload, first.provider, first.storage_class, months=result.months, as_of=NOW, region=first.region
+    )
+    # held for presenters, but not in JSON: its size grows with the horizon
+    assert "projection" not in result.model_dump(mode="json")["ranking"][0]
+
+
+def test_profile_provenance_names_what_each_provider_was_judged_on() -> None:
+    workload = load_workload(EXAMPLES / "web-assets.yaml")
+    result = recommend(workload, as_of=NOW, simulate=False)
+    assert [p.provider for p in result.profiles] == workload.constraints.providers
+    for judged in result.profiles:
+        assert judged.path is None and judged.profile is not None
+        assert judged.label == f"reference profile {judged.provider} (published benchmarks)"
+        assert judged.kind == judged.profile.source.kind
+        options = [o for o in result.ranking if o.provider == judged.provider and o.status != "rejected"]
+        assert all(o.performance.source == judged.label for o in options)
+    dumped = result.model_dump(mode="json")["profiles"][0]
+    assert set(dumped) == {"provider", "label", "path", "kind"}
+
+
+def test_egress_curves_are_the_exact_bills_the_plot_used_to_price() -> None:
+    from planner.costing import costs_at_egress
+
+    workload = load_workload(EXAMPLES / "web-assets.yaml")
+    result = recommend(workload, as_of=NOW, simulate=False)
+    curves = result.egress_curves
+    assert curves is not None and curves.curves
+    grid = curves.egress_bytes
+    assert grid == sorted(grid) and grid[0] == 0.0 and float(workload.traffic.egress) in grid
+    assert all(b.at in grid for b in result.break_even if b.dimension == "egress" and math.isfinite(b.at))
+    by_rank = {o.rank: o for o in result.ranking}
+    assert len({by_rank[c.rank].provider for c in curves.curves}) == len(curves.curves)  # one per provider
+    for curve in curves.curves:
+        option = by_rank[curve.rank]
+        assert (curve.provider, curve.storage_class) == (option.provider, option.storage_class)
+        exact = costs_at_egress(workload, option.provider, option.storage_class, grid[::40], as_of=NOW)
+        assert curve.monthly_cost_usd[::40] == [float(total) for total in exact]
+
+
+def test_recommend_builds_each_provider_model_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from planner.recommendation import inputs
+
+    built: list[str] = []
+    real = inputs.provider_model_from_profile
+
+    def counted(profile, limits=None):  # type: ignore[no-untyped-def]
+        built.append(profile.provider)
+        return real(profile, limits)
+
+    monkeypatch.setattr(inputs, "provider_model_from_profile", counted)
+    workload = load_workload(EXAMPLES / "web-assets.yaml")
+    result = recommend(workload, as_of=NOW, sim_duration_s=1.0)
+    assert all(o.performance.simulation for o in result.ranking if o.status != "rejected")
+    assert sorted(built) == sorted(workload.constraints.providers)
+
+
+def test_samples_with_prices_is_refused_before_any_work(run_cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    override = tmp_path / "edp.yaml"
+    override.write_text('provider: aws-s3\nlabel: edp-2026\negress:\n  internet:\n    tiers: [{price: "0.02"}]\n')
+    plot = tmp_path / "late.png"
+    result = run_cli(
+        "recommend",
+        str(EXAMPLES / "web-assets.yaml"),
+        "--prices",
+        f"aws-s3={override}",
+        "--samples",
+        "10",
+        "--plot",
+        str(plot),
+    )
+    assert result.code == 2
+    assert "--samples prices the shipped tables only; leave out --prices" in result.err
+    assert not plot.exists()
+
+
+def test_curves_can_be_left_out_for_a_caller_without_plots() -> None:
+    workload = load_workload(EXAMPLES / "web-assets.yaml")
+    full = recommend(workload, as_of=NOW, simulate=False)
+    bare = recommend(workload, as_of=NOW, simulate=False, curves=False)
+    assert bare.egress_curves is None and full.egress_curves is not None
+    assert bare.model_copy(update={"egress_curves": full.egress_curves}) == full

@@ -146,3 +146,33 @@ def test_report_when_no_option_meets_the_targets(tmp_path: Path) -> None:
     assert "No option meets every target with evidence" in text
     assert set(SECTIONS) <= set(page.sections)
     assert page.images and all(src.startswith("data:image/png;base64,") for src in page.images)
+
+
+def test_report_projects_and_loads_nothing_after_the_recommendation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the projection and the profiles come from the Recommendation: the report neither projects nor loads again
+    import planner.costing
+    import planner.measure.reference
+    import planner.recommendation
+    from planner.recommendation import recommend
+
+    workload, _ = example("pipeline-scratch")
+    calls: list[str] = []
+
+    def recommended(*args: object, **kwargs: object) -> object:
+        result = recommend(*args, **kwargs)  # type: ignore[arg-type]
+        for module, name in (
+            (planner.costing, "project_costs"),
+            (planner.costing, "costs_at_egress"),
+            (planner.measure.reference, "load_profile"),
+            (planner.measure.reference, "load_reference"),
+        ):
+            monkeypatch.setattr(module, name, lambda *a, _name=name, **k: calls.append(_name))
+        return result
+
+    monkeypatch.setattr(planner.recommendation, "recommend", recommended)
+    text = write_report(workload, tmp_path / "r.md", as_of=AS_OF, profiles_dir=None, simulate=False).read_text()
+    assert calls == []
+    assert "reference profile measure/profiles/aws-s3.json" in text
+    assert "No projection" not in text

@@ -142,3 +142,20 @@ def test_unwritable_plot_path_is_an_input_error(tmp_path: Path) -> None:
 )
 def test_dollar_ticks_share_one_style(ticks: list[float], labels: list[str]) -> None:
     assert plots.usd_ticks(ticks) == labels
+
+
+def test_recommendation_plot_draws_what_the_result_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the curves and caps come from the Recommendation: drawing prices nothing and loads no table
+    import planner.costing
+    import planner.pricing.engine
+
+    def no_pricing(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the plot priced again")
+
+    _, result = example("web-assets")
+    for name in ("costs_at_egress", "estimate_cost", "price_table", "egress_cap_bytes"):
+        monkeypatch.setattr(planner.costing, name, no_pricing)
+    monkeypatch.setattr(planner.pricing.engine, "bill", no_pricing)
+    path = tmp_path / "held.svg"
+    plots.save_recommendation_plot(result, path)
+    check_picture(path)

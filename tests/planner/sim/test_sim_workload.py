@@ -159,3 +159,47 @@ def test_the_simulated_month_is_priced_with_its_retries() -> None:
     simulated = result.mean.operations["GET"].requests.mean + result.mean.operations["PUT"].requests.mean
     assert math.isclose(simulated * result.mean.scale_to_month, expected, rel_tol=0.5)
     assert "mean window" in result.month_scaling and result.assumptions
+
+
+def test_simulate_runs_the_one_simulate_workload_path() -> None:
+    # planner simulate and recommend both go through simulate_workload with a model already built
+    from planner.sim import provider_model_from_profile, simulate, simulate_workload
+    from planner.sim.workload_adapter import WINDOWS
+
+    workload = load_workload(EXAMPLES / "web-assets.yaml")
+    table = catalog.table_for("aws-s3", None)
+    profile = load_reference("aws-s3")
+    model, _ = provider_model_from_profile(profile, table.limits)
+    run = simulate_workload(
+        workload,
+        model,
+        summary=profile.summary(),
+        limits=table.limits,
+        windows=WINDOWS,
+        duration_s=2.0,
+        seed=4,
+        replications=1,
+    )
+    whole = simulate(workload, "aws-s3", duration_s=2.0, seed=4, replications=1)
+    assert run.peak == whole.peak and run.windows["mean"] == whole.mean
+    assert run.evidence == whole.evidence
+    assert all(v in whole.slo for v in run.verdicts)
+    assert all(note in whole.assumptions for note in run.notes)
+
+
+def test_sim_does_not_import_the_recommendation() -> None:
+    # an archive class's restore verdicts live in planner.sim.run: simulating one loads no layer above sim
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from planner.sim import simulate\n"
+        "from planner.workload import load_workload\n"
+        f"result = simulate(load_workload({str(EXAMPLES / 'backup-archive.yaml')!r}), 'aws-s3',"
+        " storage_class='deep-archive', duration_s=1.0, replications=1)\n"
+        "assert result.restore_first\n"
+        "print(sorted(m for m in sys.modules if m.startswith('planner.recommendation')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
