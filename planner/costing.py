@@ -50,6 +50,16 @@ def add_months(day: dt.date, months: int) -> dt.date:
     return dt.date(year, month, min(day.day, 28))
 
 
+def check_horizon(start: dt.date, months: int) -> None:
+    """Refuse a horizon whose last month falls past the calendar (the year 9999), naming the horizon."""
+    try:
+        add_months(start, months - 1)
+    except InputError:
+        raise InputError(
+            f"a {months}-month horizon from {start} runs past the year {dt.MAXYEAR}", source="--as-of"
+        ) from None
+
+
 def price_table(provider: str, as_of: dt.date, prices: Path | None = None, region: str | None = None) -> PriceTable:
     """The shipped table in force (for ``region``, default the provider's default region), or a user's
     override file layered over it."""
@@ -263,6 +273,7 @@ def project_costs(
     """Bills for each month of the horizon (the workload's ``constraints.months`` by default)."""
     start = as_of or dt.date.today()
     horizon = months or workload.constraints.months
+    check_horizon(start, horizon)
     monthly = []
     for month in range(horizon):
         cost = estimate_cost(workload, provider, storage_class, as_of=start, month=month, prices=prices, region=region)

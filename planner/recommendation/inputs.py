@@ -11,7 +11,7 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner.costing import price_table
+from planner.costing import check_horizon, price_table
 from planner.errors import InputError, PlannerError, PricingError
 from planner.measure.profile import ProfileSummary
 from planner.measure.reference import load_reference
@@ -48,6 +48,7 @@ class Inputs:
 
 def load_inputs(workload: Workload, *, as_of: dt.date, profiles_dir: Path | None, prices: dict[str, Path]) -> Inputs:
     """Check the overrides, load every table, profile and provider model; refuse what cannot be priced."""
+    check_horizon(as_of, workload.constraints.months)
     providers = workload.constraints.providers
     for provider in prices:
         if provider not in providers:
