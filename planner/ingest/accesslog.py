@@ -46,6 +46,8 @@ from typing import IO
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner.errors import InputError
+from planner.ingest.inventory import replace_section
+from planner.units import format_duration
 
 # Operations (the log's REST.<VERB>.<THING>) to planner's operations.
 OPERATIONS = {
@@ -511,8 +513,6 @@ def _csv(text: str) -> str:
 def traffic_block(log: AccessLog) -> str:
     """The workload's ``traffic:`` section from access logs, each figure with its source; monthly
     counts are the logged counts scaled from the logged window to a 30-day month."""
-    from planner.units import format_duration
-
     scale = 30 * 86400 / log.window_s
     start = log.start.isoformat() if log.start else "?"
     lines = [
@@ -576,6 +576,4 @@ def _format_names(log: AccessLog) -> str:
 def replace_traffic(text: str, block: str) -> str:
     """``text`` (a workload file) with its top-level ``traffic:`` section replaced by ``block``, or
     with ``block`` added when there is none."""
-    from planner.inventory import replace_section
-
     return replace_section(text, "traffic", block, missing_ok=True)
