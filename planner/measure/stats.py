@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from planner.measure.engines import EngineName
+from planner.measure.clients import EngineName
 from planner.measure.profile import (
     MIB,
     CellFlag,

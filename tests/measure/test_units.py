@@ -235,7 +235,7 @@ def test_histograms_of_processes_add_up_to_the_histogram_of_all(a: list[float], 
 
 
 def test_refusals_that_mean_unsupported_and_the_operations_named() -> None:
-    from planner.measure.runner import refuses, s3_operation
+    from planner.measure.run.safety import refuses, s3_operation
 
     for label in ("501 NotImplemented", "501", "400", "400 InvalidRequest", "405 MethodNotAllowed", "NotImplemented"):
         assert refuses(label), label
