@@ -14,7 +14,7 @@ from planner.errors import MeasureError
 from planner.measure.profile import Cell, Operation
 from planner.measure.run.options import MeasureOptions
 from planner.measure.run.safety import Unsupported, refuses, s3_operation
-from planner.measure.stats import CellFigures, summarise
+from planner.measure.stats import CellFigures, load_figures
 from planner.measure.worker import LoadResult, LoadTask, TaskKind, WorkerPool
 
 _LARGE_REQUEST_BYTES = 1 << 20
@@ -139,7 +139,7 @@ class CellRunner:
             arrival_rate_per_s=arrival_rate_per_s,
             **fields,
         )
-        figures = summarise(
+        figures = load_figures(
             results,
             window_start=start,
             window_end=end,
