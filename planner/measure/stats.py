@@ -174,36 +174,21 @@ def load_figures(
     late = sum(1 for r in results for due in r.late_arrivals if window_start <= due < window_end) if open_loop else None
     cpu = _client_cpu(results, cpu_count)
 
-    flags: list[CellFlag] = []
-    notes: list[str] = []
-    if samples < MIN_SAMPLES or failed > samples:
-        # too few successes to stand for the cell, or most requests failed: the figures above are
-        # the successes' own (a failure is never a zero in them), and the flag says how little
-        # they rest on
-        flags.append("too-few-samples")
-    if 0 < samples < MIN_TAIL_SAMPLES:
-        notes.append(f"p99.9 not given: {samples} samples (it needs at least {MIN_TAIL_SAMPLES})")
-    if asked_s > 0 and duration < SHORT_WINDOW * asked_s:
-        flags.append("short-window")
-        notes.append(f"measured over {duration:.3g} s of the {asked_s:.3g} s asked (the work list ran out)")
-    saturated = cpu.saturation()
-    if (
-        concurrency
-        and not open_loop
-        and samples
-        and duration >= SHORT_WINDOW * asked_s
-        and in_flight + backoff < IN_FLIGHT_SHORTFALL * concurrency
-    ):
-        saturated.append(f"{in_flight:.1f} requests in flight on average of the {concurrency} asked")
-    arrivals = samples + failed
-    slow = sum(1 for r in results for due in r.slow_sends if window_start <= due < window_end)
-    if open_loop and slow > LATE_SHARE * arrivals:
-        saturated.append(f"{slow} of {arrivals} arrivals sent late by a worker that was free for them")
-    if saturated:
-        flags.append("client-saturated")
-        notes.append("client-bound: " + "; ".join(saturated))
-    if link_bits_per_s and throughput is not None and throughput * MIB * 8 > link_bits_per_s:
-        flags += ["above-link", "implausible"]
+    flags, notes = _flags_and_notes(
+        results,
+        window_start=window_start,
+        window_end=window_end,
+        asked_s=asked_s,
+        samples=samples,
+        failed=failed,
+        throughput=throughput,
+        in_flight=in_flight,
+        backoff=backoff,
+        cpu=cpu,
+        concurrency=concurrency,
+        open_loop=open_loop,
+        link_bits_per_s=link_bits_per_s,
+    )
 
     return CellFigures(
         window_start=window_start,
@@ -352,3 +337,55 @@ def _client_cpu(results: list[LoadResult], cpu_count: int) -> _ClientCpu:
         max_process=max((r.cpu_s / r.window_s for r in busy), default=None),
         host=max((r.host_busy_fraction for r in busy if r.host_busy_fraction is not None), default=None),
     )
+
+
+def _flags_and_notes(
+    results: list[LoadResult],
+    *,
+    window_start: float,
+    window_end: float,
+    asked_s: float,
+    samples: int,
+    failed: int,
+    throughput: float | None,
+    in_flight: float,
+    backoff: float,
+    cpu: _ClientCpu,
+    concurrency: int | None,
+    open_loop: bool,
+    link_bits_per_s: float | None,
+) -> tuple[list[CellFlag], list[str]]:
+    """How far a load's figures can be trusted: too few samples, a short window, a client that set
+    the pace (its CPU, fewer requests in flight than asked, late arrivals), a rate above the link."""
+    duration = window_end - window_start
+    flags: list[CellFlag] = []
+    notes: list[str] = []
+    if samples < MIN_SAMPLES or failed > samples:
+        # too few successes to stand for the cell, or most requests failed: the figures above are
+        # the successes' own (a failure is never a zero in them), and the flag says how little
+        # they rest on
+        flags.append("too-few-samples")
+    if 0 < samples < MIN_TAIL_SAMPLES:
+        notes.append(f"p99.9 not given: {samples} samples (it needs at least {MIN_TAIL_SAMPLES})")
+    if asked_s > 0 and duration < SHORT_WINDOW * asked_s:
+        flags.append("short-window")
+        notes.append(f"measured over {duration:.3g} s of the {asked_s:.3g} s asked (the work list ran out)")
+    saturated = cpu.saturation()
+    if (
+        concurrency
+        and not open_loop
+        and samples
+        and duration >= SHORT_WINDOW * asked_s
+        and in_flight + backoff < IN_FLIGHT_SHORTFALL * concurrency
+    ):
+        saturated.append(f"{in_flight:.1f} requests in flight on average of the {concurrency} asked")
+    arrivals = samples + failed
+    slow = sum(1 for r in results for due in r.slow_sends if window_start <= due < window_end)
+    if open_loop and slow > LATE_SHARE * arrivals:
+        saturated.append(f"{slow} of {arrivals} arrivals sent late by a worker that was free for them")
+    if saturated:
+        flags.append("client-saturated")
+        notes.append("client-bound: " + "; ".join(saturated))
+    if link_bits_per_s and throughput is not None and throughput * MIB * 8 > link_bits_per_s:
+        flags += ["above-link", "implausible"]
+    return flags, notes
