@@ -63,7 +63,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from planner.measure.profile import Cell, Percentiles, Profile
-from planner.measure.runner import Measurement, MeasureOptions
+from planner.measure.run.measurement import Measurement
+from planner.measure.run.options import MeasureOptions
 from tests.measure import conftest as server_fixture
 
 KIB, MIB = 1024, 2**20

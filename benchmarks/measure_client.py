@@ -20,7 +20,7 @@ least 0.9x the best client). Absolute figures depend on the host and whatever el
 read the ratios. It never fails on speed.
 
 ``--threshold-sizes 1MiB,4MiB,16MiB`` adds GET cells of planner at each size with each engine
-forced (8 connections), the measurement behind ``measure.engines.SMALL_OBJECT_MAX_BYTES``.
+forced (8 connections), the measurement behind ``measure.clients.SMALL_OBJECT_MAX_BYTES``.
 
     python benchmarks/measure_client.py [--seconds 3] [--rounds 3] [--threshold-sizes 1MiB,16MiB]
 """
@@ -47,9 +47,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from planner.measure.engines import EngineChoice
+from planner.measure.clients import EngineChoice
 from planner.measure.profile import Cell
-from planner.measure.runner import Measurement, MeasureOptions
+from planner.measure.run.measurement import Measurement
+from planner.measure.run.options import MeasureOptions
 from planner.units import format_bytes, parse_size
 from tests.measure import conftest as server_fixture
 

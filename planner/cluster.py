@@ -7,6 +7,7 @@ work is cut into chunks, so a seed gives the same answer on any backend.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -17,10 +18,18 @@ T = TypeVar("T")
 CONNECT_TIMEOUT_S = 10
 
 
+def require_distributed() -> Any:
+    """Dask distributed (as an untyped module), or a one-line error if it is not installed."""
+    try:
+        return importlib.import_module("distributed")
+    except ImportError:
+        raise InputError(
+            "needs Dask distributed, which is not installed (pip install 'planner[dask]')", source="--dask"
+        ) from None
+
+
 def _client(scheduler: str) -> Any:
     import asyncio
-
-    from planner.measure.distributed import require_distributed
 
     distributed = require_distributed()
 

@@ -16,11 +16,11 @@ from typing import Any
 from pydantic import BaseModel
 from tabulate import tabulate
 
-from planner.accesslog import AccessLog
 from planner.costing import CostProjection
 from planner.evidence import MARKERS, PRICE_MARKERS, Evidence, legend, marked, price_legend
 from planner.ingest import Bill, ReconcileLine, Reconciliation
-from planner.inventory import Inventory
+from planner.ingest.accesslog import AccessLog
+from planner.ingest.inventory import Inventory
 from planner.migration import MigrationPlan
 from planner.pricing.models import CostBreakdown, LineItem, PriceTable, TieredPrice
 from planner.recommendation import RESTORE_FIRST, PerformanceEstimate, Recommendation

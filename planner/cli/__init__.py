@@ -324,7 +324,7 @@ def _new_or_updated(
     """The workload file an ingest writes and its text: a new one in ``out`` named ``name``.yaml, or
     ``into`` with its ``section`` replaced by ``block``."""
     from planner.files import WORKLOAD_LIMIT_BYTES, read_input_text
-    from planner.inventory import replace_section
+    from planner.ingest.inventory import replace_section
 
     if into is not None:
         text = read_input_text(into, what="workload file", limit_bytes=WORKLOAD_LIMIT_BYTES)
@@ -368,10 +368,10 @@ def ingest_inventory(
 ) -> None:
     """Read an S3 Inventory into a workload's storage: count, sizes, classes, ages, access tiers."""
     rows_only(output, "ingest inventory")
-    from planner import inventory as inv
     from planner import render
     from planner.cli import progress
     from planner.files import check_input_file
+    from planner.ingest import inventory as inv
 
     if (out is None) == (into is None):
         raise InputError("give either --out DIR (a new workload) or --into W.yaml (replace its storage)")
@@ -426,8 +426,9 @@ def ingest_access_log(
     request mix, peak rate, egress, hot keys."""
     rows_only(output, "ingest access-log")
 
-    from planner import accesslog, render
+    from planner import render
     from planner.cli import progress
+    from planner.ingest import accesslog
 
     if (out is None) == (into is None):
         raise InputError("give either --out DIR (a new workload) or --into W.yaml (replace its traffic)")

@@ -20,7 +20,7 @@ from planner.errors import InputError, MeasureError
 
 if TYPE_CHECKING:
     from planner.measure.profile import Cell, Profile
-    from planner.measure.runner import MeasureOptions
+    from planner.measure.run.options import MeasureOptions
 
 app = typer.Typer(
     help="Benchmark an S3-compatible endpoint and write a measurement profile.",
@@ -160,7 +160,7 @@ def build_options(
     budget: str | None = None,
 ) -> MeasureOptions:
     """Validate the command-line options into ``MeasureOptions`` (pure; no network)."""
-    from planner.measure.runner import PROBES, MeasureOptions
+    from planner.measure.run.options import PROBES, MeasureOptions
     from planner.measure.s3client import check_endpoint
     from planner.units import parse_rate
 
@@ -259,7 +259,7 @@ def cell_line(cell: Cell) -> str:
 def _rich_reporter(quiet: bool = False) -> Any:
     """Cell lines and notes on stderr (none with ``quiet``); a progress bar with the time left only
     when stderr is a terminal."""
-    from planner.measure.runner import Reporter
+    from planner.measure.run.options import Reporter
 
     class RichReporter(Reporter):
         def __init__(self) -> None:
@@ -471,16 +471,16 @@ def measure(
         read_timeout=read_timeout, open_loop=open_loop, connect_timeout=connect_timeout, budget=budget,
     )  # fmt: skip
     if dask is not None:
-        from planner.measure.distributed import require_distributed
+        from planner.cluster import require_distributed
 
         require_distributed()
-    from planner.measure.runner import Measurement
+    from planner.measure.run.measurement import Measurement
 
     reporter = _rich_reporter(quiet)
     if dry_run:
         from planner.measure import plan
         from planner.measure.journal import run_prefix
-        from planner.measure.runner import new_run_id
+        from planner.measure.run.options import new_run_id
 
         dropped: list[str] = []
         if options.budget_s is not None:
@@ -562,7 +562,7 @@ def merge(
     """Combine profiles of one endpoint from several hosts (sums only concurrent measurements)."""
     from planner.measure.merge import merge_profiles
     from planner.measure.reference import load_profile
-    from planner.measure.runner import write_atomic
+    from planner.measure.run.safety import write_atomic
 
     merged = merge_profiles([load_profile(path) for path in profiles])
     write_atomic(out, merged.model_dump_json(indent=2) + "\n")

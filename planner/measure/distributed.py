@@ -21,7 +21,7 @@ report gives the command to run there.
 Credentials never travel: each worker reads the AWS credential chain of its own host (its
 environment, profile or instance role), as each worker process of a one-host run reads the
 environment it inherits. Dask distributed is an optional extra (``planner[dask]``), imported
-only here.
+only through ``planner.cluster.require_distributed``.
 """
 
 from __future__ import annotations
@@ -38,17 +38,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from planner.errors import InputError, MeasureError, PlannerError
+from planner.cluster import require_distributed
+from planner.errors import MeasureError, PlannerError
+from planner.measure.journal import RUN_PREFIX_ROOT
 from planner.measure.merge import merge_profiles
 from planner.measure.profile import Cell, MergeInfo, MergeInput, Profile, RunInfo, Source
-from planner.measure.runner import (
-    RUN_PREFIX_ROOT,
-    Measurement,
-    MeasureOptions,
-    Reporter,
-    new_run_id,
-    write_atomic,
-)
+from planner.measure.run.measurement import Measurement
+from planner.measure.run.options import MeasureOptions, Reporter, new_run_id
+from planner.measure.run.safety import write_atomic
 from planner.measure.s3client import describe_client_error
 
 CLOCK_ROUNDS = 5
@@ -66,18 +63,6 @@ LOST_HOST_WAIT_S = 30.0
 """How long the coordinator waits for a worker on a lost host's machine to clean up from its journal."""
 _HEARTBEAT_S = 1.0
 _WORKER_CHECK_S = 2.0
-
-
-def require_distributed() -> Any:
-    """Dask distributed (as an untyped module), or a one-line error if it is not installed."""
-    import importlib
-
-    try:
-        return importlib.import_module("distributed")
-    except ImportError:
-        raise InputError(
-            "needs Dask distributed, which is not installed (pip install 'planner[dask]')", source="--dask"
-        ) from None
 
 
 # -- the hosts ------------------------------------------------------------------------------------

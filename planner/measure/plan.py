@@ -11,10 +11,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from planner.measure.runner import MeasureOptions
+from planner.measure.run.options import (
+    OPEN_LOOP_OPS,
+    MeasureOptions,
+    cell_label,
+    data_key_count,
+    delete_budget_s,
+    delete_warmup_s,
+    open_loop_rates,
+)
 
 STEP_OVERHEAD_S = 0.8
 """Start-up of one load on the worker processes (the 0.3 s common start, task hand-out, results)."""
@@ -160,15 +166,6 @@ def _write(label: str, count: int, size: int, model: RateModel) -> StepEstimate:
 
 def estimate(options: MeasureOptions) -> PlanEstimate:
     """Every step of a run with its estimated seconds, requests and bytes."""
-    from planner.measure.runner import (
-        OPEN_LOOP_OPS,
-        _cell_label,
-        data_key_count,
-        delete_budget_s,
-        delete_warmup_s,
-        open_loop_rates,
-    )
-
     model = rate_model(options)
     steps: list[StepEstimate] = []
     cell_s = options.warmup_s + options.duration_s
@@ -183,7 +180,7 @@ def estimate(options: MeasureOptions) -> PlanEstimate:
                     count = data_key_count(options, data_size)
                     steps.append(_write(f"preparing {count} objects of {data_size} B", count, data_size, model))
             for concurrency in options.concurrency:
-                label = _cell_label(op, size, concurrency)
+                label = cell_label(op, size, concurrency)
                 if op == "delete":
                     window = delete_warmup_s(options.warmup_s) + options.duration_s
                     step = _load(label, "delete", size or 0, concurrency, window, model)
@@ -197,7 +194,7 @@ def estimate(options: MeasureOptions) -> PlanEstimate:
             if op in OPEN_LOOP_OPS:
                 cap = max(options.concurrency)
                 for rate in open_loop_rates(options):
-                    steps.append(_load(f"{_cell_label(op, size, cap)} open {rate}", op, size or 0, cap, cell_s, model))
+                    steps.append(_load(f"{cell_label(op, size, cap)} open {rate}", op, size or 0, cap, cell_s, model))
     steps += _probe_estimates(options, model)
     return PlanEstimate(steps, model.source)
 

@@ -15,10 +15,12 @@ from planner.measure.profile import (
     RatePoint,
     RateResult,
 )
+from planner.measure.run.safety import Unsupported
 from planner.measure.stats import CellFigures
 
 if TYPE_CHECKING:
-    from planner.measure.runner import Engine, Measurement
+    from planner.measure.run.cells import CellRunner
+    from planner.measure.run.measurement import Measurement
 
 THROTTLE_PREFIXES = ("503", "429")
 _KNEE_GAIN = 1.10  # doubling concurrency must add 10 % ops/s ...
@@ -58,20 +60,20 @@ def _rejects(figures: CellFigures) -> bool:
     return throttled >= 2 and throttled > 0.01 * (figures.samples + throttled)
 
 
-def hot_object(engine: Engine, run: Measurement) -> HotObjectResult:
+def hot_object(cell_runner: CellRunner, run: Measurement) -> HotObjectResult:
     """Ramp concurrent GETs of one range of one key (doubling, then bisecting) until the service
     rejects (503/429) or throughput stops growing while latency rises (a knee: it degrades)."""
     options = run.options
     range_bytes = options.hot_object_range_bytes
     size = max(range_bytes, 1 << 20)
     key = f"{run.prefix}hot/object"
-    engine.put_keys([key], size, 1)
+    cell_runner.put_keys([key], size, 1)
     duration = options.probe_duration_s
     steps: dict[int, HotObjectStep] = {}
     figures_at: dict[int, CellFigures] = {}
 
     def measure(concurrency: int) -> CellFigures:
-        figures, _ = engine.measure(
+        figures, _ = cell_runner.measure(
             "get",
             concurrency,
             duration_s=duration,
@@ -147,14 +149,14 @@ def hot_object(engine: Engine, run: Measurement) -> HotObjectResult:
     return result
 
 
-def part_size(engine: Engine, run: Measurement) -> PartSizeResult:
+def part_size(cell_runner: CellRunner, run: Measurement) -> PartSizeResult:
     """Multipart upload throughput per part size and queue depth (parts in flight); uploads are aborted."""
     options = run.options
     duration = options.probe_duration_s
     result = PartSizeResult()
     for size in options.part_sizes:
         for depth in options.queue_depths:
-            figures, _ = engine.measure(
+            figures, _ = cell_runner.measure(
                 "upload_part",
                 depth,
                 duration_s=duration,
@@ -196,18 +198,18 @@ def split_ranges(size: int, streams: int) -> list[tuple[int, int]]:
     return ranges
 
 
-def range_get(engine: Engine, run: Measurement) -> RangeGetResult:
+def range_get(cell_runner: CellRunner, run: Measurement) -> RangeGetResult:
     """One stream reading a large object vs N streams each reading its own range of it."""
     options = run.options
     size = options.range_object_size
     key = f"{run.prefix}range/object"
-    engine.put_keys([key], size, 1)
+    cell_runner.put_keys([key], size, 1)
     duration = options.probe_duration_s
     result = RangeGetResult(object_size_bytes=size, link_bits_per_s=options.link_bits_per_s)
     single: float | None = None
     for streams in [1, *[s for s in options.range_streams if s > 1]]:
         fields: dict[str, Any] = {"thread_ranges": split_ranges(size, streams)} if streams > 1 else {}
-        figures, _ = engine.measure(
+        figures, _ = cell_runner.measure(
             "get",
             streams,
             duration_s=duration,
@@ -237,18 +239,16 @@ def range_get(engine: Engine, run: Measurement) -> RangeGetResult:
     return result
 
 
-def rate(engine: Engine, run: Measurement) -> RateResult:
+def rate(cell_runner: CellRunner, run: Measurement) -> RateResult:
     """Small-object ops/s per operation, ramping concurrency until ops/s stops growing; an operation
     the server does not support is recorded as such and the others go on."""
-    from planner.measure.runner import Unsupported
-
     options = run.options
     size = options.rate_object_size
     duration = options.probe_duration_s
     result = RateResult(object_size_bytes=size)
     keys = [f"{run.prefix}rate/{size}/{i:05d}" for i in range(max(16, max(options.rate_concurrency)))]
     if any(op in options.ops for op in ("get", "head", "list")):
-        engine.put_keys(keys, size)
+        cell_runner.put_keys(keys, size)
     for op in options.ops:
         previous: float | None = None
         for concurrency in options.rate_concurrency:
@@ -269,7 +269,7 @@ def rate(engine: Engine, run: Measurement) -> RateResult:
                 if op == "delete":
                     known = [p.ops_per_s or 0.0 for p in result.points if p.op in ("put", "head")]
                     figures, results = run.measure_delete(
-                        engine,
+                        cell_runner,
                         size,
                         concurrency,
                         duration_s=duration,
@@ -277,7 +277,7 @@ def rate(engine: Engine, run: Measurement) -> RateResult:
                         rate_hint=max(known, default=0.0),
                     )
                 else:
-                    figures, results = engine.measure(
+                    figures, results = cell_runner.measure(
                         op, concurrency, duration_s=duration, warmup_s=_warmup(duration), count_bytes=False, **fields
                     )
             except Unsupported as error:  # this operation only: the others are still measured

@@ -494,7 +494,7 @@ class Profile(_Model):
         return None
 
     def summary(self) -> ProfileSummary:
-        return _summarise(self)
+        return _profile_summary(self)
 
 
 class RangeGetSpeedup(_Model):
@@ -585,13 +585,22 @@ def _cell_section(cell: Cell) -> str:
     return f"cells[{cell.op} {size} x{cell.concurrency}]"
 
 
-def _summarise(profile: Profile) -> ProfileSummary:
+def _profile_summary(profile: Profile) -> ProfileSummary:
+    """The figures the simulator reads, each from the best source the profile has and cited."""
     run_id = profile.run.run_id if profile.run else None
     out = ProfileSummary(provider=profile.provider, source_kind=profile.source.kind)
     cells = [c for c in profile.cells if _usable(c)]
     gets = [c for c in cells if c.op == "get"]
+    _summarise_ttfb(out, profile, gets, run_id)
+    _summarise_streams(out, profile, cells, gets, run_id)
+    _summarise_ceilings(out, profile, cells, run_id)
+    _summarise_ops(out, profile, cells, run_id)
+    _summarise_probes(out, profile, run_id)
+    return out
 
-    # TTFB: the least-loaded GET cell (smallest size, lowest concurrency) shows the service floor.
+
+def _summarise_ttfb(out: ProfileSummary, profile: Profile, gets: list[Cell], run_id: str | None) -> None:
+    """TTFB: the least-loaded GET cell (smallest size, lowest concurrency) shows the service floor."""
     with_ttfb = [c for c in gets if c.ttfb_s.p50 is not None]
     if with_ttfb:
         best = min(with_ttfb, key=lambda c: (c.concurrency, c.object_size_bytes or 0))
@@ -606,7 +615,11 @@ def _summarise(profile: Profile) -> ProfileSummary:
         out.citations["ttfb_p50_s"] = [floor.citation]
         out.notes["ttfb_p50_s"] = "published TTFB floor used as p50 (a lower bound); p99 not published"
 
-    # Per-stream throughput by object size: concurrency-1 cells, else aggregate / concurrency.
+
+def _summarise_streams(
+    out: ProfileSummary, profile: Profile, cells: list[Cell], gets: list[Cell], run_id: str | None
+) -> None:
+    """Per-stream throughput by object size: concurrency-1 cells, else aggregate / concurrency."""
     by_size = _stream_cells(gets)
     points, stream_cites = _stream_points(by_size, run_id)
     puts = _stream_cells([c for c in cells if c.op == "put"])
@@ -629,6 +642,9 @@ def _summarise(profile: Profile) -> ProfileSummary:
     if any(c.concurrency > 1 for c in by_size.values()):
         out.notes["get_stream_bytes_per_s"] = "some points are aggregate throughput / concurrency"
 
+
+def _summarise_ceilings(out: ProfileSummary, profile: Profile, cells: list[Cell], run_id: str | None) -> None:
+    """Read and write ceilings: the published ones, else the best cell observed (a lower bound)."""
     for name, ceiling, ops in (
         ("read_ceiling_bytes_per_s", profile.ceilings.read_bytes_per_s, ("get",)),
         ("write_ceiling_bytes_per_s", profile.ceilings.write_bytes_per_s, ("put",)),
@@ -647,6 +663,9 @@ def _summarise(profile: Profile) -> ProfileSummary:
             out.citations[name] = [_cite(top, run_id, _cell_section(top))]
             out.notes[name] = "best cell observed (a lower bound on the service ceiling)"
 
+
+def _summarise_ops(out: ProfileSummary, profile: Profile, cells: list[Cell], run_id: str | None) -> None:
+    """Ops/s per operation: the rate probe's ceiling, or the best cell where that is higher."""
     rate = profile.probes.rate
     for op in OPERATIONS:
         point = rate.ceiling(op) if rate is not None else None
@@ -667,6 +686,9 @@ def _summarise(profile: Profile) -> ProfileSummary:
         else:
             out.ops_per_s[op] = None
 
+
+def _summarise_probes(out: ProfileSummary, profile: Profile, run_id: str | None) -> None:
+    """The hot-object limit, the per-key write rate and the range-GET speed-up."""
     hot = profile.probes.hot_object
     if hot is not None:
         out.hot_object_limit = hot.limit
@@ -687,7 +709,6 @@ def _summarise(profile: Profile) -> ProfileSummary:
         out.citations["range_get_speedup"] = [_cite(speed, run_id, "probes.range_get")]
         if speed.note:
             out.notes["range_get_speedup"] = speed.note
-    return out
 
 
 def coefficient_of_variation(values: list[float]) -> float | None:

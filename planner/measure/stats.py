@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from planner.measure.engines import EngineName
+from planner.measure.clients import EngineName
 from planner.measure.profile import (
     MIB,
     CellFlag,
@@ -139,7 +139,7 @@ def _engine(results: list[LoadResult]) -> EngineName | None:
     return engines.pop() if len(engines) == 1 else None
 
 
-def summarise(
+def load_figures(
     results: list[LoadResult],
     *,
     window_start: float,
@@ -153,6 +153,79 @@ def summarise(
 ) -> CellFigures:
     """The figures of one load. ``concurrency`` (a closed loop's nominal) is checked against the
     requests that were actually in flight; ``open_loop`` times requests from their arrival."""
+    starts, ends, ttfbs, sizes, origins = _samples(results, open_loop)
+    asked_s = window_end - window_start
+    window_end = _measured_end(ends, window_start, window_end, open_loop)
+    duration = window_end - window_start
+    weights = _overlap(starts, ends, window_start, window_end) if starts.size else np.zeros(0)
+    in_window = (origins >= window_start) & (origins < window_end) if starts.size else np.zeros(0, dtype=bool)
+    samples = int(in_window.sum())
+    ops = float(weights.sum()) / duration if samples else None
+    throughput = float((weights * sizes).sum()) / duration / MIB if samples and count_bytes else None
+    seg = segment_s or choose_segment_s(duration)
+    count = max(1, math.floor(duration / seg + 1e-9))
+    segment_rates, segment_ops = _segment_rates(
+        starts, ends, sizes, window_start, seg, count if samples else 0, count_bytes
+    )
+    errors, retries, failed = _window_errors(results, window_start, window_end)
+    latency = (ends - origins)[in_window] if samples else np.zeros(0)
+    ttfb = ttfbs[in_window] if samples else np.zeros(0)
+    in_flight, backoff = _in_flight(results, starts, ends, window_start, window_end)
+    late = sum(1 for r in results for due in r.late_arrivals if window_start <= due < window_end) if open_loop else None
+    cpu = _client_cpu(results, cpu_count)
+
+    flags, notes = _flags_and_notes(
+        results,
+        window_start=window_start,
+        window_end=window_end,
+        asked_s=asked_s,
+        samples=samples,
+        failed=failed,
+        throughput=throughput,
+        in_flight=in_flight,
+        backoff=backoff,
+        cpu=cpu,
+        concurrency=concurrency,
+        open_loop=open_loop,
+        link_bits_per_s=link_bits_per_s,
+    )
+
+    return CellFigures(
+        window_start=window_start,
+        window_end=window_end,
+        samples=samples,
+        duration_s=duration,
+        throughput_mib_per_s=throughput,
+        ops_per_s=ops,
+        latency_s=percentiles(latency),
+        ttfb_s=percentiles(ttfb, with_max=False),
+        errors=dict(errors),
+        retries=retries,
+        failed_ops=failed,
+        requests=request_counts(results),
+        segment_s=seg if count >= 2 else None,
+        segments=count if count >= 2 else None,
+        cv=coefficient_of_variation(segment_rates),
+        segment_ops_per_s=segment_ops,
+        client_cpu_fraction=cpu.fraction,
+        client_max_process_cpu=cpu.max_process,
+        host_cpu_fraction=cpu.host,
+        processes=len(results),
+        flags=flags,
+        latency_histogram=histogram(latency),
+        ttfb_histogram=histogram(ttfb),
+        in_flight_mean=in_flight if samples or in_flight else None,
+        late_arrivals=late,
+        notes=notes,
+        engine=_engine(results),
+    )
+
+
+def _samples(
+    results: list[LoadResult], open_loop: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every successful request's start, end, TTFB, bytes and origin (what its latency is timed
+    from: its start, or in an open loop its scheduled arrival), from every worker process."""
     starts = np.array([s for r in results for s in r.starts], dtype=float)
     ends = np.array([e for r in results for e in r.ends], dtype=float)
     ttfbs = np.array([t for r in results for t in r.ttfbs], dtype=float)
@@ -160,31 +233,44 @@ def summarise(
     origins = np.array([t for r in results for t in r.scheduled], dtype=float) if open_loop else starts
     if origins.size != starts.size:
         raise ValueError("an open-loop load must give every request its scheduled arrival")
-    asked_s = window_end - window_start
+    return starts, ends, ttfbs, sizes, origins
+
+
+def _measured_end(ends: np.ndarray, window_start: float, window_end: float, open_loop: bool) -> float:
+    """The measured window's end: the nominal one, or the last request's end if that came first."""
     window_end = max(window_end, window_start + 1e-6)
     if ends.size and not open_loop:
         # a finite work list (DELETE) may run out before the nominal end; an open loop's last
         # arrival may simply come a while before it (at 10/s, 0.1 s on average)
         window_end = max(min(window_end, float(ends.max())), window_start + 1e-6)
-    duration = window_end - window_start
-    weights = _overlap(starts, ends, window_start, window_end) if starts.size else np.zeros(0)
-    in_window = (origins >= window_start) & (origins < window_end) if starts.size else np.zeros(0, dtype=bool)
-    samples = int(in_window.sum())
-    ops = float(weights.sum()) / duration if samples else None
-    throughput = float((weights * sizes).sum()) / duration / MIB if samples and count_bytes else None
+    return window_end
 
-    seg = segment_s or choose_segment_s(duration)
-    count = max(1, math.floor(duration / seg + 1e-9))
+
+def _segment_rates(
+    starts: np.ndarray,
+    ends: np.ndarray,
+    sizes: np.ndarray,
+    window_start: float,
+    seg: float,
+    count: int,
+    count_bytes: bool,
+) -> tuple[list[float], list[float]]:
+    """Per segment of the window: the rate the CV is taken of (bytes/s, or ops/s) and the ops/s;
+    none for fewer than two segments."""
     segment_rates: list[float] = []
     segment_ops: list[float] = []
-    if samples and count >= 2:
+    if count >= 2:
         for index in range(count):
             lo = window_start + index * seg
             part = _overlap(starts, ends, lo, lo + seg)
             segment_ops.append(float(part.sum()) / seg)
             segment_rates.append(float((part * sizes).sum()) / seg if count_bytes else float(part.sum()) / seg)
-    cv = coefficient_of_variation(segment_rates)
+    return segment_rates, segment_ops
 
+
+def _window_errors(results: list[LoadResult], window_start: float, window_end: float) -> tuple[Counter[str], int, int]:
+    """Errors by label in the window (and a second after it), the retried and the failed ones;
+    a worker that failed as a whole counts as one error."""
     errors: Counter[str] = Counter()
     retries = failed = 0
     for result in results:
@@ -195,10 +281,14 @@ def summarise(
                 failed += not retried
         if result.failure:
             errors[f"worker: {result.failure}"] += 1
-    requests = request_counts(results)
-    latency = (ends - origins)[in_window] if samples else np.zeros(0)
-    ttfb = ttfbs[in_window] if samples else np.zeros(0)
+    return errors, retries, failed
 
+
+def _in_flight(
+    results: list[LoadResult], starts: np.ndarray, ends: np.ndarray, window_start: float, window_end: float
+) -> tuple[float, float]:
+    """Requests in flight and in a retry's back-off, time-averaged over the window."""
+    duration = window_end - window_start
     # requests in flight: every attempt on the wire, the failed ones too (a retry's back-off is not)
     failed_spans = [
         (np.array(r.error_starts, dtype=float), np.array([at for at, _, _ in r.errors], dtype=float))
@@ -212,13 +302,62 @@ def summarise(
         window_start,
         window_end,
     ) / duration  # fmt: skip
-    late = sum(1 for r in results for due in r.late_arrivals if window_start <= due < window_end) if open_loop else None
+    return in_flight, backoff
 
+
+@dataclass(frozen=True)
+class _ClientCpu:
+    """The client's CPU over a load: every worker process's share of the host's cores, the
+    busiest process's share of one core, and the whole host's busy fraction."""
+
+    fraction: float | None
+    max_process: float | None
+    host: float | None
+
+    def saturation(self) -> list[str]:
+        """Why the client's CPU, not the endpoint, may have set the pace (empty if it did not)."""
+        saturated: list[str] = []
+        if self.max_process is not None and self.max_process >= SATURATED_PROCESS_CPU:
+            saturated.append(
+                f"a worker process used {self.max_process:.2f} of a core (the interpreter lock is the limit)"
+            )
+        if self.fraction is not None and self.fraction >= SATURATED_CLIENT_CPU:
+            saturated.append(f"the client used {self.fraction:.0%} of the host's cores")
+        if self.host is not None and self.host >= SATURATED_HOST_CPU:
+            saturated.append(
+                f"the host's CPU was {self.host:.0%} busy (all processes), so the client could not get more"
+            )
+        return saturated
+
+
+def _client_cpu(results: list[LoadResult], cpu_count: int) -> _ClientCpu:
     busy = [r for r in results if r.window_s > 0]
-    cpu_fraction = sum(r.cpu_s for r in busy) / (max(r.window_s for r in busy) * max(1, cpu_count)) if busy else None
-    max_process = max((r.cpu_s / r.window_s for r in busy), default=None)
-    host = max((r.host_busy_fraction for r in busy if r.host_busy_fraction is not None), default=None)
+    return _ClientCpu(
+        fraction=sum(r.cpu_s for r in busy) / (max(r.window_s for r in busy) * max(1, cpu_count)) if busy else None,
+        max_process=max((r.cpu_s / r.window_s for r in busy), default=None),
+        host=max((r.host_busy_fraction for r in busy if r.host_busy_fraction is not None), default=None),
+    )
 
+
+def _flags_and_notes(
+    results: list[LoadResult],
+    *,
+    window_start: float,
+    window_end: float,
+    asked_s: float,
+    samples: int,
+    failed: int,
+    throughput: float | None,
+    in_flight: float,
+    backoff: float,
+    cpu: _ClientCpu,
+    concurrency: int | None,
+    open_loop: bool,
+    link_bits_per_s: float | None,
+) -> tuple[list[CellFlag], list[str]]:
+    """How far a load's figures can be trusted: too few samples, a short window, a client that set
+    the pace (its CPU, fewer requests in flight than asked, late arrivals), a rate above the link."""
+    duration = window_end - window_start
     flags: list[CellFlag] = []
     notes: list[str] = []
     if samples < MIN_SAMPLES or failed > samples:
@@ -231,13 +370,7 @@ def summarise(
     if asked_s > 0 and duration < SHORT_WINDOW * asked_s:
         flags.append("short-window")
         notes.append(f"measured over {duration:.3g} s of the {asked_s:.3g} s asked (the work list ran out)")
-    saturated: list[str] = []
-    if max_process is not None and max_process >= SATURATED_PROCESS_CPU:
-        saturated.append(f"a worker process used {max_process:.2f} of a core (the interpreter lock is the limit)")
-    if cpu_fraction is not None and cpu_fraction >= SATURATED_CLIENT_CPU:
-        saturated.append(f"the client used {cpu_fraction:.0%} of the host's cores")
-    if host is not None and host >= SATURATED_HOST_CPU:
-        saturated.append(f"the host's CPU was {host:.0%} busy (all processes), so the client could not get more")
+    saturated = cpu.saturation()
     if (
         concurrency
         and not open_loop
@@ -255,33 +388,4 @@ def summarise(
         notes.append("client-bound: " + "; ".join(saturated))
     if link_bits_per_s and throughput is not None and throughput * MIB * 8 > link_bits_per_s:
         flags += ["above-link", "implausible"]
-
-    return CellFigures(
-        window_start=window_start,
-        window_end=window_end,
-        samples=samples,
-        duration_s=duration,
-        throughput_mib_per_s=throughput,
-        ops_per_s=ops,
-        latency_s=percentiles(latency),
-        ttfb_s=percentiles(ttfb, with_max=False),
-        errors=dict(errors),
-        retries=retries,
-        failed_ops=failed,
-        requests=requests,
-        segment_s=seg if count >= 2 else None,
-        segments=count if count >= 2 else None,
-        cv=cv,
-        segment_ops_per_s=segment_ops,
-        client_cpu_fraction=cpu_fraction,
-        client_max_process_cpu=max_process,
-        host_cpu_fraction=host,
-        processes=len(results),
-        flags=flags,
-        latency_histogram=histogram(latency),
-        ttfb_histogram=histogram(ttfb),
-        in_flight_mean=in_flight if samples or in_flight else None,
-        late_arrivals=late,
-        notes=notes,
-        engine=_engine(results),
-    )
+    return flags, notes

@@ -1,5 +1,5 @@
 """Load-generating worker processes: each has its own clients (boto3, and obstore for small objects:
-``measure.engines`` says which sends a task's requests) and a share of the threads.
+``measure.clients`` says which sends a task's requests) and a share of the threads.
 
 Python threads share one GIL, so a single process cannot keep many fast requests in flight;
 the parent spreads a cell's concurrency over several processes (``WorkerPool``), each running
@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from planner.measure.engines import EngineChoice, EngineName, SmallObjectClient, engine_for, make_store
+from planner.measure.clients import EngineChoice, EngineName, SmallObjectClient, engine_for, make_store
 from planner.measure.journal import JournalWriter
 from planner.measure.s3client import Addressing, TruncatedBody, classify_error, make_client
 
@@ -52,7 +52,7 @@ class ClientSettings:
     verify_tls: bool = True
     connect_timeout_s: float = 10.0
     read_timeout_s: float = 60.0
-    engine: EngineChoice = "auto"  # which client sends small-object requests (``measure.engines``)
+    engine: EngineChoice = "auto"  # which client sends small-object requests (``measure.clients``)
 
 
 @dataclass

@@ -14,7 +14,8 @@ import pytest
 from planner.errors import InputError
 from planner.measure import plan
 from planner.measure.profile import Cell
-from planner.measure.runner import Measurement, MeasureOptions, Reporter
+from planner.measure.run.measurement import Measurement
+from planner.measure.run.options import MeasureOptions, Reporter
 from tests.measure.conftest import S3Server, list_all
 
 CLI = [sys.executable, "-c", "import sys; from planner.cli import main; sys.argv[0] = 'planner'; main()"]

@@ -13,9 +13,10 @@ import pytest
 from typer.testing import CliRunner
 
 from planner.cli.measure import app
-from planner.measure.distributed import measure_on_cluster, plan_hosts, releasable, require_distributed
+from planner.cluster import require_distributed
+from planner.measure.distributed import measure_on_cluster, plan_hosts, releasable
 from planner.measure.profile import Profile
-from planner.measure.runner import MeasureOptions, Reporter
+from planner.measure.run.options import MeasureOptions, Reporter
 from tests.measure.conftest import SECRET_KEY, Fault, FaultProxy, S3Server, _environment, list_all
 
 pytestmark = pytest.mark.server

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from planner.measure.engines import SMALL_OBJECT_MAX_BYTES, classify_obstore_error, engine_for
+from planner.measure.clients import SMALL_OBJECT_MAX_BYTES, classify_obstore_error, engine_for
 from planner.measure.merge import merge_profiles
 from planner.measure.profile import Cell, ClientHost, Profile, RunInfo, Source
 from planner.measure.reference import load_profile
-from planner.measure.runner import Measurement, MeasureOptions
+from planner.measure.run.measurement import Measurement
+from planner.measure.run.options import MeasureOptions
 from planner.measure.stats import IN_FLIGHT_SHORTFALL
 from tests.measure.conftest import Fault, FaultProxy, S3Server, list_all
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import pytest
 
 from planner.measure.profile import Cell, Profile
-from planner.measure.runner import Measurement, MeasureOptions
+from planner.measure.run.measurement import Measurement
+from planner.measure.run.options import MeasureOptions
 from tests.measure.conftest import Fault, FaultProxy, S3Server, _environment, list_all
 
 pytestmark = pytest.mark.server

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from planner.measure import runner
 from planner.measure.profile import Cell, LatencyHistogram, Percentiles
-from planner.measure.runner import Measurement, MeasureOptions
+from planner.measure.run import measurement
+from planner.measure.run.measurement import Measurement
+from planner.measure.run.options import DELETE_WARMUP_S, MeasureOptions
 from tests.measure.conftest import FaultProxy, S3Server, list_all
 
 pytestmark = pytest.mark.server
@@ -151,13 +152,13 @@ def test_a_delete_list_that_runs_out_is_flagged_short(
 ) -> None:
     # writing the list may take only 0.3 s here: far too few objects to last the 2 s window, as on a
     # fast server whose DELETEs outrun what can be written for them
-    monkeypatch.setattr(runner, "delete_budget_s", lambda cell_s: 0.3)
+    monkeypatch.setattr(measurement, "delete_budget_s", lambda cell_s: 0.3)
     options = _options(s3_env.endpoint, bucket, tmp_path / "p.json", ops=["delete"], concurrency=[2])
     profile = Measurement(options).run()
     (cell,) = profile.cells
     assert cell.duration_s is not None and cell.duration_s < 0.9 * options.duration_s
     assert "short-window" in cell.flags and cell.note is not None and "of the 2 s asked" in cell.note
-    assert cell.warmup_s == runner.DELETE_WARMUP_S
+    assert cell.warmup_s == DELETE_WARMUP_S
     # a rate from a fraction of the window is no ceiling
     assert profile.summary().ops_per_s["delete"] is None
     assert list_all(s3_env, bucket) == []

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from planner.measure.runner import Measurement, MeasureOptions
+from planner.measure.run.measurement import Measurement
+from planner.measure.run.options import MeasureOptions
 from planner.measure.stats import SHORT_WINDOW
 from tests.measure.conftest import Fault, FaultProxy, S3Server, list_all
 

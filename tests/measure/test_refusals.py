@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from planner.errors import MeasureError
-from planner.measure.runner import Measurement, MeasureOptions, Reporter
+from planner.measure.run.measurement import Measurement
+from planner.measure.run.options import MeasureOptions, Reporter
 from tests.measure.conftest import FaultProxy, S3Server, list_all
 
 pytestmark = pytest.mark.server

@@ -11,7 +11,8 @@ import pytest
 from planner.measure import journal
 from planner.measure.profile import Cell
 from planner.measure.reference import load_profile
-from planner.measure.runner import Measurement, MeasureOptions, Reporter
+from planner.measure.run.measurement import Measurement
+from planner.measure.run.options import MeasureOptions, Reporter
 from tests.measure.conftest import FaultProxy, S3Server, list_all
 
 pytestmark = pytest.mark.server

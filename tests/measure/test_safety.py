@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from planner.errors import InputError, MeasureError
-from planner.measure.runner import Measurement, MeasureOptions
+from planner.measure.run.measurement import Measurement
+from planner.measure.run.options import MeasureOptions
 from tests.measure.conftest import (
     ACCESS_KEY,
     READONLY_ACCESS_KEY,

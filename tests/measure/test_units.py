@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from planner.measure.probes import split_ranges
 from planner.measure.s3client import classify_error, sanitize_endpoint
-from planner.measure.stats import summarise
+from planner.measure.stats import load_figures
 from planner.measure.worker import LoadResult
 
 
@@ -25,11 +25,11 @@ def test_throughput_counts_only_the_window() -> None:
         cpu_s=1.0,
         window_s=4.0,
     )
-    figures = summarise([result], window_start=2.0, window_end=6.0, cpu_count=2, link_bits_per_s=None)
+    figures = load_figures([result], window_start=2.0, window_end=6.0, cpu_count=2, link_bits_per_s=None)
     assert figures.samples == 4 and math.isclose(figures.throughput_mib_per_s or 0, 1.0)
     assert math.isclose(figures.ops_per_s or 0, 1.0) and figures.cv == 0.0
     assert figures.client_cpu_fraction == 0.125 and "too-few-samples" in figures.flags
-    linked = summarise([result], window_start=2.0, window_end=6.0, cpu_count=2, link_bits_per_s=1e6)
+    linked = load_figures([result], window_start=2.0, window_end=6.0, cpu_count=2, link_bits_per_s=1e6)
     assert "above-link" in linked.flags
 
 
@@ -91,14 +91,14 @@ def _back_to_back(count: int, every_s: float = 0.1) -> LoadResult:
 def test_requests_in_flight_short_of_the_nominal_concurrency_flag_the_cell() -> None:
     # 4 workers asked, but requests went out one at a time for the whole window
     result = _back_to_back(100)
-    figures = summarise(
+    figures = load_figures(
         [result], window_start=1.0, window_end=9.0, cpu_count=2, link_bits_per_s=None, count_bytes=False, concurrency=4
     )
     assert figures.in_flight_mean is not None and math.isclose(figures.in_flight_mean, 1.0)
     assert "client-saturated" in figures.flags
     assert figures.note is not None and "1.0 requests in flight on average of the 4 asked" in figures.note
     # the same load asked for one worker is what it says
-    single = summarise(
+    single = load_figures(
         [result], window_start=1.0, window_end=9.0, cpu_count=2, link_bits_per_s=None, count_bytes=False, concurrency=1
     )
     assert "client-saturated" not in single.flags
@@ -114,7 +114,7 @@ def test_failed_attempts_count_in_flight_and_back_off_does_not_flag() -> None:
         cpu_s=0.1,
         window_s=10.0,
     )
-    figures = summarise(
+    figures = load_figures(
         [ok, failing],
         window_start=1.0,
         window_end=9.0,
@@ -131,7 +131,7 @@ def test_a_list_used_up_in_the_warm_up_is_short_not_client_saturated() -> None:
     # every DELETE ran before the window opened: no samples, no CPU window, a window of nothing
     result = _back_to_back(27, every_s=0.003)
     result.cpu_s = result.window_s = 0.0
-    figures = summarise(
+    figures = load_figures(
         [result], window_start=1.0, window_end=2.0, cpu_count=2, link_bits_per_s=None, count_bytes=False, concurrency=2
     )
     assert figures.samples == 0 and figures.ops_per_s is None
@@ -141,14 +141,14 @@ def test_a_list_used_up_in_the_warm_up_is_short_not_client_saturated() -> None:
     late = _back_to_back(27, every_s=0.003)
     late.starts = [s + 1.0 for s in late.starts]
     late.ends = [e + 1.0 for e in late.ends]
-    short = summarise([late], window_start=1.0, window_end=2.0, cpu_count=2, link_bits_per_s=None, count_bytes=False)
+    short = load_figures([late], window_start=1.0, window_end=2.0, cpu_count=2, link_bits_per_s=None, count_bytes=False)
     assert short.ops_per_s is not None and short.duration_s < 0.1 and "short-window" in short.flags
 
 
 def test_a_busy_host_flags_the_client() -> None:
     result = _back_to_back(100)
     result.host_busy_fraction = 0.97
-    figures = summarise([result], window_start=1.0, window_end=9.0, cpu_count=2, link_bits_per_s=None, concurrency=1)
+    figures = load_figures([result], window_start=1.0, window_end=9.0, cpu_count=2, link_bits_per_s=None, concurrency=1)
     assert "client-saturated" in figures.flags and figures.note is not None and "97% busy" in figures.note
 
 
@@ -165,7 +165,7 @@ def test_open_loop_latency_counts_from_the_scheduled_arrival() -> None:
         cpu_s=0.1,
         window_s=10.0,
     )
-    figures = summarise(
+    figures = load_figures(
         [result],
         window_start=2.0,
         window_end=8.0,
@@ -179,7 +179,7 @@ def test_open_loop_latency_counts_from_the_scheduled_arrival() -> None:
     assert figures.in_flight_mean is not None and math.isclose(figures.in_flight_mean, 0.5)
     assert figures.late_arrivals == 15  # of the 25 late ones, those scheduled in [2, 8)
     # sparse arrivals leave the window's end idle: the window is the one asked for, not cut short
-    sparse = summarise(
+    sparse = load_figures(
         [result],
         window_start=2.0,
         window_end=12.0,
@@ -194,7 +194,7 @@ def test_open_loop_latency_counts_from_the_scheduled_arrival() -> None:
     assert "client-saturated" not in figures.flags
     # a quarter of the arrivals sent late by workers that were waiting for them: the client lagged
     result.slow_sends = arrivals[::4]
-    lagging = summarise(
+    lagging = load_figures(
         [result],
         window_start=2.0,
         window_end=8.0,
@@ -209,7 +209,7 @@ def test_open_loop_latency_counts_from_the_scheduled_arrival() -> None:
     # on time, an open loop far below its cap is what was asked for (it has no nominal to fall short of)
     result.late_arrivals = []
     result.slow_sends = []
-    on_time = summarise(
+    on_time = load_figures(
         [result],
         window_start=2.0,
         window_end=8.0,
@@ -235,7 +235,7 @@ def test_histograms_of_processes_add_up_to_the_histogram_of_all(a: list[float], 
 
 
 def test_refusals_that_mean_unsupported_and_the_operations_named() -> None:
-    from planner.measure.runner import refuses, s3_operation
+    from planner.measure.run.safety import refuses, s3_operation
 
     for label in ("501 NotImplemented", "501", "400", "400 InvalidRequest", "405 MethodNotAllowed", "NotImplemented"):
         assert refuses(label), label

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from planner.measure.runner import Measurement, MeasureOptions
+from planner.measure.run.measurement import Measurement
+from planner.measure.run.options import MeasureOptions
 from tests.measure.conftest import Fault, FaultProxy, S3Server, list_all
 
 pytestmark = pytest.mark.server

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from planner.accesslog import parse_line, read_logs, split_fields, traffic_block
 from planner.errors import InputError
+from planner.ingest.accesslog import parse_line, read_logs, split_fields, traffic_block
 from planner.workload import load_workload
 
 from .conftest import Result

@@ -15,7 +15,7 @@ from urllib.parse import quote
 import pytest
 
 from planner.errors import InputError
-from planner.inventory import read_inventory, replace_storage, size_distribution, storage_block
+from planner.ingest.inventory import read_inventory, replace_storage, size_distribution, storage_block
 from planner.workload import load_workload
 
 from .conftest import Result

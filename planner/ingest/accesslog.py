@@ -46,6 +46,8 @@ from typing import IO
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner.errors import InputError
+from planner.ingest.inventory import replace_section
+from planner.units import format_duration
 
 # Operations (the log's REST.<VERB>.<THING>) to planner's operations.
 OPERATIONS = {
@@ -362,19 +364,8 @@ def read_logs(
     """Tally access logs (files or folders of them); with ``trace``, write every request to it as
     CSV (seconds from the first request, operation, key, bytes sent, object size, ranged)."""
     files = log_files(paths)
-    ops: Counter[str] = Counter()
-    errors: Counter[str] = Counter()
-    per_second: Counter[int] = Counter()
-    get_per_second: Counter[int] = Counter()
-    key_gets: Counter[str] = Counter()
-    key_second: Counter[tuple[str, int]] = Counter()
-    key_busy_ms: Counter[tuple[str, int]] = Counter()
-    buckets: set[str] = set()
-    bad: list[str] = []
-    bad_count = slow = sent = ranged = sized = size_total = seen = cached = untimed = unsized = 0
-    formats: set[str] = set()
-    first: dt.datetime | None = None
-    last: dt.datetime | None = None
+    tally = _Tally()
+    seen = 0
     if trace is not None:
         trace.write("time_s,operation,key,bytes_sent,object_size,ranged,status\n")
     for path in files:
@@ -383,95 +374,142 @@ def read_logs(
             if progress is not None and seen % 100_000 == 0:
                 progress(seen)
             try:
-                if line.lstrip().startswith("{"):
-                    kind, parsed = parse_json_line(line)
-                    request: Request | None = parsed
-                    formats.add(kind)
-                else:
-                    request = parse_line(line)
-                    formats.add("s3")
+                request = _parse_any(line, tally.formats)
             except (ValueError, KeyError, IndexError, TypeError) as error:
-                bad_count += 1
-                if len(bad) < 5:
-                    bad.append(f"{path.name}:{number}: {' '.join(str(error).split())[:80] or 'unreadable'}")
+                tally.bad_line(f"{path.name}:{number}", error)
                 continue
             if request is None:
                 continue
             if request.cached:
-                cached += 1
+                tally.cached += 1
                 continue
-            untimed += not request.timed and request.operation == "get"
-            unsized += request.object_size == 0 and request.operation == "get"
-            first = request.time if first is None else min(first, request.time)
-            last = request.time if last is None else max(last, request.time)
-            second = int(request.time.timestamp())
-            buckets.add(request.bucket)
-            ops[request.operation] += 1
-            per_second[second] += 1
-            if request.status >= 400:
-                errors[str(request.status)] += 1
-                slow += request.error == "SlowDown"
-            if request.operation == "get":
-                get_per_second[second] += 1
-                sent += request.bytes_sent
-                ranged += request.ranged
-                if request.object_size:
-                    sized += 1
-                    size_total += request.object_size
-                if request.key:
-                    key_gets[request.key] += 1
-                    key_second[request.key, second] += 1
-                    key_busy_ms[request.key, second] += request.total_ms
-                    if len(key_gets) > _KEY_LIMIT:
-                        _prune(key_gets, key_second, key_busy_ms)
+            second = tally.add(request)
             if trace is not None:
                 trace.write(
                     f"{second},{request.operation},{_csv(request.key)},{request.bytes_sent},"
                     f"{request.object_size},{int(request.ranged)},{request.status}\n"
                 )
-    if first is None or last is None:
-        raise InputError("the logs hold no requests" + (f" ({bad_count} unreadable lines)" if bad_count else ""))
-    window = (last - first).total_seconds() + 1
-    gets = ops.get("get", 0)
-    hot = []
-    for key, count in key_gets.most_common(10):
-        if gets and count / gets >= 0.01:
-            seconds = [(s, n) for (k, s), n in key_second.items() if k == key]
-            hot.append(
-                HotKey(
-                    key=key,
-                    gets=count,
-                    share_of_gets=count / gets,
-                    peak_per_s=max(n for _, n in seconds),
-                    peak_in_flight=max(key_busy_ms[key, s] for s, _ in seconds) / 1000,
+    return tally.access_log(files)
+
+
+def _parse_any(line: str, formats: set[str]) -> Request | None:
+    """A line of any format read (a JSON object: Cloudflare's or R2's; else S3's), its format noted."""
+    if line.lstrip().startswith("{"):
+        kind, parsed = parse_json_line(line)
+        formats.add(kind)
+        return parsed
+    request = parse_line(line)
+    formats.add("s3")
+    return request
+
+
+class _Tally:
+    """The requests read, in fixed-size tallies: per operation, status and second, and per key for
+    the keys that matter (``_prune`` keeps ``_KEY_LIMIT`` of them)."""
+
+    def __init__(self) -> None:
+        self.ops: Counter[str] = Counter()
+        self.errors: Counter[str] = Counter()
+        self.per_second: Counter[int] = Counter()
+        self.get_per_second: Counter[int] = Counter()
+        self.key_gets: Counter[str] = Counter()
+        self.key_second: Counter[tuple[str, int]] = Counter()
+        self.key_busy_ms: Counter[tuple[str, int]] = Counter()
+        self.buckets: set[str] = set()
+        self.bad: list[str] = []
+        self.bad_count = self.slow = self.sent = self.ranged = self.sized = self.size_total = 0
+        self.cached = self.untimed = self.unsized = 0
+        self.formats: set[str] = set()
+        self.first: dt.datetime | None = None
+        self.last: dt.datetime | None = None
+
+    def bad_line(self, where: str, error: Exception) -> None:
+        self.bad_count += 1
+        if len(self.bad) < 5:
+            self.bad.append(f"{where}: {' '.join(str(error).split())[:80] or 'unreadable'}")
+
+    def add(self, request: Request) -> int:
+        """Count a request (not one answered from a cache); returns its second (Unix time)."""
+        self.untimed += not request.timed and request.operation == "get"
+        self.unsized += request.object_size == 0 and request.operation == "get"
+        self.first = request.time if self.first is None else min(self.first, request.time)
+        self.last = request.time if self.last is None else max(self.last, request.time)
+        second = int(request.time.timestamp())
+        self.buckets.add(request.bucket)
+        self.ops[request.operation] += 1
+        self.per_second[second] += 1
+        if request.status >= 400:
+            self.errors[str(request.status)] += 1
+            self.slow += request.error == "SlowDown"
+        if request.operation == "get":
+            self._add_get(request, second)
+        return second
+
+    def _add_get(self, request: Request, second: int) -> None:
+        self.get_per_second[second] += 1
+        self.sent += request.bytes_sent
+        self.ranged += request.ranged
+        if request.object_size:
+            self.sized += 1
+            self.size_total += request.object_size
+        if request.key:
+            self.key_gets[request.key] += 1
+            self.key_second[request.key, second] += 1
+            self.key_busy_ms[request.key, second] += request.total_ms
+            if len(self.key_gets) > _KEY_LIMIT:
+                _prune(self.key_gets, self.key_second, self.key_busy_ms)
+
+    def hot_keys(self) -> list[HotKey]:
+        """The keys of at least 1 % of the GETs (of the ten most read), with their busiest second."""
+        gets = self.ops.get("get", 0)
+        hot = []
+        for key, count in self.key_gets.most_common(10):
+            if gets and count / gets >= 0.01:
+                seconds = [(s, n) for (k, s), n in self.key_second.items() if k == key]
+                hot.append(
+                    HotKey(
+                        key=key,
+                        gets=count,
+                        share_of_gets=count / gets,
+                        peak_per_s=max(n for _, n in seconds),
+                        peak_in_flight=max(self.key_busy_ms[key, s] for s, _ in seconds) / 1000,
+                    )
                 )
+        return hot
+
+    def access_log(self, files: list[Path]) -> AccessLog:
+        first, last = self.first, self.last
+        if first is None or last is None:
+            raise InputError(
+                "the logs hold no requests" + (f" ({self.bad_count} unreadable lines)" if self.bad_count else "")
             )
-    peak_second, peak = max(per_second.items(), key=lambda kv: (kv[1], -kv[0]))
-    return AccessLog(
-        buckets=sorted(buckets),
-        files=[str(f) for f in files],
-        start=first,
-        end=last,
-        window_s=window,
-        requests=dict(ops.most_common()),
-        errors=dict(errors),
-        slow_downs=slow,
-        get_bytes_sent=sent,
-        ranged_gets=ranged,
-        mean_object_bytes=size_total / sized if sized else None,
-        peak_per_s=peak,
-        peak_second=dt.datetime.fromtimestamp(peak_second, tz=dt.UTC),
-        peak_get_per_s=max(get_per_second.values(), default=0),
-        mean_per_s=sum(per_second.values()) / window,
-        hot_keys=hot,
-        distinct_keys=len(key_gets),
-        bad_lines=bad_count,
-        first_bad=bad,
-        formats=sorted(formats),
-        cached=cached,
-        untimed_requests=untimed,
-        unavailable=_unavailable(formats, untimed, unsized, ops.get("get", 0)),
-    )
+        window = (last - first).total_seconds() + 1
+        peak_second, peak = max(self.per_second.items(), key=lambda kv: (kv[1], -kv[0]))
+        return AccessLog(
+            buckets=sorted(self.buckets),
+            files=[str(f) for f in files],
+            start=first,
+            end=last,
+            window_s=window,
+            requests=dict(self.ops.most_common()),
+            errors=dict(self.errors),
+            slow_downs=self.slow,
+            get_bytes_sent=self.sent,
+            ranged_gets=self.ranged,
+            mean_object_bytes=self.size_total / self.sized if self.sized else None,
+            peak_per_s=peak,
+            peak_second=dt.datetime.fromtimestamp(peak_second, tz=dt.UTC),
+            peak_get_per_s=max(self.get_per_second.values(), default=0),
+            mean_per_s=sum(self.per_second.values()) / window,
+            hot_keys=self.hot_keys(),
+            distinct_keys=len(self.key_gets),
+            bad_lines=self.bad_count,
+            first_bad=self.bad,
+            formats=sorted(self.formats),
+            cached=self.cached,
+            untimed_requests=self.untimed,
+            unavailable=_unavailable(self.formats, self.untimed, self.unsized, self.ops.get("get", 0)),
+        )
 
 
 def _unavailable(formats: set[str], untimed: int, unsized: int, gets: int) -> list[str]:
@@ -511,8 +549,6 @@ def _csv(text: str) -> str:
 def traffic_block(log: AccessLog) -> str:
     """The workload's ``traffic:`` section from access logs, each figure with its source; monthly
     counts are the logged counts scaled from the logged window to a 30-day month."""
-    from planner.units import format_duration
-
     scale = 30 * 86400 / log.window_s
     start = log.start.isoformat() if log.start else "?"
     lines = [
@@ -576,6 +612,4 @@ def _format_names(log: AccessLog) -> str:
 def replace_traffic(text: str, block: str) -> str:
     """``text`` (a workload file) with its top-level ``traffic:`` section replaced by ``block``, or
     with ``block`` added when there is none."""
-    from planner.inventory import replace_section
-
     return replace_section(text, "traffic", block, missing_ok=True)

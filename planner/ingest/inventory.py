@@ -26,7 +26,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner.errors import InputError
-from planner.ingest import snake
+from planner.files import read_input_text
+from planner.ingest.rows import snake
+from planner.units import format_bytes
+from planner.workload import storage_class_ids
 
 # S3 Inventory's storage class names to planner's class ids.
 CLASSES = {
@@ -173,8 +176,6 @@ def _timestamp(text: str) -> dt.datetime:
 
 def _manifest(path: Path) -> tuple[str, list[str], list[Path], str | None, dt.datetime | None]:
     """(format, CSV columns, data files, bucket, taken) from a manifest.json."""
-    from planner.files import read_input_text
-
     source = str(path)
     try:
         manifest = json.loads(read_input_text(path, what="inventory manifest", limit_bytes=_MANIFEST_LIMIT))
@@ -350,8 +351,6 @@ def placement(inventory: Inventory) -> dict[str, int]:
 
 def placement_lines(inventory: Inventory) -> list[str]:
     """The workload's ``placement:`` lines, or a comment saying why there are none."""
-    from planner.workload import storage_class_ids
-
     held = placement(inventory)
     if not held:
         return []
@@ -377,8 +376,6 @@ def size_distribution(inventory: Inventory, *, max_bins: int = 24) -> list[tuple
 
 def storage_block(inventory: Inventory) -> str:
     """The workload's ``storage:`` section from an inventory, with each figure's source."""
-    from planner.units import format_bytes
-
     taken = inventory.taken.date().isoformat() if inventory.taken else "unknown"
     where = f"S3 Inventory of {inventory.bucket or 'the bucket'} taken {taken}"
     lines = ["storage:", f"  # {where}: {inventory.objects:,} current objects, {inventory.bytes:,} bytes"]

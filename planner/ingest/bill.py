@@ -1,0 +1,148 @@
+"""A bill read: the S3 rows of billing exports summed into usage groups, each with the rows it came from."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Callable, Iterable
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Literal
+
+from planner.errors import InputError
+from planner.ingest.decode import Row, detect_format, parse_row
+from planner.ingest.models import BadRow, Bill, UsageGroup
+from planner.ingest.rows import brief, read_rows
+
+
+def read_bill(
+    paths: Iterable[Path],
+    *,
+    bucket: str | None = None,
+    region: str | None = None,
+    progress: Callable[[int], None] | None = None,
+    skus: dict[str, tuple[str, str]] | None = None,
+) -> Bill:
+    """Sum the S3 rows of billing exports; ``bucket`` / ``region`` keep only those rows; ``skus``
+    (from ``sku_usage_types``) decodes FOCUS rows without ``x_UsageType`` by their ``SkuId``."""
+    files = [Path(p) for p in paths]
+    if not files:
+        raise InputError("give at least one export file")
+    groups: dict[tuple[str, str, str, str], _Accumulator] = {}
+    periods: set[dt.date] = set()
+    bad: list[BadRow] = []
+    bad_count = other = 0
+    kinds: set[str] = set()
+    decoded: Counter[str] = Counter()
+    seen = 0
+    for path in files:
+        fmt: Literal["cur", "focus"] | None = None
+        for number, row in read_rows(path):
+            if number == 0:
+                fmt = detect_format(row, path)
+                kinds.add(fmt)
+                continue
+            assert fmt is not None
+            seen += 1
+            if progress is not None and seen % 100_000 == 0:
+                progress(seen)
+            try:
+                parsed = parse_row(row, fmt, skus or {})
+            except (InvalidOperation, ValueError) as error:
+                bad_count += 1
+                if len(bad) < 5:
+                    bad.append(BadRow(where=f"{path}:{number}", reason=brief(error) or "unreadable number"))
+                continue
+            if parsed is None:
+                other += 1
+                continue
+            if bucket is not None and parsed.bucket != bucket:
+                continue
+            if region is not None and parsed.region != region:
+                continue
+            if parsed.period is not None:
+                periods.add(parsed.period)
+            decoded[parsed.decoded_by] += 1
+            scope = parsed.bucket or parsed.region
+            key = (scope, parsed.usage_type, parsed.operation, parsed.unit)
+            if key not in groups:
+                groups[key] = _Accumulator(scope, parsed)
+            groups[key].add(parsed, f"{path.name}:{number}")
+    if len(kinds) > 1:
+        raise InputError("the files mix CUR and FOCUS exports: ingest each kind on its own")
+    fmt_all: Literal["cur", "focus"] = "focus" if kinds == {"focus"} else "cur"
+    notes = _focus_notes(decoded) if fmt_all == "focus" else []
+    out = [g.group() for g in groups.values()]
+    out.sort(key=lambda g: (g.scope, g.kind, g.usage_type, g.operation))
+    return Bill(
+        format=fmt_all,
+        files=[str(p) for p in files],
+        periods=sorted(periods),
+        groups=out,
+        bad_rows=bad_count,
+        first_bad=bad,
+        other_rows=other,
+        notes=notes,
+    )
+
+
+class _Accumulator:
+    """A usage group being summed."""
+
+    def __init__(self, scope: str, first: Row) -> None:
+        self.scope, self.first = scope, first
+        self.quantity = self.cost = Decimal(0)
+        self.listed: Decimal | None = None
+        self.rates: set[Decimal] = set()
+        self.rows = 0
+        self.lines: list[str] = []
+
+    def add(self, row: Row, where: str) -> None:
+        self.quantity += row.quantity
+        self.cost += row.cost
+        if row.listed is not None:
+            self.listed = (self.listed or Decimal(0)) + row.listed
+        if row.rate is not None:
+            self.rates.add(row.rate)
+        self.rows += 1
+        if len(self.lines) < 3:
+            self.lines.append(where)
+
+    def group(self) -> UsageGroup:
+        row = self.first
+        return UsageGroup(
+            scope=self.scope,
+            region=row.region,
+            usage_type=row.usage_type,
+            operation=row.operation,
+            kind=row.kind,
+            storage_class=row.storage_class,
+            planner_operation=row.planner_operation,
+            quantity=self.quantity,
+            unit=row.unit,
+            billed_usd=self.cost,
+            list_usd=self.listed,
+            rates=sorted(self.rates),
+            rows=self.rows,
+            first_lines=self.lines,
+        )
+
+
+_DECODED = {
+    "x_UsageType": "by x_UsageType and x_Operation",
+    "SkuId": "by SkuId through the offer file",
+    "description": "from pricing unit and charge description",
+}
+
+
+def _focus_notes(decoded: Counter[str]) -> list[str]:
+    """How many FOCUS rows each way decoded (by AWS's columns, by SKU, or weaker, by description)."""
+    return [
+        "FOCUS S3 rows decoded: "
+        + ", ".join(f"{decoded[how]:,} {_DECODED[how]}" for how in _DECODED if decoded[how])
+        + (
+            " (weaker: give an export with AWS columns, or --offer with AWS's price list, to decode SkuId)"
+            if decoded["description"]
+            else ""
+        )
+    ]

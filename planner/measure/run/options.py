@@ -1,0 +1,137 @@
+"""What a measurement is asked to do: its options, the cells and probes they plan, and the progress
+callbacks a run reports to."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from planner.measure.clients import EngineChoice
+from planner.measure.profile import OPERATIONS, Cell, Operation
+from planner.measure.s3client import Addressing, sanitize_endpoint
+from planner.units import format_bytes
+
+PROBES = ("hot-object", "part-size", "range-get", "rate")
+_MAX_POOL_BYTES = 1 << 30  # GET/HEAD object pool per size
+DELETE_WARMUP_S = 0.5
+
+
+def delete_warmup_s(warmup_s: float) -> float:
+    """A DELETE cell's warm-up: every object it deletes is one fewer for the measured window."""
+    return min(warmup_s, DELETE_WARMUP_S)
+
+
+def delete_budget_s(cell_s: float) -> float:
+    """How long writing a DELETE cell's objects may take: a minute, or twice the cell if longer."""
+    return max(60.0, 2 * cell_s)
+
+
+def new_run_id() -> str:
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+
+
+@dataclass
+class MeasureOptions:
+    endpoint: str | None
+    bucket: str
+    out: Path
+    provider: str | None = None
+    region: str | None = None
+    sizes: list[int] = field(default_factory=lambda: [256 * 1024, 5 << 20, 50 << 20, 100 << 20])
+    concurrency: list[int] = field(default_factory=lambda: [1, 5, 10])
+    duration_s: float = 30.0
+    warmup_s: float = 3.0
+    ops: list[Operation] = field(default_factory=lambda: list(OPERATIONS))
+    probes: list[str] = field(default_factory=lambda: list(PROBES))
+    link_bits_per_s: float | None = None
+    addressing: Addressing = "auto"
+    verify_tls: bool = True
+    engine: EngineChoice = "auto"  # the client for small-object requests (measure.clients)
+    processes: int | None = None
+    max_attempts: int = 3
+    connect_timeout_s: float = 5.0
+    read_timeout_s: float = 60.0  # no byte for this long (before or within a body): a "timeout"
+    run_id: str | None = None
+    # probes
+    probe_duration_s: float = 3.0
+    hot_object_max: int = 256
+    hot_object_range_bytes: int = 64 * 1024
+    part_sizes: list[int] = field(default_factory=lambda: [5 << 20, 8 << 20, 16 << 20, 32 << 20])
+    queue_depths: list[int] = field(default_factory=lambda: [1, 4, 8])
+    range_object_size: int = 256 << 20
+    range_streams: list[int] = field(default_factory=lambda: [4, 8, 16])
+    rate_object_size: int = 4096
+    rate_concurrency: list[int] = field(default_factory=lambda: [16, 64])
+    # open-loop cells: Poisson arrivals at these rates, after each size's closed-loop cells
+    open_rates_per_s: list[float] = field(default_factory=lambda: [10.0])
+    open_peak_fractions: list[float] = field(default_factory=lambda: [0.5, 0.8])
+    budget_s: float | None = None  # the whole run, probes included (see measure.plan.fit_budget)
+    delete_write_s: float | None = None  # writing one DELETE list may take this long (default: delete_budget_s)
+
+    def recorded(self) -> dict[str, Any]:
+        """The options as stored in the profile (no endpoint userinfo, no paths outside ours)."""
+        data = asdict(self)
+        data["endpoint"] = sanitize_endpoint(self.endpoint) if self.endpoint else None
+        data["out"] = self.out.name
+        return data
+
+
+class Reporter:
+    """Progress callbacks; the CLI renders them with rich, tests may leave them silent."""
+
+    def info(self, message: str) -> None:
+        pass
+
+    def step(self, label: str, index: int, total: int) -> None:
+        pass
+
+    def progress(self, elapsed_s: float, remaining_s: float) -> None:
+        """Time so far (monotonic clock) and the plan's estimate of the time left, after every step."""
+
+    def cell(self, cell: Cell) -> None:
+        pass
+
+    def done(self) -> None:
+        pass
+
+
+OPEN_LOOP_OPS: tuple[Operation, ...] = ("get", "put")
+"""Operations that get open-loop cells: the requests a workload sends at a rate (a DELETE cell's
+work list is finite; HEAD and LIST follow GET closely enough on the servers measured)."""
+
+
+def open_loop_rates(options: MeasureOptions) -> list[str]:
+    """The open-loop arrival rates asked for, as shown: "10/s", "0.5x peak"."""
+    return [f"{rate:g}/s" for rate in options.open_rates_per_s] + [
+        f"{fraction:g}x peak" for fraction in options.open_peak_fractions
+    ]
+
+
+def plan_steps(options: MeasureOptions) -> list[str]:
+    """Human-readable list of the cells and probes a run will perform (for --dry-run and progress)."""
+    steps: list[str] = []
+    for op in options.ops:
+        sizes: list[int | None] = [None] if op == "list" else list(options.sizes)
+        for size in sizes:
+            for concurrency in options.concurrency:
+                steps.append(cell_label(op, size, concurrency))
+            if op in OPEN_LOOP_OPS:
+                steps += [
+                    f"{cell_label(op, size, max(options.concurrency))} open {rate}" for rate in open_loop_rates(options)
+                ]
+    steps += [f"probe {name}" for name in options.probes]
+    return steps
+
+
+def data_key_count(options: MeasureOptions, size: int) -> int:
+    """Objects written once per size for the GET, HEAD and LIST cells."""
+    return max(1, min(max(options.concurrency) * 2, _MAX_POOL_BYTES // max(size, 1), 64))
+
+
+def cell_label(op: str, size: int | None, concurrency: int, offered_per_s: float | None = None) -> str:
+    shown = "-" if size is None else format_bytes(size, binary=True).replace(" ", "")
+    label = f"{op} {shown} x{concurrency}"
+    return label if offered_per_s is None else f"{label} open {offered_per_s:.3g}/s"
