@@ -2,7 +2,7 @@
 
 The workload is ``examples/web-assets.yaml`` with its stored volume, egress and writes given as
 ranges (uniform, triangular, lognormal), every provider and class it allows (12 options today).
-Each round prices ``--samples`` outcomes with the arrays (``planner.outcomes``) and
+Each round prices ``--samples`` outcomes with the arrays (``planner.costing.outcomes``) and
 ``--engine-samples`` outcomes outcome by outcome with the line-item engine, alternately, so both
 see the same machine; the figures are the medians of ``--rounds`` rounds. A third figure is the
 whole ``recommend --samples`` answer (draws, bills, percentiles, regret, statement and tornado)
@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from planner.costing import price_table
-from planner.outcomes import price_outcomes
-from planner.uncertainty import sample
+from planner.costing.bills import price_table
+from planner.costing.outcomes import price_outcomes
+from planner.decide.uncertainty import sample
 from planner.workload import Workload, load_workload
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "web-assets.yaml"

@@ -11,11 +11,11 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from planner.costing import estimate_cost, project_costs
+    from planner.costing.bills import estimate_cost, project_costs
+    from planner.decide.migration import MigrationOptions, MigrationPlan, estimate_migration
+    from planner.decide.recommendation import Recommendation, recommend
     from planner.errors import InputError, MeasureError, PlannerError, PricingError
-    from planner.migration import MigrationOptions, MigrationPlan, estimate_migration
     from planner.pricing.models import CostBreakdown, PriceTable, Usage
-    from planner.recommendation import Recommendation, recommend
     from planner.sim import SimulationResult, WorkloadSimulation, simulate
     from planner.workload import Workload, load_workload
 
@@ -28,16 +28,16 @@ _EXPORTS: dict[str, str] = {
     "MeasureError": "planner.errors",
     "Workload": "planner.workload",
     "load_workload": "planner.workload",
-    "estimate_cost": "planner.costing",
-    "project_costs": "planner.costing",
-    "recommend": "planner.recommendation",
-    "Recommendation": "planner.recommendation",
+    "estimate_cost": "planner.costing.bills",
+    "project_costs": "planner.costing.bills",
+    "recommend": "planner.decide.recommendation",
+    "Recommendation": "planner.decide.recommendation",
     "simulate": "planner.sim",
     "SimulationResult": "planner.sim",
     "WorkloadSimulation": "planner.sim",
-    "estimate_migration": "planner.migration",
-    "MigrationOptions": "planner.migration",
-    "MigrationPlan": "planner.migration",
+    "estimate_migration": "planner.decide.migration",
+    "MigrationOptions": "planner.decide.migration",
+    "MigrationPlan": "planner.decide.migration",
     "CostBreakdown": "planner.pricing.models",
     "PriceTable": "planner.pricing.models",
     "Usage": "planner.pricing.models",

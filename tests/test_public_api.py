@@ -82,9 +82,9 @@ def test_a_users_type_checker_sees_the_types(tmp_path: Path) -> None:
     revealed = [line for line in done.stdout.splitlines() if "Revealed type" in line]
     assert len(revealed) == 4, done.stdout
     assert "def (workload: planner.workload.model.Workload" in revealed[0]
-    assert "planner.recommendation.models.Recommendation" in revealed[0]
+    assert "planner.decide.recommendation.models.Recommendation" in revealed[0]
     assert '"planner.workload.model.Workload"' in revealed[1]
-    assert "planner.recommendation.models.Choice | None" in revealed[2]
+    assert "planner.decide.recommendation.models.Choice | None" in revealed[2]
     assert '"decimal.Decimal"' in revealed[3]
     assert not any('"Any"' in line for line in revealed), revealed
     assert "does not explicitly export" not in done.stdout, done.stdout

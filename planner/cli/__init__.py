@@ -73,7 +73,7 @@ app.add_typer(pricing_app, name="pricing")
 @pricing_app.command("list")
 def pricing_list(ctx: typer.Context, output: FormatOption = OutputFormat.table) -> None:
     """Providers, their storage classes and every price version shipped."""
-    from planner import render
+    from planner.present import text as render
     from planner.pricing import catalog
 
     today = dt.date.today()
@@ -131,10 +131,10 @@ def pricing_show(
 ) -> None:
     """One provider's prices in force on a date, with units, tiers, minimums and sources."""
     rows_only(output, "pricing show")
-    from planner import render
+    from planner.present import text as render
 
     day = parse_date(as_of)
-    from planner.costing import price_table
+    from planner.costing.bills import price_table
 
     table = price_table(provider, day or dt.date.today(), overrides, region)
     if storage_class is not None and storage_class not in table.classes:
@@ -210,9 +210,9 @@ def pricing_diff(
     output: FormatOption = OutputFormat.table,
 ) -> None:
     """What changed in a provider's prices between the versions in force on two dates."""
-    from planner import render
+    from planner.present import text as render
     from planner.pricing import catalog
-    from planner.pricing.diff import diff_tables
+    from planner.pricing.changes import diff_tables
 
     old = catalog.table_for(provider, parse_date(first, "FIRST"))
     new = catalog.table_for(provider, parse_date(second, "SECOND"))
@@ -277,9 +277,10 @@ def ingest_cur(
     """Read billing exports into workload files, each figure with the rows it came from."""
     if output == OutputFormat.csv and not reconcile:
         rows_only(output, "ingest cur without --reconcile")
-    from planner import ingest, render
+    from planner import ingest
     from planner.cli import progress
     from planner.files import check_input_file
+    from planner.present import text as render
 
     for path in files:
         check_input_file(path, what="billing export")
@@ -368,10 +369,10 @@ def ingest_inventory(
 ) -> None:
     """Read an S3 Inventory into a workload's storage: count, sizes, classes, ages, access tiers."""
     rows_only(output, "ingest inventory")
-    from planner import render
     from planner.cli import progress
     from planner.files import check_input_file
     from planner.ingest import inventory as inv
+    from planner.present import text as render
 
     if (out is None) == (into is None):
         raise InputError("give either --out DIR (a new workload) or --into W.yaml (replace its storage)")
@@ -426,9 +427,9 @@ def ingest_access_log(
     request mix, peak rate, egress, hot keys."""
     rows_only(output, "ingest access-log")
 
-    from planner import render
     from planner.cli import progress
     from planner.ingest import accesslog
+    from planner.present import text as render
 
     if (out is None) == (into is None):
         raise InputError("give either --out DIR (a new workload) or --into W.yaml (replace its traffic)")
@@ -508,8 +509,8 @@ def cost_command(
     plot: PlotOption = None,
 ) -> None:
     """One month's bill for a workload at one provider, or a projection over N months."""
-    from planner import render
-    from planner.costing import estimate_cost, project_costs
+    from planner.costing.bills import estimate_cost, project_costs
+    from planner.present import text as render
     from planner.workload import load_workload
 
     workload = load_workload(workload_file)
@@ -529,7 +530,7 @@ def cost_command(
                 workload, provider, storage_class, months=months, as_of=day, prices=prices, region=region
             )
         if plot is not None:
-            from planner.reports.plots import save_projection_plot
+            from planner.present.plots import save_projection_plot
 
             save_projection_plot(result, plot)
         typer.echo(
@@ -574,9 +575,9 @@ def sweep_command(
     dask: DaskOption = None,
 ) -> None:
     """Every allowed option's monthly bill over a grid of one or two workload fields, and the cheapest at each point."""
-    from planner import render
     from planner.cli import progress
-    from planner.sweep import parse_axis, sweep
+    from planner.decide.sweep import parse_axis, sweep
+    from planner.present import text as render
     from planner.workload import load_workload
 
     workload = load_workload(workload_file)
@@ -587,7 +588,7 @@ def sweep_command(
     with progress.bar("pricing the grid", total=points, unit="points", quiet=settings(ctx).quiet) as moved:
         result = sweep(workload, axes, as_of=parse_date(as_of), progress=moved, scheduler=dask)
     if plot is not None:
-        from planner.reports.plots import save_sweep_plot
+        from planner.present.plots import save_sweep_plot
 
         save_sweep_plot(result, plot)
     typer.echo(
@@ -631,8 +632,8 @@ def recommend_command(
     ] = None,
 ) -> None:
     """Rank every allowed provider and storage class for a workload, and explain the choice."""
-    from planner import render
-    from planner.recommendation import recommend
+    from planner.decide.recommendation import recommend
+    from planner.present import text as render
     from planner.workload import load_workload
 
     workload = load_workload(workload_file)
@@ -665,12 +666,12 @@ def recommend_command(
             curves=plot is not None or output == OutputFormat.json,
         )
     if plot is not None:
-        from planner.reports.plots import save_recommendation_plot
+        from planner.present.plots import save_recommendation_plot
 
         save_recommendation_plot(result, plot)
     answer = None
     if samples is not None:
-        from planner.uncertainty import sample
+        from planner.decide.uncertainty import sample
 
         with progress.bar("pricing the outcomes", total=samples, unit="samples", quiet=settings(ctx).quiet) as moved:
             answer = sample(
@@ -684,7 +685,7 @@ def recommend_command(
                 correlations=workload.correlations,
             )
         if tornado_plot is not None:
-            from planner.reports.plots import save_tornado_plot
+            from planner.present.plots import save_tornado_plot
 
             save_tornado_plot(answer, tornado_plot)
     if output == OutputFormat.json:
@@ -772,8 +773,8 @@ def migrate_command(
 ) -> None:
     """One-time bill, duration and payback of moving a workload between providers."""
     rows_only(output, "migrate")
-    from planner import render
-    from planner.migration import CHECKS, COPY_HOSTS, STRATEGIES, Endpoint, MigrationOptions, estimate_migration
+    from planner.decide.migration import CHECKS, COPY_HOSTS, STRATEGIES, Endpoint, MigrationOptions, estimate_migration
+    from planner.present import text as render
     from planner.units import parse_duration, parse_rate
     from planner.workload import load_workload
 
@@ -813,7 +814,7 @@ def migrate_command(
     )
     plan = estimate_migration(workload, options)
     if plot is not None:
-        from planner.reports.plots import save_migration_plot
+        from planner.present.plots import save_migration_plot
 
         save_migration_plot(plan, plot)
     typer.echo(
@@ -838,7 +839,7 @@ def report_command(
 ) -> None:
     """One self-contained document: the recommendation, reasons, tables, plots, prices and sources."""
     from planner.cli import progress
-    from planner.reports.document import write_report
+    from planner.present.report import write_report
     from planner.workload import load_workload
 
     workload = load_workload(workload_file)
@@ -856,8 +857,8 @@ def schema_command(
     what: Annotated[str, typer.Argument(help="which file format: workload")] = "workload",
 ) -> None:
     """The JSON Schema of a file format, for editors (yaml-language-server) and validators."""
-    from planner import render
-    from planner.reports.schema import schema_for
+    from planner.present import text as render
+    from planner.workload.schema import schema_for
 
     typer.echo(render.as_json(schema_for(what)))
 
@@ -879,8 +880,9 @@ def diff_command(
 ) -> None:
     """Two scenarios side by side: the cost difference per line item."""
     rows_only(output, "diff")
-    from planner import render
-    from planner.reports.diff import diff_scenarios, render_diff
+    from planner.decide.scenarios import diff_scenarios
+    from planner.present import text as render
+    from planner.present.scenarios import render_diff
     from planner.workload import load_workload
 
     result = diff_scenarios(

@@ -340,7 +340,7 @@ def measurement_bill_lines(options: MeasureOptions, estimate: Any) -> list[str]:
     from decimal import Decimal
 
     from planner.errors import PricingError
-    from planner.pricing.engine import estimate as price
+    from planner.pricing.billing import estimate as price
     from planner.pricing.models import Deletion, Usage
     from planner.units import format_bytes
 
@@ -658,7 +658,7 @@ def profiles_show(
     """One profile: its summary figures with their citations, its cells and its rejected claims."""
     profile = _resolve_profile(ident)
     if plot is not None:
-        from planner.reports.plots import save_profile_plot  # matplotlib and the plots only when asked for
+        from planner.present.plots import save_profile_plot  # matplotlib and the plots only when asked for
 
         save_profile_plot(profile, plot)
     if fmt is OutputFormat.json:

@@ -70,7 +70,7 @@ def simulate_command(
     ] = None,
 ) -> None:
     """Simulate a workload's peak and mean against a provider: latency, errors, retries, SLOs, billed requests."""
-    from planner import render
+    from planner.present import text as render
     from planner.sim.workload_sim import simulate
     from planner.workload import load_workload
 
@@ -110,7 +110,7 @@ def simulate_command(
     if notes:
         result = result.model_copy(update={"assumptions": [*result.assumptions, *notes]})
     if plot is not None:
-        from planner.reports.plots import save_simulation_plot
+        from planner.present.plots import save_simulation_plot
 
         save_simulation_plot(result.peak, plot, judged=result.slo)
     if output == OutputFormat.json:

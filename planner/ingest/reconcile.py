@@ -7,13 +7,13 @@ import datetime as dt
 from collections.abc import Callable
 from decimal import Decimal
 
-from planner.costing import placement_cost
+from planner.costing.bills import placement_cost
 from planner.errors import PlannerError, PricingError
 from planner.ingest.decode import REQUESTS
 from planner.ingest.models import Bill, IngestedWorkload, ReconcileLine, Reconciliation, UsageGroup
 from planner.ingest.workloads import gb_to_bytes, workloads
+from planner.pricing.billing import bill as price_bill
 from planner.pricing.catalog import load_yaml, versions
-from planner.pricing.engine import bill as price_bill
 from planner.pricing.models import PriceTable, Usage
 from planner.workload import Traffic, parse_workload
 

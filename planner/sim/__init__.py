@@ -2,7 +2,7 @@
 
 ``simulate(workload, provider, ...)`` runs a user's ``Workload`` against a provider (its shipped
 reference profile unless one is given) in a peak and a mean window and returns a
-``WorkloadSimulation``; ``billed_usage`` prices its month through ``pricing.engine.bill``.
+``WorkloadSimulation``; ``billed_usage`` prices its month through ``pricing.billing.bill``.
 ``simulate_workload(workload, provider_model, ...)`` is the one path both ``simulate`` and
 ``recommend`` take from a workload and a model already built to its windows and verdicts.
 ``simulate_spec(spec, provider_model, duration_s, seed, replications)`` is the core: a ``SimSpec``

@@ -2,7 +2,7 @@
 
 It builds the provider model (profile -> ``ProviderModel``) and runs ``simulate_workload``
 (``planner.sim.run``) over both windows; ``billed_usage`` turns the result into a
-``pricing.models.Usage`` so ``pricing.engine.bill`` prices the month's requests as simulated,
+``pricing.models.Usage`` so ``pricing.billing.bill`` prices the month's requests as simulated,
 retries included.
 """
 

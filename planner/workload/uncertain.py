@@ -12,7 +12,7 @@ their normal scores, each keeping its own distribution.
 
 The workload holds each such field at its central value (the likely one, the midpoint, the
 median) and the distributions in ``Workload.uncertain`` and ``Workload.correlations``;
-``planner.uncertainty.sample`` prices outcomes drawn from them.
+``planner.decide.uncertainty.sample`` prices outcomes drawn from them.
 """
 
 from __future__ import annotations

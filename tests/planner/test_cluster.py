@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from planner import sweep as sweep_module
-from planner.sweep import parse_axis, sweep
-from planner.uncertainty import sample
+from planner.decide import sweep as sweep_module
+from planner.decide.sweep import parse_axis, sweep
+from planner.decide.uncertainty import sample
 from planner.workload import load_workload
 from tests.planner.conftest import Result
 

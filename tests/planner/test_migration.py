@@ -9,9 +9,9 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
-from planner.costing import price_table
+from planner.costing.bills import price_table
+from planner.decide.migration import Endpoint, MigrationOptions, MigrationPlan, _coverage, estimate_migration
 from planner.errors import InputError
-from planner.migration import Endpoint, MigrationOptions, MigrationPlan, _coverage, estimate_migration
 from planner.workload import Workload, parse_workload
 
 from .conftest import EXAMPLES, Result
@@ -466,7 +466,7 @@ def test_the_plan_carries_what_its_presenters_show() -> None:
 def test_the_cli_names_the_model_choices(run_cli: object) -> None:
     from typing import get_args
 
-    from planner.migration import CHECKS, COPY_HOSTS, STRATEGIES, Check, CopyHost, Strategy
+    from planner.decide.migration import CHECKS, COPY_HOSTS, STRATEGIES, Check, CopyHost, Strategy
 
     assert (get_args(Strategy), get_args(CopyHost), get_args(Check)) == (STRATEGIES, COPY_HOSTS, CHECKS)
     data_lake = str(EXAMPLES / "data-lake.yaml")

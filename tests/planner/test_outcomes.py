@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 import yaml
 
-from planner.costing import price_table
-from planner.outcomes import PricedOutcomes, price_outcomes
+from planner.costing.bills import price_table
+from planner.costing.outcomes import PricedOutcomes, price_outcomes
+from planner.decide.uncertainty import at
 from planner.pricing import rules
-from planner.pricing.engine import bill
+from planner.pricing.billing import bill
 from planner.pricing.models import LineRounding, Status
-from planner.uncertainty import at
 from planner.workload import Workload, load_workload, parse_workload
 
 AS_OF = dt.date(2026, 12, 1)

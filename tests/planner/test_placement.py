@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.costing import estimate_cost, project_costs
+from planner.costing.bills import estimate_cost, project_costs
 from planner.errors import InputError
 from planner.workload import parse_workload
 
@@ -191,7 +191,7 @@ def test_reads_by_class_must_fit_the_placement_and_the_reads(traffic: dict[str, 
 
 
 def test_a_sweep_that_moves_stored_keeps_the_placements_shares() -> None:
-    from planner.uncertainty import at
+    from planner.decide.uncertainty import at
 
     workload = _workload({"placement": {"standard": "40 TB", "glacier-flexible": "60 TB"}, "objects": 1000})
     moved = at(workload, {"storage.stored": 200e12})
@@ -203,7 +203,7 @@ def test_a_sweep_that_moves_stored_keeps_the_placements_shares() -> None:
 
 def test_the_report_shows_where_the_data_is_today(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
-    from planner.reports.document import write_report
+    from planner.present.report import write_report
 
     workload = _workload({"placement": {"standard": "40 TB", "glacier-flexible": "60 TB"}, "objects": 1000})
     out = write_report(workload, tmp_path / "r.md", as_of=DAY, profiles_dir=None, simulate=False)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from planner.present.plots import matplotlib_available
 from planner.pricing import catalog
-from planner.reports.plots import matplotlib_available
 from tests.planner.conftest import Result
 
 Run = Callable[..., Result]

@@ -8,9 +8,9 @@ from decimal import Decimal
 
 import pytest
 
-from planner.costing import estimate_cost
-from planner.recommendation import RankedOption, recommend, solve_crossing
-from planner.recommendation.explain import _failed_everywhere
+from planner.costing.bills import estimate_cost
+from planner.decide.recommendation import RankedOption, recommend, solve_crossing
+from planner.decide.recommendation.explain import _failed_everywhere
 from planner.workload import load_workload, parse_workload
 
 from .conftest import EXAMPLES
@@ -210,7 +210,7 @@ def test_cold_data_ranks_intelligent_tiering_from_how_long_it_goes_unread() -> N
 
 
 def test_each_priced_option_carries_its_projection() -> None:
-    from planner.costing import project_costs
+    from planner.costing.bills import project_costs
 
     workload = load_workload(EXAMPLES / "web-assets.yaml")
     result = recommend(workload, as_of=NOW, simulate=False)
@@ -244,7 +244,7 @@ def test_profile_provenance_names_what_each_provider_was_judged_on() -> None:
 
 
 def test_egress_curves_are_the_exact_bills_the_plot_used_to_price() -> None:
-    from planner.costing import costs_at_egress
+    from planner.costing.bills import costs_at_egress
 
     workload = load_workload(EXAMPLES / "web-assets.yaml")
     result = recommend(workload, as_of=NOW, simulate=False)
@@ -263,7 +263,7 @@ def test_egress_curves_are_the_exact_bills_the_plot_used_to_price() -> None:
 
 
 def test_recommend_builds_each_provider_model_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    from planner.recommendation import inputs
+    from planner.decide.recommendation import inputs
 
     built: list[str] = []
     real = inputs.provider_model_from_profile

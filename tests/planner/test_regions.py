@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from planner.decide.recommendation import recommend
 from planner.errors import InputError
 from planner.pricing.catalog import load_yaml
-from planner.recommendation import recommend
 from planner.workload import Workload, parse_workload
 
 from .conftest import Result

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from planner.decide.sweep import parse_axis
 from planner.errors import InputError
-from planner.sweep import parse_axis
 from planner.workload import load_workload
 
 from .conftest import EXAMPLES, Result

@@ -11,9 +11,9 @@ from pathlib import Path
 import typer
 from typer.testing import CliRunner
 
-from planner import render
 from planner.cli import progress
 from planner.cli.settings import Settings, settings
+from planner.present import text as render
 
 from .conftest import EXAMPLES
 

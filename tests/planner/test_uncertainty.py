@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from planner.costing import estimate_cost
+from planner.costing.bills import estimate_cost
+from planner.decide.uncertainty import at, sample
 from planner.errors import InputError
-from planner.uncertainty import at, sample
 from planner.workload import load_workload
 
 AS_OF = dt.date(2026, 12, 1)
@@ -85,7 +85,7 @@ def test_same_seed_same_answer(workload_file: Path) -> None:
 
 
 def test_triangular_and_lognormal_draws() -> None:
-    from planner.uncertainty import Uncertain
+    from planner.decide.uncertainty import Uncertain
 
     rng = np.random.default_rng(0)
     tri = Uncertain(field="f", kind="triangular", low=0, likely=10, high=40).sample(rng, 200_000)
@@ -163,7 +163,7 @@ def test_first_order_indices_of_a_bill_linear_in_two_inputs(tmp_path: Path) -> N
 
 
 def test_an_input_that_does_not_move_the_bill_explains_none_of_it() -> None:
-    from planner.uncertainty import first_order_index
+    from planner.decide.uncertainty import first_order_index
 
     rng = np.random.default_rng(0)
     x, noise = rng.uniform(0, 1, 10_000), rng.uniform(0, 1, 10_000)
@@ -196,7 +196,7 @@ def test_correlated_inputs_keep_their_distributions_and_take_the_copulas_rank_co
     of (6 / pi) asin(rho / 2): 0.7859 for 0.8 and -0.4826 for -0.5; each input keeps its own
     distribution (uniform 10..50 TB: mean 30 TB; triangular 20 / 30 / 80 TB: mean 130 / 3 = 43.33 TB;
     lognormal with p10 1M and p90 9M: median sqrt(9) M = 3M)."""
-    from planner.uncertainty import draw
+    from planner.decide.uncertainty import draw
 
     path = tmp_path / "c.yaml"
     path.write_text(CORRELATED)

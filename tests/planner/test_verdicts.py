@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from planner.recommendation import RankedOption, Recommendation, recommend
+from planner.decide.recommendation import RankedOption, Recommendation, recommend
 from planner.sim.workload_sim import simulate
 from planner.workload import Workload, parse_workload
 
@@ -324,7 +324,7 @@ def test_readme_explains_every_evidence_marker_and_the_exit_codes() -> None:
 
 
 def test_migration_marks_a_per_request_time_beyond_the_profile_as_extrapolated() -> None:
-    from planner.migration import Endpoint, MigrationOptions, estimate_migration
+    from planner.decide.migration import Endpoint, MigrationOptions, estimate_migration
 
     # 8 GB objects: S3's reference profile publishes GET streams at 5 MiB and 2 GiB only
     workload = _parse("name: big\nstorage: {stored: 200 TB, object_size: 8 GB}\ntraffic: {egress: 10 TB}\n")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from planner.costing import estimate_cost, project_costs
+from planner.costing.bills import estimate_cost, project_costs
 from planner.errors import InputError
 from planner.pricing import catalog
 from planner.workload import (

@@ -22,7 +22,7 @@ import pytest
 from planner.errors import InputError
 from planner.pricing import catalog
 from planner.pricing.aws_offer import import_offer
-from planner.pricing.engine import bill
+from planner.pricing.billing import bill
 from planner.pricing.models import Usage
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -12,7 +12,7 @@ from decimal import ROUND_HALF_UP, Decimal
 import pytest
 
 from planner.errors import PricingError
-from planner.pricing.engine import estimate
+from planner.pricing.billing import estimate
 from planner.pricing.models import CostBreakdown, Deletion, SizeBin, Usage
 
 GB = 10**9

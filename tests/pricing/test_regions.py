@@ -13,7 +13,7 @@ import pytest
 
 from planner.errors import PricingError
 from planner.pricing import catalog
-from planner.pricing.engine import estimate
+from planner.pricing.billing import estimate
 from planner.pricing.models import Usage
 
 GIB = 2**30  # AWS's GB in every region (S3 FAQ: 1,073,741,824 bytes per GB)

@@ -11,7 +11,7 @@ import pytest
 
 from planner.errors import InputError, PlannerError
 from planner.pricing import catalog
-from planner.pricing.engine import bill
+from planner.pricing.billing import bill
 from planner.pricing.models import OPERATIONS, Deletion, PriceTable, Status, Usage
 
 GB = 10**9

@@ -7,11 +7,11 @@ import datetime as dt
 
 import pytest
 
+from planner.decide.migration import Endpoint, MigrationOptions, estimate_migration
+from planner.decide.recommendation import prefix_warnings
 from planner.measure.profile import ProfileSummary
 from planner.measure.reference import load_reference
-from planner.migration import Endpoint, MigrationOptions, estimate_migration
 from planner.pricing import catalog
-from planner.recommendation import prefix_warnings
 from planner.sim import provider_model_from_profile, simulate
 from planner.sim.profile_adapter import provider_model_from_summary
 from planner.sim.workload_adapter import adapt_workload, prefixes_needed

@@ -9,7 +9,7 @@ import pytest
 
 from planner.measure.reference import load_reference, reference_providers
 from planner.pricing import catalog
-from planner.pricing.engine import bill
+from planner.pricing.billing import bill
 from planner.pricing.models import Limits, Multipart
 from planner.sim import (
     OpenLoop,
@@ -199,7 +199,7 @@ def test_sim_does_not_import_the_recommendation() -> None:
         f"result = simulate(load_workload({str(EXAMPLES / 'backup-archive.yaml')!r}), 'aws-s3',"
         " storage_class='deep-archive', duration_s=1.0, replications=1)\n"
         "assert result.restore_first\n"
-        "print(sorted(m for m in sys.modules if m.startswith('planner.recommendation')))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('planner.decide.recommendation')))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

@@ -1,0 +1,109 @@
+"""The first stage of ``recommend``: everything it decides from, loaded and checked once.
+
+Price overrides, price tables (each provider's and each region's the workload names), the
+profiles each provider is judged on and the provider models built from them: a bad override
+file, an unpriced region or an unknown storage class fails here, before any simulation runs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+
+from planner.costing.bills import check_horizon, price_table
+from planner.decide.recommendation.models import JudgedProfile
+from planner.decide.recommendation.performance import load_profiles
+from planner.errors import InputError, PlannerError, PricingError
+from planner.measure.profile import ProfileSummary
+from planner.measure.reference import load_reference
+from planner.pricing.models import PriceTable
+from planner.sim.profile_adapter import provider_model_from_profile
+from planner.sim.provider import ProviderModel
+from planner.workload import Workload
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a recommendation is made from: the workload, the day, the tables, profiles and models."""
+
+    workload: Workload
+    day: dt.date
+    prices: dict[str, Path]  # PROVIDER -> override file
+    tables: dict[str, PriceTable]  # each provider's table in its default region
+    regional: dict[tuple[str, str | None], PriceTable]  # (provider, region or None) -> the table priced
+    profiles: dict[str, JudgedProfile]  # a provider with no profile is absent
+    summaries: dict[str, ProfileSummary]
+    models: dict[str, ProviderModel]  # a provider with no model is absent: its figures are judged as assumed
+    unmodelled: dict[str, str]  # provider -> why no model could be built
+
+    @property
+    def providers(self) -> list[str]:
+        return self.workload.constraints.providers
+
+    @property
+    def months(self) -> int:
+        return self.workload.constraints.months
+
+
+def load_inputs(workload: Workload, *, as_of: dt.date, profiles_dir: Path | None, prices: dict[str, Path]) -> Inputs:
+    """Check the overrides, load every table, profile and provider model; refuse what cannot be priced."""
+    check_horizon(as_of, workload.constraints.months)
+    providers = workload.constraints.providers
+    for provider in prices:
+        if provider not in providers:
+            raise InputError(
+                f"{provider!r} is not among the providers this workload considers ({', '.join(providers)})",
+                source="--prices",
+            )
+    tables = {provider: price_table(provider, as_of, prices.get(provider)) for provider in providers}
+    regional: dict[tuple[str, str | None], PriceTable] = {}
+    for provider in providers:
+        for region in workload.constraints.regions_for(provider):
+            try:
+                regional[(provider, region)] = price_table(provider, as_of, prices.get(provider), region)
+            except PricingError as error:
+                raise InputError(str(error), field=f"constraints.regions.{provider}") from None
+    _check_classes(workload, [*tables.values(), *regional.values()])
+    profiles = {
+        provider: JudgedProfile(
+            provider=provider,
+            label=f"measured profile {path}" if path else f"reference profile {provider} (published benchmarks)",
+            path=None if path is None else str(path),
+            kind=profile.source.kind,
+            profile=profile,
+        )
+        for provider, (profile, path) in load_profiles(providers, profiles_dir).items()
+    }
+    summaries = {provider: judged.profile.summary() for provider, judged in profiles.items() if judged.profile}
+    models: dict[str, ProviderModel] = {}
+    unmodelled: dict[str, str] = {}
+    for provider in providers:
+        try:
+            judged = profiles.get(provider)
+            profile = judged.profile if judged is not None and judged.profile else load_reference(provider)
+            models[provider] = provider_model_from_profile(profile, tables[provider].limits)[0]
+        except PlannerError as error:
+            unmodelled[provider] = str(error)
+    return Inputs(
+        workload=workload,
+        day=as_of,
+        prices=prices,
+        tables=tables,
+        regional=regional,
+        profiles=profiles,
+        summaries=summaries,
+        models=models,
+        unmodelled=unmodelled,
+    )
+
+
+def _check_classes(workload: Workload, tables: list[PriceTable]) -> None:
+    """Every storage class the workload allows is a class of some allowed provider."""
+    known = {c for table in tables for c in table.classes}
+    unknown = [c for c in workload.constraints.storage_classes or [] if c not in known]
+    if unknown:
+        raise InputError(
+            f"{unknown[0]!r} is not a storage class of any allowed provider (classes: {', '.join(sorted(known))})",
+            field="constraints.storage_classes",
+        )

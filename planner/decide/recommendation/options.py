@@ -1,0 +1,48 @@
+"""The second stage of ``recommend``: every allowed provider, region and storage class, priced over the
+horizon (its whole ``CostProjection``), or the reason it cannot be."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from planner.costing.bills import CostProjection, project_costs
+from planner.decide.recommendation.inputs import Inputs
+from planner.errors import PlannerError
+from planner.pricing.models import PriceTable
+
+
+@dataclass(frozen=True)
+class PricedOption:
+    """One provider (and region) and storage class with its projection, or why it has none."""
+
+    provider: str
+    region: str | None
+    storage_class: str
+    table: PriceTable  # the table of its region, for its limits and policies
+    projection: CostProjection | None
+    unpriceable: str | None = None  # why no bill could be made
+
+
+def price_options(inputs: Inputs) -> list[PricedOption]:
+    """Each allowed class of each (provider, region) table, in table order, priced month by month."""
+    allowed = inputs.workload.constraints.storage_classes
+    options = []
+    for (provider, region), table in inputs.regional.items():
+        for storage_class in table.classes:
+            if allowed not in (None, []) and storage_class not in (allowed or []):
+                continue
+            try:
+                projection = project_costs(
+                    inputs.workload,
+                    provider,
+                    storage_class,
+                    months=inputs.months,
+                    as_of=inputs.day,
+                    prices=inputs.prices.get(provider),
+                    region=region,
+                )
+            except PlannerError as error:  # a class that cannot hold this workload (e.g. vanished in a version)
+                options.append(PricedOption(provider, region, storage_class, table, None, str(error)))
+                continue
+            options.append(PricedOption(provider, region, storage_class, table, projection))
+    return options

@@ -1,0 +1,48 @@
+"""``recommend``: a short pipeline of stages, each a function from one explicit record to the next.
+
+``load_inputs`` (tables, profiles, provider models, once; bad inputs fail here, before any
+simulation) -> ``price_options`` (each option's whole projection) -> ``simulate_providers`` and
+``judge_options`` (one simulation per provider, one judgement per option) -> ``rank`` ->
+``explain`` (reasons, rivals, break-even points, egress curves). The ``Recommendation`` carries
+what text, JSON, plots and reports show, so none of them prices, simulates or loads again.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from pathlib import Path
+
+from planner.decide.recommendation.explain import explain
+from planner.decide.recommendation.inputs import load_inputs
+from planner.decide.recommendation.judge import judge_options, simulate_providers
+from planner.decide.recommendation.models import Recommendation
+from planner.decide.recommendation.options import price_options
+from planner.decide.recommendation.rank import rank
+from planner.workload import Workload
+
+
+def recommend(
+    workload: Workload,
+    *,
+    as_of: dt.date | None = None,
+    profiles_dir: Path | None = None,
+    prices: dict[str, Path] | None = None,
+    simulate: bool = True,
+    sim_duration_s: float = 60.0,
+    seed: int = 0,
+    progress: Callable[[float], None] | None = None,
+    curves: bool = True,
+) -> Recommendation:
+    """Every allowed provider and storage class, ranked: options meeting every target on evidence first,
+    then those whose targets are unverified, then rejected ones, each group by horizon cost.
+
+    With ``simulate`` (the default) each provider's peak is also simulated against its profile; a
+    target is met or missed only on backed figures (``planner.evidence``), else it is unverified.
+    ``progress`` hears how many providers have been simulated. ``curves`` False leaves out the
+    egress curves a plot draws (``egress_curves`` None), for a caller that shows no plot.
+    """
+    inputs = load_inputs(workload, as_of=as_of or dt.date.today(), profiles_dir=profiles_dir, prices=prices or {})
+    priced = price_options(inputs)
+    simulated = simulate_providers(inputs, duration_s=sim_duration_s, seed=seed, progress=progress) if simulate else {}
+    return explain(inputs, rank(judge_options(inputs, priced, simulated)), curves=curves)

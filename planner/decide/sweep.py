@@ -1,0 +1,188 @@
+"""A grid over one or two workload fields: every option's monthly bill at every point, and the winner.
+
+``parse_axis("traffic.egress=0..500TB:26")`` reads a field, its range in the field's own units and
+the number of points; ``sweep`` prices every (provider, class) the workload allows at every point
+of the grid with the exact line-item engine, so a cell's amount is the total ``planner cost``
+prints for the workload with that value (the invoice's rounded lines, summed).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from planner.errors import InputError, validation_problem
+from planner.pricing.models import PolicyBreach, PriceTable
+from planner.workload import SIZE_FIELDS, Workload
+
+MAX_BILLS = 50_000
+"""Cells x options one sweep may price (about a minute with the exact engine)."""
+MAX_POINTS = 201
+CHUNK_POINTS = 200
+"""Points priced together in one chunk of work (here, or on one Dask worker)."""
+
+_AXIS = re.compile(
+    r"^\s*(?P<field>[a-z_]+(?:\.[a-z_]+)+)\s*=\s*(?P<low>[^.][^=]*?)\s*\.\.\s*(?P<high>.+?)\s*:\s*(?P<n>\d+)\s*$"
+)
+_NUMBER_UNIT = re.compile(r"^\s*([0-9._,]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z/%].*)?$")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class Axis(_Model):
+    """One varied field: its dotted path and the values (bytes, counts or seconds, as the model holds them)."""
+
+    field: str
+    values: list[float]
+    text: str = Field(description="the range as the user wrote it")
+
+
+class SweepCell(_Model):
+    point: dict[str, float]
+    costs_usd: dict[str, Decimal] = Field(description="each option's monthly bill at this point, by option label")
+    breaches: dict[str, list[PolicyBreach]] = Field(
+        default_factory=dict, description="options whose bill breaks a provider policy here (never the winner)"
+    )
+    winner: str | None = Field(description="the cheapest option that breaks no policy (None: every one does)")
+
+
+class Sweep(_Model):
+    workload: str
+    as_of: dt.date
+    axes: list[Axis]
+    options: list[str] = Field(description="provider:class labels, in the order of the cells' costs")
+    cells: list[SweepCell]
+    table_versions: dict[str, str]
+
+
+def _unit_of(text: str) -> str:
+    match = _NUMBER_UNIT.match(text)
+    return (match.group(2) or "").strip() if match else ""
+
+
+def _value(workload: Workload, field: str, text: str) -> float:
+    """``text`` read as the model reads ``field`` (units and all), as the model holds it."""
+    data = workload.model_dump()
+    node = data
+    parts = field.split(".")
+    for part in parts[:-1]:
+        if not isinstance(node.get(part), dict):
+            raise InputError(f"{field}: the workload has no section {part!r} with fields", source="--vary")
+        node = node[part]
+    if parts[-1] not in node:
+        raise InputError(f"{field}: no such field", source="--vary")
+    node[parts[-1]] = text.strip()
+    try:
+        parsed: Any = Workload.model_validate(data)
+    except ValidationError as error:
+        raise InputError(f"{field}={text!r}: {validation_problem(error)[1]}", source="--vary") from None
+    for part in parts:
+        parsed = getattr(parsed, part)
+    if not isinstance(parsed, int | float) or isinstance(parsed, bool):
+        raise InputError(f"{field} is not a number (sizes, counts, rates and durations vary)", source="--vary")
+    return float(parsed)
+
+
+def parse_axis(workload: Workload, text: str) -> Axis:
+    """``FIELD=LOW..HIGH:N``: N evenly spaced values from LOW to HIGH (a unit given on one end only
+    applies to both: ``0..500TB``)."""
+    match = _AXIS.match(text)
+    if match is None:
+        raise InputError(f"{text!r} is not FIELD=LOW..HIGH:N (e.g. traffic.egress=0..500TB:26)", source="--vary")
+    field, low, high, n = match["field"], match["low"], match["high"], int(match["n"])
+    if not 2 <= n <= MAX_POINTS:
+        raise InputError(f"{text!r}: give 2 to {MAX_POINTS} points", source="--vary")
+    unit_low, unit_high = _unit_of(low), _unit_of(high)
+    if not unit_low and not unit_high and field.rsplit(".", 1)[-1] in SIZE_FIELDS:
+        raise InputError(f"{text!r}: give the size's unit, e.g. 0..500TB", source="--vary")
+    if unit_high and not unit_low:
+        low = f"{low} {unit_high}"
+    elif unit_low and not unit_high:
+        high = f"{high} {unit_low}"
+    a, b = _value(workload, field, low), _value(workload, field, high)
+    if b <= a:
+        raise InputError(f"{text!r}: the range must rise (from {low} to {high})", source="--vary")
+    step = (b - a) / (n - 1)
+    values = [a + i * step for i in range(n)]
+    return Axis(field=field, values=values, text=text)
+
+
+def _cells(
+    workload: Workload,
+    points: list[dict[str, float]],
+    options: list[tuple[str, str]],
+    tables: dict[str, PriceTable],
+    day: dt.date,
+) -> list[SweepCell]:
+    """Each point's cell: every option's bill with the line-item engine, and the winner."""
+    from planner.decide.uncertainty import at
+    from planner.pricing.billing import bill
+
+    cells = []
+    for point in points:
+        varied = at(workload, point)
+        costs: dict[str, Decimal] = {}
+        breaches: dict[str, list[PolicyBreach]] = {}
+        for provider, storage_class in options:
+            table = tables[provider]
+            priced = bill(table, storage_class, varied.usage_for(storage_class, table.limits), as_of=day)
+            label = f"{provider}:{storage_class}"
+            costs[label] = priced.total_usd
+            if priced.policy_breaches:
+                breaches[label] = list(priced.policy_breaches)
+        allowed_here = [label for label in costs if label not in breaches]
+        winner = min(allowed_here, key=lambda label: costs[label]) if allowed_here else None
+        cells.append(SweepCell(point=point, costs_usd=costs, breaches=breaches, winner=winner))
+    return cells
+
+
+def sweep(
+    workload: Workload,
+    axes: list[Axis],
+    *,
+    as_of: dt.date | None = None,
+    progress: Callable[[float], None] | None = None,
+    scheduler: str | None = None,
+) -> Sweep:
+    """Every allowed option's monthly bill at every point of the grid the axes span, priced here or
+    in chunks of points on the Dask cluster at ``scheduler`` (the same cells either way)."""
+    import itertools
+
+    from planner.cluster import run_chunks
+    from planner.costing.bills import price_table
+
+    if not 1 <= len(axes) <= 2 or len({a.field for a in axes}) != len(axes):
+        raise InputError("vary one or two different fields", source="--vary")
+    day = as_of or dt.date.today()
+    tables = {p: price_table(p, day, None) for p in workload.constraints.providers}
+    allowed = workload.constraints.storage_classes
+    options = [(p, c) for p, t in tables.items() for c in t.classes if not allowed or c in allowed]
+    if not options:
+        raise InputError("no provider and class is allowed", field="constraints")
+    points = [
+        dict(zip([a.field for a in axes], combo, strict=True)) for combo in itertools.product(*[a.values for a in axes])
+    ]
+    if len(points) * len(options) > MAX_BILLS:
+        raise InputError(
+            f"{len(points):,} points x {len(options)} options is more than {MAX_BILLS:,} bills: give fewer points",
+            source="--vary",
+        )
+    starts = range(0, len(points), CHUNK_POINTS)
+    chunks = [(workload, points[i : i + CHUNK_POINTS], options, tables, day) for i in starts]
+    moved = None if progress is None else (lambda k: progress(min(len(points), k * CHUNK_POINTS)))
+    cells = [cell for part in run_chunks(_cells, chunks, scheduler=scheduler, progress=moved) for cell in part]
+    return Sweep(
+        workload=workload.name,
+        as_of=day,
+        axes=axes,
+        options=[f"{p}:{c}" for p, c in options],
+        cells=cells,
+        table_versions={p: t.version for p, t in tables.items()},
+    )

@@ -1,0 +1,313 @@
+"""Answers under uncertainty: inputs given as ranges, sampled, and every option priced per sample.
+
+The ranges are part of the workload (``planner.workload.uncertain``: ``Uncertain``, ``Correlation``,
+``find``, ``draw``; ``at`` sets fields of a workload; all still importable from here).
+
+Every other command reads such a field at its central value (the likely one, the midpoint, the
+median) and says so; ``sample`` draws ``n`` seeded outcomes and prices every allowed option in each
+(as arrays, ``planner.costing.outcomes``: to the cent what the line-item engine bills): for each option
+the probability of being the cheapest that breaks no policy, of breaking none, its monthly bill's
+p10 / p50 / p90, and the expected regret of choosing it (what it costs above the cheapest,
+averaged over the outcomes).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from planner.cluster import run_chunks
+from planner.costing.bills import add_months, price_table
+from planner.errors import InputError
+from planner.pricing.billing import bill
+from planner.pricing.models import PriceTable
+
+# The file format of ranges moved to the workload layer; these names stay importable from here.
+from planner.workload import Correlation as Correlation
+from planner.workload import Uncertain as Uncertain
+from planner.workload import Workload, format_field_value
+from planner.workload import at as at
+from planner.workload import draw as draw
+from planner.workload import find as find
+
+if TYPE_CHECKING:  # numpy (and the array pricing) only when outcomes are drawn: the renderers stay light
+    import numpy as np
+
+    from planner.costing.outcomes import PricedOutcomes
+
+MAX_SAMPLE_BILLS = 2_000_000
+"""Outcomes x options one run may price as arrays (about a second)."""
+MAX_ENGINE_BILLS = 200_000
+"""Outcomes x options one run may price with the line-item engine (about a minute)."""
+CHUNK_SAMPLES = 2_000
+"""Outcomes priced together in one chunk of work on a Dask worker."""
+LOCAL_CHUNK_SAMPLES = 20_000
+"""Outcomes priced together here (arrays pay numpy's per-call cost once a chunk)."""
+ENGINE_CHUNK_SAMPLES = 100
+"""Outcomes a chunk holds when some option is priced by the engine (progress moves a chunk at a time)."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class OptionOutcome(_Model):
+    option: str
+    p_cheapest: float = Field(description="share of outcomes where it is the cheapest option that breaks no policy")
+    p_feasible: float = Field(description="share of outcomes where its bill breaks no provider policy")
+    p10_usd: float
+    p50_usd: float
+    p90_usd: float
+    horizon_p10_usd: float = Field(description="its bill over the horizon (constraints.months), 10th percentile")
+    horizon_p50_usd: float
+    horizon_p90_usd: float
+    expected_regret_usd: float = Field(
+        description="mean of (its bill - the cheapest bill that breaks no policy) a month, over the outcomes where"
+        " it breaks none (infinite when it always does)"
+    )
+
+
+class Swing(_Model):
+    """One input's effect on the favourite's bill: its bill at the input's p10 and p90, others central."""
+
+    field: str
+    at_p10_usd: float
+    at_p90_usd: float
+    first_order_index: float | None = Field(
+        None,
+        description="the share of the variance of the favourite's bill this input explains alone, Var(E[bill |"
+        " input]) / Var(bill), estimated from the outcomes by binning them on the input (about +-1/sqrt(samples));"
+        " None when the bill does not vary",
+    )
+
+
+class UncertainAnswer(_Model):
+    samples: int
+    seed: int
+    as_of: dt.date
+    months: int = Field(description="the horizon the horizon percentiles sum, month by month with the tables then")
+    inputs: list[Uncertain]
+    correlations: list[Correlation] = Field(default_factory=list, description="inputs drawn together")
+    options: list[OptionOutcome] = Field(description="by probability of being the cheapest, highest first")
+    statement: str = Field(description="how robust the favourite is, in words")
+    tornado: list[Swing] = Field(description="the inputs by how far they move the favourite's bill, widest first")
+    central_usd: float | None = Field(
+        None, description="the favourite's bill a month with every input at its central value (the tornado's axis)"
+    )
+    by_engine: dict[str, str] = Field(
+        default_factory=dict,
+        description="options priced outcome by outcome with the line-item engine, not as arrays, and why",
+    )
+
+
+def sample(
+    workload: Workload,
+    inputs: list[Uncertain],
+    n: int,
+    *,
+    seed: int = 0,
+    as_of: dt.date | None = None,
+    progress: Callable[[float], None] | None = None,
+    engine_only: bool = False,
+    scheduler: str | None = None,
+    chunk_samples: int | None = None,
+    correlations: list[Correlation] | None = None,
+) -> UncertainAnswer:
+    """Price every allowed option in ``n`` seeded outcomes of the uncertain inputs (a month each).
+
+    The outcomes are priced together as arrays (``planner.costing.outcomes``); an option the arrays cannot
+    price is priced outcome by outcome with the line-item engine, as every option is with
+    ``engine_only``, and ``by_engine`` says which and why. The amounts are the same either way.
+    Every outcome is drawn here from ``seed`` first; chunks of ``chunk_samples`` (by default as the
+    backend suits) are then priced in this process or, given a Dask ``scheduler`` address, on its
+    workers: the answer is the same."""
+    import numpy as np
+
+    from planner.costing.outcomes import engine_reasons
+
+    if not inputs:
+        raise InputError("the workload has no uncertain input: give a field as {low, likely, high}", field="--samples")
+    day = as_of or dt.date.today()
+    months = workload.constraints.months
+    days = [add_months(day, month) for month in range(months)]
+    monthly_tables = [{p: price_table(p, d, None) for p in workload.constraints.providers} for d in days]
+    tables = monthly_tables[0]
+    allowed = workload.constraints.storage_classes
+    options = [(p, c) for p, t in tables.items() for c in t.classes if not allowed or c in allowed]
+    labels = [f"{p}:{c}" for p, c in options]
+    if n * len(options) * months > MAX_SAMPLE_BILLS:
+        raise InputError(
+            f"{n:,} samples x {len(options)} options x {months} months is more than {MAX_SAMPLE_BILLS:,} bills:"
+            " give fewer samples",
+            source="--samples",
+        )
+    by_engine = engine_reasons(workload, [u.field for u in inputs], options, tables, engine_only=engine_only)
+    if n * len(by_engine) * months > MAX_ENGINE_BILLS:
+        raise InputError(
+            f"{n:,} samples x {len(by_engine)} options the line-item engine prices ({next(iter(by_engine.values()))})"
+            f" x {months} months is more than {MAX_ENGINE_BILLS:,} bills: give fewer samples",
+            source="--samples",
+        )
+    rng = np.random.default_rng(seed)
+    draws = draw(inputs, n, rng, correlations)
+    if chunk_samples is None:
+        chunk_samples = CHUNK_SAMPLES if scheduler else ENGINE_CHUNK_SAMPLES if by_engine else LOCAL_CHUNK_SAMPLES
+    starts = range(0, n, chunk_samples)
+    chunks = [
+        (workload, {f: v[a : a + chunk_samples] for f, v in draws.items()}, options, monthly_tables, days, engine_only)
+        for a in starts
+    ]
+    moved = None if progress is None else (lambda k: progress(min(n, k * chunk_samples)))
+    parts = run_chunks(_price_chunk, chunks, scheduler=scheduler, progress=moved)
+    costs = np.concatenate([p[0].costs_usd for p in parts])
+    feasible = np.concatenate([p[0].feasible for p in parts])
+    horizon = np.concatenate([p[1] for p in parts])
+
+    def price(point: dict[str, float]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        varied = at(workload, point)
+        row, ok = np.zeros(len(options)), np.ones(len(options), dtype=bool)
+        for j, (provider, storage_class) in enumerate(options):
+            table = tables[provider]
+            breakdown = bill(table, storage_class, varied.usage_for(storage_class, table.limits), as_of=day)
+            row[j], ok[j] = float(breakdown.total_usd), not breakdown.policy_breaches
+        return row, ok
+
+    masked = np.where(feasible, costs, np.inf)
+    best = masked.min(axis=1)
+    winners = np.where(np.isfinite(best), masked.argmin(axis=1), -1)
+    outcomes = []
+    for j, label in enumerate(labels):
+        # regret where choosing it is allowed: in an outcome where it breaks a policy its bill has no
+        # price for the breach, so it is not compared there (p_feasible says how often that is)
+        usable = feasible[:, j] & np.isfinite(best)
+        regret = float(np.mean(costs[usable, j] - best[usable])) if usable.any() else math.inf
+        p10, p50, p90 = np.percentile(costs[:, j], [10, 50, 90])
+        h10, h50, h90 = np.percentile(horizon[:, j], [10, 50, 90])
+        outcomes.append(
+            OptionOutcome(
+                option=label,
+                p_cheapest=float(np.mean(winners == j)),
+                p_feasible=float(np.mean(feasible[:, j])),
+                p10_usd=float(p10),
+                p50_usd=float(p50),
+                p90_usd=float(p90),
+                horizon_p10_usd=float(h10),
+                horizon_p50_usd=float(h50),
+                horizon_p90_usd=float(h90),
+                expected_regret_usd=regret,
+            )
+        )
+    outcomes.sort(key=lambda o: (-o.p_cheapest, o.expected_regret_usd))
+    favourite = labels.index(outcomes[0].option)
+    statement = _statement(outcomes, labels, favourite, winners, draws, inputs)
+    centre = {u.field: u.central for u in inputs}
+    central_usd = float(price(centre)[0][favourite])
+    tornado = []
+    for u in inputs:
+        lo, hi = np.percentile(draws[u.field], [10, 90])
+        at_lo = price({**centre, u.field: float(lo)})[0][favourite]
+        at_hi = price({**centre, u.field: float(hi)})[0][favourite]
+        index = first_order_index(costs[:, favourite], draws[u.field])
+        tornado.append(Swing(field=u.field, at_p10_usd=float(at_lo), at_p90_usd=float(at_hi), first_order_index=index))
+    tornado.sort(key=lambda s: -abs(s.at_p90_usd - s.at_p10_usd))
+    return UncertainAnswer(
+        samples=n,
+        seed=seed,
+        as_of=day,
+        months=months,
+        inputs=inputs,
+        correlations=correlations or [],
+        options=outcomes,
+        statement=statement,
+        tornado=tornado,
+        central_usd=central_usd,
+        by_engine=by_engine,
+    )
+
+
+def _price_chunk(
+    workload: Workload,
+    draws: dict[str, np.ndarray[Any, np.dtype[np.float64]]],
+    options: list[tuple[str, str]],
+    monthly_tables: list[dict[str, PriceTable]],
+    days: list[dt.date],
+    engine_only: bool,
+) -> tuple[PricedOutcomes, np.ndarray[Any, np.dtype[np.float64]]]:
+    """The first month's bills of a chunk of outcomes, and their sums over the horizon (each month
+    priced with the tables in force that month, as ``planner cost --months`` prices it)."""
+    from planner.costing.outcomes import price_outcomes
+
+    first = price_outcomes(workload, draws, options, monthly_tables[0], as_of=days[0], engine_only=engine_only)
+    horizon = first.costs_usd.copy()
+    for month in range(1, len(days)):
+        later = price_outcomes(
+            workload, draws, options, monthly_tables[month], as_of=days[month], month=month, engine_only=engine_only
+        )
+        horizon += later.costs_usd
+    return first, horizon
+
+
+def first_order_index(
+    output: np.ndarray[Any, np.dtype[np.float64]], values: np.ndarray[Any, np.dtype[np.float64]]
+) -> float | None:
+    """Var(E[output | value]) / Var(output): the outcomes sorted by the input, cut into about
+    sqrt(n) bins of equal count, and the variance of the bins' means over the output's variance
+    (a first-order variance-based index, from the samples already priced: no more bills)."""
+    import numpy as np
+
+    total = float(np.var(output))
+    if len(output) < 4 or total <= 0:
+        return None
+    bins = np.array_split(output[np.argsort(values, kind="stable")], round(math.sqrt(len(output))))
+    means = np.array([b.mean() for b in bins])
+    sizes = np.array([len(b) for b in bins])
+    between = float(np.sum(sizes * (means - output.mean()) ** 2) / len(output))
+    return min(1.0, between / total)
+
+
+def _statement(
+    outcomes: list[OptionOutcome],
+    labels: list[str],
+    favourite: int,
+    winners: np.ndarray[Any, Any],
+    draws: dict[str, np.ndarray[Any, Any]],
+    inputs: list[Uncertain],
+) -> str:
+    """ "cheapest in 87 % of outcomes; loses to R2 when traffic.egress is above 210 TB" (the input whose
+    one threshold best separates the favourite's wins from its losses, when one does)."""
+    import numpy as np
+
+    top = outcomes[0]
+    text = f"{top.option} is the cheapest in {100 * top.p_cheapest:.0f} % of outcomes"
+    lost = winners != favourite
+    if not lost.any() or lost.all():
+        return text
+    rivals = winners[lost & (winners >= 0)]
+    rival = labels[int(np.bincount(rivals).argmax())] if len(rivals) else "no feasible option"
+    best: tuple[float, str, float, bool] | None = None
+    for u in inputs:
+        values = draws[u.field]
+        order = np.argsort(values)
+        lost_sorted = lost[order]
+        # a threshold t: "loses above t" is right for the losses above and the wins below
+        above = np.cumsum(lost_sorted[::-1])[::-1]
+        wins_below = np.concatenate([[0], np.cumsum(~lost_sorted)[:-1]])
+        right_above = (above + wins_below) / len(values)
+        below = np.concatenate([[0], np.cumsum(lost_sorted)[:-1]]) + np.cumsum((~lost_sorted)[::-1])[::-1]
+        right_below = below / len(values)
+        for rightness, is_above in ((right_above, True), (right_below, False)):
+            k = int(rightness.argmax())
+            if best is None or rightness[k] > best[0]:
+                best = (float(rightness[k]), u.field, float(values[order][k]), is_above)
+    if best is not None and best[0] >= 0.9:
+        _, field, threshold, is_above = best
+        unit = next(u for u in inputs if u.field == field)
+        shown = format_field_value(field, threshold, whole=unit.whole)
+        text += f"; loses to {rival} when {field} is {'above' if is_above else 'below'} about {shown}"
+    else:
+        text += f"; otherwise mostly {rival}"
+    return text
