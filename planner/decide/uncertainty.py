@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -127,18 +128,55 @@ def sample(
     workers: the answer is the same."""
     import numpy as np
 
-    from planner.costing.outcomes import engine_reasons
-
     if not inputs:
         raise InputError("the workload has no uncertain input: give a field as {low, likely, high}", field="--samples")
-    day = as_of or dt.date.today()
+    plan = _plan(workload, inputs, n, as_of or dt.date.today(), engine_only=engine_only)
+    draws = draw(inputs, n, np.random.default_rng(seed), correlations)
+    costs, feasible, horizon = _price_outcomes(plan, draws, n, scheduler, chunk_samples, progress)
+    outcomes, winners = _option_outcomes(plan.labels, costs, feasible, horizon)
+    favourite = plan.labels.index(outcomes[0].option)
+    statement = _statement(outcomes, plan.labels, favourite, winners, draws, inputs)
+    central_usd, tornado = _tornado(plan, inputs, draws, costs[:, favourite], favourite)
+    return UncertainAnswer(
+        samples=n,
+        seed=seed,
+        as_of=plan.day,
+        months=plan.months,
+        inputs=inputs,
+        correlations=correlations or [],
+        options=outcomes,
+        statement=statement,
+        tornado=tornado,
+        central_usd=central_usd,
+        by_engine=plan.by_engine,
+    )
+
+
+@dataclass
+class _Plan:
+    """What a sample prices: the options, their tables month by month, and which the engine prices."""
+
+    workload: Workload
+    day: dt.date
+    months: int
+    days: list[dt.date]
+    monthly_tables: list[dict[str, PriceTable]]
+    options: list[tuple[str, str]]
+    labels: list[str]
+    by_engine: dict[str, str]
+    engine_only: bool
+
+
+def _plan(workload: Workload, inputs: list[Uncertain], n: int, day: dt.date, *, engine_only: bool) -> _Plan:
+    """The options and tables to price, refused when the bills would be too many."""
+    from planner.costing.outcomes import engine_reasons
+
     months = workload.constraints.months
     days = [add_months(day, month) for month in range(months)]
     monthly_tables = [{p: price_table(p, d, None) for p in workload.constraints.providers} for d in days]
     tables = monthly_tables[0]
     allowed = workload.constraints.storage_classes
     options = [(p, c) for p, t in tables.items() for c in t.classes if not allowed or c in allowed]
-    labels = [f"{p}:{c}" for p, c in options]
     if n * len(options) * months > MAX_SAMPLE_BILLS:
         raise InputError(
             f"{n:,} samples x {len(options)} options x {months} months is more than {MAX_SAMPLE_BILLS:,} bills:"
@@ -152,29 +190,50 @@ def sample(
             f" x {months} months is more than {MAX_ENGINE_BILLS:,} bills: give fewer samples",
             source="--samples",
         )
-    rng = np.random.default_rng(seed)
-    draws = draw(inputs, n, rng, correlations)
+    labels = [f"{p}:{c}" for p, c in options]
+    return _Plan(workload, day, months, days, monthly_tables, options, labels, by_engine, engine_only)
+
+
+def _price_outcomes(
+    plan: _Plan,
+    draws: dict[str, np.ndarray[Any, np.dtype[np.float64]]],
+    n: int,
+    scheduler: str | None,
+    chunk_samples: int | None,
+    progress: Callable[[float], None] | None,
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Each outcome's month-one bill, whether it breaks no policy, and its horizon bill, per option;
+    priced in chunks here or on a Dask ``scheduler``'s workers (the same figures either way)."""
+    import numpy as np
+
     if chunk_samples is None:
-        chunk_samples = CHUNK_SAMPLES if scheduler else ENGINE_CHUNK_SAMPLES if by_engine else LOCAL_CHUNK_SAMPLES
-    starts = range(0, n, chunk_samples)
+        chunk_samples = CHUNK_SAMPLES if scheduler else ENGINE_CHUNK_SAMPLES if plan.by_engine else LOCAL_CHUNK_SAMPLES
+    size = chunk_samples
     chunks = [
-        (workload, {f: v[a : a + chunk_samples] for f, v in draws.items()}, options, monthly_tables, days, engine_only)
-        for a in starts
+        (
+            plan.workload,
+            {f: v[a : a + size] for f, v in draws.items()},
+            plan.options,
+            plan.monthly_tables,
+            plan.days,
+            plan.engine_only,
+        )
+        for a in range(0, n, size)
     ]
-    moved = None if progress is None else (lambda k: progress(min(n, k * chunk_samples)))
+    moved = None if progress is None else (lambda k: progress(min(n, k * size)))
     parts = run_chunks(_price_chunk, chunks, scheduler=scheduler, progress=moved)
     costs = np.concatenate([p[0].costs_usd for p in parts])
     feasible = np.concatenate([p[0].feasible for p in parts])
     horizon = np.concatenate([p[1] for p in parts])
+    return costs, feasible, horizon
 
-    def price(point: dict[str, float]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-        varied = at(workload, point)
-        row, ok = np.zeros(len(options)), np.ones(len(options), dtype=bool)
-        for j, (provider, storage_class) in enumerate(options):
-            table = tables[provider]
-            breakdown = bill(table, storage_class, varied.usage_for(storage_class, table.limits), as_of=day)
-            row[j], ok[j] = float(breakdown.total_usd), not breakdown.policy_breaches
-        return row, ok
+
+def _option_outcomes(
+    labels: list[str], costs: np.ndarray[Any, Any], feasible: np.ndarray[Any, Any], horizon: np.ndarray[Any, Any]
+) -> tuple[list[OptionOutcome], np.ndarray[Any, Any]]:
+    """Each option's chance of being the cheapest and of breaking no policy, its bill's spread and its
+    expected regret, most often cheapest first; and each outcome's cheapest option (-1: none)."""
+    import numpy as np
 
     masked = np.where(feasible, costs, np.inf)
     best = masked.min(axis=1)
@@ -202,31 +261,38 @@ def sample(
             )
         )
     outcomes.sort(key=lambda o: (-o.p_cheapest, o.expected_regret_usd))
-    favourite = labels.index(outcomes[0].option)
-    statement = _statement(outcomes, labels, favourite, winners, draws, inputs)
+    return outcomes, winners
+
+
+def _tornado(
+    plan: _Plan,
+    inputs: list[Uncertain],
+    draws: dict[str, np.ndarray[Any, np.dtype[np.float64]]],
+    favourite_costs: np.ndarray[Any, Any],
+    favourite: int,
+) -> tuple[float, list[Swing]]:
+    """The favourite's bill with every input central, and at each input's p10 and p90 (the others
+    central) with the share of its variance the input explains alone, widest swing first."""
+    import numpy as np
+
+    provider, storage_class = plan.options[favourite]
+    table = plan.monthly_tables[0][provider]
+
+    def price(point: dict[str, float]) -> float:
+        varied = at(plan.workload, point)
+        usage = varied.usage_for(storage_class, table.limits)
+        return float(bill(table, storage_class, usage, as_of=plan.day).total_usd)
+
     centre = {u.field: u.central for u in inputs}
-    central_usd = float(price(centre)[0][favourite])
     tornado = []
     for u in inputs:
         lo, hi = np.percentile(draws[u.field], [10, 90])
-        at_lo = price({**centre, u.field: float(lo)})[0][favourite]
-        at_hi = price({**centre, u.field: float(hi)})[0][favourite]
-        index = first_order_index(costs[:, favourite], draws[u.field])
-        tornado.append(Swing(field=u.field, at_p10_usd=float(at_lo), at_p90_usd=float(at_hi), first_order_index=index))
+        at_lo = price({**centre, u.field: float(lo)})
+        at_hi = price({**centre, u.field: float(hi)})
+        index = first_order_index(favourite_costs, draws[u.field])
+        tornado.append(Swing(field=u.field, at_p10_usd=at_lo, at_p90_usd=at_hi, first_order_index=index))
     tornado.sort(key=lambda s: -abs(s.at_p90_usd - s.at_p10_usd))
-    return UncertainAnswer(
-        samples=n,
-        seed=seed,
-        as_of=day,
-        months=months,
-        inputs=inputs,
-        correlations=correlations or [],
-        options=outcomes,
-        statement=statement,
-        tornado=tornado,
-        central_usd=central_usd,
-        by_engine=by_engine,
-    )
+    return price(centre), tornado
 
 
 def _price_chunk(
