@@ -1,6 +1,6 @@
 """``planner ingest``: workload files from billing exports, S3 Inventories and access logs."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
 import contextlib
 from collections.abc import Callable

@@ -4,7 +4,7 @@ boto3, the measurement engine and the plots are imported inside the commands, so
 stays fast. Every user error is a ``PlannerError`` (one line, exit 2).
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
 import json
 import math
@@ -158,7 +158,7 @@ def build_options(
     open_loop: str = "10/s,0.5x,0.8x",
     connect_timeout: str = "5s",
     budget: str | None = None,
-) -> MeasureOptions:
+) -> "MeasureOptions":
     """Validate the command-line options into ``MeasureOptions`` (pure; no network)."""
     from planner.measure.run.options import PROBES, MeasureOptions
     from planner.measure.s3client import check_endpoint
@@ -239,7 +239,7 @@ def _fmt(value: float | None, digits: int = 1, scale: float = 1.0) -> str:
     return "-" if value is None else f"{value * scale:.{digits}f}"
 
 
-def cell_line(cell: Cell) -> str:
+def cell_line(cell: "Cell") -> str:
     from planner.units import format_bytes
 
     size = "-" if cell.object_size_bytes is None else format_bytes(cell.object_size_bytes, binary=True)
@@ -301,7 +301,7 @@ def _rich_reporter(quiet: bool = False) -> Any:
                 left = f"~{_minutes(remaining_s)} left" if remaining_s > 0 else ""
                 bar.update(self._task, total=elapsed_s + remaining_s, completed=elapsed_s, left=left)
 
-        def cell(self, cell: Cell) -> None:
+        def cell(self, cell: "Cell") -> None:
             self.console.print(cell_line(cell), markup=False)
 
         def done(self) -> None:
@@ -322,7 +322,7 @@ def _minutes(seconds: float) -> str:
     return f"{hours} h {rest:02d} min"
 
 
-def _pricing_provider(options: MeasureOptions) -> tuple[str | None, str]:
+def _pricing_provider(options: "MeasureOptions") -> tuple[str | None, str]:
     """The price table's provider for this endpoint, or None and why it cannot be priced."""
     from planner.pricing.catalog import providers
 
@@ -335,7 +335,7 @@ def _pricing_provider(options: MeasureOptions) -> tuple[str | None, str]:
     return None, f"the endpoint's provider is unknown; give --provider ({', '.join(providers())})"
 
 
-def measurement_bill_lines(options: MeasureOptions, estimate: Any) -> list[str]:
+def measurement_bill_lines(options: "MeasureOptions", estimate: Any) -> list[str]:
     """The provider's request, egress and early-deletion bill for the measurement itself, line by line."""
     from decimal import Decimal
 
@@ -376,7 +376,7 @@ def measurement_bill_lines(options: MeasureOptions, estimate: Any) -> list[str]:
     return lines
 
 
-def dry_run_lines(options: MeasureOptions, dropped: list[str], estimate: Any, prefix: str) -> list[str]:
+def dry_run_lines(options: "MeasureOptions", dropped: list[str], estimate: Any, prefix: str) -> list[str]:
     """What ``--dry-run`` prints: the plan, its estimated time, requests, bytes and bill."""
     from planner.measure.plan import BUDGET_MARGIN_S
     from planner.measure.s3client import sanitize_endpoint
@@ -573,7 +573,7 @@ def merge(
 # -- profiles ----------------------------------------------------------------------------------
 
 
-def _resolve_profile(ident: str) -> Profile:
+def _resolve_profile(ident: str) -> "Profile":
     from planner.measure.reference import load_profile, load_reference, reference_providers
 
     if ident in reference_providers():
@@ -589,7 +589,7 @@ def _render(rows: list[list[Any]], headers: list[str], fmt: TextFormat) -> str:
     return tabulate(rows, headers=headers, tablefmt="github" if fmt is OutputFormat.markdown else "simple")
 
 
-def _summary_rows(profile: Profile) -> list[list[Any]]:
+def _summary_rows(profile: "Profile") -> list[list[Any]]:
     summary = profile.summary()
     rows: list[list[Any]] = []
     for name, value in summary.model_dump(exclude={"citations", "notes"}).items():

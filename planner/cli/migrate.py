@@ -1,6 +1,6 @@
 """``planner migrate``: the bill, duration and payback of moving a workload between providers."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
 from pathlib import Path
 from typing import Annotated

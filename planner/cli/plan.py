@@ -1,7 +1,7 @@
 """``planner cost``, ``sweep`` and ``recommend``: a workload's bill at one provider, over a grid, and the
 ranking of every allowed option."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
 import contextlib
 from collections.abc import Iterator

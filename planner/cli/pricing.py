@@ -1,6 +1,6 @@
 """``planner pricing``: list, show, import and compare the versioned price tables."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
 import datetime as dt
 from pathlib import Path

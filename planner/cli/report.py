@@ -1,6 +1,6 @@
 """``planner report``: one self-contained document about a workload's choice."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
 from pathlib import Path
 from typing import Annotated

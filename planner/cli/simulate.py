@@ -6,7 +6,7 @@ imported only when they run (the text of a simulation is in ``planner.cli.simula
 ``planner --help`` stays fast.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
 from pathlib import Path
 from typing import Annotated

@@ -1,6 +1,6 @@
 """``planner schema`` (the workload file format) and ``planner diff`` (two workloads side by side)."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
 from pathlib import Path
 from typing import Annotated
