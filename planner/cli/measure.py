@@ -128,6 +128,49 @@ def _open_loop(value: str, option: str) -> tuple[list[float], list[float]]:
     return rates, fractions
 
 
+def _check_target(
+    bucket: str | None, processes: int | None, hot_object_max: int, out: Path | None, endpoint: str | None
+) -> tuple[str, Path]:
+    """``--bucket``, ``--processes``, ``--hot-object-max``, ``--out`` and ``--endpoint`` checked, in that
+    order; the bucket and the profile to write."""
+    from planner.measure.s3client import check_endpoint
+
+    if not bucket:
+        raise InputError("is required", source="--bucket")
+    if not _BUCKET.match(bucket) or ".." in bucket:
+        raise InputError(
+            f"{bucket!r} is not a bucket name (letters, digits, '.', '-' and '_'; no '..')", source="--bucket"
+        )
+    if processes is not None and not 1 <= processes <= 64:
+        raise InputError(f"{processes} processes: give 1 to 64", source="--processes")
+    if hot_object_max < 1:
+        raise InputError(f"{hot_object_max}: give a concurrency of 1 or more", source="--hot-object-max")
+    if out is None:
+        raise InputError("is required (the profile JSON to write)", source="--out")
+    if endpoint is not None:
+        try:
+            check_endpoint(endpoint)
+        except ValueError as error:
+            raise InputError(str(error), source="--endpoint") from None
+    return bucket, out
+
+
+def _check_run(run_id: str | None, max_attempts: int) -> None:
+    from planner.measure.journal import valid_run_id
+
+    if run_id is not None and not valid_run_id(run_id):
+        raise InputError("use letters, digits, '-' and '_' only (at most 64)", source="--run-id")
+    if max_attempts < 1:
+        raise InputError("must be 1 or more", source="--max-attempts")
+
+
+def _positive_duration(value: str, option: str, problem: str) -> float:
+    seconds = _duration(value, option)
+    if seconds <= 0:
+        raise InputError(problem, source=option)
+    return seconds
+
+
 def build_options(
     *,
     endpoint: str | None,
@@ -161,47 +204,17 @@ def build_options(
 ) -> "MeasureOptions":
     """Validate the command-line options into ``MeasureOptions`` (pure; no network)."""
     from planner.measure.run.options import PROBES, MeasureOptions
-    from planner.measure.s3client import check_endpoint
     from planner.units import parse_rate
 
-    if not bucket:
-        raise InputError("is required", source="--bucket")
-    if not _BUCKET.match(bucket) or ".." in bucket:
-        raise InputError(
-            f"{bucket!r} is not a bucket name (letters, digits, '.', '-' and '_'; no '..')", source="--bucket"
-        )
-    if processes is not None and not 1 <= processes <= 64:
-        raise InputError(f"{processes} processes: give 1 to 64", source="--processes")
-    if hot_object_max < 1:
-        raise InputError(f"{hot_object_max}: give a concurrency of 1 or more", source="--hot-object-max")
-    if out is None:
-        raise InputError("is required (the profile JSON to write)", source="--out")
-    if endpoint is not None:
-        try:
-            check_endpoint(endpoint)
-        except ValueError as error:
-            raise InputError(str(error), source="--endpoint") from None
+    bucket, out = _check_target(bucket, processes, hot_object_max, out, endpoint)
     link_bits = parse_option(parse_rate, link, "--link")
-    from planner.measure.journal import valid_run_id
-
-    if run_id is not None and not valid_run_id(run_id):
-        raise InputError("use letters, digits, '-' and '_' only (at most 64)", source="--run-id")
-    if max_attempts < 1:
-        raise InputError("must be 1 or more", source="--max-attempts")
-    read_timeout_s = _duration(read_timeout, "--read-timeout")
-    if read_timeout_s <= 0:
-        raise InputError("must be more than 0 s", source="--read-timeout")
-    connect_timeout_s = _duration(connect_timeout, "--connect-timeout")
-    if connect_timeout_s <= 0:
-        raise InputError("must be more than 0 s", source="--connect-timeout")
+    _check_run(run_id, max_attempts)
+    read_timeout_s = _positive_duration(read_timeout, "--read-timeout", "must be more than 0 s")
+    connect_timeout_s = _positive_duration(connect_timeout, "--connect-timeout", "must be more than 0 s")
     if not out.parent.exists():
         raise InputError("the output folder does not exist", source=str(out))
     open_rates, open_fractions = _open_loop(open_loop, "--open-loop")
-    budget_s = None
-    if budget is not None:
-        budget_s = _duration(budget, "--budget")
-        if budget_s <= 0:
-            raise InputError("must be more than 0 s (e.g. 10m)", source="--budget")
+    budget_s = None if budget is None else _positive_duration(budget, "--budget", "must be more than 0 s (e.g. 10m)")
     return MeasureOptions(
         endpoint=endpoint,
         bucket=bucket,
@@ -405,6 +418,38 @@ def dry_run_lines(options: "MeasureOptions", dropped: list[str], estimate: Any, 
     return lines
 
 
+def _print_dry_run(options: "MeasureOptions") -> None:
+    """``--dry-run``: the plan (fitted to ``--budget`` if given), its time, requests, bytes and bill."""
+    from planner.measure import plan
+    from planner.measure.journal import run_prefix
+    from planner.measure.run.options import new_run_id
+
+    dropped: list[str] = []
+    if options.budget_s is not None:
+        try:
+            options, dropped, estimate = plan.fit_budget(options, options.budget_s)
+        except ValueError as error:
+            raise InputError(str(error), source="--budget") from None
+    else:
+        estimate = plan.estimate(options)
+    for line in dry_run_lines(options, dropped, estimate, run_prefix(options.run_id or new_run_id())):
+        typer.echo(line)
+
+
+def _report_run(profile: "Profile", options: "MeasureOptions", reporter: Any) -> None:
+    """The end of a run: why it stopped (exit 130), its overrun, what the server did not support."""
+    assert profile.run is not None
+    if profile.run.stopped_reason:
+        reporter.info(f"stopped: {profile.run.stopped_reason}; {len(profile.cells)} cells in {options.out}")
+        raise typer.Exit(130)
+    run = profile.run
+    if run.budget_s is not None and run.elapsed_s is not None and run.elapsed_s > run.budget_s:
+        reporter.info(f"the run took {run.elapsed_s:.0f} s, {run.elapsed_s - run.budget_s:.0f} s over its budget")
+    if run.unsupported:
+        reporter.info(f"not supported by the server: {', '.join(sorted({u.operation for u in run.unsupported}))}")
+    reporter.info(f"wrote {options.out} ({len(profile.cells)} cells)")
+
+
 @app.callback(invoke_without_command=True)
 def measure(
     ctx: typer.Context,
@@ -478,37 +523,14 @@ def measure(
 
     reporter = _rich_reporter(quiet)
     if dry_run:
-        from planner.measure import plan
-        from planner.measure.journal import run_prefix
-        from planner.measure.run.options import new_run_id
-
-        dropped: list[str] = []
-        if options.budget_s is not None:
-            try:
-                options, dropped, estimate = plan.fit_budget(options, options.budget_s)
-            except ValueError as error:
-                raise InputError(str(error), source="--budget") from None
-        else:
-            estimate = plan.estimate(options)
-        for line in dry_run_lines(options, dropped, estimate, run_prefix(options.run_id or new_run_id())):
-            typer.echo(line)
+        _print_dry_run(options)
         return
     if dask is not None:
         from planner.measure.distributed import measure_and_report
 
         measure_and_report(options, dask, reporter)
         return
-    profile = Measurement(options, reporter).run()
-    assert profile.run is not None
-    if profile.run.stopped_reason:
-        reporter.info(f"stopped: {profile.run.stopped_reason}; {len(profile.cells)} cells in {options.out}")
-        raise typer.Exit(130)
-    run = profile.run
-    if run.budget_s is not None and run.elapsed_s is not None and run.elapsed_s > run.budget_s:
-        reporter.info(f"the run took {run.elapsed_s:.0f} s, {run.elapsed_s - run.budget_s:.0f} s over its budget")
-    if run.unsupported:
-        reporter.info(f"not supported by the server: {', '.join(sorted({u.operation for u in run.unsupported}))}")
-    reporter.info(f"wrote {options.out} ({len(profile.cells)} cells)")
+    _report_run(Measurement(options, reporter).run(), options, reporter)
 
 
 @app.command("cleanup")

@@ -6,7 +6,7 @@ ranking of every allowed option."""
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -22,6 +22,11 @@ from planner.cli.common import (
 )
 from planner.cli.settings import settings
 from planner.errors import InputError
+
+if TYPE_CHECKING:
+    from planner.decide.recommendation import Recommendation
+    from planner.decide.uncertainty import UncertainAnswer
+    from planner.workload import Workload
 
 app = typer.Typer()
 
@@ -163,45 +168,40 @@ def sweep_command(
     )
 
 
-@app.command("recommend")
-def recommend_command(
-    ctx: typer.Context,
-    workload_file: WorkloadArgument,
-    as_of: AsOfOption = None,
-    profiles: Annotated[
-        Path | None, typer.Option("--profiles", help="folder of measured profiles named <provider>.json")
-    ] = None,
-    prices: Annotated[
-        list[str] | None, typer.Option("--prices", help="PROVIDER=FILE price override (repeatable)")
-    ] = None,
-    simulate: Annotated[
-        bool, typer.Option("--simulate/--no-simulate", help="simulate each provider's peak (default) or not")
-    ] = True,
-    sim_window: Annotated[str, typer.Option("--sim-window", help='simulated peak window, e.g. "60s"')] = "60s",
-    samples: Annotated[
-        int | None,
-        typer.Option(
-            "--samples", min=10, max=100_000, help="also price N outcomes of the inputs given as ranges (seeded)"
-        ),
-    ] = None,
-    seed: Annotated[int, typer.Option("--seed", min=0, max=2**63 - 1, help="random seed for --samples")] = 0,
-    output: FormatOption = OutputFormat.table,
-    plot: PlotOption = None,
-    dask: DaskOption = None,
-    tornado_plot: Annotated[
-        Path | None,
-        typer.Option(
-            "--tornado-plot",
-            help="with --samples: draw how each uncertain input moves the favourite's bill (FILE.svg or .png)",
-        ),
-    ] = None,
-) -> None:
-    """Rank every allowed provider and storage class for a workload, and explain the choice."""
-    from planner.decide.recommendation import recommend
-    from planner.present import text as render
-    from planner.workload import load_workload
+ProfilesOption = Annotated[
+    Path | None, typer.Option("--profiles", help="folder of measured profiles named <provider>.json")
+]
+PricesOption = Annotated[list[str] | None, typer.Option("--prices", help="PROVIDER=FILE price override (repeatable)")]
+SimulateOption = Annotated[
+    bool, typer.Option("--simulate/--no-simulate", help="simulate each provider's peak (default) or not")
+]
+SimWindowOption = Annotated[str, typer.Option("--sim-window", help='simulated peak window, e.g. "60s"')]
+SamplesOption = Annotated[
+    int | None,
+    typer.Option("--samples", min=10, max=100_000, help="also price N outcomes of the inputs given as ranges (seeded)"),
+]
+SeedOption = Annotated[int, typer.Option("--seed", min=0, max=2**63 - 1, help="random seed for --samples")]
+TornadoPlotOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--tornado-plot",
+        help="with --samples: draw how each uncertain input moves the favourite's bill (FILE.svg or .png)",
+    ),
+]
 
-    workload = load_workload(workload_file)
+
+def _sim_window_s(
+    sim_window: str,
+    *,
+    samples: int | None,
+    dask: str | None,
+    tornado_plot: Path | None,
+    prices: list[str] | None,
+    profiles: Path | None,
+) -> float:
+    """Refuse the options of recommend that do not go together; the simulated window in seconds."""
+    from planner.units import parse_duration
+
     if dask is not None and samples is None:
         raise InputError("prices the outcomes of --samples on a cluster: add --samples N", source="--dask")
     if tornado_plot is not None and samples is None:
@@ -210,13 +210,91 @@ def recommend_command(
         raise InputError("--samples prices the shipped tables only; leave out --prices", source="--samples")
     if profiles is not None and not profiles.is_dir():
         raise InputError("not a folder of profiles", source=str(profiles))
-    from planner.units import parse_duration
-
     window_s = parse_option(parse_duration, sim_window, "--sim-window")
     if window_s <= 0 or window_s > 3600:
         raise InputError(f"{sim_window!r}: use a window between 1s and 1h", source="--sim-window")
-    from planner.cli import progress
+    return window_s
 
+
+def _outcomes(
+    ctx: typer.Context,
+    workload: "Workload",
+    samples: int,
+    *,
+    seed: int,
+    as_of: str | None,
+    dask: str | None,
+    tornado_plot: Path | None,
+) -> "UncertainAnswer":
+    """``--samples``: the bills of N seeded outcomes of the workload's ranges, drawn if asked."""
+    from planner.cli import progress
+    from planner.decide.uncertainty import sample
+
+    with progress.bar("pricing the outcomes", total=samples, unit="samples", quiet=settings(ctx).quiet) as moved:
+        answer = sample(
+            workload,
+            workload.uncertain,
+            samples,
+            seed=seed,
+            as_of=parse_date(as_of),
+            progress=moved,
+            scheduler=dask,
+            correlations=workload.correlations,
+        )
+    if tornado_plot is not None:
+        from planner.present.plots import save_tornado_plot
+
+        save_tornado_plot(answer, tornado_plot)
+    return answer
+
+
+def _print_recommendation(
+    ctx: typer.Context,
+    workload: "Workload",
+    result: "Recommendation",
+    answer: "UncertainAnswer | None",
+    output: OutputFormat,
+) -> None:
+    from planner.present import text as render
+
+    if output == OutputFormat.json:
+        payload = result.model_dump(mode="json")
+        if answer is not None:
+            payload["uncertainty"] = answer.model_dump(mode="json")
+        typer.echo(render.as_json(payload))
+        return
+    typer.echo(render.recommendation(result, output.value, width=settings(ctx).width))
+    if workload.uncertain and output != OutputFormat.csv:
+        typer.echo(render.uncertain_note(workload.uncertain, answer, width=settings(ctx).width))
+    if answer is not None:
+        typer.echo(render.uncertain_answer(answer, output.value, width=settings(ctx).width))
+
+
+@app.command("recommend")
+def recommend_command(
+    ctx: typer.Context,
+    workload_file: WorkloadArgument,
+    as_of: AsOfOption = None,
+    profiles: ProfilesOption = None,
+    prices: PricesOption = None,
+    simulate: SimulateOption = True,
+    sim_window: SimWindowOption = "60s",
+    samples: SamplesOption = None,
+    seed: SeedOption = 0,
+    output: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
+    dask: DaskOption = None,
+    tornado_plot: TornadoPlotOption = None,
+) -> None:
+    """Rank every allowed provider and storage class for a workload, and explain the choice."""
+    from planner.cli import progress
+    from planner.decide.recommendation import recommend
+    from planner.workload import load_workload
+
+    workload = load_workload(workload_file)
+    window_s = _sim_window_s(
+        sim_window, samples=samples, dask=dask, tornado_plot=tornado_plot, prices=prices, profiles=profiles
+    )
     with progress.bar(
         "simulating each provider", total=len(workload.constraints.providers), quiet=settings(ctx).quiet
     ) as moved:
@@ -236,33 +314,7 @@ def recommend_command(
         save_recommendation_plot(result, plot)
     answer = None
     if samples is not None:
-        from planner.decide.uncertainty import sample
-
-        with progress.bar("pricing the outcomes", total=samples, unit="samples", quiet=settings(ctx).quiet) as moved:
-            answer = sample(
-                workload,
-                workload.uncertain,
-                samples,
-                seed=seed,
-                as_of=parse_date(as_of),
-                progress=moved,
-                scheduler=dask,
-                correlations=workload.correlations,
-            )
-        if tornado_plot is not None:
-            from planner.present.plots import save_tornado_plot
-
-            save_tornado_plot(answer, tornado_plot)
-    if output == OutputFormat.json:
-        payload = result.model_dump(mode="json")
-        if answer is not None:
-            payload["uncertainty"] = answer.model_dump(mode="json")
-        typer.echo(render.as_json(payload))
-    else:
-        typer.echo(render.recommendation(result, output.value, width=settings(ctx).width))
-        if workload.uncertain and output != OutputFormat.csv:
-            typer.echo(render.uncertain_note(workload.uncertain, answer, width=settings(ctx).width))
-        if answer is not None:
-            typer.echo(render.uncertain_answer(answer, output.value, width=settings(ctx).width))
+        answer = _outcomes(ctx, workload, samples, seed=seed, as_of=as_of, dask=dask, tornado_plot=tornado_plot)
+    _print_recommendation(ctx, workload, result, answer, output)
     if result.recommendation is None:
         raise typer.Exit(1)

@@ -18,6 +18,33 @@ from planner.cli.common import OutputFormat, TextFormatOption, WorkloadArgument,
 from planner.cli.settings import settings
 from planner.errors import InputError
 
+ProviderOption = Annotated[
+    str | None,
+    typer.Option(
+        "--provider",
+        "-p",
+        help="provider id, e.g. cloudflare-r2 (none: the --profile's own endpoint)",
+        autocompletion=completion.provider,
+    ),
+]
+ClassOption = Annotated[str, typer.Option("--class", help="storage class id", autocompletion=completion.storage_class)]
+DurationOption = Annotated[str, typer.Option("--duration", help='simulated window, e.g. "10m" or "90s"')]
+SeedOption = Annotated[int, typer.Option("--seed", min=0, max=2**63 - 1, help="random seed (same seed, same result)")]
+ReplicationsOption = Annotated[
+    int, typer.Option("--replications", min=1, max=100, help="runs of each window, for confidence intervals")
+]
+ProfileOption = Annotated[
+    Path | None, typer.Option("--profile", help="a measured profile (default: the shipped reference)")
+]
+TraceOption = Annotated[
+    Path | None,
+    typer.Option("--trace", help="replay this trace (ingest access-log --trace, or planner trace) as the peak window"),
+]
+PeakPlotOption = Annotated[
+    Path | None,
+    typer.Option("--plot", help="also draw the peak window to FILE.png or FILE.svg (needs planner\\[plot])"),
+]
+
 
 def _window_s(duration: str) -> float:
     """``--duration`` in seconds, above 0."""
@@ -36,37 +63,15 @@ app = typer.Typer()
 def simulate_command(
     ctx: typer.Context,
     workload_file: WorkloadArgument,
-    provider: Annotated[
-        str | None,
-        typer.Option(
-            "--provider",
-            "-p",
-            help="provider id, e.g. cloudflare-r2 (none: the --profile's own endpoint)",
-            autocompletion=completion.provider,
-        ),
-    ] = None,
-    storage_class: Annotated[
-        str, typer.Option("--class", help="storage class id", autocompletion=completion.storage_class)
-    ] = "standard",
-    duration: Annotated[str, typer.Option("--duration", help='simulated window, e.g. "10m" or "90s"')] = "10m",
-    seed: Annotated[int, typer.Option("--seed", min=0, max=2**63 - 1, help="random seed (same seed, same result)")] = 0,
-    replications: Annotated[
-        int, typer.Option("--replications", min=1, max=100, help="runs of each window, for confidence intervals")
-    ] = 3,
-    profile: Annotated[
-        Path | None, typer.Option("--profile", help="a measured profile (default: the shipped reference)")
-    ] = None,
-    trace: Annotated[
-        Path | None,
-        typer.Option(
-            "--trace", help="replay this trace (ingest access-log --trace, or planner trace) as the peak window"
-        ),
-    ] = None,
+    provider: ProviderOption = None,
+    storage_class: ClassOption = "standard",
+    duration: DurationOption = "10m",
+    seed: SeedOption = 0,
+    replications: ReplicationsOption = 3,
+    profile: ProfileOption = None,
+    trace: TraceOption = None,
     output: TextFormatOption = OutputFormat.table,
-    plot: Annotated[
-        Path | None,
-        typer.Option("--plot", help="also draw the peak window to FILE.png or FILE.svg (needs planner\\[plot])"),
-    ] = None,
+    plot: PeakPlotOption = None,
 ) -> None:
     """Simulate a workload's peak and mean against a provider: latency, errors, retries, SLOs, billed requests."""
     from planner.present import text as render
