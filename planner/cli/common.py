@@ -45,6 +45,23 @@ AsOfOption = Annotated[
 WorkloadArgument = Annotated[Path, typer.Argument(help="workload YAML file", show_default=False)]
 
 
+OFFER_LIMIT_BYTES = 1024 * 2**20
+"""An offer file: AmazonS3 for every region is tens of MiB, AWSDataTransfer a few hundred."""
+
+
+def read_json(path: Path, what: str) -> object:
+    """A JSON input file (an AWS offer file), or one line saying why it cannot be read."""
+    import json
+
+    from planner.files import read_input_text
+
+    text = read_input_text(path, what=what, limit_bytes=OFFER_LIMIT_BYTES)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"not JSON: {error.msg} at line {error.lineno}", source=str(path)) from None
+
+
 def rows_only(output: OutputFormat, what: str) -> None:
     """CSV is for results that are rows (rankings, line items, projections, reconciliations)."""
     if output == OutputFormat.csv:

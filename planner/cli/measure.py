@@ -4,7 +4,7 @@ boto3, the measurement engine and the plots are imported inside the commands, so
 stays fast. Every user error is a ``PlannerError`` (one line, exit 2).
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
 import json
 import math
@@ -128,6 +128,49 @@ def _open_loop(value: str, option: str) -> tuple[list[float], list[float]]:
     return rates, fractions
 
 
+def _check_target(
+    bucket: str | None, processes: int | None, hot_object_max: int, out: Path | None, endpoint: str | None
+) -> tuple[str, Path]:
+    """``--bucket``, ``--processes``, ``--hot-object-max``, ``--out`` and ``--endpoint`` checked, in that
+    order; the bucket and the profile to write."""
+    from planner.measure.s3client import check_endpoint
+
+    if not bucket:
+        raise InputError("is required", source="--bucket")
+    if not _BUCKET.match(bucket) or ".." in bucket:
+        raise InputError(
+            f"{bucket!r} is not a bucket name (letters, digits, '.', '-' and '_'; no '..')", source="--bucket"
+        )
+    if processes is not None and not 1 <= processes <= 64:
+        raise InputError(f"{processes} processes: give 1 to 64", source="--processes")
+    if hot_object_max < 1:
+        raise InputError(f"{hot_object_max}: give a concurrency of 1 or more", source="--hot-object-max")
+    if out is None:
+        raise InputError("is required (the profile JSON to write)", source="--out")
+    if endpoint is not None:
+        try:
+            check_endpoint(endpoint)
+        except ValueError as error:
+            raise InputError(str(error), source="--endpoint") from None
+    return bucket, out
+
+
+def _check_run(run_id: str | None, max_attempts: int) -> None:
+    from planner.measure.journal import valid_run_id
+
+    if run_id is not None and not valid_run_id(run_id):
+        raise InputError("use letters, digits, '-' and '_' only (at most 64)", source="--run-id")
+    if max_attempts < 1:
+        raise InputError("must be 1 or more", source="--max-attempts")
+
+
+def _positive_duration(value: str, option: str, problem: str) -> float:
+    seconds = _duration(value, option)
+    if seconds <= 0:
+        raise InputError(problem, source=option)
+    return seconds
+
+
 def build_options(
     *,
     endpoint: str | None,
@@ -158,50 +201,20 @@ def build_options(
     open_loop: str = "10/s,0.5x,0.8x",
     connect_timeout: str = "5s",
     budget: str | None = None,
-) -> MeasureOptions:
+) -> "MeasureOptions":
     """Validate the command-line options into ``MeasureOptions`` (pure; no network)."""
     from planner.measure.run.options import PROBES, MeasureOptions
-    from planner.measure.s3client import check_endpoint
     from planner.units import parse_rate
 
-    if not bucket:
-        raise InputError("is required", source="--bucket")
-    if not _BUCKET.match(bucket) or ".." in bucket:
-        raise InputError(
-            f"{bucket!r} is not a bucket name (letters, digits, '.', '-' and '_'; no '..')", source="--bucket"
-        )
-    if processes is not None and not 1 <= processes <= 64:
-        raise InputError(f"{processes} processes: give 1 to 64", source="--processes")
-    if hot_object_max < 1:
-        raise InputError(f"{hot_object_max}: give a concurrency of 1 or more", source="--hot-object-max")
-    if out is None:
-        raise InputError("is required (the profile JSON to write)", source="--out")
-    if endpoint is not None:
-        try:
-            check_endpoint(endpoint)
-        except ValueError as error:
-            raise InputError(str(error), source="--endpoint") from None
+    bucket, out = _check_target(bucket, processes, hot_object_max, out, endpoint)
     link_bits = parse_option(parse_rate, link, "--link")
-    from planner.measure.journal import valid_run_id
-
-    if run_id is not None and not valid_run_id(run_id):
-        raise InputError("use letters, digits, '-' and '_' only (at most 64)", source="--run-id")
-    if max_attempts < 1:
-        raise InputError("must be 1 or more", source="--max-attempts")
-    read_timeout_s = _duration(read_timeout, "--read-timeout")
-    if read_timeout_s <= 0:
-        raise InputError("must be more than 0 s", source="--read-timeout")
-    connect_timeout_s = _duration(connect_timeout, "--connect-timeout")
-    if connect_timeout_s <= 0:
-        raise InputError("must be more than 0 s", source="--connect-timeout")
+    _check_run(run_id, max_attempts)
+    read_timeout_s = _positive_duration(read_timeout, "--read-timeout", "must be more than 0 s")
+    connect_timeout_s = _positive_duration(connect_timeout, "--connect-timeout", "must be more than 0 s")
     if not out.parent.exists():
         raise InputError("the output folder does not exist", source=str(out))
     open_rates, open_fractions = _open_loop(open_loop, "--open-loop")
-    budget_s = None
-    if budget is not None:
-        budget_s = _duration(budget, "--budget")
-        if budget_s <= 0:
-            raise InputError("must be more than 0 s (e.g. 10m)", source="--budget")
+    budget_s = None if budget is None else _positive_duration(budget, "--budget", "must be more than 0 s (e.g. 10m)")
     return MeasureOptions(
         endpoint=endpoint,
         bucket=bucket,
@@ -239,7 +252,7 @@ def _fmt(value: float | None, digits: int = 1, scale: float = 1.0) -> str:
     return "-" if value is None else f"{value * scale:.{digits}f}"
 
 
-def cell_line(cell: Cell) -> str:
+def cell_line(cell: "Cell") -> str:
     from planner.units import format_bytes
 
     size = "-" if cell.object_size_bytes is None else format_bytes(cell.object_size_bytes, binary=True)
@@ -301,7 +314,7 @@ def _rich_reporter(quiet: bool = False) -> Any:
                 left = f"~{_minutes(remaining_s)} left" if remaining_s > 0 else ""
                 bar.update(self._task, total=elapsed_s + remaining_s, completed=elapsed_s, left=left)
 
-        def cell(self, cell: Cell) -> None:
+        def cell(self, cell: "Cell") -> None:
             self.console.print(cell_line(cell), markup=False)
 
         def done(self) -> None:
@@ -322,7 +335,7 @@ def _minutes(seconds: float) -> str:
     return f"{hours} h {rest:02d} min"
 
 
-def _pricing_provider(options: MeasureOptions) -> tuple[str | None, str]:
+def _pricing_provider(options: "MeasureOptions") -> tuple[str | None, str]:
     """The price table's provider for this endpoint, or None and why it cannot be priced."""
     from planner.pricing.catalog import providers
 
@@ -335,7 +348,7 @@ def _pricing_provider(options: MeasureOptions) -> tuple[str | None, str]:
     return None, f"the endpoint's provider is unknown; give --provider ({', '.join(providers())})"
 
 
-def measurement_bill_lines(options: MeasureOptions, estimate: Any) -> list[str]:
+def measurement_bill_lines(options: "MeasureOptions", estimate: Any) -> list[str]:
     """The provider's request, egress and early-deletion bill for the measurement itself, line by line."""
     from decimal import Decimal
 
@@ -376,7 +389,7 @@ def measurement_bill_lines(options: MeasureOptions, estimate: Any) -> list[str]:
     return lines
 
 
-def dry_run_lines(options: MeasureOptions, dropped: list[str], estimate: Any, prefix: str) -> list[str]:
+def dry_run_lines(options: "MeasureOptions", dropped: list[str], estimate: Any, prefix: str) -> list[str]:
     """What ``--dry-run`` prints: the plan, its estimated time, requests, bytes and bill."""
     from planner.measure.plan import BUDGET_MARGIN_S
     from planner.measure.s3client import sanitize_endpoint
@@ -403,6 +416,38 @@ def dry_run_lines(options: MeasureOptions, dropped: list[str], estimate: Any, pr
     lines += measurement_bill_lines(options, estimate)
     lines.append("nothing was sent to the endpoint")
     return lines
+
+
+def _print_dry_run(options: "MeasureOptions") -> None:
+    """``--dry-run``: the plan (fitted to ``--budget`` if given), its time, requests, bytes and bill."""
+    from planner.measure import plan
+    from planner.measure.journal import run_prefix
+    from planner.measure.run.options import new_run_id
+
+    dropped: list[str] = []
+    if options.budget_s is not None:
+        try:
+            options, dropped, estimate = plan.fit_budget(options, options.budget_s)
+        except ValueError as error:
+            raise InputError(str(error), source="--budget") from None
+    else:
+        estimate = plan.estimate(options)
+    for line in dry_run_lines(options, dropped, estimate, run_prefix(options.run_id or new_run_id())):
+        typer.echo(line)
+
+
+def _report_run(profile: "Profile", options: "MeasureOptions", reporter: Any) -> None:
+    """The end of a run: why it stopped (exit 130), its overrun, what the server did not support."""
+    assert profile.run is not None
+    if profile.run.stopped_reason:
+        reporter.info(f"stopped: {profile.run.stopped_reason}; {len(profile.cells)} cells in {options.out}")
+        raise typer.Exit(130)
+    run = profile.run
+    if run.budget_s is not None and run.elapsed_s is not None and run.elapsed_s > run.budget_s:
+        reporter.info(f"the run took {run.elapsed_s:.0f} s, {run.elapsed_s - run.budget_s:.0f} s over its budget")
+    if run.unsupported:
+        reporter.info(f"not supported by the server: {', '.join(sorted({u.operation for u in run.unsupported}))}")
+    reporter.info(f"wrote {options.out} ({len(profile.cells)} cells)")
 
 
 @app.callback(invoke_without_command=True)
@@ -478,37 +523,14 @@ def measure(
 
     reporter = _rich_reporter(quiet)
     if dry_run:
-        from planner.measure import plan
-        from planner.measure.journal import run_prefix
-        from planner.measure.run.options import new_run_id
-
-        dropped: list[str] = []
-        if options.budget_s is not None:
-            try:
-                options, dropped, estimate = plan.fit_budget(options, options.budget_s)
-            except ValueError as error:
-                raise InputError(str(error), source="--budget") from None
-        else:
-            estimate = plan.estimate(options)
-        for line in dry_run_lines(options, dropped, estimate, run_prefix(options.run_id or new_run_id())):
-            typer.echo(line)
+        _print_dry_run(options)
         return
     if dask is not None:
         from planner.measure.distributed import measure_and_report
 
         measure_and_report(options, dask, reporter)
         return
-    profile = Measurement(options, reporter).run()
-    assert profile.run is not None
-    if profile.run.stopped_reason:
-        reporter.info(f"stopped: {profile.run.stopped_reason}; {len(profile.cells)} cells in {options.out}")
-        raise typer.Exit(130)
-    run = profile.run
-    if run.budget_s is not None and run.elapsed_s is not None and run.elapsed_s > run.budget_s:
-        reporter.info(f"the run took {run.elapsed_s:.0f} s, {run.elapsed_s - run.budget_s:.0f} s over its budget")
-    if run.unsupported:
-        reporter.info(f"not supported by the server: {', '.join(sorted({u.operation for u in run.unsupported}))}")
-    reporter.info(f"wrote {options.out} ({len(profile.cells)} cells)")
+    _report_run(Measurement(options, reporter).run(), options, reporter)
 
 
 @app.command("cleanup")
@@ -573,7 +595,7 @@ def merge(
 # -- profiles ----------------------------------------------------------------------------------
 
 
-def _resolve_profile(ident: str) -> Profile:
+def _resolve_profile(ident: str) -> "Profile":
     from planner.measure.reference import load_profile, load_reference, reference_providers
 
     if ident in reference_providers():
@@ -589,7 +611,7 @@ def _render(rows: list[list[Any]], headers: list[str], fmt: TextFormat) -> str:
     return tabulate(rows, headers=headers, tablefmt="github" if fmt is OutputFormat.markdown else "simple")
 
 
-def _summary_rows(profile: Profile) -> list[list[Any]]:
+def _summary_rows(profile: "Profile") -> list[list[Any]]:
     summary = profile.summary()
     rows: list[list[Any]] = []
     for name, value in summary.model_dump(exclude={"citations", "notes"}).items():

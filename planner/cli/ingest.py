@@ -1,0 +1,245 @@
+"""``planner ingest``: workload files from billing exports, S3 Inventories and access logs."""
+
+# No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
+
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from planner.cli.common import (
+    FormatOption,
+    OutputFormat,
+    read_json,
+    refuse_overwrite,
+    rows_only,
+)
+from planner.cli.settings import settings
+from planner.errors import InputError
+
+app = typer.Typer(help="Workloads from your own data: billing exports.", no_args_is_help=True)
+
+
+@app.command("cur")
+def ingest_cur(
+    ctx: typer.Context,
+    files: Annotated[
+        list[Path], typer.Argument(help="AWS Cost and Usage Reports (CSV, .csv.gz, Parquet) or FOCUS 1.x CSV exports")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="folder for the workload files (one per region or bucket)")],
+    bucket: Annotated[
+        str | None, typer.Option("--bucket", help="only this bucket's rows (exports with resource ids)")
+    ] = None,
+    region: Annotated[str | None, typer.Option("--region", help="only this region's rows, e.g. us-west-2")] = None,
+    reconcile: Annotated[
+        bool, typer.Option("--reconcile", help="also price every S3 line with planner's tables beside the bill's")
+    ] = False,
+    offer: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--offer",
+            help="an AWS Price List offer file (AmazonS3, AWSDataTransfer JSON) to decode FOCUS rows' SkuId"
+            " when the export has no x_UsageType column (repeatable)",
+        ),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="replace workload files that already exist")] = False,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """Read billing exports into workload files, each figure with the rows it came from."""
+    if output == OutputFormat.csv and not reconcile:
+        rows_only(output, "ingest cur without --reconcile")
+    from planner import ingest
+    from planner.cli import progress
+    from planner.files import check_input_file
+    from planner.present import text as render
+
+    for path in files:
+        check_input_file(path, what="billing export")
+    skus: dict[str, tuple[str, str]] = {}
+    for path in offer or []:
+        skus.update(ingest.sku_usage_types(read_json(path, "offer file"), str(path)))
+    with progress.bar("reading the bill", unit="rows", quiet=settings(ctx).quiet) as moved:
+        bill = ingest.read_bill(files, bucket=bucket, region=region, progress=moved, skus=skus)
+    if not bill.groups:
+        raise InputError("no Amazon S3 usage rows" + (" for that bucket/region" if bucket or region else ""))
+    produced = ingest.workloads(bill)
+    targets = [out / w.name for w in produced]
+    refuse_overwrite(targets, force)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for target, workload in zip(targets, produced, strict=True):
+            target.write_text(workload.text, encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"cannot write there ({error.strerror or error})", source="--out") from None
+    result = ingest.reconcile(bill) if reconcile else None
+    if output == OutputFormat.json:
+        payload: dict[str, object] = {
+            "bill": bill.model_dump(mode="json"),
+            "written": [str(t) for t in targets],
+        }
+        if result is not None:
+            payload["reconciliation"] = result.model_dump(mode="json")
+        typer.echo(render.as_json(payload))
+        return
+    if output == OutputFormat.csv and result is not None:
+        typer.echo(render.reconciliation(result, "csv"))
+        return
+    typer.echo(render.ingest_summary(bill, [str(t) for t in targets]))
+    if result is not None:
+        typer.echo("")
+        typer.echo(render.reconciliation(result, output.value, width=settings(ctx).width))
+
+
+def _new_or_updated(
+    out: Path | None, into: Path | None, name: str, force: bool, section: str, block: str, new_text: Callable[[], str]
+) -> tuple[Path, str]:
+    """The workload file an ingest writes and its text: a new one in ``out`` named ``name``.yaml, or
+    ``into`` with its ``section`` replaced by ``block``."""
+    from planner.files import WORKLOAD_LIMIT_BYTES, read_input_text
+    from planner.ingest.inventory import replace_section
+
+    if into is not None:
+        text = read_input_text(into, what="workload file", limit_bytes=WORKLOAD_LIMIT_BYTES)
+        return into, replace_section(text, section, block, missing_ok=section == "traffic")
+    assert out is not None
+    target = out / f"{name.replace('/', '-')}.yaml"
+    refuse_overwrite([target], force)
+    return target, new_text()
+
+
+def _write_workload(target: Path, text: str) -> None:
+    """Write an ingested workload, after checking that it loads as a workload."""
+    from planner.files import load_yaml
+    from planner.workload import parse_workload
+
+    parse_workload(load_yaml(text, str(target)), str(target))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"cannot write {target} ({error.strerror or error})") from None
+
+
+@app.command("inventory")
+def ingest_inventory(
+    ctx: typer.Context,
+    files: Annotated[
+        list[Path], typer.Argument(help="an S3 Inventory manifest.json, or its data files (CSV, .csv.gz, Parquet, ORC)")
+    ],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="folder for a new workload file named after the bucket")
+    ] = None,
+    into: Annotated[
+        Path | None, typer.Option("--into", help="replace the storage: section of this workload (e.g. from ingest cur)")
+    ] = None,
+    schema: Annotated[
+        str | None, typer.Option("--schema", help="a headerless CSV's columns: the manifest's fileSchema")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="replace a workload file that already exists")] = False,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """Read an S3 Inventory into a workload's storage: count, sizes, classes, ages, access tiers."""
+    rows_only(output, "ingest inventory")
+    from planner.cli import progress
+    from planner.files import check_input_file
+    from planner.ingest import inventory as inv
+    from planner.present import text as render
+
+    if (out is None) == (into is None):
+        raise InputError("give either --out DIR (a new workload) or --into W.yaml (replace its storage)")
+    for path in files:
+        check_input_file(path, what="inventory file")
+    with progress.bar("reading the inventory", unit="objects", quiet=settings(ctx).quiet) as moved:
+        summary = inv.read_inventory(files, schema=schema, progress=moved)
+    name = summary.bucket or "inventory"
+    target, text = _new_or_updated(
+        out,
+        into,
+        name,
+        force,
+        "storage",
+        inv.storage_block(summary),
+        lambda: (
+            f"# Workload of bucket {name} from its S3 Inventory; the inventory says nothing of traffic:\n"
+            "# add reads, writes and egress (or ingest the bill and use --into).\n"
+            f'name: "{name}"\n' + inv.storage_block(summary) + 'traffic:\n  egress: "0 B"\n'
+        ),
+    )
+    _write_workload(target, text)
+    if output == OutputFormat.json:
+        typer.echo(render.as_json({"inventory": summary.model_dump(mode="json"), "written": str(target)}))
+        return
+    typer.echo(render.inventory_summary(summary, str(target)))
+
+
+@app.command("access-log")
+def ingest_access_log(
+    ctx: typer.Context,
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="S3 server access logs, Cloudflare Logpush http_requests or R2 Data Access Logs as JSON lines"
+            " (or .gz), or folders of them"
+        ),
+    ],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="folder for a new workload file named after the bucket")
+    ] = None,
+    into: Annotated[
+        Path | None, typer.Option("--into", help="replace the traffic: section of this workload (e.g. from ingest cur)")
+    ] = None,
+    trace: Annotated[
+        Path | None, typer.Option("--trace", help="also write every request to this CSV trace, for replay")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="replace files that already exist")] = False,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """Read S3 server access logs (or Cloudflare http_requests, R2 Data Access Logs) into a workload's traffic:
+    request mix, peak rate, egress, hot keys."""
+    rows_only(output, "ingest access-log")
+
+    from planner.cli import progress
+    from planner.ingest import accesslog
+    from planner.present import text as render
+
+    if (out is None) == (into is None):
+        raise InputError("give either --out DIR (a new workload) or --into W.yaml (replace its traffic)")
+    for path in paths:
+        if not path.exists():
+            raise InputError("file not found", source=str(path))
+    if trace is not None:
+        refuse_overwrite([trace], force, "--trace")
+    with contextlib.ExitStack() as stack:
+        handle = None
+        if trace is not None:
+            try:
+                handle = stack.enter_context(trace.open("w", encoding="utf-8", newline=""))
+            except OSError as error:
+                raise InputError(f"cannot write it ({error.strerror or error})", source="--trace") from None
+        with progress.bar("reading the logs", unit="requests", quiet=settings(ctx).quiet) as moved:
+            summary = accesslog.read_logs(paths, trace=handle, progress=moved)
+    block = accesslog.traffic_block(summary)
+    name = summary.buckets[0] if len(summary.buckets) == 1 else "access-logs"
+    size = max(round(summary.mean_object_bytes or 2**20), 1)
+    target, text = _new_or_updated(
+        out,
+        into,
+        name,
+        force,
+        "traffic",
+        block,
+        lambda: (
+            f"# Workload of {name} from its access logs, which say nothing of what is stored:\n"
+            "# give storage.stored (ingest the bill or an inventory and use --into).\n"
+            f'name: "{name}"\nstorage:\n  stored: "0 B"  # ASSUMED\n'
+            f"  # mean size of the objects the GETs read{'' if summary.mean_object_bytes else ' (none: ASSUMED)'}\n"
+            f'  object_size: "{size} B"\n' + block
+        ),
+    )
+    _write_workload(target, text)
+    if output == OutputFormat.json:
+        typer.echo(render.as_json({"access_log": summary.model_dump(mode="json"), "written": str(target)}))
+        return
+    typer.echo(render.access_log_summary(summary, str(target), str(trace) if trace else None))

@@ -1,0 +1,320 @@
+"""``planner cost``, ``sweep`` and ``recommend``: a workload's bill at one provider, over a grid, and the
+ranking of every allowed option."""
+
+# No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from planner.cli import completion
+from planner.cli.common import (
+    AsOfOption,
+    FormatOption,
+    OutputFormat,
+    PlotOption,
+    WorkloadArgument,
+    parse_date,
+    parse_option,
+)
+from planner.cli.settings import settings
+from planner.errors import InputError
+
+if TYPE_CHECKING:
+    from planner.decide.recommendation import Recommendation
+    from planner.decide.uncertainty import UncertainAnswer
+    from planner.workload import Workload
+
+app = typer.Typer()
+
+
+def parse_prices(values: list[str] | None) -> dict[str, Path]:
+    """--prices PROVIDER=FILE (repeatable) into a mapping."""
+    prices: dict[str, Path] = {}
+    for value in values or []:
+        provider, sep, path = value.partition("=")
+        if not sep or not provider or not path:
+            raise InputError(f"{value!r}: use PROVIDER=FILE, e.g. aws-s3=edp.yaml", source="--prices")
+        prices[provider] = Path(path)
+    return prices
+
+
+@contextlib.contextmanager
+def _fields_of(workload_file: Path) -> Iterator[None]:
+    """An error about a workload's field (from the library, which has no file name) names the file."""
+    try:
+        yield
+    except InputError as error:
+        if error.source is None and error.field is not None:
+            raise InputError(error.problem, source=str(workload_file), field=error.field) from None
+        raise
+
+
+@app.command("cost")
+def cost_command(
+    ctx: typer.Context,
+    workload_file: WorkloadArgument,
+    provider: Annotated[
+        str, typer.Option("--provider", "-p", help="provider id, e.g. aws-s3", autocompletion=completion.provider)
+    ],
+    storage_class: Annotated[
+        str | None,
+        typer.Option(
+            "--class",
+            help="storage class id (default: the workload's storage.placement, each class on its own bytes;"
+            " without one, standard)",
+            autocompletion=completion.storage_class,
+        ),
+    ] = None,
+    as_of: AsOfOption = None,
+    months: Annotated[int | None, typer.Option("--months", min=1, max=120, help="month-by-month projection")] = None,
+    prices: Annotated[Path | None, typer.Option("--prices", help="price override file for this provider")] = None,
+    region: Annotated[
+        str | None, typer.Option("--region", help="region, e.g. eu-central-1 (default: us-east-1 for S3)")
+    ] = None,
+    output: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
+) -> None:
+    """One month's bill for a workload at one provider, or a projection over N months."""
+    from planner.costing.bills import estimate_cost, project_costs
+    from planner.present import text as render
+    from planner.workload import load_workload
+
+    workload = load_workload(workload_file)
+    allowed = workload.constraints.storage_classes
+    if storage_class is None and workload.storage.placement is None:
+        storage_class = "standard"
+    if allowed and storage_class is not None and storage_class not in allowed:
+        raise InputError(
+            f"allows only {', '.join(allowed)}, not --class {storage_class}",
+            source=str(workload_file),
+            field="constraints.storage_classes",
+        )
+    day = parse_date(as_of)
+    if months:
+        with _fields_of(workload_file):
+            result = project_costs(
+                workload, provider, storage_class, months=months, as_of=day, prices=prices, region=region
+            )
+        if plot is not None:
+            from planner.present.plots import save_projection_plot
+
+            save_projection_plot(result, plot)
+        typer.echo(
+            render.as_json(result)
+            if output == OutputFormat.json
+            else render.projection(result, output.value, width=settings(ctx).width)
+        )
+        return
+    if plot is not None:
+        raise InputError("a plot needs a projection: add --months N", source="--plot")
+    with _fields_of(workload_file):
+        bill = estimate_cost(workload, provider, storage_class, as_of=day, prices=prices, region=region)
+    typer.echo(
+        render.as_json(bill)
+        if output == OutputFormat.json
+        else render.breakdown(bill, output.value, width=settings(ctx).width)
+    )
+
+
+DaskOption = Annotated[
+    str | None,
+    typer.Option(
+        "--dask",
+        metavar="SCHEDULER",
+        help="price in chunks on the Dask distributed cluster at this scheduler address, e.g. tcp://10.0.0.5:8786"
+        " (needs planner[dask]; the same answer as here)",
+    ),
+]
+
+
+@app.command("sweep")
+def sweep_command(
+    ctx: typer.Context,
+    workload_file: WorkloadArgument,
+    vary: Annotated[
+        list[str],
+        typer.Option("--vary", help="FIELD=LOW..HIGH:N, e.g. traffic.egress=0..500TB:26 (once or twice)"),
+    ],
+    as_of: AsOfOption = None,
+    output: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
+    dask: DaskOption = None,
+) -> None:
+    """Every allowed option's monthly bill over a grid of one or two workload fields, and the cheapest at each point."""
+    from planner.cli import progress
+    from planner.decide.sweep import parse_axis, sweep
+    from planner.present import text as render
+    from planner.workload import load_workload
+
+    workload = load_workload(workload_file)
+    axes = [parse_axis(workload, text) for text in vary]
+    points = 1
+    for axis in axes:
+        points *= len(axis.values)
+    with progress.bar("pricing the grid", total=points, unit="points", quiet=settings(ctx).quiet) as moved:
+        result = sweep(workload, axes, as_of=parse_date(as_of), progress=moved, scheduler=dask)
+    if plot is not None:
+        from planner.present.plots import save_sweep_plot
+
+        save_sweep_plot(result, plot)
+    typer.echo(
+        render.as_json(result)
+        if output == OutputFormat.json
+        else render.sweep(result, output.value, width=settings(ctx).width)
+    )
+
+
+ProfilesOption = Annotated[
+    Path | None, typer.Option("--profiles", help="folder of measured profiles named <provider>.json")
+]
+PricesOption = Annotated[list[str] | None, typer.Option("--prices", help="PROVIDER=FILE price override (repeatable)")]
+SimulateOption = Annotated[
+    bool, typer.Option("--simulate/--no-simulate", help="simulate each provider's peak (default) or not")
+]
+SimWindowOption = Annotated[str, typer.Option("--sim-window", help='simulated peak window, e.g. "60s"')]
+SamplesOption = Annotated[
+    int | None,
+    typer.Option("--samples", min=10, max=100_000, help="also price N outcomes of the inputs given as ranges (seeded)"),
+]
+SeedOption = Annotated[int, typer.Option("--seed", min=0, max=2**63 - 1, help="random seed for --samples")]
+TornadoPlotOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--tornado-plot",
+        help="with --samples: draw how each uncertain input moves the favourite's bill (FILE.svg or .png)",
+    ),
+]
+
+
+def _sim_window_s(
+    sim_window: str,
+    *,
+    samples: int | None,
+    dask: str | None,
+    tornado_plot: Path | None,
+    prices: list[str] | None,
+    profiles: Path | None,
+) -> float:
+    """Refuse the options of recommend that do not go together; the simulated window in seconds."""
+    from planner.units import parse_duration
+
+    if dask is not None and samples is None:
+        raise InputError("prices the outcomes of --samples on a cluster: add --samples N", source="--dask")
+    if tornado_plot is not None and samples is None:
+        raise InputError("draws the outcomes of --samples: add --samples N", source="--tornado-plot")
+    if samples is not None and prices:
+        raise InputError("--samples prices the shipped tables only; leave out --prices", source="--samples")
+    if profiles is not None and not profiles.is_dir():
+        raise InputError("not a folder of profiles", source=str(profiles))
+    window_s = parse_option(parse_duration, sim_window, "--sim-window")
+    if window_s <= 0 or window_s > 3600:
+        raise InputError(f"{sim_window!r}: use a window between 1s and 1h", source="--sim-window")
+    return window_s
+
+
+def _outcomes(
+    ctx: typer.Context,
+    workload: "Workload",
+    samples: int,
+    *,
+    seed: int,
+    as_of: str | None,
+    dask: str | None,
+    tornado_plot: Path | None,
+) -> "UncertainAnswer":
+    """``--samples``: the bills of N seeded outcomes of the workload's ranges, drawn if asked."""
+    from planner.cli import progress
+    from planner.decide.uncertainty import sample
+
+    with progress.bar("pricing the outcomes", total=samples, unit="samples", quiet=settings(ctx).quiet) as moved:
+        answer = sample(
+            workload,
+            workload.uncertain,
+            samples,
+            seed=seed,
+            as_of=parse_date(as_of),
+            progress=moved,
+            scheduler=dask,
+            correlations=workload.correlations,
+        )
+    if tornado_plot is not None:
+        from planner.present.plots import save_tornado_plot
+
+        save_tornado_plot(answer, tornado_plot)
+    return answer
+
+
+def _print_recommendation(
+    ctx: typer.Context,
+    workload: "Workload",
+    result: "Recommendation",
+    answer: "UncertainAnswer | None",
+    output: OutputFormat,
+) -> None:
+    from planner.present import text as render
+
+    if output == OutputFormat.json:
+        payload = result.model_dump(mode="json")
+        if answer is not None:
+            payload["uncertainty"] = answer.model_dump(mode="json")
+        typer.echo(render.as_json(payload))
+        return
+    typer.echo(render.recommendation(result, output.value, width=settings(ctx).width))
+    if workload.uncertain and output != OutputFormat.csv:
+        typer.echo(render.uncertain_note(workload.uncertain, answer, width=settings(ctx).width))
+    if answer is not None:
+        typer.echo(render.uncertain_answer(answer, output.value, width=settings(ctx).width))
+
+
+@app.command("recommend")
+def recommend_command(
+    ctx: typer.Context,
+    workload_file: WorkloadArgument,
+    as_of: AsOfOption = None,
+    profiles: ProfilesOption = None,
+    prices: PricesOption = None,
+    simulate: SimulateOption = True,
+    sim_window: SimWindowOption = "60s",
+    samples: SamplesOption = None,
+    seed: SeedOption = 0,
+    output: FormatOption = OutputFormat.table,
+    plot: PlotOption = None,
+    dask: DaskOption = None,
+    tornado_plot: TornadoPlotOption = None,
+) -> None:
+    """Rank every allowed provider and storage class for a workload, and explain the choice."""
+    from planner.cli import progress
+    from planner.decide.recommendation import recommend
+    from planner.workload import load_workload
+
+    workload = load_workload(workload_file)
+    window_s = _sim_window_s(
+        sim_window, samples=samples, dask=dask, tornado_plot=tornado_plot, prices=prices, profiles=profiles
+    )
+    with progress.bar(
+        "simulating each provider", total=len(workload.constraints.providers), quiet=settings(ctx).quiet
+    ) as moved:
+        result = recommend(
+            workload,
+            as_of=parse_date(as_of),
+            profiles_dir=profiles,
+            prices=parse_prices(prices),
+            simulate=simulate,
+            sim_duration_s=window_s,
+            progress=moved,
+            curves=plot is not None or output == OutputFormat.json,
+        )
+    if plot is not None:
+        from planner.present.plots import save_recommendation_plot
+
+        save_recommendation_plot(result, plot)
+    answer = None
+    if samples is not None:
+        answer = _outcomes(ctx, workload, samples, seed=seed, as_of=as_of, dask=dask, tornado_plot=tornado_plot)
+    _print_recommendation(ctx, workload, result, answer, output)
+    if result.recommendation is None:
+        raise typer.Exit(1)

@@ -1,0 +1,172 @@
+"""``planner pricing``: list, show, import and compare the versioned price tables."""
+
+# No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
+
+import datetime as dt
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from planner.cli import completion
+from planner.cli.common import (
+    AsOfOption,
+    FormatOption,
+    OutputFormat,
+    parse_date,
+    read_json,
+    refuse_overwrite,
+    rows_only,
+)
+from planner.cli.settings import settings
+from planner.errors import InputError
+
+app = typer.Typer(help="The versioned price tables: list, show and compare them.", no_args_is_help=True)
+
+
+@app.command("list")
+def pricing_list(ctx: typer.Context, output: FormatOption = OutputFormat.table) -> None:
+    """Providers, their storage classes and every price version shipped."""
+    from planner.present import text as render
+    from planner.pricing import catalog
+
+    today = dt.date.today()
+    rows = []
+    for provider in catalog.providers():
+        current = catalog.table_for(provider, today)
+        versions = [t.effective_from.isoformat() for t in catalog.versions(provider)]
+        rows.append(
+            {
+                "provider": provider,
+                "name": current.provider_name,
+                "classes": list(current.classes),
+                "versions": versions,
+                "in_force": current.version,
+                "regions": "same price everywhere"
+                if current.regions is not None and current.regions.same_price_everywhere
+                else catalog.regions(provider),
+            }
+        )
+    if output == OutputFormat.json:
+        typer.echo(render.as_json({"providers": rows}))
+        return
+    typer.echo(
+        render.table(
+            ["provider", "classes", "versions", "in force today", "regions"],
+            [
+                (
+                    r["provider"],
+                    ", ".join(r["classes"]),
+                    ", ".join(r["versions"]),
+                    r["in_force"],
+                    r["regions"] if isinstance(r["regions"], str) else ", ".join(r["regions"]),
+                )
+                for r in rows
+            ],
+            output.value,
+            width=settings(ctx).width,
+        )
+    )
+
+
+@app.command("show")
+def pricing_show(
+    ctx: typer.Context,
+    provider: Annotated[str, typer.Argument(help="provider id, e.g. aws-s3", autocompletion=completion.provider)],
+    storage_class: Annotated[
+        str | None, typer.Option("--class", help="only this storage class", autocompletion=completion.storage_class)
+    ] = None,
+    as_of: AsOfOption = None,
+    overrides: Annotated[
+        Path | None, typer.Option("--prices", help="a price override file layered over the shipped version")
+    ] = None,
+    region: Annotated[str | None, typer.Option("--region", help="region, e.g. eu-central-1")] = None,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """One provider's prices in force on a date, with units, tiers, minimums and sources."""
+    rows_only(output, "pricing show")
+    from planner.present import text as render
+
+    day = parse_date(as_of)
+    from planner.costing.bills import price_table
+
+    table = price_table(provider, day or dt.date.today(), overrides, region)
+    if storage_class is not None and storage_class not in table.classes:
+        raise InputError(
+            f"{table.version} has no storage class {storage_class!r} (classes: {', '.join(table.classes)})",
+            source="--class",
+        )
+    if output == OutputFormat.json:
+        data = table.model_dump(mode="json")
+        if storage_class:
+            data["classes"] = {storage_class: data["classes"][storage_class]}
+        typer.echo(render.as_json({"version": table.version, **data}))
+        return
+    typer.echo(render.price_table(table, output.value, storage_class, width=settings(ctx).width))
+
+
+@app.command("import")
+def pricing_import(
+    price_list: Annotated[str, typer.Argument(help="whose price list: aws")],
+    offer: Annotated[Path, typer.Argument(help="the AmazonS3 offer file (JSON), all regions or one")],
+    out: Annotated[Path, typer.Option("--out", help="the tables folder to write into, e.g. pricing/tables")],
+    transfer: Annotated[
+        Path | None, typer.Option("--transfer", help="the AWSDataTransfer offer file (JSON), for internet egress")
+    ] = None,
+    regions: Annotated[list[str] | None, typer.Option("--region", help="only this region (repeatable)")] = None,
+    force: Annotated[bool, typer.Option("--force", help="replace tables that already exist")] = False,
+) -> None:
+    """Dated price tables for every region of an AWS Price List offer file, each price citing its SKU."""
+    from planner.pricing.aws_offer import import_offer
+
+    if price_list != "aws":
+        raise InputError(f"{price_list!r}: only AWS's price list can be imported (use: aws)", source="PRICE_LIST")
+    offer_data = read_json(offer, "AWS offer file")
+    transfer_data = read_json(transfer, "AWS offer file") if transfer is not None else None
+    result = import_offer(
+        offer_data, str(offer), transfer_data, str(transfer) if transfer else None, regions=regions or None
+    )
+    targets = [(out / table.path, table) for table in result.tables]
+    refuse_overwrite((path for path, _ in targets), force)
+    for path, table in targets:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(table.text, encoding="utf-8")
+        typer.echo(f"wrote {path} ({table.region}, in force from {table.effective_from})")
+        if table.dropped_classes:
+            typer.echo(f"  classes the offer does not price, left out: {', '.join(table.dropped_classes)}")
+        if table.from_defaults:
+            typer.echo(f"  not in the offer, the default table's (unverified): {', '.join(table.from_defaults)}")
+    typer.echo(f"{result.skipped_usage_types} usage types this planner does not price were skipped")
+
+
+@app.command("diff")
+def pricing_diff(
+    ctx: typer.Context,
+    provider: Annotated[str, typer.Argument(help="provider id")],
+    first: Annotated[str, typer.Argument(help="the earlier date (YYYY-MM-DD)")],
+    second: Annotated[str, typer.Argument(help="the later date (YYYY-MM-DD)")],
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """What changed in a provider's prices between the versions in force on two dates."""
+    from planner.present import text as render
+    from planner.pricing import catalog
+    from planner.pricing.changes import diff_tables
+
+    old = catalog.table_for(provider, parse_date(first, "FIRST"))
+    new = catalog.table_for(provider, parse_date(second, "SECOND"))
+    changes = diff_tables(old, new)
+    if output == OutputFormat.json:
+        typer.echo(render.as_json({"from": old.version, "to": new.version, "changes": changes}))
+        return
+    typer.echo(f"{old.version} -> {new.version}")
+    if not changes:
+        typer.echo("no changes")
+        return
+    typer.echo(
+        render.table(
+            ["field", "before", "after"],
+            [(c["field"], c["before"], c["after"]) for c in changes],
+            output.value,
+            width=settings(ctx).width,
+        )
+    )
