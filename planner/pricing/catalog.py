@@ -82,14 +82,14 @@ def _validate(raw: Any, source: str) -> PriceTable:
 Versions = list[tuple[dt.date, dict[str, Any], str]]
 
 
-def _read_versions(folder: Traversable, source_prefix: str) -> Versions:
+def _read_versions(folder: Traversable, source_prefix: str, shipped: bool) -> Versions:
     """The dated YAML files of one folder, parsed, oldest first."""
     found: Versions = []
     for entry in sorted(folder.iterdir(), key=lambda p: p.name):
         if not entry.name.endswith(".yaml"):
             continue
         source = f"{source_prefix}/{entry.name}"
-        raw = load_yaml(entry.read_text(encoding="utf-8"), source)
+        raw = load_yaml(entry.read_text(encoding="utf-8"), source, shipped=shipped)
         if not isinstance(raw, dict):
             raise InputError("a price table must be a mapping of keys", source=source)
         try:
@@ -130,10 +130,11 @@ def _build(provider: str, versions: Versions, regional_folder: str | None) -> tu
 
 
 def load_tables(
-    root: Traversable,
+    root: Traversable, *, shipped: bool = False
 ) -> tuple[dict[str, tuple[PriceTable, ...]], dict[tuple[str, str], tuple[PriceTable, ...]]]:
     """Every table under ``root``: each provider's default versions (``<provider>/<date>.yaml``) and each
-    region's (``<provider>/<region>/<date>.yaml``), oldest first, each a complete table."""
+    region's (``<provider>/<region>/<date>.yaml``), oldest first, each a complete table. ``shipped``:
+    planner's own tables (read with libyaml's parser, see ``planner.files.load_yaml``)."""
     default: dict[str, tuple[PriceTable, ...]] = {}
     regional: dict[tuple[str, str], tuple[PriceTable, ...]] = {}
     for provider_dir in sorted(root.iterdir(), key=lambda p: p.name):
@@ -141,10 +142,10 @@ def load_tables(
             continue
         provider = provider_dir.name
         prefix = f"{root.name}/{provider}"
-        default[provider] = _build(provider, _read_versions(provider_dir, prefix), None)
+        default[provider] = _build(provider, _read_versions(provider_dir, prefix, shipped), None)
         for region_dir in sorted(provider_dir.iterdir(), key=lambda p: p.name):
             if region_dir.is_dir() and not region_dir.name.startswith(("_", ".")):
-                versions = _read_versions(region_dir, f"{prefix}/{region_dir.name}")
+                versions = _read_versions(region_dir, f"{prefix}/{region_dir.name}", shipped)
                 if versions:
                     regional[(provider, region_dir.name)] = _build(provider, versions, region_dir.name)
     return default, regional
@@ -163,7 +164,7 @@ def _shipped() -> tuple[dict[str, tuple[PriceTable, ...]], dict[tuple[str, str],
 @functools.cache
 def _load_all(extra: str) -> tuple[dict[str, tuple[PriceTable, ...]], dict[tuple[str, str], tuple[PriceTable, ...]]]:
     """The shipped tables, then those of each extra folder; a provider defined twice is refused."""
-    default, regional = load_tables(resources.files("planner.pricing") / "tables")
+    default, regional = load_tables(resources.files("planner.pricing") / "tables", shipped=True)
     default, regional = dict(default), dict(regional)
     for folder in (f for f in extra.split(os.pathsep) if f):
         path = Path(folder)
