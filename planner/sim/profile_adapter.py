@@ -241,67 +241,18 @@ def provider_model_from_summary(summary: ProfileSummary, *, ttfb: LatencyModel |
     ``ttfb`` stands in for a summary without a GET TTFB (else that is an ``InputError``).
     """
     provider = getattr(summary, "provider", None) or "unknown"
-    p50 = getattr(summary, "ttfb_p50_s", None)
-    if p50 is None and ttfb is None:
-        raise InputError(
-            "the profile has no GET time to first byte, which the simulator needs "
-            "(measure a small-object GET cell, or add a published ttfb floor)",
-            source=f"profile of {provider}",
-            field="ttfb_p50_s",
-        )
-    p99 = getattr(summary, "ttfb_p99_s", None)
-    unknown: list[str] = []
-    if p50 is None:
-        assert ttfb is not None
-        unknown.append("GET TTFB (derived or assumed)")
-    else:
-        if p99 is None:
-            unknown.append("ttfb p99 (TTFB taken as constant at p50)")
-        ttfb = LatencyModel(p50_s=p50, p99_s=max(p99, p50) if p99 is not None else p50)
-
+    unknown: list[str] = []  # what the model's source lists as not in the profile, in this order
+    ttfb = _summary_ttfb(summary, ttfb, provider, unknown)
     stream_points, _ = transfer_curve(getattr(summary, "get_stream_bytes_per_s", []) or [], ttfb.p50_s)
     if not stream_points:
         unknown.append("per-stream GET bandwidth")
     write_points, _ = transfer_curve(getattr(summary, "put_stream_bytes_per_s", []) or [], ttfb.p50_s)
     if not write_points:
         unknown.append("per-stream PUT bandwidth")
-    read_ceiling = getattr(summary, "read_ceiling_bytes_per_s", None)
-    write_ceiling = getattr(summary, "write_ceiling_bytes_per_s", None)
-    for name, value in (("read ceiling", read_ceiling), ("write ceiling", write_ceiling)):
-        if value is None:
-            unknown.append(name)
-        elif not summary.is_exact(f"{name.replace(' ', '_')}_bytes_per_s"):
-            # the best rate a benchmark reached (often its client's limit), not the service's: enforcing
-            # it would cap every workload at one benchmark's client
-            unknown.append(f"{name} (not enforced: {value * 8 / 1e9:.3g} Gbps demonstrated is a lower bound)")
-    if read_ceiling is not None and not summary.is_exact("read_ceiling_bytes_per_s"):
-        read_ceiling = None
-    if write_ceiling is not None and not summary.is_exact("write_ceiling_bytes_per_s"):
-        write_ceiling = None
-
-    limits: list[RateLimit] = []
-    per_key = getattr(summary, "per_key_write_per_s", None)
-    if per_key:
-        limits.append(
-            RateLimit(
-                operations=["put", "complete-multipart"],
-                scope="key",
-                per_s=per_key,
-                burst=1.0,
-                error=_PER_KEY_WRITE_ERROR,
-            )
-        )
-    hot = None
-    limit = getattr(summary, "hot_object_limit", None)
-    behaviour = getattr(summary, "hot_object_behaviour", None)
-    if limit and behaviour in ("reject", "degrade"):
-        hot = HotObjectLimit(
-            max_concurrent_reads=int(limit),
-            behaviour=behaviour,
-            error=getattr(summary, "hot_object_error", None) or "503 SlowDown",
-        )
+    read_ceiling, write_ceiling = _summary_ceilings(summary, unknown)
     kind = getattr(summary, "source_kind", "unknown")
     backed: Evidence = "published" if kind == "published" else "measured"
+    p50, p99 = getattr(summary, "ttfb_p50_s", None), getattr(summary, "ttfb_p99_s", None)
     evidence: dict[str, Evidence] = {
         # PUT, HEAD and LIST take GET's latency: no profile states them separately yet
         "latency.put": "assumed",
@@ -309,16 +260,15 @@ def provider_model_from_summary(summary: ProfileSummary, *, ttfb: LatencyModel |
         "latency.list": "assumed",
         "latency.tail": backed if p50 is not None and p99 is not None else "assumed",
     }
-    if p50 is not None:
-        evidence["latency.get"] = backed
-    if stream_points:
-        evidence["stream.read"] = backed
-    if write_points:
-        evidence["stream.write"] = backed
-    if read_ceiling is not None:
-        evidence["ceiling.read"] = backed
-    if write_ceiling is not None:
-        evidence["ceiling.write"] = backed
+    for name, present in (
+        ("latency.get", p50 is not None),
+        ("stream.read", bool(stream_points)),
+        ("stream.write", bool(write_points)),
+        ("ceiling.read", read_ceiling is not None),
+        ("ceiling.write", write_ceiling is not None),
+    ):
+        if present:
+            evidence[name] = backed
     source = f"{kind} profile of {provider}"
     if unknown:
         source += "; not in the profile, left unbounded or assumed: " + ", ".join(unknown)
@@ -329,8 +279,77 @@ def provider_model_from_summary(summary: ProfileSummary, *, ttfb: LatencyModel |
         stream_write=BandwidthCurve(points=write_points),
         read_ceiling_bits_per_s=read_ceiling * 8 if read_ceiling else None,
         write_ceiling_bits_per_s=write_ceiling * 8 if write_ceiling else None,
-        rate_limits=limits,
-        hot_object=hot,
+        rate_limits=_summary_rate_limits(summary),
+        hot_object=_summary_hot_object(summary),
         source=source,
         evidence=evidence,
+    )
+
+
+def _summary_ttfb(
+    summary: ProfileSummary, ttfb: LatencyModel | None, provider: str, unknown: list[str]
+) -> LatencyModel:
+    """GET's time to first byte: a lognormal through the summary's p50 and p99 (constant at the p50
+    without a p99), else ``ttfb``; an ``InputError`` without either."""
+    p50 = getattr(summary, "ttfb_p50_s", None)
+    if p50 is None and ttfb is None:
+        raise InputError(
+            "the profile has no GET time to first byte, which the simulator needs "
+            "(measure a small-object GET cell, or add a published ttfb floor)",
+            source=f"profile of {provider}",
+            field="ttfb_p50_s",
+        )
+    p99 = getattr(summary, "ttfb_p99_s", None)
+    if p50 is None:
+        assert ttfb is not None
+        unknown.append("GET TTFB (derived or assumed)")
+        return ttfb
+    if p99 is None:
+        unknown.append("ttfb p99 (TTFB taken as constant at p50)")
+    return LatencyModel(p50_s=p50, p99_s=max(p99, p50) if p99 is not None else p50)
+
+
+def _summary_ceilings(summary: ProfileSummary, unknown: list[str]) -> tuple[float | None, float | None]:
+    """The aggregate read and write ceilings (bytes/s) where the summary gives them as exact; a
+    lower bound (the best rate a benchmark reached, often its client's limit) is not enforced."""
+    ceilings: list[float | None] = []
+    for name in ("read ceiling", "write ceiling"):
+        value = getattr(summary, f"{name.replace(' ', '_')}_bytes_per_s", None)
+        if value is None:
+            unknown.append(name)
+        elif not summary.is_exact(f"{name.replace(' ', '_')}_bytes_per_s"):
+            # the best rate a benchmark reached (often its client's limit), not the service's: enforcing
+            # it would cap every workload at one benchmark's client
+            unknown.append(f"{name} (not enforced: {value * 8 / 1e9:.3g} Gbps demonstrated is a lower bound)")
+            value = None
+        ceilings.append(value)
+    return ceilings[0], ceilings[1]
+
+
+def _summary_rate_limits(summary: ProfileSummary) -> list[RateLimit]:
+    """A measured per-key write limit as a key-scoped token bucket on put and complete-multipart."""
+    per_key = getattr(summary, "per_key_write_per_s", None)
+    if not per_key:
+        return []
+    return [
+        RateLimit(
+            operations=["put", "complete-multipart"],
+            scope="key",
+            per_s=per_key,
+            burst=1.0,
+            error=_PER_KEY_WRITE_ERROR,
+        )
+    ]
+
+
+def _summary_hot_object(summary: ProfileSummary) -> HotObjectLimit | None:
+    """The hot-object limit, where the summary gives both its concurrency and its behaviour."""
+    limit = getattr(summary, "hot_object_limit", None)
+    behaviour = getattr(summary, "hot_object_behaviour", None)
+    if not limit or behaviour not in ("reject", "degrade"):
+        return None
+    return HotObjectLimit(
+        max_concurrent_reads=int(limit),
+        behaviour=behaviour,
+        error=getattr(summary, "hot_object_error", None) or "503 SlowDown",
     )
