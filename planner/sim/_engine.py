@@ -32,6 +32,8 @@ from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
 from planner.sim.requests import _GET, _PUT, LOGICAL_OPERATIONS, FloatArray, IntArray, RequestSource
 from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec, TraceArrivals
 
+__all__ = ["RawRun", "Replication"]  # a replication and the record it returns
+
 _INF = math.inf
 
 # A part (one HTTP request and its retries) is a list with these fields: cheaper to make and

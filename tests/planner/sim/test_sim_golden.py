@@ -28,8 +28,7 @@ from planner.sim import (
     SizeDistribution,
     SizedLatency,
 )
-from planner.sim._engine import Replication
-from planner.sim._records import RawRun
+from planner.sim._engine import RawRun, Replication
 from planner.sim.spec import MultipartPolicy, RangedGetPolicy, TraceArrivals
 
 MIB = 2**20

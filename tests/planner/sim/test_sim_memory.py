@@ -16,8 +16,7 @@ from planner.sim import (
     SimSpec,
     SizeDistribution,
 )
-from planner.sim._engine import Replication
-from planner.sim._records import RawRun
+from planner.sim._engine import RawRun, Replication
 from planner.sim._stats import StreamingQuantiles
 from planner.sim.core import Tally
 
