@@ -19,26 +19,21 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 from heapq import heappush
 from typing import Any
 
 import numpy as np
 
-from planner.sim._network import FlowClass, FluidNetwork
-from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
+from planner.sim._records import RawRun
+from planner.sim._setup import _HOT_REJECT, _TOKENS, _Check, provider_setup
+from planner.sim._tables import _B_COMPLETE, _B_CREATE, _B_GET, _B_PART, _B_PUT, _BLOCK
+from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
+from planner.sim.requests import _GET, _PUT, LOGICAL_OPERATIONS, FloatArray, IntArray, RequestSource
 from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec, TraceArrivals
 
-FloatArray = np.ndarray[Any, np.dtype[np.float64]]
-IntArray = np.ndarray[Any, np.dtype[np.int64]]
+__all__ = ["RawRun", "Replication"]  # a replication and the record it returns
 
-LOGICAL_OPERATIONS: tuple[str, ...] = ("GET", "PUT", "HEAD", "LIST")
-_GET, _PUT, _HEAD, _LIST = range(4)
-# Billed operations; the first four are the logical ones, in the same order.
-_B_GET, _B_PUT, _B_HEAD, _B_LIST, _B_CREATE, _B_PART, _B_COMPLETE = range(len(BILLED_OPERATIONS))
-_BLOCK = 8192
-_LINK_DOWN, _LINK_UP, _PROVIDER_READ, _PROVIDER_WRITE = range(4)
 _INF = math.inf
 
 # A part (one HTTP request and its retries) is a list with these fields: cheaper to make and
@@ -66,66 +61,13 @@ Part = list[Any]
 # Steps, the values of ``_P_STEP``; ticks (a hot burst, a worker's think time) are one-field parts.
 _FIRST_BYTE, _RESPONSE, _ERROR, _RETRY, _THINK, _BURST = range(6)
 
-# Admission checks (``Replication._build_admission``): kind, state, scope, interval (s), slack (s), error.
-_TOKENS, _HOT_REJECT, _HOT_DEGRADE = range(3)
-_ANY_KEY = 1 << 62  # more than any key: a limit per key takes the key modulo this
 _NEVER = 1 << 62  # more than any size: the split-from size of an operation never split
-_Check = tuple[int, dict[int, float], int, float, float, str]
 
 
 def _new_part(
     lop: int, billed: int, key: int, nbytes: int, now: float, request: _Request | None, latency: float = -1.0
 ) -> Part:
     return [_RESPONSE, lop, billed, key, nbytes, now, -1.0, -1.0, now, 1, 0, -1, request, "", latency]
-
-
-def _draws(model: LatencyModel, rng: np.random.Generator, offset_s: float = 0.0) -> Iterator[float]:
-    """Endless draws from a latency model (plus ``offset_s``), made in numpy blocks, handed out as floats."""
-    while True:
-        yield from (model.sample(rng, _BLOCK) + offset_s).tolist()
-
-
-class _DrawTable(dict[int, Iterator[float]]):
-    """Latency draws by ``billed | size << 3`` (a billed operation at an object size), made on first use."""
-
-    def __init__(
-        self,
-        provider: ProviderModel,
-        rng: np.random.Generator,
-        offset_s: float,
-        idle_share: float,
-        utilisation: list[float],
-        queued: list[bool],
-    ) -> None:
-        super().__init__()
-        self._provider, self._rng, self._offset_s = provider, rng, offset_s
-        self._idle_share, self._utilisation, self._queued = idle_share, utilisation, queued
-
-    def __missing__(self, key: int) -> Iterator[float]:
-        billed = key & 7
-        model = self._provider.latency(
-            BILLED_OPERATIONS[billed],
-            key >> 3,
-            self._idle_share,
-            self._utilisation[billed],
-            queued=self._queued[billed],
-        )
-        draws = self[key] = _draws(model, self._rng, self._offset_s)
-        return draws
-
-
-class _TailTable(dict[int, Iterator[float] | None]):
-    """Draws of how much longer than the median a GET body of ``size`` takes, made on first use
-    (None where the model has no spread for it)."""
-
-    def __init__(self, provider: ProviderModel, rng: np.random.Generator) -> None:
-        super().__init__()
-        self._provider, self._rng = provider, rng
-
-    def __missing__(self, size: int) -> Iterator[float] | None:
-        model = self._provider.body_tail("get", size)
-        draws = self[size] = None if model is None or not model.p99_s else _draws(model, self._rng)
-        return draws
 
 
 class _Request:
@@ -152,138 +94,6 @@ class _Request:
         self.failed = False
         self.completing = False
         self.queued: list[int] = []  # part sizes a multipart upload has yet to send
-
-
-class _ServiceTable(dict[int, float]):
-    """Server service time by ``billed | size << 3``, asked of the provider's queue on first use."""
-
-    def __init__(self, provider: ProviderModel) -> None:
-        super().__init__()
-        self._provider = provider
-
-    def __missing__(self, key: int) -> float:
-        operation = BILLED_OPERATIONS[key & 7]
-        queue = self._provider.server_queue(operation)
-        seconds = self[key] = queue.service_for(operation, key >> 3) if queue is not None else 0.0
-        return seconds
-
-
-class _FlowTable(dict[int, FlowClass | None]):
-    """The network class of a transfer by its size (None: nothing bounds it), made on first use."""
-
-    def __init__(self, make: Callable[[int], FlowClass | None]) -> None:
-        super().__init__()
-        self._make = make
-
-    def __missing__(self, nbytes: int) -> FlowClass | None:
-        flow = self[nbytes] = self._make(nbytes)
-        return flow
-
-
-@dataclass
-class RawRun:
-    """What one replication recorded, as arrays for the statistics."""
-
-    lop: IntArray
-    t_arrival: FloatArray
-    t_conn: FloatArray
-    t_first: FloatArray
-    t_end: FloatArray
-    size: FloatArray
-    ok: np.ndarray[Any, np.dtype[np.bool_]]
-    transfer_lop: IntArray
-    transfer_start: FloatArray
-    transfer_end: FloatArray
-    transfer_bytes: FloatArray
-    error_time: FloatArray
-    errors: dict[tuple[int, str], int]
-    retries: list[int]
-    billed: list[int]
-    unfinished: int
-    events: int
-
-    @classmethod
-    def joined(cls, chunks: list[RawRun]) -> RawRun:
-        """Chunks of one replication as one (the counters are the last chunk's, its totals)."""
-        last = chunks[-1]
-        arrays = {
-            name: np.concatenate([getattr(chunk, name) for chunk in chunks])
-            for name in (
-                "lop", "t_arrival", "t_conn", "t_first", "t_end", "size", "ok", "transfer_lop", "transfer_start",
-                "transfer_end", "transfer_bytes", "error_time",
-            )
-        }  # fmt: skip
-        return cls(
-            **arrays,
-            errors=last.errors,
-            retries=last.retries,
-            billed=last.billed,
-            unfinished=last.unfinished,
-            events=last.events,
-        )
-
-
-class RequestSource:
-    """The synthetic requests of a spec: Poisson arrival times shaped by its open loop, and each
-    request's operation, size and key (a hot object ``h`` as key ``-1 - h``), drawn from ``rng``.
-    The simulator draws from it, and so does the trace generator (planner.sim.trace), so a
-    generated trace holds the requests a simulation of the same spec would."""
-
-    def __init__(self, spec: SimSpec, rng: np.random.Generator) -> None:
-        self.spec, self.rng = spec, rng
-        keys = spec.keys
-        self.key_count = keys.keys
-        self.zipf_cdf: FloatArray | None = None
-        if keys.zipf_exponent > 0:
-            weights = np.arange(1, keys.keys + 1, dtype=np.float64) ** -keys.zipf_exponent
-            cdf = np.cumsum(weights)
-            self.zipf_cdf = cdf / cdf[-1]
-        hot = keys.hot
-        self.hot_replicas = hot.replicas if hot else 1
-        self.op_cdf = np.cumsum(spec.mix.shares())
-        self.size_values = np.array(spec.sizes.sizes_bytes, dtype=np.int64)
-        self.size_cdf = np.cumsum(spec.sizes.probabilities())
-        put_sizes = spec.put_sizes
-        self.put_size_values = None if put_sizes is None else np.array(put_sizes.sizes_bytes, dtype=np.int64)
-        self.put_size_cdf = None if put_sizes is None else np.cumsum(put_sizes.probabilities())
-
-    def requests(self, count: int) -> tuple[IntArray, IntArray, IntArray]:
-        """``count`` requests' operations, sizes and keys (a hot object ``h`` as key ``-1 - h``)."""
-        rng, keys = self.rng, self.spec.keys
-        lops = np.minimum(np.searchsorted(self.op_cdf, rng.random(count), side="right"), 3)
-        sizes = self.size_values[
-            np.minimum(np.searchsorted(self.size_cdf, rng.random(count), side="right"), len(self.size_values) - 1)
-        ]
-        if self.put_size_values is not None and self.put_size_cdf is not None:
-            puts = lops == _PUT
-            drawn = np.searchsorted(self.put_size_cdf, rng.random(int(puts.sum())), side="right")
-            sizes[puts] = self.put_size_values[np.minimum(drawn, len(self.put_size_values) - 1)]
-        if self.zipf_cdf is None:
-            key_ids = rng.integers(0, self.key_count, count)
-        else:
-            key_ids = np.minimum(np.searchsorted(self.zipf_cdf, rng.random(count), side="right"), self.key_count - 1)
-        hot = keys.hot
-        if hot is not None and hot.share_of_reads > 0:
-            is_hot = (lops == _GET) & (rng.random(count) < hot.share_of_reads)
-            key_ids[is_hot] = -1 - rng.integers(0, hot.objects, int(is_hot.sum()))
-            if hot.size_bytes is not None:
-                sizes[is_hot] = hot.size_bytes
-        return lops, sizes, key_ids
-
-    def arrival_times(self, loop: OpenLoop, start_s: float, end_s: float) -> FloatArray:
-        """Poisson arrivals in [start_s, end_s), thinned from the profile's peak rate."""
-        rng, peak = self.rng, loop.max_rate_per_s
-        expected = peak * (end_s - start_s)
-        count = int(expected + 6 * math.sqrt(expected) + 16)
-        times = np.cumsum(rng.exponential(1.0 / peak, count)) + start_s
-        while times[-1] < end_s:
-            more = np.cumsum(rng.exponential(1.0 / peak, count)) + times[-1]
-            times = np.concatenate([times, more])
-        times = times[times < end_s]
-        if loop.profile in ("mean", "peak"):
-            return times
-        keep = rng.random(len(times)) < loop.rates_per_s(times) / peak
-        return times[keep]
 
 
 class Replication:
@@ -333,40 +143,17 @@ class Replication:
         self.think_s = arrivals.think_time_s if isinstance(arrivals, ClosedLoop) else None
         self.retry_base_s, self.retry_cap_s = client.retry.base_s, client.retry.max_backoff_s
         self.round_trip_s = client.round_trip_s
-        self.idle_share, self.utilisation = self._window_load()
-        # per billed operation, whether it waits in its server queue: not in a steady open loop at a
-        # load its open-loop cells measured whole (their waits are in the latency drawn)
-        steady = isinstance(arrivals, OpenLoop) and (arrivals.profile in ("mean", "peak") or arrivals.peak_factor == 1)
-        steady = steady and (spec.keys.hot is None or not spec.keys.hot.peak_concurrency)
-        self.queued = [
-            not steady or provider.queued(op, u) for op, u in zip(BILLED_OPERATIONS, self.utilisation, strict=True)
-        ]
-        self.latencies = _DrawTable(provider, rng, client.round_trip_s, self.idle_share, self.utilisation, self.queued)
-        self.load_extrapolated = [
-            op
-            for op, u, queued in zip(BILLED_OPERATIONS[:4], self.utilisation, self.queued, strict=False)
-            if not queued and provider.load_extrapolated(op, u)
-        ]
+        # what the provider model answers once (``_setup``), where the hot path finds it
+        setup = provider_setup(spec, provider, self.duration_s, rng)
+        self.idle_share, self.utilisation, self.queued = setup.idle_share, setup.utilisation, setup.queued
+        self.latencies, self.body_tails = setup.latencies, setup.body_tails
+        self.load_extrapolated = setup.load_extrapolated
         """billed operations whose latency under this load is extrapolated past the last open-loop cell"""
-        self.body_tails = _TailTable(provider, rng) if provider.body_tail_by_size else None
-        # The server queues: per billed operation, the free times of its queue's servers (a heap
-        # shared by the operations the queue serves), None for no queue; service times by
-        # ``billed | size << 3``.
-        self.queues: list[list[float] | None] = [None] * len(BILLED_OPERATIONS)
-        self.service_s = _ServiceTable(provider)
-        # per billed operation, draws of its queue's service spread (a multiplier of mean 1), or None
-        self.spreads: list[Iterator[float] | None] = [None] * len(BILLED_OPERATIONS)
-        for queue in provider.server_queues:
-            free = [0.0] * queue.servers
-            spread = _draws(queue.service_spread, rng) if queue.service_spread is not None else None
-            for op in queue.operations:
-                if self.queued[BILLED_OPERATIONS.index(op)]:
-                    self.queues[BILLED_OPERATIONS.index(op)] = free
-                    self.spreads[BILLED_OPERATIONS.index(op)] = spread
+        self.queues, self.service_s, self.spreads = setup.queues, setup.service_s, setup.spreads
+        self.network, self.read_flows, self.write_flows = setup.network, setup.read_flows, setup.write_flows
+        self.admission, self.hot_counts = setup.admission, setup.hot_counts
         self.uniforms: list[float] = []
         self.uniform_i = 0
-        self._build_network()
-        self._build_admission()
         self._build_keys()
         # Records, flat lists extended in the loop and turned into arrays once at the end.
         # operation, arrival, connection, first byte, end, size, ok: 7 numbers per request ended;
@@ -392,101 +179,7 @@ class Replication:
         self.arrival_key: list[int] = []
         self.arrival_latency: list[float] = []  # its operation's latency, for its first attempt
 
-    # -- set-up: ask the provider model once, keep the answers where the hot path finds them --
-
-    def _window_load(self) -> tuple[float, list[float]]:
-        """The share of requests that find client and server idle, and per billed operation the
-        utilisation of its server queue (the window's mean offered work over the queue's capacity).
-
-        Idle: nothing else in flight, exp(-L) with L requests in flight on average by Little's law
-        (Poisson arrivals at the window's mean rate times the busy latency of the operations and
-        sizes drawn), and at most the share of time the busiest server queue is idle (1 - its
-        utilisation); 0 for a closed loop without think time. A closed loop's utilisation is left
-        at 0: its rate is what its latency allows, and the queue alone sets how it levels off."""
-        provider, spec = self.provider, self.spec
-        utilisation = [0.0] * len(BILLED_OPERATIONS)
-        if not provider.sparse_latency_by_size and not provider.loaded_latency:
-            return 0.0, utilisation
-        arrivals = spec.arrivals
-        sizes = list(zip(spec.sizes.sizes_bytes, spec.sizes.probabilities(), strict=True))
-        put_sizes = sizes
-        if spec.put_sizes is not None:
-            put_sizes = list(zip(spec.put_sizes.sizes_bytes, spec.put_sizes.probabilities(), strict=True))
-
-        def sizes_of(op: str) -> list[tuple[int, float]]:
-            return put_sizes if op == "put" else sizes if op == "get" else [(0, 1.0)]
-
-        busy_s = sum(
-            share * sum(p * provider.latency(op, size).mean_s for size, p in sizes_of(op))
-            for op, share in zip(BILLED_OPERATIONS[:4], spec.mix.shares(), strict=True)
-            if share
-        )
-        if isinstance(arrivals, ClosedLoop):
-            if arrivals.think_time_s == 0:
-                return 0.0, utilisation
-            in_flight = arrivals.workers * busy_s / (busy_s + arrivals.think_time_s)
-            return math.exp(-in_flight), utilisation
-        rate = arrivals.expected_arrivals(0.0, self.duration_s) / self.duration_s
-        idle = math.exp(-rate * busy_s)
-        for queue in provider.server_queues:
-            busy = sum(
-                rate * share * p * queue.service_for(op, size)
-                for op, share in zip(BILLED_OPERATIONS[:4], spec.mix.shares(), strict=True)
-                if op in queue.operations
-                for size, p in sizes_of(op)
-            )
-            idle = min(idle, max(0.0, 1.0 - busy / queue.servers))
-            for op in queue.operations:
-                utilisation[BILLED_OPERATIONS.index(op)] = busy / queue.servers
-        return (idle if provider.sparse_latency_by_size else 0.0), utilisation
-
-    def _build_network(self) -> None:
-        client, provider = self.spec.client, self.provider
-        link = client.link_bits_per_s / 8 if client.link_bits_per_s is not None else math.inf
-        if client.link_duplex == "shared":
-            self.read_resources: tuple[int, ...] = (_LINK_DOWN, _PROVIDER_READ)
-            self.write_resources: tuple[int, ...] = (_LINK_DOWN, _PROVIDER_WRITE)
-        else:
-            self.read_resources, self.write_resources = (_LINK_DOWN, _PROVIDER_READ), (_LINK_UP, _PROVIDER_WRITE)
-        capacities = [link, link, provider.ceiling_bits_per_s("read") / 8, provider.ceiling_bits_per_s("write") / 8]
-        self.network = FluidNetwork(None, capacities, None, timer=False)
-        self.read_flows = _FlowTable(lambda nbytes: self._flow_class(True, nbytes))
-        self.write_flows = _FlowTable(lambda nbytes: self._flow_class(False, nbytes))
-        self.read_flows[0] = self.write_flows[0] = None  # no bytes, no transfer
-
-    def _flow_class(self, read: bool, nbytes: int) -> FlowClass | None:
-        cap = self.provider.stream_bits_per_s("read" if read else "write", nbytes) / 8
-        return self.network.flow_class(self.read_resources if read else self.write_resources, cap)
-
-    def _build_admission(self) -> None:
-        """Per billed operation, the provider's admission checks of it, in the order they are asked
-        (``_loop``, where a part begins): its rate limits, then (GETs) the hot-object limit. A check is a tuple
-        ``(kind, state, scope, interval_s, slack_s, error)``:
-
-        - ``_TOKENS``, a token bucket as its equivalent virtual schedule (GCRA): ``state`` holds, per
-          scope id (the key modulo ``scope``: ``_ANY_KEY`` for a limit per key, the number of
-          prefixes for one per prefix, 1 for one per bucket), the time ``due`` at which
-          the bucket is full again but for one token; a request at ``now`` finds a token iff
-          ``due - now <= slack_s``, (burst - 1) tokens' worth of time, and then takes it (``due``
-          moves on by ``interval_s``, ``1 / per_s``, from ``max(due, now)``); a rejection leaves it as it is.
-        - ``_HOT_REJECT`` or ``_HOT_DEGRADE``, concurrent reads of one byte range of one key: ``state``
-          counts the reads in flight per ``key << 32 | range``; past ``scope`` of them the read is
-          rejected, or its TTFB stretched by count / ``scope`` (``interval_s`` and ``slack_s`` unused).
-        """
-        provider = self.provider
-        self.admission: list[list[_Check]] = [[] for _ in BILLED_OPERATIONS]
-        for limit in provider.rate_limits:
-            state: dict[int, float] = {}
-            for op in limit.operations:
-                modulus = {"key": _ANY_KEY, "prefix": self.spec.keys.prefixes, "bucket": 1}[limit.scope]
-                interval_s = 1.0 / limit.per_s
-                check = (_TOKENS, state, modulus, interval_s, (limit.burst_requests - 1.0) * interval_s, limit.error)
-                self.admission[BILLED_OPERATIONS.index(op)].append(check)
-        self.hot_counts: dict[int, float] = {}
-        hot = provider.hot_object
-        if hot is not None:
-            kind = _HOT_DEGRADE if hot.behaviour == "degrade" else _HOT_REJECT
-            self.admission[_B_GET].append((kind, self.hot_counts, hot.max_concurrent_reads, 0.0, 0.0, hot.error))
+    # -- set-up: the request source --
 
     def _build_keys(self) -> None:
         source = self.source = RequestSource(self.spec, self.rng)
@@ -504,33 +197,6 @@ class Replication:
 
     def _draw_requests(self, count: int) -> tuple[IntArray, IntArray, IntArray]:
         return self.source.requests(count)
-
-    def _draw_latencies(self, codes: IntArray, sizes: IntArray) -> list[float]:
-        """One latency per request, from the model of its (whole-object) operation at its size."""
-        drawn = np.empty(len(codes))
-        sized, idle = bool(self.provider.latency_by_size), self.idle_share
-        for code in range(len(LOGICAL_OPERATIONS)):
-            mine = codes == code
-            if not mine.any():
-                continue
-            if not sized or code >= _HEAD:
-                model = self.provider.latency(
-                    BILLED_OPERATIONS[code],
-                    0 if sized else None,
-                    idle,
-                    self.utilisation[code],
-                    queued=self.queued[code],
-                )
-                drawn[mine] = model.sample(self.rng, int(mine.sum()))
-                continue
-            for size in np.unique(sizes[mine]).tolist():
-                chosen = mine & (sizes == size)
-                model = self.provider.latency(
-                    BILLED_OPERATIONS[code], int(size), idle, self.utilisation[code], queued=self.queued[code]
-                )
-                drawn[chosen] = model.sample(self.rng, int(chosen.sum()))
-        result: list[float] = (drawn + self.round_trip_s).tolist()
-        return result
 
     def _uniform(self) -> float:
         i = self.uniform_i
@@ -567,7 +233,7 @@ class Replication:
         self.arrival_times = [*times.tolist(), _INF]
         lops, sizes, keys = self._draw_requests(len(times))
         self.arrival_lop, self.arrival_size, self.arrival_key = lops.tolist(), sizes.tolist(), keys.tolist()
-        self.arrival_latency = self._draw_latencies(lops, sizes)
+        self.arrival_latency = self.latencies.one_each(lops, sizes)
 
     def _arrival_times(self, loop: OpenLoop, start_s: float, end_s: float) -> FloatArray:
         return self.source.arrival_times(loop, start_s, end_s)
@@ -586,7 +252,7 @@ class Replication:
         self.arrival_times = [*times[lo:hi].tolist(), _INF]
         self.arrival_lop, self.arrival_size = lops[lo:hi].tolist(), sizes[lo:hi].tolist()
         self.arrival_key = keys[lo:hi].tolist()
-        self.arrival_latency = self._draw_latencies(lops[lo:hi], sizes[lo:hi])
+        self.arrival_latency = self.latencies.one_each(lops[lo:hi], sizes[lo:hi])
 
     def _push(self, part: Part, at: float) -> None:
         """``part``'s next step is due at ``at`` (or just after, if a step is due at ``at`` already)."""
@@ -642,7 +308,7 @@ class Replication:
         while True:
             if ready:
                 # begin a part: take a connection (or wait for one, first come first served), count
-                # the request, ask the admission checks of its billed operation (``_build_admission``)
+                # the request, ask the admission checks of its billed operation (``_setup._admission``)
                 # in order, then send it (an upload: start its body)
                 part = ready.popleft()
                 if not free_connections:
@@ -899,7 +565,7 @@ class Replication:
         return True
 
     def _admit(self, part: Part, checks: list[_Check], latency: float, now: float) -> tuple[str | None, float]:
-        """Ask a part's admission checks (``_build_admission``) in order: the refusal of the first
+        """Ask a part's admission checks (``_setup._admission``) in order: the refusal of the first
         that refuses it (None if all admit it), and its latency (drawn here if a hot-object check
         needs it, -1 if not drawn; longer if a hot object degrades it)."""
         billed, nbytes = part[_P_BILLED], part[_P_NBYTES]
@@ -1011,34 +677,18 @@ class Replication:
 
     def _take(self, *, final: bool) -> RawRun:
         """What was recorded since the last call, as arrays; the lists start again empty."""
-        records = np.fromiter(self.records, np.float64, len(self.records)).reshape(-1, 7)
-        transfers = np.fromiter(self.transfers, np.float64, len(self.transfers)).reshape(-1, 4)
-        error_times = np.array(self.error_times, dtype=np.float64)
-        self.ended += len(records)
-        self.records, self.transfers, self.error_times = [], [], []
-        if len(self.put_off) > 1024:  # put-off searches from times already past are never asked again
-            now = self.now
-            self.put_off = {at: free for at, free in self.put_off.items() if at >= now}
-        # the whole-object GETs whose records stand for their transfers too (ok 2)
-        moved = records[records[:, 6] == 2.0]
-        if len(moved):
-            transfers = np.concatenate([transfers, moved[:, [0, 3, 4, 5]]])
-        return RawRun(
-            lop=records[:, 0].astype(np.int64),
-            t_arrival=records[:, 1],
-            t_conn=records[:, 2],
-            t_first=records[:, 3],
-            t_end=records[:, 4],
-            size=records[:, 5],
-            ok=records[:, 6] != 0.0,
-            transfer_lop=transfers[:, 0].astype(np.int64),
-            transfer_start=transfers[:, 1],
-            transfer_end=transfers[:, 2],
-            transfer_bytes=transfers[:, 3],
-            error_time=error_times,
+        self.ended += len(self.records) // 7
+        run = RawRun.recorded(
+            self.records,
+            self.transfers,
+            self.error_times,
             errors=dict(self.errors),
             retries=list(self.retries),
             billed=list(self.billed),
             unfinished=self.issued - self.ended if final else 0,
-            events=0,
         )
+        self.records, self.transfers, self.error_times = [], [], []
+        if len(self.put_off) > 1024:  # put-off searches from times already past are never asked again
+            now = self.now
+            self.put_off = {at: free for at, free in self.put_off.items() if at >= now}
+        return run

@@ -10,9 +10,11 @@ from typing import Any
 import numpy as np
 
 from planner.errors import InputError
-from planner.sim._engine import LOGICAL_OPERATIONS, RawRun, Replication
+from planner.sim._engine import Replication
+from planner.sim._records import RawRun
 from planner.sim._stats import RETAINED_SAMPLES, StreamingQuantiles, delivered_bytes, mean_and_half_width
 from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
+from planner.sim.requests import LOGICAL_OPERATIONS
 from planner.sim.result import Estimate, OperationStats, SimulationResult, SLOVerdict, TimeSeries
 from planner.sim.spec import OpenLoop, SimSpec, TraceArrivals
 

@@ -23,6 +23,7 @@ from typing import IO
 import numpy as np
 
 from planner.errors import InputError
+from planner.sim.requests import RequestSource
 from planner.sim.spec import OpenLoop, SimSpec, TraceArrivals
 
 _OPS = {"get": 0, "put": 1, "head": 2, "list": 3}
@@ -95,8 +96,6 @@ def read_trace(path: Path) -> tuple[TraceArrivals, list[str]]:
 def generate(spec: SimSpec, duration_s: float, seed: int) -> TraceArrivals:
     """``duration_s`` of the spec's open loop, drawn as the simulator draws it (hot objects become
     keys after the others)."""
-    from planner.sim._engine import RequestSource
-
     if not isinstance(spec.arrivals, OpenLoop):
         raise InputError("only an open loop (a rate of arrivals) can be written as a trace", field="traffic")
     if spec.arrivals.max_rate_per_s * duration_s > MAX_TRACE_REQUESTS:

@@ -23,7 +23,8 @@ from planner.sim import (
     SizedLatency,
     simulate_spec,
 )
-from planner.sim.profile_adapter import latency_from_cell, provider_model_from_profile
+from planner.sim.profile_adapter import provider_model_from_profile
+from planner.sim.profile_cells import latency_from_cell
 from planner.sim.provider import BILLED_OPERATIONS
 
 KIB, MIB = 1024, 2**20
@@ -268,7 +269,7 @@ def test_open_loop_cells_set_the_knee_and_the_server_count() -> None:
     # lighter open-loop driver kept up with 200-700/s and fell behind at 1,000/s (800/s completed),
     # its mean latency rising as four servers of 5 ms (M/M/4 of 800/s) on top of the 2.75 ms back to back
     closed = [_cell("get", 4 * KIB, 1, 400, 0.0025, 0.0024), _cell("get", 4 * KIB, 16, 500, 0.032, 0.031)]
-    from planner.sim.profile_adapter import erlang_c_wait_s
+    from planner.sim.measured_surface import erlang_c_wait_s
 
     ladder = [_open("get", 4 * KIB, r, r, 0.00275 + erlang_c_wait_s(r, 0.005, 4)) for r in (200, 400, 600, 700)]
     ladder.append(_open("get", 4 * KIB, 1000, 800, 0.040))

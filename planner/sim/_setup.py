@@ -1,0 +1,208 @@
+"""What a replication asks its provider model once, before it runs, kept where the event loop
+finds it: the window's load on the provider's servers, the latency draws and server queues that
+load implies, the network the transfers share and the admission checks (rate limits, the
+hot-object limit). ``provider_setup`` returns it as one plain record; ``Replication`` reads it."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from planner.sim._network import FlowClass, FluidNetwork
+from planner.sim._tables import _B_GET, _draws, _DrawTable, _FlowTable, _ServiceTable, _TailTable
+from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
+from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec
+
+_LINK_DOWN, _LINK_UP, _PROVIDER_READ, _PROVIDER_WRITE = range(4)
+
+# Admission checks (``_admission``): kind, state, scope, interval (s), slack (s), error.
+_TOKENS, _HOT_REJECT, _HOT_DEGRADE = range(3)
+_ANY_KEY = 1 << 62  # more than any key: a limit per key takes the key modulo this
+_Check = tuple[int, dict[int, float], int, float, float, str]
+
+
+@dataclass
+class ProviderSetup:
+    """The provider model's answers for one replication (``provider_setup``), by billed operation
+    where a list."""
+
+    idle_share: float
+    """the share of requests that find client and server idle"""
+    utilisation: list[float]
+    """the utilisation of each operation's server queue"""
+    queued: list[bool]
+    """whether an operation waits in its server queue: not in a steady open loop at a load its
+    open-loop cells measured whole (their waits are in the latency drawn)"""
+    latencies: _DrawTable
+    load_extrapolated: list[str]
+    """billed operations whose latency under this load is extrapolated past the last open-loop cell"""
+    body_tails: _TailTable | None
+    queues: list[list[float] | None]
+    """the free times of an operation's queue's servers (a heap shared by the operations the queue
+    serves), None for no queue"""
+    service_s: _ServiceTable
+    spreads: list[Iterator[float] | None]
+    """draws of an operation's queue's service spread (a multiplier of mean 1), or None"""
+    network: FluidNetwork
+    read_flows: _FlowTable
+    write_flows: _FlowTable
+    admission: list[list[_Check]]
+    """an operation's admission checks, in the order they are asked (``_admission``)"""
+    hot_counts: dict[int, float]
+    """reads in flight per ``key << 32 | range``, the hot-object check's state"""
+
+
+def provider_setup(
+    spec: SimSpec, provider: ProviderModel, duration_s: float, rng: np.random.Generator
+) -> ProviderSetup:
+    """Ask ``provider`` what a replication of ``spec`` over ``duration_s`` needs; draws come from ``rng``
+    when the replication first uses them (nothing is drawn here)."""
+    idle_share, utilisation = _window_load(spec, provider, duration_s)
+    arrivals = spec.arrivals
+    steady = isinstance(arrivals, OpenLoop) and (arrivals.profile in ("mean", "peak") or arrivals.peak_factor == 1)
+    steady = steady and (spec.keys.hot is None or not spec.keys.hot.peak_concurrency)
+    queued = [not steady or provider.queued(op, u) for op, u in zip(BILLED_OPERATIONS, utilisation, strict=True)]
+    queues, service_s, spreads = _server_queues(provider, queued, rng)
+    network, read_flows, write_flows = _network(spec, provider)
+    admission, hot_counts = _admission(spec, provider)
+    return ProviderSetup(
+        idle_share=idle_share,
+        utilisation=utilisation,
+        queued=queued,
+        latencies=_DrawTable(provider, rng, spec.client.round_trip_s, idle_share, utilisation, queued),
+        load_extrapolated=[
+            op
+            for op, u, waits in zip(BILLED_OPERATIONS[:4], utilisation, queued, strict=False)
+            if not waits and provider.load_extrapolated(op, u)
+        ],
+        body_tails=_TailTable(provider, rng) if provider.body_tail_by_size else None,
+        queues=queues,
+        service_s=service_s,
+        spreads=spreads,
+        network=network,
+        read_flows=read_flows,
+        write_flows=write_flows,
+        admission=admission,
+        hot_counts=hot_counts,
+    )
+
+
+def _window_load(spec: SimSpec, provider: ProviderModel, duration_s: float) -> tuple[float, list[float]]:
+    """The share of requests that find client and server idle, and per billed operation the
+    utilisation of its server queue (the window's mean offered work over the queue's capacity).
+
+    Idle: nothing else in flight, exp(-L) with L requests in flight on average by Little's law
+    (Poisson arrivals at the window's mean rate times the busy latency of the operations and
+    sizes drawn), and at most the share of time the busiest server queue is idle (1 - its
+    utilisation); 0 for a closed loop without think time. A closed loop's utilisation is left
+    at 0: its rate is what its latency allows, and the queue alone sets how it levels off."""
+    utilisation = [0.0] * len(BILLED_OPERATIONS)
+    if not provider.sparse_latency_by_size and not provider.loaded_latency:
+        return 0.0, utilisation
+    arrivals = spec.arrivals
+    sizes = list(zip(spec.sizes.sizes_bytes, spec.sizes.probabilities(), strict=True))
+    put_sizes = sizes
+    if spec.put_sizes is not None:
+        put_sizes = list(zip(spec.put_sizes.sizes_bytes, spec.put_sizes.probabilities(), strict=True))
+
+    def sizes_of(op: str) -> list[tuple[int, float]]:
+        return put_sizes if op == "put" else sizes if op == "get" else [(0, 1.0)]
+
+    busy_s = sum(
+        share * sum(p * provider.latency(op, size).mean_s for size, p in sizes_of(op))
+        for op, share in zip(BILLED_OPERATIONS[:4], spec.mix.shares(), strict=True)
+        if share
+    )
+    if isinstance(arrivals, ClosedLoop):
+        if arrivals.think_time_s == 0:
+            return 0.0, utilisation
+        in_flight = arrivals.workers * busy_s / (busy_s + arrivals.think_time_s)
+        return math.exp(-in_flight), utilisation
+    rate = arrivals.expected_arrivals(0.0, duration_s) / duration_s
+    idle = math.exp(-rate * busy_s)
+    for queue in provider.server_queues:
+        busy = sum(
+            rate * share * p * queue.service_for(op, size)
+            for op, share in zip(BILLED_OPERATIONS[:4], spec.mix.shares(), strict=True)
+            if op in queue.operations
+            for size, p in sizes_of(op)
+        )
+        idle = min(idle, max(0.0, 1.0 - busy / queue.servers))
+        for op in queue.operations:
+            utilisation[BILLED_OPERATIONS.index(op)] = busy / queue.servers
+    return (idle if provider.sparse_latency_by_size else 0.0), utilisation
+
+
+def _server_queues(
+    provider: ProviderModel, queued: list[bool], rng: np.random.Generator
+) -> tuple[list[list[float] | None], _ServiceTable, list[Iterator[float] | None]]:
+    """Per billed operation, the free times of its queue's servers (a heap shared by the operations
+    the queue serves; None for no queue or one it does not wait in) and draws of its service spread;
+    service times by ``billed | size << 3``."""
+    queues: list[list[float] | None] = [None] * len(BILLED_OPERATIONS)
+    spreads: list[Iterator[float] | None] = [None] * len(BILLED_OPERATIONS)
+    for queue in provider.server_queues:
+        free = [0.0] * queue.servers
+        spread = _draws(queue.service_spread, rng) if queue.service_spread is not None else None
+        for op in queue.operations:
+            if queued[BILLED_OPERATIONS.index(op)]:
+                queues[BILLED_OPERATIONS.index(op)] = free
+                spreads[BILLED_OPERATIONS.index(op)] = spread
+    return queues, _ServiceTable(provider), spreads
+
+
+def _network(spec: SimSpec, provider: ProviderModel) -> tuple[FluidNetwork, _FlowTable, _FlowTable]:
+    """The fluid network the transfers share (the client's link, the provider's ceilings) and the
+    flow classes of reads and writes by size."""
+    client = spec.client
+    link = client.link_bits_per_s / 8 if client.link_bits_per_s is not None else math.inf
+    read_resources: tuple[int, ...] = (_LINK_DOWN, _PROVIDER_READ)
+    if client.link_duplex == "shared":
+        write_resources: tuple[int, ...] = (_LINK_DOWN, _PROVIDER_WRITE)
+    else:
+        write_resources = (_LINK_UP, _PROVIDER_WRITE)
+    capacities = [link, link, provider.ceiling_bits_per_s("read") / 8, provider.ceiling_bits_per_s("write") / 8]
+    network = FluidNetwork(None, capacities, None, timer=False)
+
+    def flow_class(read: bool, nbytes: int) -> FlowClass | None:
+        cap = provider.stream_bits_per_s("read" if read else "write", nbytes) / 8
+        return network.flow_class(read_resources if read else write_resources, cap)
+
+    read_flows = _FlowTable(lambda nbytes: flow_class(True, nbytes))
+    write_flows = _FlowTable(lambda nbytes: flow_class(False, nbytes))
+    read_flows[0] = write_flows[0] = None  # no bytes, no transfer
+    return network, read_flows, write_flows
+
+
+def _admission(spec: SimSpec, provider: ProviderModel) -> tuple[list[list[_Check]], dict[int, float]]:
+    """Per billed operation, the provider's admission checks of it, in the order they are asked
+    (``Replication._loop``, where a part begins): its rate limits, then (GETs) the hot-object limit. A check is a tuple
+    ``(kind, state, scope, interval_s, slack_s, error)``:
+
+    - ``_TOKENS``, a token bucket as its equivalent virtual schedule (GCRA): ``state`` holds, per
+      scope id (the key modulo ``scope``: ``_ANY_KEY`` for a limit per key, the number of
+      prefixes for one per prefix, 1 for one per bucket), the time ``due`` at which
+      the bucket is full again but for one token; a request at ``now`` finds a token iff
+      ``due - now <= slack_s``, (burst - 1) tokens' worth of time, and then takes it (``due``
+      moves on by ``interval_s``, ``1 / per_s``, from ``max(due, now)``); a rejection leaves it as it is.
+    - ``_HOT_REJECT`` or ``_HOT_DEGRADE``, concurrent reads of one byte range of one key: ``state``
+      counts the reads in flight per ``key << 32 | range``; past ``scope`` of them the read is
+      rejected, or its TTFB stretched by count / ``scope`` (``interval_s`` and ``slack_s`` unused).
+    """
+    admission: list[list[_Check]] = [[] for _ in BILLED_OPERATIONS]
+    for limit in provider.rate_limits:
+        state: dict[int, float] = {}
+        for op in limit.operations:
+            modulus = {"key": _ANY_KEY, "prefix": spec.keys.prefixes, "bucket": 1}[limit.scope]
+            interval_s = 1.0 / limit.per_s
+            check = (_TOKENS, state, modulus, interval_s, (limit.burst_requests - 1.0) * interval_s, limit.error)
+            admission[BILLED_OPERATIONS.index(op)].append(check)
+    hot_counts: dict[int, float] = {}
+    hot = provider.hot_object
+    if hot is not None:
+        kind = _HOT_DEGRADE if hot.behaviour == "degrade" else _HOT_REJECT
+        admission[_B_GET].append((kind, hot_counts, hot.max_concurrent_reads, 0.0, 0.0, hot.error))
+    return admission, hot_counts

@@ -1,0 +1,121 @@
+"""The replication's tables of what it asks the provider model, each answer made on first use:
+latency draws and body tails by operation and size, server service times, network flow classes.
+Random draws come in numpy blocks and are handed out as floats."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from planner.sim._network import FlowClass
+from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
+from planner.sim.requests import _HEAD, LOGICAL_OPERATIONS, IntArray
+
+# Billed operations; the first four are the logical ones, in the same order.
+_B_GET, _B_PUT, _B_HEAD, _B_LIST, _B_CREATE, _B_PART, _B_COMPLETE = range(len(BILLED_OPERATIONS))
+_BLOCK = 8192
+
+
+def _draws(model: LatencyModel, rng: np.random.Generator, offset_s: float = 0.0) -> Iterator[float]:
+    """Endless draws from a latency model (plus ``offset_s``), made in numpy blocks, handed out as floats."""
+    while True:
+        yield from (model.sample(rng, _BLOCK) + offset_s).tolist()
+
+
+class _DrawTable(dict[int, Iterator[float]]):
+    """Latency draws by ``billed | size << 3`` (a billed operation at an object size), made on first use;
+    ``one_each`` draws one for each of a block of requests."""
+
+    def __init__(
+        self,
+        provider: ProviderModel,
+        rng: np.random.Generator,
+        offset_s: float,
+        idle_share: float,
+        utilisation: list[float],
+        queued: list[bool],
+    ) -> None:
+        super().__init__()
+        self._provider, self._rng, self._offset_s = provider, rng, offset_s
+        self._idle_share, self._utilisation, self._queued = idle_share, utilisation, queued
+
+    def __missing__(self, key: int) -> Iterator[float]:
+        billed = key & 7
+        model = self._provider.latency(
+            BILLED_OPERATIONS[billed],
+            key >> 3,
+            self._idle_share,
+            self._utilisation[billed],
+            queued=self._queued[billed],
+        )
+        draws = self[key] = _draws(model, self._rng, self._offset_s)
+        return draws
+
+    def one_each(self, codes: IntArray, sizes: IntArray) -> list[float]:
+        """One latency per request, from the model of its (whole-object) operation at its size."""
+        drawn = np.empty(len(codes))
+        provider, rng = self._provider, self._rng
+        sized, idle = bool(provider.latency_by_size), self._idle_share
+        for code in range(len(LOGICAL_OPERATIONS)):
+            mine = codes == code
+            if not mine.any():
+                continue
+            if not sized or code >= _HEAD:
+                model = provider.latency(
+                    BILLED_OPERATIONS[code],
+                    0 if sized else None,
+                    idle,
+                    self._utilisation[code],
+                    queued=self._queued[code],
+                )
+                drawn[mine] = model.sample(rng, int(mine.sum()))
+                continue
+            for size in np.unique(sizes[mine]).tolist():
+                chosen = mine & (sizes == size)
+                model = provider.latency(
+                    BILLED_OPERATIONS[code], int(size), idle, self._utilisation[code], queued=self._queued[code]
+                )
+                drawn[chosen] = model.sample(rng, int(chosen.sum()))
+        result: list[float] = (drawn + self._offset_s).tolist()
+        return result
+
+
+class _TailTable(dict[int, Iterator[float] | None]):
+    """Draws of how much longer than the median a GET body of ``size`` takes, made on first use
+    (None where the model has no spread for it)."""
+
+    def __init__(self, provider: ProviderModel, rng: np.random.Generator) -> None:
+        super().__init__()
+        self._provider, self._rng = provider, rng
+
+    def __missing__(self, size: int) -> Iterator[float] | None:
+        model = self._provider.body_tail("get", size)
+        draws = self[size] = None if model is None or not model.p99_s else _draws(model, self._rng)
+        return draws
+
+
+class _ServiceTable(dict[int, float]):
+    """Server service time by ``billed | size << 3``, asked of the provider's queue on first use."""
+
+    def __init__(self, provider: ProviderModel) -> None:
+        super().__init__()
+        self._provider = provider
+
+    def __missing__(self, key: int) -> float:
+        operation = BILLED_OPERATIONS[key & 7]
+        queue = self._provider.server_queue(operation)
+        seconds = self[key] = queue.service_for(operation, key >> 3) if queue is not None else 0.0
+        return seconds
+
+
+class _FlowTable(dict[int, FlowClass | None]):
+    """The network class of a transfer by its size (None: nothing bounds it), made on first use."""
+
+    def __init__(self, make: Callable[[int], FlowClass | None]) -> None:
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, nbytes: int) -> FlowClass | None:
+        flow = self[nbytes] = self._make(nbytes)
+        return flow
