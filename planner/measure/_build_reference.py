@@ -262,11 +262,10 @@ def wasabi() -> Profile:
     )
 
 
-def aws_s3() -> Profile:
-    cells = seed002_matrix({("get", 5 * MIB, 1): (63.36, "2.1 1-Thread GET Throughput")}, "AWS S3")
-    cells += [head_cell(475.95, None), delete_cell(1032.09, None), list_missing("no LIST figure for S3")]
+def s3_range_get() -> RangeGetResult:
+    """Seed 004's 2 GiB download: one stream against 16 parallel ranged GETs, Frankfurt rows."""
     results = "Results (Frankfurt rows)"
-    range_get = RangeGetResult(
+    return RangeGetResult(
         object_size_bytes=2 * 1024 * MIB,
         points=[
             RangeGetPoint(
@@ -289,6 +288,10 @@ def aws_s3() -> Profile:
         note="eu-central-1 from an EC2 client; Spain 13.6x; 9.3-9.5 Gbps likely the client's link, so the"
         " speedup is a floor",
     )
+
+
+def s3_claims() -> list[Claim]:
+    """The S3 figures of seeds 000, 004 and 001 that are impossible, inconsistent or a client's limit."""
     claims = [
         Claim(
             claim=f"S3 large-object upload {value} Gbps on a 10 Gbps link ({size})",
@@ -337,29 +340,37 @@ def aws_s3() -> Profile:
         AWS_CLI_CLAIM,
         SEED002_LINK_CLAIM,
     ]
+    return claims
+
+
+def aws_s3() -> Profile:
+    cells = seed002_matrix({("get", 5 * MIB, 1): (63.36, "2.1 1-Thread GET Throughput")}, "AWS S3")
+    cells += [head_cell(475.95, None), delete_cell(1032.09, None), list_missing("no LIST figure for S3")]
     return Profile(
         provider="aws-s3",
         date="2026",
         tool_version="published",
         cells=cells,
-        probes=Probes(range_get=range_get),
+        probes=Probes(range_get=s3_range_get()),
         source=Source(
             kind="published",
             citations=[cite(S002, "whole report"), cite(S004, "whole report"), cite(S000, "rejected")],
-            claims=claims,
+            claims=s3_claims(),
         ),
         missing=["most GET/PUT cells", "TTFB", "hot-object limit", "part-size", "rates", "ceilings"],
     )
 
 
-def cloudflare_r2() -> Profile:
-    cells = seed002_matrix({}, "Cloudflare R2")
-    cells += [head_cell(98.24, None), delete_cell(2022.16, 495.89), list_missing("no LIST figure for R2")]
+R2_PART_SECTION = "Write bandwidth reaches 37 Gbps on one bucket. Part size matters"
+
+
+def r2_rates() -> RateResult:
+    """Seed 003's one-host example run: each operation's 1-second peak, a lower bound on its ceiling."""
     r2_rate = "Example: node r2-benchmark.js 10000 1000 (one host)"
     averages = {"put": 742.0, "get": 1113.0, "head": 1263.3, "delete": 877.0}
     peaks = {"put": 1284.2, "get": 2057.7, "head": 2418.3, "delete": 1749.2}
     names = {"put": "Write", "get": "Read", "head": "Stat", "delete": "Remove"}
-    rate = RateResult(
+    return RateResult(
         object_size_bytes=None,
         points=[
             RatePoint(
@@ -374,7 +385,10 @@ def cloudflare_r2() -> Profile:
             for op in ("put", "get", "head", "delete")
         ],
     )
-    part = "Write bandwidth reaches 37 Gbps on one bucket. Part size matters"
+
+
+def r2_claims() -> list[Claim]:
+    """The R2 figures of seeds 000, 001 and 003 that are impossible, inconsistent, hearsay or a client's limit."""
     claims = [
         Claim(
             claim="R2 reads hit a hard ceiling at ~55 Gbps",
@@ -392,7 +406,7 @@ def cloudflare_r2() -> Profile:
             action="flagged",
             reason="three different figures for one bucket's write ceiling (intro ~36, 'reaches 37 Gbps on one"
             " bucket', 'going from 32 Gbps to 58 Gbps'); ~36 used, the spread is the uncertainty",
-            citation=cite(S001, part),
+            citation=cite(S001, R2_PART_SECTION),
         ),
         Claim(
             claim="R2 peak ops/s summed over three hosts: Write 5439.7, Read 3111.2, Stat 2409.5, Remove 2798.0",
@@ -440,77 +454,93 @@ def cloudflare_r2() -> Profile:
         ),
         SEED002_LINK_CLAIM,
     ]
+    return claims
+
+
+def r2_probes() -> Probes:
+    """Seed 001's hot-range limit and part sizes, and seed 003's operation rates."""
+    return Probes(
+        hot_object=HotObjectResult(
+            limit=128,
+            behaviour="reject",
+            error="503 SlowDown",
+            citation=cite(
+                S001,
+                "hot-range paragraph",
+                "R2 will return 503 SlowDown when reading the same part of the same object more than 128"
+                " times concurrently",
+            ),
+            note="a deliberate rejection; duplicating the object under a few keys removes it (seed 001)",
+        ),
+        part_size=PartSizeResult(
+            points=[
+                PartSizePoint(
+                    part_size_bytes=32 * MIB,
+                    queue_depth=192,
+                    throughput_mib_per_s=gbps_to_mib_per_s(26.8),
+                    link_bits_per_s=100 * GBPS,
+                    citation=cite(S001, R2_PART_SECTION, "32 MiB parts peak at 26.8 Gbps at 192 connections"),
+                ),
+                PartSizePoint(
+                    part_size_bytes=8 * MIB,
+                    throughput_mib_per_s=gbps_to_mib_per_s(19.0),
+                    bound="upper",
+                    link_bits_per_s=100 * GBPS,
+                    citation=cite(S001, R2_PART_SECTION, "8 MiB and 128 MiB parts both land under 19"),
+                ),
+                PartSizePoint(
+                    part_size_bytes=128 * MIB,
+                    throughput_mib_per_s=gbps_to_mib_per_s(19.0),
+                    bound="upper",
+                    link_bits_per_s=100 * GBPS,
+                    citation=cite(S001, R2_PART_SECTION, "8 MiB and 128 MiB parts both land under 19"),
+                ),
+            ]
+        ),
+        rate=r2_rates(),
+    )
+
+
+def r2_ceilings() -> Ceilings:
+    """Seed 001's read and write ceilings and TTFB floor (the read figure is the best observed, a floor)."""
+    return Ceilings(
+        read_bytes_per_s=CitedValue(
+            value=137 * GBPS / 8,
+            bound="lower",
+            link_bits_per_s=300 * GBPS,
+            citation=cite(S001, "Update (September 19, 2026)", "R2 hit 137Gbps"),
+            note="highest read observed (EC2, 300 Gbps NIC); the service limit is unknown (below 1 Tbps)",
+        ),
+        write_bytes_per_s=CitedValue(
+            value=36 * GBPS / 8,
+            link_bits_per_s=100 * GBPS,
+            citation=cite(S001, "summary", "R2 read at ~55 Gbps and wrote at ~36 Gbps"),
+            note="one bucket; two buckets reached 58 Gbps combined; also stated as 32 and 37 Gbps",
+        ),
+        ttfb_floor_s=CitedValue(
+            value=0.040,
+            bound="lower",
+            citation=cite(S001, "TTFB paragraph", "Time to first byte floors at ~40 ms"),
+            note="regardless of object size or concurrency; ~70x the 0.525 ms RTT",
+        ),
+    )
+
+
+def cloudflare_r2() -> Profile:
+    cells = seed002_matrix({}, "Cloudflare R2")
+    cells += [head_cell(98.24, None), delete_cell(2022.16, 495.89), list_missing("no LIST figure for R2")]
     return Profile(
         provider="cloudflare-r2",
         region="auto",
         date="2026",
         tool_version="published",
         cells=cells,
-        probes=Probes(
-            hot_object=HotObjectResult(
-                limit=128,
-                behaviour="reject",
-                error="503 SlowDown",
-                citation=cite(
-                    S001,
-                    "hot-range paragraph",
-                    "R2 will return 503 SlowDown when reading the same part of the same object more than 128"
-                    " times concurrently",
-                ),
-                note="a deliberate rejection; duplicating the object under a few keys removes it (seed 001)",
-            ),
-            part_size=PartSizeResult(
-                points=[
-                    PartSizePoint(
-                        part_size_bytes=32 * MIB,
-                        queue_depth=192,
-                        throughput_mib_per_s=gbps_to_mib_per_s(26.8),
-                        link_bits_per_s=100 * GBPS,
-                        citation=cite(S001, part, "32 MiB parts peak at 26.8 Gbps at 192 connections"),
-                    ),
-                    PartSizePoint(
-                        part_size_bytes=8 * MIB,
-                        throughput_mib_per_s=gbps_to_mib_per_s(19.0),
-                        bound="upper",
-                        link_bits_per_s=100 * GBPS,
-                        citation=cite(S001, part, "8 MiB and 128 MiB parts both land under 19"),
-                    ),
-                    PartSizePoint(
-                        part_size_bytes=128 * MIB,
-                        throughput_mib_per_s=gbps_to_mib_per_s(19.0),
-                        bound="upper",
-                        link_bits_per_s=100 * GBPS,
-                        citation=cite(S001, part, "8 MiB and 128 MiB parts both land under 19"),
-                    ),
-                ]
-            ),
-            rate=rate,
-        ),
-        ceilings=Ceilings(
-            read_bytes_per_s=CitedValue(
-                value=137 * GBPS / 8,
-                bound="lower",
-                link_bits_per_s=300 * GBPS,
-                citation=cite(S001, "Update (September 19, 2026)", "R2 hit 137Gbps"),
-                note="highest read observed (EC2, 300 Gbps NIC); the service limit is unknown (below 1 Tbps)",
-            ),
-            write_bytes_per_s=CitedValue(
-                value=36 * GBPS / 8,
-                link_bits_per_s=100 * GBPS,
-                citation=cite(S001, "summary", "R2 read at ~55 Gbps and wrote at ~36 Gbps"),
-                note="one bucket; two buckets reached 58 Gbps combined; also stated as 32 and 37 Gbps",
-            ),
-            ttfb_floor_s=CitedValue(
-                value=0.040,
-                bound="lower",
-                citation=cite(S001, "TTFB paragraph", "Time to first byte floors at ~40 ms"),
-                note="regardless of object size or concurrency; ~70x the 0.525 ms RTT",
-            ),
-        ),
+        probes=r2_probes(),
+        ceilings=r2_ceilings(),
         source=Source(
             kind="published",
             citations=[cite(S001, "whole post"), cite(S002, "6.3, 6.4"), cite(S003, "README"), cite(S000, "rejected")],
-            claims=claims,
+            claims=r2_claims(),
         ),
         missing=[
             "GET/PUT cells by size and concurrency (seed 002 charts only)",

@@ -18,6 +18,10 @@ journal, kept on that host in ``<tmp>/planner-measure-<run-id>/<host>/``; a host
 lost is cleaned up from that journal by a task on the same host when one is available, else the
 report gives the command to run there.
 
+This module is the coordinator and the cluster's plumbing (workers, labels, clocks, the barrier);
+a host's own side of the run is ``measure.host_run`` and the merge of the hosts' profiles is
+``measure.host_merge``.
+
 Credentials never travel: each worker reads the AWS credential chain of its own host (its
 environment, profile or instance role), as each worker process of a one-host run reads the
 environment it inherits. Dask distributed is an optional extra (``planner[dask]``), imported
@@ -27,7 +31,7 @@ only through ``planner.cluster.require_distributed``.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
+import inspect
 import multiprocessing
 import re
 import socket
@@ -39,25 +43,47 @@ from pathlib import Path
 from typing import Any
 
 from planner.cluster import require_distributed
-from planner.errors import MeasureError, PlannerError
+from planner.errors import MeasureError
+from planner.measure.host_merge import merge_hosts
+from planner.measure.host_run import (
+    COORDINATOR_SILENCE_S,
+    HostOutcome,
+    HostPlan,
+    RunStopped,
+    cleanup_host,
+    go_name,
+    host_dir,
+    journal_of,
+    run_host,
+    scheduler_names,
+)
 from planner.measure.journal import RUN_PREFIX_ROOT
-from planner.measure.merge import merge_profiles
-from planner.measure.profile import Cell, MergeInfo, MergeInput, Profile, RunInfo, Source
-from planner.measure.run.measurement import Measurement
+from planner.measure.profile import Cell, Profile
 from planner.measure.run.options import MeasureOptions, Reporter, new_run_id
 from planner.measure.run.safety import write_atomic
 from planner.measure.s3client import describe_client_error
+
+__all__ = [
+    "COORDINATOR_SILENCE_S",
+    "ClusterRun",
+    "HostOutcome",
+    "HostPlan",
+    "RunStopped",
+    "describe_outcomes",
+    "host_dir",
+    "host_labels",
+    "measure_and_report",
+    "measure_on_cluster",
+    "merge_hosts",
+    "plan_hosts",
+    "releasable",
+]
 
 CLOCK_ROUNDS = 5
 MIN_START_LEAD_S = 0.5
 """The least time between the coordinator choosing a start and the start: the start has to reach
 every waiting host through the scheduler, and each host has to hand it to its processes."""
-COORDINATOR_SILENCE_S = 60.0
-"""A host that hears nothing from the coordinator for this long stops (and cleans up)."""
 _POLL_S = 0.05
-_LATE_S = 0.05
-"""A start that reaches a host with less than this to go is late there: the host starts this much
-later than the others (its processes need the time to receive the load) and the lead grows."""
 MAX_START_LEAD_S = 5.0
 LOST_HOST_WAIT_S = 30.0
 """How long the coordinator waits for a worker on a lost host's machine to clean up from its journal."""
@@ -66,30 +92,6 @@ _WORKER_CHECK_S = 2.0
 
 
 # -- the hosts ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HostPlan:
-    """One worker of the cluster as a measuring host."""
-
-    label: str  # the host's name in keys and in the profile
-    address: str  # the Dask worker's address
-    hostname: str
-    workdir: str  # on that host: its profile and journal
-    clock_offset_s: float  # its clock minus the coordinator's
-    clock_rtt_s: float
-
-
-@dataclass
-class HostOutcome:
-    label: str
-    profile_json: str | None = None
-    error: str | None = None
-    complete: bool = False
-    cleanup_clean: bool | None = None
-    cleanup_deleted: int = 0
-    cleanup_remaining: int = 0
-    journal: str | None = None
 
 
 def _describe_worker() -> dict[str, Any]:
@@ -132,135 +134,6 @@ def _clock_offsets(client: Any, addresses: list[str]) -> dict[str, tuple[float, 
             if address not in best or round_trip < best[address][1]:
                 best[address] = (remote - (before + after) / 2, round_trip)
     return best
-
-
-# -- the host's side --------------------------------------------------------------------------------
-
-
-class RunStopped(MeasureError):
-    """The coordinator stopped the run, or went silent."""
-
-
-def _names(run_id: str) -> tuple[str, str, str]:
-    """The run's scheduler-held objects: the coordinator's inbox (a queue), the prefix of each
-    load's start (an event and a variable per host and load) and the coordinator's heartbeat."""
-    base = f"planner-measure-{run_id}"
-    return f"{base}-inbox", f"{base}-go-", f"{base}-alive"
-
-
-def _go_name(go_prefix: str, host: str, seq: int) -> str:
-    return f"{go_prefix}{host}-{seq}"
-
-
-class _HostLink:
-    """A host's line to the coordinator: progress out, the common start of every load in.
-
-    A host waits on an ``Event`` (a wait that times out is quiet on the scheduler, where a
-    ``Queue.get`` that times out logs an error) and reads the start from a ``Variable``.
-    """
-
-    def __init__(self, run_id: str, host: str) -> None:
-        self._dask = require_distributed()
-        inbox, self._go_prefix, alive = _names(run_id)
-        self.host = host
-        self._out = self._dask.Queue(inbox)
-        self._alive = self._dask.Variable(alive)
-        self.step_index = 0
-        self.load_index = 0
-        self._seq = 0
-
-    def send(self, kind: str, **fields: Any) -> None:
-        self._out.put({"kind": kind, "host": self.host, **fields})
-
-    def gate(self) -> float:
-        """Report this load's place in the plan and wait for its start; the start, Unix seconds here."""
-        seq, self._seq = self._seq, self._seq + 1
-        self.send("arrive", key=[self.step_index, self.load_index], seq=seq)
-        self.load_index += 1
-        name = _go_name(self._go_prefix, self.host, seq)
-        event = self._dask.Event(name)
-        heard = time.monotonic()
-        last_beat: Any = None
-        while not event.wait(timeout=1.0):
-            beat = None
-            with contextlib.suppress(TimeoutError):
-                beat = self._alive.get(timeout=1.0)
-            if beat != last_beat:
-                last_beat, heard = beat, time.monotonic()
-            if time.monotonic() - heard > COORDINATOR_SILENCE_S:
-                raise RunStopped(f"no word from the coordinator for {COORDINATOR_SILENCE_S:g} s")
-        variable = self._dask.Variable(name)
-        message = variable.get()
-        variable.delete()
-        event.clear()
-        if "stop" in message:
-            raise RunStopped(str(message["stop"]))
-        start = float(message["start_local"])
-        earliest = time.time() + _LATE_S
-        if start < earliest:
-            self.send("late", seconds=earliest - start)
-        return max(start, earliest)
-
-
-class _HostReporter(Reporter):
-    """Sends the run's progress to the coordinator and tracks the plan step for the barrier."""
-
-    def __init__(self, link: _HostLink) -> None:
-        self.link = link
-
-    def info(self, message: str) -> None:
-        self.link.send("info", text=message)
-
-    def step(self, label: str, index: int, total: int) -> None:
-        if index != self.link.step_index:
-            self.link.step_index, self.link.load_index = index, 0
-        self.link.send("step", label=label, index=index, total=total)
-
-    def cell(self, cell: Cell) -> None:
-        self.link.send("cell", cell=cell.model_dump_json())
-
-
-def host_dir(workdir: str, run_id: str, label: str) -> Path:
-    return Path(workdir) / f"planner-measure-{run_id}" / label
-
-
-def _run_host(options: MeasureOptions, run_id: str, host: HostPlan) -> HostOutcome:
-    """On a worker: the whole plan under the host's prefix, cleaned up whatever happens."""
-    folder = host_dir(host.workdir, run_id, host.label)
-    folder.mkdir(parents=True, exist_ok=True)
-    own = dataclasses.replace(options, out=folder / "profile.json", run_id=run_id)
-    link = _HostLink(run_id, host.label)
-    measurement = Measurement(own, _HostReporter(link), host=host.label, start_gate=link.gate)
-    outcome = HostOutcome(label=host.label, journal=str(measurement.journal_file))
-    profile: Profile | None = None
-    try:
-        profile = measurement.run()
-        outcome.complete = profile.run is not None and profile.run.complete
-        if profile.run is not None and profile.run.stopped_reason:
-            outcome.error = profile.run.stopped_reason
-    except PlannerError as error:
-        outcome.error = str(error)
-    except Exception as error:  # the host's failure is data for the coordinator
-        outcome.error = f"failed ({describe_client_error(error)})"
-    if profile is None and measurement.cells:
-        profile = measurement.profile(complete=False, stopped_reason=outcome.error)
-    outcome.profile_json = profile.model_dump_json() if profile is not None and profile.cells else None
-    report = measurement.cleanup_report
-    if report is not None:
-        outcome.cleanup_clean = report.clean
-        outcome.cleanup_deleted = report.deleted
-        outcome.cleanup_remaining = len(report.remaining)
-    return outcome
-
-
-def _cleanup_host(options: MeasureOptions, journal_file: str) -> tuple[bool, int, int]:
-    """On a worker of the host a lost worker ran on: delete what its journal lists."""
-    from planner.measure.cleanup import cleanup_run
-    from planner.measure.s3client import make_client
-
-    client = make_client(options.endpoint, options.region, addressing=options.addressing, verify_tls=options.verify_tls)
-    report = cleanup_run(client, options.bucket, Path(journal_file))
-    return report.clean, report.deleted, len(report.remaining)
 
 
 # -- the coordinator --------------------------------------------------------------------------------
@@ -347,7 +220,7 @@ class _Coordinator:
 
     def __init__(self, client: Any, run_id: str, hosts: list[HostPlan], reporter: Reporter) -> None:
         self._dask = require_distributed()
-        inbox, self._go_prefix, alive = _names(run_id)
+        inbox, self._go_prefix, alive = scheduler_names(run_id)
         self.client = client
         self.run_id = run_id
         self.hosts = {host.label: host for host in hosts}
@@ -393,7 +266,7 @@ class _Coordinator:
 
     def _answer(self, host: str, message: dict[str, Any]) -> None:
         del self.waiting[host]
-        name = _go_name(self._go_prefix, host, self.seq[host])
+        name = go_name(self._go_prefix, host, self.seq[host])
         self._dask.Variable(name, client=self.client).set(message)
         self._dask.Event(name, client=self.client).set()
 
@@ -441,7 +314,7 @@ def measure_on_cluster(options: MeasureOptions, scheduler: str, reporter: Report
         coordinator.heartbeat()
         futures = {
             host.label: client.submit(
-                _run_host,
+                run_host,
                 options,
                 run_id,
                 host,
@@ -518,8 +391,6 @@ def _outcome(label: str, future: Any) -> HostOutcome:
 
 def _workers(client: Any) -> dict[str, dict[str, Any]]:
     """Every worker the scheduler knows (recent versions list only the first few unless asked)."""
-    import inspect
-
     if "n_workers" in inspect.signature(client.scheduler_info).parameters:
         return dict(client.scheduler_info(n_workers=-1)["workers"])
     return dict(client.scheduler_info()["workers"])
@@ -542,15 +413,9 @@ def _check_workers(client: Any, coordinator: _Coordinator, futures: dict[str, An
             continue
         futures[label].cancel()
         outcome = HostOutcome(label=label, error=f"its Dask worker {host.address} left the cluster")
-        outcome.journal = _journal_of(host, coordinator.run_id)
+        outcome.journal = journal_of(host, coordinator.run_id)
         coordinator.finish(label, outcome)
         coordinator.lost.append(label)
-
-
-def _journal_of(host: HostPlan, run_id: str) -> str:
-    from planner.measure import journal
-
-    return str(journal.journal_path(host_dir(host.workdir, run_id, host.label), run_id))
 
 
 def _clean_up_lost(client: Any, coordinator: _Coordinator, options: MeasureOptions) -> None:
@@ -565,7 +430,7 @@ def _clean_up_lost(client: Any, coordinator: _Coordinator, options: MeasureOptio
             with contextlib.suppress(Exception):
                 same = [a for a, info in _workers(client).items() if _machine(a) == _machine(host.address)]
                 if same:
-                    pending[label] = client.submit(_cleanup_host, options, outcome.journal, workers=same, pure=False)
+                    pending[label] = client.submit(cleanup_host, options, outcome.journal, workers=same, pure=False)
                     break
             time.sleep(0.5)
     for label, future in pending.items():
@@ -576,86 +441,6 @@ def _clean_up_lost(client: Any, coordinator: _Coordinator, options: MeasureOptio
             coordinator.reporter.info(f"{label}: cleanup from its journal failed ({describe_client_error(error)})")
             continue
         outcome.cleanup_clean, outcome.cleanup_deleted, outcome.cleanup_remaining = bool(clean), deleted, remaining
-
-
-def merge_hosts(
-    profiles: dict[str, Profile],
-    hosts: list[HostPlan],
-    outcomes: dict[str, HostOutcome],
-    run_id: str,
-    started_at: str,
-    options: MeasureOptions,
-    start: dict[str, Any] | None = None,
-) -> Profile:
-    """The hosts' profiles on the coordinator's clock, merged; the run and every host recorded."""
-    by_label = {host.label: host for host in hosts}
-    aligned: list[Profile] = []
-    for label, profile in profiles.items():
-        shift = by_label[label].clock_offset_s
-        copy = profile.model_copy(deep=True)
-        for cell in copy.cells:
-            if cell.window_start_unix is not None:
-                cell.window_start_unix = round(cell.window_start_unix - shift, 3)
-            if cell.window_end_unix is not None:
-                cell.window_end_unix = round(cell.window_end_unix - shift, 3)
-        for client in copy.clients[:1]:
-            client.hostname = label  # the merge names hosts by this; two workers may share a machine
-        aligned.append(copy)
-    merged = merge_profiles(aligned) if len(aligned) > 1 else _single(aligned[0], next(iter(profiles)))
-    assert merged.merge is not None
-    inputs: list[MergeInput] = []
-    for host in hosts:
-        outcome = outcomes[host.label]
-        held = profiles.get(host.label)
-        inputs.append(
-            MergeInput(
-                run_id=run_id,
-                hostname=host.label,
-                started_at=held.run.started_at if held is not None and held.run else None,
-                finished_at=held.run.finished_at if held is not None and held.run else None,
-                prefix=f"{RUN_PREFIX_ROOT}{run_id}/{host.label}/",
-                clock_offset_s=round(host.clock_offset_s, 6),
-                clock_rtt_s=round(host.clock_rtt_s, 6),
-                complete=outcome.complete,
-                error=outcome.error,
-            )
-        )
-    merged.merge.inputs = inputs
-    failed = [f"{label}: {o.error}" for label, o in outcomes.items() if not o.complete]
-    merged.run = RunInfo(
-        run_id=run_id,
-        prefix=f"{RUN_PREFIX_ROOT}{run_id}/",
-        started_at=started_at,
-        finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        complete=not failed,
-        stopped_reason="; ".join(failed) or None,
-        options={**options.recorded(), "run_id": run_id, "hosts": len(hosts), "common_start": start or {}},
-    )
-    merged.source = Source(
-        kind="merged",
-        note=f"measured from {len(hosts)} hosts of a Dask cluster with a common start per load;"
-        f" {len(profiles)} hosts contributed; probes from the first",
-    )
-    return merged
-
-
-def _single(profile: Profile, label: str) -> Profile:
-    """One host's profile in the merged form (the other hosts failed before measuring a cell)."""
-    from planner.measure.merge import METHOD
-
-    cells = []
-    for cell in profile.cells:
-        copy = cell.model_copy(deep=True)
-        copy.hosts = [label]
-        cells.append(copy)
-    return profile.model_copy(
-        update={
-            "cells": cells,
-            "run": None,
-            "merge": MergeInfo(method=METHOD, overlapped=False, inputs=[]),
-        },
-        deep=True,
-    )
 
 
 def describe_outcomes(run: ClusterRun) -> list[str]:

@@ -10,6 +10,7 @@ there is one, else ``ASSUMED_TTFB_S`` and ``ASSUMED_STREAM_BYTES_PER_S`` (labell
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from planner.measure.run.options import (
@@ -21,6 +22,7 @@ from planner.measure.run.options import (
     delete_warmup_s,
     open_loop_rates,
 )
+from planner.units import format_bytes
 
 STEP_OVERHEAD_S = 0.8
 """Start-up of one load on the worker processes (the 0.3 s common start, task hand-out, results)."""
@@ -253,16 +255,31 @@ def fit_budget(options: MeasureOptions, budget_s: float) -> tuple[MeasureOptions
     dropped: list[str] = []
     current = replace(options, delete_write_s=options.delete_write_s or 2 * (options.warmup_s + options.duration_s))
     plan = estimate(current)
-
-    def fits() -> bool:
-        nonlocal plan
-        plan = estimate(current)
-        return plan.seconds <= target
-
-    if fits():
+    if plan.seconds <= target:
         return current, dropped, plan
+    current, shortening = _shortened_to_fit(options, current, target)
+    if shortening is not None:
+        dropped.append(shortening)
+    plan = estimate(current)
+    if plan.seconds <= target:
+        return current, dropped, plan
+    for change, cut in _cuts(current):
+        dropped.append(change)
+        current, plan = cut, estimate(cut)
+        if plan.seconds <= target:
+            return current, dropped, plan
+    raise ValueError(
+        f"the smallest plan ({', '.join(current.ops)} at one size and concurrency, {MIN_CELL_S:g} s cells) takes"
+        f" about {plan.seconds:.0f} s; give a budget of at least {math.ceil(plan.seconds / 0.95)} s"
+    )
 
-    # 1. shorten the windows, warm-ups and probe steps by one factor (bisected), not below the minimums
+
+def _shortened_to_fit(
+    options: MeasureOptions, current: MeasureOptions, target_s: float
+) -> tuple[MeasureOptions, str | None]:
+    """``DROP_ORDER`` 1: the windows, warm-ups and probe steps shortened by one factor (bisected) until
+    the plan fits or they reach their minimums; with a line saying so, or None if nothing changed."""
+
     def shortened(scale: float) -> MeasureOptions:
         duration = max(MIN_CELL_S, min(options.duration_s, options.duration_s * scale))
         warmup = max(min(options.warmup_s, MIN_WARMUP_S), options.warmup_s * scale)
@@ -273,62 +290,43 @@ def fit_budget(options: MeasureOptions, budget_s: float) -> tuple[MeasureOptions
     low, high = 0.0, 1.0
     for _ in range(14):
         middle = (low + high) / 2
-        low, high = (middle, high) if estimate(shortened(middle)).seconds <= target else (low, middle)
+        low, high = (middle, high) if estimate(shortened(middle)).seconds <= target_s else (low, middle)
     chosen = shortened(low)
-    if (chosen.duration_s, chosen.warmup_s, chosen.probe_duration_s) != (
+    if (chosen.duration_s, chosen.warmup_s, chosen.probe_duration_s) == (
         current.duration_s,
         current.warmup_s,
         current.probe_duration_s,
     ):
-        dropped.append(
-            f"cell windows {current.duration_s:g} s -> {chosen.duration_s:.3g} s, warm-ups {current.warmup_s:g} s ->"
-            f" {chosen.warmup_s:.3g} s, probe steps {current.probe_duration_s:g} s -> {chosen.probe_duration_s:.3g} s"
-        )
-        current = chosen
-    if fits():
-        return current, dropped, plan
-    # 2. open-loop cells
+        return current, None
+    return chosen, (
+        f"cell windows {current.duration_s:g} s -> {chosen.duration_s:.3g} s, warm-ups {current.warmup_s:g} s ->"
+        f" {chosen.warmup_s:.3g} s, probe steps {current.probe_duration_s:g} s -> {chosen.probe_duration_s:.3g} s"
+    )
+
+
+def _cuts(current: MeasureOptions) -> Iterator[tuple[str, MeasureOptions]]:
+    """``DROP_ORDER`` 2 onwards: each cut in turn, as (what was cut, the options after it), each made to
+    the options the cut before it left; the caller stops taking them once the plan fits."""
     if current.open_rates_per_s or current.open_peak_fractions:
-        dropped.append("open-loop cells")
         current = replace(current, open_rates_per_s=[], open_peak_fractions=[])
-        if fits():
-            return current, dropped, plan
-    # 3. probes, longest and least used first
-    for name in ("hot-object", "range-get", "part-size", "rate"):
+        yield "open-loop cells", current
+    for name in ("hot-object", "range-get", "part-size", "rate"):  # longest and least used first
         if name in current.probes:
-            dropped.append(f"probe {name}")
             current = replace(current, probes=[p for p in current.probes if p != name])
-            if fits():
-                return current, dropped, plan
-    # 4. middle concurrency levels
+            yield f"probe {name}", current
     levels = sorted(set(current.concurrency))
     if len(levels) > 2:
-        dropped.append(f"concurrency {', '.join(str(c) for c in levels[1:-1])}")
         current = replace(current, concurrency=[levels[0], levels[-1]])
-        if fits():
-            return current, dropped, plan
-    # 5. sizes, largest first
-    from planner.units import format_bytes
-
+        yield f"concurrency {', '.join(str(c) for c in levels[1:-1])}", current
     while len(current.sizes) > 1:
         largest = max(current.sizes)
-        dropped.append(f"size {format_bytes(largest, binary=True)}")
         current = replace(current, sizes=[s for s in current.sizes if s != largest])
-        if fits():
-            return current, dropped, plan
-    # 6. operations
+        yield f"size {format_bytes(largest, binary=True)}", current
     for op in ("list", "head", "delete"):
         if op in current.ops and len(current.ops) > 1:
-            dropped.append(f"operation {op}")
             current = replace(current, ops=[o for o in current.ops if o != op])
-            if fits():
-                return current, dropped, plan
+            yield f"operation {op}", current
     if len(current.concurrency) > 1:
-        dropped.append(f"concurrency {max(current.concurrency)}")
+        highest = max(current.concurrency)
         current = replace(current, concurrency=[min(current.concurrency)])
-        if fits():
-            return current, dropped, plan
-    raise ValueError(
-        f"the smallest plan ({', '.join(current.ops)} at one size and concurrency, {MIN_CELL_S:g} s cells) takes"
-        f" about {plan.seconds:.0f} s; give a budget of at least {math.ceil(plan.seconds / 0.95)} s"
-    )
+        yield f"concurrency {highest}", current

@@ -60,31 +60,33 @@ def _rejects(figures: CellFigures) -> bool:
     return throttled >= 2 and throttled > 0.01 * (figures.samples + throttled)
 
 
-def hot_object(cell_runner: CellRunner, run: Measurement) -> HotObjectResult:
-    """Ramp concurrent GETs of one range of one key (doubling, then bisecting) until the service
-    rejects (503/429) or throughput stops growing while latency rises (a knee: it degrades)."""
-    options = run.options
-    range_bytes = options.hot_object_range_bytes
-    size = max(range_bytes, 1 << 20)
-    key = f"{run.prefix}hot/object"
-    cell_runner.put_keys([key], size, 1)
-    duration = options.probe_duration_s
-    steps: dict[int, HotObjectStep] = {}
-    figures_at: dict[int, CellFigures] = {}
+class _HotObjectProbe:
+    """The hot-object probe's one key and every step measured so far, by concurrency."""
 
-    def measure(concurrency: int) -> CellFigures:
-        figures, _ = cell_runner.measure(
+    def __init__(self, cell_runner: CellRunner, run: Measurement) -> None:
+        self.cell_runner = cell_runner
+        self.run = run
+        self.range_bytes = run.options.hot_object_range_bytes
+        self.size = max(self.range_bytes, 1 << 20)
+        self.key = f"{run.prefix}hot/object"
+        self.steps: dict[int, HotObjectStep] = {}
+        self.figures_at: dict[int, CellFigures] = {}
+
+    def measure(self, concurrency: int) -> CellFigures:
+        """One step: ``concurrency`` GETs of the range at a time, each sent once (no retries)."""
+        duration = self.run.options.probe_duration_s
+        figures, _ = self.cell_runner.measure(
             "get",
             concurrency,
             duration_s=duration,
             warmup_s=_warmup(duration),
             count_bytes=True,
-            keys=[key],
-            object_size=size,
-            byte_range=(0, range_bytes - 1),
+            keys=[self.key],
+            object_size=self.size,
+            byte_range=(0, self.range_bytes - 1),
             max_attempts=1,
         )
-        steps[concurrency] = HotObjectStep(
+        self.steps[concurrency] = HotObjectStep(
             concurrency=concurrency,
             samples=figures.samples,
             ops_per_s=figures.ops_per_s,
@@ -93,48 +95,69 @@ def hot_object(cell_runner: CellRunner, run: Measurement) -> HotObjectResult:
             ttfb_s=figures.ttfb_s,
             client_saturated="client-saturated" in figures.flags,
         )
-        figures_at[concurrency] = figures
-        run.reporter.info(
+        self.figures_at[concurrency] = figures
+        self.run.reporter.info(
             f"  hot-object x{concurrency}: {figures.ops_per_s or 0:.0f} ops/s,"
             f" p50 {1000 * (figures.latency_s.p50 or 0):.1f} ms, throttled {_throttled(figures)}"
         )
         return figures
 
-    good: int | None = None
-    bad: int | None = None
-    knee: int | None = None
-    concurrency = 1
-    while concurrency <= options.hot_object_max and not (steps and _out_of_budget(run, f"hot-object x{concurrency}")):
-        figures = measure(concurrency)
-        if _rejects(figures):
-            bad = concurrency
-            break
-        if good is not None:
-            before = figures_at[good]
-            gain = (figures.ops_per_s or 0) / max(before.ops_per_s or 1e-9, 1e-9)
-            slower = (figures.latency_s.p50 or 0) > _KNEE_LATENCY * (before.latency_s.p50 or 0)
-            if gain < _KNEE_GAIN and slower:
-                knee = good
-                break
-        good = concurrency
-        concurrency *= 2
-    result = HotObjectResult(range_bytes=range_bytes, max_tested=max(steps))
-    if bad is not None:
+    def ramp(self) -> tuple[int | None, int | None, int | None]:
+        """Double the concurrency from 1 until the service rejects a step, a knee shows, or the
+        maximum or the budget is reached: (the last clean step, the rejected one, the knee)."""
+        good: int | None = None
+        concurrency = 1
+        while concurrency <= self.run.options.hot_object_max and not (
+            self.steps and _out_of_budget(self.run, f"hot-object x{concurrency}")
+        ):
+            figures = self.measure(concurrency)
+            if _rejects(figures):
+                return good, concurrency, None
+            if good is not None:
+                before = self.figures_at[good]
+                gain = (figures.ops_per_s or 0) / max(before.ops_per_s or 1e-9, 1e-9)
+                slower = (figures.latency_s.p50 or 0) > _KNEE_LATENCY * (before.latency_s.p50 or 0)
+                if gain < _KNEE_GAIN and slower:
+                    return good, None, good
+            good = concurrency
+            concurrency *= 2
+        return good, None, None
+
+    def bisect(self, good: int | None, bad: int) -> tuple[int, int]:
+        """Bisect between the last clean and the first rejected step to within 5 % (or 1) of the
+        limit, as the budget allows: (the highest clean concurrency, the lowest rejected one)."""
         low = good or 0
-        # bisect to within 5 % (or 1) of the limit
-        while bad - low > max(1, int(0.05 * max(low, 1))) and not _out_of_budget(run, "hot-object bisection"):
+        while bad - low > max(1, int(0.05 * max(low, 1))) and not _out_of_budget(self.run, "hot-object bisection"):
             middle = (low + bad) // 2
-            if _rejects(measure(middle)):
+            if _rejects(self.measure(middle)):
                 bad = middle
             else:
                 low = middle
+        return low, bad
+
+
+def _commonest_throttle(figures: CellFigures) -> str | None:
+    """The throttling answer (503 or 429 and its code) seen most often in a step."""
+    counts: Counter[str] = Counter()
+    for label, n in figures.errors.items():
+        if label.startswith(THROTTLE_PREFIXES):
+            counts[label] += n
+    return counts.most_common(1)[0][0] if counts else None
+
+
+def hot_object(cell_runner: CellRunner, run: Measurement) -> HotObjectResult:
+    """Ramp concurrent GETs of one range of one key (doubling, then bisecting) until the service
+    rejects (503/429) or throughput stops growing while latency rises (a knee: it degrades)."""
+    probe = _HotObjectProbe(cell_runner, run)
+    cell_runner.put_keys([probe.key], probe.size, 1)
+    good, bad, knee = probe.ramp()
+    steps = probe.steps
+    result = HotObjectResult(range_bytes=probe.range_bytes, max_tested=max(steps))
+    if bad is not None:
+        low, bad = probe.bisect(good, bad)
         result.limit = low or None
         result.behaviour = "reject"
-        counts: Counter[str] = Counter()
-        for label, n in figures_at[bad].errors.items():
-            if label.startswith(THROTTLE_PREFIXES):
-                counts[label] += n
-        result.error = counts.most_common(1)[0][0] if counts else None
+        result.error = _commonest_throttle(probe.figures_at[bad])
         result.note = f"rejects above {low} concurrent requests for one range of one key"
     elif knee is not None:
         result.limit = knee

@@ -2,7 +2,7 @@
 ``measure.clients`` says which sends a task's requests) and a share of the threads.
 
 Python threads share one GIL, so a single process cannot keep many fast requests in flight;
-the parent spreads a cell's concurrency over several processes (``WorkerPool``), each running
+the parent spreads a cell's concurrency over several processes (``measure.pool.WorkerPool``), each running
 ``threads`` request threads between ``start_at`` and ``end_at`` (wall clock, the same on every
 process of the host). In a closed loop each thread sends its next request as soon as the last
 one ends; in an open loop (``arrival_rate_per_s``) the threads serve Poisson arrivals, at most
@@ -22,12 +22,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
-import multiprocessing
 import os
-import queue
 import random
 import resource
-import signal
 import threading
 import time
 from collections.abc import Callable
@@ -271,37 +268,212 @@ class _Arrivals:
             return due
 
 
-def run_task(settings: ClientSettings, task: LoadTask, stop: Any) -> LoadResult:
-    """Run one task's threads in this process and return the raw samples.
+def _timed(call: Callable[[], object], size: int = 0) -> Callable[[float], tuple[float, int]]:
+    """A request that makes ``call`` and counts its time to the end as its TTFB (no body to stream)."""
 
-    ``stop`` (a multiprocessing event) is read by this thread only and relayed to the request
-    threads through ``halt``, a thread-local event (see the module docstring).
+    def request(started: float) -> tuple[float, int]:
+        call()
+        return time.time() - started, size
+
+    return request
+
+
+class _TaskRun:
+    """One task in this process: its clients, payload, journal, and the request threads' shared state.
+
+    ``halt`` is the process-local stop the request threads read (see the module docstring).
     """
-    client = _client(settings, task.threads)
-    engine = engine_for(task.kind, task_request_bytes(task), settings.engine)
-    small = _small_object_client(settings, task.bucket) if engine == "obstore" else None
-    halt = threading.Event()
-    journal = JournalWriter(task.journal)
-    body = _payload(task.object_size) if task.kind in ("put", "put_keys", "upload_part") else b""
-    recorders = [_Recorder() for _ in range(task.threads)]
-    upload: dict[str, str] = {}
-    part_numbers = itertools.count(1)
-    part_lock = threading.Lock()
-    key_counter = itertools.count()
 
-    arrivals = (
-        _Arrivals(task.arrival_rate_per_s, task.start_at, task.end_at, task.seed) if task.arrival_rate_per_s else None
-    )
+    def __init__(self, settings: ClientSettings, task: LoadTask) -> None:
+        self.task = task
+        self.client = _client(settings, task.threads)
+        self.engine = engine_for(task.kind, task_request_bytes(task), settings.engine)
+        self.small = _small_object_client(settings, task.bucket) if self.engine == "obstore" else None
+        self.halt = threading.Event()
+        self.journal = JournalWriter(task.journal)
+        self.body = _payload(task.object_size) if task.kind in ("put", "put_keys", "upload_part") else b""
+        self.recorders = [_Recorder() for _ in range(task.threads)]
+        self.upload: dict[str, str] = {}
+        self._part_numbers = itertools.count(1)
+        self._part_lock = threading.Lock()
+        self._key_counter = itertools.count()
+        self.arrivals = (
+            _Arrivals(task.arrival_rate_per_s, task.start_at, task.end_at, task.seed)
+            if task.arrival_rate_per_s
+            else None
+        )
 
-    def running() -> bool:
-        return not halt.is_set() and (task.end_at is None or time.time() < task.end_at)
+    # -- the task's lifetime, on the task's main thread ---------------------------------------------
 
-    def get(key: str, byte_range: tuple[int, int] | None) -> Callable[[float], tuple[float, int]]:
-        if small is not None:
-            return functools.partial(small.get, key, byte_range)
+    def run(self, stop: Any) -> LoadResult:
+        """Start the threads, relay ``stop`` to them until they end, and merge their samples."""
+        task = self.task
+        total = LoadResult(task_id=task.task_id, engine=self.engine)
+        try:
+            if task.kind == "upload_part":
+                self._create_upload()
+            threads = [threading.Thread(target=self.thread_main, args=(i,), daemon=True) for i in range(task.threads)]
+            for thread in threads:
+                thread.start()
+            self._watch(threads, stop, total)
+            for recorder in self.recorders:
+                _merge(total, recorder.result)
+        finally:
+            if self.upload:
+                with contextlib.suppress(Exception):
+                    self.client.abort_multipart_upload(
+                        Bucket=task.bucket, Key=self.upload["key"], UploadId=self.upload["id"]
+                    )
+                    self.journal.write({"mpu_done": self.upload["id"]})
+            self.journal.close()
+        return total
+
+    def _create_upload(self) -> None:
+        """The multipart upload every thread of an ``upload_part`` task sends its parts to (journalled)."""
+        task = self.task
+        key = f"{task.key_prefix}{os.getpid()}"
+        self.journal.write({"put": key})
+        created = self.client.create_multipart_upload(Bucket=task.bucket, Key=key)
+        self.upload.update(key=key, id=created["UploadId"])
+        self.journal.write({"mpu": key, "upload_id": created["UploadId"]})
+
+    def _watch(self, threads: list[threading.Thread], stop: Any, total: LoadResult) -> None:
+        """Wait for the threads, relaying ``stop`` (or the parent's end) to ``halt``; CPU is sampled
+        over the measured window only (warm-up excluded)."""
+        task = self.task
+        cpu_start = wall_start = 0.0
+        host_start: tuple[int, int] | None = None
+        sampling = False
+        while alive := [thread for thread in threads if thread.is_alive()]:
+            now = time.time()
+            if not sampling and now >= task.warmup_end:
+                cpu_start, wall_start, host_start, sampling = _cpu_seconds(), now, _host_cpu_ticks(), True
+            if stop.is_set() or (task.parent_pid and os.getppid() != task.parent_pid):
+                self.halt.set()
+            alive[0].join(timeout=0.05 if sampling else min(0.05, max(task.warmup_end - now, 0.001)))
+        if sampling:
+            total.cpu_s = _cpu_seconds() - cpu_start
+            total.window_s = time.time() - wall_start
+            total.host_busy_fraction = _busy_fraction(host_start, _host_cpu_ticks())
+
+    # -- one request thread -------------------------------------------------------------------------
+
+    def running(self) -> bool:
+        task = self.task
+        return not self.halt.is_set() and (task.end_at is None or time.time() < task.end_at)
+
+    def thread_main(self, index: int) -> None:
+        """Request thread ``index``: wait for the start, then work through its keys or send until the end."""
+        task = self.task
+        recorder = self.recorders[index]
+        rng = random.Random(index * 7919 + os.getpid())
+        delay = task.start_at - time.time()
+        if delay > 0:
+            time.sleep(delay)
+        if task.kind in ("delete", "put_keys"):
+            self._work_through_keys(index, recorder)
+            return
+        byte_range = task.byte_range
+        if task.thread_ranges is not None:
+            byte_range = task.thread_ranges[index % len(task.thread_ranges)]
+        send = functools.partial(self._send, index, recorder, rng, byte_range)
+        if self.arrivals is None:
+            while self.running() and send(None):
+                pass
+            return
+        self._open_loop(self.arrivals, recorder, send)
+
+    def _work_through_keys(self, index: int, recorder: _Recorder) -> None:
+        """PUT or DELETE this thread's share of the task's keys, each once (with its retries)."""
+        task = self.task
+        for key in task.keys[index :: task.threads]:
+            if not self.running():
+                break
+            if task.kind == "put_keys":
+                self.journal.write({"put": key})
+                sent = recorder.attempt(_timed(self._put(key), len(self.body)), task.max_attempts, self.halt)
+                if sent and task.record_keys:
+                    recorder.result.written_keys.append(key)
+            else:
+                recorder.attempt(
+                    _timed(functools.partial(self.client.delete_object, Bucket=task.bucket, Key=key)),
+                    task.max_attempts,
+                    self.halt,
+                )
+
+    def _open_loop(self, arrivals: _Arrivals, recorder: _Recorder, send: Callable[[float | None], bool]) -> None:
+        """Take the next arrival and send it when it is due; it is late when it goes out more than
+        LATE_ARRIVAL_S after that (no thread was free, or the client was too slow)."""
+        while not self.halt.is_set():
+            due = arrivals.take()
+            if due is None:
+                return
+            wait = due - time.time()
+            if wait > 0 and self.halt.wait(wait):
+                return
+            if time.time() - due > LATE_ARRIVAL_S:
+                recorder.result.late_arrivals.append(due)
+                if wait > 0:  # a worker was waiting for it: the client's own lag, not a full set of workers
+                    recorder.result.slow_sends.append(due)
+            if not send(due):
+                return
+
+    def _send(
+        self,
+        index: int,
+        recorder: _Recorder,
+        rng: random.Random,
+        byte_range: tuple[int, int] | None,
+        scheduled: float | None,
+    ) -> bool:
+        """One request (with its retries); False when the work is used up."""
+        task, client, small, halt = self.task, self.client, self.small, self.halt
+        if task.kind == "get":
+            key = task.keys[rng.randrange(len(task.keys))]
+            recorder.attempt(self._get(key, byte_range), task.max_attempts, halt, scheduled)
+        elif task.kind == "head":
+            key = task.keys[rng.randrange(len(task.keys))]
+            call = (
+                functools.partial(small.head, key)
+                if small is not None
+                else functools.partial(client.head_object, Bucket=task.bucket, Key=key)
+            )
+            recorder.attempt(_timed(call), task.max_attempts, halt, scheduled)
+        elif task.kind == "list":
+            call = functools.partial(client.list_objects_v2, Bucket=task.bucket, Prefix=task.list_prefix, MaxKeys=1000)
+            recorder.attempt(_timed(call), task.max_attempts, halt, scheduled)
+        elif task.kind == "put":
+            key = f"{task.key_prefix}{os.getpid()}-{index}-{next(self._key_counter)}"
+            self.journal.write({"put": key})
+            sent = recorder.attempt(_timed(self._put(key), len(self.body)), task.max_attempts, halt, scheduled)
+            if sent and task.record_keys:
+                recorder.result.written_keys.append(key)
+        elif task.kind == "upload_part":
+            with self._part_lock:
+                number = next(self._part_numbers)
+            if number > 10000:
+                return False
+            call = functools.partial(
+                client.upload_part,
+                Bucket=task.bucket,
+                Key=self.upload["key"],
+                UploadId=self.upload["id"],
+                PartNumber=number,
+                Body=self.body,
+            )
+            recorder.attempt(_timed(call, len(self.body)), task.max_attempts, halt, scheduled)
+        return True
+
+    # -- the requests ---------------------------------------------------------------------------------
+
+    def _get(self, key: str, byte_range: tuple[int, int] | None) -> Callable[[float], tuple[float, int]]:
+        """A GET of ``key`` (or of ``byte_range`` of it) that reads the whole body and checks its length."""
+        if self.small is not None:
+            return functools.partial(self.small.get, key, byte_range)
+        client, bucket = self.client, self.task.bucket
 
         def request(started: float) -> tuple[float, int]:
-            kwargs: dict[str, Any] = {"Bucket": task.bucket, "Key": key}
+            kwargs: dict[str, Any] = {"Bucket": bucket, "Key": key}
             if byte_range is not None:
                 kwargs["Range"] = f"bytes={byte_range[0]}-{byte_range[1]}"
             response = client.get_object(**kwargs)
@@ -324,231 +496,16 @@ def run_task(settings: ClientSettings, task: LoadTask, stop: Any) -> LoadResult:
 
         return request
 
-    def simple(call: Callable[[], object], size: int = 0) -> Callable[[float], tuple[float, int]]:
-        def request(started: float) -> tuple[float, int]:
-            call()
-            return time.time() - started, size
-
-        return request
-
-    def put(key: str) -> Callable[[], object]:
-        if small is not None:
-            return functools.partial(small.put, key, body)
-        return functools.partial(client.put_object, Bucket=task.bucket, Key=key, Body=body)
-
-    def thread_main(index: int) -> None:
-        recorder = recorders[index]
-        rng = random.Random(index * 7919 + os.getpid())
-        delay = task.start_at - time.time()
-        if delay > 0:
-            time.sleep(delay)
-        if task.kind in ("delete", "put_keys"):
-            work = task.keys[index :: task.threads]
-            for key in work:
-                if not running():
-                    break
-                if task.kind == "put_keys":
-                    journal.write({"put": key})
-                    if recorder.attempt(simple(put(key), len(body)), task.max_attempts, halt) and task.record_keys:
-                        recorder.result.written_keys.append(key)
-                else:
-                    recorder.attempt(
-                        simple(functools.partial(client.delete_object, Bucket=task.bucket, Key=key)),
-                        task.max_attempts,
-                        halt,
-                    )
-            return
-        byte_range = task.byte_range
-        if task.thread_ranges is not None:
-            byte_range = task.thread_ranges[index % len(task.thread_ranges)]
-
-        def send(scheduled: float | None) -> bool:
-            """One request (with its retries); False when the work is used up."""
-            if task.kind == "get":
-                key = task.keys[rng.randrange(len(task.keys))]
-                recorder.attempt(get(key, byte_range), task.max_attempts, halt, scheduled)
-            elif task.kind == "head":
-                key = task.keys[rng.randrange(len(task.keys))]
-                call = (
-                    functools.partial(small.head, key)
-                    if small is not None
-                    else functools.partial(client.head_object, Bucket=task.bucket, Key=key)
-                )
-                recorder.attempt(simple(call), task.max_attempts, halt, scheduled)
-            elif task.kind == "list":
-                call = functools.partial(
-                    client.list_objects_v2, Bucket=task.bucket, Prefix=task.list_prefix, MaxKeys=1000
-                )
-                recorder.attempt(simple(call), task.max_attempts, halt, scheduled)
-            elif task.kind == "put":
-                key = f"{task.key_prefix}{os.getpid()}-{index}-{next(key_counter)}"
-                journal.write({"put": key})
-                sent = recorder.attempt(simple(put(key), len(body)), task.max_attempts, halt, scheduled)
-                if sent and task.record_keys:
-                    recorder.result.written_keys.append(key)
-            elif task.kind == "upload_part":
-                with part_lock:
-                    number = next(part_numbers)
-                if number > 10000:
-                    return False
-                call = functools.partial(
-                    client.upload_part,
-                    Bucket=task.bucket,
-                    Key=upload["key"],
-                    UploadId=upload["id"],
-                    PartNumber=number,
-                    Body=body,
-                )
-                recorder.attempt(simple(call, len(body)), task.max_attempts, halt, scheduled)
-            return True
-
-        if arrivals is None:
-            while running() and send(None):
-                pass
-            return
-        # open loop: take the next arrival and send it when it is due; it is late when it goes out
-        # more than LATE_ARRIVAL_S after that (no thread was free, or the client was too slow)
-        while not halt.is_set():
-            due = arrivals.take()
-            if due is None:
-                return
-            wait = due - time.time()
-            if wait > 0 and halt.wait(wait):
-                return
-            if time.time() - due > LATE_ARRIVAL_S:
-                recorder.result.late_arrivals.append(due)
-                if wait > 0:  # a worker was waiting for it: the client's own lag, not a full set of workers
-                    recorder.result.slow_sends.append(due)
-            if not send(due):
-                return
-
-    total = LoadResult(task_id=task.task_id, engine=engine)
-    try:
-        if task.kind == "upload_part":
-            key = f"{task.key_prefix}{os.getpid()}"
-            journal.write({"put": key})
-            created = client.create_multipart_upload(Bucket=task.bucket, Key=key)
-            upload.update(key=key, id=created["UploadId"])
-            journal.write({"mpu": key, "upload_id": created["UploadId"]})
-        threads = [threading.Thread(target=thread_main, args=(i,), daemon=True) for i in range(task.threads)]
-        for thread in threads:
-            thread.start()
-        # CPU is sampled over the measured window only (warm-up excluded).
-        cpu_start = wall_start = 0.0
-        host_start: tuple[int, int] | None = None
-        sampling = False
-        while alive := [thread for thread in threads if thread.is_alive()]:
-            now = time.time()
-            if not sampling and now >= task.warmup_end:
-                cpu_start, wall_start, host_start, sampling = _cpu_seconds(), now, _host_cpu_ticks(), True
-            if stop.is_set() or (task.parent_pid and os.getppid() != task.parent_pid):
-                halt.set()
-            alive[0].join(timeout=0.05 if sampling else min(0.05, max(task.warmup_end - now, 0.001)))
-        if sampling:
-            total.cpu_s = _cpu_seconds() - cpu_start
-            total.window_s = time.time() - wall_start
-            total.host_busy_fraction = _busy_fraction(host_start, _host_cpu_ticks())
-        for recorder in recorders:
-            _merge(total, recorder.result)
-    finally:
-        if upload:
-            with contextlib.suppress(Exception):
-                client.abort_multipart_upload(Bucket=task.bucket, Key=upload["key"], UploadId=upload["id"])
-                journal.write({"mpu_done": upload["id"]})
-        journal.close()
-    return total
+    def _put(self, key: str) -> Callable[[], object]:
+        if self.small is not None:
+            return functools.partial(self.small.put, key, self.body)
+        return functools.partial(self.client.put_object, Bucket=self.task.bucket, Key=key, Body=self.body)
 
 
-def worker_main(settings: ClientSettings, tasks: Any, results: Any, stop: Any, parent_pid: int) -> None:
-    """Process entry point: run tasks until told to stop or the parent disappears."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides how to stop
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    while True:
-        try:
-            task = tasks.get(timeout=0.5)
-        except queue.Empty:
-            if os.getppid() != parent_pid:
-                return
-            continue
-        if task is None:
-            return
-        try:
-            result = run_task(settings, task, stop)
-        except Exception as error:
-            label, _ = classify_error(error)
-            result = LoadResult(task_id=task.task_id, failure=label)
-        results.put(result)
+def run_task(settings: ClientSettings, task: LoadTask, stop: Any) -> LoadResult:
+    """Run one task's threads in this process and return the raw samples.
 
-
-class WorkerPool:
-    """Long-lived worker processes, one task queue each, so a task lands on the process meant."""
-
-    def __init__(self, settings: ClientSettings, processes: int) -> None:
-        context = multiprocessing.get_context("spawn")
-        self.stop = context.Event()
-        self._results: Any = context.Queue()
-        self._queues: list[Any] = []
-        self._processes: list[Any] = []
-        self._next_id = 1
-        self._pending: set[int] = set()
-        for _ in range(max(1, processes)):
-            tasks = context.Queue()
-            process = context.Process(
-                target=worker_main, args=(settings, tasks, self._results, self.stop, os.getpid()), daemon=True
-            )
-            process.start()
-            self._queues.append(tasks)
-            self._processes.append(process)
-
-    @property
-    def size(self) -> int:
-        return len(self._processes)
-
-    def run(self, tasks: list[LoadTask]) -> list[LoadResult]:
-        """Run task i on process i (at most ``size`` tasks) and wait for all results."""
-        if len(tasks) > self.size:
-            raise ValueError("more tasks than worker processes")
-        pending: set[int] = set()
-        for index, task in enumerate(tasks):
-            task.task_id = self._next_id
-            self._next_id += 1
-            pending.add(task.task_id)
-            self._pending.add(task.task_id)
-            self._queues[index].put(task)
-        results: list[LoadResult] = []
-        while pending:
-            try:
-                result = self._results.get(timeout=0.5)
-            except queue.Empty:
-                dead = [p for p in self._processes if not p.is_alive()]
-                if dead:
-                    raise RuntimeError(f"a worker process died (exit code {dead[0].exitcode})") from None
-                continue
-            self._pending.discard(result.task_id)
-            if result.task_id in pending:
-                pending.discard(result.task_id)
-                results.append(result)
-        return results
-
-    def drain(self, timeout_s: float = 30.0) -> None:
-        """After an interrupt: let running tasks see ``stop`` and return, discarding their results."""
-        self.stop.set()
-        deadline = time.time() + timeout_s
-        while self._pending and time.time() < deadline:
-            try:
-                result = self._results.get(timeout=0.2)
-            except queue.Empty:
-                if not any(p.is_alive() for p in self._processes):
-                    return
-                continue
-            self._pending.discard(result.task_id)
-
-    def close(self) -> None:
-        for tasks in self._queues:
-            with contextlib.suppress(Exception):
-                tasks.put(None)
-        for process in self._processes:
-            process.join(timeout=5)
-            if process.is_alive():
-                process.terminate()
-                process.join(timeout=2)
+    ``stop`` (a multiprocessing event) is read by this thread only and relayed to the request
+    threads through a thread-local event (see the module docstring).
+    """
+    return _TaskRun(settings, task).run(stop)

@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import MeasureError
+from planner.measure.pool import WorkerPool
 from planner.measure.profile import Cell, Operation
 from planner.measure.run.options import MeasureOptions
 from planner.measure.run.safety import Unsupported, refuses, s3_operation
 from planner.measure.stats import CellFigures, load_figures
-from planner.measure.worker import LoadResult, LoadTask, TaskKind, WorkerPool
+from planner.measure.worker import LoadResult, LoadTask, TaskKind
 
 _LARGE_REQUEST_BYTES = 1 << 20
 _THREADS_PER_PROCESS_LARGE = 16

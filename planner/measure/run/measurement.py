@@ -20,6 +20,7 @@ from planner.measure import journal, plan, probes
 from planner.measure.cleanup import CleanupReport, cleanup_run
 from planner.measure.clients import obstore_version
 from planner.measure.plan import CLEANUP_RESERVE_FRACTION, STEP_OVERHEAD_S
+from planner.measure.pool import WorkerPool
 from planner.measure.profile import Cell, ClientHost, Operation, Probes, Profile, RunInfo, Source, UnsupportedStep
 from planner.measure.run.cells import CellRunner, figures_to_cell
 from planner.measure.run.options import (
@@ -45,7 +46,7 @@ from planner.measure.run.safety import (
 )
 from planner.measure.s3client import describe_client_error, make_client, sanitize_endpoint
 from planner.measure.stats import MIN_SAMPLES, SHORT_WINDOW, CellFigures
-from planner.measure.worker import ClientSettings, LoadResult, WorkerPool
+from planner.measure.worker import ClientSettings, LoadResult
 
 _MAX_DELETE_POOL = 200_000  # objects in one DELETE cell's list (each is a journal line)
 
