@@ -28,7 +28,7 @@ from planner.units import format_bytes
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from planner.decide.recommendation import RankedOption, Recommendation
+    from planner.decide.recommendation import BreakEven, EgressCurves, RankedOption, Recommendation
 
 _REASON_WIDTH = 52  # characters of a rejection reason per line beside its bar
 
@@ -116,25 +116,34 @@ def _option_bars(ax: Axes, result: Recommendation, shown: Sequence[RankedOption]
 
 
 def _egress_curves(ax: Axes, result: Recommendation) -> None:
-    import numpy as np
-
+    """Each option's monthly bill on the egress grid the recommendation holds, this workload's egress
+    marked, the break-even points numbered and explained under the panel."""
     held = result.egress_curves
     if held is None or not result.ranking:
         why = "no option could be priced" if not result.ranking else "no egress curves: recommend with curves=True"
         ax.text(0.5, 0.5, why, ha="center", transform=ax.transAxes)
         return
-    by_rank = {o.rank: o for o in result.ranking}
-    chosen = next((o for o in result.ranking if o.chosen), result.ranking[0])
-    workload = result.workload
-    current = float(workload.traffic.egress)
-    points = sorted(
-        (b for b in result.break_even if b.dimension == "egress" and math.isfinite(b.at)), key=lambda b: b.at
-    )
-    grid = np.asarray(held.egress_bytes)
-    right = float(grid[-1])
+    right = float(held.egress_bytes[-1])
     scale, unit = byte_unit(right)
     colours: dict[str, str] = {}
-    labels = {f"{curve.provider}:{curve.storage_class}" for curve in held.curves}
+    drawn = _draw_curves(ax, result, held, scale, colours)
+    _mark_workload(ax, float(result.workload.traffic.egress), right, scale)
+    notes = _mark_break_even(ax, result, held, scale, colours)
+    _egress_axes(ax, result, drawn, right / scale, unit)
+    if notes:
+        wrapped = ["\n    ".join(textwrap.wrap(note, 130)) for note in notes]
+        ax.text(0.0, -0.13, "\n".join(wrapped), transform=ax.transAxes, va="top", fontsize=8.5, color="#222222")
+
+
+def _draw_curves(
+    ax: Axes, result: Recommendation, held: EgressCurves, scale: float, colours: dict[str, str]
+) -> list[float]:
+    """One line per option (bold for the chosen, dashed for a rejected one); past a free-egress cap
+    the line goes faint and an X marks the cap. Returns every amount drawn, for the axis limits."""
+    import numpy as np
+
+    by_rank = {o.rank: o for o in result.ranking}
+    grid = np.asarray(held.egress_bytes)
     drawn: list[float] = []
     for curve in held.curves:
         option = by_rank[curve.rank]
@@ -161,9 +170,11 @@ def _egress_curves(ax: Axes, result: Recommendation) -> None:
             )
             ax.plot([cap / scale], [np.interp(cap, grid, costs)], marker="X", markersize=8, color=colour, zorder=4)
         drawn += costs
-    chosen_costs = next((c.monthly_cost_usd for c in held.curves if c.rank == chosen.rank), None)
-    positive = [c for c in drawn if c > 0]
-    logarithmic = bool(positive) and max(positive) / min(positive) > 30
+    return drawn
+
+
+def _mark_workload(ax: Axes, current: float, right: float, scale: float) -> None:
+    """A dotted vertical line at this workload's egress, labelled."""
     ax.axvline(current / scale, color="#333333", linestyle=":", linewidth=1.2)
     near_left = current < right * 0.08  # no room left of the line: write on its right
     ax.annotate(
@@ -179,50 +190,78 @@ def _egress_curves(ax: Axes, result: Recommendation) -> None:
         fontsize=8.5,
         color="#333333",
     )
+
+
+def _mark_break_even(
+    ax: Axes, result: Recommendation, held: EgressCurves, scale: float, colours: dict[str, str]
+) -> list[str]:
+    """Each finite egress break-even point: a numbered dot on the chosen curve where a rival crosses
+    it, a vertical line where a policy limit lies; returns the notes that explain them."""
+    chosen = next((o for o in result.ranking if o.chosen), result.ranking[0])
+    chosen_costs = next((c.monthly_cost_usd for c in held.curves if c.rank == chosen.rank), None)
+    labels = {f"{curve.provider}:{curve.storage_class}" for curve in held.curves}
+    points = sorted(
+        (b for b in result.break_even if b.dimension == "egress" and math.isfinite(b.at)), key=lambda b: b.at
+    )
     notes: list[str] = []
     number = 0
     for point in points:
-        x = point.at / scale
-        ratio = f" ({point.ratio_to_stored:.2f}x stored)" if point.ratio_to_stored is not None else ""
         if point.kind == "policy" and point.other in labels:
             # a rival's bound that is a free-egress cap: the X on the capped curve marks it
             notes.append(f"X: {point.statement}")
             continue
         if point.other not in labels:  # a policy limit, not a rival: a vertical line of its own
-            colour = colours.get(chosen.provider, "#333333")
-            ax.axvline(x, color=colour, linestyle="-.", linewidth=1.4)
-            ax.annotate(
-                f"{point.option} {point.other} limit: {format_bytes(point.at)}{ratio}",
-                xy=(x, 0.98),
-                xycoords=("data", "axes fraction"),
-                xytext=(-4, 0),
-                textcoords="offset points",
-                rotation=90,
-                rotation_mode="anchor",
-                ha="right",
-                va="bottom",
-                fontsize=8.5,
-                color=colour,
-            )
+            _policy_limit(ax, point, point.at / scale, colours.get(chosen.provider, "#333333"))
             notes.append(point.statement)
             continue
         number += 1
         y = chosen_costs[held.egress_bytes.index(point.at)] if chosen_costs is not None else math.nan
-        ax.plot([x], [y], marker="o", markersize=7, color="white", markeredgecolor="black", zorder=4)
-        ax.annotate(
-            str(number),
-            xy=(x, y),
-            xytext=(0, 9 + 12 * ((number - 1) % 2)),
-            textcoords="offset points",
-            ha="center",
-            fontsize=8.5,
-            fontweight="bold",
-            bbox={"boxstyle": "circle,pad=0.15", "facecolor": "white", "edgecolor": "#333333", "linewidth": 0.6},
-            zorder=5,
-        )
+        _numbered_point(ax, point.at / scale, y, number)
         notes.append(f"{number}: {point.statement}")
     notes += [p.statement for p in result.break_even if p.dimension == "egress" and not math.isfinite(p.at)]
-    ax.set_xlim(0, right / scale)
+    return notes
+
+
+def _policy_limit(ax: Axes, point: BreakEven, x: float, colour: str) -> None:
+    """A policy limit of the chosen option (not a rival's crossing): a dash-dotted line, labelled."""
+    ratio = f" ({point.ratio_to_stored:.2f}x stored)" if point.ratio_to_stored is not None else ""
+    ax.axvline(x, color=colour, linestyle="-.", linewidth=1.4)
+    ax.annotate(
+        f"{point.option} {point.other} limit: {format_bytes(point.at)}{ratio}",
+        xy=(x, 0.98),
+        xycoords=("data", "axes fraction"),
+        xytext=(-4, 0),
+        textcoords="offset points",
+        rotation=90,
+        rotation_mode="anchor",
+        ha="right",
+        va="bottom",
+        fontsize=8.5,
+        color=colour,
+    )
+
+
+def _numbered_point(ax: Axes, x: float, y: float, number: int) -> None:
+    """A crossing on the chosen curve: a white dot and its number in a circle above it."""
+    ax.plot([x], [y], marker="o", markersize=7, color="white", markeredgecolor="black", zorder=4)
+    ax.annotate(
+        str(number),
+        xy=(x, y),
+        xytext=(0, 9 + 12 * ((number - 1) % 2)),
+        textcoords="offset points",
+        ha="center",
+        fontsize=8.5,
+        fontweight="bold",
+        bbox={"boxstyle": "circle,pad=0.15", "facecolor": "white", "edgecolor": "#333333", "linewidth": 0.6},
+        zorder=5,
+    )
+
+
+def _egress_axes(ax: Axes, result: Recommendation, drawn: list[float], right: float, unit: str) -> None:
+    """Limits, scale (logarithmic when the bills span more than 30 times), formats, labels and legend."""
+    positive = [c for c in drawn if c > 0]
+    logarithmic = bool(positive) and max(positive) / min(positive) > 30
+    ax.set_xlim(0, right)
     if logarithmic:
         from matplotlib.ticker import LogLocator, NullLocator
 
@@ -238,9 +277,3 @@ def _egress_curves(ax: Axes, result: Recommendation) -> None:
     ax.set_ylabel("cost a month (USD" + (", log scale)" if logarithmic else ")"))
     ax.set_title("Monthly cost vs egress, everything else as in the workload (numbered: break-even points)", loc="left")
     ax.legend(loc="upper left", title=f"{result.months}-month verdict of each option")
-    if notes:
-        wrapped = ["\n    ".join(textwrap.wrap(note, 130)) for note in notes]
-        ax.text(0.0, -0.13, "\n".join(wrapped), transform=ax.transAxes, va="top", fontsize=8.5, color="#222222")
-
-
-# ----------------------------------------------------------------------------- projection

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.present.plots.common import PROVIDER_COLOURS, SPARE_COLOURS, drawing, plot_target, usd_axis, usd_label
+from planner.workload import format_field_value
 
 if TYPE_CHECKING:
     from planner.decide.sweep import Sweep
@@ -33,42 +34,54 @@ def _option_colours(options: Sequence[str]) -> dict[str, str]:
 def save_sweep_plot(result: Sweep, path: Path) -> None:
     """Two fields: a heat map of the cheapest option at every point, each cell with its bill. One
     field: every option's monthly bill along it, the cheapest drawn bold."""
-    import numpy as np
-
-    from planner.workload import format_field_value
-
     target = plot_target(path)
     winners = [cell.winner for cell in result.cells]
+    # the options that are cheapest somewhere, the most often cheapest first
     ranked = sorted({w for w in winners if w is not None}, key=lambda w: (-winners.count(w), w))
     if len(result.axes) == 1:
-        axis = result.axes[0]
-        colours = _option_colours(ranked + [o for o in result.options if o not in ranked])
-        with drawing(10.0, 6.0, target) as figure:
-            ax = figure.subplots()
-            x = np.array(axis.values)
-            for option in result.options:
-                bills = np.array([float(cell.costs_usd[option]) for cell in result.cells])
-                broken = np.array([option in cell.breaches for cell in result.cells])
-                bold = option in ranked
-                colour = colours[option]
-                ax.plot(x, np.where(broken, np.nan, bills), color=colour, linewidth=2.4 if bold else 1.0, label=option)
-                if broken.any():  # where its bill breaks a provider policy: dotted, never the cheapest
-                    ax.plot(x, np.where(broken, bills, np.nan), color=colour, linewidth=1.0, linestyle=":")
-            ticks = ax.get_xticks()
-            ax.set_xticks(ticks, [format_field_value(axis.field, float(t)) for t in ticks])
-            ax.set_xlim(float(x[0]), float(x[-1]))
-            cheapest = [float(c.costs_usd[c.winner]) for c in result.cells if c.winner is not None]
-            highest = max((float(v) for c in result.cells for v in c.costs_usd.values()), default=0.0)
-            if cheapest and highest > 4 * max(cheapest):
-                # the dearest options would flatten the ones worth comparing: cut above them
-                ax.set_ylim(0, 4 * max(cheapest))
-                ax.text(0.99, 0.98, "options above are cut off", transform=ax.transAxes, ha="right", va="top")
-            usd_axis(ax.yaxis)
-            ax.set_xlabel(axis.field)
-            ax.set_ylabel("monthly bill (USD)")
-            ax.set_title(f"{result.workload}: every option's monthly bill over {axis.field}", loc="left")
-            ax.legend(loc="upper left", fontsize=8, ncols=2, title="bold: cheapest somewhere; dotted: breaks a policy")
-        return
+        _bills_along(result, ranked, target)
+    else:
+        _cheapest_map(result, ranked, target)
+
+
+def _bills_along(result: Sweep, ranked: list[str], target: Path) -> None:
+    """One field: every option's monthly bill along it, bold where it is cheapest somewhere, dotted
+    where it breaks a provider's policy."""
+    import numpy as np
+
+    axis = result.axes[0]
+    colours = _option_colours(ranked + [o for o in result.options if o not in ranked])
+    with drawing(10.0, 6.0, target) as figure:
+        ax = figure.subplots()
+        x = np.array(axis.values)
+        for option in result.options:
+            bills = np.array([float(cell.costs_usd[option]) for cell in result.cells])
+            broken = np.array([option in cell.breaches for cell in result.cells])
+            bold = option in ranked
+            colour = colours[option]
+            ax.plot(x, np.where(broken, np.nan, bills), color=colour, linewidth=2.4 if bold else 1.0, label=option)
+            if broken.any():  # where its bill breaks a provider policy: dotted, never the cheapest
+                ax.plot(x, np.where(broken, bills, np.nan), color=colour, linewidth=1.0, linestyle=":")
+        ticks = ax.get_xticks()
+        ax.set_xticks(ticks, [format_field_value(axis.field, float(t)) for t in ticks])
+        ax.set_xlim(float(x[0]), float(x[-1]))
+        cheapest = [float(c.costs_usd[c.winner]) for c in result.cells if c.winner is not None]
+        highest = max((float(v) for c in result.cells for v in c.costs_usd.values()), default=0.0)
+        if cheapest and highest > 4 * max(cheapest):
+            # the dearest options would flatten the ones worth comparing: cut above them
+            ax.set_ylim(0, 4 * max(cheapest))
+            ax.text(0.99, 0.98, "options above are cut off", transform=ax.transAxes, ha="right", va="top")
+        usd_axis(ax.yaxis)
+        ax.set_xlabel(axis.field)
+        ax.set_ylabel("monthly bill (USD)")
+        ax.set_title(f"{result.workload}: every option's monthly bill over {axis.field}", loc="left")
+        ax.legend(loc="upper left", fontsize=8, ncols=2, title="bold: cheapest somewhere; dotted: breaks a policy")
+
+
+def _cheapest_map(result: Sweep, ranked: list[str], target: Path) -> None:
+    """Two fields: a heat map coloured by the cheapest option at each point, each cell labelled with
+    its bill while the grid is small enough."""
+    import numpy as np
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
@@ -76,6 +89,7 @@ def save_sweep_plot(result: Sweep, path: Path) -> None:
     colours = _option_colours(ranked)
     index = {option: i for i, option in enumerate(ranked)}
     none = len(ranked)
+    winners = [cell.winner for cell in result.cells]
     grid = np.array([index.get(w, none) if w is not None else none for w in winners]).reshape(
         len(across.values), len(up.values)
     )
