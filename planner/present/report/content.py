@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from planner.present.report.blocks import Block, Bullets, Heading, Paragraph, Plot, Section, Table
-from planner.present.text import legends, quantity, ranking_headers, ranking_rows, unit_price, usd
+from planner.present.text import legends, line_item_row, ranking_headers, ranking_rows, usd
 from planner.units import format_bytes, format_duration, format_rate
 
 if TYPE_CHECKING:
@@ -118,17 +118,7 @@ def _line_items_section(option: RankedOption | None) -> Section:
         return section
     bill = option.cost
     rows: list[tuple[str, ...]] = [
-        (
-            item.category,
-            item.description,
-            quantity(item.quantity),
-            item.unit,
-            unit_price(item.unit_price_usd),
-            usd(item.amount_usd),
-            item.table_version,
-            item.price_status.value,
-        )
-        for item in bill.line_items
+        (*line_item_row(item, version=True), item.price_status.value) for item in bill.line_items
     ]
     rows.append(("total", "", "", "", "", usd(bill.total_usd), "", ""))
     when = f", in force on {bill.as_of}" if bill.as_of else ""
