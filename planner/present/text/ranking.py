@@ -1,0 +1,197 @@
+"""The recommendation: the ranking of every option, the choice and its reasons."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from planner.decide.recommendation import RESTORE_FIRST, PerformanceEstimate, Recommendation
+from planner.evidence import PRICE_MARKERS, Evidence, legend, marked, price_legend
+from planner.present.text.tables import csv_text, heading, plain_number, table, usd, wrap_prose
+from planner.units import format_duration, format_rate
+
+
+def ranking_headers(result: Recommendation) -> list[str]:
+    """The ranking's columns; "writes" only when the workload sets a write target."""
+    writes = ["writes"] if result.workload.performance.write_throughput is not None else []
+    return [
+        "#",
+        "provider",
+        "class",
+        "this month",
+        f"{result.months} months",
+        "p99 TTFB",
+        "reads",
+        *writes,
+        "throttled (sim.)",
+        "verdict",
+        "why not",
+    ]
+
+
+def _figure(text: str, evidence: Evidence | None) -> str:
+    return marked(text, evidence or "assumed")
+
+
+def _ttfb_cell(perf: PerformanceEstimate) -> str:
+    """The TTFB the verdict rests on: the profile's figure (a floor shown as one), else the simulated p99."""
+    if perf.p99_ttfb_s is not None:
+        floor = ">=" if perf.ttfb_is_floor else ""
+        return floor + _figure(format_duration(perf.p99_ttfb_s), perf.p99_ttfb_evidence)
+    if perf.simulated_p99_ttfb_s is not None:
+        return _figure(format_duration(perf.simulated_p99_ttfb_s), perf.simulated_p99_ttfb_evidence)
+    return "no figure"
+
+
+def _money(amount: Decimal, price_status: str) -> str:
+    return f"{usd(amount)}{PRICE_MARKERS.get(price_status, '')}"
+
+
+def ranking_rows(result: Recommendation) -> list[tuple[str, ...]]:
+    """One row per option, as `planner recommend` prints them (the report uses the same rows)."""
+    rows: list[tuple[str, ...]] = []
+    for option in result.ranking:
+        perf = option.performance
+        ttfb = _ttfb_cell(perf)
+        reads = (
+            "no figure"
+            if perf.read_throughput_bits_per_s is None
+            else _figure(format_rate(perf.read_throughput_bits_per_s), perf.read_throughput_evidence)
+        )
+        throttled = "-" if perf.simulation is None else f"{perf.throttle_rate or 0:.1%}"
+        if perf.read_bound == RESTORE_FIRST:
+            ttfb = reads = "restore first"
+            throttled = "-"
+        writes = []
+        if result.workload.performance.write_throughput is not None:
+            writes = [
+                "no figure"
+                if perf.write_throughput_bits_per_s is None
+                else _figure(format_rate(perf.write_throughput_bits_per_s), perf.write_throughput_evidence)
+            ]
+        verdict = "CHOSEN" if option.chosen else option.status
+        why = option.violations or [f"unverified: {reason}" for reason in option.unverified]
+        rows.append(
+            (
+                str(option.rank),
+                option.label,
+                option.storage_class,
+                _money(option.monthly_cost_usd, option.price_status),
+                _money(option.horizon_cost_usd, option.price_status),
+                ttfb,
+                reads,
+                *writes,
+                throttled,
+                verdict,
+                "; ".join(why) or "-",
+            )
+        )
+    return rows
+
+
+def legends() -> list[str]:
+    """What the markers after figures and amounts mean."""
+    return [legend(), price_legend()]
+
+
+def ranking_csv(result: Recommendation) -> str:
+    """The ranking as numbers, one row per option, with each figure's evidence beside it."""
+    headers = ["rank", "provider", "class", "month_usd", f"{result.months}_months_usd", "price_status"]
+    headers += [
+        "p99_ttfb_s",
+        "p99_ttfb_evidence",
+        "read_bits_per_s",
+        "read_evidence",
+        "throttle_rate",
+        "verdict",
+        "why",
+    ]
+    rows = []
+    for o in result.ranking:
+        perf = o.performance
+        ttfb, ttfb_evidence = perf.p99_ttfb_s, perf.p99_ttfb_evidence
+        if ttfb is None:
+            ttfb, ttfb_evidence = perf.simulated_p99_ttfb_s, perf.simulated_p99_ttfb_evidence
+        rows.append(
+            (
+                o.rank,
+                o.provider,
+                o.storage_class,
+                plain_number(o.monthly_cost_usd),
+                plain_number(o.horizon_cost_usd),
+                o.price_status,
+                plain_number(ttfb),
+                ttfb_evidence,
+                plain_number(perf.read_throughput_bits_per_s),
+                perf.read_throughput_evidence,
+                plain_number(perf.throttle_rate),
+                "chosen" if o.chosen else o.status,
+                "; ".join(o.violations or [f"unverified: {r}" for r in o.unverified]),
+            )
+        )
+    return csv_text(headers, rows)
+
+
+def recommendation(result: Recommendation, fmt: str, *, width: int | None = None) -> str:
+    if fmt == "csv":
+        return ranking_csv(result)
+    rows = ranking_rows(result)
+    name = result.workload.name
+    notes: list[str] = []
+    if fmt == "table" and width:
+        # on a terminal the reasons go under the table, numbered, so the table fits
+        for i, row in enumerate(rows):
+            if row[-1] != "-":
+                notes.append(wrap_prose(f"[{len(notes) + 1}] {row[1]} {row[2]}: {row[-1]}", "    ", width=width))
+                rows[i] = (*row[:-1], f"[{len(notes)}]")
+    parts = [
+        heading(f"Recommendation for {name} (prices in force on {result.as_of}, {result.months}-month horizon)", fmt),
+        table(
+            ranking_headers(result),
+            rows,
+            fmt,
+            width=width,
+        ),
+        *notes,
+        "",
+        *(wrap_prose(text, width=width) for text in legends()),
+        "",
+    ]
+    if result.recommendation is None:
+        parts.append(
+            "No option meets every target with evidence (exit code 1). Not met on evidence anywhere: "
+            + ", ".join(result.failed_targets)
+        )
+        provisional = result.provisional
+        if provisional is None:
+            return "\n".join(parts)
+        option = next(
+            o for o in result.ranking if o.label == provisional.label and o.storage_class == provisional.storage_class
+        )
+        parts += [
+            "",
+            heading(
+                f"Cheapest with its targets unverified: {provisional.label} {provisional.storage_class}",
+                fmt,
+                level=3,
+            ),
+        ]
+        parts += [wrap_prose(f"- {reason}", "  ", width=width) for reason in provisional.reasons]
+        parts += [wrap_prose(f"- unverified: {reason}", "  ", width=width) for reason in option.unverified]
+        parts.append("- measure it (planner measure) and run recommend again with --profiles")
+        if option.warnings:
+            parts += ["", heading("Caveats", fmt, level=3)] + [
+                wrap_prose(f"- {w}", "  ", width=width) for w in option.warnings
+            ]
+        return "\n".join(parts)
+    choice = result.recommendation
+    parts.append(heading(f"Use {choice.label} {choice.storage_class}", fmt, level=3))
+    parts += [wrap_prose(f"- {reason}", "  ", width=width) for reason in choice.reasons]
+    if result.break_even:
+        parts += ["", heading("What would change the answer", fmt, level=3)]
+        parts += [wrap_prose(f"- {point.statement}", "  ", width=width) for point in result.break_even]
+    chosen = next(o for o in result.ranking if o.chosen)
+    if chosen.warnings:
+        parts += ["", heading("Caveats", fmt, level=3)] + [
+            wrap_prose(f"- {w}", "  ", width=width) for w in chosen.warnings
+        ]
+    return "\n".join(parts)

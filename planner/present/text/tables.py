@@ -1,0 +1,126 @@
+"""The shared layout of every text renderer: money and quantities, tables (plain, Markdown, CSV),
+headings, wrapped prose and JSON.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Sequence
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from pydantic import BaseModel
+from tabulate import tabulate
+
+from planner.pricing.models import LineItem
+
+CENT = Decimal("0.01")
+
+
+def usd(amount: Decimal, *, places: int = 2) -> str:
+    """Money for people: rounded half-up to cents (or more places for unit prices)."""
+    quantum = Decimal(1).scaleb(-places)
+    rounded = amount.quantize(quantum, rounding=ROUND_HALF_UP)
+    return f"${rounded:,}"
+
+
+def unit_price(price: Decimal) -> str:
+    """A unit price exactly as the table states it, without trailing float noise."""
+    text = format(price.normalize(), "f") if price else "0"
+    return f"${text}"
+
+
+def quantity(value: Decimal) -> str:
+    text = f"{value:,.6f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+def csv_text(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """Rows as CSV (RFC 4180 quoting), a header row first; None is an empty cell."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(headers)
+    writer.writerows(["" if v is None else v for v in row] for row in rows)
+    return out.getvalue().rstrip("\n")
+
+
+def plain_number(value: Decimal | float | None) -> str | None:
+    """A number for a CSV cell: no currency sign, no thousands separator, no exponent."""
+    if value is None:
+        return None
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    return repr(value)
+
+
+# Renderers take ``width``: wrap plain tables and bullets to this many columns (the CLI passes the
+# terminal's; None: never).
+_MIN_COLUMN = 16
+
+
+def _column_limits(headers: Sequence[str], rows: list[Sequence[Any]], width: int) -> list[int | None] | None:
+    """Widths that fit the table into ``width`` by wrapping only its widest columns, all to one cap
+    (never below 16 characters: ids and amounts stay whole); None when the table fits already."""
+    natural = [len(str(h)) + 2 for h in headers]  # tabulate pads a header by 2 at least
+    for row in rows:
+        for i, cell in enumerate(row):
+            if i < len(natural):
+                natural[i] = max(natural[i], max((len(part) for part in str(cell).split("\n")), default=0))
+    gaps = 2 * (len(natural) - 1)
+    if sum(natural) + gaps <= width:
+        return None
+    cap = max(natural)
+    while cap > _MIN_COLUMN and sum(min(n, cap) for n in natural) + gaps > width:
+        cap -= 1
+    if sum(min(n, cap) for n in natural) + gaps > width:
+        return None  # too many columns to fit: wrapping would only make it taller
+    return [cap if n > cap else None for n in natural]
+
+
+def wrap_prose(text: str, indent: str = "", *, width: int | None = None) -> str:
+    """A line of prose wrapped to ``width`` columns (unchanged without one: not writing to a terminal)."""
+    if not width or len(text) <= width:
+        return text
+    import textwrap
+
+    return textwrap.fill(text, width=width, subsequent_indent=indent, break_on_hyphens=False)
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], fmt: str, *, width: int | None = None) -> str:
+    if fmt == "csv":
+        return csv_text(headers, rows)
+    style = "github" if fmt == "markdown" else "simple"
+    listed = list(rows)
+    limits = _column_limits(headers, listed, width) if fmt == "table" and width else None
+    if limits is not None:
+        return tabulate(listed, headers=list(headers), tablefmt=style, disable_numparse=True, maxcolwidths=limits)
+    return tabulate(listed, headers=list(headers), tablefmt=style, disable_numparse=True)
+
+
+def as_json(value: BaseModel | list[BaseModel] | dict[str, Any]) -> str:
+    if isinstance(value, BaseModel):
+        return value.model_dump_json(indent=2)
+    if isinstance(value, list):
+        return json.dumps([v.model_dump(mode="json") for v in value], indent=2)
+    return json.dumps(value, indent=2, default=str)
+
+
+def heading(text: str, fmt: str, level: int = 2) -> str:
+    if fmt == "markdown":
+        return f"{'#' * level} {text}\n"
+    return f"{text}\n{'=' * len(text) if level <= 2 else '-' * len(text)}"
+
+
+def line_item_row(item: LineItem, *, version: bool = False) -> tuple[str, ...]:
+    """category, item, quantity, unit, unit price, amount (and the table version)."""
+    row = (
+        item.category,
+        item.description,
+        quantity(item.quantity),
+        item.unit,
+        unit_price(item.unit_price_usd),
+        usd(item.amount_usd),
+    )
+    return (*row, item.table_version) if version else row

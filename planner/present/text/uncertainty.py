@@ -1,0 +1,80 @@
+"""The ranking under uncertain inputs: each option over sampled outcomes and what moves the bill."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+
+from planner.decide.uncertainty import Uncertain, UncertainAnswer
+from planner.present.text.tables import heading, table, usd, wrap_prose
+from planner.workload import format_field_value
+
+
+def uncertain_note(inputs: Sequence[Uncertain], answer: UncertainAnswer | None, *, width: int | None = None) -> str:
+    """What the ranking above assumed of the inputs given as ranges."""
+    central = ", ".join(f"{u.field} = {format_field_value(u.field, u.central, whole=u.whole)}" for u in inputs)
+    text = f"\nThe ranking above prices the central value of each input given as a range: {central}."
+    if answer is None:
+        text += " Add --samples N to price the ranges themselves."
+    return wrap_prose(text, width=width)
+
+
+def uncertain_answer(answer: UncertainAnswer, fmt: str, *, width: int | None = None) -> str:
+    """Each option over the sampled outcomes, the favourite's robustness, and what moves its bill."""
+    rows = [
+        (
+            o.option,
+            f"{100 * o.p_cheapest:.1f} %",
+            f"{100 * o.p_feasible:.1f} %",
+            usd(Decimal(repr(o.p10_usd))),
+            usd(Decimal(repr(o.p50_usd))),
+            usd(Decimal(repr(o.p90_usd))),
+            " / ".join(usd(Decimal(repr(v))) for v in (o.horizon_p10_usd, o.horizon_p50_usd, o.horizon_p90_usd)),
+            "-" if o.expected_regret_usd == float("inf") else usd(Decimal(repr(o.expected_regret_usd))),
+        )
+        for o in answer.options
+    ]
+    horizon = f"p10 / p50 / p90 over {answer.months} months"
+    headers = ["option", "cheapest", "no policy broken", "p10 a month", "p50", "p90", horizon, "expected regret"]
+    inputs = "; ".join(
+        f"{u.field}: {u.kind} {format_field_value(u.field, u.low, whole=u.whole)}"
+        + (f" / {format_field_value(u.field, u.likely, whole=u.whole)}" if u.likely is not None else "")
+        + f" / {format_field_value(u.field, u.high, whole=u.whole)}"
+        for u in answer.inputs
+    )
+    swings = [
+        (
+            s.field,
+            usd(Decimal(repr(s.at_p10_usd))),
+            usd(Decimal(repr(s.at_p90_usd))),
+            "-" if s.first_order_index is None else f"{100 * s.first_order_index:.0f} %",
+        )
+        for s in answer.tornado
+    ]
+    if answer.correlations:
+        together = ", ".join(f"{c.first} and {c.second} {c.rho:g}" for c in answer.correlations)
+        inputs += f"; correlated (a Gaussian copula over normal scores): {together}"
+    reasons: dict[str, list[str]] = {}
+    for label, why in answer.by_engine.items():
+        reasons.setdefault(why, []).append(label)
+    engine = [
+        wrap_prose(
+            f"Priced outcome by outcome with the line-item engine, not as arrays: {', '.join(labels)} ({why}).",
+            width=width,
+        )
+        for why, labels in reasons.items()
+    ]
+    return "\n".join(
+        [
+            "",
+            heading(f"Under uncertainty: {answer.samples:,} outcomes (seed {answer.seed})", fmt, level=3),
+            wrap_prose(f"Inputs: {inputs}.", width=width),
+            *engine,
+            table(headers, rows, fmt, width=width),
+            "",
+            wrap_prose(answer.statement + ".", width=width),
+            "",
+            heading("What moves the favourite's bill (one input at its p10 and p90, the others central)", fmt, level=3),
+            table(["input", "at p10", "at p90", "share of its variance (first-order index)"], swings, fmt, width=width),
+        ]
+    )
