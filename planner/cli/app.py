@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from planner.cli import ingest, measure, migrate, plan, pricing, report, simulate, workloads
+from planner.cli import ingest, measure, migrate, plan, pricing, profiles, report, simulate, workloads
 from planner.cli.common import run
 from planner.cli.settings import Settings
 
@@ -32,7 +32,7 @@ app.add_typer(migrate.app)
 app.add_typer(report.app)
 app.add_typer(workloads.app)
 app.add_typer(measure.app, name="measure")
-app.add_typer(measure.profiles_app, name="profiles")
+app.add_typer(profiles.profiles_app, name="profiles")
 app.add_typer(pricing.app, name="pricing")
 app.add_typer(ingest.app, name="ingest")
 
