@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
-from planner.costing.bills import CostProjection
 from planner.present.text.tables import csv_text, heading, line_item_row, plain_number, table, usd, wrap_prose
 from planner.pricing.models import CostBreakdown
 from planner.units import format_bytes
+
+if TYPE_CHECKING:  # the results' modules (and numpy behind them) only for the type checker: start-up
+    from planner.costing.bills import CostProjection
 
 
 def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None, width: int | None = None) -> str:

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
-from planner.ingest import Bill, ReconcileLine, Reconciliation
-from planner.ingest.accesslog import AccessLog
-from planner.ingest.inventory import Inventory
 from planner.present.text.tables import csv_text, heading, plain_number, quantity, table, usd
 from planner.units import format_bytes, format_duration
+
+if TYPE_CHECKING:  # the results' modules (and numpy behind them) only for the type checker: start-up
+    from planner.ingest import Bill, ReconcileLine, Reconciliation
+    from planner.ingest.accesslog import AccessLog
+    from planner.ingest.inventory import Inventory
 
 
 def _tiny_usd(amount: Decimal | None) -> str:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from planner.decide.migration import MigrationPlan
+from typing import TYPE_CHECKING
+
 from planner.evidence import MARKERS, legend
 from planner.present.text.tables import heading, line_item_row, table, usd
 from planner.units import format_bytes
+
+if TYPE_CHECKING:  # the results' modules (and numpy behind them) only for the type checker: start-up
+    from planner.decide.migration import MigrationPlan
 
 _COPY_HOSTS = {
     "on-premises": "the copy runs on a host outside both clouds",

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
-from planner.decide.recommendation import RESTORE_FIRST, PerformanceEstimate, Recommendation
 from planner.evidence import PRICE_MARKERS, Evidence, legend, marked, price_legend
 from planner.present.text.tables import csv_text, heading, plain_number, table, usd, wrap_prose
 from planner.units import format_duration, format_rate
+
+if TYPE_CHECKING:  # the results' modules (and numpy behind them) only for the type checker: start-up
+    from planner.decide.recommendation import PerformanceEstimate, Recommendation
 
 
 def ranking_headers(result: Recommendation) -> list[str]:
@@ -48,6 +51,8 @@ def _money(amount: Decimal, price_status: str) -> str:
 
 def ranking_rows(result: Recommendation) -> list[tuple[str, ...]]:
     """One row per option, as `planner recommend` prints them (the report uses the same rows)."""
+    from planner.decide.recommendation.performance import RESTORE_FIRST  # loaded with the result already
+
     rows: list[tuple[str, ...]] = []
     for option in result.ranking:
         perf = option.performance

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from planner.decide.sweep import Sweep
+from typing import TYPE_CHECKING
+
 from planner.present.text.tables import csv_text, heading, plain_number, table, usd
 from planner.workload import format_field_value
+
+if TYPE_CHECKING:  # the results' modules (and numpy behind them) only for the type checker: start-up
+    from planner.decide.sweep import Sweep
 
 
 def sweep(result: Sweep, fmt: str, *, width: int | None = None) -> str:

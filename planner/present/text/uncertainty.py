@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
-from planner.decide.uncertainty import Uncertain, UncertainAnswer
 from planner.present.text.tables import heading, table, usd, wrap_prose
 from planner.workload import format_field_value
+
+if TYPE_CHECKING:  # the results' modules (and numpy behind them) only for the type checker: start-up
+    from planner.decide.uncertainty import Uncertain, UncertainAnswer
 
 
 def uncertain_note(inputs: Sequence[Uncertain], answer: UncertainAnswer | None, *, width: int | None = None) -> str:
