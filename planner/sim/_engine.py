@@ -21,82 +21,51 @@ import math
 from collections import deque
 from collections.abc import Callable
 from heapq import heappush
-from typing import Any
 
 import numpy as np
 
+from planner.sim._draws import RequestDraws
+from planner.sim._parts import (
+    _BURST,
+    _ERROR,
+    _FIRST_BYTE,
+    _P_ARRIVAL,
+    _P_ATTEMPT,
+    _P_BILLED,
+    _P_CONN,
+    _P_ERROR,
+    _P_FIRST,
+    _P_HOT,
+    _P_KEY,
+    _P_LATENCY,
+    _P_LOP,
+    _P_NBYTES,
+    _P_RANGE,
+    _P_REQUEST,
+    _P_STEP,
+    _P_TRANSFER,
+    _RESPONSE,
+    _RETRY,
+    _THINK,
+    Part,
+    _new_part,
+    _Request,
+)
 from planner.sim._records import RawRun
 from planner.sim._setup import _HOT_REJECT, _TOKENS, _Check, provider_setup
-from planner.sim._tables import _B_COMPLETE, _B_CREATE, _B_GET, _B_PART, _B_PUT, _BLOCK
+from planner.sim._tables import _B_COMPLETE, _B_CREATE, _B_GET, _B_PART, _B_PUT
 from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
-from planner.sim.requests import _GET, _PUT, LOGICAL_OPERATIONS, FloatArray, IntArray, RequestSource
+from planner.sim.requests import _GET, _PUT, LOGICAL_OPERATIONS
 from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec, TraceArrivals
 
 __all__ = ["RawRun", "Replication"]  # a replication and the record it returns
 
 _INF = math.inf
 
-# A part (one HTTP request and its retries) is a list with these fields: cheaper to make and
-# read than an object. A whole-object request is a single part with no ``_Request``.
-(
-    _P_STEP,  # what happens when it leaves the heap (one of the steps below)
-    _P_LOP,  # logical operation
-    _P_BILLED,  # billed operation
-    _P_KEY,
-    _P_NBYTES,  # body bytes (0 for HEAD, LIST, create and complete)
-    _P_ARRIVAL,
-    _P_CONN,  # first time it held a connection (-1 before)
-    _P_FIRST,  # time of its first byte (-1 before)
-    _P_TRANSFER,  # when its body started moving
-    _P_ATTEMPT,
-    _P_RANGE,  # index of its range in a ranged GET
-    _P_HOT,  # its id in ``hot_counts`` (key << 32 | range) while counted there, else -1
-    _P_REQUEST,  # the split operation it belongs to, or None
-    _P_ERROR,  # the rejection it is answered with
-    _P_LATENCY,  # its first attempt's latency (a GET's first byte, an upload's response), drawn when it
-    # arrived (-1: draw it when needed; a rejection resets it, so a retry draws its own)
-) = range(15)
-Part = list[Any]
-
-# Steps, the values of ``_P_STEP``; ticks (a hot burst, a worker's think time) are one-field parts.
-_FIRST_BYTE, _RESPONSE, _ERROR, _RETRY, _THINK, _BURST = range(6)
-
 _NEVER = 1 << 62  # more than any size: the split-from size of an operation never split
 
 
-def _new_part(
-    lop: int, billed: int, key: int, nbytes: int, now: float, request: _Request | None, latency: float = -1.0
-) -> Part:
-    return [_RESPONSE, lop, billed, key, nbytes, now, -1.0, -1.0, now, 1, 0, -1, request, "", latency]
-
-
-class _Request:
-    """A logical operation split into several requests (ranged GET, multipart upload)."""
-
-    __slots__ = (
-        "completing",
-        "failed",
-        "key",
-        "lop",
-        "outstanding",
-        "queued",
-        "size",
-        "t_arrival",
-        "t_conn",
-        "t_first",
-    )
-
-    def __init__(self, lop: int, key: int, size: int, now: float) -> None:
-        self.lop, self.key, self.size, self.t_arrival = lop, key, size, now
-        self.t_conn = -1.0
-        self.t_first = -1.0
-        self.outstanding = 0
-        self.failed = False
-        self.completing = False
-        self.queued: list[int] = []  # part sizes a multipart upload has yet to send
-
-
-class Replication:
+class Replication(RequestDraws):
     """Simulates ``spec`` against ``provider`` for ``duration_s`` of arrivals, then drains."""
 
     CHUNK_REQUESTS = 250_000
@@ -152,9 +121,7 @@ class Replication:
         self.queues, self.service_s, self.spreads = setup.queues, setup.service_s, setup.spreads
         self.network, self.read_flows, self.write_flows = setup.network, setup.read_flows, setup.write_flows
         self.admission, self.hot_counts = setup.admission, setup.hot_counts
-        self.uniforms: list[float] = []
-        self.uniform_i = 0
-        self._build_keys()
+        RequestDraws.__init__(self, spec, rng)
         # Records, flat lists extended in the loop and turned into arrays once at the end.
         # operation, arrival, connection, first byte, end, size, ok: 7 numbers per request ended;
         # ok is 0 (failed), 1, or 2 for a whole-object GET whose transfer ran from its first byte
@@ -168,49 +135,6 @@ class Replication:
         self.billed = [0] * len(BILLED_OPERATIONS)
         self.issued = 0  # logical operations issued; those not recorded are unfinished
         self.ended = 0  # logical operations recorded and handed on
-        self.draw_lop: list[int] = []
-        self.draw_size: list[int] = []
-        self.draw_key: list[int] = []
-        self.draw_i = 0
-        # Open loop: each arrival's time (then inf), operation, size and key, drawn up front.
-        self.arrival_times: list[float] = [_INF]
-        self.arrival_lop: list[int] = []
-        self.arrival_size: list[int] = []
-        self.arrival_key: list[int] = []
-        self.arrival_latency: list[float] = []  # its operation's latency, for its first attempt
-
-    # -- set-up: the request source --
-
-    def _build_keys(self) -> None:
-        source = self.source = RequestSource(self.spec, self.rng)
-        self.trace_arrays: tuple[FloatArray, IntArray, IntArray, IntArray] | None = None
-        self.key_count, self.hot_replicas = source.key_count, source.hot_replicas
-        self.hot_next_replica = [0] * (self.spec.keys.hot.objects if self.spec.keys.hot else 0)
-        self.size_values, self.size_cdf = source.size_values, source.size_cdf
-
-    # -- random draws in blocks --
-
-    def _refill_draws(self) -> None:
-        lops, sizes, keys = self._draw_requests(_BLOCK)
-        self.draw_lop, self.draw_size, self.draw_key = lops.tolist(), sizes.tolist(), keys.tolist()
-        self.draw_i = 0
-
-    def _draw_requests(self, count: int) -> tuple[IntArray, IntArray, IntArray]:
-        return self.source.requests(count)
-
-    def _uniform(self) -> float:
-        i = self.uniform_i
-        if i == len(self.uniforms):
-            self.uniforms = self.rng.random(_BLOCK).tolist()
-            i = 0
-        self.uniform_i = i + 1
-        return self.uniforms[i]
-
-    def _hot_key(self, hot_object: int) -> int:
-        """Round-robin over the replicas of a hot object; its keys follow the Zipf keys."""
-        replica = self.hot_next_replica[hot_object]
-        self.hot_next_replica[hot_object] = (replica + 1) % self.hot_replicas
-        return self.key_count + hot_object * self.hot_replicas + replica
 
     # -- arrivals --
 
@@ -226,33 +150,6 @@ class Replication:
             while t < self.duration_s:
                 self._push([_BURST], t)
                 t += every
-
-    def _open_chunk(self, loop: OpenLoop, start_s: float, end_s: float) -> None:
-        """The open loop's arrivals in [start_s, end_s), each with its operation, size, key and latency."""
-        times = self._arrival_times(loop, start_s, end_s)
-        self.arrival_times = [*times.tolist(), _INF]
-        lops, sizes, keys = self._draw_requests(len(times))
-        self.arrival_lop, self.arrival_size, self.arrival_key = lops.tolist(), sizes.tolist(), keys.tolist()
-        self.arrival_latency = self.latencies.one_each(lops, sizes)
-
-    def _arrival_times(self, loop: OpenLoop, start_s: float, end_s: float) -> FloatArray:
-        return self.source.arrival_times(loop, start_s, end_s)
-
-    def _trace_chunk(self, trace: TraceArrivals, start_s: float, end_s: float) -> None:
-        """The trace's arrivals in [start_s, end_s) as they were recorded; only latencies are drawn."""
-        if self.trace_arrays is None:
-            self.trace_arrays = (
-                np.asarray(trace.times_s, dtype=np.float64),
-                np.asarray(trace.operations, dtype=np.int64),
-                np.asarray(trace.sizes, dtype=np.int64),
-                np.asarray(trace.keys, dtype=np.int64),
-            )
-        times, lops, sizes, keys = self.trace_arrays
-        lo, hi = np.searchsorted(times, [start_s, end_s], side="left")
-        self.arrival_times = [*times[lo:hi].tolist(), _INF]
-        self.arrival_lop, self.arrival_size = lops[lo:hi].tolist(), sizes[lo:hi].tolist()
-        self.arrival_key = keys[lo:hi].tolist()
-        self.arrival_latency = self.latencies.one_each(lops[lo:hi], sizes[lo:hi])
 
     def _push(self, part: Part, at: float) -> None:
         """``part``'s next step is due at ``at`` (or just after, if a step is due at ``at`` already)."""
@@ -491,10 +388,6 @@ class Replication:
             for _ in range(hot.peak_concurrency):
                 size = hot.size_bytes if hot.size_bytes is not None else self._draw_size()
                 self._issue(_GET, self._hot_key(hot_object), size, now, -1.0)
-
-    def _draw_size(self) -> int:
-        index = int(np.searchsorted(self.size_cdf, self._uniform(), side="right"))
-        return int(self.size_values[min(index, len(self.size_values) - 1)])
 
     def _issue_next(self, now: float) -> None:
         """The next request of the drawn stream (operation, key, size), issued now."""

@@ -1,0 +1,64 @@
+"""What the replication's event loop moves: a part (one HTTP request and its retries) as a plain
+list of fields, cheaper to make and read than an object; the steps a part takes; and the record
+of a logical operation split into several parts (a ranged GET, a multipart upload)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# A part (one HTTP request and its retries) is a list with these fields: cheaper to make and
+# read than an object. A whole-object request is a single part with no ``_Request``.
+(
+    _P_STEP,  # what happens when it leaves the heap (one of the steps below)
+    _P_LOP,  # logical operation
+    _P_BILLED,  # billed operation
+    _P_KEY,
+    _P_NBYTES,  # body bytes (0 for HEAD, LIST, create and complete)
+    _P_ARRIVAL,
+    _P_CONN,  # first time it held a connection (-1 before)
+    _P_FIRST,  # time of its first byte (-1 before)
+    _P_TRANSFER,  # when its body started moving
+    _P_ATTEMPT,
+    _P_RANGE,  # index of its range in a ranged GET
+    _P_HOT,  # its id in ``hot_counts`` (key << 32 | range) while counted there, else -1
+    _P_REQUEST,  # the split operation it belongs to, or None
+    _P_ERROR,  # the rejection it is answered with
+    _P_LATENCY,  # its first attempt's latency (a GET's first byte, an upload's response), drawn when it
+    # arrived (-1: draw it when needed; a rejection resets it, so a retry draws its own)
+) = range(15)
+Part = list[Any]
+
+# Steps, the values of ``_P_STEP``; ticks (a hot burst, a worker's think time) are one-field parts.
+_FIRST_BYTE, _RESPONSE, _ERROR, _RETRY, _THINK, _BURST = range(6)
+
+
+def _new_part(
+    lop: int, billed: int, key: int, nbytes: int, now: float, request: _Request | None, latency: float = -1.0
+) -> Part:
+    return [_RESPONSE, lop, billed, key, nbytes, now, -1.0, -1.0, now, 1, 0, -1, request, "", latency]
+
+
+class _Request:
+    """A logical operation split into several requests (ranged GET, multipart upload)."""
+
+    __slots__ = (
+        "completing",
+        "failed",
+        "key",
+        "lop",
+        "outstanding",
+        "queued",
+        "size",
+        "t_arrival",
+        "t_conn",
+        "t_first",
+    )
+
+    def __init__(self, lop: int, key: int, size: int, now: float) -> None:
+        self.lop, self.key, self.size, self.t_arrival = lop, key, size, now
+        self.t_conn = -1.0
+        self.t_first = -1.0
+        self.outstanding = 0
+        self.failed = False
+        self.completing = False
+        self.queued: list[int] = []  # part sizes a multipart upload has yet to send
