@@ -1,4 +1,5 @@
-"""Discrete-event simulation of a workload against a provider model (an event loop of its own).
+"""Discrete-event simulation of a workload against a provider model (an event loop of its own), and
+the same provider model as a SimPy component (``ObjectStore``) for the user's own SimPy model.
 
 ``simulate(workload, provider, ...)`` runs a user's ``Workload`` against a provider (its shipped
 reference profile unless one is given) in a peak and a mean window and returns a
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
         SizeDistribution,
         SLOTargets,
     )
+    from planner.sim.store import ObjectStore, OperationSummary, Recorder, StoreRecord
     from planner.sim.workload_adapter import adapt_workload, spec_from_workload
     from planner.sim.workload_sim import billed_usage, simulate
 
@@ -91,6 +93,7 @@ _WHERE = {
         "SizeDistribution",
         "SLOTargets",
     ),
+    "planner.sim.store": ("ObjectStore", "OperationSummary", "Recorder", "StoreRecord"),
     "planner.sim.workload_adapter": ("adapt_workload", "spec_from_workload"),
     "planner.sim.workload_sim": ("billed_usage", "simulate"),
 }
@@ -107,12 +110,15 @@ __all__ = [
     "KeyPopularity",
     "LatencyModel",
     "MultipartPolicy",
+    "ObjectStore",
     "OpenLoop",
     "OperationMix",
     "OperationStats",
+    "OperationSummary",
     "ProviderModel",
     "RangedGetPolicy",
     "RateLimit",
+    "Recorder",
     "RetryPolicy",
     "SLOTargets",
     "SLOVerdict",
@@ -121,6 +127,7 @@ __all__ = [
     "SimulationResult",
     "SizeDistribution",
     "SizedLatency",
+    "StoreRecord",
     "TimeSeries",
     "WorkloadRun",
     "WorkloadSimulation",

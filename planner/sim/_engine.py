@@ -36,7 +36,6 @@ from planner.sim._parts import (
     _P_ERROR,
     _P_FIRST,
     _P_HOT,
-    _P_KEY,
     _P_LATENCY,
     _P_LOP,
     _P_NBYTES,
@@ -52,7 +51,7 @@ from planner.sim._parts import (
     _Request,
 )
 from planner.sim._records import RawRun
-from planner.sim._setup import _HOT_REJECT, _TOKENS, _Check, provider_setup
+from planner.sim._setup import _Check, admit, provider_setup, server_start
 from planner.sim._tables import _B_COMPLETE, _B_CREATE, _B_GET, _B_PART, _B_PUT
 from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
 from planner.sim.requests import _GET, _PUT, LOGICAL_OPERATIONS
@@ -355,16 +354,9 @@ class Replication(RequestDraws):
         self.now = max(now, min(until_s, self.duration_s))
 
     def _send_queued(self, part: Part, queue: list[float], latency: float, now: float) -> None:
-        """Send ``part`` through its operation's server queue: a server takes it when one is free (the
-        earliest of ``queue``'s free times) for a service time, and its next step comes ``latency``
-        after that start."""
-        billed = part[_P_BILLED]
-        free = queue[0]
-        start = free if free > now else now
-        spread = self.spreads[billed]
-        service = self.service_s[billed | part[_P_NBYTES] << 3]
-        heapq.heapreplace(queue, start + (service if spread is None else service * next(spread)))
-        self._push(part, start + latency)
+        """Send ``part`` through its operation's server queue (``_setup.server_start``): its next step
+        comes ``latency`` after a server takes it."""
+        self._push(part, server_start(part, queue, self.service_s, self.spreads, now) + latency)
 
     def _first_connection(self, request: _Request, now: float) -> None:
         if request.t_conn < 0.0:
@@ -465,29 +457,8 @@ class Replication(RequestDraws):
         return True
 
     def _admit(self, part: Part, checks: list[_Check], latency: float, now: float) -> tuple[str | None, float]:
-        """Ask a part's admission checks (``_setup._admission``) in order: the refusal of the first
-        that refuses it (None if all admit it), and its latency (drawn here if a hot-object check
-        needs it, -1 if not drawn; longer if a hot object degrades it)."""
-        billed, nbytes = part[_P_BILLED], part[_P_NBYTES]
-        for kind, state, scope, interval_s, slack_s, refusal in checks:
-            if kind == _TOKENS:
-                scope_id = part[_P_KEY] % scope
-                due = state.get(scope_id, now)
-                if due - now > slack_s:
-                    return refusal, latency
-                state[scope_id] = (due if due > now else now) + interval_s
-            else:  # past ``scope`` reads of this range in flight: reject, or degrade
-                if latency < 0.0:
-                    latency = next(self.latencies[billed | nbytes << 3])
-                hot_id = part[_P_KEY] << 32 | part[_P_RANGE]
-                count = state.get(hot_id, 0) + 1
-                if count > scope:
-                    if kind == _HOT_REJECT:
-                        return refusal, latency
-                    latency *= count / scope
-                state[hot_id] = count
-                part[_P_HOT] = hot_id
-        return None, latency
+        """``_setup.admit``: the one definition of the admission checks, shared with ``planner.sim.store``."""
+        return admit(part, checks, latency, now, self.latencies)
 
     def _stalls(self, part: Part, now: float) -> bool:
         """A GET whose body stalls (the profile measured a tail beyond its median body time): its

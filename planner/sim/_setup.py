@@ -5,13 +5,17 @@ hot-object limit). ``provider_setup`` returns it as one plain record; ``Replicat
 
 from __future__ import annotations
 
+import heapq
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import simpy
 
 from planner.sim._network import FlowClass, FluidNetwork
+from planner.sim._parts import _P_BILLED, _P_HOT, _P_KEY, _P_NBYTES, _P_RANGE, Part
 from planner.sim._tables import _B_GET, _draws, _DrawTable, _FlowTable, _ServiceTable, _TailTable
 from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
 from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec
@@ -154,9 +158,16 @@ def _server_queues(
     return queues, _ServiceTable(provider), spreads
 
 
-def _network(spec: SimSpec, provider: ProviderModel) -> tuple[FluidNetwork, _FlowTable, _FlowTable]:
+def _network(
+    spec: SimSpec,
+    provider: ProviderModel,
+    env: simpy.Environment | None = None,
+    on_done: Callable[[Any], None] | None = None,
+) -> tuple[FluidNetwork, _FlowTable, _FlowTable]:
     """The fluid network the transfers share (the client's link, the provider's ceilings) and the
-    flow classes of reads and writes by size."""
+    flow classes of reads and writes by size. Without ``env`` its owner polls it on its own clock
+    (the replication); with one it arms its own SimPy timer and calls ``on_done`` as each transfer
+    ends (``planner.sim.store``)."""
     client = spec.client
     link = client.link_bits_per_s / 8 if client.link_bits_per_s is not None else math.inf
     read_resources: tuple[int, ...] = (_LINK_DOWN, _PROVIDER_READ)
@@ -165,7 +176,7 @@ def _network(spec: SimSpec, provider: ProviderModel) -> tuple[FluidNetwork, _Flo
     else:
         write_resources = (_LINK_UP, _PROVIDER_WRITE)
     capacities = [link, link, provider.ceiling_bits_per_s("read") / 8, provider.ceiling_bits_per_s("write") / 8]
-    network = FluidNetwork(None, capacities, None, timer=False)
+    network = FluidNetwork(env, capacities, on_done, timer=env is not None)
 
     def flow_class(read: bool, nbytes: int) -> FlowClass | None:
         cap = provider.stream_bits_per_s("read" if read else "write", nbytes) / 8
@@ -206,3 +217,46 @@ def _admission(spec: SimSpec, provider: ProviderModel) -> tuple[list[list[_Check
         kind = _HOT_DEGRADE if hot.behaviour == "degrade" else _HOT_REJECT
         admission[_B_GET].append((kind, hot_counts, hot.max_concurrent_reads, 0.0, 0.0, hot.error))
     return admission, hot_counts
+
+
+def admit(
+    part: Part, checks: list[_Check], latency: float, now: float, latencies: _DrawTable
+) -> tuple[str | None, float]:
+    """Ask a part's admission checks (``_admission``) in order: the refusal of the first that
+    refuses it (None if all admit it), and its latency (drawn from ``latencies`` if a hot-object
+    check needs it, -1 if not drawn; longer if a hot object degrades it)."""
+    billed, nbytes = part[_P_BILLED], part[_P_NBYTES]
+    for kind, state, scope, interval_s, slack_s, refusal in checks:
+        if kind == _TOKENS:
+            scope_id = part[_P_KEY] % scope
+            due = state.get(scope_id, now)
+            if due - now > slack_s:
+                return refusal, latency
+            state[scope_id] = (due if due > now else now) + interval_s
+        else:  # past ``scope`` reads of this range in flight: reject, or degrade
+            if latency < 0.0:
+                latency = next(latencies[billed | nbytes << 3])
+            hot_id = part[_P_KEY] << 32 | part[_P_RANGE]
+            count = state.get(hot_id, 0) + 1
+            if count > scope:
+                if kind == _HOT_REJECT:
+                    return refusal, latency
+                latency *= count / scope
+            state[hot_id] = count
+            part[_P_HOT] = hot_id
+    return None, latency
+
+
+def server_start(
+    part: Part, queue: list[float], service_s: _ServiceTable, spreads: list[Iterator[float] | None], now: float
+) -> float:
+    """When a server of ``part``'s operation's queue takes it: at ``now`` or when the first of ``queue``'s
+    servers (their free times, a heap) is free, for the operation's service time at its size times a
+    draw of its spread (``_server_queues``)."""
+    billed = part[_P_BILLED]
+    free = queue[0]
+    start = free if free > now else now
+    spread = spreads[billed]
+    service = service_s[billed | part[_P_NBYTES] << 3]
+    heapq.heapreplace(queue, start + (service if spread is None else service * next(spread)))
+    return start

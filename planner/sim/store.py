@@ -1,0 +1,714 @@
+"""An object store as a SimPy component: a provider model inside the user's own SimPy model.
+
+``ObjectStore(env, model)`` puts a ``ProviderModel`` (built from a measured profile, a shipped
+reference profile or a provider id: ``from_profile``, ``for_provider``) on a SimPy environment the
+user owns. Its operations, ``get``, ``put``, ``head``, ``list``, ``delete`` (and ``restore`` for an
+archive class), return SimPy events a user's process yields; each event's value is the request's
+``StoreRecord`` (time to first byte, latency, bytes, status, attempts).
+
+The store is another driver of the engine's model, not a second model: it asks the provider set-up
+of ``planner.sim._setup`` (latency draws per operation and size, the server capacity queues and
+their service spread, the admission checks of the rate limits by key, prefix and bucket and of the
+hot-object limit, the fluid network that shares the client's link, here on SimPy's clock with its
+own timer) and takes the replication's steps (``planner.sim._engine``) in the same order: a
+connection from the client's pool, admission, the request through the server queue, first byte,
+body on the shared link, a body's stall, the response, an error answered and retried with capped
+exponential backoff and jitter, ranged GETs and multipart uploads split as the client's policies
+say. What it cannot know ahead, unlike a replication of a workload, is the window's load: it runs
+the server queue for every request (as the engine does for arrivals whose rate varies) and draws
+the latency of busy clients (the engine mixes in idle-client latency by the window's mean load).
+
+``store.recorder`` keeps what it did: percentiles per operation, throttled and failed counts,
+throughput, billed requests and bytes; ``store.bill(...)`` prices them with the cost engine, line
+items as ``planner cost`` prints them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+import simpy
+
+from planner.costing.bills import price_table
+from planner.errors import InputError
+from planner.measure.profile import Profile
+from planner.measure.reference import load_profile, load_reference
+from planner.pricing.billing import bill
+from planner.pricing.models import CostBreakdown, Usage
+from planner.sim._network import FluidNetwork, Schedule
+from planner.sim._parts import (
+    _ERROR,
+    _FIRST_BYTE,
+    _P_ATTEMPT,
+    _P_BILLED,
+    _P_CONN,
+    _P_ERROR,
+    _P_FIRST,
+    _P_HOT,
+    _P_LATENCY,
+    _P_LOP,
+    _P_NBYTES,
+    _P_RANGE,
+    _P_REQUEST,
+    _P_STEP,
+    _P_TRANSFER,
+    _RESPONSE,
+    _RETRY,
+    Part,
+    _new_part,
+)
+from planner.sim._records import RawRun
+from planner.sim._setup import _admission, _network, _server_queues, admit, server_start
+from planner.sim._stats import delivered_bytes
+from planner.sim._tables import (
+    _B_COMPLETE,
+    _B_CREATE,
+    _B_GET,
+    _B_PART,
+    _B_PUT,
+    _draws,
+    _DrawTable,
+    _TailTable,
+)
+from planner.sim.profile_adapter import provider_model_from_profile
+from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
+from planner.sim.spec import ClientSpec, ClosedLoop, KeyPopularity, SimSpec, SizeDistribution
+
+__all__ = ["OPERATIONS", "ObjectStore", "OperationSummary", "Recorder", "StoreRecord"]
+
+OPERATIONS: tuple[str, ...] = ("GET", "PUT", "HEAD", "LIST", "DELETE")
+"""The store's operations; the first four are the engine's logical operations, in its order."""
+_DELETE = 4
+_B_DELETE = len(BILLED_OPERATIONS)  # billed as the price tables' "delete", which the engine never issues
+_PRICED_AS = (*BILLED_OPERATIONS, "delete")
+_PREFIX_BITS = 20  # a key's id is its number << 20 | its prefix's: a rate limit per prefix takes it modulo 2**20
+_NORMAL = 1  # simpy.events.NORMAL
+
+
+class StoreRecord:
+    """One operation as the application saw it: from its call to its last byte, retries included."""
+
+    __slots__ = ("attempts", "bytes", "key", "operation", "start_s", "status", "t_end_s", "t_first_byte_s")
+
+    def __init__(
+        self, operation: str, key: Any, nbytes: int, status: str, attempts: int, start_s: float, first_s: float
+    ) -> None:
+        self.operation, self.key, self.bytes, self.status, self.attempts = operation, key, nbytes, status, attempts
+        self.start_s, self.t_first_byte_s = start_s, first_s
+        self.t_end_s = start_s
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "200 OK"
+
+    @property
+    def ttfb_s(self) -> float:
+        """Call to first byte (a write's: its response, after its body)."""
+        return self.t_first_byte_s - self.start_s
+
+    @property
+    def latency_s(self) -> float:
+        """Call to last byte."""
+        return self.t_end_s - self.start_s
+
+    def __repr__(self) -> str:
+        return (
+            f"StoreRecord({self.operation} {self.key!r} {self.bytes} B: {self.status}, ttfb {self.ttfb_s:.6f} s, "
+            f"latency {self.latency_s:.6f} s, {self.attempts} attempt(s))"
+        )
+
+
+class _Operation:
+    """A logical operation in flight: its event, and its parts' progress (split: ranged GET, multipart)."""
+
+    __slots__ = (
+        "attempts",
+        "completing",
+        "error",
+        "event",
+        "failed",
+        "key",
+        "key_id",
+        "lop",
+        "outstanding",
+        "queued",
+        "size",
+        "split",
+        "t_arrival",
+        "t_conn",
+        "t_first",
+    )
+
+    def __init__(self, event: simpy.Event, lop: int, key: Any, key_id: int, size: int, now: float) -> None:
+        self.event, self.lop, self.key, self.key_id, self.size, self.t_arrival = event, lop, key, key_id, size, now
+        self.t_conn = self.t_first = -1.0
+        self.outstanding = 1
+        self.attempts = 0
+        self.error = ""  # the refusal of a part that ran out of attempts ("" while none did)
+        self.failed = False
+        self.split = False  # a ranged GET or a multipart upload
+        self.completing = False
+        self.queued: list[int] = []  # part sizes a multipart upload has yet to send
+
+
+def _part(lop: int, billed: int, key_id: int, nbytes: int, now: float, operation: _Operation) -> Part:
+    """A part (``planner.sim._parts``) of ``operation``: every part of the store's belongs to one."""
+    part = _new_part(lop, billed, key_id, nbytes, now, None)
+    part[_P_REQUEST] = operation
+    return part
+
+
+class _Due:
+    """A bare event on SimPy's queue: a part's next step (``ObjectStore._on_step``) is due."""
+
+    __slots__ = ("_ok", "callbacks", "part")
+
+    def __init__(self, part: Part, callback: Any) -> None:
+        self._ok = True
+        self.callbacks = [callback]
+        self.part = part
+
+
+@dataclass(frozen=True)
+class OperationSummary:
+    """One operation's figures over a stretch of simulated time (requests that arrived in it)."""
+
+    operation: str
+    requests: int
+    failed: int
+    throttled: int
+    """error responses (503, 429), every attempt counted"""
+    retries: int
+    mean_latency_s: float
+    latency_p50_s: float
+    latency_p95_s: float
+    latency_p99_s: float
+    mean_ttfb_s: float
+    ttfb_p50_s: float
+    ttfb_p95_s: float
+    ttfb_p99_s: float
+    throughput_bytes_per_s: float
+    """bytes moved per second over the stretch (each transfer spread over its span)"""
+
+
+class Recorder:
+    """What a store did: a record of each operation ended, each body moved and each error answered,
+    kept as flat lists (7, 4 and 4 numbers each) until asked; and the requests billed and bytes moved."""
+
+    def __init__(self) -> None:
+        self.records: list[float] = []
+        """operation, arrival, connection, first byte, end, bytes, ok (2: a whole GET whose record stands
+        for its transfer too), as ``planner.sim._records.RawRun.recorded`` reads them"""
+        self.transfers: list[float] = []
+        self.errors: list[tuple[float, int, str, bool]] = []
+        """(time, operation, error, retried) of each error response"""
+        self.billed = [0] * len(_PRICED_AS)
+        self.read_bytes = 0
+        self.written_bytes = 0
+        self.restores = 0
+        self.restored_bytes = 0
+
+    def raw_run(self) -> RawRun:
+        """Everything recorded, as the arrays the engine's statistics read."""
+        return RawRun.recorded(
+            self.records,
+            self.transfers,
+            [t for t, *_ in self.errors],
+            errors=self.throttled(),
+            retries=[sum(1 for _, lop, _, retried in self.errors if retried and lop == code) for code in range(5)],
+            billed=self.billed[: len(BILLED_OPERATIONS)],
+            unfinished=0,
+        )
+
+    def throttled(self, start_s: float = 0.0, end_s: float = math.inf) -> dict[tuple[int, str], int]:
+        """Error responses by (operation, error) answered in [start_s, end_s)."""
+        counts: dict[tuple[int, str], int] = {}
+        for t, lop, error, _ in self.errors:
+            if start_s <= t < end_s:
+                counts[lop, error] = counts.get((lop, error), 0) + 1
+        return counts
+
+    @property
+    def billed_requests(self) -> dict[str, int]:
+        """Requests billed so far by the price tables' operation names (retries included)."""
+        return {op: n for op, n in zip(_PRICED_AS, self.billed, strict=True) if n}
+
+    def summary(self, start_s: float = 0.0, end_s: float | None = None) -> dict[str, OperationSummary]:
+        """Figures per operation for the requests that arrived in [start_s, end_s) (default: all so far);
+        percentiles over those that succeeded."""
+        run = self.raw_run()
+        counted_to = math.inf if end_s is None else end_s  # errors and arrivals counted up to here
+        if end_s is None:  # throughput over the time to the last end
+            end_s = float(max(run.t_end.max(initial=0.0), start_s + 1e-9))
+        edges = np.array([start_s, end_s])
+        throttled = self.throttled(start_s, counted_to)
+        out: dict[str, OperationSummary] = {}
+        for code, name in enumerate(OPERATIONS):
+            mine = (run.lop == code) & (run.t_arrival >= start_s) & (run.t_arrival < counted_to)
+            if not mine.any():
+                continue
+            done = mine & run.ok
+            latency = run.t_end[done] - run.t_arrival[done]
+            ttfb = run.t_first[done] - run.t_arrival[done]
+            moved = run.transfer_lop == code
+            delivered = delivered_bytes(
+                run.transfer_start[moved], run.transfer_end[moved], run.transfer_bytes[moved], edges
+            )
+            lat = np.percentile(latency, (50, 95, 99)).tolist() if latency.size else [math.nan] * 3
+            first = np.percentile(ttfb, (50, 95, 99)).tolist() if ttfb.size else [math.nan] * 3
+            out[name] = OperationSummary(
+                operation=name,
+                requests=int(mine.sum()),
+                failed=int((mine & ~run.ok).sum()),
+                throttled=sum(n for (lop, _), n in throttled.items() if lop == code),
+                retries=sum(
+                    1 for t, lop, _, retried in self.errors if retried and lop == code and start_s <= t < counted_to
+                ),
+                mean_latency_s=float(latency.mean()) if latency.size else math.nan,
+                latency_p50_s=lat[0],
+                latency_p95_s=lat[1],
+                latency_p99_s=lat[2],
+                mean_ttfb_s=float(ttfb.mean()) if ttfb.size else math.nan,
+                ttfb_p50_s=first[0],
+                ttfb_p95_s=first[1],
+                ttfb_p99_s=first[2],
+                throughput_bytes_per_s=float(delivered[1] - delivered[0]) / (end_s - start_s),
+            )
+        return out
+
+
+class ObjectStore:
+    """A provider's object storage on a SimPy ``env``, as ``model`` describes it.
+
+    ``link`` is the client's link in bits a second (None: unlimited), ``client`` the rest of the
+    client (connection pool, round trip, multipart and ranged-GET policies, retry policy: the engine's
+    ``ClientSpec``). Keys are strings (their prefix is what precedes the last ``/``) or integers
+    (spread round-robin over ``prefixes``, as the engine spreads its keys). ``archive``: objects are
+    read only after a ``restore`` (an archive class). ``delete_latency`` is DELETE's latency where
+    the model has no ``latency_by_size["delete"]`` (the engine never issues a DELETE).
+    """
+
+    def __init__(
+        self,
+        env: simpy.Environment,
+        model: ProviderModel,
+        *,
+        link: float | None = None,
+        client: ClientSpec | None = None,
+        prefixes: int = 1,
+        storage_class: str = "standard",
+        archive: bool = False,
+        delete_latency: LatencyModel | None = None,
+        seed: int = 0,
+    ) -> None:
+        client = client if client is not None else ClientSpec()
+        if link is not None:
+            if not link > 0 or not math.isfinite(link):
+                raise InputError(
+                    f"link {link!r} bits/s: give the client's link speed in bits a second above 0 (None: unlimited)",
+                    field="link",
+                )
+            client = client.model_copy(update={"link_bits_per_s": float(link)})
+        if prefixes < 1:
+            raise InputError(f"prefixes {prefixes!r}: give 1 or more", field="prefixes")
+        self.env, self.model, self.client = env, model, client
+        self.storage_class, self.archive, self.prefixes = storage_class, archive, prefixes
+        self.rng = np.random.default_rng(seed)
+        # the engine's provider set-up, on SimPy's clock (``_setup``): the spec carries the client and a
+        # prefix modulus for the rate limits per prefix (a key's id modulo it is its prefix's number)
+        spec = SimSpec(
+            arrivals=ClosedLoop(workers=1),
+            sizes=SizeDistribution.fixed(1),
+            keys=KeyPopularity(prefixes=1 << _PREFIX_BITS),
+            client=client,
+        )
+        queued = [True] * len(BILLED_OPERATIONS)
+        unloaded = [0.0] * len(BILLED_OPERATIONS)
+        self.latencies = _DrawTable(model, self.rng, client.round_trip_s, 0.0, unloaded, queued)
+        self.body_tails = _TailTable(model, self.rng) if model.body_tail_by_size else None
+        queues, self.service_s, spreads = _server_queues(model, queued, self.rng)
+        self.queues = [*queues, None]
+        self.spreads = [*spreads, None]
+        self.network: FluidNetwork
+        self.network, self.read_flows, self.write_flows = _network(spec, model, env, self._on_transfer_done)
+        admission, self.hot_counts = _admission(spec, model)
+        self.admission = [*admission, []]
+        sized_delete = model.latency_by_size.get("delete")
+        self.delete_latency = delete_latency
+        self.delete_draws: dict[int, Iterator[float]] = {}
+        self._sized_delete = sized_delete
+        self.free_connections = client.connections
+        self.waiting: deque[Part] = deque()  # parts waiting for a connection
+        self._ready: deque[Part] = deque()  # parts a part that ended hands its connection on to, in order
+        self.split_from = [
+            client.ranged_get.threshold_bytes if client.ranged_get else math.inf,
+            client.multipart.threshold_bytes if client.multipart else math.inf,
+        ]
+        self.key_ids: dict[Any, int] = {}
+        self.prefix_ids: dict[Any, int] = {}
+        self.objects: dict[Any, int] = {}
+        """bytes of each object stored (PUT and not deleted)"""
+        self.restored: set[Any] = set()
+        self.recorder = Recorder()
+        self._uniforms: list[float] = []
+        self._schedule = cast(Schedule, env.schedule)
+        self._on_step_callback = self._on_step
+
+    # -- constructors --
+
+    @classmethod
+    def for_provider(
+        cls,
+        env: simpy.Environment,
+        provider: str,
+        *,
+        profile: Profile | str | Path | None = None,
+        storage_class: str = "standard",
+        as_of: dt.date | None = None,
+        **options: Any,
+    ) -> ObjectStore:
+        """A priced provider's store: its shipped reference profile (or ``profile``: a file or a ``Profile``)
+        under the documented request rates of the price table in force on ``as_of``; an archive class
+        (the table says it is read only after a restore) asks for ``restore`` before a GET."""
+        table = price_table(provider, as_of or dt.date.today())
+        if storage_class not in table.classes:
+            raise InputError(
+                f"{table.version} has no storage class {storage_class!r} (classes: {', '.join(table.classes)})",
+                field="storage_class",
+            )
+        if profile is None:
+            profile = load_reference(provider)
+        elif not isinstance(profile, Profile):
+            profile = load_profile(profile)
+        model, _ = provider_model_from_profile(profile, table.limits)
+        model = model.model_copy(update={"provider_id": provider})
+        archive = table.restore_required(storage_class)
+        return cls(env, model, storage_class=storage_class, archive=archive, **options)
+
+    @classmethod
+    def from_profile(cls, env: simpy.Environment, profile: Profile | str | Path, **options: Any) -> ObjectStore:
+        """The store of a measured profile (a file ``planner measure`` wrote, or a ``Profile``), without a
+        price table's documented limits (``for_provider`` adds them)."""
+        if not isinstance(profile, Profile):
+            profile = load_profile(profile)
+        model, _ = provider_model_from_profile(profile)
+        return cls(env, model, **options)
+
+    # -- operations: each returns an event whose value is the operation's ``StoreRecord`` --
+
+    def get(self, key: Any, size: int | None = None, *, byte_range: tuple[int, int] | None = None) -> simpy.Event:
+        """GET ``key``: the whole object (``size`` bytes, default what was PUT), split into ranged GETs from
+        the client's ``ranged_get`` threshold; or ``byte_range`` (first byte, length), one request."""
+        if self.archive and key not in self.restored:
+            raise InputError(
+                f"GET {key!r}: {self.storage_class} objects are read only after a restore "
+                f"(yield store.restore({key!r}, ready_after_s=...) first)",
+                field="key",
+            )
+        if byte_range is not None:
+            first, length = byte_range
+            if first < 0 or length < 0:
+                raise InputError(f"GET {key!r}: byte range {byte_range!r} is negative", field="byte_range")
+            return self._issue(_B_GET, key, length, split=False)
+        if size is None:
+            size = self.objects.get(key)
+            if size is None:
+                raise InputError(f"GET {key!r}: no such object (PUT it first, or give its size)", field="size")
+        return self._issue(_B_GET, key, self._size(key, size, "GET"), split=True)
+
+    def put(self, key: Any, size: int) -> simpy.Event:
+        """PUT ``size`` bytes to ``key``: one request, or a multipart upload from the client's threshold."""
+        size = self._size(key, size, "PUT")
+        self.objects[key] = size
+        return self._issue(_B_PUT, key, size, split=True)
+
+    def head(self, key: Any) -> simpy.Event:
+        return self._issue(2, key, 0, split=False)
+
+    def list(self, prefix: str = "") -> simpy.Event:
+        """One LIST request (a page of keys under ``prefix``)."""
+        return self._issue(3, prefix, 0, split=False)
+
+    def delete(self, key: Any) -> simpy.Event:
+        self.objects.pop(key, None)
+        self.restored.discard(key)
+        return self._issue(_B_DELETE, key, 0, split=False)
+
+    def restore(self, key: Any, *, ready_after_s: float) -> simpy.Event:
+        """Restore an archived object: readable ``ready_after_s`` later (the restore tier's time, which
+        the profile does not measure); billed as a retrieval request and its bytes."""
+        if not self.archive:
+            raise InputError(f"restore {key!r}: {self.storage_class} objects are read without a restore", field="key")
+        if ready_after_s < 0:
+            raise InputError(f"restore {key!r}: ready_after_s {ready_after_s!r} is negative", field="ready_after_s")
+        size = self.objects.get(key, 0)
+        self.recorder.restores += 1
+        self.recorder.restored_bytes += size
+        restored = self.restored
+        event = self.env.timeout(ready_after_s, key)
+        event.callbacks.append(lambda _: restored.add(key))
+        return event
+
+    # -- one operation's life: the engine's steps (``Replication._loop``), on SimPy's clock --
+
+    def _size(self, key: Any, size: int, what: str) -> int:
+        if not isinstance(size, int | np.integer) or size < 0:
+            raise InputError(f"{what} {key!r}: size {size!r} is not a byte count (give an int of 0 or more)")
+        return int(size)
+
+    def _key_id(self, key: Any) -> int:
+        found = self.key_ids.get(key)
+        if found is None:
+            label = key % self.prefixes if isinstance(key, int) else str(key).rpartition("/")[0]
+            prefix = self.prefix_ids.setdefault(label, len(self.prefix_ids) & ((1 << _PREFIX_BITS) - 1))
+            found = self.key_ids[key] = len(self.key_ids) << _PREFIX_BITS | prefix
+        return found
+
+    def _issue(self, billed: int, key: Any, size: int, *, split: bool) -> simpy.Event:
+        now = self.env.now
+        event = simpy.Event(self.env)
+        lop = _DELETE if billed == _B_DELETE else billed
+        operation = _Operation(event, lop, key, self._key_id(key), size, now)
+        if split and size >= self.split_from[lop]:
+            operation.split = True
+            if lop == _B_GET:
+                self._issue_ranged(operation, now)
+            else:
+                multipart = self.client.multipart
+                assert multipart is not None
+                step = multipart.part_size_bytes
+                operation.queued = [min(step, size - start) for start in range(0, size, step)][::-1]
+                self._begin(_part(lop, _B_CREATE, operation.key_id, 0, now, operation))
+        else:
+            self._begin(_part(lop, billed, operation.key_id, size, now, operation))
+        return event
+
+    def _issue_ranged(self, operation: _Operation, now: float) -> None:
+        ranged = self.client.ranged_get
+        assert ranged is not None
+        size = operation.size
+        chunk = -(-size // ranged.streams)
+        starts = range(0, size, chunk)
+        operation.outstanding = len(starts)
+        for index, start in enumerate(starts):
+            part = _part(_B_GET, _B_GET, operation.key_id, min(chunk, size - start), now, operation)
+            part[_P_RANGE] = index
+            self._begin(part)
+
+    def _begin(self, part: Part) -> None:
+        """Take a connection (or wait for one), count the request, ask its admission checks, send it."""
+        if not self.free_connections:
+            self.waiting.append(part)
+            return
+        self.free_connections -= 1
+        now = self.env.now
+        if part[_P_CONN] < 0.0:
+            part[_P_CONN] = now
+            operation = part[_P_REQUEST]
+            if operation.t_conn < 0.0:
+                operation.t_conn = now
+        billed = part[_P_BILLED]
+        self.recorder.billed[billed] += 1
+        latency = part[_P_LATENCY]
+        checks = self.admission[billed]
+        if checks:
+            error, latency = admit(part, checks, latency, now, self.latencies)
+            if error is not None:
+                part[_P_ERROR] = error
+                part[_P_STEP] = _ERROR
+                part[_P_LATENCY] = -1.0  # a retry draws its own
+                self._send(part, -1.0, now, queued=False)
+                return
+        if billed == _B_GET:
+            part[_P_STEP] = _FIRST_BYTE
+        else:
+            nbytes = part[_P_NBYTES]
+            if billed in (_B_PUT, _B_PART):
+                flow = self.write_flows[nbytes]
+                if flow is not None:  # the body goes first, the response follows it
+                    part[_P_TRANSFER] = now
+                    part[_P_LATENCY] = latency
+                    self.network.add(part, flow, nbytes, now)
+                    return
+            part[_P_STEP] = _RESPONSE
+        self._send(part, latency, now)
+
+    def _send(self, part: Part, latency: float, now: float, *, queued: bool = True) -> None:
+        """Its next step comes ``latency`` (drawn if -1) after a server of its operation's queue takes it."""
+        billed = part[_P_BILLED]
+        if latency < 0.0:
+            latency = self._draw(billed, part[_P_NBYTES])
+        queue = self.queues[billed] if queued else None
+        if queue is not None:
+            latency += server_start(part, queue, self.service_s, self.spreads, now) - now
+        self._schedule(_Due(part, self._on_step_callback), _NORMAL, latency)
+
+    def _draw(self, billed: int, nbytes: int) -> float:
+        if billed != _B_DELETE:
+            return next(self.latencies[billed | nbytes << 3])
+        draws = self.delete_draws.get(nbytes)
+        if draws is None:
+            model = self._sized_delete.at(nbytes) if self._sized_delete is not None else self.delete_latency
+            if model is None:
+                raise InputError(
+                    f"{self.model.provider_id}: DELETE needs a latency the model lacks: no latency_by_size['delete'] "
+                    "cell (give ObjectStore(delete_latency=...))",
+                    field="latency_by_size.delete",
+                )
+            draws = self.delete_draws[nbytes] = _draws(model, self.rng, self.client.round_trip_s)
+        return next(draws)
+
+    def _on_step(self, due: _Due) -> None:
+        part = due.part
+        now = self.env.now
+        step = part[_P_STEP]
+        if step == _FIRST_BYTE:
+            part[_P_FIRST] = part[_P_TRANSFER] = now
+            operation = part[_P_REQUEST]
+            if operation.t_first < 0.0:
+                operation.t_first = now
+            nbytes = part[_P_NBYTES]
+            flow = self.read_flows[nbytes]
+            if flow is not None:
+                self.network.add(part, flow, nbytes, now)
+                return
+        elif step == _RETRY:
+            self._begin(part)
+            return
+        self._end(part, now)
+
+    def _on_transfer_done(self, part: Part) -> None:
+        now = self.env.now
+        nbytes = part[_P_NBYTES]
+        if part[_P_BILLED] == _B_GET:
+            tail = self.body_tails[nbytes] if self.body_tails is not None else None
+            if tail is not None:  # its body stalls: its last bytes come later, as its response
+                part[_P_STEP] = _RESPONSE
+                self._schedule(_Due(part, self._on_step_callback), _NORMAL, next(tail))
+                return
+            self._end(part, now)
+        else:  # an upload's body: its response follows
+            self.recorder.written_bytes += nbytes
+            self.recorder.transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, nbytes))
+            part[_P_STEP] = _RESPONSE
+            self._send(part, part[_P_LATENCY], now)
+
+    def _end(self, part: Part, now: float) -> None:
+        """A part ends (answered in full, or rejected): its connection goes to the first one waiting, then
+        to what follows the part (a retry later; the next parts of a split operation), as the engine orders them."""
+        self.free_connections += 1
+        ready = self._ready
+        if self.waiting:
+            ready.append(self.waiting.popleft())
+        operation: _Operation = part[_P_REQUEST]
+        ok = True
+        if part[_P_STEP] == _ERROR:
+            retry = self.client.retry
+            retried = part[_P_ATTEMPT] < retry.max_attempts
+            self.recorder.errors.append((now, part[_P_LOP], part[_P_ERROR], retried))
+            if retried:
+                part[_P_ATTEMPT] += 1
+                ceiling = min(retry.max_backoff_s, retry.base_s * 2.0 ** (part[_P_ATTEMPT] - 2))
+                part[_P_STEP] = _RETRY
+                self._schedule(_Due(part, self._on_step_callback), _NORMAL, ceiling * self._uniform())
+            else:
+                ok = False
+                operation.error = part[_P_ERROR]
+        else:
+            hot_id = part[_P_HOT]
+            if hot_id >= 0:
+                self.hot_counts[hot_id] -= 1
+                part[_P_HOT] = -1
+            nbytes = part[_P_NBYTES]
+            if nbytes and part[_P_BILLED] == _B_GET:
+                self.recorder.read_bytes += nbytes
+                if operation.split:  # a whole GET's record stands for its transfer
+                    self.recorder.transfers.extend((_B_GET, part[_P_TRANSFER], now, nbytes))
+        if part[_P_STEP] != _RETRY:
+            operation.attempts += part[_P_ATTEMPT]
+            if not operation.split or not self._next_parts(operation, ok, now):
+                self._finish(operation, now)
+        while ready:
+            self._begin(ready.popleft())
+
+    def _next_parts(self, operation: _Operation, ok: bool, now: float) -> bool:
+        """Start what follows a part of a split operation (parts, then Complete); True while it goes on."""
+        operation.outstanding -= 1
+        if not ok:
+            operation.failed = True
+            operation.queued.clear()
+        if operation.lop == _B_PUT and not operation.failed:
+            multipart = self.client.multipart
+            assert multipart is not None
+            while operation.queued and operation.outstanding < multipart.queue_depth:
+                operation.outstanding += 1
+                size = operation.queued.pop()
+                self._ready.append(_part(_B_PUT, _B_PART, operation.key_id, size, now, operation))
+            if operation.outstanding == 0 and not operation.completing:
+                operation.completing = True
+                operation.outstanding = 1
+                self._ready.append(_part(_B_PUT, _B_COMPLETE, operation.key_id, 0, now, operation))
+                return True
+        return operation.outstanding != 0
+
+    def _finish(self, operation: _Operation, now: float) -> None:
+        """The operation ended: its record, and its event succeeds with it."""
+        t_first = operation.t_first if operation.t_first >= 0.0 else now
+        size = operation.size
+        failed = operation.failed or bool(operation.error)
+        # ok 2: a whole GET's record stands for its transfer too (``RawRun.recorded``)
+        ok = 0 if failed else 2 if operation.lop == _B_GET and size and not operation.split else 1
+        self.recorder.records.extend((operation.lop, operation.t_arrival, operation.t_conn, t_first, now, size, ok))
+        record = StoreRecord(
+            OPERATIONS[operation.lop], operation.key, size, operation.error if failed else "200 OK",
+            operation.attempts, operation.t_arrival, t_first,
+        )  # fmt: skip
+        record.t_end_s = now
+        operation.event.succeed(record)
+
+    def _uniform(self) -> float:
+        if not self._uniforms:
+            self._uniforms = self.rng.random(8192).tolist()[::-1]
+        return self._uniforms.pop()
+
+    # -- the bill --
+
+    def usage(self, *, scale: float = 1.0, stored_bytes: int | None = None, egress: bool = True) -> Usage:
+        """The month ``cost`` prices: the requests billed and bytes read so far times ``scale`` (e.g.
+        ``planner.workload.MONTH_S / env.now`` for a month of this load), the bytes stored now (or
+        ``stored_bytes``), reads as egress unless ``egress`` is False, restores as retrievals."""
+        recorder = self.recorder
+        requests = {op: round(n * scale) for op, n in recorder.billed_requests.items()}
+        return Usage(
+            stored_bytes=sum(self.objects.values()) if stored_bytes is None else stored_bytes,
+            object_count=len(self.objects),
+            requests=requests,
+            egress_bytes=round(recorder.read_bytes * scale) if egress else 0,
+            retrieval_requests=round(recorder.restores * scale),
+            retrieval_bytes=round(recorder.restored_bytes * scale),
+        )
+
+    def bill(
+        self,
+        *,
+        provider: str | None = None,
+        as_of: dt.date | None = None,
+        prices: Path | None = None,
+        region: str | None = None,
+        scale: float = 1.0,
+        stored_bytes: int | None = None,
+        egress: bool = True,
+    ) -> CostBreakdown:
+        """``usage`` priced by the cost engine (``planner cost``'s line items): ``provider``'s table in force
+        on ``as_of`` (default the model's provider, today), or an override file ``prices``."""
+        day = as_of or dt.date.today()
+        table = price_table(provider or self.model.provider_id, day, prices, region)
+        usage = self.usage(scale=scale, stored_bytes=stored_bytes, egress=egress)
+        return bill(table, self.storage_class, usage, as_of=day)
