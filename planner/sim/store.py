@@ -63,6 +63,7 @@ from planner.sim._parts import (
     _RETRY,
     Part,
     _new_part,
+    _Request,
 )
 from planner.sim._records import RawRun
 from planner.sim._setup import _admission, _network, _server_queues, admit, server_start
@@ -90,6 +91,8 @@ _B_DELETE = len(BILLED_OPERATIONS)  # billed as the price tables' "delete", whic
 _PRICED_AS = (*BILLED_OPERATIONS, "delete")
 _PREFIX_BITS = 20  # a key's id is its number << 20 | its prefix's: a rate limit per prefix takes it modulo 2**20
 _NORMAL = 1  # simpy.events.NORMAL
+_OK = "200 OK"
+_NONE_QUEUED: list[int] = []  # the queued parts of every operation but a multipart upload: never added to
 
 
 class StoreRecord:
@@ -98,15 +101,22 @@ class StoreRecord:
     __slots__ = ("attempts", "bytes", "key", "operation", "start_s", "status", "t_end_s", "t_first_byte_s")
 
     def __init__(
-        self, operation: str, key: Any, nbytes: int, status: str, attempts: int, start_s: float, first_s: float
+        self,
+        operation: str,
+        key: Any,
+        nbytes: int,
+        status: str,
+        attempts: int,
+        start_s: float,
+        first_byte_s: float,
+        end_s: float,
     ) -> None:
         self.operation, self.key, self.bytes, self.status, self.attempts = operation, key, nbytes, status, attempts
-        self.start_s, self.t_first_byte_s = start_s, first_s
-        self.t_end_s = start_s
+        self.start_s, self.t_first_byte_s, self.t_end_s = start_s, first_byte_s, end_s
 
     @property
     def ok(self) -> bool:
-        return self.status == "200 OK"
+        return self.status == _OK
 
     @property
     def ttfb_s(self) -> float:
@@ -125,44 +135,23 @@ class StoreRecord:
         )
 
 
-class _Operation:
-    """A logical operation in flight: its event, and its parts' progress (split: ranged GET, multipart)."""
+class _Operation(_Request):
+    """A logical operation in flight (``_parts._Request``, its ``key`` the key's id): the event it succeeds,
+    the key as the application named it, the attempts of its parts, and whether it is split."""
 
-    __slots__ = (
-        "attempts",
-        "completing",
-        "error",
-        "event",
-        "failed",
-        "key",
-        "key_id",
-        "lop",
-        "outstanding",
-        "queued",
-        "size",
-        "split",
-        "t_arrival",
-        "t_conn",
-        "t_first",
-    )
+    __slots__ = ("attempts", "error", "event", "name", "split")
 
-    def __init__(self, event: simpy.Event, lop: int, key: Any, key_id: int, size: int, now: float) -> None:
-        self.event, self.lop, self.key, self.key_id, self.size, self.t_arrival = event, lop, key, key_id, size, now
+    def __init__(self, event: simpy.Event, lop: int, name: Any, key_id: int, size: int, now: float) -> None:
+        # ``_Request``'s fields set here, not by its ``__init__``: one call less on every request
+        self.lop, self.key, self.size, self.t_arrival = lop, key_id, size, now
         self.t_conn = self.t_first = -1.0
         self.outstanding = 1
+        self.failed = self.completing = False
+        self.queued = _NONE_QUEUED  # part sizes a multipart upload has yet to send (its own list then)
+        self.event, self.name = event, name
         self.attempts = 0
         self.error = ""  # the refusal of a part that ran out of attempts ("" while none did)
-        self.failed = False
         self.split = False  # a ranged GET or a multipart upload
-        self.completing = False
-        self.queued: list[int] = []  # part sizes a multipart upload has yet to send
-
-
-def _part(lop: int, billed: int, key_id: int, nbytes: int, now: float, operation: _Operation) -> Part:
-    """A part (``planner.sim._parts``) of ``operation``: every part of the store's belongs to one."""
-    part = _new_part(lop, billed, key_id, nbytes, now, None)
-    part[_P_REQUEST] = operation
-    return part
 
 
 class _Due:
@@ -210,8 +199,7 @@ class Recorder:
         self.errors: list[tuple[float, int, str, bool]] = []
         """(time, operation, error, retried) of each error response"""
         self.billed = [0] * len(_PRICED_AS)
-        self.read_bytes = 0
-        self.written_bytes = 0
+        """requests billed by operation (``_PRICED_AS``), retries included"""
         self.restores = 0
         self.restored_bytes = 0
 
@@ -234,6 +222,14 @@ class Recorder:
             if start_s <= t < end_s:
                 counts[lop, error] = counts.get((lop, error), 0) + 1
         return counts
+
+    @property
+    def read_bytes(self) -> int:
+        """Bytes GETs read: whole objects' (records with ok 2) and the parts' of ranged GETs (transfers)."""
+        records, transfers = self.records, self.transfers
+        whole = sum(records[i + 5] for i in range(0, len(records), 7) if records[i + 6] == 2)
+        parts = sum(transfers[i + 3] for i in range(0, len(transfers), 4) if transfers[i] == _B_GET)
+        return int(whole + parts)
 
     @property
     def billed_requests(self) -> dict[str, int]:
@@ -357,6 +353,7 @@ class ObjectStore:
         """bytes of each object stored (PUT and not deleted)"""
         self.restored: set[Any] = set()
         self.recorder = Recorder()
+        self.billed = self.recorder.billed  # counted where a part begins
         self._uniforms: list[float] = []
         self._schedule = cast(Schedule, env.schedule)
         self._on_step_callback = self._on_step
@@ -421,11 +418,14 @@ class ObjectStore:
             size = self.objects.get(key)
             if size is None:
                 raise InputError(f"GET {key!r}: no such object (PUT it first, or give its size)", field="size")
-        return self._issue(_B_GET, key, self._size(key, size, "GET"), split=True)
+        elif size.__class__ is not int or size < 0:
+            size = self._size(key, size, "GET")
+        return self._issue(_B_GET, key, size, split=True)
 
     def put(self, key: Any, size: int) -> simpy.Event:
         """PUT ``size`` bytes to ``key``: one request, or a multipart upload from the client's threshold."""
-        size = self._size(key, size, "PUT")
+        if size.__class__ is not int or size < 0:
+            size = self._size(key, size, "PUT")
         self.objects[key] = size
         return self._issue(_B_PUT, key, size, split=True)
 
@@ -437,6 +437,12 @@ class ObjectStore:
         return self._issue(3, prefix, 0, split=False)
 
     def delete(self, key: Any) -> simpy.Event:
+        if self._sized_delete is None and self.delete_latency is None:
+            raise InputError(
+                f"DELETE {key!r}: the {self.model.provider_id} model has no latency_by_size['delete'] cell "
+                "(give ObjectStore(..., delete_latency=LatencyModel(...)))",
+                field="latency_by_size.delete",
+            )
         self.objects.pop(key, None)
         self.restored.discard(key)
         return self._issue(_B_DELETE, key, 0, split=False)
@@ -464,18 +470,21 @@ class ObjectStore:
         return int(size)
 
     def _key_id(self, key: Any) -> int:
-        found = self.key_ids.get(key)
-        if found is None:
-            label = key % self.prefixes if isinstance(key, int) else str(key).rpartition("/")[0]
-            prefix = self.prefix_ids.setdefault(label, len(self.prefix_ids) & ((1 << _PREFIX_BITS) - 1))
-            found = self.key_ids[key] = len(self.key_ids) << _PREFIX_BITS | prefix
-        return found
+        """A new key's id: its number << 20 | its prefix's number (a limit per prefix takes it modulo 2**20)."""
+        label = key % self.prefixes if isinstance(key, int) else str(key).rpartition("/")[0]
+        prefix = self.prefix_ids.setdefault(label, len(self.prefix_ids) & ((1 << _PREFIX_BITS) - 1))
+        key_id = self.key_ids[key] = len(self.key_ids) << _PREFIX_BITS | prefix
+        return key_id
 
     def _issue(self, billed: int, key: Any, size: int, *, split: bool) -> simpy.Event:
-        now = self.env.now
-        event = simpy.Event(self.env)
+        env = self.env
+        now = env.now
+        event = simpy.Event(env)
         lop = _DELETE if billed == _B_DELETE else billed
-        operation = _Operation(event, lop, key, self._key_id(key), size, now)
+        key_id = self.key_ids.get(key)
+        if key_id is None:
+            key_id = self._key_id(key)
+        operation = _Operation(event, lop, key, key_id, size, now)
         if split and size >= self.split_from[lop]:
             operation.split = True
             if lop == _B_GET:
@@ -485,9 +494,9 @@ class ObjectStore:
                 assert multipart is not None
                 step = multipart.part_size_bytes
                 operation.queued = [min(step, size - start) for start in range(0, size, step)][::-1]
-                self._begin(_part(lop, _B_CREATE, operation.key_id, 0, now, operation))
+                self._begin(_new_part(lop, _B_CREATE, key_id, 0, now, operation), now)
         else:
-            self._begin(_part(lop, billed, operation.key_id, size, now, operation))
+            self._begin(_new_part(lop, billed, key_id, size, now, operation), now)
         return event
 
     def _issue_ranged(self, operation: _Operation, now: float) -> None:
@@ -498,24 +507,23 @@ class ObjectStore:
         starts = range(0, size, chunk)
         operation.outstanding = len(starts)
         for index, start in enumerate(starts):
-            part = _part(_B_GET, _B_GET, operation.key_id, min(chunk, size - start), now, operation)
+            part = _new_part(_B_GET, _B_GET, operation.key, min(chunk, size - start), now, operation)
             part[_P_RANGE] = index
-            self._begin(part)
+            self._begin(part, now)
 
-    def _begin(self, part: Part) -> None:
+    def _begin(self, part: Part, now: float) -> None:
         """Take a connection (or wait for one), count the request, ask its admission checks, send it."""
         if not self.free_connections:
             self.waiting.append(part)
             return
         self.free_connections -= 1
-        now = self.env.now
         if part[_P_CONN] < 0.0:
             part[_P_CONN] = now
             operation = part[_P_REQUEST]
             if operation.t_conn < 0.0:
                 operation.t_conn = now
         billed = part[_P_BILLED]
-        self.recorder.billed[billed] += 1
+        self.billed[billed] += 1
         latency = part[_P_LATENCY]
         checks = self.admission[billed]
         if checks:
@@ -528,6 +536,12 @@ class ObjectStore:
                 return
         if billed == _B_GET:
             part[_P_STEP] = _FIRST_BYTE
+            queue = self.queues[_B_GET]
+            if queue is None:  # ``_send``'s common case, here: every GET takes it
+                if latency < 0.0:
+                    latency = next(self.latencies[part[_P_NBYTES] << 3])  # _B_GET is 0
+                self._schedule(_Due(part, self._on_step_callback), _NORMAL, latency)
+                return
         else:
             nbytes = part[_P_NBYTES]
             if billed in (_B_PUT, _B_PART):
@@ -556,12 +570,7 @@ class ObjectStore:
         draws = self.delete_draws.get(nbytes)
         if draws is None:
             model = self._sized_delete.at(nbytes) if self._sized_delete is not None else self.delete_latency
-            if model is None:
-                raise InputError(
-                    f"{self.model.provider_id}: DELETE needs a latency the model lacks: no latency_by_size['delete'] "
-                    "cell (give ObjectStore(delete_latency=...))",
-                    field="latency_by_size.delete",
-                )
+            assert model is not None  # ``delete`` asked
             draws = self.delete_draws[nbytes] = _draws(model, self.rng, self.client.round_trip_s)
         return next(draws)
 
@@ -580,23 +589,21 @@ class ObjectStore:
                 self.network.add(part, flow, nbytes, now)
                 return
         elif step == _RETRY:
-            self._begin(part)
+            self._begin(part, now)
             return
         self._end(part, now)
 
     def _on_transfer_done(self, part: Part) -> None:
         now = self.env.now
-        nbytes = part[_P_NBYTES]
         if part[_P_BILLED] == _B_GET:
-            tail = self.body_tails[nbytes] if self.body_tails is not None else None
+            tail = self.body_tails[part[_P_NBYTES]] if self.body_tails is not None else None
             if tail is not None:  # its body stalls: its last bytes come later, as its response
                 part[_P_STEP] = _RESPONSE
                 self._schedule(_Due(part, self._on_step_callback), _NORMAL, next(tail))
                 return
             self._end(part, now)
         else:  # an upload's body: its response follows
-            self.recorder.written_bytes += nbytes
-            self.recorder.transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, nbytes))
+            self.recorder.transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, part[_P_NBYTES]))
             part[_P_STEP] = _RESPONSE
             self._send(part, part[_P_LATENCY], now)
 
@@ -604,39 +611,54 @@ class ObjectStore:
         """A part ends (answered in full, or rejected): its connection goes to the first one waiting, then
         to what follows the part (a retry later; the next parts of a split operation), as the engine orders them."""
         self.free_connections += 1
-        ready = self._ready
-        if self.waiting:
-            ready.append(self.waiting.popleft())
+        waiting = self.waiting
         operation: _Operation = part[_P_REQUEST]
-        ok = True
         if part[_P_STEP] == _ERROR:
-            retry = self.client.retry
-            retried = part[_P_ATTEMPT] < retry.max_attempts
-            self.recorder.errors.append((now, part[_P_LOP], part[_P_ERROR], retried))
-            if retried:
-                part[_P_ATTEMPT] += 1
-                ceiling = min(retry.max_backoff_s, retry.base_s * 2.0 ** (part[_P_ATTEMPT] - 2))
-                part[_P_STEP] = _RETRY
-                self._schedule(_Due(part, self._on_step_callback), _NORMAL, ceiling * self._uniform())
-            else:
-                ok = False
-                operation.error = part[_P_ERROR]
+            if waiting:
+                self._ready.append(waiting.popleft())
+            if self._on_error(part, operation, now):
+                self._begin_ready(now)
+                return
+            ok = False
         else:
+            ok = True
             hot_id = part[_P_HOT]
             if hot_id >= 0:
                 self.hot_counts[hot_id] -= 1
                 part[_P_HOT] = -1
             nbytes = part[_P_NBYTES]
-            if nbytes and part[_P_BILLED] == _B_GET:
-                self.recorder.read_bytes += nbytes
-                if operation.split:  # a whole GET's record stands for its transfer
-                    self.recorder.transfers.extend((_B_GET, part[_P_TRANSFER], now, nbytes))
-        if part[_P_STEP] != _RETRY:
-            operation.attempts += part[_P_ATTEMPT]
-            if not operation.split or not self._next_parts(operation, ok, now):
+            if nbytes and operation.split and part[_P_BILLED] == _B_GET:  # a whole GET's record stands for its transfer
+                self.recorder.transfers.extend((_B_GET, part[_P_TRANSFER], now, nbytes))
+            if not operation.split and not waiting:  # the common case: nothing follows it
+                operation.attempts += part[_P_ATTEMPT]
                 self._finish(operation, now)
+                return
+            if waiting:
+                self._ready.append(waiting.popleft())
+        operation.attempts += part[_P_ATTEMPT]
+        if not operation.split or not self._next_parts(operation, ok, now):
+            self._finish(operation, now)
+        self._begin_ready(now)
+
+    def _begin_ready(self, now: float) -> None:
+        ready = self._ready
         while ready:
-            self._begin(ready.popleft())
+            self._begin(ready.popleft(), now)
+
+    def _on_error(self, part: Part, operation: _Operation, now: float) -> bool:
+        """A rejection reached the client: record it; True if the part is retried (capped exponential
+        backoff with full jitter, as the engine's ``_on_error``), False if it ran out of attempts."""
+        retry = self.client.retry
+        retried = part[_P_ATTEMPT] < retry.max_attempts
+        self.recorder.errors.append((now, part[_P_LOP], part[_P_ERROR], retried))
+        if not retried:
+            operation.error = part[_P_ERROR]
+            return False
+        part[_P_ATTEMPT] += 1
+        ceiling = min(retry.max_backoff_s, retry.base_s * 2.0 ** (part[_P_ATTEMPT] - 2))
+        part[_P_STEP] = _RETRY
+        self._schedule(_Due(part, self._on_step_callback), _NORMAL, ceiling * self._uniform())
+        return True
 
     def _next_parts(self, operation: _Operation, ok: bool, now: float) -> bool:
         """Start what follows a part of a split operation (parts, then Complete); True while it goes on."""
@@ -650,28 +672,34 @@ class ObjectStore:
             while operation.queued and operation.outstanding < multipart.queue_depth:
                 operation.outstanding += 1
                 size = operation.queued.pop()
-                self._ready.append(_part(_B_PUT, _B_PART, operation.key_id, size, now, operation))
+                self._ready.append(_new_part(_B_PUT, _B_PART, operation.key, size, now, operation))
             if operation.outstanding == 0 and not operation.completing:
                 operation.completing = True
                 operation.outstanding = 1
-                self._ready.append(_part(_B_PUT, _B_COMPLETE, operation.key_id, 0, now, operation))
+                self._ready.append(_new_part(_B_PUT, _B_COMPLETE, operation.key, 0, now, operation))
                 return True
         return operation.outstanding != 0
 
     def _finish(self, operation: _Operation, now: float) -> None:
-        """The operation ended: its record, and its event succeeds with it."""
+        """The operation ended: its record, and its event succeeds with its ``StoreRecord``."""
         t_first = operation.t_first if operation.t_first >= 0.0 else now
         size = operation.size
-        failed = operation.failed or bool(operation.error)
+        error = operation.error
+        failed = operation.failed or error != ""
+        lop = operation.lop
         # ok 2: a whole GET's record stands for its transfer too (``RawRun.recorded``)
-        ok = 0 if failed else 2 if operation.lop == _B_GET and size and not operation.split else 1
-        self.recorder.records.extend((operation.lop, operation.t_arrival, operation.t_conn, t_first, now, size, ok))
-        record = StoreRecord(
-            OPERATIONS[operation.lop], operation.key, size, operation.error if failed else "200 OK",
-            operation.attempts, operation.t_arrival, t_first,
+        ok = 0 if failed else 2 if lop == _B_GET and size and not operation.split else 1
+        self.recorder.records.extend((lop, operation.t_arrival, operation.t_conn, t_first, now, size, ok))
+        event = operation.event
+        event._ok = True
+        event._value = StoreRecord(
+            OPERATIONS[lop], operation.name, size, error if failed else _OK, operation.attempts, operation.t_arrival,
+            t_first, now,
         )  # fmt: skip
-        record.t_end_s = now
-        operation.event.succeed(record)
+        if event.callbacks:
+            self._schedule(event, _NORMAL, 0.0)
+        else:  # nothing waits for it: processed now, as SimPy would process it (a process yielding it later goes on)
+            event.callbacks = None  # type: ignore[assignment]
 
     def _uniform(self) -> float:
         if not self._uniforms:
