@@ -37,6 +37,7 @@ from planner.sim import (
     HotSet,
     KeyPopularity,
     LatencyModel,
+    ObjectStore,
     OpenLoop,
     OperationMix,
     ProviderModel,
@@ -46,6 +47,7 @@ from planner.sim import (
     SizeDistribution,
     simulate_spec,
 )
+from planner.sim.requests import RequestSource
 
 MIB = 2**20
 
@@ -176,5 +178,64 @@ def main() -> None:
         print(f"  speed-up   : {plain_s / sim_s:12.2f}x the plain process-per-request model")
 
 
+# -- the SimPy component: planner.sim.ObjectStore in a user's SimPy model --
+
+
+def store_model(spec: SimSpec, provider: ProviderModel, seconds: float) -> tuple[int, float]:
+    """Requests ended and CPU seconds for the standard workload through ``ObjectStore``, driven by one
+    open-loop SimPy process (a timeout per arrival, each request an event it issues and does not await):
+    the cost a user's SimPy model pays per request for the whole provider model (first byte, shared
+    link, rate and hot-object limits, retries), set-up and arrivals included."""
+    start = time.process_time()
+    assert isinstance(spec.arrivals, OpenLoop)
+    source = RequestSource(spec, np.random.default_rng(1))
+    times = source.arrival_times(spec.arrivals, 0.0, seconds).tolist()
+    lops, sizes, keys = (a.tolist() for a in source.requests(len(times)))
+    hot_replicas, key_count = source.hot_replicas, source.key_count
+    env = simpy.Environment()
+    store = ObjectStore(env, provider, client=spec.client, prefixes=spec.keys.prefixes, seed=1)
+    operations = (store.get, store.put)
+
+    def arrivals(env: simpy.Environment) -> Generator[Any, Any, None]:
+        for i, (t, lop, size, key) in enumerate(zip(times, lops, sizes, keys, strict=True)):
+            yield env.timeout(t - env.now)
+            if key < 0:  # a hot object: its replicas in turn, after the Zipf keys
+                key = key_count + (-1 - key) * hot_replicas + i % hot_replicas
+            operations[lop](key, size)
+
+    env.process(arrivals(env))
+    env.run()
+    return len(store.recorder.records) // 7, time.process_time() - start
+
+
+def store_main() -> None:
+    """The component's cost per request beside the engine's and the bare SimPy loop's (goal: at most
+    15x the bare loop's)."""
+    parser = argparse.ArgumentParser(description="ObjectStore's cost per request")
+    parser.add_argument("--seconds", type=float, default=20.0, help="simulated window (s)")
+    parser.add_argument("--rate", type=float, default=2500.0, help="arrivals per second")
+    parser.add_argument("--repeat", type=int, default=5, help="runs of each; best and median are printed")
+    args, _ = parser.parse_known_args()
+    spec, provider = standard_workload(args.rate)
+    store_s: list[float] = []
+    sim_s: list[float] = []
+    bare_s: list[float] = []
+    requests = 0
+    for _ in range(args.repeat):
+        requests, cpu_s = store_model(spec, provider, args.seconds)
+        store_s.append(cpu_s / requests)
+        result, cpu_s = simulated(spec, provider, args.seconds)
+        sim_s.append(cpu_s / sum(op.requests.mean for op in result.operations.values()))
+        bare_s.append(bare_loop(requests) / requests)
+    print(f"ObjectStore (a SimPy component in the user's model): {requests} requests of the same workload")
+    for label, pick in (("best", min), ("median", statistics.median)):
+        store, sim, bare = pick(store_s), pick(sim_s), pick(bare_s)
+        print(f"{label}:")
+        print(f"  ObjectStore: {1e6 * store:8.2f} us per request, {store / bare:6.2f}x the bare loop's (goal <= 15x)")
+        print(f"  engine     : {1e6 * sim:8.2f} us per request, {sim / bare:6.2f}x the bare loop's")
+        print(f"  bare SimPy : {1e6 * bare:8.2f} us per timeout")
+
+
 if __name__ == "__main__":
     main()
+    store_main()
