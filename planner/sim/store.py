@@ -91,67 +91,63 @@ _B_DELETE = len(BILLED_OPERATIONS)  # billed as the price tables' "delete", whic
 _PRICED_AS = (*BILLED_OPERATIONS, "delete")
 _PREFIX_BITS = 20  # a key's id is its number << 20 | its prefix's: a rate limit per prefix takes it modulo 2**20
 _NORMAL = 1  # simpy.events.NORMAL
+_Event = simpy.Event
 _OK = "200 OK"
 _NONE_QUEUED: list[int] = []  # the queued parts of every operation but a multipart upload: never added to
 
 
-class StoreRecord:
-    """One operation as the application saw it: from its call to its last byte, retries included."""
+class StoreRecord(_Request):
+    """One operation as the application saw it, from its call to its last byte, retries included: filled
+    in as the operation goes (it is the operation's state in the store, a ``_parts._Request``), complete
+    when its event succeeds with it."""
 
-    __slots__ = ("attempts", "bytes", "key", "operation", "start_s", "status", "t_end_s", "t_first_byte_s")
+    __slots__ = ("attempts", "event", "key_id", "split", "status", "t_end")
 
-    def __init__(
-        self,
-        operation: str,
-        key: Any,
-        nbytes: int,
-        status: str,
-        attempts: int,
-        start_s: float,
-        first_byte_s: float,
-        end_s: float,
-    ) -> None:
-        self.operation, self.key, self.bytes, self.status, self.attempts = operation, key, nbytes, status, attempts
-        self.start_s, self.t_first_byte_s, self.t_end_s = start_s, first_byte_s, end_s
+    def __init__(self, event: simpy.Event, lop: int, key: Any, key_id: int, size: int, now: float) -> None:
+        # ``_Request``'s fields set here, not by its ``__init__``: one call less on every request
+        self.lop, self.key, self.size, self.t_arrival = lop, key, size, now
+        self.t_conn = self.t_first = self.t_end = -1.0
+        self.outstanding = 1
+        self.failed = self.completing = False
+        self.queued = _NONE_QUEUED  # part sizes a multipart upload has yet to send (its own list then)
+        self.event: simpy.Event | None = event
+        self.key_id = key_id
+        self.attempts = 0
+        self.status = ""  # "" in flight; "200 OK", or the refusal of a part that ran out of attempts
+        self.split = False  # a ranged GET or a multipart upload
+
+    @property
+    def operation(self) -> str:
+        return OPERATIONS[self.lop]
+
+    @property
+    def bytes(self) -> int:
+        return self.size
 
     @property
     def ok(self) -> bool:
         return self.status == _OK
 
     @property
+    def start_s(self) -> float:
+        """When the application asked."""
+        return self.t_arrival
+
+    @property
     def ttfb_s(self) -> float:
         """Call to first byte (a write's: its response, after its body)."""
-        return self.t_first_byte_s - self.start_s
+        return self.t_first - self.t_arrival
 
     @property
     def latency_s(self) -> float:
         """Call to last byte."""
-        return self.t_end_s - self.start_s
+        return self.t_end - self.t_arrival
 
     def __repr__(self) -> str:
         return (
             f"StoreRecord({self.operation} {self.key!r} {self.bytes} B: {self.status}, ttfb {self.ttfb_s:.6f} s, "
             f"latency {self.latency_s:.6f} s, {self.attempts} attempt(s))"
         )
-
-
-class _Operation(_Request):
-    """A logical operation in flight (``_parts._Request``, its ``key`` the key's id): the event it succeeds,
-    the key as the application named it, the attempts of its parts, and whether it is split."""
-
-    __slots__ = ("attempts", "error", "event", "name", "split")
-
-    def __init__(self, event: simpy.Event, lop: int, name: Any, key_id: int, size: int, now: float) -> None:
-        # ``_Request``'s fields set here, not by its ``__init__``: one call less on every request
-        self.lop, self.key, self.size, self.t_arrival = lop, key_id, size, now
-        self.t_conn = self.t_first = -1.0
-        self.outstanding = 1
-        self.failed = self.completing = False
-        self.queued = _NONE_QUEUED  # part sizes a multipart upload has yet to send (its own list then)
-        self.event, self.name = event, name
-        self.attempts = 0
-        self.error = ""  # the refusal of a part that ran out of attempts ("" while none did)
-        self.split = False  # a ranged GET or a multipart upload
 
 
 class _Due:
@@ -354,6 +350,7 @@ class ObjectStore:
         self.restored: set[Any] = set()
         self.recorder = Recorder()
         self.billed = self.recorder.billed  # counted where a part begins
+        self.records = self.recorder.records
         self._uniforms: list[float] = []
         self._schedule = cast(Schedule, env.schedule)
         self._on_step_callback = self._on_step
@@ -413,28 +410,28 @@ class ObjectStore:
             first, length = byte_range
             if first < 0 or length < 0:
                 raise InputError(f"GET {key!r}: byte range {byte_range!r} is negative", field="byte_range")
-            return self._issue(_B_GET, key, length, split=False)
+            return self._issue(_B_GET, key, length, False)
         if size is None:
             size = self.objects.get(key)
             if size is None:
                 raise InputError(f"GET {key!r}: no such object (PUT it first, or give its size)", field="size")
         elif size.__class__ is not int or size < 0:
             size = self._size(key, size, "GET")
-        return self._issue(_B_GET, key, size, split=True)
+        return self._issue(_B_GET, key, size, True)
 
     def put(self, key: Any, size: int) -> simpy.Event:
         """PUT ``size`` bytes to ``key``: one request, or a multipart upload from the client's threshold."""
         if size.__class__ is not int or size < 0:
             size = self._size(key, size, "PUT")
         self.objects[key] = size
-        return self._issue(_B_PUT, key, size, split=True)
+        return self._issue(_B_PUT, key, size, True)
 
     def head(self, key: Any) -> simpy.Event:
-        return self._issue(2, key, 0, split=False)
+        return self._issue(2, key, 0, False)
 
     def list(self, prefix: str = "") -> simpy.Event:
         """One LIST request (a page of keys under ``prefix``)."""
-        return self._issue(3, prefix, 0, split=False)
+        return self._issue(3, prefix, 0, False)
 
     def delete(self, key: Any) -> simpy.Event:
         if self._sized_delete is None and self.delete_latency is None:
@@ -445,7 +442,7 @@ class ObjectStore:
             )
         self.objects.pop(key, None)
         self.restored.discard(key)
-        return self._issue(_B_DELETE, key, 0, split=False)
+        return self._issue(_B_DELETE, key, 0, False)
 
     def restore(self, key: Any, *, ready_after_s: float) -> simpy.Event:
         """Restore an archived object: readable ``ready_after_s`` later (the restore tier's time, which
@@ -476,15 +473,16 @@ class ObjectStore:
         key_id = self.key_ids[key] = len(self.key_ids) << _PREFIX_BITS | prefix
         return key_id
 
-    def _issue(self, billed: int, key: Any, size: int, *, split: bool) -> simpy.Event:
+    def _issue(self, billed: int, key: Any, size: int, split: bool) -> simpy.Event:
         env = self.env
         now = env.now
-        event = simpy.Event(env)
+        event = _Event.__new__(_Event)  # ``simpy.Event(env)`` without a call to its ``__init__``
+        event.env, event.callbacks = env, []
         lop = _DELETE if billed == _B_DELETE else billed
         key_id = self.key_ids.get(key)
         if key_id is None:
             key_id = self._key_id(key)
-        operation = _Operation(event, lop, key, key_id, size, now)
+        operation = StoreRecord(event, lop, key, key_id, size, now)
         if split and size >= self.split_from[lop]:
             operation.split = True
             if lop == _B_GET:
@@ -499,7 +497,7 @@ class ObjectStore:
             self._begin(_new_part(lop, billed, key_id, size, now, operation), now)
         return event
 
-    def _issue_ranged(self, operation: _Operation, now: float) -> None:
+    def _issue_ranged(self, operation: StoreRecord, now: float) -> None:
         ranged = self.client.ranged_get
         assert ranged is not None
         size = operation.size
@@ -507,7 +505,7 @@ class ObjectStore:
         starts = range(0, size, chunk)
         operation.outstanding = len(starts)
         for index, start in enumerate(starts):
-            part = _new_part(_B_GET, _B_GET, operation.key, min(chunk, size - start), now, operation)
+            part = _new_part(_B_GET, _B_GET, operation.key_id, min(chunk, size - start), now, operation)
             part[_P_RANGE] = index
             self._begin(part, now)
 
@@ -612,7 +610,7 @@ class ObjectStore:
         to what follows the part (a retry later; the next parts of a split operation), as the engine orders them."""
         self.free_connections += 1
         waiting = self.waiting
-        operation: _Operation = part[_P_REQUEST]
+        operation: StoreRecord = part[_P_REQUEST]
         if part[_P_STEP] == _ERROR:
             if waiting:
                 self._ready.append(waiting.popleft())
@@ -645,14 +643,14 @@ class ObjectStore:
         while ready:
             self._begin(ready.popleft(), now)
 
-    def _on_error(self, part: Part, operation: _Operation, now: float) -> bool:
+    def _on_error(self, part: Part, operation: StoreRecord, now: float) -> bool:
         """A rejection reached the client: record it; True if the part is retried (capped exponential
         backoff with full jitter, as the engine's ``_on_error``), False if it ran out of attempts."""
         retry = self.client.retry
         retried = part[_P_ATTEMPT] < retry.max_attempts
         self.recorder.errors.append((now, part[_P_LOP], part[_P_ERROR], retried))
         if not retried:
-            operation.error = part[_P_ERROR]
+            operation.status = part[_P_ERROR]
             return False
         part[_P_ATTEMPT] += 1
         ceiling = min(retry.max_backoff_s, retry.base_s * 2.0 ** (part[_P_ATTEMPT] - 2))
@@ -660,7 +658,7 @@ class ObjectStore:
         self._schedule(_Due(part, self._on_step_callback), _NORMAL, ceiling * self._uniform())
         return True
 
-    def _next_parts(self, operation: _Operation, ok: bool, now: float) -> bool:
+    def _next_parts(self, operation: StoreRecord, ok: bool, now: float) -> bool:
         """Start what follows a part of a split operation (parts, then Complete); True while it goes on."""
         operation.outstanding -= 1
         if not ok:
@@ -672,30 +670,33 @@ class ObjectStore:
             while operation.queued and operation.outstanding < multipart.queue_depth:
                 operation.outstanding += 1
                 size = operation.queued.pop()
-                self._ready.append(_new_part(_B_PUT, _B_PART, operation.key, size, now, operation))
+                self._ready.append(_new_part(_B_PUT, _B_PART, operation.key_id, size, now, operation))
             if operation.outstanding == 0 and not operation.completing:
                 operation.completing = True
                 operation.outstanding = 1
-                self._ready.append(_new_part(_B_PUT, _B_COMPLETE, operation.key, 0, now, operation))
+                self._ready.append(_new_part(_B_PUT, _B_COMPLETE, operation.key_id, 0, now, operation))
                 return True
         return operation.outstanding != 0
 
-    def _finish(self, operation: _Operation, now: float) -> None:
-        """The operation ended: its record, and its event succeeds with its ``StoreRecord``."""
-        t_first = operation.t_first if operation.t_first >= 0.0 else now
+    def _finish(self, operation: StoreRecord, now: float) -> None:
+        """The operation ended: its record is complete, and its event succeeds with it."""
+        if operation.t_first < 0.0:
+            operation.t_first = now
+        operation.t_end = now
         size = operation.size
-        error = operation.error
-        failed = operation.failed or error != ""
         lop = operation.lop
-        # ok 2: a whole GET's record stands for its transfer too (``RawRun.recorded``)
-        ok = 0 if failed else 2 if lop == _B_GET and size and not operation.split else 1
-        self.recorder.records.extend((lop, operation.t_arrival, operation.t_conn, t_first, now, size, ok))
+        if operation.status:  # a part ran out of attempts: its refusal is the operation's
+            ok = 0
+        else:
+            operation.status = _OK
+            # ok 2: a whole GET's record stands for its transfer too (``RawRun.recorded``)
+            ok = 2 if lop == _B_GET and size and not operation.split else 1
+        self.records.extend((lop, operation.t_arrival, operation.t_conn, operation.t_first, now, size, ok))
         event = operation.event
+        assert event is not None
+        operation.event = None  # no cycle between the record and its event: both freed by reference counts
         event._ok = True
-        event._value = StoreRecord(
-            OPERATIONS[lop], operation.name, size, error if failed else _OK, operation.attempts, operation.t_arrival,
-            t_first, now,
-        )  # fmt: skip
+        event._value = operation
         if event.callbacks:
             self._schedule(event, _NORMAL, 0.0)
         else:  # nothing waits for it: processed now, as SimPy would process it (a process yielding it later goes on)
