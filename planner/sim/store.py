@@ -346,7 +346,12 @@ class ObjectStore:
         self.key_ids: dict[Any, int] = {}
         self.prefix_ids: dict[Any, int] = {}
         self.objects: dict[Any, int] = {}
-        """bytes of each object stored (PUT and not deleted)"""
+        """bytes of each object stored (its PUT answered, no DELETE answered since)"""
+        self.assumptions: list[str] = [
+            "the load is not known ahead: every request waits in its server queue, if the model has one, and "
+            "draws the latency of busy clients (no idle-client latency, no load excess of open-loop cells)"
+        ]
+        """what the store assumes beyond its model (and, from a profile, how the model was built)"""
         self.restored: set[Any] = set()
         self.recorder = Recorder()
         self.billed = self.recorder.billed  # counted where a part begins
@@ -381,10 +386,12 @@ class ObjectStore:
             profile = load_reference(provider)
         elif not isinstance(profile, Profile):
             profile = load_profile(profile)
-        model, _ = provider_model_from_profile(profile, table.limits)
+        model, notes = provider_model_from_profile(profile, table.limits)
         model = model.model_copy(update={"provider_id": provider})
         archive = table.restore_required(storage_class)
-        return cls(env, model, storage_class=storage_class, archive=archive, **options)
+        store = cls(env, model, storage_class=storage_class, archive=archive, **options)
+        store.assumptions += notes
+        return store
 
     @classmethod
     def from_profile(cls, env: simpy.Environment, profile: Profile | str | Path, **options: Any) -> ObjectStore:
@@ -392,8 +399,10 @@ class ObjectStore:
         price table's documented limits (``for_provider`` adds them)."""
         if not isinstance(profile, Profile):
             profile = load_profile(profile)
-        model, _ = provider_model_from_profile(profile)
-        return cls(env, model, **options)
+        model, notes = provider_model_from_profile(profile)
+        store = cls(env, model, **options)
+        store.assumptions += notes
+        return store
 
     # -- operations: each returns an event whose value is the operation's ``StoreRecord`` --
 
@@ -423,7 +432,6 @@ class ObjectStore:
         """PUT ``size`` bytes to ``key``: one request, or a multipart upload from the client's threshold."""
         if size.__class__ is not int or size < 0:
             size = self._size(key, size, "PUT")
-        self.objects[key] = size
         return self._issue(_B_PUT, key, size, True)
 
     def head(self, key: Any) -> simpy.Event:
@@ -440,8 +448,6 @@ class ObjectStore:
                 "(give ObjectStore(..., delete_latency=LatencyModel(...)))",
                 field="latency_by_size.delete",
             )
-        self.objects.pop(key, None)
-        self.restored.discard(key)
         return self._issue(_B_DELETE, key, 0, False)
 
     def restore(self, key: Any, *, ready_after_s: float) -> simpy.Event:
@@ -463,7 +469,9 @@ class ObjectStore:
 
     def _size(self, key: Any, size: int, what: str) -> int:
         if not isinstance(size, int | np.integer) or size < 0:
-            raise InputError(f"{what} {key!r}: size {size!r} is not a byte count (give an int of 0 or more)")
+            raise InputError(
+                f"{what} {key!r}: size {size!r} is not a byte count (give an int of 0 or more)", field="size"
+            )
         return int(size)
 
     def _key_id(self, key: Any) -> int:
@@ -689,6 +697,11 @@ class ObjectStore:
             ok = 0
         else:
             operation.status = _OK
+            if lop == _B_PUT:  # the object is there once its PUT is answered, gone once its DELETE is
+                self.objects[operation.key] = size
+            elif lop == _DELETE:
+                self.objects.pop(operation.key, None)
+                self.restored.discard(operation.key)
             # ok 2: a whole GET's record stands for its transfer too (``RawRun.recorded``)
             ok = 2 if lop == _B_GET and size and not operation.split else 1
         self.records.extend((lop, operation.t_arrival, operation.t_conn, operation.t_first, now, size, ok))

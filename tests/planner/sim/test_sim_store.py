@@ -202,11 +202,11 @@ def test_an_archive_class_reads_only_after_a_restore() -> None:
         ),
         (
             lambda env: ObjectStore(env, MODEL).put("a", -1),
-            "PUT 'a': size -1 is not a byte count (give an int of 0 or more)",
+            "size: PUT 'a': size -1 is not a byte count (give an int of 0 or more)",
         ),
         (
             lambda env: ObjectStore(env, MODEL).get("a", -5),
-            "GET 'a': size -5 is not a byte count (give an int of 0 or more)",
+            "size: GET 'a': size -5 is not a byte count (give an int of 0 or more)",
         ),
         (
             lambda env: ObjectStore(env, MODEL).get("a"),
@@ -235,3 +235,29 @@ def test_a_delete_with_its_latency_given() -> None:
     (record,) = run(store, (store.delete, "a"))
     assert (record.operation, record.latency_s) == ("DELETE", pytest.approx(0.03))
     assert store.recorder.billed_requests == {"delete": 1}
+
+
+def test_an_object_is_stored_once_its_put_is_answered_and_gone_once_its_delete_is() -> None:
+    store = ObjectStore(simpy.Environment(), MODEL, delete_latency=LatencyModel.constant(0.03))
+    seen: list[int] = []
+
+    def user(env: simpy.Environment) -> Generator[Any, Any, None]:
+        put = store.put("a", MB)
+        with pytest.raises(InputError, match="no such object"):  # not there while its PUT is in flight
+            store.get("a")
+        yield put
+        seen.append(store.usage().stored_bytes)
+        yield store.get("a")  # its size is the one PUT
+        yield store.delete("a")
+        seen.append(store.usage().stored_bytes)
+
+    store.env.process(user(store.env))
+    store.env.run()
+    assert seen == [MB, 0]
+    assert store.recorder.read_bytes == MB
+
+
+def test_the_store_says_what_it_assumes() -> None:
+    store = ObjectStore.for_provider(simpy.Environment(), "cloudflare-r2")
+    assert store.assumptions[0].startswith("the load is not known ahead: every request waits in its server queue")
+    assert any("PUT, HEAD and LIST server latency taken equal to GET TTFB" in note for note in store.assumptions)
