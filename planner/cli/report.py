@@ -9,6 +9,7 @@ import typer
 
 from planner.cli.common import (
     AsOfOption,
+    ForceOption,
     WorkloadArgument,
     parse_date,
 )
@@ -29,17 +30,26 @@ def report_command(
     simulate: Annotated[
         bool, typer.Option("--simulate/--no-simulate", help="simulate each provider's peak (default) or not")
     ] = True,
+    force: ForceOption = False,
 ) -> None:
     """One self-contained document: the recommendation, reasons, tables, plots, prices and sources."""
     from planner.cli import progress
-    from planner.present.report import write_report
+    from planner.present.report import write_report_files
     from planner.workload import load_workload
 
     workload = load_workload(workload_file)
     with progress.bar(
         "simulating each provider", total=len(workload.constraints.providers), quiet=settings(ctx).quiet
     ) as moved:
-        written = write_report(
-            workload, out, as_of=parse_date(as_of), profiles_dir=profiles, simulate=simulate, progress=moved
+        written = write_report_files(
+            workload,
+            out,
+            as_of=parse_date(as_of),
+            profiles_dir=profiles,
+            simulate=simulate,
+            progress=moved,
+            force=force,
         )
-    typer.echo(f"wrote {written}")
+    typer.echo(f"wrote {written[0]}")
+    for picture in written[1:]:
+        typer.echo(f"wrote {picture}")
