@@ -112,8 +112,9 @@ def _new_or_updated(
         return into, replace_section(text, section, block, missing_ok=section == "traffic")
     assert out is not None
     from planner.ingest.workloads import file_names
+    from planner.writing import safe_name
 
-    target = out / file_names([name])[name]
+    target = out / safe_name(file_names([name])[name], "workload file name", "--out")
     refuse_overwrite([target], force)
     return target, new_text()
 

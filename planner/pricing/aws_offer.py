@@ -327,6 +327,7 @@ def _region_table(
 ) -> ImportedTable:
     """One region's table: the template's shape (units, limits, request groups) with every price the
     offer states, and what it does not state kept from the template and marked unverified."""
+    folder = PROVIDER if region == template.region else f"{PROVIDER}/{_region_folder(region, source)}"
     effective = _effective(region, prices, source)
     raw = _region_header(region, template, sources)
     imported = ImportedTable(region=region, effective_from=effective)
@@ -349,8 +350,6 @@ def _region_table(
     except ValidationError as error:
         where, message = validation_problem(error)
         raise _fail(source, f"{region}: the table it makes is invalid: {message}", where) from None
-    default_region = template.region
-    folder = PROVIDER if region == default_region else f"{PROVIDER}/{_region_folder(region, source)}"
     imported.path = f"{folder}/{effective.isoformat()}.yaml"
     imported.text = render_yaml(
         raw,
