@@ -229,6 +229,12 @@ def test_measure_refuses_an_existing_profile_before_it_contacts_the_endpoint(tmp
     assert dry.code == 0 and profile.read_bytes() == OLD  # a dry run writes nothing, so it refuses nothing
 
 
+def test_measure_on_a_cluster_refuses_the_host_profiles_it_would_write_beside_out(tmp_path: Path) -> None:
+    host_profile = _old(tmp_path / "p.worker-1.json")
+    args = ["measure", "--bucket", "b", "--out", str(tmp_path / "p.json"), "--endpoint", "http://127.0.0.1:9"]
+    _refused(invoke(*args, "--dask", "tcp://127.0.0.1:9"), "--out", host_profile)
+
+
 def test_measure_merge_refuses_an_existing_profile_before_reading_its_inputs(tmp_path: Path) -> None:
     profile = _old(tmp_path / "merged.json")
     _refused(invoke("measure", "merge", str(tmp_path / "missing.json"), "--out", str(profile)), "--out", profile)

@@ -6,6 +6,7 @@ stays fast. Every user error is a ``PlannerError`` (one line, exit 2).
 
 # No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
+import glob
 import math
 import re
 from enum import StrEnum
@@ -511,7 +512,9 @@ def measure(
         read_timeout=read_timeout, open_loop=open_loop, connect_timeout=connect_timeout, budget=budget,
     )  # fmt: skip
     if not dry_run:
-        refuse_overwrite([options.out], force)
+        # with --dask each host's profile is also written beside --out, as <stem>.<host><suffix>
+        beside = options.out.parent.glob(f"{glob.escape(options.out.stem)}.*{glob.escape(options.out.suffix)}")
+        refuse_overwrite([options.out, *(sorted(beside) if dask is not None else [])], force)
     if dask is not None:
         from planner.cluster import require_distributed
 
