@@ -5,21 +5,17 @@ are read, naming their line and column."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
 
-from planner.cli import main
 from planner.errors import InputError
 from planner.ingest import read_bill, workloads
 from planner.ingest.escape import comment_text, yaml_string
 from planner.workload import load_workload
+from tests.reliability.conftest import invoke
 
 HEADER = (
     "identity/LineItemId,bill/BillingPeriodStartDate,lineItem/LineItemType,lineItem/ProductCode,"
@@ -28,28 +24,6 @@ HEADER = (
 )
 PERIOD = "2026-11-01T00:00:00Z"
 MANIFEST = {"sourceBucket": "b", "fileFormat": "CSV", "fileSchema": "Bucket, Key, Size"}
-
-
-@dataclass(frozen=True)
-class Result:
-    code: int
-    out: str
-    err: str
-
-
-def invoke(*args: str) -> Result:
-    """``planner ARGS`` in this process: its exit code, stdout and stderr (a traceback escapes)."""
-    out, err = io.StringIO(), io.StringIO()
-    saved, sys.argv = sys.argv, ["planner", *args]
-    code = 0
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            main()
-    except SystemExit as stop:
-        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
-    finally:
-        sys.argv = saved
-    return Result(code, out.getvalue(), err.getvalue())
 
 
 def _row(number: int, resource: str, usage_type: str, operation: str, amount: str, unit: str = "GB-Mo") -> str:

@@ -4,18 +4,14 @@ out of its folder (issue 28, items 10 and 12; planner.writing)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from planner.cli import main
 from planner.errors import InputError
 from planner.writing import atomic_output, refuse_existing, safe_name, write_atomically
+from tests.reliability.conftest import Result, invoke
 
 ROOT = Path(__file__).resolve().parents[1]
 WEB = str(ROOT / "examples" / "web-assets.yaml")
@@ -24,28 +20,6 @@ OFFERS = ROOT / "tests" / "pricing" / "fixtures"
 TRANSFER = ["--transfer", str(OFFERS / "aws-offer-datatransfer.json")]
 OLD = b"the old file\n"
 PNG = b"\x89PNG\r\n\x1a\n"
-
-
-@dataclass(frozen=True)
-class Result:
-    code: int
-    out: str
-    err: str
-
-
-def invoke(*args: str) -> Result:
-    """``planner ARGS`` in this process: its exit code, stdout and stderr (a traceback escapes)."""
-    out, err = io.StringIO(), io.StringIO()
-    saved, sys.argv = sys.argv, ["planner", *args]
-    code = 0
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            main()
-    except SystemExit as stop:
-        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
-    finally:
-        sys.argv = saved
-    return Result(code, out.getvalue(), err.getvalue())
 
 
 def _old(path: Path) -> Path:

@@ -34,14 +34,15 @@ def report_command(
 ) -> None:
     """One self-contained document: the recommendation, reasons, tables, plots, prices and sources."""
     from planner.cli import progress
-    from planner.present.report import write_report_files
+    from planner.present.report import write_report
     from planner.workload import load_workload
 
     workload = load_workload(workload_file)
+    pictures: list[Path] = []
     with progress.bar(
         "simulating each provider", total=len(workload.constraints.providers), quiet=settings(ctx).quiet
     ) as moved:
-        written = write_report_files(
+        written = write_report(
             workload,
             out,
             as_of=parse_date(as_of),
@@ -49,7 +50,7 @@ def report_command(
             simulate=simulate,
             progress=moved,
             force=force,
+            pictures=pictures,
         )
-    typer.echo(f"wrote {written[0]}")
-    for picture in written[1:]:
-        typer.echo(f"wrote {picture}")
+    for path in [written, *pictures]:
+        typer.echo(f"wrote {path}")

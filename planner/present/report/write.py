@@ -37,29 +37,15 @@ def write_report(
     simulate: bool = True,
     progress: Callable[[float], None] | None = None,
     force: bool = False,
+    pictures: list[Path] | None = None,
 ) -> Path:
-    """Write the report to ``out`` (``.html`` or ``.md``, by the suffix) and return the path written.
+    """Write the report to ``out`` (``.html`` or ``.md``, by the suffix) and return the path written;
+    the pictures a Markdown report writes beside it are appended to ``pictures``.
 
     ``simulate`` is passed to the recommender (as ``planner recommend --no-simulate`` would); a file
-    it would write that exists (the report, or a Markdown report's pictures) is refused unless
-    ``force``.
+    it would write that exists (the report, or a Markdown report's pictures) is refused before any
+    work unless ``force``.
     """
-    return write_report_files(
-        workload, out, as_of=as_of, profiles_dir=profiles_dir, simulate=simulate, progress=progress, force=force
-    )[0]
-
-
-def write_report_files(
-    workload: Workload,
-    out: Path,
-    *,
-    as_of: dt.date | None,
-    profiles_dir: Path | None,
-    simulate: bool = True,
-    progress: Callable[[float], None] | None = None,
-    force: bool = False,
-) -> list[Path]:
-    """``write_report``, returning every file written: the report, then the pictures of a Markdown one."""
     target = Path(out)
     suffix = target.suffix.lower()
     if suffix not in SUFFIXES:
@@ -70,11 +56,10 @@ def write_report_files(
     title, generated, sections = build_sections(
         workload, as_of=as_of, profiles_dir=profiles_dir, simulate=simulate, progress=progress
     )
-    pictures: list[Path] = []
     text = (
         html_document(title, sections, generated)
         if suffix == ".html"
         else markdown_document(title, sections, generated, target, pictures)
     )
     write_atomically(target, text, source="--out", what="the report")
-    return [target, *pictures]
+    return target
