@@ -5,6 +5,7 @@ are read, naming their line and column."""
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -223,3 +224,51 @@ def test_a_symbolic_link_beside_the_manifest_does_not_lead_out(tmp_path: Path) -
     manifest.write_text(json.dumps({**MANIFEST, "files": [{"key": "data.csv"}]}))
     result = invoke("ingest", "inventory", str(manifest), "--out", str(tmp_path / "out"))
     assert result.err == f"planner: {manifest}: data file 'data.csv' not found beside the manifest\n"
+
+
+def test_a_nul_byte_in_a_parquet_export_names_its_row_and_column(tmp_path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    parquet = pytest.importorskip("pyarrow.parquet")
+    columns = [c.strip() for c in HEADER.split(",")]
+    rows = [
+        ["1", PERIOD, "Usage", "AmazonS3", "media", "USW2-TimedStorage-ByteHrs", "StandardStorage", "1"],
+        ["2", PERIOD, "Usage", "AmazonS3", "me\x00dia", "USW2-TimedStorage-ByteHrs", "StandardStorage", "1"],
+    ]
+    rows = [[*row, "0.023", "1.0", "GB-Mo", "us-west-2"] for row in rows]
+    path = tmp_path / "cur.parquet"
+    parquet.write_table(pa.table({c: [row[i] for row in rows] for i, c in enumerate(columns)}), path)
+    with pytest.raises(InputError) as caught:
+        read_bill([path])
+    assert str(caught.value) == (
+        f"{path}: row 2, column lineItem/ResourceId: holds a NUL byte (a damaged or binary file)"
+    )
+
+
+def _focus(tmp_path: Path, change: dict[int, dict[str, str]]) -> Path:
+    """The FOCUS sample with its us-west-2 rows given alternately an ARN and a bare bucket id."""
+    source = Path(__file__).resolve().parent / "fixtures" / "focus-1.0-sample-s3.csv"
+    with source.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    for number, row in enumerate(rows):
+        if row["RegionId"] == "us-west-2":
+            row["ResourceId"] = "arn:aws:s3:::media" if number % 2 else "media"
+        row.update(change.get(number, {}))
+    path = tmp_path / "focus.csv"
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def test_focus_resource_arns_and_bare_ids_are_one_bucket_in_its_region(tmp_path: Path) -> None:
+    result = invoke("ingest", "cur", str(_focus(tmp_path, {})), "--out", str(tmp_path / "out"))
+    assert result.code == 0, result.err
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["media.yaml", "us-east-1.yaml"]
+    assert load_workload(tmp_path / "out" / "media.yaml").constraints.regions == {"aws-s3": ["us-west-2"]}
+
+
+def test_a_negative_focus_quantity_names_the_consumed_quantity_column(tmp_path: Path) -> None:
+    focus = _focus(tmp_path, {3: {"ConsumedQuantity": "-1.5"}})
+    result = invoke("ingest", "cur", str(focus), "--out", str(tmp_path / "out"))
+    assert result.err == f"planner: {focus}: line 5, column ConsumedQuantity: -1.5 is negative: usage is 0 or more\n"
