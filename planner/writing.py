@@ -13,7 +13,7 @@ import functools
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Literal, overload
 
@@ -40,6 +40,12 @@ def check_folder(folder: Path, option: str = "--out") -> None:
     a file."""
     if folder.exists() and not folder.is_dir():
         raise InputError(f"{folder} is a file, not a folder to write in", source=option)
+
+
+def check_parent(path: Path, option: str = "--out") -> None:
+    """A file to write checked before any work: the folder it goes in exists."""
+    if not path.parent.is_dir():
+        raise InputError(f"no such folder {str(path.parent)!r} to write {path.name} in", source=option)
 
 
 def safe_name(text: str, what: str, source: str | None = None) -> str:
@@ -113,6 +119,33 @@ def _atomic(path: Path, source: str | None, what: str, binary: bool) -> Iterator
         raise InputError(f"cannot write {what} ({error.strerror or error})", source=source) from None
     except BaseException:
         temp.unlink(missing_ok=True)
+        raise
+
+
+def write_all_atomically(files: Sequence[tuple[Path, str | bytes]], *, source: str | None) -> None:
+    """Write several files all or none: each goes to a temporary file beside it (closed once written,
+    so a thousand files hold no thousand descriptors), and only when every one is written do they
+    replace their targets; on an error every temporary file is deleted."""
+    temps: list[tuple[Path, Path]] = []
+    current: Path | None = None
+    try:
+        for current, data in files:
+            descriptor, temp_name = tempfile.mkstemp(
+                dir=current.parent, prefix=f".{current.name[:200]}.", suffix=".tmp"
+            )
+            temps.append((Path(temp_name), current))
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(temp_name, 0o666 & ~_umask())
+        for temp, current in temps:
+            os.replace(temp, current)
+    except BaseException as error:
+        for temp, _ in temps:
+            temp.unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise InputError(f"cannot write {current} ({error.strerror or error})", source=source) from None
         raise
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from planner.errors import InputError
-from planner.writing import atomic_output, refuse_existing, safe_name, write_atomically
+from planner.writing import atomic_output, refuse_existing, safe_name, write_all_atomically, write_atomically
 from tests.reliability.conftest import Result, invoke
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,6 +60,19 @@ def test_a_write_that_fails_keeps_the_old_file_and_leaves_no_temporary_file(tmp_
     _no_temp_files(tmp_path)
     write_atomically(target, "new\n", source="--trace")
     assert target.read_text() == "new\n" and (target.stat().st_mode & 0o777) == (0o666 & ~_umask())
+    _no_temp_files(tmp_path)
+
+
+def test_several_files_are_written_all_or_none(tmp_path: Path) -> None:
+    first = _old(tmp_path / "us-west-2.yaml")
+    second = tmp_path / "gone" / "media.yaml"
+    with pytest.raises(InputError) as caught:
+        write_all_atomically([(first, "new\n"), (second, b"new\n")], source="--out")
+    assert str(caught.value) == f"--out: cannot write {second} (No such file or directory)"
+    assert first.read_bytes() == OLD  # not replaced: the second could not be written
+    _no_temp_files(tmp_path)
+    write_all_atomically([(first, "new\n"), (tmp_path / "media.yaml", b"new\n")], source="--out")
+    assert first.read_text() == (tmp_path / "media.yaml").read_text() == "new\n"
     _no_temp_files(tmp_path)
 
 
@@ -137,6 +150,17 @@ def test_the_picture_is_refused_before_the_workload_is_read(tmp_path: Path, comm
     result = invoke(command[0], str(tmp_path / "no-such-workload.yaml"), *command[1:], "--plot", str(picture))
     assert result.err.startswith("planner: --plot: ") and "exists (use --force to replace it)" in result.err
     assert picture.read_bytes() == OLD
+
+
+def test_a_picture_in_a_folder_that_does_not_exist_is_refused_before_any_work(tmp_path: Path) -> None:
+    picture = tmp_path / "nowhere" / "p.svg"
+    result = invoke("recommend", str(tmp_path / "no-such-workload.yaml"), "--plot", str(picture))
+    assert result.err == f"planner: --plot: no such folder '{tmp_path / 'nowhere'}' to write p.svg in\n"
+
+
+def test_trace_refuses_an_existing_file_before_reading_the_workload(tmp_path: Path) -> None:
+    trace = _old(tmp_path / "t.csv")
+    _refused(invoke("trace", str(tmp_path / "no-such-workload.yaml"), "--out", str(trace)), "--out", trace)
 
 
 def test_force_replaces_the_picture(tmp_path: Path) -> None:

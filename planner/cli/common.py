@@ -16,7 +16,7 @@ from typing import Annotated, Literal, NoReturn, TypeVar, overload
 import typer
 
 from planner.errors import InputError, PlannerError
-from planner.writing import refuse_existing
+from planner.writing import check_parent, refuse_existing
 
 T = TypeVar("T")
 
@@ -85,6 +85,7 @@ def check_plot(path: Path | None, force: bool, option: str = "--plot") -> None:
 
     plot_target(path, option)
     refuse_existing([path], force, option)
+    check_parent(path, option)
 
 
 def parse_date(text: str | None, option: str = "--as-of") -> dt.date | None:

@@ -57,7 +57,7 @@ def ingest_cur(
     from planner.cli import progress
     from planner.files import check_input_file
     from planner.present import text as render
-    from planner.writing import check_folder, safe_name, write_atomically
+    from planner.writing import check_folder, safe_name, write_all_atomically
 
     check_folder(out)
     for path in files:
@@ -78,8 +78,8 @@ def ingest_cur(
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise InputError(f"cannot write there ({error.strerror or error})", source="--out") from None
-    for target, workload in zip(targets, produced, strict=True):
-        write_atomically(target, workload.text, source="--out")
+    # all or none: no file replaces its target unless every one was written
+    write_all_atomically([(t, w.text) for t, w in zip(targets, produced, strict=True)], source="--out")
     result = ingest.reconcile(bill) if reconcile else None
     if output == OutputFormat.json:
         payload: dict[str, object] = {

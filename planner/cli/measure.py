@@ -585,9 +585,10 @@ def merge(
     """Combine profiles of one endpoint from several hosts (sums only concurrent measurements)."""
     from planner.measure.merge import merge_profiles
     from planner.measure.reference import load_profile
-    from planner.writing import write_atomically
+    from planner.writing import check_parent, write_atomically
 
     refuse_overwrite([out], force)
+    check_parent(out)
     merged = merge_profiles([load_profile(path) for path in profiles])
     write_atomically(out, merged.model_dump_json(indent=2) + "\n", source="--out")
     assert merged.merge is not None

@@ -150,13 +150,14 @@ def trace_command(
     from planner.sim.trace import generate, write_trace
     from planner.sim.workload_adapter import WINDOWS, adapt_workload
     from planner.workload import load_workload
-    from planner.writing import atomic_output
+    from planner.writing import atomic_output, check_parent
 
     if window not in WINDOWS:
         raise InputError(f"{window!r} is not a window (peak or mean)", source="--window")
+    refuse_overwrite([out], force)
+    check_parent(out)
     workload = load_workload(workload_file)
     duration_s = _window_s(duration)
-    refuse_overwrite([out], force)
     adapted = adapt_workload(workload, window="peak" if window == "peak" else "mean")
     drawn = generate(adapted.spec, duration_s, seed)
     with atomic_output(out, source="--out", what="it") as handle:
