@@ -16,6 +16,7 @@ from typing import Annotated, Literal, NoReturn, TypeVar, overload
 import typer
 
 from planner.errors import InputError, PlannerError
+from planner.writing import check_parent, refuse_existing
 
 T = TypeVar("T")
 
@@ -42,6 +43,7 @@ PlotOption = Annotated[
 AsOfOption = Annotated[
     str | None, typer.Option("--as-of", help="price tables in force on this date (YYYY-MM-DD; default today)")
 ]
+ForceOption = Annotated[bool, typer.Option("--force", help="replace files that already exist")]
 WorkloadArgument = Annotated[Path, typer.Argument(help="workload YAML file", show_default=False)]
 
 
@@ -69,10 +71,21 @@ def rows_only(output: OutputFormat, what: str) -> None:
 
 
 def refuse_overwrite(paths: Iterable[Path], force: bool, option: str = "--out") -> None:
-    """A command that writes files replaces none that exist without ``--force``: the first is named."""
-    existing = next((path for path in paths if path.exists()), None) if not force else None
-    if existing is not None:
-        raise InputError(f"{existing} exists (use --force to replace it)", source=option)
+    """A command that writes files replaces none that exist without ``--force``: the first is named
+    (``planner.writing.refuse_existing``)."""
+    refuse_existing(paths, force, option)
+
+
+def check_plot(path: Path | None, force: bool, option: str = "--plot") -> None:
+    """A picture option checked before any work: its name (.png or .svg), matplotlib, and no file
+    there unless ``--force``."""
+    if path is None:
+        return
+    from planner.present.plots.common import plot_target
+
+    plot_target(path, option)
+    refuse_existing([path], force, option)
+    check_parent(path, option)
 
 
 def parse_date(text: str | None, option: str = "--as-of") -> dt.date | None:

@@ -5,7 +5,7 @@
 import contextlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,6 +18,9 @@ from planner.cli.common import (
 )
 from planner.cli.settings import settings
 from planner.errors import InputError
+
+if TYPE_CHECKING:
+    from planner.ingest.accesslog import AccessLog
 
 app = typer.Typer(help="Workloads from your own data: billing exports.", no_args_is_help=True)
 
@@ -54,7 +57,9 @@ def ingest_cur(
     from planner.cli import progress
     from planner.files import check_input_file
     from planner.present import text as render
+    from planner.writing import check_folder, safe_name, write_all_atomically
 
+    check_folder(out)
     for path in files:
         check_input_file(path, what="billing export")
     skus: dict[str, tuple[str, str]] = {}
@@ -65,14 +70,16 @@ def ingest_cur(
     if not bill.groups:
         raise InputError("no Amazon S3 usage rows" + (" for that bucket/region" if bucket or region else ""))
     produced = ingest.workloads(bill)
-    targets = [out / w.name for w in produced]
+    targets = [out / safe_name(w.name, "workload file name", "--out") for w in produced]
     refuse_overwrite(targets, force)
+    for target, workload in zip(targets, produced, strict=True):
+        _check_workload(target, workload.text, f"the workload of {workload.scope}")
     try:
         out.mkdir(parents=True, exist_ok=True)
-        for target, workload in zip(targets, produced, strict=True):
-            target.write_text(workload.text, encoding="utf-8")
     except OSError as error:
         raise InputError(f"cannot write there ({error.strerror or error})", source="--out") from None
+    # all or none: no file replaces its target unless every one was written
+    write_all_atomically([(t, w.text) for t, w in zip(targets, produced, strict=True)], source="--out")
     result = ingest.reconcile(bill) if reconcile else None
     if output == OutputFormat.json:
         payload: dict[str, object] = {
@@ -104,22 +111,37 @@ def _new_or_updated(
         text = read_input_text(into, what="workload file", limit_bytes=WORKLOAD_LIMIT_BYTES)
         return into, replace_section(text, section, block, missing_ok=section == "traffic")
     assert out is not None
-    target = out / f"{name.replace('/', '-')}.yaml"
+    from planner.ingest.workloads import file_names
+    from planner.writing import safe_name
+
+    target = out / safe_name(file_names([name])[name], "workload file name", "--out")
     refuse_overwrite([target], force)
     return target, new_text()
 
 
-def _write_workload(target: Path, text: str) -> None:
-    """Write an ingested workload, after checking that it loads as a workload."""
+def _check_workload(target: Path, text: str, what: str) -> None:
+    """An ingested workload checked to load as a workload before anything is written: a bill or log
+    never becomes a file every other command refuses."""
     from planner.files import load_yaml
     from planner.workload import parse_workload
 
-    parse_workload(load_yaml(text, str(target)), str(target))
+    try:
+        parse_workload(load_yaml(text, str(target)), str(target))
+    except InputError as error:
+        where = f"{error.field}: " if error.field else ""
+        raise InputError(f"{what} cannot be written: {where}{error.problem}", source=str(target)) from None
+
+
+def _write_workload(target: Path, text: str) -> None:
+    """Write an ingested workload, after checking that it loads as a workload."""
+    from planner.writing import write_atomically
+
+    _check_workload(target, text, "the workload")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
     except OSError as error:
         raise InputError(f"cannot write {target} ({error.strerror or error})") from None
+    write_atomically(target, text, source=None, what=str(target))
 
 
 @app.command("inventory")
@@ -145,6 +167,7 @@ def ingest_inventory(
     from planner.cli import progress
     from planner.files import check_input_file
     from planner.ingest import inventory as inv
+    from planner.ingest.escape import comment_text, yaml_string
     from planner.present import text as render
 
     if (out is None) == (into is None):
@@ -162,9 +185,9 @@ def ingest_inventory(
         "storage",
         inv.storage_block(summary),
         lambda: (
-            f"# Workload of bucket {name} from its S3 Inventory; the inventory says nothing of traffic:\n"
+            f"# Workload of bucket {comment_text(name)} from its S3 Inventory; the inventory says nothing of traffic:\n"
             "# add reads, writes and egress (or ingest the bill and use --into).\n"
-            f'name: "{name}"\n' + inv.storage_block(summary) + 'traffic:\n  egress: "0 B"\n'
+            f"name: {yaml_string(comment_text(name))}\n" + inv.storage_block(summary) + 'traffic:\n  egress: "0 B"\n'
         ),
     )
     _write_workload(target, text)
@@ -172,6 +195,32 @@ def ingest_inventory(
         typer.echo(render.as_json({"inventory": summary.model_dump(mode="json"), "written": str(target)}))
         return
     typer.echo(render.inventory_summary(summary, str(target)))
+
+
+def _access_log_workload(summary: "AccessLog", out: Path | None, into: Path | None, force: bool) -> tuple[Path, str]:
+    """The workload file an access-log ingest writes, and its text."""
+    from planner.ingest import accesslog
+    from planner.ingest.escape import comment_text, yaml_string
+
+    block = accesslog.traffic_block(summary)
+    name = summary.buckets[0] if len(summary.buckets) == 1 else "access-logs"
+    size = max(round(summary.mean_object_bytes or 2**20), 1)
+    return _new_or_updated(
+        out,
+        into,
+        name,
+        force,
+        "traffic",
+        block,
+        lambda: (
+            f"# Workload of {comment_text(name)} from its access logs, which say nothing of what is stored:\n"
+            "# give storage.stored (ingest the bill or an inventory and use --into).\n"
+            f"name: {yaml_string(comment_text(name))}\n"
+            'storage:\n  stored: "0 B"  # ASSUMED\n'
+            f"  # mean size of the objects the GETs read{'' if summary.mean_object_bytes else ' (none: ASSUMED)'}\n"
+            f'  object_size: "{size} B"\n' + block
+        ),
+    )
 
 
 @app.command("access-log")
@@ -203,6 +252,7 @@ def ingest_access_log(
     from planner.cli import progress
     from planner.ingest import accesslog
     from planner.present import text as render
+    from planner.writing import atomic_output
 
     if (out is None) == (into is None):
         raise InputError("give either --out DIR (a new workload) or --into W.yaml (replace its traffic)")
@@ -214,30 +264,12 @@ def ingest_access_log(
     with contextlib.ExitStack() as stack:
         handle = None
         if trace is not None:
-            try:
-                handle = stack.enter_context(trace.open("w", encoding="utf-8", newline=""))
-            except OSError as error:
-                raise InputError(f"cannot write it ({error.strerror or error})", source="--trace") from None
+            # the old trace is replaced only once the logs are read and their workload checked
+            handle = stack.enter_context(atomic_output(trace, source="--trace", what="it"))
         with progress.bar("reading the logs", unit="requests", quiet=settings(ctx).quiet) as moved:
             summary = accesslog.read_logs(paths, trace=handle, progress=moved)
-    block = accesslog.traffic_block(summary)
-    name = summary.buckets[0] if len(summary.buckets) == 1 else "access-logs"
-    size = max(round(summary.mean_object_bytes or 2**20), 1)
-    target, text = _new_or_updated(
-        out,
-        into,
-        name,
-        force,
-        "traffic",
-        block,
-        lambda: (
-            f"# Workload of {name} from its access logs, which say nothing of what is stored:\n"
-            "# give storage.stored (ingest the bill or an inventory and use --into).\n"
-            f'name: "{name}"\nstorage:\n  stored: "0 B"  # ASSUMED\n'
-            f"  # mean size of the objects the GETs read{'' if summary.mean_object_bytes else ' (none: ASSUMED)'}\n"
-            f'  object_size: "{size} B"\n' + block
-        ),
-    )
+        target, text = _access_log_workload(summary, out, into, force)
+        _check_workload(target, text, "the workload")
     _write_workload(target, text)
     if output == OutputFormat.json:
         typer.echo(render.as_json({"access_log": summary.model_dump(mode="json"), "written": str(target)}))

@@ -6,6 +6,7 @@ stays fast. Every user error is a ``PlannerError`` (one line, exit 2).
 
 # No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
+import glob
 import math
 import re
 from enum import StrEnum
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from planner.cli.common import parse_option
+from planner.cli.common import parse_option, refuse_overwrite
 from planner.cli.profiles import fmt_figure as _fmt
 from planner.cli.profiles import profiles_app as profiles_app  # also planner measure profiles; tests import it here
 from planner.errors import InputError, MeasureError
@@ -496,6 +497,7 @@ def measure(
         help="run the plan from every worker of this Dask cluster (e.g. tcp://10.0.0.5:8786) with a common start,"
         " each host under its own prefix, and merge the hosts' profiles (needs planner[dask])",
     ),
+    force: bool = typer.Option(False, "--force", help="replace the --out profile if it exists"),
 ) -> None:
     """Measure an endpoint: every op x size x concurrency cell, then the probes."""
     if ctx.invoked_subcommand is not None:
@@ -509,6 +511,10 @@ def measure(
         range_object_size=range_object_size, range_streams=range_streams, rate_concurrency=rate_concurrency,
         read_timeout=read_timeout, open_loop=open_loop, connect_timeout=connect_timeout, budget=budget,
     )  # fmt: skip
+    if not dry_run:
+        # with --dask each host's profile is also written beside --out, as <stem>.<host><suffix>
+        beside = options.out.parent.glob(f"{glob.escape(options.out.stem)}.*{glob.escape(options.out.suffix)}")
+        refuse_overwrite([options.out, *(sorted(beside) if dask is not None else [])], force)
     if dask is not None:
         from planner.cluster import require_distributed
 
@@ -574,14 +580,17 @@ def cleanup(
 def merge(
     profiles: list[Path] = typer.Argument(..., help="profiles from several client hosts"),
     out: Path = typer.Option(..., "--out", help="merged profile to write"),
+    force: bool = typer.Option(False, "--force", help="replace the --out profile if it exists"),
 ) -> None:
     """Combine profiles of one endpoint from several hosts (sums only concurrent measurements)."""
     from planner.measure.merge import merge_profiles
     from planner.measure.reference import load_profile
-    from planner.measure.run.safety import write_atomic
+    from planner.writing import check_parent, write_atomically
 
+    refuse_overwrite([out], force)
+    check_parent(out)
     merged = merge_profiles([load_profile(path) for path in profiles])
-    write_atomic(out, merged.model_dump_json(indent=2) + "\n")
+    write_atomically(out, merged.model_dump_json(indent=2) + "\n", source="--out")
     assert merged.merge is not None
     typer.echo(f"wrote {out} ({len(merged.cells)} cells; runs overlapped: {merged.merge.overlapped})")
 

@@ -9,10 +9,12 @@ import typer
 
 from planner.cli import completion
 from planner.cli.common import (
+    ForceOption,
     FormatOption,
     OutputFormat,
     PlotOption,
     WorkloadArgument,
+    check_plot,
     parse_date,
     parse_option,
     rows_only,
@@ -173,9 +175,11 @@ def migrate_command(
     destination_prices: ToPricesOption = None,
     output: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
+    force: ForceOption = False,
 ) -> None:
     """One-time bill, duration and payback of moving a workload between providers."""
     rows_only(output, "migrate")
+    check_plot(plot, force)
     from planner.decide.migration import estimate_migration
     from planner.present import text as render
     from planner.workload import load_workload

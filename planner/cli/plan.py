@@ -13,10 +13,12 @@ import typer
 from planner.cli import completion
 from planner.cli.common import (
     AsOfOption,
+    ForceOption,
     FormatOption,
     OutputFormat,
     PlotOption,
     WorkloadArgument,
+    check_plot,
     parse_date,
     parse_option,
 )
@@ -53,6 +55,24 @@ def _fields_of(workload_file: Path) -> Iterator[None]:
         raise
 
 
+def _workload_region(workload: "Workload", provider: str, workload_file: Path) -> str | None:
+    """The region the workload names for ``provider`` (``constraints.regions``, e.g. from ingest cur),
+    or None for the provider's default (none named, or the default among several); several without
+    the default are refused: cost prices one region."""
+    from planner.pricing import catalog
+
+    named = workload.constraints.regions.get(provider, [])
+    if len(named) > 1 and catalog.regions(provider)[0] in named:
+        return None
+    if len(named) > 1:
+        raise InputError(
+            f"names {len(named)} regions for {provider} ({', '.join(named)}): give --region",
+            source=str(workload_file),
+            field=f"constraints.regions.{provider}",
+        )
+    return named[0] if named else None
+
+
 @app.command("cost")
 def cost_command(
     ctx: typer.Context,
@@ -77,13 +97,18 @@ def cost_command(
     ] = None,
     output: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
+    force: ForceOption = False,
 ) -> None:
     """One month's bill for a workload at one provider, or a projection over N months."""
     from planner.costing.bills import estimate_cost, project_costs
     from planner.present import text as render
     from planner.workload import load_workload
 
+    if plot is not None and not months:
+        raise InputError("a plot needs a projection: add --months N", source="--plot")
+    check_plot(plot, force)
     workload = load_workload(workload_file)
+    region = region or _workload_region(workload, provider, workload_file)
     allowed = workload.constraints.storage_classes
     if storage_class is None and workload.storage.placement is None:
         storage_class = "standard"
@@ -109,8 +134,6 @@ def cost_command(
             else render.projection(result, output.value, width=settings(ctx).width)
         )
         return
-    if plot is not None:
-        raise InputError("a plot needs a projection: add --months N", source="--plot")
     with _fields_of(workload_file):
         bill = estimate_cost(workload, provider, storage_class, as_of=day, prices=prices, region=region)
     typer.echo(
@@ -143,6 +166,7 @@ def sweep_command(
     output: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
     dask: DaskOption = None,
+    force: ForceOption = False,
 ) -> None:
     """Every allowed option's monthly bill over a grid of one or two workload fields, and the cheapest at each point."""
     from planner.cli import progress
@@ -150,6 +174,7 @@ def sweep_command(
     from planner.present import text as render
     from planner.workload import load_workload
 
+    check_plot(plot, force)
     workload = load_workload(workload_file)
     axes = [parse_axis(workload, text) for text in vary]
     points = 1
@@ -285,16 +310,21 @@ def recommend_command(
     plot: PlotOption = None,
     dask: DaskOption = None,
     tornado_plot: TornadoPlotOption = None,
+    force: ForceOption = False,
 ) -> None:
     """Rank every allowed provider and storage class for a workload, and explain the choice."""
     from planner.cli import progress
     from planner.decide.recommendation import recommend
     from planner.workload import load_workload
 
-    workload = load_workload(workload_file)
     window_s = _sim_window_s(
         sim_window, samples=samples, dask=dask, tornado_plot=tornado_plot, prices=prices, profiles=profiles
     )
+    if plot is not None and tornado_plot is not None and plot.resolve() == tornado_plot.resolve():
+        raise InputError("names the same file as --plot: give each picture its own file", source="--tornado-plot")
+    check_plot(plot, force)
+    check_plot(tornado_plot, force, "--tornado-plot")
+    workload = load_workload(workload_file)
     with progress.bar(
         "simulating each provider", total=len(workload.constraints.providers), quiet=settings(ctx).quiet
     ) as moved:

@@ -118,19 +118,28 @@ def pricing_import(
 ) -> None:
     """Dated price tables for every region of an AWS Price List offer file, each price citing its SKU."""
     from planner.pricing.aws_offer import import_offer
+    from planner.writing import check_folder, inside, write_all_atomically
 
     if price_list != "aws":
         raise InputError(f"{price_list!r}: only AWS's price list can be imported (use: aws)", source="PRICE_LIST")
+    check_folder(out)
     offer_data = read_json(offer, "AWS offer file")
     transfer_data = read_json(transfer, "AWS offer file") if transfer is not None else None
     result = import_offer(
         offer_data, str(offer), transfer_data, str(transfer) if transfer else None, regions=regions or None
     )
     targets = [(out / table.path, table) for table in result.tables]
+    for path, _ in targets:
+        inside(out, path, "table", "--out")
     refuse_overwrite((path for path, _ in targets), force)
+    for path, _ in targets:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise InputError(f"cannot make {path.parent} ({error.strerror or error})", source="--out") from None
+    # all or none: no table replaces its file unless every one was written
+    write_all_atomically([(path, table.text) for path, table in targets], source="--out")
     for path, table in targets:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(table.text, encoding="utf-8")
         typer.echo(f"wrote {path} ({table.region}, in force from {table.effective_from})")
         if table.dropped_classes:
             typer.echo(f"  classes the offer does not price, left out: {', '.join(table.dropped_classes)}")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from planner.cli.common import OutputFormat, TextFormat
+from planner.cli.common import OutputFormat, TextFormat, check_plot
 
 if TYPE_CHECKING:
     from planner.measure.profile import Profile
@@ -106,8 +106,10 @@ def profiles_show(
     plot: Path | None = typer.Option(
         None, "--plot", help="also draw throughput by object size and concurrency to FILE.png or FILE.svg"
     ),
+    force: bool = typer.Option(False, "--force", help="replace the --plot file if it exists"),
 ) -> None:
     """One profile: its summary figures with their citations, its cells and its rejected claims."""
+    check_plot(plot, force)
     profile = _resolve_profile(ident)
     if plot is not None:
         from planner.present.plots import save_profile_plot  # matplotlib and the plots only when asked for

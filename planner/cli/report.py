@@ -9,6 +9,7 @@ import typer
 
 from planner.cli.common import (
     AsOfOption,
+    ForceOption,
     WorkloadArgument,
     parse_date,
 )
@@ -29,6 +30,7 @@ def report_command(
     simulate: Annotated[
         bool, typer.Option("--simulate/--no-simulate", help="simulate each provider's peak (default) or not")
     ] = True,
+    force: ForceOption = False,
 ) -> None:
     """One self-contained document: the recommendation, reasons, tables, plots, prices and sources."""
     from planner.cli import progress
@@ -36,10 +38,19 @@ def report_command(
     from planner.workload import load_workload
 
     workload = load_workload(workload_file)
+    pictures: list[Path] = []
     with progress.bar(
         "simulating each provider", total=len(workload.constraints.providers), quiet=settings(ctx).quiet
     ) as moved:
         written = write_report(
-            workload, out, as_of=parse_date(as_of), profiles_dir=profiles, simulate=simulate, progress=moved
+            workload,
+            out,
+            as_of=parse_date(as_of),
+            profiles_dir=profiles,
+            simulate=simulate,
+            progress=moved,
+            force=force,
+            pictures=pictures,
         )
-    typer.echo(f"wrote {written}")
+    for path in [written, *pictures]:
+        typer.echo(f"wrote {path}")

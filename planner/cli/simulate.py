@@ -14,7 +14,15 @@ from typing import Annotated
 import typer
 
 from planner.cli import completion
-from planner.cli.common import OutputFormat, TextFormatOption, WorkloadArgument, parse_option, refuse_overwrite
+from planner.cli.common import (
+    ForceOption,
+    OutputFormat,
+    TextFormatOption,
+    WorkloadArgument,
+    check_plot,
+    parse_option,
+    refuse_overwrite,
+)
 from planner.cli.settings import settings
 from planner.errors import InputError
 
@@ -72,12 +80,14 @@ def simulate_command(
     trace: TraceOption = None,
     output: TextFormatOption = OutputFormat.table,
     plot: PeakPlotOption = None,
+    force: ForceOption = False,
 ) -> None:
     """Simulate a workload's peak and mean against a provider: latency, errors, retries, SLOs, billed requests."""
     from planner.present import text as render
     from planner.sim.workload_sim import simulate
     from planner.workload import load_workload
 
+    check_plot(plot, force)
     workload = load_workload(workload_file)
     duration_s = _window_s(duration)
     measured = None
@@ -140,17 +150,16 @@ def trace_command(
     from planner.sim.trace import generate, write_trace
     from planner.sim.workload_adapter import WINDOWS, adapt_workload
     from planner.workload import load_workload
+    from planner.writing import atomic_output, check_parent
 
     if window not in WINDOWS:
         raise InputError(f"{window!r} is not a window (peak or mean)", source="--window")
+    refuse_overwrite([out], force)
+    check_parent(out)
     workload = load_workload(workload_file)
     duration_s = _window_s(duration)
-    refuse_overwrite([out], force)
     adapted = adapt_workload(workload, window="peak" if window == "peak" else "mean")
     drawn = generate(adapted.spec, duration_s, seed)
-    try:
-        with out.open("w", encoding="utf-8") as handle:
-            write_trace(drawn, handle)
-    except OSError as error:
-        raise InputError(f"cannot write it ({error.strerror or error})", source="--out") from None
+    with atomic_output(out, source="--out", what="it") as handle:
+        write_trace(drawn, handle)
     typer.echo(f"wrote {len(drawn.times_s):,} requests over {duration_s:g} s to {out}")

@@ -46,6 +46,7 @@ from typing import IO
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner.errors import InputError
+from planner.ingest.escape import comment_text
 from planner.ingest.inventory import replace_section
 from planner.units import format_duration
 
@@ -553,7 +554,8 @@ def traffic_block(log: AccessLog) -> str:
     start = log.start.isoformat() if log.start else "?"
     lines = [
         "traffic:",
-        f"  # {_format_names(log)} of {', '.join(log.buckets)}: {sum(log.requests.values()):,} requests over"
+        f"  # {_format_names(log)} of {comment_text(', '.join(log.buckets))}:"
+        f" {sum(log.requests.values()):,} requests over"
         f" {format_duration(log.window_s)} from {start}, scaled x{scale:.4g} to a 30-day month"
         + (" (a short window: the month's mix may differ)" if log.window_s < 7 * 86400 else ""),
     ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from decimal import Decimal, InvalidOperation
@@ -10,9 +11,11 @@ from pathlib import Path
 from typing import Literal
 
 from planner.errors import InputError
-from planner.ingest.decode import Row, detect_format, parse_row
+from planner.ingest.decode import GIB, Row, detect_format, parse_row
 from planner.ingest.models import BadRow, Bill, UsageGroup
 from planner.ingest.rows import brief, read_rows
+from planner.units import MAX_BYTES
+from planner.workload.parts import MAX_COUNT
 
 
 def read_bill(
@@ -35,12 +38,15 @@ def read_bill(
     kinds: set[str] = set()
     decoded: Counter[str] = Counter()
     seen = 0
+    wanted_bucket = bucket_name(bucket) if bucket is not None else None
     for path in files:
         fmt: Literal["cur", "focus"] | None = None
+        header: dict[str, str] = {}
         for number, row in read_rows(path):
             if number == 0:
                 fmt = detect_format(row, path)
                 kinds.add(fmt)
+                header = row
                 continue
             assert fmt is not None
             seen += 1
@@ -56,14 +62,16 @@ def read_bill(
             if parsed is None:
                 other += 1
                 continue
-            if bucket is not None and parsed.bucket != bucket:
+            _check_quantity(parsed, fmt, header, path, number)
+            named = bucket_name(parsed.bucket) if parsed.bucket else None
+            if wanted_bucket is not None and named != wanted_bucket:
                 continue
             if region is not None and parsed.region != region:
                 continue
             if parsed.period is not None:
                 periods.add(parsed.period)
             decoded[parsed.decoded_by] += 1
-            scope = parsed.bucket or parsed.region
+            scope = named or parsed.region
             key = (scope, parsed.usage_type, parsed.operation, parsed.unit)
             if key not in groups:
                 groups[key] = _Accumulator(scope, parsed)
@@ -84,6 +92,40 @@ def read_bill(
         other_rows=other,
         notes=notes,
     )
+
+
+_S3_ARN = re.compile(r"arn:aws[a-z-]*:s3:::")
+_QUANTITY_COLUMN = {"cur": "line_item_usage_amount", "focus": "consumed_quantity"}
+_GB_KINDS = ("storage", "overhead", "egress", "inter-region", "ingress", "retrieval", "early-deletion")
+
+
+def bucket_name(resource_id: str) -> str:
+    """A bucket as a resource id names it: ``arn:aws:s3:::media`` and ``media`` are the same bucket."""
+    text = resource_id.strip()
+    arn = _S3_ARN.match(text)
+    return text[arn.end() :] if arn else text
+
+
+def _check_quantity(row: Row, fmt: str, header: dict[str, str], path: Path, number: int) -> None:
+    """A usage amount no workload could hold is refused where it is read, naming its line and column:
+    a negative amount, more than 100 EB (GB-months or GB), or more than 10^15 requests."""
+    quantity = row.quantity
+    if (
+        quantity >= 0
+        and not (row.kind in _GB_KINDS and quantity * GIB > MAX_BYTES)
+        and not (row.kind == "requests" and quantity > MAX_COUNT)
+    ):
+        return
+    amount = f"{quantity.normalize():f}" if abs(quantity.adjusted()) < 30 else f"{quantity:E}"
+    if quantity < 0:
+        problem = f"{amount} is negative: usage is 0 or more"
+    elif row.kind == "requests":
+        problem = f"{amount} requests is beyond any real workload (more than 10^15)"
+    else:
+        problem = f"{amount} {row.unit or 'GB'} is beyond any real workload (more than 100 EB)"
+    column = header.get(_QUANTITY_COLUMN[fmt], _QUANTITY_COLUMN[fmt])
+    where = f"{'row' if path.name.lower().endswith('.parquet') else 'line'} {number}, column {column}"
+    raise InputError(f"{where}: {problem}", source=str(path))
 
 
 class _Accumulator:

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.errors import InputError
 from planner.files import read_input_text
+from planner.ingest.escape import comment_text
 from planner.ingest.rows import snake
 from planner.units import format_bytes
 from planner.workload import storage_class_ids
@@ -193,7 +194,13 @@ def _manifest(path: Path) -> tuple[str, list[str], list[Path], str | None, dt.da
     files = []
     for entry in manifest["files"]:
         key = str(entry.get("key", "")) if isinstance(entry, dict) else ""
-        found = _data_file(path, key) if key and ".." not in Path(key).parts else None
+        if key and (Path(key).is_absolute() or ".." in Path(key).parts or "\x00" in key):
+            raise InputError(
+                f"data file {key!r} is outside the manifest's folder (a manifest names its data files by key,"
+                " inside its inventory)",
+                source=source,
+            )
+        found = _data_file(path, key) if key else None
         if found is None:
             raise InputError(f"data file {key!r} not found beside the manifest", source=source)
         files.append(found)
@@ -214,9 +221,11 @@ def _data_file(manifest: Path, key: str) -> Path | None:
     folder (``<config>/<date>/manifest.json`` beside ``<config>/data/``)."""
     name = Path(key).name
     folders = [manifest.parent, *list(manifest.parent.parents)[:6]]
-    candidates = [f / key for f in folders]
-    candidates += [manifest.parent / name, manifest.parent / "data" / name, manifest.parent.parent / "data" / name]
-    return next((c for c in candidates if c.is_file()), None)
+    candidates = [(f, f / key) for f in folders]
+    candidates += [(manifest.parent, manifest.parent / name), (manifest.parent, manifest.parent / "data" / name)]
+    candidates.append((manifest.parent.parent, manifest.parent.parent / "data" / name))
+    # a symbolic link does not lead out of the folder the key was looked up in
+    return next((c for base, c in candidates if c.is_file() and c.resolve().is_relative_to(base.resolve())), None)
 
 
 def _csv_rows(path: Path, columns: list[str]) -> Iterator[tuple[str, dict[str, str]]]:
@@ -377,7 +386,7 @@ def size_distribution(inventory: Inventory, *, max_bins: int = 24) -> list[tuple
 def storage_block(inventory: Inventory) -> str:
     """The workload's ``storage:`` section from an inventory, with each figure's source."""
     taken = inventory.taken.date().isoformat() if inventory.taken else "unknown"
-    where = f"S3 Inventory of {inventory.bucket or 'the bucket'} taken {taken}"
+    where = comment_text(f"S3 Inventory of {inventory.bucket or 'the bucket'} taken {taken}")
     lines = ["storage:", f"  # {where}: {inventory.objects:,} current objects, {inventory.bytes:,} bytes"]
     if inventory.noncurrent_versions:
         lines.append(

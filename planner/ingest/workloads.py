@@ -3,17 +3,22 @@ it came from as a comment, and every assumption marked ASSUMED."""
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 
 from planner.ingest.decode import GIB
+from planner.ingest.escape import comment_text, yaml_string
 from planner.ingest.models import Bill, IngestedWorkload, UsageGroup
+from planner.pricing import catalog
 from planner.units import format_bytes
 
 _WRITE_OPS = ("put", "copy", "post", "complete-multipart")
 _ARCHIVE_OBJECT_OVERHEAD = 32768  # Glacier / Deep Archive index bytes per object, billed at the class rate
 _ARCHIVE_CLASSES = ("glacier-flexible", "deep-archive")
+PROVIDER = "aws-s3"  # a CUR or FOCUS export of AWS bills Amazon S3
 
 
 def gb_to_bytes(gb: Decimal) -> int:
@@ -23,7 +28,7 @@ def gb_to_bytes(gb: Decimal) -> int:
 
 def _where(groups: list[UsageGroup]) -> str:
     rows = sum(g.rows for g in groups)
-    names = sorted({f"{g.usage_type} ({g.operation})" if g.operation else g.usage_type for g in groups})
+    names = sorted({comment_text(f"{g.usage_type} ({g.operation})" if g.operation else g.usage_type) for g in groups})
     shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
     return f"{rows:,} rows of {shown}"
 
@@ -34,13 +39,33 @@ def workloads(bill: Bill) -> list[IngestedWorkload]:
     scopes: dict[str, list[UsageGroup]] = {}
     for group in bill.groups:
         scopes.setdefault(group.scope, []).append(group)
-    return [_workload_from_groups(scope, groups, bill, months) for scope, groups in sorted(scopes.items())]
+    names = file_names(list(scopes))
+    return [
+        _workload_from_groups(scope, groups, bill, months, names[scope]) for scope, groups in sorted(scopes.items())
+    ]
 
 
-def _workload_from_groups(scope: str, groups: list[UsageGroup], bill: Bill, months: int) -> IngestedWorkload:
+def file_names(scopes: list[str]) -> dict[str, str]:
+    """A file name of its own for each scope (region or bucket): its name where that is a plain file
+    name no other scope shares (case aside, for case-insensitive file systems), else the name's safe
+    part and a digest of the scope, so two scopes never write one file."""
+    plain = {scope: _file_stem(scope) for scope in scopes}
+    counts = Counter(stem.lower() for stem in plain.values())
+    names = {}
+    for scope, stem in plain.items():
+        if stem != scope or counts[stem.lower()] > 1:
+            digest = hashlib.sha256(scope.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+            stem = f"{stem[:100]}-{digest}"
+        names[scope] = f"{stem}.yaml"
+    return names
+
+
+def _workload_from_groups(
+    scope: str, groups: list[UsageGroup], bill: Bill, months: int, file_name: str
+) -> IngestedWorkload:
     """The workload file of one scope: a header saying where it came from, then its storage (a
     month's average bytes per class), its traffic (a month's requests and transfer) and constraints."""
-    region = groups[0].region
+    region = next((g.region for g in groups if g.kind == "storage"), groups[0].region)
     per_month = Decimal(months)
     storage = [g for g in groups if g.kind == "storage"]
     gb_months: dict[str, Decimal] = {}
@@ -56,23 +81,42 @@ def _workload_from_groups(scope: str, groups: list[UsageGroup], bill: Bill, mont
     lines += [
         "constraints:",
         "  # compare every provider, as recommend does by default; the current placement is above",
+        *_region_lines(region, groups),
         "  months: 12",
     ]
     text = "\n".join(lines) + "\n"
-    return IngestedWorkload(name=_file_name(scope), scope=scope, region=region, text=text)
+    return IngestedWorkload(name=file_name, scope=scope, region=region, text=text)
+
+
+def _region_lines(region: str, groups: list[UsageGroup]) -> list[str]:
+    """``constraints.regions`` with the bill's region, so cost and recommend price Amazon S3 where the
+    data is; a region planner has no table for is said in a comment."""
+    others = sorted({g.region for g in groups} - {region})
+    also = f" (its transfer rows also name {comment_text(', '.join(others))})" if others else ""
+    if region not in catalog.regions(PROVIDER):
+        return [
+            f"  # the bill's region {comment_text(region)}{also} has no {PROVIDER} price table here:"
+            f" {PROVIDER} is priced in its default region (ASSUMED)"
+        ]
+    return [
+        f"  # the bill's region{also}: {PROVIDER} is priced there",
+        "  regions:",
+        f"    {PROVIDER}: [{yaml_string(region)}]",
+    ]
 
 
 def _header_lines(scope: str, region: str, bill: Bill, months: int) -> list[str]:
     """The file's opening comments (the exports and billing periods read), name and description."""
     period = ", ".join(p.strftime("%Y-%m") for p in bill.periods) or "unknown"
     return [
-        f"# Workload of {scope} ({region}), read from {', '.join(Path(f).name for f in bill.files)}",
+        f"# Workload of {comment_text(scope)} ({comment_text(region)}),"
+        f" read from {comment_text(', '.join(Path(f).name for f in bill.files))}",
         f"# ({'FOCUS export' if bill.format == 'focus' else 'Cost and Usage Report'}, billing period {period}"
         + (f", averaged over {months} months" if months > 1 else "")
         + ").",
         "# Each figure says which rows it came from; review every ASSUMED one before trusting an answer.",
-        f"name: {_quote(scope)}",
-        f"description: {_quote(f'Amazon S3 usage of {scope} from its bill ({period})')}",
+        f"name: {yaml_string(comment_text(scope))}",
+        f"description: {yaml_string(f'Amazon S3 usage of {comment_text(scope)} from its bill ({period})')}",
     ]
 
 
@@ -178,12 +222,7 @@ def _reads_by_class_lines(requests: list[UsageGroup], by_class: dict[str, int], 
     return lines
 
 
-def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _file_name(scope: str) -> str:
+def _file_stem(scope: str) -> str:
     """A safe file name for a region or bucket (an ARN or a key-like id keeps only its last part)."""
     tail = scope.rsplit(":", 1)[-1].rsplit("/", 1)[-1]
-    name = re.sub(r"[^A-Za-z0-9._-]+", "-", tail).strip(".-") or "bill"
-    return f"{name}.yaml"
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", tail).strip(".-")[:100] or "bill"

@@ -27,6 +27,7 @@ from pydantic import ValidationError
 from planner.errors import InputError, PricingError, validation_problem
 from planner.pricing import catalog
 from planner.pricing.models import PriceTable
+from planner.writing import safe_name
 
 PROVIDER = "aws-s3"
 
@@ -326,6 +327,7 @@ def _region_table(
 ) -> ImportedTable:
     """One region's table: the template's shape (units, limits, request groups) with every price the
     offer states, and what it does not state kept from the template and marked unverified."""
+    folder = PROVIDER if region == template.region else f"{PROVIDER}/{_region_folder(region, source)}"
     effective = _effective(region, prices, source)
     raw = _region_header(region, template, sources)
     imported = ImportedTable(region=region, effective_from=effective)
@@ -348,8 +350,6 @@ def _region_table(
     except ValidationError as error:
         where, message = validation_problem(error)
         raise _fail(source, f"{region}: the table it makes is invalid: {message}", where) from None
-    default_region = template.region
-    folder = PROVIDER if region == default_region else f"{PROVIDER}/{region}"
     imported.path = f"{folder}/{effective.isoformat()}.yaml"
     imported.text = render_yaml(
         raw,
@@ -359,6 +359,22 @@ def _region_table(
         ],
     )
     return imported
+
+
+_REGION_NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+
+
+def _region_folder(region: str, source: str) -> str:
+    """A region code from the offer as the name of its tables' folder: only a plain region name
+    (lower-case letters, digits and '-', e.g. us-west-2) ever becomes part of a path."""
+    if len(region) > 64 or not _REGION_NAME.fullmatch(region):
+        shown = region if len(region) <= 64 else region[:61] + "..."
+        raise _fail(
+            source,
+            f"regionCode {shown!r} is not a region name (lower-case letters, digits and '-', e.g. us-west-2):"
+            " it would name the tables' folder",
+        )
+    return safe_name(region, "regionCode", source)
 
 
 def _effective(region: str, prices: dict[Target, _Price], source: str) -> dt.date:

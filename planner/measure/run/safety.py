@@ -63,11 +63,15 @@ class Terminated(BaseException):
 def write_atomic(path: Path, text: str) -> None:
     """Write a file so a reader (or a crash) sees the old or the new content, never half."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # no half-written file left behind
+        raise
 
 
 @contextmanager

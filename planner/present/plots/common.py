@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import InputError
+from planner.writing import atomic_output
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -79,13 +80,14 @@ def matplotlib_available() -> bool:
     return True
 
 
-def plot_target(path: Path | str) -> Path:
-    """Check the file name, then that matplotlib is there: the cheaper mistake is reported first."""
+def plot_target(path: Path | str, option: str = "--plot") -> Path:
+    """Check the file name, then that matplotlib is there: the cheaper mistake is reported first,
+    naming the ``option`` that gave the file."""
     target = Path(path)
     if target.suffix.lower() not in SUFFIXES:
-        raise InputError(f"{str(target)!r} is not a picture file name: use .png or .svg", source="--plot")
+        raise InputError(f"{str(target)!r} is not a picture file name: use .png or .svg", source=option)
     if not matplotlib_available():
-        raise InputError(MISSING_MATPLOTLIB, source="--plot")
+        raise InputError(MISSING_MATPLOTLIB, source=option)
     return target
 
 
@@ -101,15 +103,14 @@ def drawing(width_in: float, height_in: float, target: Path) -> Iterator[Figure]
         FigureCanvasAgg(figure)
         yield figure
         svg = target.suffix.lower() == ".svg"
-        try:
+        # whole or not at all: a picture that fails half-way leaves the old file as it was
+        with atomic_output(target, source=str(target), what="the plot", binary=True) as handle:
             figure.savefig(
-                target,
+                handle,
                 format="svg" if svg else "png",
                 dpi=100,
                 metadata={"Date": None} if svg else {"Software": None},
             )
-        except OSError as error:
-            raise InputError(f"cannot write the plot ({error.strerror or error})", source=str(target)) from None
 
 
 # ----------------------------------------------------------------------------- axis formats

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 def save_tornado_plot(answer: UncertainAnswer, path: Path) -> None:
     """The favourite's bill as each uncertain input moves from its p10 to its p90, the others at
     their central values: one bar per input, widest at the top, about the all-central bill."""
-    target = plot_target(path)
+    target = plot_target(path, "--tornado-plot")
     swings = answer.tornado
     if not swings or answer.central_usd is None:
         raise InputError("no uncertain input moves the favourite's bill: nothing to plot", source=str(path))

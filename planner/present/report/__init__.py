@@ -14,6 +14,6 @@ next to the ``.md`` file (``<stem>-<plot>.png``) and links them by relative name
 from __future__ import annotations
 
 from planner.present.report.content import build_sections
-from planner.present.report.write import SUFFIXES, write_report
+from planner.present.report.write import SUFFIXES, report_files, write_report
 
-__all__ = ["SUFFIXES", "build_sections", "write_report"]
+__all__ = ["SUFFIXES", "build_sections", "report_files", "write_report"]

@@ -5,10 +5,21 @@ from __future__ import annotations
 import urllib.parse
 from pathlib import Path
 
-from planner.errors import InputError, PlannerError
+from planner.errors import PlannerError
 from planner.present.report.blocks import Block, Bullets, Heading, Paragraph, Section, Table, png
+from planner.writing import write_atomically
+
+PICTURES = ("recommendation", "projection", "profile")
+"""The plots a report draws: a Markdown report writes each as ``<stem>-<plot>.png`` beside it."""
 
 _MARKDOWN_SPECIAL = str.maketrans({c: f"\\{c}" for c in "\\`*<>[]"})
+
+
+def picture_path(out: Path, name: str) -> Path:
+    """Where a Markdown report at ``out`` writes its plot ``name``: one of ``PICTURES`` only."""
+    if name not in PICTURES:
+        raise ValueError(f"a report draws no plot {name!r}")
+    return out.with_name(f"{out.stem}-{name}.png")
 
 
 def _md_text(text: str) -> str:
@@ -19,7 +30,7 @@ def _md_cell(text: str) -> str:
     return _md_text(text).replace("|", "\\|").replace("\n", " ") or " "
 
 
-def _markdown_block(block: Block, out: Path) -> str:
+def _markdown_block(block: Block, out: Path, written: list[Path]) -> str:
     if isinstance(block, Paragraph):
         return _md_text(block.text)
     if isinstance(block, Heading):
@@ -33,21 +44,24 @@ def _markdown_block(block: Block, out: Path) -> str:
         ]
         lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
         return "\n".join(lines)
-    picture = out.with_name(f"{out.stem}-{block.name}.png")
+    picture = picture_path(out, block.name)
     try:
         data = png(block)
     except PlannerError as error:
         return f"Plot {block.name} left out: {_md_text(str(error))}"
-    try:
-        picture.write_bytes(data)
-    except OSError as error:
-        raise InputError(f"cannot write {picture.name} ({error.strerror or error})", source="--out") from None
+    write_atomically(picture, data, source="--out", what=picture.name)
+    written.append(picture)
     return f"![{_md_cell(block.caption)}]({urllib.parse.quote(picture.name)})\n\n{_md_text(block.caption)}"
 
 
-def markdown_document(title: str, sections: list[Section], generated: str, out: Path) -> str:
+def markdown_document(
+    title: str, sections: list[Section], generated: str, out: Path, written: list[Path] | None = None
+) -> str:
+    """The Markdown text of a report at ``out``; its pictures are written beside it (each appended to
+    ``written``)."""
+    written = [] if written is None else written
     parts = [f"# {_md_text(title)}", _md_text(generated)]
     for section in sections:
         parts.append(f'<a id="{section.anchor}"></a>\n\n## {_md_text(section.title)}')
-        parts += [_markdown_block(block, out) for block in section.blocks]
+        parts += [_markdown_block(block, out, written) for block in section.blocks]
     return "\n\n".join(parts) + "\n"

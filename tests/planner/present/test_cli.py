@@ -38,7 +38,8 @@ def test_report_command(run_cli: Run, tmp_path: Path) -> None:
     out = tmp_path / "scratch.md"
     result = run_cli("report", SCRATCH, "-o", str(out), "--as-of", "2026-01-01")
     assert result.code == 0, result.err
-    assert result.out == f"wrote {out}\n"
+    pictures = [tmp_path / f"scratch-{name}.png" for name in ("recommendation", "projection", "profile")]
+    assert result.out == "".join(f"wrote {path}\n" for path in [out, *pictures])  # every file it wrote
     assert "## Recommendation" in out.read_text(encoding="utf-8")
     check_picture(tmp_path / "scratch-recommendation.png")
 

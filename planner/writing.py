@@ -1,0 +1,168 @@
+"""Writing output files the one safe way: a file that exists is replaced only when the user said so
+(``--force``), a file is written whole or not at all (a temporary file in the same folder, then
+``os.replace``), and a name taken from input data is checked before it becomes part of a path.
+
+Base layer: imports only ``planner.errors``, so every layer above (the CLI, the plots and reports,
+ingest, pricing import, measure) writes through it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import IO, Literal, overload
+
+from planner.errors import InputError
+
+NAME_LIMIT_BYTES = 255
+"""A file or folder name's longest form on the usual file systems (ext4, APFS, NTFS)."""
+
+_ODD = re.compile(r"[\x00-\x1f\x7f/\\]")
+
+
+def refuse_existing(paths: Iterable[Path], force: bool, option: str = "--out") -> None:
+    """Refuse before any work when a file the command would write exists and ``force`` is not set:
+    the first one is named. A folder in a file's place is refused even with ``force``."""
+    for path in paths:
+        if path.is_dir():
+            raise InputError(f"{path} is a folder, not a file to write", source=option)
+        if not force and (path.exists() or path.is_symlink()):
+            raise InputError(f"{path} exists (use --force to replace it)", source=option)
+
+
+def check_folder(folder: Path, option: str = "--out") -> None:
+    """An output folder: one that exists, or none yet (it is made when the files are written); never
+    a file."""
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"{folder} is a file, not a folder to write in", source=option)
+
+
+def check_parent(path: Path, option: str = "--out") -> None:
+    """A file to write checked before any work: the folder it goes in exists."""
+    if not path.parent.is_dir():
+        raise InputError(f"no such folder {str(path.parent)!r} to write {path.name} in", source=option)
+
+
+def safe_name(text: str, what: str, source: str | None = None) -> str:
+    """``text``, read from an input, checked to be one plain file or folder name: not empty, not ``.``
+    or ``..``, no slash, backslash, NUL or control character, at most 255 bytes. It is returned as
+    it is (never silently changed, so two different inputs cannot become one file)."""
+    problem = None
+    if not text or text in (".", ".."):
+        problem = "is not a name"
+    elif _ODD.search(text):
+        problem = "holds a slash, backslash or control character"
+    elif text.startswith("-") or text.startswith("."):
+        problem = "starts with '-' or '.'"
+    elif len(text.encode("utf-8", "surrogateescape")) > NAME_LIMIT_BYTES:
+        problem = f"is longer than {NAME_LIMIT_BYTES} bytes"
+    if problem is not None:
+        shown = text if len(text) <= 80 else text[:77] + "..."
+        raise InputError(f"{what} {shown!r} {problem}: it cannot name a file", source=source)
+    return text
+
+
+def inside(folder: Path, path: Path, what: str, source: str | None = None) -> Path:
+    """``path`` resolved, refused unless it lies inside ``folder`` (symbolic links followed): a name
+    read from an input never leads out of the folder it was meant for."""
+    resolved = path.resolve()
+    if not resolved.is_relative_to(folder.resolve()):
+        raise InputError(f"{what} {str(path)!r} is outside {folder}", source=source)
+    return resolved
+
+
+Writer = contextlib.AbstractContextManager
+
+
+@overload
+def atomic_output(
+    path: Path, *, source: str | None, what: str | None = None, binary: Literal[False] = False
+) -> Writer[IO[str]]: ...
+@overload
+def atomic_output(
+    path: Path, *, source: str | None, what: str | None = None, binary: Literal[True]
+) -> Writer[IO[bytes]]: ...
+def atomic_output(
+    path: Path, *, source: str | None, what: str | None = None, binary: bool = False
+) -> Writer[IO[str]] | Writer[IO[bytes]]:
+    """A handle to write ``path`` through: what is written goes to a temporary file beside it, which
+    replaces ``path`` only when the block ends without an error; on an error the temporary file is
+    deleted and ``path`` keeps its old content. A file that cannot be written is an ``InputError``
+    from ``source`` (the option that named it) saying "cannot write ``what`` (why)"."""
+    return _atomic(path, source, what or str(path), binary)  # type: ignore[return-value]
+
+
+@contextlib.contextmanager
+def _atomic(path: Path, source: str | None, what: str, binary: bool) -> Iterator[IO[str] | IO[bytes]]:
+    try:
+        descriptor, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:200]}.", suffix=".tmp")
+    except OSError as error:
+        raise InputError(f"cannot write {what} ({error.strerror or error})", source=source) from None
+    temp = Path(temp_name)
+    try:
+        handle: IO[str] | IO[bytes] = (
+            os.fdopen(descriptor, "wb") if binary else os.fdopen(descriptor, "w", encoding="utf-8", newline="")
+        )
+        with handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, 0o666 & ~_umask())
+        os.replace(temp, path)
+    except OSError as error:
+        temp.unlink(missing_ok=True)
+        raise InputError(f"cannot write {what} ({error.strerror or error})", source=source) from None
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+
+
+def write_all_atomically(files: Sequence[tuple[Path, str | bytes]], *, source: str | None) -> None:
+    """Write several files all or none: each goes to a temporary file beside it (closed once written,
+    so a thousand files hold no thousand descriptors), and only when every one is written do they
+    replace their targets; on an error every temporary file is deleted."""
+    temps: list[tuple[Path, Path]] = []
+    current: Path | None = None
+    try:
+        for current, data in files:
+            descriptor, temp_name = tempfile.mkstemp(
+                dir=current.parent, prefix=f".{current.name[:200]}.", suffix=".tmp"
+            )
+            temps.append((Path(temp_name), current))
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(temp_name, 0o666 & ~_umask())
+        for temp, current in temps:
+            os.replace(temp, current)
+    except BaseException as error:
+        for temp, _ in temps:
+            temp.unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise InputError(f"cannot write {current} ({error.strerror or error})", source=source) from None
+        raise
+
+
+def write_atomically(path: Path, data: str | bytes, *, source: str | None, what: str | None = None) -> None:
+    """Write ``data`` to ``path`` whole or not at all (see ``atomic_output``)."""
+    if isinstance(data, bytes):
+        with atomic_output(path, source=source, what=what, binary=True) as binary_handle:
+            binary_handle.write(data)
+    else:
+        with atomic_output(path, source=source, what=what) as text_handle:
+            text_handle.write(data)
+
+
+@functools.cache
+def _umask() -> int:
+    """The process's umask (read once, by setting it and putting it back): a written file gets the
+    mode a plain ``open`` would give it, not ``mkstemp``'s 0600."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
