@@ -1,0 +1,172 @@
+"""Semantic checks before an answer (issue 28, items 1, 2, 3 and 9): a workload that reads is not
+answered with an archive class it cannot wait for, a profile is evidence only of the provider it
+names, nothing stored cannot be read, and inputs past what a command can do are refused where read.
+Each example is run as a user runs it, and the exact message or figure is asserted."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from planner.cli import main
+from planner.decide.recommendation import recommend
+from planner.workload import load_workload
+from planner.workload.targets import parse_stated_time
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+AS_OF = "2026-12-01"
+DAY = dt.date(2026, 12, 1)
+
+# Item 1: reads 1 M objects a month at 15/s, with no performance section.
+READS = """\
+name: reads-monthly
+storage:
+  stored: 500 TB
+  object_size: 500 MB
+traffic:
+  reads: 1M
+  peak_rate: 15/s
+"""
+
+DEEP_ARCHIVE_WITHOUT_MAX_RESTORE = (
+    "deep-archive objects must be restored before a read, and restores take 12-48 hours (table aws-s3@2025-12-01:"
+    " standard within 12 hours, bulk within 48 hours): the workload reads (1,000,000 GETs a month) and gives no"
+    " performance.max_restore (set e.g. max_restore: 12h if its reads can wait that long for a restore)"
+)
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    """``planner ARGS`` in this process: exit code, stdout, stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    argv = sys.argv
+    sys.argv = ["planner", *args]
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main()
+            except SystemExit as stop:
+                code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    finally:
+        sys.argv = argv
+    return code, out.getvalue(), err.getvalue()
+
+
+def _one_line_error(args: list[str]) -> str:
+    code, _, err = _run(*args)
+    assert "Traceback" not in err, err
+    assert code == 2, (code, err)
+    assert len(err.splitlines()) == 1, err
+    return err.strip()
+
+
+def _file(tmp_path: Path, text: str, name: str = "w.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _with_max_restore(value: str) -> str:
+    return READS + f"performance:\n  max_restore: {value}\n"
+
+
+# --------------------------------------------------------------------------- item 1: restore times
+
+
+def test_a_workload_that_reads_gets_no_archive_class_without_max_restore(tmp_path: Path) -> None:
+    result = recommend(load_workload(_file(tmp_path, READS)), as_of=DAY, simulate=False)
+    assert result.recommendation is not None
+    assert (result.recommendation.provider, result.recommendation.storage_class) == ("aws-s3", "glacier-ir")
+    deep = next(o for o in result.ranking if o.storage_class == "deep-archive")
+    assert deep.status == "rejected" and not deep.chosen
+    assert deep.violations == [DEEP_ARCHIVE_WITHOUT_MAX_RESTORE]
+    flexible = next(o for o in result.ranking if o.storage_class == "glacier-flexible")
+    assert flexible.violations == [
+        "glacier-flexible objects must be restored before a read, and restores take 1 minute to 12 hours (table"
+        " aws-s3@2025-12-01: expedited 1-5 minutes, standard 3-5 hours, bulk 5-12 hours): the workload reads"
+        " (1,000,000 GETs a month) and gives no performance.max_restore (set e.g. max_restore: 5h if its reads can"
+        " wait that long for a restore)"
+    ]
+
+
+def test_the_cli_says_the_tables_restore_times_never_minutes_to_hours(tmp_path: Path) -> None:
+    code, out, err = _run("recommend", str(_file(tmp_path, READS)), "--as-of", AS_OF, "--no-simulate")
+    assert code == 0, err
+    chosen = next(line for line in out.splitlines() if "CHOSEN" in line)
+    assert "glacier-ir" in chosen and "deep-archive" not in chosen
+    assert DEEP_ARCHIVE_WITHOUT_MAX_RESTORE in out
+    assert "minutes to hours" not in out
+
+
+def test_max_restore_long_enough_for_the_priced_restore_lets_deep_archive_win(tmp_path: Path) -> None:
+    result = recommend(load_workload(_file(tmp_path, _with_max_restore("12h"))), as_of=DAY, simulate=False)
+    assert result.recommendation is not None and result.recommendation.storage_class == "deep-archive"
+    deep = next(o for o in result.ranking if o.storage_class == "deep-archive")
+    verdict = next(v for v in deep.verdicts if v.target == "restore time")
+    assert (verdict.verdict, verdict.wanted, verdict.achieved) == ("met", "12 h", "within 12 hours")
+    assert verdict.reason == (
+        "deep-archive standard restores (the ones priced) take within 12 hours, within performance.max_restore 12 h"
+        " (table aws-s3@2025-12-01: standard within 12 hours, bulk within 48 hours)"
+    )
+
+
+def test_max_restore_shorter_than_the_priced_restore_rejects_and_names_a_faster_option(tmp_path: Path) -> None:
+    result = recommend(load_workload(_file(tmp_path, _with_max_restore("1h"))), as_of=DAY, simulate=False)
+    assert result.recommendation is not None and result.recommendation.storage_class == "glacier-ir"
+    flexible = next(o for o in result.ranking if o.storage_class == "glacier-flexible")
+    assert flexible.violations == [
+        "glacier-flexible objects must be restored before a read, and restores take 1 minute to 12 hours (table"
+        " aws-s3@2025-12-01: expedited 1-5 minutes, standard 3-5 hours, bulk 5-12 hours): the standard restores the"
+        " bill prices take 3-5 hours, longer than performance.max_restore 1 h; expedited (1-5 minutes) would be in"
+        " time, at a price this bill does not include"
+    ]
+
+
+def test_the_restore_time_of_archive_classes_is_no_target_the_other_classes_fail() -> None:
+    # web-assets reads and gives no max_restore: only the archive classes miss the restore time
+    result = recommend(load_workload(EXAMPLES / "web-assets.yaml"), as_of=DAY, simulate=False)
+    assert result.failed_targets == ["p99 TTFB (no option meets it on evidence)"]
+
+
+def test_a_workload_that_never_reads_keeps_archive_classes_without_max_restore(tmp_path: Path) -> None:
+    text = "name: cold\nstorage: {stored: 500 TB, object_size: 500 MB}\ntraffic: {writes: 1000}\n"
+    result = recommend(load_workload(_file(tmp_path, text)), as_of=DAY, simulate=False)
+    assert result.recommendation is not None and result.recommendation.storage_class == "deep-archive"
+
+
+def test_the_backup_example_states_the_restore_it_can_wait_for() -> None:
+    # examples/backup-archive.yaml reads (a restore test a month): it now says it can wait 48 h
+    workload = load_workload(EXAMPLES / "backup-archive.yaml")
+    assert workload.performance.max_restore == 48 * 3600
+    result = recommend(workload, as_of=DAY, simulate=False)
+    assert result.recommendation is not None and result.recommendation.storage_class == "deep-archive"
+
+
+def test_max_restore_is_a_duration_field(tmp_path: Path) -> None:
+    line = _one_line_error(["cost", str(_file(tmp_path, _with_max_restore("soon"))), "-p", "aws-s3"])
+    assert line.startswith(f"planner: {tmp_path / 'w.yaml'}: performance.max_restore: ")
+
+
+@pytest.mark.parametrize(
+    ("stated", "low_s", "high_s"),
+    [("1-5 minutes", 60.0, 300.0), ("3-5 hours", 10_800.0, 18_000.0), ("within 48 hours", None, 172_800.0)],
+)
+def test_stated_restore_times_read_as_bounds(stated: str, low_s: float | None, high_s: float) -> None:
+    parsed = parse_stated_time("standard", stated)
+    assert parsed is not None and (parsed.low_s, parsed.high_s) == (low_s, high_s)
+
+
+def test_simulate_of_an_archive_class_states_the_tables_restore_times(tmp_path: Path) -> None:
+    code, out, err = _run(
+        "simulate", str(_file(tmp_path, READS)), "-p", "aws-s3", "--class", "deep-archive",
+        "--duration", "2s", "--replications", "1",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "deep-archive objects are read only after a restore (restores take 12-48 hours (table aws-s3@" in out
+    assert "minutes to hours" not in out
