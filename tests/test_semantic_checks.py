@@ -15,6 +15,7 @@ import pytest
 
 from planner.cli import main
 from planner.decide.recommendation import recommend
+from planner.measure.profile import Cell, Percentiles, Profile, Source
 from planner.workload import load_workload
 from planner.workload.targets import parse_stated_time
 
@@ -170,3 +171,83 @@ def test_simulate_of_an_archive_class_states_the_tables_restore_times(tmp_path: 
     assert code == 0, err
     assert "deep-archive objects are read only after a restore (restores take 12-48 hours (table aws-s3@" in out
     assert "minutes to hours" not in out
+
+
+# --------------------------------------------------------------------------- item 2: a profile's provider
+
+
+def _measured_profile(provider: str | None) -> Profile:
+    cells = [
+        Cell(
+            op="get",
+            object_size_bytes=64 * 1024,
+            concurrency=concurrency,
+            samples=2000,
+            throughput_mib_per_s=rate,
+            ops_per_s=rate * 16,
+            ttfb_s=Percentiles(p50=0.02, p99=0.06),
+        )
+        for concurrency, rate in ((1, 3.0), (16, 40.0))
+    ]
+    return Profile(provider=provider, endpoint="http://127.0.0.1:8333", source=Source(kind="measured"), cells=cells)
+
+
+def test_a_profile_naming_no_provider_is_no_providers_evidence(tmp_path: Path) -> None:
+    measured = tmp_path / "measured"
+    measured.mkdir()
+    path = measured / "backblaze-b2.json"
+    path.write_text(_measured_profile(None).model_dump_json(), encoding="utf-8")
+    line = _one_line_error(
+        ["recommend", str(EXAMPLES / "web-assets.yaml"), "--as-of", AS_OF, "--profiles", str(measured)]
+    )
+    assert line == (
+        f"planner: {path}: provider: the profile names no provider (measured at http://127.0.0.1:8333), so it is no"
+        " evidence of backblaze-b2: re-run planner measure --provider backblaze-b2, or set"
+        ' "provider": "backblaze-b2" in the file if it was measured there'
+    )
+
+
+def test_a_profile_naming_its_provider_is_that_providers_measured_evidence(tmp_path: Path) -> None:
+    measured = tmp_path / "measured"
+    measured.mkdir()
+    (measured / "backblaze-b2.json").write_text(_measured_profile("backblaze-b2").model_dump_json(), encoding="utf-8")
+    result = recommend(load_workload(EXAMPLES / "web-assets.yaml"), as_of=DAY, profiles_dir=measured, simulate=False)
+    judged = next(p for p in result.profiles if p.provider == "backblaze-b2")
+    assert (judged.kind, judged.label) == ("measured", f"measured profile {measured / 'backblaze-b2.json'}")
+
+
+# --------------------------------------------------------------------------- item 3: nothing stored
+
+
+# what `planner ingest access-log --out` writes: the logs say nothing of what is stored
+INGESTED = """\
+# Workload of media from its access logs, which say nothing of what is stored:
+# give storage.stored (ingest the bill or an inventory and use --into).
+name: "media"
+storage:
+  stored: "0 B"  # ASSUMED
+  object_size: "10485760 B"
+traffic:
+  reads: 1481143
+  writes: 0
+  heads: 0
+  lists: 0
+  egress: "8540000000000 B"
+  peak_rate: "2/s"
+"""
+
+
+@pytest.mark.parametrize("command", [["recommend"], ["cost", "-p", "cloudflare-r2"], ["simulate", "-p", "aws-s3"]])
+def test_zero_stored_with_reads_is_refused_with_what_to_fill_in(tmp_path: Path, command: list[str]) -> None:
+    path = _file(tmp_path, INGESTED, "media.yaml")
+    line = _one_line_error([command[0], str(path), *command[1:]])
+    assert line == (
+        f"planner: {path}: storage.stored: 0 B stored, but the traffic reads 1,481,143 GETs and 8.54 TB of egress a"
+        ' month: fill in the bytes stored (e.g. "10 TB"; access logs, or a bill without storage rows, cannot give'
+        " it: ingest the bill or an inventory with --into)"
+    )
+
+
+def test_zero_stored_without_reads_is_a_bucket_being_filled(tmp_path: Path) -> None:
+    text = "name: new\nstorage: {stored: 0 B, object_size: 1 MB, growth_per_month: 1 TB}\ntraffic: {writes: 1M}\n"
+    assert load_workload(_file(tmp_path, text)).storage.stored == 0

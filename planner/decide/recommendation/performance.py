@@ -376,22 +376,34 @@ def _peak_errors(peak: SimulationResult) -> tuple[float, list[Rejection], list[s
 
 def load_profiles(providers: Sequence[str], profiles_dir: Path | None) -> dict[str, tuple[Profile, Path | None]]:
     """The profile each provider is judged on, with its file: ``<provider>.json`` in ``profiles_dir``
-    (a measured profile, which must be of that provider), else the shipped reference profile (no
-    file: None). A provider with neither is left out."""
+    (a measured profile, which must name that provider: a file name says nothing of where it was
+    measured), else the shipped reference profile (no file: None). A provider with neither is left out."""
     found: dict[str, tuple[Profile, Path | None]] = {}
     shipped = set(reference_providers())
     for provider in providers:
         if profiles_dir is not None and (profiles_dir / f"{provider}.json").is_file():
             path = profiles_dir / f"{provider}.json"
             profile = load_profile(path)
-            if profile.provider is not None and profile.provider != provider:
-                raise InputError(
-                    f"the profile is of {profile.provider}, not {provider}", source=str(path), field="provider"
-                )
+            problem = provider_problem(profile, provider)
+            if problem is not None:
+                raise InputError(problem, source=str(path), field="provider")
             found[provider] = (profile, path)
         elif provider in shipped:
             found[provider] = (load_reference(provider), None)
     return found
+
+
+def provider_problem(profile: Profile, provider: str) -> str | None:
+    """Why ``profile`` is no evidence of ``provider`` (it names another provider, or none), or None."""
+    if profile.provider == provider:
+        return None
+    if profile.provider is not None:
+        return f"the profile is of {profile.provider}, not {provider}"
+    where = f"measured at {profile.endpoint}" if profile.endpoint else "its endpoint unnamed"
+    return (
+        f"the profile names no provider ({where}), so it is no evidence of {provider}: re-run planner measure"
+        f' --provider {provider}, or set "provider": "{provider}" in the file if it was measured there'
+    )
 
 
 def _load_profiles(providers: list[str], profiles_dir: Path | None) -> dict[str, tuple[Profile, str]]:
