@@ -251,3 +251,116 @@ def test_zero_stored_with_reads_is_refused_with_what_to_fill_in(tmp_path: Path, 
 def test_zero_stored_without_reads_is_a_bucket_being_filled(tmp_path: Path) -> None:
     text = "name: new\nstorage: {stored: 0 B, object_size: 1 MB, growth_per_month: 1 TB}\ntraffic: {writes: 1M}\n"
     assert load_workload(_file(tmp_path, text)).storage.stored == 0
+
+
+# --------------------------------------------------------------------------- item 9: inputs past the limits
+
+
+def test_a_samples_range_past_the_workload_limits_is_refused_where_read(tmp_path: Path) -> None:
+    text = (
+        "name: big-range\nstorage:\n  stored: {low: 1 TB, high: 90 EB}\n  object_size: 100 MB\n"
+        "  growth_rate: {low: 0%, high: 10%}\nconstraints:\n  providers: [cloudflare-r2, backblaze-b2]\n"
+    )
+    path = _file(tmp_path, text)
+    line = _one_line_error(["recommend", str(path), "--as-of", AS_OF, "--no-simulate", "--samples", "20"])
+    assert line == (
+        f"planner: {path}: storage.stored: at the range's highest (storage.stored 90 EB) the workload is not valid:"
+        " storage growth over constraints.months 12 reaches 153.93 EB stored, beyond any real workload (more than"
+        " 100 EB) (--samples would draw such outcomes: narrow the range)"
+    )
+
+
+def test_ranges_valid_alone_but_not_together_are_refused_naming_both(tmp_path: Path) -> None:
+    text = (
+        "name: big-range\nstorage:\n  stored: {low: 1 TB, high: 60 EB}\n  object_size: 100 MB\n"
+        "  growth_rate: {low: 0%, high: 5%}\n"
+    )
+    path = _file(tmp_path, text)
+    assert _one_line_error(["cost", str(path), "-p", "aws-s3"]) == (
+        f"planner: {path}: storage.stored, storage.growth_rate: at every range's highest together (storage.stored"
+        " 60 EB, storage.growth_rate 5 %) the workload is not valid: storage growth over constraints.months 12"
+        " reaches 102.62 EB stored, beyond any real workload (more than 100 EB) (--samples would draw such outcomes:"
+        " narrow the range)"
+    )
+
+
+def test_a_lognormal_range_is_checked_out_in_its_tail(tmp_path: Path) -> None:
+    text = "name: tail\nstorage:\n  stored: {p10: 1 TB, p90: 90 EB}\n  object_size: 100 MB\n"
+    line = _one_line_error(["cost", str(_file(tmp_path, text)), "-p", "aws-s3"])
+    assert "storage.stored: at the range's highest (a lognormal's: one draw in a billion)" in line
+    assert "is beyond any real workload (more than 100 EB)" in line
+
+
+def test_measure_concurrency_is_bounded(tmp_path: Path) -> None:
+    line = _one_line_error(
+        ["measure", "--endpoint", "http://127.0.0.1:1", "--bucket", "b", "--out", str(tmp_path / "p.json"),
+         "--concurrency", "1,100000", "--dry-run"]
+    )  # fmt: skip
+    assert line == (
+        "planner: --concurrency: 100000: at most 1,024 requests in flight from one host (each is a thread; measure"
+        " from several hosts with --dask for more)"
+    )
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_a_cell_of_zero_requests_is_missing_not_measured() -> None:
+    from planner.cli.measure import cell_line
+    from planner.measure.run.cells import figures_to_cell
+    from planner.measure.stats import load_figures
+
+    figures = load_figures([], window_start=0.0, window_end=10.0, cpu_count=1, link_bits_per_s=None, concurrency=4)
+    cell = figures_to_cell("get", 1024, 4, figures, 1.0)
+    assert (cell.status, cell.samples) == ("missing", 0)
+    assert cell.note == "no request completed in the window: nothing was measured"
+    assert cell_line(cell).endswith("MISSING: no request completed in the window: nothing was measured")
+
+
+def test_migrate_retrieval_from_a_source_without_retrieval_is_an_error() -> None:
+    web = str(EXAMPLES / "web-assets.yaml")
+    line = _one_line_error(
+        ["migrate", web, "--from", "aws-s3", "--to", "cloudflare-r2", "--retrieval", "instant-ish", "--start", AS_OF]
+    )
+    assert line == (
+        "planner: --retrieval: 'instant-ish': aws-s3:standard has no retrieval options (aws-s3@2025-12-01 bills no"
+        " retrieval for it); --retrieval applies to a source class that charges reads, e.g. aws-s3:glacier-flexible"
+    )
+    backup = str(EXAMPLES / "backup-archive.yaml")
+    line = _one_line_error(
+        ["migrate", backup, "--from", "aws-s3:glacier-flexible", "--to", "cloudflare-r2", "--retrieval", "instant-ish",
+         "--start", AS_OF]
+    )  # fmt: skip
+    assert line == (
+        "planner: --retrieval: 'instant-ish' is not a retrieval option of aws-s3:glacier-flexible in"
+        " aws-s3@2025-12-01 (options: expedited, standard, bulk)"
+    )
+
+
+def test_migrate_retrieval_of_the_source_is_still_priced() -> None:
+    code, out, err = _run(
+        "migrate", str(EXAMPLES / "backup-archive.yaml"), "--from", "aws-s3:glacier-flexible", "--to",
+        "cloudflare-r2", "--retrieval", "expedited", "--start", AS_OF, "--strategy", "bulk",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "S3 Glacier (Flexible Retrieval) data retrieval (expedited)" in out
+
+
+def test_simulate_refuses_a_window_too_short_for_one_request() -> None:
+    line = _one_line_error(
+        ["simulate", str(EXAMPLES / "web-assets.yaml"), "-p", "aws-s3", "--duration", "1ms", "--replications", "1"]
+    )
+    assert line == (
+        "planner: --duration: '1ms' is too short to issue one request: web-assets averages 379.1 requests a second"
+        " in its peak window, so the window must be at least 2.64 ms (e.g. --duration 1s)"
+    )
+
+
+def test_trace_refuses_a_window_too_short_for_one_request(tmp_path: Path) -> None:
+    out = tmp_path / "t.csv"
+    line = _one_line_error(
+        ["trace", str(EXAMPLES / "web-assets.yaml"), "--out", str(out), "--duration", "1ms", "--window", "mean"]
+    )
+    assert line == (
+        "planner: --duration: '1ms' is too short to issue one request: web-assets averages 75.82 requests a second"
+        " in its mean window, so the window must be at least 13.2 ms (e.g. --duration 1s)"
+    )
+    assert not out.exists()

@@ -19,7 +19,7 @@ from planner.files import WORKLOAD_LIMIT_BYTES, load_yaml, read_input_text
 from planner.pricing.catalog import find_boolean
 from planner.units import format_bytes
 from planner.workload.catalog import Catalog, with_catalog
-from planner.workload.model import Workload, at
+from planner.workload.model import Workload, at, at_problem, format_field_value
 from planner.workload.targets import reads_anything
 from planner.workload.uncertain import NOT_POSITIVE_DEFINITE, Correlation, Uncertain, cholesky, find, pair_problem
 
@@ -165,11 +165,40 @@ def with_ranges(data: dict[str, Any], source: str, *, catalog: Catalog | None = 
     workload = parse_workload(placeholder, source, catalog=catalog)
     correlations = _correlations(given, uncertain, source) if given is not None else []
     central = at(workload, {u.field: u.central for u in uncertain})
+    _check_reach(central, uncertain, source)
     # every range and correlation was checked above, each with its own field: this cannot fail
     return Workload.model_validate(
         {**central.model_dump(), "uncertain": uncertain, "correlations": correlations},
         context=with_catalog(catalog),
     )
+
+
+def _check_reach(central: Workload, uncertain: list[Uncertain], source: str) -> None:
+    """Every outcome ``--samples`` can draw is a workload the other commands accept: each range at its
+    highest and lowest with the others central, then all at their highest and all at their lowest."""
+    ends: tuple[Literal["high", "low"], ...] = ("high", "low")
+    points = [(u.field, end, {u.field: u.reach(end)}) for u in uncertain for end in ends]
+    if len(uncertain) > 1:
+        names = ", ".join(u.field for u in uncertain)
+        points += [(names, end, {u.field: u.reach(end) for u in uncertain}) for end in ends]
+    for field, end, point in points:
+        problem = at_problem(central, point)
+        if problem is None:
+            continue
+        where = "the range's" if len(point) == 1 else "every range's"
+        together = "" if len(point) == 1 else " together"
+        values = ", ".join(f"{name} {format_field_value(name, value)}" for name, value in point.items())
+        lognormal = (
+            " (a lognormal's: one draw in a billion)"
+            if any(u.kind == "lognormal" and u.field in point for u in uncertain)
+            else ""
+        )
+        raise InputError(
+            f"at {where} {end}est{together}{lognormal} ({values}) the workload is not valid: {problem}"
+            " (--samples would draw such outcomes: narrow the range)",
+            source=source,
+            field=field,
+        )
 
 
 def _correlations(given: Any, inputs: list[Uncertain], source: str) -> list[Correlation]:
