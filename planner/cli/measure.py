@@ -78,11 +78,23 @@ def _sizes(value: str, option: str) -> list[int]:
     return sizes
 
 
-def _ints(value: str, option: str) -> list[int]:
+MAX_IN_FLIGHT = 1024
+"""The most requests one cell keeps in flight from a host (``--concurrency``, ``--rate-concurrency``,
+``--queue-depths``, ``--range-streams``): each is a thread of the worker processes; beyond this, use
+several hosts (planner measure --dask) rather than one host that cannot keep them in flight."""
+
+
+def _ints(value: str, option: str, maximum: int = MAX_IN_FLIGHT) -> list[int]:
     numbers = []
     for item in _items(value, option):
         if not item.isdigit() or int(item) < 1:
             raise InputError(f"{item!r} is not a whole number of 1 or more", source=option)
+        if int(item) > maximum:
+            raise InputError(
+                f"{item}: at most {maximum:,} requests in flight from one host (each is a thread; measure from"
+                " several hosts with --dask for more)",
+                source=option,
+            )
         numbers.append(int(item))
     return numbers
 
@@ -261,6 +273,7 @@ def cell_line(cell: "Cell") -> str:
         f" {_fmt(cell.ops_per_s):>9} ops/s  p50 {_fmt(cell.latency_s.p50, 1, 1000)} ms"
         f"  p99 {_fmt(cell.latency_s.p99, 1, 1000)} ms  ttfb p50 {_fmt(cell.ttfb_s.p50, 1, 1000)} ms"
         f"  n={cell.samples} err={errors} retries={cell.retries}{attempts}{in_flight}{flags}"
+        + (f"  MISSING: {cell.note}" if cell.status == "missing" else "")
     )
 
 

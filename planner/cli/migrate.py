@@ -151,6 +151,34 @@ def _migration_options(
     )
 
 
+def _check_retrieval(options: "MigrationOptions") -> None:
+    """``--retrieval`` names one of the source class's retrieval options: refused where it has none, rather
+    than ignored."""
+    if options.retrieval_option is None:
+        return
+    import datetime as dt
+
+    from planner.costing.bills import price_table
+
+    source = options.source
+    table = price_table(source.provider, options.start or dt.date.today(), options.source_prices)
+    found = table.classes.get(source.storage_class)
+    if found is None:  # refused with the table's classes when the plan is made
+        return
+    if found.retrieval is None:
+        raise InputError(
+            f"{options.retrieval_option!r}: {source} has no retrieval options ({table.version} bills no retrieval"
+            " for it); --retrieval applies to a source class that charges reads, e.g. aws-s3:glacier-flexible",
+            source="--retrieval",
+        )
+    if options.retrieval_option not in found.retrieval.options:
+        raise InputError(
+            f"{options.retrieval_option!r} is not a retrieval option of {source} in {table.version}"
+            f" (options: {', '.join(found.retrieval.options)})",
+            source="--retrieval",
+        )
+
+
 @app.command("migrate")
 def migrate_command(
     ctx: typer.Context,
@@ -192,6 +220,7 @@ def migrate_command(
         concurrency=concurrency, start=start, months=months, egress_waiver=egress_waiver, data_age=data_age,
         verify=verify, retrieval=retrieval, source_prices=source_prices, destination_prices=destination_prices,
     )  # fmt: skip
+    _check_retrieval(options)
     plan = estimate_migration(workload, options)
     if plot is not None:
         from planner.present.plots import save_migration_plot

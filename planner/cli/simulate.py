@@ -8,8 +8,9 @@ imported only when they run (the text of a simulation is in ``planner.cli.simula
 
 # No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
+import math
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -25,6 +26,9 @@ from planner.cli.common import (
 )
 from planner.cli.settings import settings
 from planner.errors import InputError
+
+if TYPE_CHECKING:
+    from planner.workload import Workload
 
 ProviderOption = Annotated[
     str | None,
@@ -64,6 +68,32 @@ def _window_s(duration: str) -> float:
     return duration_s
 
 
+def _at_least_one_request(
+    workload: "Workload", duration: str, duration_s: float, rate_per_s: float, window: str
+) -> None:
+    """Refuse a window too short to expect one request at ``rate_per_s`` (its figures would all be 0)."""
+    if rate_per_s <= 0 or duration_s * rate_per_s >= 1:
+        return
+    from planner.units import format_duration
+
+    minimum_s = 1 / rate_per_s
+    raise InputError(
+        f"{duration!r} is too short to issue one request: {workload.name} averages {rate_per_s:.4g} requests a"
+        f" second in its {window} window, so the window must be at least {format_duration(minimum_s)} (e.g."
+        f" --duration {math.ceil(minimum_s)}s)",
+        source="--duration",
+    )
+
+
+def _window_rate_per_s(workload: "Workload", window: str) -> float | None:
+    """The request rate a window of the workload's simulation runs at (None for a closed loop of workers)."""
+    from planner.sim.spec import OpenLoop
+    from planner.sim.workload_adapter import adapt_workload
+
+    arrivals = adapt_workload(workload, window="peak" if window == "peak" else "mean").spec.arrivals
+    return arrivals.max_rate_per_s if isinstance(arrivals, OpenLoop) else None
+
+
 app = typer.Typer()
 
 
@@ -90,6 +120,9 @@ def simulate_command(
     check_plot(plot, force)
     workload = load_workload(workload_file)
     duration_s = _window_s(duration)
+    rate_per_s = None if trace is not None else _window_rate_per_s(workload, "peak")
+    if rate_per_s is not None:
+        _at_least_one_request(workload, duration, duration_s, rate_per_s, "peak")
     measured = None
     if profile is not None:
         from planner.measure.reference import load_profile
@@ -159,6 +192,9 @@ def trace_command(
     workload = load_workload(workload_file)
     duration_s = _window_s(duration)
     adapted = adapt_workload(workload, window="peak" if window == "peak" else "mean")
+    rate_per_s = _window_rate_per_s(workload, window)
+    if rate_per_s is not None:
+        _at_least_one_request(workload, duration, duration_s, rate_per_s, window)
     drawn = generate(adapted.spec, duration_s, seed)
     with atomic_output(out, source="--out", what="it") as handle:
         write_trace(drawn, handle)

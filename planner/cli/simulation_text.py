@@ -27,7 +27,7 @@ def report(result: WorkloadSimulation, fmt: str, table: _Table, heading: _Headin
     ]
     if result.restore_first:
         parts += [
-            f"{result.storage_class} objects must be restored (minutes to hours) before they can be read: "
+            f"{result.storage_class} objects must be restored before they can be read (how long: see the assumptions): "
             "GET figures are not shown (restore first); the windows still count the requests the month bills.",
             "",
         ]

@@ -23,6 +23,7 @@ from planner.sim.spec import TraceArrivals
 from planner.sim.workload_adapter import WINDOWS
 from planner.units import format_duration, format_rate
 from planner.workload import MONTH_S, Workload, restore_verdicts
+from planner.workload.targets import restore_times
 
 if TYPE_CHECKING:
     from planner.measure.profile import Profile
@@ -81,10 +82,11 @@ def simulate(
     restore_first = table.restore_required(storage_class)
     if restore_first:
         # the simulation replays immediate reads, which an archive class does not serve
-        restored = restore_verdicts(workload, storage_class)
+        times = restore_times(table, storage_class)
+        restored = restore_verdicts(workload, storage_class, times)
         verdicts = restored + [v for v in verdicts if v.target not in {r.target for r in restored}]
         assumptions.append(
-            f"{storage_class} objects are read only after a restore (minutes to hours): the simulated GET "
+            f"{storage_class} objects are read only after a restore ({times.phrase()}): the simulated GET "
             "figures describe reads of a restored copy, not of this class"
         )
     mean = run.windows["mean"]

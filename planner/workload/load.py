@@ -17,8 +17,10 @@ from pydantic import ValidationError
 from planner.errors import InputError, validation_problem
 from planner.files import WORKLOAD_LIMIT_BYTES, load_yaml, read_input_text
 from planner.pricing.catalog import find_boolean
+from planner.units import format_bytes
 from planner.workload.catalog import Catalog, with_catalog
-from planner.workload.model import Workload, at
+from planner.workload.model import Workload, at, at_problem, format_field_value
+from planner.workload.targets import reads_anything
 from planner.workload.uncertain import NOT_POSITIVE_DEFINITE, Correlation, Uncertain, cholesky, find, pair_problem
 
 
@@ -48,15 +50,44 @@ def parse_workload(data: Any, source: str = "workload", *, catalog: Catalog | No
 
 
 def load_workload(path: Path | str, *, catalog: Catalog | None = None) -> Workload:
-    """Read a workload YAML file; every problem is one line naming the file and the field."""
+    """Read a workload YAML file; every problem is one line naming the file and the field.
+
+    Unlike ``parse_workload`` (which also checks the drafts ``planner ingest`` writes), it refuses
+    a workload no answer can be given for: traffic that reads with nothing stored."""
     source = str(path)
     text = read_input_text(path, what="workload file", limit_bytes=WORKLOAD_LIMIT_BYTES)
     data = load_yaml(text, source)
     if isinstance(data, dict):
         data = _plain(data)
         if find(data) or "correlate" in data:
-            return with_ranges(data, source, catalog=catalog)
-    return parse_workload(data, source, catalog=catalog)
+            workload = with_ranges(data, source, catalog=catalog)
+            check_complete(workload, source)
+            return workload
+    workload = parse_workload(data, source, catalog=catalog)
+    check_complete(workload, source)
+    return workload
+
+
+def check_complete(workload: Workload, source: str = "workload") -> None:
+    """Refuse traffic that reads from a store of 0 bytes (an ingested access log leaves ``stored`` for
+    the user to fill in): its requests would find nothing, and every answer would rest on that."""
+    if workload.storage.stored or not reads_anything(workload):
+        return
+    traffic = workload.traffic
+    read = [
+        f"{workload.reads_per_month():,} GETs" if workload.reads_per_month() else "",
+        f"{traffic.heads:,} HEADs" if traffic.heads else "",
+        f"{format_bytes(traffic.egress)} of egress" if traffic.egress else "",
+        f"{format_bytes(traffic.internal_reads)} of internal reads" if traffic.internal_reads else "",
+        f"{format_bytes(traffic.inter_region)} copied between regions" if traffic.inter_region else "",
+    ]
+    raise InputError(
+        f"0 B stored, but the traffic reads {' and '.join(r for r in read if r)} a month: fill in the bytes"
+        ' stored (e.g. "10 TB"; access logs, or a bill without storage rows, cannot give it: ingest the bill or an'
+        " inventory with --into)",
+        source=source,
+        field="storage.stored",
+    )
 
 
 def _plain(value: Any) -> Any:
@@ -134,11 +165,40 @@ def with_ranges(data: dict[str, Any], source: str, *, catalog: Catalog | None = 
     workload = parse_workload(placeholder, source, catalog=catalog)
     correlations = _correlations(given, uncertain, source) if given is not None else []
     central = at(workload, {u.field: u.central for u in uncertain})
+    _check_reach(central, uncertain, source)
     # every range and correlation was checked above, each with its own field: this cannot fail
     return Workload.model_validate(
         {**central.model_dump(), "uncertain": uncertain, "correlations": correlations},
         context=with_catalog(catalog),
     )
+
+
+def _check_reach(central: Workload, uncertain: list[Uncertain], source: str) -> None:
+    """Every outcome ``--samples`` can draw is a workload the other commands accept: each range at its
+    highest and lowest with the others central, then all at their highest and all at their lowest."""
+    ends: tuple[Literal["high", "low"], ...] = ("high", "low")
+    points = [(u.field, end, {u.field: u.reach(end)}) for u in uncertain for end in ends]
+    if len(uncertain) > 1:
+        names = ", ".join(u.field for u in uncertain)
+        points += [(names, end, {u.field: u.reach(end) for u in uncertain}) for end in ends]
+    for field, end, point in points:
+        problem = at_problem(central, point)
+        if problem is None:
+            continue
+        where = "the range's" if len(point) == 1 else "every range's"
+        together = "" if len(point) == 1 else " together"
+        values = ", ".join(f"{name} {format_field_value(name, value)}" for name, value in point.items())
+        lognormal = (
+            " (a lognormal's: one draw in a billion)"
+            if any(u.kind == "lognormal" and u.field in point for u in uncertain)
+            else ""
+        )
+        raise InputError(
+            f"at {where} {end}est{together}{lognormal} ({values}) the workload is not valid: {problem}"
+            " (--samples would draw such outcomes: narrow the range)",
+            source=source,
+            field=field,
+        )
 
 
 def _correlations(given: Any, inputs: list[Uncertain], source: str) -> list[Correlation]:

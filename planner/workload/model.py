@@ -330,6 +330,24 @@ def _names_of(workload: Workload) -> Catalog:
 
 def at(workload: Workload, point: dict[str, float]) -> Workload:
     """The workload with the given fields (in the model's units) set."""
+    try:
+        return _at(workload, point)
+    except ValidationError as error:
+        where, message = validation_problem(error)
+        raise InputError(f"at {point} the workload is not valid: {message}", field=where) from None
+
+
+def at_problem(workload: Workload, point: dict[str, float]) -> str | None:
+    """Why the workload with the given fields set is not valid (its field first), or None when it is."""
+    try:
+        _at(workload, point)
+    except ValidationError as error:
+        where, message = validation_problem(error)
+        return f"{where}: {message}" if where else message
+    return None
+
+
+def _at(workload: Workload, point: dict[str, float]) -> Workload:
     data = workload.model_dump()
     for field, value in point.items():
         node = data
@@ -338,11 +356,7 @@ def at(workload: Workload, point: dict[str, float]) -> Workload:
             node = node[part]
         current = node.get(parts[-1])
         node[parts[-1]] = round(value) if isinstance(current, int) else value
-    try:
-        return Workload.model_validate(data, context=with_catalog(_names_of(workload)))
-    except ValidationError as error:
-        where, message = validation_problem(error)
-        raise InputError(f"at {point} the workload is not valid: {message}", field=where) from None
+    return Workload.model_validate(data, context=with_catalog(_names_of(workload)))
 
 
 SIZE_FIELDS = ("stored", "egress", "internal_reads", "inter_region", "growth_per_month", "object_size")

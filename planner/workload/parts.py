@@ -396,6 +396,13 @@ class Performance(_Model):
     p99_ttfb: Seconds | None = Field(None, description='99th-percentile time to first byte target, e.g. "200 ms"')
     read_throughput: BitsPerSecond | None = Field(None, description='aggregate read throughput needed, e.g. "10 Gbps"')
     write_throughput: BitsPerSecond | None = Field(None, description="aggregate write throughput needed")
+    max_restore: Seconds | None = Field(
+        None,
+        gt=0,
+        description='the longest wait for a restore before a read that the reads accept, e.g. "12h": an archive'
+        " class whose restores (as its price table states them) take longer is rejected; unset, data that is"
+        " read must be readable without a restore",
+    )
 
 
 class Client(_Model):

@@ -27,6 +27,9 @@ if TYPE_CHECKING:  # numpy only when outcomes are drawn: loading a workload stay
 
 DISTRIBUTION_KEYS = frozenset({"low", "likely", "high", "p10", "p90"})
 _Z90 = 1.2815515655446004  # the standard normal's 90th percentile
+REACH_Z = 6.0
+"""How far out a lognormal range is checked: 6 standard deviations, about one draw in a billion
+(``--samples`` draws at most 100,000 outcomes)."""
 
 
 class _Model(BaseModel):
@@ -51,6 +54,17 @@ class Uncertain(_Model):
         if self.kind == "uniform":
             return (self.low + self.high) / 2
         return math.sqrt(self.low * self.high)  # the lognormal's median
+
+    def reach(self, end: Literal["low", "high"]) -> float:
+        """The lowest or highest value a draw can take; a lognormal has neither, so its value
+        ``REACH_Z`` standard deviations out (about one draw in a billion)."""
+        if self.kind != "lognormal":
+            value = self.low if end == "low" else self.high
+        else:
+            mu = (math.log(self.low) + math.log(self.high)) / 2
+            sigma = (math.log(self.high) - math.log(self.low)) / (2 * _Z90)
+            value = math.exp(min(mu + (REACH_Z if end == "high" else -REACH_Z) * sigma, 700.0))
+        return float(round(value)) if self.whole else value
 
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray[Any, np.dtype[np.float64]]:
         import numpy as np

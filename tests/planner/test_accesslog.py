@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from planner.errors import InputError
+from planner.files import load_yaml
 from planner.ingest.accesslog import parse_line, read_logs, split_fields, traffic_block
-from planner.workload import load_workload
+from planner.workload import load_workload, parse_workload
 
 from .conftest import Result
 
@@ -261,7 +262,10 @@ def test_r2_data_access_logs_map_actions_keys_sizes_and_say_what_they_lack(
     assert "the logs cannot give turn-around times" in result.out
     text = (out / "media.yaml").read_text()
     assert "R2 Data Access Logs of media" in text
-    assert load_workload(out / "media.yaml").traffic.reads > 0
+    # the logs say nothing of what is stored: the file is a draft that parses, and that commands refuse
+    assert parse_workload(load_yaml((out / "media.yaml").read_text(), "media.yaml")).traffic.reads > 0
+    with pytest.raises(InputError, match=r"storage\.stored: 0 B stored, but the traffic reads"):
+        load_workload(out / "media.yaml")
     trace_rows = list(csv.DictReader((tmp_path / "t.csv").open()))
     assert [r["operation"] for r in trace_rows] == ["get", "get", "put", "list", "delete"]
     assert trace_rows[0]["ranged"] == "1" and trace_rows[1]["ranged"] == "0"

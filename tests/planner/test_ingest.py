@@ -20,10 +20,11 @@ from pathlib import Path
 import pytest
 
 from planner.errors import InputError
+from planner.files import load_yaml
 from planner.ingest import Bill, read_bill, reconcile, sku_usage_types, snake, workloads
 from planner.pricing.catalog import table_for
 from planner.pricing.models import PriceTable
-from planner.workload import load_workload
+from planner.workload import load_workload, parse_workload
 
 from .conftest import Result
 
@@ -82,7 +83,10 @@ def test_each_region_becomes_a_workload_that_loads_with_its_provenance(bill: Bil
     assert "ASSUMED" in west.text  # the standard data's object count is not in a bill
     east = produced["us-east-1.yaml"]
     (tmp_path / east.name).write_text(east.text)
-    assert load_workload(tmp_path / east.name).storage.stored == 0
+    # nothing stored but traffic that reads: a draft that parses, and that every command refuses
+    assert parse_workload(load_yaml(east.text, east.name)).storage.stored == 0
+    with pytest.raises(InputError, match=r"storage\.stored: 0 B stored, but the traffic reads"):
+        load_workload(tmp_path / east.name)
     assert "no storage rows" in east.text
 
 

@@ -76,10 +76,14 @@ def _failed_everywhere(ranking: list[RankedOption]) -> list[str]:
     for kind, name in (("hot-object", "hot-object concurrency"), ("policy", "egress policy")):
         if all(any(r.kind == kind for r in o.rejections) for o in ranking):
             failed.append(name)
+    feasible = [o for o in ranking if o.feasible]
     for target in dict.fromkeys(v.target for o in ranking for v in o.verdicts):
         if target in failed:
             continue
-        if not any(v.target == target and v.verdict == "met" for o in ranking if o.feasible for v in o.verdicts):
+        judged = [o for o in feasible if any(v.target == target for v in o.verdicts)]
+        if feasible and not judged:  # a target of some classes only (restore time): the feasible ones need none
+            continue
+        if not any(v.target == target and v.verdict == "met" for o in judged for v in o.verdicts):
             failed.append(f"{target} (no option meets it on evidence)")
     return failed or ["every option violates at least one target (see each option's violations)"]
 

@@ -19,6 +19,7 @@ from planner.decide.recommendation.performance import (
 )
 from planner.evidence import TargetVerdict, combine
 from planner.pricing.models import CostBreakdown
+from planner.workload.targets import restore_times
 
 ZERO = Decimal(0)
 _PRICE_ORDER = ("verified-primary", "verified-secondary", "unverified")
@@ -73,7 +74,7 @@ def _judge(inputs: Inputs, option: PricedOption, simulated: dict[str, SimulatedJ
         inputs.summaries.get(provider),
         judged.label if judged is not None else "none",
         inputs.models.get(provider),
-        restore_required=restore_required,
+        restore=restore_times(table, option.storage_class) if restore_required else None,
     )
     # its objects are restored before any read: a simulation of immediate reads does not describe it
     sim_estimate, sim_violations, sim_warnings, sim_verdicts = (

@@ -21,7 +21,7 @@ from planner.sim.run import simulate_workload
 from planner.sim.workload_adapter import operations_label, prefixes_needed
 from planner.units import format_duration, format_rate
 from planner.workload import Workload
-from planner.workload.targets import restore_verdicts as restore_verdicts
+from planner.workload.targets import RestoreTimes, restore_time_verdict, restore_verdicts
 
 
 def stream_rate(points: list[tuple[int, float]], size: float) -> float | None:
@@ -39,7 +39,7 @@ def stream_rate(points: list[tuple[int, float]], size: float) -> float | None:
     return rate * size / smallest if size < smallest else rate
 
 
-RESTORE_FIRST = "a restore first (minutes to hours), then a copy in a readable class"
+RESTORE_FIRST = "a restore first, then a copy in a readable class"
 
 
 @dataclass(frozen=True)
@@ -98,25 +98,24 @@ def judge_performance(
     source: str,
     model: ProviderModel | None = None,
     *,
-    restore_required: bool = False,
+    restore: RestoreTimes | None = None,
 ) -> tuple[PerformanceEstimate, list[Rejection], list[str], list[TargetVerdict]]:
     """Analytic feasibility from a profile: (estimate, rejections beyond the targets' verdicts, warnings,
     a verdict per target).
 
     ``model`` (the provider model built from the same profile) says how each figure is backed;
-    without it every figure is taken as assumed. ``restore_required`` (the class's property in the
-    price table): objects are read only after a restore, so the profile's figures do not apply.
+    without it every figure is taken as assumed. ``restore`` (given for a class the price table says
+    must be restored before a read, with the restore times it states): the profile's figures do not
+    apply, and a workload that reads needs ``performance.max_restore`` at least as long as the restore.
     """
-    archive = restore_required
+    archive = restore is not None
     warnings: list[str] = []
     verdicts: list[TargetVerdict] = []
-    if archive:
-        verdicts += restore_verdicts(workload, storage_class)
-        if not verdicts and workload.reads_per_month():
-            warnings.append(
-                f"{storage_class} objects must be restored (minutes to hours) before they can be read; "
-                "the restore fees are in the bill"
-            )
+    if restore is not None:
+        verdicts += restore_verdicts(workload, storage_class, restore)
+        waited = restore_time_verdict(workload, restore)
+        if waited is not None:
+            verdicts.append(waited)
     if summary is None:
         summary = ProfileSummary(provider=None, source_kind="none")
         source = "client link only (no profile)"
@@ -377,22 +376,34 @@ def _peak_errors(peak: SimulationResult) -> tuple[float, list[Rejection], list[s
 
 def load_profiles(providers: Sequence[str], profiles_dir: Path | None) -> dict[str, tuple[Profile, Path | None]]:
     """The profile each provider is judged on, with its file: ``<provider>.json`` in ``profiles_dir``
-    (a measured profile, which must be of that provider), else the shipped reference profile (no
-    file: None). A provider with neither is left out."""
+    (a measured profile, which must name that provider: a file name says nothing of where it was
+    measured), else the shipped reference profile (no file: None). A provider with neither is left out."""
     found: dict[str, tuple[Profile, Path | None]] = {}
     shipped = set(reference_providers())
     for provider in providers:
         if profiles_dir is not None and (profiles_dir / f"{provider}.json").is_file():
             path = profiles_dir / f"{provider}.json"
             profile = load_profile(path)
-            if profile.provider is not None and profile.provider != provider:
-                raise InputError(
-                    f"the profile is of {profile.provider}, not {provider}", source=str(path), field="provider"
-                )
+            problem = provider_problem(profile, provider)
+            if problem is not None:
+                raise InputError(problem, source=str(path), field="provider")
             found[provider] = (profile, path)
         elif provider in shipped:
             found[provider] = (load_reference(provider), None)
     return found
+
+
+def provider_problem(profile: Profile, provider: str) -> str | None:
+    """Why ``profile`` is no evidence of ``provider`` (it names another provider, or none), or None."""
+    if profile.provider == provider:
+        return None
+    if profile.provider is not None:
+        return f"the profile is of {profile.provider}, not {provider}"
+    where = f"measured at {profile.endpoint}" if profile.endpoint else "its endpoint unnamed"
+    return (
+        f"the profile names no provider ({where}), so it is no evidence of {provider}: re-run planner measure"
+        f' --provider {provider}, or set "provider": "{provider}" in the file if it was measured there'
+    )
 
 
 def _load_profiles(providers: list[str], profiles_dir: Path | None) -> dict[str, tuple[Profile, str]]:

@@ -187,11 +187,13 @@ def figures_to_cell(
     warmup_s: float,
     offered_per_s: float | None = None,
 ) -> Cell:
+    # a window in which no request completed measured nothing: the cell is missing, not a figure of 0
+    nothing = figures.samples == 0
     return Cell(
         op=op,
         object_size_bytes=size,
         concurrency=concurrency,
-        status="measured",
+        status="missing" if nothing else "measured",
         mode="closed" if offered_per_s is None else "open",
         offered_per_s=offered_per_s,
         in_flight_mean=figures.in_flight_mean,
@@ -219,6 +221,8 @@ def figures_to_cell(
         host_cpu_fraction=figures.host_cpu_fraction,
         processes=figures.processes,
         flags=figures.flags,
-        note=figures.note,
+        note="no request completed in the window: nothing was measured" + (f" ({figures.note})" if figures.note else "")
+        if nothing
+        else figures.note,
         engine=figures.engine,
     )
