@@ -263,3 +263,14 @@ def test_a_bad_file_in_a_price_table_folder_is_one_line(tables: Path, make: obje
     with pytest.raises(InputError) as caught:
         catalog.providers()
     assert str(caught.value) == f"{path}: {message}"
+
+
+def test_a_replay_longer_than_fits_in_2_gb_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("planner.sim.trace.MAX_REPLAY_REQUESTS", 3)  # 5 million, scaled down
+    path = tmp_path / "t.csv"
+    path.write_text(HEADER + "".join(f"{i},get,k,1,0\n" for i in range(4)))
+    with pytest.raises(InputError) as caught:
+        read_trace(path)
+    assert str(caught.value) == (
+        f"{path}: more than 3 requests, the most a replay holds within 2 GB of memory: replay a shorter stretch of it"
+    )
