@@ -274,3 +274,86 @@ def test_a_replay_longer_than_fits_in_2_gb_is_refused(tmp_path: Path, monkeypatc
     assert str(caught.value) == (
         f"{path}: more than 3 requests, the most a replay holds within 2 GB of memory: replay a shorter stretch of it"
     )
+
+
+# -- absurd numbers in bills, offers and options -------------------------------------------------
+
+CUR = Path(__file__).parent / "fixtures" / "aws-cur-sample-anonymous.csv"
+
+
+@pytest.mark.parametrize(
+    ("amount", "reason"),
+    [
+        ("1e309", "lineItem/UsageAmount '1e309' is not a finite number below 10^18"),
+        ("NaN", "lineItem/UsageAmount 'NaN' is not a finite number below 10^18"),
+        ("1e30", "lineItem/UsageAmount '1e30' is not a finite number below 10^18"),
+        ("9" * 5000, "lineItem/UsageAmount '99999999999999999999'... is not a number (over 60 characters)"),
+    ],
+)
+def test_a_bill_amount_past_any_real_one_is_a_bad_row_naming_the_column(
+    tmp_path: Path, amount: str, reason: str
+) -> None:
+    import csv
+
+    from planner.ingest import read_bill
+
+    rows = list(csv.reader(CUR.open(newline="")))
+    header = rows[0]
+    usage, kind = header.index("lineItem/UsageAmount"), header.index("lineItem/UsageType")
+    line = next(
+        i
+        for i, r in enumerate(rows)
+        if i and "TimedStorage" in r[kind] and r[header.index("lineItem/ProductCode")] == "AmazonS3"
+    )
+    rows[line][usage] = amount
+    path = tmp_path / "cur.csv"
+    with path.open("w", newline="") as handle:
+        csv.writer(handle).writerows(rows)
+    bill = read_bill([path])
+    assert bill.bad_rows == 1
+    assert [(b.where, b.reason) for b in bill.first_bad] == [(f"{path}:{line + 1}", reason)]
+
+
+@pytest.fixture
+def offers() -> Path:
+    return Path(__file__).parent / "pricing" / "fixtures"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"pricePerUnit": "0.023"}, "TimedStorage-ByteHrs: pricePerUnit must be a mapping of currencies to prices"),
+        ({"pricePerUnit": {"USD": "1e309"}}, "'1e309' is not a price or a range bound (0 to 10^15)"),
+        ({"pricePerUnit": {"USD": "1e30"}}, "'1e30' is not a price or a range bound (0 to 10^15)"),
+        ({"pricePerUnit": {"USD": "9" * 5000}}, "'" + "9" * 29 + "... is not a number"),
+    ],
+)
+def test_offer_prices_that_are_no_price_are_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    offers: Path,
+    change: dict[str, object],
+    message: str,
+) -> None:
+    offer = json.loads((offers / "aws-offer-s3.json").read_text())
+    sku = next(iter(offer["terms"]["OnDemand"]))
+    term = next(iter(offer["terms"]["OnDemand"][sku].values()))
+    next(iter(term["priceDimensions"].values())).update(change)
+    path = tmp_path / "offer.json"
+    path.write_text(json.dumps(offer))
+    transfer = str(offers / "aws-offer-datatransfer.json")
+    code, err = _cli(
+        monkeypatch, capsys, "pricing", "import", "aws", str(path), "--transfer", transfer, "--out", str(tmp_path / "t")
+    )
+    assert code == 2 and err.count("\n") == 1 and err.startswith(f"planner: {path}: terms.OnDemand."), err
+    assert err.rstrip("\n").endswith(message), err
+    assert not (tmp_path / "t").exists()
+
+
+def test_a_5000_digit_vary_count_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    workload = str(Path(__file__).parents[1] / "examples" / "web-assets.yaml")
+    code, err = _cli(monkeypatch, capsys, "sweep", workload, "--vary", "traffic.reads=1M..3M:" + "9" * 5000)
+    assert (code, err) == (2, "planner: --vary: traffic.reads: a 5,000-digit number points; give 2 to 201\n")
