@@ -357,3 +357,15 @@ def test_a_5000_digit_vary_count_is_one_line(
     workload = str(Path(__file__).parents[1] / "examples" / "web-assets.yaml")
     code, err = _cli(monkeypatch, capsys, "sweep", workload, "--vary", "traffic.reads=1M..3M:" + "9" * 5000)
     assert (code, err) == (2, "planner: --vary: traffic.reads: a 5,000-digit number points; give 2 to 201\n")
+
+
+def test_a_bill_of_more_buckets_than_fit_in_2_gb_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from planner.ingest import read_bill
+
+    monkeypatch.setattr("planner.ingest.bill.MAX_GROUPS", 5)  # 200,000, scaled down
+    with pytest.raises(InputError) as caught:
+        read_bill([CUR])
+    assert str(caught.value) == (
+        f"{CUR}: more than 5 usage groups (a bucket or region's usage types), the most a bill is read into within"
+        " 2 GB of memory: read part of it with --bucket or --region"
+    )
