@@ -369,3 +369,19 @@ def test_a_bill_of_more_buckets_than_fit_in_2_gb_is_refused(tmp_path: Path, monk
         f"{CUR}: more than 5 usage groups (a bucket or region's usage types), the most a bill is read into within"
         " 2 GB of memory: read part of it with --bucket or --region"
     )
+
+
+def _s3_line(stamp: str) -> str:
+    return (
+        f"owner media [{stamp}] 192.0.2.9 arn:aws:iam::1:user/app REQ1 REST.GET.OBJECT k"
+        ' "GET /media/k HTTP/1.1" 200 - 10 10 5 3 "-" "agent" - HOSTID SigV4 TLS AuthHeader media.s3 TLSv1.3 - -'
+    )
+
+
+def test_log_times_outside_the_years_1_to_9999_are_bad_lines(tmp_path: Path) -> None:
+    path = tmp_path / "s3.log"
+    lines = ["01/Jan/0001:00:30:00 +0100", "31/Dec/9999:23:30:00 -0100", "06/Feb/2019:00:00:38 +0000"]
+    path.write_text("\n".join(_s3_line(stamp) for stamp in lines) + "\n")
+    log = read_logs([path])
+    assert log.bad_lines == 2 and log.requests == {"get": 1}
+    assert log.first_bad == ["s3.log:1: date value out of range", "s3.log:2: date value out of range"]
