@@ -52,16 +52,11 @@ OFFER_LIMIT_BYTES = 1024 * 2**20
 
 
 def read_json(path: Path, what: str) -> object:
-    """A JSON input file (an AWS offer file), or one line saying why it cannot be read."""
-    import json
+    """A JSON input file (an AWS offer file), or one line saying why it cannot be read (its size,
+    nesting and numbers bounded: ``planner.files.load_json``)."""
+    from planner.files import load_json
 
-    from planner.files import read_input_text
-
-    text = read_input_text(path, what=what, limit_bytes=OFFER_LIMIT_BYTES)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"not JSON: {error.msg} at line {error.lineno}", source=str(path)) from None
+    return load_json(path, what=what, limit_bytes=OFFER_LIMIT_BYTES)
 
 
 def rows_only(output: OutputFormat, what: str) -> None:

@@ -256,9 +256,11 @@ def ingest_access_log(
 
     if (out is None) == (into is None):
         raise InputError("give either --out DIR (a new workload) or --into W.yaml (replace its traffic)")
+    from planner.files import check_input_file
+
     for path in paths:
-        if not path.exists():
-            raise InputError("file not found", source=str(path))
+        if not path.is_dir():  # a FIFO, device or symlink loop is refused before the trace is opened
+            check_input_file(path, what="access log")
     if trace is not None:
         refuse_overwrite([trace], force, "--trace")
     with contextlib.ExitStack() as stack:

@@ -96,9 +96,11 @@ def parse_axis(workload: Workload, text: str) -> Axis:
     match = _AXIS.match(text)
     if match is None:
         raise InputError(f"{text!r} is not FIELD=LOW..HIGH:N (e.g. traffic.egress=0..500TB:26)", source="--vary")
-    field, low, high, n = match["field"], match["low"], match["high"], int(match["n"])
+    field, low, high = match["field"], match["low"], match["high"]
+    n = int(match["n"]) if len(match["n"]) <= 9 else 0  # Python refuses an int of over 4,300 digits
     if not 2 <= n <= MAX_POINTS:
-        raise InputError(f"{text!r}: give 2 to {MAX_POINTS} points", source="--vary")
+        shown = match["n"] if len(match["n"]) <= 20 else f"a {len(match['n']):,}-digit number"
+        raise InputError(f"{field}: {shown} points; give 2 to {MAX_POINTS}", source="--vary")
     unit_low, unit_high = _unit_of(low), _unit_of(high)
     if not unit_low and not unit_high and field.rsplit(".", 1)[-1] in SIZE_FIELDS:
         raise InputError(f"{text!r}: give the size's unit, e.g. 0..500TB", source="--vary")

@@ -32,10 +32,7 @@ keys that matter), so a month of logs takes the memory of its seconds and its ho
 from __future__ import annotations
 
 import datetime as dt
-import gzip
 import heapq
-import io
-import json
 import math
 import urllib.parse
 from collections import Counter
@@ -46,6 +43,7 @@ from typing import IO
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner.errors import InputError
+from planner.files import open_stream, parse_json, text_lines
 from planner.ingest.escape import comment_text
 from planner.ingest.inventory import replace_section
 from planner.units import format_duration
@@ -198,9 +196,16 @@ def _cloudflare_time(value: object) -> dt.datetime:
     if isinstance(value, str):
         return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(dt.UTC)
     if isinstance(value, int | float) and not isinstance(value, bool):
-        seconds = value / 1e9 if value > 1e14 else float(value)
-        return dt.datetime.fromtimestamp(seconds, tz=dt.UTC)
+        return _unix_time(value / 1e9 if value > 1e14 else float(value), "EdgeStartTimestamp")
     raise ValueError(f"EdgeStartTimestamp {value!r} is not a time")
+
+
+def _unix_time(seconds: float, field: str) -> dt.datetime:
+    """A Unix time as a UTC datetime; one outside the years 1 to 9999 (or NaN) is a ValueError naming the field."""
+    try:
+        return dt.datetime.fromtimestamp(seconds, tz=dt.UTC)
+    except (OverflowError, OSError, ValueError):
+        raise ValueError(f"{field} {seconds!r} s is not a time between the years 1 and 9999") from None
 
 
 # CacheCacheStatus values answered from the cache without asking the bucket ("revalidated" asked it)
@@ -256,7 +261,7 @@ def _field(record: dict[str, object], path: str) -> object:
 def parse_json_line(line: str) -> tuple[str, Request]:
     """A JSON log line as (format, request): a Logpush ``http_requests`` record or an R2 Data Access
     Logs event."""
-    record = json.loads(line)
+    record = parse_json(line)
     if isinstance(record, dict) and "ClientRequestMethod" in record:
         return "cloudflare-http", parse_cloudflare(record)
     if isinstance(record, dict) and "action" in record and _field(record, "$metadata.timestamp") is not None:
@@ -273,7 +278,7 @@ def parse_r2(record: dict[str, object]) -> Request:
         raise ValueError(f"$metadata.timestamp {milliseconds!r} is not Unix milliseconds")
     status = _field(record, "response.status")
     return Request(
-        time=dt.datetime.fromtimestamp(milliseconds / 1000, tz=dt.UTC),
+        time=_unix_time(milliseconds / 1000, "$metadata.timestamp"),
         bucket=str(_field(record, "bucket") or _field(record, "$metadata.service") or "r2"),
         operation=R2_ACTIONS.get(action, action),
         key=str(_field(record, "resource.key") or ""),
@@ -337,13 +342,9 @@ def parse_line(line: str) -> Request | None:
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    opener = gzip.open if path.name.lower().endswith(".gz") else open
-    try:
-        with opener(path, "rb") as raw, io.TextIOWrapper(raw, encoding="utf-8", errors="strict") as text:
-            yield from enumerate(text, start=1)
-    except (UnicodeDecodeError, OSError, EOFError) as error:
-        message = " ".join(str(error).split())[:100]
-        raise InputError(f"not a readable access log ({message})", source=str(path)) from None
+    """The lines of a log file (plain, gzip, bzip2 or zstd), numbered, each of bounded length."""
+    with open_stream(path, what="readable access log") as raw:
+        yield from enumerate(text_lines(raw, source=str(path), what="readable access log"), start=1)
 
 
 def log_files(paths: Iterable[Path]) -> list[Path]:
@@ -376,7 +377,7 @@ def read_logs(
                 progress(seen)
             try:
                 request = _parse_any(line, tally.formats)
-            except (ValueError, KeyError, IndexError, TypeError) as error:
+            except (ValueError, KeyError, IndexError, TypeError, OverflowError) as error:  # Overflow: past 9999
                 tally.bad_line(f"{path.name}:{number}", error)
                 continue
             if request is None:

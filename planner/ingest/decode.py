@@ -120,10 +120,22 @@ _OPERATIONS: dict[str, str] = {
 }
 
 
-def _decimal(text: str) -> Decimal:
-    value = Decimal(text.strip() or "0")
-    if not value.is_finite():
-        raise InvalidOperation
+MAX_AMOUNT = Decimal(10) ** 18
+"""No usage amount, cost or rate of one bill row comes near 10^18 (100 EB is 10^11 GB): past it,
+and for NaN or infinity, the row is refused rather than carried into floats that overflow."""
+
+
+def _decimal(text: str, column: str) -> Decimal:
+    """A number of a bill's ``column`` (empty is 0); ValueError naming the column otherwise."""
+    stripped = text.strip()
+    if len(stripped) > 60:
+        raise ValueError(f"{column} {stripped[:20]!r}... is not a number (over 60 characters)")
+    try:
+        value = Decimal(stripped or "0")
+    except InvalidOperation:
+        raise ValueError(f"{column} {stripped!r} is not a number") from None
+    if not value.is_finite() or abs(value) > MAX_AMOUNT:
+        raise ValueError(f"{column} {stripped!r} is not a finite number below 10^18")
     return value
 
 
@@ -290,11 +302,11 @@ def _parse_cur_row(row: dict[str, str]) -> Row | None:
         kind,
         cls,
         op,
-        _decimal(row.get("line_item_usage_amount", "")),
+        _decimal(row.get("line_item_usage_amount", ""), "lineItem/UsageAmount"),
         row.get("pricing_unit", ""),
-        _decimal(row.get("line_item_unblended_cost", "")),
-        _decimal(listed) if listed.strip() else None,
-        _decimal(rate) if rate.strip() else None,
+        _decimal(row.get("line_item_unblended_cost", ""), "lineItem/UnblendedCost"),
+        _decimal(listed, "pricing/publicOnDemandCost") if listed.strip() else None,
+        _decimal(rate, "lineItem/UnblendedRate") if rate.strip() else None,
     )
 
 
@@ -320,11 +332,13 @@ def _parse_focus_row(row: dict[str, str], skus: dict[str, tuple[str, str]]) -> R
         kind,
         cls,
         op,
-        _decimal(row.get("consumed_quantity", "") if row.get("consumed_quantity") != "NULL" else "0"),
+        _decimal(
+            row.get("consumed_quantity", "") if row.get("consumed_quantity") != "NULL" else "0", "ConsumedQuantity"
+        ),
         row.get("pricing_unit", ""),
-        _decimal(row.get("billed_cost", "")),
-        _decimal(row["list_cost"]) if row.get("list_cost", "NULL") not in ("", "NULL") else None,
-        _decimal(unit_price) if unit_price not in ("", "NULL") else None,
+        _decimal(row.get("billed_cost", ""), "BilledCost"),
+        _decimal(row["list_cost"], "ListCost") if row.get("list_cost", "NULL") not in ("", "NULL") else None,
+        _decimal(unit_price, "ListUnitPrice") if unit_price not in ("", "NULL") else None,
         how,
     )
 

@@ -15,9 +15,6 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import gzip
-import io
-import json
 import math
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -26,7 +23,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from planner.errors import InputError
-from planner.files import read_input_text
+from planner.files import check_input_file, load_json, open_stream, text_lines
 from planner.ingest.escape import comment_text
 from planner.ingest.rows import snake
 from planner.units import format_bytes
@@ -178,12 +175,12 @@ def _timestamp(text: str) -> dt.datetime:
 def _manifest(path: Path) -> tuple[str, list[str], list[Path], str | None, dt.datetime | None]:
     """(format, CSV columns, data files, bucket, taken) from a manifest.json."""
     source = str(path)
-    try:
-        manifest = json.loads(read_input_text(path, what="inventory manifest", limit_bytes=_MANIFEST_LIMIT))
-    except json.JSONDecodeError as error:
-        raise InputError(f"not a manifest (invalid JSON at line {error.lineno})", source=source) from None
+    manifest = load_json(path, what="inventory manifest", limit_bytes=_MANIFEST_LIMIT)
     if not isinstance(manifest, dict) or "files" not in manifest or "fileFormat" not in manifest:
         raise InputError("not an S3 Inventory manifest (no fileFormat or files)", source=source)
+    if not isinstance(manifest["files"], list):
+        kind = type(manifest["files"]).__name__
+        raise InputError(f"files must be a list of data files, not {kind}", source=source, field="files")
     fmt = str(manifest["fileFormat"]).upper()
     if fmt not in ("CSV", "PARQUET", "ORC"):
         raise InputError(f"fileFormat {fmt!r} is not CSV, Parquet or ORC", source=source)
@@ -229,18 +226,18 @@ def _data_file(manifest: Path, key: str) -> Path | None:
 
 
 def _csv_rows(path: Path, columns: list[str]) -> Iterator[tuple[str, dict[str, str]]]:
-    opener = gzip.open if path.name.lower().endswith(".gz") else open
     try:
-        with opener(path, "rb") as raw, io.TextIOWrapper(raw, encoding="utf-8", newline="") as text:
-            reader = csv.reader(text)
+        with open_stream(path, what="readable inventory CSV") as raw:
+            reader = csv.reader(text_lines(raw, source=str(path), what="readable inventory CSV"))
             for row in reader:
                 yield f"{path.name}:{reader.line_num}", dict(zip(columns, row, strict=False))
-    except (UnicodeDecodeError, csv.Error, OSError, EOFError) as error:
+    except csv.Error as error:
         message = " ".join(str(error).split())[:100]
         raise InputError(f"not a readable inventory CSV ({message})", source=str(path)) from None
 
 
 def _columnar_rows(path: Path, fmt: Literal["PARQUET", "ORC"]) -> Iterator[tuple[str, dict[str, str]]]:
+    check_input_file(path, what=f"{fmt.title()} file")  # a FIFO would block pyarrow's open
     try:
         if fmt == "PARQUET":
             import pyarrow.parquet as pq

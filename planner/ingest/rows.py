@@ -4,13 +4,12 @@ Parquet (with the ``ingest`` extra)."""
 from __future__ import annotations
 
 import csv
-import gzip
-import io
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from planner.errors import InputError
+from planner.files import check_input_file, open_stream, text_lines
 
 
 def snake(column: str) -> str:
@@ -64,12 +63,9 @@ def read_rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
     if name.endswith(".parquet"):
         yield from _parquet_rows(path)
         return
-    with (
-        gzip.open(path, "rb") if name.endswith(".gz") else path.open("rb") as raw,
-        io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as text,
-    ):
+    with open_stream(path, what="CSV export") as raw:  # plain, gzip, bzip2 or zstd; lines bounded
         nul_lines: list[int] = []
-        reader = csv.reader(_watch_nul(text, nul_lines))
+        reader = csv.reader(_watch_nul(text_lines(raw, source=str(path), what="CSV export"), nul_lines))
         try:
             header = next(reader)
         except StopIteration:
@@ -124,6 +120,7 @@ def _parquet_rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
         import pyarrow.parquet as pq
     except ImportError:
         raise InputError("reading Parquet needs pyarrow: pip install 'planner[ingest]'", source=str(path)) from None
+    check_input_file(path, what="Parquet file")  # a FIFO would block pyarrow's open
     try:
         parquet = pq.ParquetFile(path)
     except Exception as error:  # pyarrow raises its own error types for a file that is not Parquet

@@ -2,6 +2,9 @@
 
 Each process runs ``run_task`` (``measure.worker``) for every task it is handed, until the parent
 sends ``None``, sets ``stop`` or disappears; its result goes back on the pool's one result queue.
+A parent killed with SIGKILL cannot tell its workers: each watches its parent from a thread of its
+own and exits within ``PARENT_POLL_S`` of its going, whatever its task is waiting on (a request
+stuck until its read timeout, a result no one will read).
 """
 
 from __future__ import annotations
@@ -11,17 +14,39 @@ import multiprocessing
 import os
 import queue
 import signal
+import threading
 import time
 from typing import Any
 
 from planner.measure.s3client import classify_error
 from planner.measure.worker import ClientSettings, LoadResult, LoadTask, run_task
 
+PARENT_POLL_S = 0.5
+"""How often a worker looks for its parent."""
+
+
+def exit_with_parent(parent_pid: int) -> threading.Thread:
+    """Start a daemon thread that ends this process (``os._exit``: no clean-up that could wait on a
+    queue no one reads) as soon as ``parent_pid`` is no longer its parent. Portable: an orphan is
+    re-parented on every POSIX system, and ``os.getppid`` on Windows keeps the pid it was started by
+    (the thread then never fires, and the task's own checks remain)."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_S)
+            if os.getppid() != parent_pid:
+                os._exit(1)
+
+    watcher = threading.Thread(target=watch, name="exit-with-parent", daemon=True)
+    watcher.start()
+    return watcher
+
 
 def worker_main(settings: ClientSettings, tasks: Any, results: Any, stop: Any, parent_pid: int) -> None:
     """Process entry point: run tasks until told to stop or the parent disappears."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides how to stop
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    exit_with_parent(parent_pid)
     while True:
         try:
             task = tasks.get(timeout=0.5)

@@ -154,13 +154,21 @@ def _fail(source: str, message: str, where: str | None = None) -> InputError:
     return InputError(message, source=source, field=where)
 
 
+MAX_OFFER_NUMBER = Decimal(10) ** 15
+"""No price per unit nor tier bound in an offer comes near 10^15 (tiers end at tens of thousands of
+TB, prices are cents): past it, a number is a mistake, and would overflow the engine's floats."""
+
+
 def _decimal(text: Any, source: str, where: str) -> Decimal:
+    if not isinstance(text, str | int | float) or isinstance(text, bool) or len(str(text)) > 40:
+        shown = repr(text) if len(repr(text)) <= 40 else f"{repr(text)[:30]}..."
+        raise _fail(source, f"{shown} is not a number", where)
     try:
         value = Decimal(str(text))
     except InvalidOperation:
         raise _fail(source, f"{text!r} is not a number", where) from None
-    if not value.is_finite() or value < 0:
-        raise _fail(source, f"{text!r} is not a price or a range bound", where)
+    if not value.is_finite() or value < 0 or value > MAX_OFFER_NUMBER:
+        raise _fail(source, f"{text!r} is not a price or a range bound (0 to 10^15)", where)
     return value
 
 
@@ -206,7 +214,10 @@ def _steps(sku: str, terms: Any, source: str, expected_units: tuple[str, ...], u
         unit = dimension.get("unit")
         if unit not in expected_units:
             raise _fail(source, f"{usagetype}: unit {unit!r} where {' or '.join(expected_units)} was expected", at)
-        usd = (dimension.get("pricePerUnit") or {}).get("USD")
+        per_unit = dimension.get("pricePerUnit")
+        if not isinstance(per_unit, dict):
+            raise _fail(source, f"{usagetype}: pricePerUnit must be a mapping of currencies to prices", at)
+        usd = per_unit.get("USD")
         if usd is None:
             raise _fail(source, f"{usagetype}: no USD price (only USD tables are written)", at)
         end_text = dimension.get("endRange", "Inf")

@@ -89,7 +89,11 @@ def _read_versions(folder: Traversable, source_prefix: str, shipped: bool) -> Ve
         if not entry.name.endswith(".yaml"):
             continue
         source = f"{source_prefix}/{entry.name}"
-        raw = load_yaml(entry.read_text(encoding="utf-8"), source, shipped=shipped)
+        if shipped:
+            text = entry.read_text(encoding="utf-8")
+        else:  # a user's folder: a FIFO, device, folder, binary or huge file there is one line
+            text = read_input_text(str(entry), what="price table", limit_bytes=WORKLOAD_LIMIT_BYTES)
+        raw = load_yaml(text, source, shipped=shipped)
         if not isinstance(raw, dict):
             raise InputError("a price table must be a mapping of keys", source=source)
         try:
