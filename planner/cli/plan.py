@@ -77,12 +77,38 @@ def cost_command(
     ] = None,
     output: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
+    retrieval: Annotated[
+        str | None,
+        typer.Option(
+            "--retrieval",
+            help="retrieval tier of the restores from an archive class: standard, bulk or expedited, as the class"
+            " offers (default: standard)",
+        ),
+    ] = None,
+    restore_days: Annotated[
+        float,
+        typer.Option(
+            "--restore-days",
+            min=0,
+            max=36500,
+            help="days each restored copy is kept, billed at S3 Standard (the restore's Days; default 1, the least)",
+        ),
+    ] = 1,
+    calendar: Annotated[
+        bool,
+        typer.Option(
+            "--calendar", help="bill each calendar month's real length (as AWS does) instead of a 30-day month"
+        ),
+    ] = False,
 ) -> None:
     """One month's bill for a workload at one provider, or a projection over N months."""
-    from planner.costing.bills import estimate_cost, project_costs
+    from decimal import Decimal
+
+    from planner.costing.bills import BillingOptions, estimate_cost, project_costs
     from planner.present import text as render
     from planner.workload import load_workload
 
+    options = BillingOptions(retrieval=retrieval, restored_copy_days=Decimal(str(restore_days)), calendar=calendar)
     workload = load_workload(workload_file)
     allowed = workload.constraints.storage_classes
     if storage_class is None and workload.storage.placement is None:
@@ -97,7 +123,14 @@ def cost_command(
     if months:
         with _fields_of(workload_file):
             result = project_costs(
-                workload, provider, storage_class, months=months, as_of=day, prices=prices, region=region
+                workload,
+                provider,
+                storage_class,
+                months=months,
+                as_of=day,
+                prices=prices,
+                region=region,
+                options=options,
             )
         if plot is not None:
             from planner.present.plots import save_projection_plot
@@ -112,7 +145,9 @@ def cost_command(
     if plot is not None:
         raise InputError("a plot needs a projection: add --months N", source="--plot")
     with _fields_of(workload_file):
-        bill = estimate_cost(workload, provider, storage_class, as_of=day, prices=prices, region=region)
+        bill = estimate_cost(
+            workload, provider, storage_class, as_of=day, prices=prices, region=region, options=options
+        )
     typer.echo(
         render.as_json(bill)
         if output == OutputFormat.json
