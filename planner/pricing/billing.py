@@ -21,6 +21,7 @@ from planner.pricing.models import (
     SizeBin,
     Status,
     StorageClass,
+    Tier,
     TieredPrice,
     Usage,
 )
@@ -33,6 +34,15 @@ def _number(value: Decimal) -> str:
     """A quantity for people: thousands separators, no float noise, trailing zeros dropped."""
     text = f"{value:,.6f}".rstrip("0").rstrip(".")
     return text or "0"
+
+
+def _tier_range(price: TieredPrice, tier: Tier, lower: Decimal) -> str:
+    """Which slice of a tier ladder a line bills, for its description: ", first 51,200 GB-month"."""
+    if tier.up_to is None:
+        return f", over {_number(lower)} {price.unit}"
+    if lower == 0:
+        return f", first {_number(tier.up_to)} {price.unit}"
+    return f", {_number(lower)} to {_number(tier.up_to)} {price.unit}"
 
 
 _DEFAULT_ROUNDING = "to the cent, half-up (the provider states no rule; assumed)"
@@ -145,14 +155,7 @@ class _Bill:
             )
         single = len(price.tiers) == 1
         for amount, tier, lower in slices:
-            if single:
-                where = ""
-            elif tier.up_to is None:
-                where = f", over {_number(lower)} {price.unit}"
-            elif lower == 0:
-                where = f", first {_number(tier.up_to)} {price.unit}"
-            else:
-                where = f", {_number(lower)} to {_number(tier.up_to)} {price.unit}"
+            where = "" if single else _tier_range(price, tier, lower)
             self.add(
                 category, f"{label}{where}", amount, price.unit, tier.price, self.status(tier.status, price.status)
             )
@@ -175,14 +178,8 @@ class _Bill:
         name = self.table.classes[class_id].name
         above = f" (above the {_number(start)} {price.unit} of {name} billed before it)" if start > 0 else ""
         for tier, lower, amount in slices:
-            if len(price.tiers) == 1 or (len(slices) == 1 and start == 0 and lower == 0):
-                where = ""
-            elif tier.up_to is None:
-                where = f", over {_number(lower)} {price.unit}"
-            elif lower == 0:
-                where = f", first {_number(tier.up_to)} {price.unit}"
-            else:
-                where = f", {_number(lower)} to {_number(tier.up_to)} {price.unit}"
+            alone = len(price.tiers) == 1 or (len(slices) == 1 and start == 0 and lower == 0)
+            where = "" if alone else _tier_range(price, tier, lower)
             self.add(
                 category,
                 f"{label} at {name} rate{where}{above}",

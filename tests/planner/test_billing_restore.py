@@ -195,3 +195,24 @@ def test_a_single_archive_class_starts_standards_tiers_at_zero() -> None:
     (line,) = [i for i in bill.line_items if "8,192 bytes" in i.description]
     assert line.description == "per-object overhead: 10,240 objects x 8,192 bytes at S3 Standard rate"
     assert (line.quantity, line.unit_price_usd) == (Decimal("0.078125"), Decimal("0.023"))
+
+
+def test_deep_archive_overhead_matches_aws_pricing_calculator() -> None:
+    # AWS Pricing Calculator, S3 Glacier Deep Archive, 100 GB a month of 10 KB objects (its output as quoted
+    # at serveraide.com/explain-aws-s3-glacier-storage-class-charges-141957): 10,485,760 objects; "x 32 KB
+    # = 335,544,320.00 KB overhead / 1048576 KB in a GB = 320.00 GB overhead x 0.00099 USD = 0.3168 USD";
+    # "x 8 KB ... = 80.00 GB overhead. Tiered price for: 80.00 GB, 80 GB x 0.023 USD = 1.84 USD"; "100 GB
+    # x 0.00099 USD = 0.099 USD"; 2.2558 USD -> "2.26 USD". KB there is 1,024 bytes and GB 2^30, as the
+    # table's 32,768 and 8,192 bytes are; the invoice rounds each line: $0.32 + $1.84 + $0.10 = $2.26.
+    workload = parse_workload(
+        {"name": "calc", "storage": {"stored": "100 GiB", "object_size": "10 KiB"}, "traffic": {"writes": 0}},
+        "calc.yaml",
+    )
+    bill = estimate_cost(workload, "aws-s3", "deep-archive", as_of=DAY)
+    storage = [(i.quantity, i.unit_price_usd, i.amount_usd) for i in bill.line_items if i.category == "storage"]
+    assert storage == [
+        (Decimal(100), Decimal("0.00099"), Decimal("0.10")),
+        (Decimal(320), Decimal("0.00099"), Decimal("0.32")),
+        (Decimal(80), Decimal("0.023"), Decimal("1.84")),
+    ]
+    assert bill.total_usd == Decimal("2.26")
