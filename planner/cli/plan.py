@@ -5,6 +5,7 @@ ranking of every allowed option."""
 
 import contextlib
 from collections.abc import Iterator
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -40,6 +41,17 @@ def parse_prices(values: list[str] | None) -> dict[str, Path]:
             raise InputError(f"{value!r}: use PROVIDER=FILE, e.g. aws-s3=edp.yaml", source="--prices")
         prices[provider] = Path(path)
     return prices
+
+
+def _restore_days(text: str) -> Decimal:
+    """--restore-days: a number of days from 0 to 36,500 (a hundred years)."""
+    try:
+        days = Decimal(text.strip())
+    except InvalidOperation:
+        days = Decimal("NaN")
+    if not days.is_finite() or not 0 <= days <= 36500:
+        raise ValueError(f"{text!r} is not a number of days from 0 to 36,500 (use e.g. 1 or 7)")
+    return days
 
 
 @contextlib.contextmanager
@@ -86,14 +98,12 @@ def cost_command(
         ),
     ] = None,
     restore_days: Annotated[
-        float,
+        str,
         typer.Option(
             "--restore-days",
-            min=0,
-            max=36500,
             help="days each restored copy is kept, billed at S3 Standard (the restore's Days; default 1, the least)",
         ),
-    ] = 1,
+    ] = "1",
     calendar: Annotated[
         bool,
         typer.Option(
@@ -102,13 +112,15 @@ def cost_command(
     ] = False,
 ) -> None:
     """One month's bill for a workload at one provider, or a projection over N months."""
-    from decimal import Decimal
-
     from planner.costing.bills import BillingOptions, estimate_cost, project_costs
     from planner.present import text as render
     from planner.workload import load_workload
 
-    options = BillingOptions(retrieval=retrieval, restored_copy_days=Decimal(str(restore_days)), calendar=calendar)
+    options = BillingOptions(
+        retrieval=retrieval,
+        restored_copy_days=parse_option(_restore_days, restore_days, "--restore-days"),
+        calendar=calendar,
+    )
     workload = load_workload(workload_file)
     allowed = workload.constraints.storage_classes
     if storage_class is None and workload.storage.placement is None:

@@ -216,3 +216,10 @@ def test_deep_archive_overhead_matches_aws_pricing_calculator() -> None:
         (Decimal(80), Decimal("0.023"), Decimal("1.84")),
     ]
     assert bill.total_usd == Decimal("2.26")
+
+
+@pytest.mark.parametrize("days", ["nan", "inf", "-1", "1e400", "a week"])
+def test_restore_days_that_are_not_days_are_refused(run_cli: Callable[..., Result], restores: Path, days: str) -> None:
+    result = run_cli("cost", str(restores), "-p", "aws-s3", "--class", "deep-archive", f"--restore-days={days}")
+    message = f"planner: --restore-days: {days!r} is not a number of days from 0 to 36,500 (use e.g. 1 or 7)"
+    assert (result.code, result.err.strip(), result.out) == (2, message, "")
