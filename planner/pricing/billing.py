@@ -87,6 +87,23 @@ class _Bill:
         return rules.round_units(quantity, self.table.billing.round_up)
 
     @property
+    def storage_scale(self) -> Decimal:
+        """Storage priced per a number of days (B2, Wasabi: 30) billed over a calendar month of other
+        length: the month's days over the price's; 1 for a price per calendar month (AWS) or a 30-day month."""
+        period = self.table.billing.storage_period_days
+        if self.usage.month_days is None or period is None:
+            return Decimal(1)
+        return Decimal(self.usage.month_days) / Decimal(period)
+
+    @property
+    def period_note(self) -> str:
+        """What the storage line says when a calendar month bills more or fewer days than the price's."""
+        period = self.table.billing.storage_period_days
+        if self.storage_scale == 1 or period is None:
+            return ""
+        return f" ({self.usage.month_days} days of a price per {period} days)"
+
+    @property
     def month_days(self) -> int:
         """Days in the month billed: the calendar month's when the usage gives them, else the table's."""
         return self.usage.month_days or self.table.billing.month_days
@@ -269,13 +286,13 @@ class _Bill:
             raise PricingError(f"{self.table.version} {self.storage_class_id} has no access tiers")
         frequent = stored - sum(tier_bytes.values(), ZERO)
         label = f"{sc.name} storage" + (" (frequent access)" if sc.access_tiers else "")
-        self.tiered("storage", label, price, frequent / unit_bytes)
+        self.tiered("storage", label + self.period_note, price, frequent / unit_bytes * self.storage_scale)
         for tier_id, tier_b in tier_bytes.items():
             if tier_b > 0:
                 self.add(
                     "storage",
                     f"{sc.name} storage ({tier_id} access)",
-                    self.round(tier_b / unit_bytes),
+                    self.round(tier_b / unit_bytes * self.storage_scale),
                     price.unit,
                     sc.access_tiers[tier_id],
                     self.status(price.status),
@@ -297,7 +314,7 @@ class _Bill:
                 "minimum",
                 f"minimum billable object size: {count:,} objects under {sc.min_object_bytes:,} bytes "
                 "billed as that size",
-                rules.units_of(padding, price.unit_bytes, self.table.billing.round_up),
+                rules.units_of(padding * self.storage_scale, price.unit_bytes, self.table.billing.round_up),
                 price.unit,
                 price.tiers[0].price,
                 self.status(price.status),
@@ -316,7 +333,7 @@ class _Bill:
         self.add(
             "storage",
             f"per-object overhead: {objects:,} objects x {overhead.class_rate_bytes:,} bytes at {sc.name} rate",
-            self.round(Decimal(objects * overhead.class_rate_bytes) / Decimal(price.unit_bytes)),
+            self.round(Decimal(objects * overhead.class_rate_bytes) / Decimal(price.unit_bytes) * self.storage_scale),
             price.unit,
             price.tiers[0].price,
             status,
@@ -326,7 +343,7 @@ class _Bill:
             "storage",
             f"per-object overhead: {objects:,} objects x {overhead.standard_rate_bytes:,} bytes",
             overhead.standard_rate_class,
-            Decimal(objects * overhead.standard_rate_bytes) / Decimal(standard.unit_bytes),
+            Decimal(objects * overhead.standard_rate_bytes) / Decimal(standard.unit_bytes) * self.storage_scale,
             status,
         )
 
@@ -359,7 +376,7 @@ class _Bill:
                 "minimum",
                 f"minimum billable storage of {_number(sc.minimum_billable_bytes / Decimal(price.unit_bytes))} "
                 f"{price.unit}: the shortfall",
-                rules.units_of(shortfall, price.unit_bytes, self.table.billing.round_up),
+                rules.units_of(shortfall * self.storage_scale, price.unit_bytes, self.table.billing.round_up),
                 price.unit,
                 price.tiers[0].price,
                 self.status(price.status),

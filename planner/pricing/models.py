@@ -350,6 +350,14 @@ class Billing(_Model):
         30, ge=28, le=31, description="days in a billing month for prorating and per-day allowances"
     )
     round_up: bool = Field(False, description="every metered quantity is rounded up to a whole billing unit")
+    storage_period_days: int | None = Field(
+        None,
+        ge=1,
+        le=31,
+        description="the storage price is for this many days, billed by the hour or day (B2 'per TB per 30 days',"
+        " Wasabi's daily rate x 30), so a calendar month of other length bills its days' share; none: per"
+        " calendar month (AWS: byte-hours / hours in the month)",
+    )
     status: Status | None = None
     note: str | None = None
 

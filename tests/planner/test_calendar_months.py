@@ -92,3 +92,29 @@ def test_a_projection_bills_each_calendar_month_its_own_days(run_cli: Callable[.
     result = run_cli("cost", str(daily), "-p", "aws-s3", "--as-of", "2026-11-01", "--months", "4", "--calendar")
     assert result.code == 0, result.err
     assert "Months: calendar months, each its own days" in result.out
+
+
+@pytest.mark.parametrize(
+    ("provider", "november", "december"),
+    [
+        # B2 prices storage "per TB per 30 days", billed by the byte-hour: 100 TB less the 0.01 TB free =
+        # 99.99 x $6.95 = $694.93 in 30 days; 31 days: (100 x 31/30 - 0.01) x $6.95 = 103.3233 x $6.95 = $718.10
+        ("backblaze-b2", "694.93", "718.10"),
+        # Wasabi's rate is daily ("$0.00022754 per GB per day x 30 days"): 100 TB = 90.9495 TiB x $7.99 =
+        # $726.69 in 30 days; 31 days: 93.9811 x $7.99 = $750.91
+        ("wasabi", "726.69", "750.91"),
+        # AWS bills the month's byte-hours over its hours: 100 TB = 93,132.2575 GB, 51,200 x $0.023 +
+        # 41,932.2575 x $0.022 = $2,100.11 in either month
+        ("aws-s3", "2100.11", "2100.11"),
+    ],
+)
+def test_storage_priced_per_30_days_bills_a_calendar_months_days(provider: str, november: str, december: str) -> None:
+    workload = parse_workload(
+        {"name": "s", "storage": {"stored": "100 TB", "object_size": "100 MB"}, "traffic": {"writes": 0, "reads": 0}},
+        "s.yaml",
+    )
+    totals = [
+        estimate_cost(workload, provider, "standard", as_of=day, options=CALENDAR).total_usd
+        for day in (dt.date(2026, 11, 1), dt.date(2026, 12, 1))
+    ]
+    assert totals == [Decimal(november), Decimal(december)]
