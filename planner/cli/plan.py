@@ -5,6 +5,7 @@ ranking of every allowed option."""
 
 import contextlib
 from collections.abc import Iterator
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -42,6 +43,17 @@ def parse_prices(values: list[str] | None) -> dict[str, Path]:
             raise InputError(f"{value!r}: use PROVIDER=FILE, e.g. aws-s3=edp.yaml", source="--prices")
         prices[provider] = Path(path)
     return prices
+
+
+def _restore_days(text: str) -> Decimal:
+    """--restore-days: a number of days from 0 to 36,500 (a hundred years)."""
+    try:
+        days = Decimal(text.strip())
+    except InvalidOperation:
+        days = Decimal("NaN")
+    if not days.is_finite() or not 0 <= days <= 36500:
+        raise ValueError(f"{text!r} is not a number of days from 0 to 36,500 (use e.g. 1 or 7)")
+    return days
 
 
 @contextlib.contextmanager
@@ -98,15 +110,41 @@ def cost_command(
     output: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
     force: ForceOption = False,
+    retrieval: Annotated[
+        str | None,
+        typer.Option(
+            "--retrieval",
+            help="retrieval tier of the restores from an archive class: standard, bulk or expedited, as the class"
+            " offers (default: standard)",
+        ),
+    ] = None,
+    restore_days: Annotated[
+        str,
+        typer.Option(
+            "--restore-days",
+            help="days each restored copy is kept, billed at S3 Standard (the restore's Days; default 1, the least)",
+        ),
+    ] = "1",
+    calendar: Annotated[
+        bool,
+        typer.Option(
+            "--calendar", help="bill each calendar month's real length (as AWS does) instead of a 30-day month"
+        ),
+    ] = False,
 ) -> None:
     """One month's bill for a workload at one provider, or a projection over N months."""
-    from planner.costing.bills import estimate_cost, project_costs
+    from planner.costing.bills import BillingOptions, estimate_cost, project_costs
     from planner.present import text as render
     from planner.workload import load_workload
 
     if plot is not None and not months:
         raise InputError("a plot needs a projection: add --months N", source="--plot")
     check_plot(plot, force)
+    options = BillingOptions(
+        retrieval=retrieval,
+        restored_copy_days=parse_option(_restore_days, restore_days, "--restore-days"),
+        calendar=calendar,
+    )
     workload = load_workload(workload_file)
     region = region or _workload_region(workload, provider, workload_file)
     allowed = workload.constraints.storage_classes
@@ -122,7 +160,14 @@ def cost_command(
     if months:
         with _fields_of(workload_file):
             result = project_costs(
-                workload, provider, storage_class, months=months, as_of=day, prices=prices, region=region
+                workload,
+                provider,
+                storage_class,
+                months=months,
+                as_of=day,
+                prices=prices,
+                region=region,
+                options=options,
             )
         if plot is not None:
             from planner.present.plots import save_projection_plot
@@ -135,7 +180,9 @@ def cost_command(
         )
         return
     with _fields_of(workload_file):
-        bill = estimate_cost(workload, provider, storage_class, as_of=day, prices=prices, region=region)
+        bill = estimate_cost(
+            workload, provider, storage_class, as_of=day, prices=prices, region=region, options=options
+        )
     typer.echo(
         render.as_json(bill)
         if output == OutputFormat.json

@@ -6,6 +6,7 @@ inside the horizon (Wasabi on 2026-07-01, B2 on 2026-05-01) shows where it happe
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 from collections.abc import Sequence
 from decimal import Decimal
@@ -18,7 +19,95 @@ from planner.errors import InputError
 from planner.pricing import catalog
 from planner.pricing.billing import bill, round_line
 from planner.pricing.models import CostBreakdown, LineItem, Money, PriceTable, Usage
-from planner.workload import Workload
+from planner.workload import DAY_S, MONTH_S, Workload
+
+WORKLOAD_MONTH_DAYS = round(MONTH_S / DAY_S)
+"""The days of the month a workload's monthly figures are given for (``"4 TB/day"`` is 30 x 4 TB)."""
+
+
+class BillingOptions(BaseModel):
+    """How a workload's month is billed beyond what the workload says: the restore tier, the days a
+    restored copy is kept, and whether the month is a calendar month."""
+
+    model_config = ConfigDict(frozen=True)
+
+    retrieval: str | None = None
+    """The archive retrieval tier restores use (e.g. bulk); None: each class's default."""
+    restored_copy_days: Decimal = Decimal(1)
+    """Days each restored copy is kept (the restore request's Days; 1 is the least it takes)."""
+    calendar: bool = False
+    """Bill each month's real length (AWS bills calendar months) instead of a 30-day month."""
+
+
+DEFAULT_BILLING = BillingOptions()
+
+
+def month_statement(day: dt.date, options: BillingOptions) -> str:
+    """Which month a bill prices, in words, for the bill's readers."""
+    days = calendar.monthrange(day.year, day.month)[1]
+    if options.calendar:
+        return (
+            f"{day:%B %Y}, {days} days (calendar month): the workload's {WORKLOAD_MONTH_DAYS}-day monthly flows"
+            f" x {days}/{WORKLOAD_MONTH_DAYS}, stored bytes as the month's average"
+        )
+    return f"{WORKLOAD_MONTH_DAYS} days (--calendar bills {day:%B %Y}'s {days})"
+
+
+def in_calendar_month(usage: Usage, day: dt.date) -> Usage:
+    """A 30-day month's usage as the calendar month of ``day`` bills it: the flows (requests, egress,
+    transfer, retrievals, deletions) at the same daily rate over the month's days, the month's days for
+    per-day allowances and prorating; stored bytes, an average over the month, unchanged."""
+    days = calendar.monthrange(day.year, day.month)[1]
+    scale = Fraction(days, WORKLOAD_MONTH_DAYS)
+
+    def scaled(count: int) -> int:
+        return round(count * scale)
+
+    return usage.model_copy(
+        update={
+            "requests": {op: scaled(n) for op, n in usage.requests.items()},
+            "egress_bytes": scaled(usage.egress_bytes),
+            "inter_region_bytes": scaled(usage.inter_region_bytes),
+            "retrieval_bytes": scaled(usage.retrieval_bytes),
+            "retrieval_requests": scaled(usage.retrieval_requests),
+            "deletions": [
+                d.model_copy(update={"bytes": scaled(d.bytes), "objects": scaled(d.objects)}) for d in usage.deletions
+            ],
+            "month_days": days,
+        }
+    )
+
+
+def check_retrieval(table: PriceTable, classes: Sequence[str], retrieval: str | None) -> None:
+    """Refuse a retrieval tier that a class with tiers to choose from does not offer, or that no class
+    billed offers (a class with one retrieval rate, such as Glacier Instant Retrieval, keeps it)."""
+    if retrieval is None:
+        return
+    names = ", ".join(table.classes[c].name for c in classes)
+    rates = [(table.classes[c].name, list(r.options)) for c in classes if (r := table.classes[c].retrieval)]
+    for name, options in rates:
+        if len(options) > 1 and retrieval not in options:
+            raise InputError(
+                f"{retrieval!r} is not a retrieval tier of {name} (tiers: {', '.join(options)})", source="--retrieval"
+            )
+    if not rates:
+        raise InputError(
+            f"{retrieval!r}: {names} charges no retrieval, so there is no tier to choose", source="--retrieval"
+        )
+    if not any(retrieval in options for _, options in rates):
+        single = ", ".join(f"{name}: {options[0]}" for name, options in rates)
+        raise InputError(f"{retrieval!r}: one retrieval rate, no tiers to choose ({single})", source="--retrieval")
+
+
+def _billed_usage(usage: Usage, table: PriceTable, storage_class: str, day: dt.date, options: BillingOptions) -> Usage:
+    """The workload's usage with the billing options applied: the retrieval tier (where the class offers
+    it), the days restored copies are kept, the calendar month."""
+    retrieval = table.classes[storage_class].retrieval
+    update: dict[str, object] = {"restored_copy_days": options.restored_copy_days}
+    if options.retrieval is not None and retrieval is not None and options.retrieval in retrieval.options:
+        update["retrieval_option"] = options.retrieval
+    usage = usage.model_copy(update=update)
+    return in_calendar_month(usage, day) if options.calendar else usage
 
 
 class MonthCost(BaseModel):
@@ -40,6 +129,8 @@ class CostProjection(BaseModel):
     region: str | None = None
     months: list[MonthCost]
     total_usd: Money
+    billing_month: str | None = None
+    """The months billed: 30 days each, or calendar months."""
 
 
 def add_months(day: dt.date, months: int) -> dt.date:
@@ -144,9 +235,22 @@ def _of_class(item: LineItem, class_name: str) -> LineItem:
     return item.model_copy(update={"description": f"{class_name}: {item.description}"})
 
 
-def placement_cost(workload: Workload, table: PriceTable, day: dt.date, month: int = 0) -> CostBreakdown:
+def _standard_rate_class(table: PriceTable, classes: Sequence[str]) -> str | None:
+    """The class whose tiers the Standard-rate parts of archive classes (8 KB per object, restored copies) use."""
+    for class_id in classes:
+        overhead = table.classes[class_id].object_overhead
+        if overhead is not None:
+            return overhead.standard_rate_class
+    copy = table.limits.restored_copy
+    return copy.storage_class if copy is not None else None
+
+
+def placement_cost(
+    workload: Workload, table: PriceTable, day: dt.date, month: int = 0, options: BillingOptions = DEFAULT_BILLING
+) -> CostBreakdown:
     """The bill of what is really stored: each class of ``storage.placement`` priced on its own bytes
-    (its tiers, minimums, overheads and early deletions), the traffic in the hottest class."""
+    (its tiers, minimums, overheads and early deletions), the traffic in the hottest class. The archive
+    classes' Standard-rate parts go on Standard's tiers above the placement's Standard bytes."""
     placement = workload.storage.placement
     assert placement is not None
     missing = [cls for cls in placement if cls not in table.classes]
@@ -163,12 +267,18 @@ def placement_cost(workload: Workload, table: PriceTable, day: dt.date, month: i
     stated = workload.traffic.reads_by_class or {}
     read_shares = {cls: Fraction(n, reads) if reads else Fraction(0) for cls, n in stated.items()}
     read_shares[hot] = read_shares.get(hot, Fraction(0)) + 1 - sum(read_shares.values(), Fraction(0))
+    check_retrieval(table, list(placement), options.retrieval)
+    standard = _standard_rate_class(table, list(placement))
+    standard_bytes = by_class.get(standard, 0) if standard is not None else 0
     bills = []
     for cls in [hot, *(c for c in placement if c != hot)]:
         whole = workload.usage_for(cls, table.limits, month)
         share = Fraction(by_class[cls], stored) if stored else Fraction(int(cls == hot))
         usage = _class_usage(whole, share, hot=cls == hot, read_share=read_shares.get(cls, Fraction(0)))
-        bills.append(bill(table, cls, usage.model_copy(update={"stored_bytes": by_class[cls]}), as_of=day))
+        elsewhere = 0 if cls == standard else standard_bytes
+        usage = usage.model_copy(update={"stored_bytes": by_class[cls], "standard_rate_bytes_elsewhere": elsewhere})
+        bills.append(bill(table, cls, _billed_usage(usage, table, cls, day, options), as_of=day))
+        standard_bytes += bills[-1].standard_rate_bytes
     names = [table.classes[c].name for c in placement]
     assumptions = []
     if len(placement) > 1:
@@ -219,18 +329,24 @@ def estimate_cost(
     month: int = 0,
     prices: Path | None = None,
     region: str | None = None,
+    options: BillingOptions = DEFAULT_BILLING,
 ) -> CostBreakdown:
     """The bill for one month of ``workload`` (month 0 is the month of ``as_of``) in ``region`` (default:
     the provider's default region); ``storage_class`` None prices the workload's placement where it
-    states one (each class on its own bytes), else Standard."""
+    states one (each class on its own bytes), else Standard. ``options`` choose the restore tier, the
+    days restored copies are kept and a calendar month."""
     day = add_months(as_of or dt.date.today(), month)
     table = price_table(provider, day, prices, region)
     if storage_class is None and workload.storage.placement is not None:
-        priced = placement_cost(workload, table, day, month)
+        priced = placement_cost(workload, table, day, month, options)
     else:
         storage_class = storage_class or "standard"
-        priced = bill(table, storage_class, workload.usage_for(storage_class, table.limits, month), as_of=day)
-    priced = _in_region(priced, provider, region)
+        usage = workload.usage_for(storage_class, table.limits, month)
+        if storage_class in table.classes:  # else the engine's error names the classes
+            check_retrieval(table, [storage_class], options.retrieval)
+            usage = _billed_usage(usage, table, storage_class, day, options)
+        priced = bill(table, storage_class, usage, as_of=day)
+    priced = _in_region(priced, provider, region).model_copy(update={"billing_month": month_statement(day, options)})
     contradictions = workload.consistency_warnings()
     return priced.model_copy(update={"warnings": [*priced.warnings, *contradictions]}) if contradictions else priced
 
@@ -269,6 +385,7 @@ def project_costs(
     as_of: dt.date | None = None,
     prices: Path | None = None,
     region: str | None = None,
+    options: BillingOptions = DEFAULT_BILLING,
 ) -> CostProjection:
     """Bills for each month of the horizon (the workload's ``constraints.months`` by default)."""
     start = as_of or dt.date.today()
@@ -276,7 +393,9 @@ def project_costs(
     check_horizon(start, horizon)
     monthly = []
     for month in range(horizon):
-        cost = estimate_cost(workload, provider, storage_class, as_of=start, month=month, prices=prices, region=region)
+        cost = estimate_cost(
+            workload, provider, storage_class, as_of=start, month=month, prices=prices, region=region, options=options
+        )
         monthly.append(
             MonthCost(month=month + 1, as_of=cost.as_of or start, stored_bytes=workload.stored_bytes(month), cost=cost)
         )
@@ -286,4 +405,10 @@ def project_costs(
         region=monthly[0].cost.region if monthly else region,
         months=monthly,
         total_usd=sum((m.cost.total_usd for m in monthly), Decimal(0)),
+        billing_month=(
+            f"calendar months, each its own days (the workload's {WORKLOAD_MONTH_DAYS}-day monthly flows scaled"
+            " to them)"
+            if options.calendar
+            else f"{WORKLOAD_MONTH_DAYS} days each (--calendar bills each calendar month's days)"
+        ),
     )

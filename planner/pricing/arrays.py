@@ -86,7 +86,7 @@ def _lines(
     retrieval = _as_array(retrieval_bytes, size)
     inter = _as_array(inter_region_bytes, size)
     lines = _Lines(size)
-    _storage_lines(lines, table, sc, stored, object_count)
+    standard_units = _storage_lines(lines, table, sc, stored, object_count)
     if deletions is not None and sc.min_duration_days:
         _early_deletion_lines(lines, table, sc, deletions)
     _request_lines(lines, table, storage_class, requests or {})
@@ -97,6 +97,12 @@ def _lines(
         if option.per_1000_requests:
             restores = _as_array(retrieval_requests, size)
             lines.add(rules.units_of(restores, 1000, round_up) * float(option.per_1000_requests))
+    copy = table.limits.restored_copy
+    if copy is not None and table.restore_required(storage_class):
+        # each restore's copy kept the engine's default day, on the Standard tiers above the overhead
+        copy_price = table.classes[copy.storage_class].storage
+        copy_units = retrieval / float(copy_price.unit_bytes) / table.billing.month_days
+        _standard_tier_lines(lines, table, copy_price, standard_units, copy_units)
     egress_units = _transfer_lines(lines, table, stored, egress, inter)
     fee = table.buckets
     if fee is not None and buckets > fee.included:
@@ -104,16 +110,25 @@ def _lines(
     return lines, egress_units
 
 
+def _standard_tier_lines(lines: _Lines, table: PriceTable, price: TieredPrice, start: Array, units: Array) -> Array:
+    """Units billed on a Standard-rate class's tiers above ``start`` units already there, a line per tier."""
+    for tier, _, amount in rules.ladder_slices(start, units, price.tiers):
+        lines.add(rules.round_units(amount, table.billing.round_up) * float(tier.price))
+    return start + units
+
+
 def _storage_lines(
     lines: _Lines, table: PriceTable, sc: StorageClass, stored: Array, object_count: npt.ArrayLike | None
-) -> None:
-    """Storage and what is billed with it, as the engine writes them."""
+) -> Array:
+    """Storage and what is billed with it, as the engine writes them; the units it put on the
+    Standard-rate class's tiers (S3 Glacier's 8 KB per object)."""
     round_up = table.billing.round_up
     price = sc.storage
     first = float(price.tiers[0].price)
     zero = np.zeros(lines.size)
     lines.tiered(stored / float(price.unit_bytes), price, zero, round_up)
     padding = zero
+    standard_units = zero
     if object_count is not None:
         count = _as_array(object_count, lines.size)
         mean = np.floor(stored / np.where(count > 0, count, 1.0))  # the engine's one bin of the mean size
@@ -124,16 +139,15 @@ def _storage_lines(
             overhead = sc.object_overhead
             standard = table.classes[overhead.standard_rate_class].storage
             lines.add(rules.units_of(count * overhead.class_rate_bytes, price.unit_bytes, round_up) * first)
-            lines.add(
-                rules.units_of(count * overhead.standard_rate_bytes, standard.unit_bytes, round_up)
-                * float(standard.tiers[0].price)
-            )
+            units = count * overhead.standard_rate_bytes / float(standard.unit_bytes)
+            standard_units = _standard_tier_lines(lines, table, standard, standard_units, units)
         if sc.monitoring:
             monitored = rules.monitored_objects(mean, count, sc.monitoring.min_object_bytes)
             lines.add(rules.units_of(monitored, sc.monitoring.per, round_up) * float(sc.monitoring.price))
     if sc.minimum_billable_bytes:
         shortfall = rules.shortfall_bytes(stored + padding, sc.minimum_billable_bytes)
         lines.add(rules.units_of(shortfall, price.unit_bytes, round_up) * first)
+    return standard_units
 
 
 def _early_deletion_lines(lines: _Lines, table: PriceTable, sc: StorageClass, deletions: Deletions) -> None:

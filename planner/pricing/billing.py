@@ -21,6 +21,7 @@ from planner.pricing.models import (
     SizeBin,
     Status,
     StorageClass,
+    Tier,
     TieredPrice,
     Usage,
 )
@@ -33,6 +34,15 @@ def _number(value: Decimal) -> str:
     """A quantity for people: thousands separators, no float noise, trailing zeros dropped."""
     text = f"{value:,.6f}".rstrip("0").rstrip(".")
     return text or "0"
+
+
+def _tier_range(price: TieredPrice, tier: Tier, lower: Decimal) -> str:
+    """Which slice of a tier ladder a line bills, for its description: ", first 51,200 GB-month"."""
+    if tier.up_to is None:
+        return f", over {_number(lower)} {price.unit}"
+    if lower == 0:
+        return f", first {_number(tier.up_to)} {price.unit}"
+    return f", {_number(lower)} to {_number(tier.up_to)} {price.unit}"
 
 
 _DEFAULT_ROUNDING = "to the cent, half-up (the provider states no rule; assumed)"
@@ -60,6 +70,10 @@ class _Bill:
     items: list[LineItem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     breaches: list[PolicyBreach] = field(default_factory=list)
+    standard_rate_units: dict[str, Decimal] = field(default_factory=dict)
+    """Units on a Standard-rate class's tiers this month, by class (what the usage says is elsewhere, then
+    what this bill adds there)."""
+    standard_rate_added_bytes: Decimal = ZERO
 
     # ------------------------------------------------------------------ helpers
 
@@ -71,6 +85,28 @@ class _Bill:
 
     def round(self, quantity: Decimal) -> Decimal:
         return rules.round_units(quantity, self.table.billing.round_up)
+
+    @property
+    def storage_scale(self) -> Decimal:
+        """Storage priced per a number of days (B2, Wasabi: 30) billed over a calendar month of other
+        length: the month's days over the price's; 1 for a price per calendar month (AWS) or a 30-day month."""
+        period = self.table.billing.storage_period_days
+        if self.usage.month_days is None or period is None:
+            return Decimal(1)
+        return Decimal(self.usage.month_days) / Decimal(period)
+
+    @property
+    def period_note(self) -> str:
+        """What the storage line says when a calendar month bills more or fewer days than the price's."""
+        period = self.table.billing.storage_period_days
+        if self.storage_scale == 1 or period is None:
+            return ""
+        return f" ({self.usage.month_days} days of a price per {period} days)"
+
+    @property
+    def month_days(self) -> int:
+        """Days in the month billed: the calendar month's when the usage gives them, else the table's."""
+        return self.usage.month_days or self.table.billing.month_days
 
     def add(
         self,
@@ -136,16 +172,38 @@ class _Bill:
             )
         single = len(price.tiers) == 1
         for amount, tier, lower in slices:
-            if single:
-                where = ""
-            elif tier.up_to is None:
-                where = f", over {_number(lower)} {price.unit}"
-            elif lower == 0:
-                where = f", first {_number(tier.up_to)} {price.unit}"
-            else:
-                where = f", {_number(lower)} to {_number(tier.up_to)} {price.unit}"
+            where = "" if single else _tier_range(price, tier, lower)
             self.add(
                 category, f"{label}{where}", amount, price.unit, tier.price, self.status(tier.status, price.status)
+            )
+
+    def on_standard_tiers(self, category: str, label: str, class_id: str, units: Decimal, status: Status) -> None:
+        """Bill ``units`` of another class's storage (S3 Standard) on its tiers above what the account already
+        stores there this month, a line per tier they fall in, and keep them there for the next usage.
+
+        AWS bills the 8 KB per object of S3 Glacier Flexible Retrieval and Deep Archive "at S3 Standard
+        rates" and a restored copy "at the S3 Standard storage rate" (aws.amazon.com/s3/pricing); the
+        Pricing Calculator puts both on Standard's tiers ("Tiered price for: 80.00 GB") with the
+        account's Standard storage, so past 50 TB of Standard they pay $0.022, not the first tier's $0.023.
+        """
+        price = self.table.classes[class_id].storage
+        elsewhere = Decimal(self.usage.standard_rate_bytes_elsewhere) / Decimal(price.unit_bytes)
+        start = self.standard_rate_units.get(class_id, elsewhere)
+        self.standard_rate_units[class_id] = start + units
+        self.standard_rate_added_bytes += units * price.unit_bytes
+        slices = [(t, lower, u) for t, lower, u in rules.ladder_slices(start, units, price.tiers) if u > 0]
+        name = self.table.classes[class_id].name
+        above = f" (above the {_number(start)} {price.unit} of {name} billed before it)" if start > 0 else ""
+        for tier, lower, amount in slices:
+            alone = len(price.tiers) == 1 or (len(slices) == 1 and start == 0 and lower == 0)
+            where = "" if alone else _tier_range(price, tier, lower)
+            self.add(
+                category,
+                f"{label} at {name} rate{where}{above}",
+                self.round(amount),
+                price.unit,
+                tier.price,
+                self.status(status, tier.status),
             )
 
     # ------------------------------------------------------------------ parts of the bill
@@ -228,13 +286,13 @@ class _Bill:
             raise PricingError(f"{self.table.version} {self.storage_class_id} has no access tiers")
         frequent = stored - sum(tier_bytes.values(), ZERO)
         label = f"{sc.name} storage" + (" (frequent access)" if sc.access_tiers else "")
-        self.tiered("storage", label, price, frequent / unit_bytes)
+        self.tiered("storage", label + self.period_note, price, frequent / unit_bytes * self.storage_scale)
         for tier_id, tier_b in tier_bytes.items():
             if tier_b > 0:
                 self.add(
                     "storage",
                     f"{sc.name} storage ({tier_id} access)",
-                    self.round(tier_b / unit_bytes),
+                    self.round(tier_b / unit_bytes * self.storage_scale),
                     price.unit,
                     sc.access_tiers[tier_id],
                     self.status(price.status),
@@ -256,7 +314,7 @@ class _Bill:
                 "minimum",
                 f"minimum billable object size: {count:,} objects under {sc.min_object_bytes:,} bytes "
                 "billed as that size",
-                rules.units_of(padding, price.unit_bytes, self.table.billing.round_up),
+                rules.units_of(padding * self.storage_scale, price.unit_bytes, self.table.billing.round_up),
                 price.unit,
                 price.tiers[0].price,
                 self.status(price.status),
@@ -275,19 +333,17 @@ class _Bill:
         self.add(
             "storage",
             f"per-object overhead: {objects:,} objects x {overhead.class_rate_bytes:,} bytes at {sc.name} rate",
-            self.round(Decimal(objects * overhead.class_rate_bytes) / Decimal(price.unit_bytes)),
+            self.round(Decimal(objects * overhead.class_rate_bytes) / Decimal(price.unit_bytes) * self.storage_scale),
             price.unit,
             price.tiers[0].price,
             status,
         )
         standard = self.table.classes[overhead.standard_rate_class].storage
-        self.add(
+        self.on_standard_tiers(
             "storage",
-            f"per-object overhead: {objects:,} objects x {overhead.standard_rate_bytes:,} bytes at "
-            f"{self.table.classes[overhead.standard_rate_class].name} rate",
-            self.round(Decimal(objects * overhead.standard_rate_bytes) / Decimal(standard.unit_bytes)),
-            standard.unit,
-            standard.tiers[0].price,
+            f"per-object overhead: {objects:,} objects x {overhead.standard_rate_bytes:,} bytes",
+            overhead.standard_rate_class,
+            Decimal(objects * overhead.standard_rate_bytes) / Decimal(standard.unit_bytes) * self.storage_scale,
             status,
         )
 
@@ -320,7 +376,7 @@ class _Bill:
                 "minimum",
                 f"minimum billable storage of {_number(sc.minimum_billable_bytes / Decimal(price.unit_bytes))} "
                 f"{price.unit}: the shortfall",
-                rules.units_of(shortfall, price.unit_bytes, self.table.billing.round_up),
+                rules.units_of(shortfall * self.storage_scale, price.unit_bytes, self.table.billing.round_up),
                 price.unit,
                 price.tiers[0].price,
                 self.status(price.status),
@@ -338,12 +394,12 @@ class _Bill:
         sc = self.storage_class
         if not sc.min_duration_days:
             return
-        month_days = Decimal(self.table.billing.month_days)
+        month_days = Decimal(self.month_days)
         price = sc.storage
         for deletion in self.usage.deletions:
             age = Decimal(str(deletion.age_days))
             remaining = Decimal(sc.min_duration_days) - age
-            days = self.table.billing.month_days
+            days = self.month_days
             round_up = self.table.billing.round_up
             if remaining <= 0 or deletion.bytes == 0:
                 continue
@@ -393,7 +449,7 @@ class _Bill:
                 )
         for op, count in free_ops.items():
             self.add("requests", f"{op} requests: free", Decimal(count), "requests", ZERO, self.status())
-        month_days = self.table.billing.month_days
+        month_days = self.month_days
         for rc in sc.requests:
             count = by_class.get(rc.id, 0)
             if not count:
@@ -445,6 +501,34 @@ class _Bill:
                 status,
             )
 
+    def restored_copies(self) -> None:
+        """The temporary copy each restore of an archived object makes, billed at the table's restored-copy
+        class's storage price (S3 Standard) for the days it is kept, over the month: the bytes restored are
+        the bytes read from the class (``retrieval_bytes``), each copy kept ``restored_copy_days``."""
+        usage, table = self.usage, self.table
+        if not table.restore_required(self.storage_class_id) or not usage.retrieval_bytes:
+            return
+        rule = table.limits.restored_copy
+        if rule is None:
+            self.warnings.append(
+                f"{self.storage_class.name}: the temporary copy each restore makes is not priced ({table.version}"
+                " states no price for it)"
+            )
+            return
+        days = usage.restored_copy_days
+        if not days:
+            return
+        price = table.classes[rule.storage_class].storage
+        units = Decimal(usage.retrieval_bytes) / Decimal(price.unit_bytes) * days / Decimal(self.month_days)
+        self.on_standard_tiers(
+            "storage",
+            f"restored copies: {format_bytes(usage.retrieval_bytes)} kept {_number(days)} day"
+            f"{'' if days == 1 else 's'} of a {self.month_days}-day month",
+            rule.storage_class,
+            units,
+            rule.status,
+        )
+
     def egress(self) -> None:
         egress_rules, usage = self.table.egress, self.usage
         price = egress_rules.internet
@@ -472,7 +556,7 @@ class _Bill:
         if quantity == 0:
             return
         used_elsewhere = min(Decimal(usage.egress_allowance_used_bytes) / unit_bytes, price.free_per_month)
-        extra = rules.egress_extra_free(egress_rules, stored_units, self.table.billing.month_days, used_elsewhere)
+        extra = rules.egress_extra_free(egress_rules, stored_units, self.month_days, used_elsewhere)
         labels = []
         if egress_rules.free_multiple_of_storage:
             labels.append(f"{_number(egress_rules.free_multiple_of_storage)}x average stored")
@@ -528,6 +612,7 @@ def bill(table: PriceTable, storage_class: str, usage: Usage, *, as_of: dt.date 
         work.early_deletion()
         work.requests()
         work.retrieval()
+        work.restored_copies()
         work.egress()
         work.transfer()
         work.buckets()
@@ -543,6 +628,7 @@ def bill(table: PriceTable, storage_class: str, usage: Usage, *, as_of: dt.date 
         rounding=rounding_statement(table),
         warnings=work.warnings,
         policy_breaches=work.breaches,
+        standard_rate_bytes=round(work.standard_rate_added_bytes),
     )
 
 

@@ -280,6 +280,16 @@ class RequestRate(_Model):
         return self
 
 
+class RestoredCopy(_Model):
+    """The temporary copy a restore makes of an archived object, billed at another class's storage price
+    for the days it is kept (S3: Standard, or Reduced Redundancy where that is cheaper in the region)."""
+
+    storage_class: str = Field(description="the class whose storage price (and tiers) the copy pays")
+    status: Status
+    source: str = Field(min_length=1)
+    note: str | None = None
+
+
 class Limits(_Model):
     max_object_bytes: int | None = Field(None, gt=0, le=MAX_QUANTITY)
     max_single_put_bytes: int | None = Field(None, gt=0, le=MAX_QUANTITY)
@@ -289,6 +299,9 @@ class Limits(_Model):
         default_factory=list,
         description="storage classes whose objects must be restored (minutes to hours) before a read (S3 Glacier"
         " Flexible Retrieval and Deep Archive): no read of them meets a TTFB or throughput target",
+    )
+    restored_copy: RestoredCopy | None = Field(
+        None, description="how the temporary copy a restore makes is billed (none: not priced, and the bill says so)"
     )
     status: Status | None = None
     note: str | None = None
@@ -337,6 +350,14 @@ class Billing(_Model):
         30, ge=28, le=31, description="days in a billing month for prorating and per-day allowances"
     )
     round_up: bool = Field(False, description="every metered quantity is rounded up to a whole billing unit")
+    storage_period_days: int | None = Field(
+        None,
+        ge=1,
+        le=31,
+        description="the storage price is for this many days, billed by the hour or day (B2 'per TB per 30 days',"
+        " Wasabi's daily rate x 30), so a calendar month of other length bills its days' share; none: per"
+        " calendar month (AWS: byte-hours / hours in the month)",
+    )
     status: Status | None = None
     note: str | None = None
 
@@ -404,6 +425,9 @@ class PriceTable(_Model):
         unknown = [c for c in self.limits.restore_required if c not in self.classes]
         if unknown:
             raise ValueError(f"limits.restore_required: unknown class {unknown[0]!r}")
+        copy = self.limits.restored_copy
+        if copy is not None and copy.storage_class not in self.classes:
+            raise ValueError(f"limits.restored_copy: unknown class {copy.storage_class!r}")
         return self
 
     def _units_agree(self) -> None:
@@ -475,6 +499,26 @@ class Usage(_Model):
     buckets: int = Field(1, ge=0)
     egress_allowance_used_bytes: int = Field(
         0, ge=0, description="part of a shared free egress allowance already used elsewhere in the account"
+    )
+    standard_rate_bytes_elsewhere: int = Field(
+        0,
+        ge=0,
+        description="bytes the account bills at the Standard-rate class's storage price this month outside this bill"
+        " (a placement's Standard class): S3 Glacier's per-object 8 KB and restored copies are billed on the"
+        " Standard tiers above them, as AWS's Pricing Calculator adds them",
+    )
+    restored_copy_days: Decimal = Field(
+        Decimal(1),
+        ge=0,
+        le=36500,
+        description="days each restored copy of an archived object is kept (the restore request's Days; 1, the"
+        " least a request takes, by default)",
+    )
+    month_days: int | None = Field(
+        None,
+        ge=28,
+        le=31,
+        description="days in the month billed when it is a calendar month (none: the table's month, 30 days)",
     )
 
     @field_validator("requests")
@@ -570,6 +614,13 @@ class CostBreakdown(_Model):
         default_factory=list,
         description="how usage the workload does not assign was placed (a placement's reads go to one class)",
     )
+    standard_rate_bytes: int = Field(
+        0,
+        ge=0,
+        description="bytes this bill put on the Standard-rate class's tiers beside its own class (S3 Glacier's 8 KB"
+        " per object, restored copies): where the next class of a placement starts on those tiers",
+    )
+    billing_month: str | None = Field(None, description="the month billed: a 30-day month or a calendar month")
 
     def unrounded_total_usd(self) -> Decimal:
         """The sum of the lines before the invoice rounds them (what the vectorised sweep computes)."""

@@ -88,6 +88,15 @@ def tier_quantities(quantity: Q, tiers: Sequence[Tier]) -> list[tuple[Tier, Deci
     return found
 
 
+def ladder_slices(start: Q, quantity: Q, tiers: Sequence[Tier]) -> list[tuple[Tier, Decimal, Q]]:
+    """(tier, its lower bound, units within it) of ``quantity`` units laid on a marginal ladder above
+    ``start`` units already on it: what a second usage sharing the first one's tiers adds (S3 Glacier's
+    per-object 8 KB at S3 Standard rates, or a restored copy, over the account's Standard storage)."""
+    before = tier_quantities(start, tiers)
+    after = tier_quantities(start + quantity, tiers)
+    return [(tier, lower, units - held) for (tier, lower, units), (_, _, held) in zip(after, before, strict=True)]
+
+
 def ladder_cost(quantity: Q, tiers: Sequence[Tier]) -> Q:
     """USD of ``quantity`` units on a marginal ladder, no allowance."""
     total = scalar(quantity, 0)

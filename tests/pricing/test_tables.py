@@ -62,7 +62,8 @@ def probe_usages(table: PriceTable, class_id: str) -> list[Usage]:
                     **common,
                 )
             )
-    return usages
+    # a calendar month of 31 days reads the days a storage price is for (billing.storage_period_days)
+    return [*usages, usages[-1].model_copy(update={"month_days": 31})]
 
 
 def outcome(table: PriceTable, class_id: str) -> list[str]:

@@ -44,6 +44,7 @@ def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None, width:
         + (f", in force on {bill.as_of}" if bill.as_of else "")
         + (f"; region {bill.region}" if bill.region else ""),
         *([f"Region: {bill.region_note}"] if bill.region_note else []),
+        *([f"Month: {bill.billing_month}"] if bill.billing_month else []),
         "",
         table(["category", "item", "quantity", "unit", "unit price", "amount"], rows, fmt, width=width),
     ]
@@ -90,6 +91,7 @@ def projection(result: CostProjection, fmt: str, *, width: int | None = None) ->
                 f"{result.provider} {result.storage_class}: {usd(result.total_usd)} over {len(result.months)} months",
                 fmt,
             ),
+            *([f"Months: {result.billing_month}"] if result.billing_month else []),
             table(
                 ["month", "priced on", "stored", "storage", "egress", "requests", "other", "total", "prices"],
                 rows,
