@@ -13,8 +13,8 @@ if TYPE_CHECKING:
 
 
 def save_tornado_plot(answer: UncertainAnswer, path: Path) -> None:
-    """The favourite's bill as each uncertain input moves from its p10 to its p90, the others at
-    their central values: one bar per input, widest at the top, about the all-central bill."""
+    """The favourite's bill over the horizon as each uncertain input moves from its p10 to its p90, the
+    others at their central values: one bar per input, widest at the top, about the all-central bill."""
     target = plot_target(path)
     swings = answer.tornado
     if not swings or answer.central_usd is None:
@@ -41,10 +41,11 @@ def save_tornado_plot(answer: UncertainAnswer, path: Path) -> None:
         ax.axvline(centre, color="black", linewidth=1.0)
         ax.set_yticks(range(len(swings)), [cut(s.field, 40) for s in reversed(swings)])
         usd_axis(ax.xaxis)
-        ax.set_xlabel(f"{favourite}: bill a month (USD), every other input at its central value")
+        ax.set_xlabel(f"{favourite}: bill over {answer.months} months (USD), every other input at its central value")
         ax.grid(axis="y", visible=False)
         ax.set_title(
-            f"What moves the favourite's bill: {favourite} at {usd_label(centre)} a month with every input central"
+            f"What moves the favourite's bill: {favourite} at {usd_label(centre)} over {answer.months} months"
+            " with every input central"
             f" ({answer.samples:,} samples, seed {answer.seed})",
             loc="left",
         )

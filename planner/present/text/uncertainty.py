@@ -77,7 +77,12 @@ def uncertain_answer(answer: UncertainAnswer, fmt: str, *, width: int | None = N
             "",
             wrap_prose(answer.statement + ".", width=width),
             "",
-            heading("What moves the favourite's bill (one input at its p10 and p90, the others central)", fmt, level=3),
+            heading(
+                f"What moves the favourite's bill over {answer.months} months (one input at its p10 and p90,"
+                " the others central)",
+                fmt,
+                level=3,
+            ),
             table(["input", "at p10", "at p90", "share of its variance (first-order index)"], swings, fmt, width=width),
         ]
     )
