@@ -4,13 +4,17 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from planner.cli.simulation_text import report
 from planner.decide.uncertainty import draw, sample
+from planner.present.text import heading, table
+from planner.sim.workload_sim import simulate
 from planner.workload import load_workload
 from tests.planner.conftest import Result
 
@@ -63,3 +67,60 @@ def test_the_tornado_text_names_the_horizon(run_cli: Callable[..., Result], tmp_
     at_p10, at_p90 = row.split()[1:3]
     assert at_p10 != at_p90
     assert at_p10.startswith("$10,") and at_p90.startswith("$14,")
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def test_the_month_interval_covers_another_seeds_figure_in_most_cases() -> None:
+    """web-assets at R2, 30 s windows x 3 replications: a PUT a month is about 9 a window, so the
+    month's PUTs move 576,000 to 1,094,400 between seeds 0-9. Each seed's 95 % interval (of its mean)
+    holds the next seed's figure in 26 of the 30 (seed, operation) cases: about the 90 % that
+    t(2) gives a second mean of three (|T| < 4.30 / sqrt 2)."""
+    workload = load_workload(EXAMPLES / "web-assets.yaml")
+    runs = [simulate(workload, "cloudflare-r2", duration_s=30.0, seed=seed) for seed in range(10)]
+    puts = sorted(run.month_billed_requests["put"] for run in runs)
+    assert (puts[0], puts[-1]) == (576_000, 1_094_400)
+    covered = [
+        run.month_billed_requests_ci95[op].contains(runs[(seed + 1) % 10].month_billed_requests[op])
+        for seed, run in enumerate(runs)
+        for op in run.month_billed_requests
+    ]
+    assert (sum(covered), len(covered)) == (26, 30)
+    # the interval is about the month's own figure: the window's, scaled
+    first = runs[0].month_billed_requests_ci95["get"]
+    assert round(first.mean) == runs[0].month_billed_requests["get"] == 188_784_000
+
+
+def test_simulate_prints_each_months_interval(run_cli: Callable[..., Result]) -> None:
+    result = run_cli("simulate", str(EXAMPLES / "web-assets.yaml"), "-p", "cloudflare-r2", "--duration", "30s")
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    assert "request    a month      95% CI (3 replications)" in lines
+    assert "get        188,784,000  177,587,334 .. 199,980,666" in lines
+    assert "put        633,600      305,722 .. 961,478" in lines
+    assert lines.count("throttled answers (503 SlowDown, 429), every attempt: 0 (95% CI 0 .. 0)") == 2
+    as_json = run_cli(
+        "simulate", str(EXAMPLES / "web-assets.yaml"), "-p", "cloudflare-r2", "--duration", "30s", "-f", "json"
+    )
+    payload = json.loads(as_json.out)
+    put = payload["month_billed_requests_ci95"]["put"]
+    assert round(put["mean"]) == 633_600 and round(put["mean"] - put["ci95_half_width"]) == 305_722
+    assert payload["peak"]["throttled"] == {"mean": 0.0, "ci95_half_width": 0.0}
+
+
+def test_throttles_have_an_interval_over_the_replications() -> None:
+    """Genomics' hot reference under one key at R2 (128 concurrent reads a key, then 503 SlowDown):
+    the peak's throttles, three replications, seed 1: 502.33 +- 1.43 a 20 s window."""
+    workload = load_workload(EXAMPLES / "genomics-pipeline.yaml")
+    hot = workload.traffic.hot_objects
+    assert hot is not None
+    traffic = workload.traffic.model_copy(update={"hot_objects": hot.model_copy(update={"replicas": 1})})
+    workload = workload.model_copy(update={"traffic": traffic})
+    result = simulate(workload, "cloudflare-r2", duration_s=20.0, replications=3, seed=1)
+    throttled = result.peak.throttled
+    assert throttled.mean == pytest.approx(result.peak.operations["GET"].errors["503 SlowDown"].mean)
+    assert throttled.mean == pytest.approx(502.333, abs=1e-3)
+    assert throttled.ci95_half_width == pytest.approx(1.434, abs=1e-3)
+    shown = report(result, "table", lambda *t: table(*t), heading)
+    assert "throttled answers (503 SlowDown, 429), every attempt: 502 (95% CI 501 .. 504)" in shown.splitlines()
