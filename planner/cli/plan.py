@@ -104,7 +104,7 @@ def cost_command(
 
             save_projection_plot(result, plot)
         typer.echo(
-            render.as_json(result)
+            render.projection_json(result)
             if output == OutputFormat.json
             else render.projection(result, output.value, width=settings(ctx).width)
         )
@@ -114,7 +114,7 @@ def cost_command(
     with _fields_of(workload_file):
         bill = estimate_cost(workload, provider, storage_class, as_of=day, prices=prices, region=region)
     typer.echo(
-        render.as_json(bill)
+        render.breakdown_json(bill)
         if output == OutputFormat.json
         else render.breakdown(bill, output.value, width=settings(ctx).width)
     )

@@ -1,0 +1,83 @@
+"""The sourcing mark of the weakest price follows every amount (issue 28 item 5): IDrive e2's
+inferred $5 a TB-month and its free requests are unverified (idrive-e2@2025-01-01), its egress is
+verified from its own pages; S3 eu-central-1's storage is verified from a secondary source and its
+egress and tier-1 requests are unverified (aws-s3/eu-central-1@2026-09-01)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.planner.conftest import Result
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+BACKUP = str(EXAMPLES / "backup-archive.yaml")
+LEGEND = (
+    "prices: no mark = verified from the provider's own pages, ° = verified from a secondary source, "
+    "* = rests on an unverified price"
+)
+Run = Callable[..., Result]
+
+
+def test_cost_marks_each_amount_and_the_total(run_cli: Run) -> None:
+    result = run_cli("cost", BACKUP, "-p", "idrive-e2", "--as-of", "2026-12-01")
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    assert lines[0] == "idrive-e2 standard: $2,500.00* a month"
+    assert "storage     IDrive e2 storage      500         TB-month  $5            $2,500.00*" in lines
+    assert "egress      internet egress        1,000       GB        $0            $0.00" in lines
+    assert "total                                                                  $2,500.00*" in lines
+    assert lines[-1] == LEGEND
+
+
+def test_cost_markdown_marks_each_amount(run_cli: Run) -> None:
+    result = run_cli("cost", BACKUP, "-p", "idrive-e2", "--as-of", "2026-12-01", "-f", "markdown")
+    assert result.out.startswith("## idrive-e2 standard: $2,500.00* a month\n")
+    assert "| storage    | IDrive e2 storage     | 500        | TB-month | $5           | $2,500.00* |" in result.out
+
+
+def test_cost_json_gives_the_totals_sourcing(run_cli: Run) -> None:
+    bill = json.loads(run_cli("cost", BACKUP, "-p", "idrive-e2", "--as-of", "2026-12-01", "-f", "json").out)
+    assert bill["price_status"] == "unverified"
+    assert [i["price_status"] for i in bill["line_items"]] == ["unverified"] * 5 + ["verified-primary"]
+
+
+def test_a_verified_bill_has_no_mark_and_no_legend(run_cli: Run) -> None:
+    result = run_cli("cost", BACKUP, "-p", "cloudflare-r2", "--as-of", "2026-12-01")
+    assert result.out.splitlines()[0] == "cloudflare-r2 standard: $7,499.85 a month"
+    assert LEGEND not in result.out
+    secondary = run_cli("cost", BACKUP, "-p", "backblaze-b2", "--as-of", "2026-12-01").out.splitlines()
+    assert secondary[0] == "backblaze-b2 standard: $3,474.93° a month"
+
+
+def test_cost_months_marks_each_category_and_month(run_cli: Run) -> None:
+    args = ("cost", BACKUP, "-p", "aws-s3", "--region", "eu-central-1", "--months", "2", "--as-of", "2026-12-01")
+    lines = run_cli(*args).out.splitlines()
+    assert lines[0] == "aws-s3 standard: $22,361.03* over 2 months"
+    assert lines[4].split() == [
+        "1",
+        "2026-12-01",
+        "500",
+        "TB",
+        "$10,994.24°",
+        "$74.82*",
+        "$2.01*",
+        "$0.00*",
+        "$11,071.07*",
+        "aws-s3/eu-central-1@2026-09-01",
+    ]
+    assert lines[6].split() == ["total", "$22,361.03*"]
+    assert lines[7] == LEGEND
+    rows = run_cli(*args, "-f", "csv").out.splitlines()
+    assert rows[0] == "month,priced_on,stored_bytes,category,amount_usd,table_version,price_status"
+    assert rows[1] == "1,2026-12-01,500000000000000,storage,10994.24,aws-s3/eu-central-1@2026-09-01,verified-secondary"
+    assert rows[4] == "1,2026-12-01,500000000000000,egress,74.82,aws-s3/eu-central-1@2026-09-01,unverified"
+    projected = json.loads(run_cli(*args, "-f", "json").out)
+    assert projected["price_status"] == "unverified"
+    assert projected["months"][0]["cost"]["price_status_by_category"] == {
+        "storage": "verified-secondary",
+        "requests": "unverified",
+        "free_allowance": "unverified",
+        "egress": "unverified",
+    }
