@@ -131,6 +131,14 @@ DaskOption = Annotated[
 ]
 
 
+VerifiedOnlyOption = Annotated[
+    bool,
+    typer.Option(
+        "--verified-only", help="leave out options whose bill rests on an unverified price (says which were left out)"
+    ),
+]
+
+
 @app.command("sweep")
 def sweep_command(
     ctx: typer.Context,
@@ -143,6 +151,7 @@ def sweep_command(
     output: FormatOption = OutputFormat.table,
     plot: PlotOption = None,
     dask: DaskOption = None,
+    verified_only: VerifiedOnlyOption = False,
 ) -> None:
     """Every allowed option's monthly bill over a grid of one or two workload fields, and the cheapest at each point."""
     from planner.cli import progress
@@ -156,7 +165,9 @@ def sweep_command(
     for axis in axes:
         points *= len(axis.values)
     with progress.bar("pricing the grid", total=points, unit="points", quiet=settings(ctx).quiet) as moved:
-        result = sweep(workload, axes, as_of=parse_date(as_of), progress=moved, scheduler=dask)
+        result = sweep(
+            workload, axes, as_of=parse_date(as_of), progress=moved, scheduler=dask, verified_only=verified_only
+        )
     if plot is not None:
         from planner.present.plots import save_sweep_plot
 

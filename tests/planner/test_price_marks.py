@@ -6,6 +6,7 @@ egress and tier-1 requests are unverified (aws-s3/eu-central-1@2026-09-01)."""
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 
@@ -81,3 +82,52 @@ def test_cost_months_marks_each_category_and_month(run_cli: Run) -> None:
         "free_allowance": "unverified",
         "egress": "unverified",
     }
+
+
+SWEEP = ("sweep", BACKUP, "--vary", "traffic.egress=0..500TB:3", "--as-of", "2026-12-01")
+
+
+def test_sweep_marks_the_cheapest_and_the_next(run_cli: Run) -> None:
+    lines = run_cli(*SWEEP).out.splitlines()
+    assert "250 TB            idrive-e2:standard   $2,500.00*  backblaze-b2:standard $3,474.93°    -" in lines
+    assert "0 B               aws-s3:deep-archive  $482.74°    aws-s3:glacier-flexible $1,690.54°  -" in lines
+    assert lines[-1] == LEGEND
+    rows = run_cli(*SWEEP, "-f", "csv").out.splitlines()
+    assert rows[0] == "traffic.egress,option,month_usd,price_status,policy_breach,winner"
+    assert "250000000000000.0,idrive-e2:standard,2500.00,unverified,,yes" in rows
+    cells = json.loads(run_cli(*SWEEP, "-f", "json").out)["cells"]
+    assert cells[1]["price_status"]["idrive-e2:standard"] == "unverified"
+
+
+def test_sweep_verified_only_leaves_out_unverified_options_and_says_so(run_cli: Run) -> None:
+    result = run_cli(*SWEEP, "--verified-only")
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    assert "250 TB            backblaze-b2:standard  $3,474.93°  wasabi:standard $3,633.43°          -" in lines
+    assert lines[-1] == (
+        "Left out (rests on unverified prices): idrive-e2:standard: IDrive e2 storage, put requests: free,"
+        " get requests: free, list requests: free, delete requests: free"
+    )
+    payload = json.loads(run_cli(*SWEEP, "--verified-only", "-f", "json").out)
+    assert "idrive-e2:standard" not in payload["options"] and list(payload["left_out"]) == ["idrive-e2:standard"]
+
+
+def test_sweep_verified_only_with_nothing_left_is_one_line_exit_2(run_cli: Run, tmp_path: Path) -> None:
+    path = tmp_path / "idrive.yaml"
+    path.write_text(
+        "name: only idrive\nstorage: {stored: 10 TB, object_size: 64 MiB}\nconstraints: {providers: [idrive-e2]}\n"
+    )
+    result = run_cli("sweep", str(path), "--vary", "traffic.egress=0..5TB:2", "--verified-only")
+    assert result.code == 2
+    assert result.err == (
+        "planner: --verified-only: every allowed option rests on an unverified price in the grid"
+        " (idrive-e2:standard): nothing is left\n"
+    )
+
+
+def test_the_sweep_plot_marks_each_option(run_cli: Run, tmp_path: Path) -> None:
+    out = tmp_path / "line.svg"
+    assert run_cli(*SWEEP, "--plot", str(out)).code == 0
+    texts = ["".join(node.itertext()) for node in ET.parse(out).getroot().iter() if node.tag.endswith("text")]
+    assert "idrive-e2:standard*" in texts and "backblaze-b2:standard°" in texts and "cloudflare-r2:standard" in texts
+    assert "°: a price verified from a secondary source; *: rests on an unverified price" in texts

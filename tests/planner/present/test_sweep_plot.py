@@ -9,6 +9,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from planner.evidence import PRICE_MARKERS
 from planner.present.plots import usd_label
 
 from .conftest import ROOT, check_picture
@@ -36,8 +37,9 @@ def test_a_two_field_sweep_draws_the_winner_and_its_bill_in_every_cell(run_cli: 
     for cell in cells:
         winner = cell["winner"]
         assert winner in shown  # in the legend
-        # the cell's own bill, as the table prints it
-        assert usd_label(Decimal(cell["costs_usd"][winner])) in texts
+        # the cell's own bill, as the table prints it, with the mark of its weakest price
+        mark = PRICE_MARKERS[cell["price_status"][winner]]
+        assert usd_label(Decimal(cell["costs_usd"][winner])) + mark in texts
     # the axes' ticks are the grid's values in the fields' units
     assert "300 TB" in texts and "100 TB" in texts
 
