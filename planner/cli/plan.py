@@ -296,6 +296,7 @@ def recommend_command(
     plot: PlotOption = None,
     dask: DaskOption = None,
     tornado_plot: TornadoPlotOption = None,
+    verified_only: VerifiedOnlyOption = False,
 ) -> None:
     """Rank every allowed provider and storage class for a workload, and explain the choice."""
     from planner.cli import progress
@@ -318,6 +319,7 @@ def recommend_command(
             sim_duration_s=window_s,
             progress=moved,
             curves=plot is not None or output == OutputFormat.json,
+            verified_only=verified_only,
         )
     if plot is not None:
         from planner.present.plots import save_recommendation_plot

@@ -131,3 +131,57 @@ def test_the_sweep_plot_marks_each_option(run_cli: Run, tmp_path: Path) -> None:
     texts = ["".join(node.itertext()) for node in ET.parse(out).getroot().iter() if node.tag.endswith("text")]
     assert "idrive-e2:standard*" in texts and "backblaze-b2:standard°" in texts and "cloudflare-r2:standard" in texts
     assert "°: a price verified from a secondary source; *: rests on an unverified price" in texts
+
+
+TWO = """name: idrive or r2
+storage: {stored: 10 TB, object_size: 64 MiB}
+traffic: {egress: 1 TB}
+constraints: {providers: [idrive-e2, cloudflare-r2], months: 2}
+"""
+
+
+def test_recommend_verified_only_leaves_out_idrive_and_says_why(run_cli: Run, tmp_path: Path) -> None:
+    """IDrive e2 at $5 a TB-month ($50.00 for 10 TB) is the cheapest, on an inferred price; with
+    --verified-only R2 Infrequent Access ($110.90) is chosen and IDrive named as left out."""
+    path = tmp_path / "two.yaml"
+    path.write_text(TWO)
+    args = ("recommend", str(path), "--no-simulate", "--as-of", "2026-12-01")
+    plain = run_cli(*args).out.splitlines()
+    assert plain[4].split()[:5] == ["1", "idrive-e2", "standard", "$50.00*", "$100.00*"]
+    result = run_cli(*args, "--verified-only")
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    assert lines[4].split()[:5] == ["1", "cloudflare-r2", "infrequent-access", "$110.90", "$221.80"]
+    assert not any("idrive-e2" in line for line in lines[:8])
+    statement = "idrive-e2 standard: rests on unverified prices: IDrive e2 storage, get requests: free"
+    assert f"Left out (--verified-only): {statement}" in lines
+    assert "Use cloudflare-r2 infrequent-access" in lines
+    payload = json.loads(run_cli(*args, "--verified-only", "-f", "json").out)
+    assert payload["left_out"] == [statement]
+    assert [o["provider"] for o in payload["ranking"]] == ["cloudflare-r2", "cloudflare-r2"]
+
+
+def test_recommend_verified_only_with_nothing_left_is_one_line_exit_2(run_cli: Run, tmp_path: Path) -> None:
+    path = tmp_path / "idrive.yaml"
+    path.write_text(TWO.replace("idrive-e2, cloudflare-r2", "idrive-e2"))
+    result = run_cli("recommend", str(path), "--no-simulate", "--verified-only")
+    assert result.code == 2
+    assert result.err == (
+        "planner: --verified-only: every allowed option rests on an unverified price (idrive-e2 standard: rests on"
+        " unverified prices: IDrive e2 storage, get requests: free): nothing is left\n"
+    )
+
+
+def test_the_markdown_report_marks_the_choice_its_bill_and_its_months(run_cli: Run, tmp_path: Path) -> None:
+    path = tmp_path / "two.yaml"
+    path.write_text(TWO)
+    out = tmp_path / "report.md"
+    assert run_cli("report", str(path), "--no-simulate", "--as-of", "2026-12-01", "-o", str(out)).code == 0
+    lines = out.read_text().splitlines()
+    assert (
+        "Use idrive-e2 standard: $50.00\\* this month, $100.00\\* over 2 months (prices in force on 2026-12-01)."
+        in (lines)
+    )
+    assert "| total |   |   |   |   | $50.00\\* |   |   |" in lines
+    assert "| 2 | 2027-01-01 | 10 TB | $50.00\\* | idrive-e2@2025-01-01 |" in lines
+    assert "| total |   |   | $100.00\\* |   |" in lines
