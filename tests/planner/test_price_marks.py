@@ -185,3 +185,16 @@ def test_the_markdown_report_marks_the_choice_its_bill_and_its_months(run_cli: R
     assert "| total |   |   |   |   | $50.00\\* |   |   |" in lines
     assert "| 2 | 2027-01-01 | 10 TB | $50.00\\* | idrive-e2@2025-01-01 |" in lines
     assert "| total |   |   | $100.00\\* |   |" in lines
+
+
+def test_migrate_marks_the_one_time_items_and_their_total(run_cli: Run) -> None:
+    """S3 us-east-1's request and egress prices (aws-s3@2025-12-01) are verified from a secondary source."""
+    web = str(EXAMPLES / "web-assets.yaml")
+    result = run_cli("migrate", web, "--from", "aws-s3", "--to", "idrive-e2", "--start", "2026-12-01")
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    assert lines[4].startswith("One-time cost: $417.72°. Duration: 1,207.0 hours (50.3 days)")
+    total = next(line for line in lines if line.startswith("total "))
+    assert total.split() == ["total", "$417.72°"]
+    assert "1,000 requests  $0.0004       $7.63°    aws-s3@2025-12-01" in result.out
+    assert lines[lines.index(total) + 1] == LEGEND

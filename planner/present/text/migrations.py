@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from planner.evidence import MARKERS, legend
-from planner.present.text.tables import heading, line_item_row, table, usd
+from planner.evidence import MARKERS, legend, weakest_price
+from planner.present.text.tables import heading, line_item_row, marked_usd, price_legends, table, usd
 from planner.units import format_bytes
 
 if TYPE_CHECKING:  # the results' modules (and numpy behind them) only for the type checker: start-up
@@ -35,6 +35,7 @@ def migration(plan: MigrationPlan, fmt: str, *, width: int | None = None) -> str
         "",
         heading("One-time costs", fmt, level=3),
         _one_time(plan, fmt, width=width),
+        *price_legends((item.price_status.value for item in plan.one_time), width=width),
         "",
         heading("What bounds the duration", fmt, level=3),
         _bounds(plan, fmt, width=width),
@@ -68,7 +69,8 @@ def _summary(plan: MigrationPlan, fmt: str) -> list[str]:
         f"Moves {format_bytes(plan.stored_bytes)} in {plan.objects:,} objects, starting {plan.start}; "
         + ("nothing is copied." if plan.strategy == "age-out" else f"{_COPY_HOSTS[plan.copy_host]}."),
         f"Strategy: {plan.strategy}; {plan.chosen_because}.",
-        f"One-time cost: {usd(plan.one_time_cost_usd)}. Duration: {hours}{duration_mark}; bound by {plan.bottleneck}.",
+        f"One-time cost: {marked_usd(plan.one_time_cost_usd, _one_time_status(plan))}. "
+        f"Duration: {hours}{duration_mark}; bound by {plan.bottleneck}.",
         f"Month 1: {usd(plan.monthly_before_usd)} to stay; month {last.month}: {usd(last.stay_usd)} to stay, "
         f"{usd(plan.monthly_after_usd)} moving. Pays back in {payback}.",
     ]
@@ -99,8 +101,13 @@ def _strategies(plan: MigrationPlan, fmt: str, *, width: int | None) -> str:
 def _one_time(plan: MigrationPlan, fmt: str, *, width: int | None) -> str:
     """The one-time line items of the move and their total."""
     items = [line_item_row(item, version=True) for item in plan.one_time]
-    items.append(("total", "", "", "", "", usd(plan.one_time_cost_usd), ""))
+    items.append(("total", "", "", "", "", marked_usd(plan.one_time_cost_usd, _one_time_status(plan)), ""))
     return table(["category", "item", "quantity", "unit", "unit price", "amount", "prices"], items, fmt, width=width)
+
+
+def _one_time_status(plan: MigrationPlan) -> str:
+    """The weakest sourcing among the prices of the move's one-time line items."""
+    return weakest_price(item.price_status.value for item in plan.one_time)
 
 
 def _bounds(plan: MigrationPlan, fmt: str, *, width: int | None) -> str:
