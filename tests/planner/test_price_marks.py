@@ -198,3 +198,33 @@ def test_migrate_marks_the_one_time_items_and_their_total(run_cli: Run) -> None:
     assert total.split() == ["total", "$417.72°"]
     assert "1,000 requests  $0.0004       $7.63°    aws-s3@2025-12-01" in result.out
     assert lines[lines.index(total) + 1] == LEGEND
+
+
+def test_migrate_marks_each_month_of_the_timeline_and_the_plot(run_cli: Run, tmp_path: Path) -> None:
+    """Staying at S3 rests on secondary-verified prices; moving adds IDrive e2's unverified $5 a TB."""
+    web = str(EXAMPLES / "web-assets.yaml")
+    args = ("migrate", web, "--from", "aws-s3", "--to", "idrive-e2", "--start", "2026-12-01")
+    lines = run_cli(*args).out.splitlines()
+    assert lines[5].startswith("Month 1: $4,190.21° to stay; month 12: $4,237.34° to stay, $36.00* moving.")
+    month_one = next(line for line in lines if line.startswith("1        2026-12-01"))
+    assert month_one.split()[8:] == [
+        "$4,190.21°",
+        "$428.03°",
+        "$22.59*",
+        "$417.71°",
+        "$4,190.21°",
+        "$450.62*",
+        "100%",
+    ]
+    assert lines[lines.index(next(line for line in lines if line.startswith("12       2027-11-01"))) + 1] == LEGEND
+    month = json.loads(run_cli(*args, "-f", "json").out)["timeline"][0]
+    assert (month["stay_price_status"], month["source_price_status"], month["destination_price_status"]) == (
+        "verified-secondary",
+        "verified-secondary",
+        "unverified",
+    )
+    out = tmp_path / "move.svg"
+    assert run_cli(*args, "--plot", str(out)).code == 0
+    texts = ["".join(node.itertext()) for node in ET.parse(out).getroot().iter() if node.tag.endswith("text")]
+    assert "stay at aws-s3:standard°" in texts and "move to idrive-e2:standard*" in texts
+    assert "one-time cost of the move: $417.72°" in texts
