@@ -228,3 +228,22 @@ def test_migrate_marks_each_month_of_the_timeline_and_the_plot(run_cli: Run, tmp
     texts = ["".join(node.itertext()) for node in ET.parse(out).getroot().iter() if node.tag.endswith("text")]
     assert "stay at aws-s3:standard°" in texts and "move to idrive-e2:standard*" in texts
     assert "one-time cost of the move: $417.72°" in texts
+
+
+def _svg_texts(path: Path) -> list[str]:
+    return ["".join(node.itertext()) for node in ET.parse(path).getroot().iter() if node.tag.endswith("text")]
+
+
+def test_the_recommendation_and_projection_plots_mark_amounts(run_cli: Run, tmp_path: Path) -> None:
+    path = tmp_path / "two.yaml"
+    path.write_text(TWO)
+    note = "°: a price verified from a secondary source; *: rests on an unverified price"
+    chart = tmp_path / "rec.svg"
+    assert run_cli("recommend", str(path), "--no-simulate", "--as-of", "2026-12-01", "--plot", str(chart)).code == 0
+    texts = _svg_texts(chart)
+    assert "$50.00*  CHOSEN" in texts and "idrive-e2 standard* (chosen)" in texts and note in texts
+    months = tmp_path / "months.svg"
+    args = ("cost", str(path), "-p", "idrive-e2", "--months", "2", "--as-of", "2026-12-01", "--plot", str(months))
+    assert run_cli(*args).code == 0
+    title = "idrive-e2 standard: $100.00* over 2 months (prices from idrive-e2@2025-01-01, unchanged)"
+    assert title in _svg_texts(months)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.evidence import PRICE_MARKERS, price_marked, weakest_price
-from planner.present.plots.common import drawing, plot_target, usd_axis, usd_label
+from planner.present.plots.common import PRICE_NOTE, drawing, plot_target, usd_axis, usd_label
 from planner.present.text.migrations import moving_status, one_time_status
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ def save_migration_plot(plan: MigrationPlan, path: Path) -> None:
         marks = any(PRICE_MARKERS.get(status) for status in (stay_status, move_status, one_time_status(plan)))
         cumulative.legend(
             loc="upper left",
-            title="°: a price verified from a secondary source; *: an unverified one" if marks else None,
+            title=PRICE_NOTE if marks else None,
         )
         monthly.plot(months, [float(m.stay_usd) for m in timeline], color="#999999", marker=".", label="stay")
         monthly.plot(months, [float(m.move_usd) for m in timeline], color="#0072B2", marker=".", label="move")

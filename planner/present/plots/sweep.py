@@ -8,7 +8,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.evidence import PRICE_MARKERS, price_marked
-from planner.present.plots.common import PROVIDER_COLOURS, SPARE_COLOURS, drawing, plot_target, usd_axis, usd_label
+from planner.present.plots.common import (
+    PRICE_NOTE,
+    PROVIDER_COLOURS,
+    SPARE_COLOURS,
+    drawing,
+    plot_target,
+    usd_axis,
+    usd_label,
+)
 from planner.workload import format_field_value
 
 if TYPE_CHECKING:
@@ -30,9 +38,6 @@ def _option_colours(options: Sequence[str]) -> dict[str, str]:
             spare = [c for c in palette if c not in colours.values()]
             colours[option] = spare[0] if spare else "#444444"
     return colours
-
-
-_PRICE_NOTE = "°: a price verified from a secondary source; *: rests on an unverified price"
 
 
 def _priced_label(result: Sweep, option: str) -> str:
@@ -96,7 +101,7 @@ def _bills_along(result: Sweep, ranked: list[str], target: Path) -> None:
         ax.set_title(f"{result.workload}: every option's monthly bill over {axis.field}", loc="left")
         title = "bold: cheapest somewhere; dotted: breaks a policy"
         if _any_mark(result, result.options):
-            title += "\n" + _PRICE_NOTE
+            title += "\n" + PRICE_NOTE
         ax.legend(loc="upper left", fontsize=8, ncols=2, title=title)
 
 
@@ -146,5 +151,5 @@ def _cheapest_map(result: Sweep, ranked: list[str], target: Path) -> None:
         handles = [Patch(color=colours[o], label=_priced_label(result, o)) for o in ranked]
         if none in grid:
             handles.append(Patch(color="#DDDDDD", label="none: every option breaks a policy"))
-        title = "cheapest" + ("\n" + _PRICE_NOTE.replace("; ", "\n") if _any_mark(result, ranked) else "")
+        title = "cheapest" + ("\n" + PRICE_NOTE.replace("; ", "\n") if _any_mark(result, ranked) else "")
         figure.legend(handles=handles, loc="outside right upper", title=title)
