@@ -24,6 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from planner.cluster import run_chunks
 from planner.costing.bills import add_months, price_table
 from planner.errors import InputError
+from planner.evidence import weakest_price
+from planner.pricing.billing import bill
 from planner.pricing.models import PriceTable
 
 # The file format of ranges moved to the workload layer; these names stay importable from here.
@@ -68,6 +70,11 @@ class OptionOutcome(_Model):
     expected_regret_usd: float = Field(
         description="mean of (its bill - the cheapest bill that breaks no policy) a month, over the outcomes where"
         " it breaks none (infinite when it always does)"
+    )
+    price_status: str = Field(
+        "verified-primary",
+        description="the weakest sourcing of the prices its bills rest on (verified-primary, verified-secondary,"
+        " unverified), from its bills with every input at its low end, centre and high end in the first and last month",
     )
 
 
@@ -138,6 +145,8 @@ def sample(
     draws = draw(inputs, n, np.random.default_rng(seed), correlations)
     costs, feasible, horizon = _price_outcomes(plan, draws, n, scheduler, chunk_samples, progress)
     outcomes, winners = _option_outcomes(plan.labels, costs, feasible, horizon)
+    statuses = _price_statuses(plan, inputs)
+    outcomes = [o.model_copy(update={"price_status": statuses[o.option]}) for o in outcomes]
     favourite = plan.labels.index(outcomes[0].option)
     statement = _statement(outcomes, plan.labels, favourite, winners, draws, inputs)
     central_usd, tornado = _tornado(plan, inputs, draws, horizon[:, favourite], favourite)
@@ -266,6 +275,25 @@ def _option_outcomes(
         )
     outcomes.sort(key=lambda o: (-o.p_cheapest, o.expected_regret_usd))
     return outcomes, winners
+
+
+def _price_statuses(plan: _Plan, inputs: list[Uncertain]) -> dict[str, str]:
+    """Each option's weakest price sourcing, from the line-item engine's bills with every input at its
+    low end, its centre and its high end, in the first and the last month of the horizon (the arrays
+    carry no line items; a range's ends reach the tiers its outcomes do)."""
+    points = [{u.field: getattr(u, end) for u in inputs} for end in ("low", "central", "high")]
+    months = sorted({0, plan.months - 1})
+    statuses = {}
+    for (provider, storage_class), label in zip(plan.options, plan.labels, strict=True):
+        found: list[str] = []
+        for month in months:
+            table = plan.monthly_tables[month][provider]
+            for point in points:
+                usage = at(plan.workload, point).usage_for(storage_class, table.limits, month)
+                priced = bill(table, storage_class, usage, as_of=plan.days[month])
+                found += [item.price_status.value for item in priced.line_items]
+        statuses[label] = weakest_price(found)
+    return statuses
 
 
 def _tornado(

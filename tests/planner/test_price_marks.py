@@ -247,3 +247,30 @@ def test_the_recommendation_and_projection_plots_mark_amounts(run_cli: Run, tmp_
     assert run_cli(*args).code == 0
     title = "idrive-e2 standard: $100.00* over 2 months (prices from idrive-e2@2025-01-01, unchanged)"
     assert title in _svg_texts(months)
+
+
+GROWING = """name: growing
+storage: {stored: 100 TB, object_size: 64 MiB, growth_per_month: {low: 5 TB, high: 15 TB}}
+traffic: {egress: 2 TB}
+constraints: {providers: [backblaze-b2, idrive-e2], storage_classes: [standard], months: 12}
+"""
+
+
+def test_the_outcomes_of_samples_mark_each_options_amounts(run_cli: Run, tmp_path: Path) -> None:
+    """100 TB at IDrive e2's inferred $5 a TB is $500.00* in month one whatever the growth."""
+    path = tmp_path / "growing.yaml"
+    path.write_text(GROWING)
+    args = ("recommend", str(path), "--no-simulate", "--samples", "200", "--as-of", "2026-01-01")
+    lines = run_cli(*args).out.splitlines()
+    idrive = next(line for line in lines if line.startswith("idrive-e2:standard "))
+    assert idrive.split()[5:8] == ["$500.00*", "$500.00*", "$500.00*"]
+    b2 = next(line for line in lines if line.startswith("backblaze-b2:standard "))
+    assert b2.split()[5:8] == ["$599.94°", "$599.94°", "$599.94°"]
+    swing = next(line for line in lines if line.startswith("storage.growth_per_month "))
+    assert all(cell.endswith("*") for cell in swing.split()[1:3])
+    assert lines[-1] == LEGEND
+    answer = json.loads(run_cli(*args, "-f", "json").out)["uncertainty"]
+    assert {o["option"]: o["price_status"] for o in answer["options"]} == {
+        "idrive-e2:standard": "unverified",
+        "backblaze-b2:standard": "verified-secondary",
+    }

@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.errors import InputError
-from planner.present.plots.common import cut, drawing, plot_target, usd_axis, usd_label
+from planner.evidence import PRICE_MARKERS
+from planner.present.plots.common import PRICE_NOTE, cut, drawing, plot_target, usd_axis, usd_label
 
 if TYPE_CHECKING:
     from planner.decide.uncertainty import UncertainAnswer
@@ -20,6 +21,7 @@ def save_tornado_plot(answer: UncertainAnswer, path: Path) -> None:
     if not swings or answer.central_usd is None:
         raise InputError("no uncertain input moves the favourite's bill: nothing to plot", source=str(path))
     favourite = answer.options[0].option
+    mark = PRICE_MARKERS.get(answer.options[0].price_status, "")  # the favourite's weakest price
     centre = answer.central_usd
     with drawing(10.0, max(3.0, 0.55 * len(swings) + 1.8), target) as figure:
         ax = figure.subplots()
@@ -31,7 +33,9 @@ def save_tornado_plot(answer: UncertainAnswer, path: Path) -> None:
                 ax.barh(row, value - centre, left=centre, height=0.6, color=colour, label=label if row == 0 else None)
             index = "" if swing.first_order_index is None else f"  (S1 {swing.first_order_index:.2f})"
             ax.annotate(  # two "$" in one text would start matplotlib's mathtext: escaped
-                f"{usd_label(swing.at_p10_usd)} .. {usd_label(swing.at_p90_usd)}{index}".replace("$", r"\$"),
+                f"{usd_label(swing.at_p10_usd)}{mark} .. {usd_label(swing.at_p90_usd)}{mark}{index}".replace(
+                    "$", r"\$"
+                ),
                 xy=(max(swing.at_p10_usd, swing.at_p90_usd, centre), row),
                 xytext=(4, 0),
                 textcoords="offset points",
@@ -44,12 +48,12 @@ def save_tornado_plot(answer: UncertainAnswer, path: Path) -> None:
         ax.set_xlabel(f"{favourite}: bill over {answer.months} months (USD), every other input at its central value")
         ax.grid(axis="y", visible=False)
         ax.set_title(
-            f"What moves the favourite's bill: {favourite} at {usd_label(centre)} over {answer.months} months"
+            f"What moves the favourite's bill: {favourite} at {usd_label(centre)}{mark} over {answer.months} months"
             " with every input central"
             f" ({answer.samples:,} samples, seed {answer.seed})",
             loc="left",
         )
-        ax.legend(loc="lower right")
+        ax.legend(loc="lower right", title=PRICE_NOTE if mark else None)
         low = min(centre, *(min(s.at_p10_usd, s.at_p90_usd) for s in swings))
         high = max(centre, *(max(s.at_p10_usd, s.at_p90_usd) for s in swings))
         span = max(high - low, abs(centre) * 0.01, 1e-9)

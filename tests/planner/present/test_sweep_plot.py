@@ -76,8 +76,9 @@ def test_the_tornado_plot_draws_each_uncertain_input_about_the_central_bill(run_
     assert "traffic.egress" in shown and "storage.stored" in shown
     favourite = answer["options"][0]["option"]
     assert favourite in shown and usd_label(answer["central_usd"]) in shown
+    mark = PRICE_MARKERS[answer["options"][0]["price_status"]]  # the favourite's weakest price
     for swing in answer["tornado"]:
-        # each bar's ends as the table gives them
-        assert f"{usd_label(swing['at_p10_usd'])} .. {usd_label(swing['at_p90_usd'])}" in shown
+        # each bar's ends as the table gives them, with the favourite's price mark
+        assert f"{usd_label(swing['at_p10_usd'])}{mark} .. {usd_label(swing['at_p90_usd'])}{mark}" in shown
     refused = run_cli("recommend", str(workload), "--no-simulate", "--tornado-plot", str(out))
     assert refused.code == 2 and "--samples" in refused.err and refused.err.count("\n") == 1
