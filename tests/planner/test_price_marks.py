@@ -206,6 +206,8 @@ def test_migrate_marks_each_month_of_the_timeline_and_the_plot(run_cli: Run, tmp
     args = ("migrate", web, "--from", "aws-s3", "--to", "idrive-e2", "--start", "2026-12-01")
     lines = run_cli(*args).out.splitlines()
     assert lines[5].startswith("Month 1: $4,190.21° to stay; month 12: $4,237.34° to stay, $36.00* moving.")
+    bulk = next(line for line in lines if line.startswith("bulk "))
+    assert bulk.split()[1:3] == ["$808.01*", "$442.01°"]  # moving rests on IDrive's price, the copy on S3's
     month_one = next(line for line in lines if line.startswith("1        2026-12-01"))
     assert month_one.split()[8:] == [
         "$4,190.21°",

@@ -142,6 +142,12 @@ class StrategyOutcome(_Model):
         "figures (retention, reads) or the user's link set it",
     )
     payback_month: int | None = None
+    move_price_status: str = Field(
+        "verified-primary", description="the weakest sourcing of the prices total_move_usd rests on (both sides' bills)"
+    )
+    one_time_price_status: str = Field(
+        "verified-primary", description="the weakest sourcing of the prices of its one-time line items"
+    )
 
 
 class MigrationPlan(_Model):

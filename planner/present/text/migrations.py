@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from planner.evidence import MARKERS, legend, weakest_price
-from planner.present.text.tables import heading, line_item_row, marked_usd, price_legends, table, usd
+from planner.present.text.tables import heading, line_item_row, marked_usd, price_legends, table
 from planner.units import format_bytes
 
 if TYPE_CHECKING:  # the results' modules (and numpy behind them) only for the type checker: start-up
@@ -85,8 +85,8 @@ def _strategies(plan: MigrationPlan, fmt: str, *, width: int | None) -> str:
         [
             (
                 c.strategy,
-                "-" if c.total_move_usd is None else usd(c.total_move_usd),
-                "-" if c.one_time_cost_usd is None else usd(c.one_time_cost_usd),
+                "-" if c.total_move_usd is None else marked_usd(c.total_move_usd, c.move_price_status),
+                "-" if c.one_time_cost_usd is None else marked_usd(c.one_time_cost_usd, c.one_time_price_status),
                 _days(c.duration_days) + ("" if c.duration_evidence is None else MARKERS[c.duration_evidence]),
                 str(c.payback_month or "-"),
                 "chosen" if c.strategy == plan.strategy else "",
