@@ -276,3 +276,12 @@ def test_the_outcomes_of_samples_mark_each_options_amounts(run_cli: Run, tmp_pat
         "idrive-e2:standard": "unverified",
         "backblaze-b2:standard": "verified-secondary",
     }
+
+
+def test_the_html_report_marks_the_choice(run_cli: Run, tmp_path: Path) -> None:
+    path = tmp_path / "two.yaml"
+    path.write_text(TWO)
+    out = tmp_path / "report.html"
+    assert run_cli("report", str(path), "--no-simulate", "--as-of", "2026-12-01", "-o", str(out)).code == 0
+    html = out.read_text()
+    assert "Use idrive-e2 standard: $50.00* this month, $100.00* over 2 months (prices in force on 2026-12-01)." in html
