@@ -13,6 +13,7 @@ judged on an ``assumed`` or ``extrapolated`` figure is ``unverified``, never ``m
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -147,3 +148,17 @@ def price_legend() -> str:
         "prices: no mark = verified from the provider's own pages, ° = verified from a secondary source, "
         "* = rests on an unverified price"
     )
+
+
+PRICE_ORDER: tuple[str, ...] = ("verified-primary", "verified-secondary", "unverified")
+"""Price sourcing, best first."""
+
+
+def weakest_price(statuses: Iterable[str]) -> str:
+    """The weakest sourcing among the prices an amount rests on (``verified-primary`` for none)."""
+    return max(statuses, key=PRICE_ORDER.index, default="verified-primary")
+
+
+def price_marked(text: str, status: str) -> str:
+    """``text`` with the mark of its weakest price's sourcing (none when verified from the provider)."""
+    return f"{text}{PRICE_MARKERS.get(status, '')}"

@@ -174,7 +174,7 @@ def cost_command(
 
             save_projection_plot(result, plot)
         typer.echo(
-            render.as_json(result)
+            render.projection_json(result)
             if output == OutputFormat.json
             else render.projection(result, output.value, width=settings(ctx).width)
         )
@@ -184,7 +184,7 @@ def cost_command(
             workload, provider, storage_class, as_of=day, prices=prices, region=region, options=options
         )
     typer.echo(
-        render.as_json(bill)
+        render.breakdown_json(bill)
         if output == OutputFormat.json
         else render.breakdown(bill, output.value, width=settings(ctx).width)
     )
@@ -197,6 +197,14 @@ DaskOption = Annotated[
         metavar="SCHEDULER",
         help="price in chunks on the Dask distributed cluster at this scheduler address, e.g. tcp://10.0.0.5:8786"
         " (needs planner[dask]; the same answer as here)",
+    ),
+]
+
+
+VerifiedOnlyOption = Annotated[
+    bool,
+    typer.Option(
+        "--verified-only", help="leave out options whose bill rests on an unverified price (says which were left out)"
     ),
 ]
 
@@ -214,6 +222,7 @@ def sweep_command(
     plot: PlotOption = None,
     dask: DaskOption = None,
     force: ForceOption = False,
+    verified_only: VerifiedOnlyOption = False,
 ) -> None:
     """Every allowed option's monthly bill over a grid of one or two workload fields, and the cheapest at each point."""
     from planner.cli import progress
@@ -228,7 +237,9 @@ def sweep_command(
     for axis in axes:
         points *= len(axis.values)
     with progress.bar("pricing the grid", total=points, unit="points", quiet=settings(ctx).quiet) as moved:
-        result = sweep(workload, axes, as_of=parse_date(as_of), progress=moved, scheduler=dask)
+        result = sweep(
+            workload, axes, as_of=parse_date(as_of), progress=moved, scheduler=dask, verified_only=verified_only
+        )
     if plot is not None:
         from planner.present.plots import save_sweep_plot
 
@@ -358,6 +369,7 @@ def recommend_command(
     dask: DaskOption = None,
     tornado_plot: TornadoPlotOption = None,
     force: ForceOption = False,
+    verified_only: VerifiedOnlyOption = False,
 ) -> None:
     """Rank every allowed provider and storage class for a workload, and explain the choice."""
     from planner.cli import progress
@@ -384,6 +396,7 @@ def recommend_command(
             sim_duration_s=window_s,
             progress=moved,
             curves=plot is not None or output == OutputFormat.json,
+            verified_only=verified_only,
         )
     if plot is not None:
         from planner.present.plots import save_recommendation_plot

@@ -13,7 +13,7 @@ from planner.evidence import Evidence, marked, weakest
 from planner.units import format_duration
 
 if TYPE_CHECKING:
-    from planner.sim.result import OperationStats, SimulationResult, WorkloadSimulation
+    from planner.sim.result import Estimate, OperationStats, SimulationResult, WorkloadSimulation
 
 
 def report(result: WorkloadSimulation, fmt: str, table: _Table, heading: _Heading) -> str:
@@ -35,6 +35,7 @@ def report(result: WorkloadSimulation, fmt: str, table: _Table, heading: _Headin
         parts += [
             heading(f"{name} window: {_window(window)}", fmt, level=3),
             _operations(window, result, fmt, table),
+            f"throttled answers (503 SlowDown, 429), every attempt: {_interval(window.throttled)}",
             "",
         ]
     parts += [legend(), ""]
@@ -45,12 +46,31 @@ def report(result: WorkloadSimulation, fmt: str, table: _Table, heading: _Headin
         ]
         parts += [table(["target", "wanted", "achieved (95% CI)", "verdict", "why"], rows, fmt), ""]
     parts.append(heading("Billed requests a month", fmt, level=3))
-    month_rows = [(op, f"{count:,}") for op, count in sorted(result.month_billed_requests.items())]
-    parts += [table(["request", "a month"], month_rows, fmt), result.month_scaling]
+    intervals = result.month_billed_requests_ci95
+    month_rows = [
+        (op, f"{count:,}", _bounds(intervals[op]) if op in intervals else "-")
+        for op, count in sorted(result.month_billed_requests.items())
+    ]
+    replications = f"95% CI ({result.mean.replications} replications)"
+    parts += [table(["request", "a month", replications], month_rows, fmt), result.month_scaling]
     if result.assumptions:
         parts += ["", heading("Derived and assumed", fmt, level=3)]
         parts += [f"- {note}" for note in result.assumptions]
     return "\n".join(parts)
+
+
+def _bounds(estimate: Estimate) -> str:
+    """A count's 95 % interval as ``low .. high`` (never below 0); ``-`` from one replication."""
+    if estimate.ci95_half_width is None or math.isnan(estimate.ci95_half_width):
+        return "- (one replication gives no interval)"
+    return f"{max(0.0, estimate.low):,.0f} .. {estimate.high:,.0f}"
+
+
+def _interval(estimate: Estimate) -> str:
+    """A count with its 95 % interval: ``120 (95% CI 96 .. 144)``."""
+    if estimate.ci95_half_width is None or math.isnan(estimate.ci95_half_width):
+        return f"{estimate.mean:,.0f}"
+    return f"{estimate.mean:,.0f} (95% CI {_bounds(estimate)})"
 
 
 def _window(window: SimulationResult) -> str:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planner.errors import InputError, validation_problem
+from planner.evidence import weakest_price
 from planner.pricing.models import PolicyBreach, PriceTable
 from planner.workload import SIZE_FIELDS, Workload
 
@@ -51,6 +52,11 @@ class SweepCell(_Model):
         default_factory=dict, description="options whose bill breaks a provider policy here (never the winner)"
     )
     winner: str | None = Field(description="the cheapest option that breaks no policy (None: every one does)")
+    price_status: dict[str, str] = Field(
+        default_factory=dict,
+        description="each option's bill here: the sourcing of the weakest price it rests on (verified-primary,"
+        " verified-secondary or unverified), by option label",
+    )
 
 
 class Sweep(_Model):
@@ -60,6 +66,15 @@ class Sweep(_Model):
     options: list[str] = Field(description="provider:class labels, in the order of the cells' costs")
     cells: list[SweepCell]
     table_versions: dict[str, str]
+    left_out: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="options left out because their bill rests on an unverified price somewhere in the grid"
+        " (verified_only), with those prices",
+    )
+
+    def option_price_status(self, option: str) -> str:
+        """The weakest sourcing of the option's bills over the whole grid."""
+        return weakest_price(cell.price_status.get(option, "verified-primary") for cell in self.cells)
 
 
 def _unit_of(text: str) -> str:
@@ -132,17 +147,68 @@ def _cells(
         varied = at(workload, point)
         costs: dict[str, Decimal] = {}
         breaches: dict[str, list[PolicyBreach]] = {}
+        statuses: dict[str, str] = {}
         for provider, storage_class in options:
             table = tables[provider]
             priced = bill(table, storage_class, varied.usage_for(storage_class, table.limits), as_of=day)
             label = f"{provider}:{storage_class}"
             costs[label] = priced.total_usd
+            statuses[label] = weakest_price(item.price_status.value for item in priced.line_items)
             if priced.policy_breaches:
                 breaches[label] = list(priced.policy_breaches)
-        allowed_here = [label for label in costs if label not in breaches]
-        winner = min(allowed_here, key=lambda label: costs[label]) if allowed_here else None
-        cells.append(SweepCell(point=point, costs_usd=costs, breaches=breaches, winner=winner))
+        cells.append(_cell(point, costs, breaches, statuses))
     return cells
+
+
+def _cell(
+    point: dict[str, float],
+    costs: dict[str, Decimal],
+    breaches: dict[str, list[PolicyBreach]],
+    statuses: dict[str, str],
+) -> SweepCell:
+    """A point's cell, its winner the cheapest option that breaks no policy."""
+    allowed_here = [label for label in costs if label not in breaches]
+    winner = min(allowed_here, key=lambda label: costs[label]) if allowed_here else None
+    return SweepCell(point=point, costs_usd=costs, breaches=breaches, winner=winner, price_status=statuses)
+
+
+def _unverified_prices(
+    workload: Workload,
+    cells: list[SweepCell],
+    options: list[tuple[str, str]],
+    tables: dict[str, PriceTable],
+    day: dt.date,
+) -> dict[str, list[str]]:
+    """The options whose bill rests on an unverified price at some point of the grid, with the line
+    items priced so (at the first such point)."""
+    from planner.decide.uncertainty import at
+    from planner.pricing.billing import bill
+
+    left_out: dict[str, list[str]] = {}
+    for provider, storage_class in options:
+        label = f"{provider}:{storage_class}"
+        cell = next((c for c in cells if c.price_status.get(label) == "unverified"), None)
+        if cell is None:
+            continue
+        table = tables[provider]
+        priced = bill(table, storage_class, at(workload, cell.point).usage_for(storage_class, table.limits), as_of=day)
+        left_out[label] = list(
+            dict.fromkeys(i.description for i in priced.line_items if i.price_status.value == "unverified")
+        )
+    return left_out
+
+
+def _without(cells: list[SweepCell], left_out: Collection[str]) -> list[SweepCell]:
+    """The cells with the options ``left_out`` removed and each winner chosen again."""
+    return [
+        _cell(
+            cell.point,
+            {o: c for o, c in cell.costs_usd.items() if o not in left_out},
+            {o: b for o, b in cell.breaches.items() if o not in left_out},
+            {o: s for o, s in cell.price_status.items() if o not in left_out},
+        )
+        for cell in cells
+    ]
 
 
 def sweep(
@@ -152,9 +218,13 @@ def sweep(
     as_of: dt.date | None = None,
     progress: Callable[[float], None] | None = None,
     scheduler: str | None = None,
+    verified_only: bool = False,
 ) -> Sweep:
     """Every allowed option's monthly bill at every point of the grid the axes span, priced here or
-    in chunks of points on the Dask cluster at ``scheduler`` (the same cells either way)."""
+    in chunks of points on the Dask cluster at ``scheduler`` (the same cells either way).
+
+    ``verified_only`` leaves out every option whose bill rests on an unverified price somewhere in the
+    grid (``left_out`` names them and those prices)."""
     import itertools
 
     from planner.cluster import run_chunks
@@ -180,11 +250,20 @@ def sweep(
     chunks = [(workload, points[i : i + CHUNK_POINTS], options, tables, day) for i in starts]
     moved = None if progress is None else (lambda k: progress(min(len(points), k * CHUNK_POINTS)))
     cells = [cell for part in run_chunks(_cells, chunks, scheduler=scheduler, progress=moved) for cell in part]
+    left_out = _unverified_prices(workload, cells, options, tables, day) if verified_only else {}
+    if left_out and len(left_out) == len(options):
+        raise InputError(
+            f"every allowed option rests on an unverified price in the grid ({', '.join(left_out)}): nothing is left",
+            source="--verified-only",
+        )
+    if left_out:
+        cells = _without(cells, left_out)
     return Sweep(
         workload=workload.name,
         as_of=day,
         axes=axes,
-        options=[f"{p}:{c}" for p, c in options],
+        options=[label for p, c in options if (label := f"{p}:{c}") not in left_out],
         cells=cells,
         table_versions={p: t.version for p, t in tables.items()},
+        left_out=left_out,
     )

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from planner.cluster import run_chunks
 from planner.costing.bills import add_months, price_table
 from planner.errors import InputError
+from planner.evidence import weakest_price
 from planner.pricing.billing import bill
 from planner.pricing.models import PriceTable
 
@@ -70,19 +71,25 @@ class OptionOutcome(_Model):
         description="mean of (its bill - the cheapest bill that breaks no policy) a month, over the outcomes where"
         " it breaks none (infinite when it always does)"
     )
+    price_status: str = Field(
+        "verified-primary",
+        description="the weakest sourcing of the prices its bills rest on (verified-primary, verified-secondary,"
+        " unverified), from its bills with every input at its low end, centre and high end in the first and last month",
+    )
 
 
 class Swing(_Model):
-    """One input's effect on the favourite's bill: its bill at the input's p10 and p90, others central."""
+    """One input's effect on the favourite's bill over the horizon: that bill at the input's p10 and
+    p90, the others central (a growth rate moves no first month, but every later one)."""
 
     field: str
-    at_p10_usd: float
-    at_p90_usd: float
+    at_p10_usd: float = Field(description="the favourite's bill over the horizon with this input at its p10")
+    at_p90_usd: float = Field(description="the favourite's bill over the horizon with this input at its p90")
     first_order_index: float | None = Field(
         None,
-        description="the share of the variance of the favourite's bill this input explains alone, Var(E[bill |"
-        " input]) / Var(bill), estimated from the outcomes by binning them on the input (about +-1/sqrt(samples));"
-        " None when the bill does not vary",
+        description="the share of the variance of the favourite's horizon bill this input explains alone,"
+        " Var(E[bill | input]) / Var(bill), estimated from the outcomes by binning them on the input (about"
+        " +-1/sqrt(samples)); None when the bill does not vary",
     )
 
 
@@ -95,9 +102,13 @@ class UncertainAnswer(_Model):
     correlations: list[Correlation] = Field(default_factory=list, description="inputs drawn together")
     options: list[OptionOutcome] = Field(description="by probability of being the cheapest, highest first")
     statement: str = Field(description="how robust the favourite is, in words")
-    tornado: list[Swing] = Field(description="the inputs by how far they move the favourite's bill, widest first")
+    tornado: list[Swing] = Field(
+        description="the inputs by how far they move the favourite's bill over the horizon, widest first"
+    )
     central_usd: float | None = Field(
-        None, description="the favourite's bill a month with every input at its central value (the tornado's axis)"
+        None,
+        description="the favourite's bill over the horizon (months) with every input at its central value"
+        " (the tornado's axis)",
     )
     by_engine: dict[str, str] = Field(
         default_factory=dict,
@@ -134,9 +145,11 @@ def sample(
     draws = draw(inputs, n, np.random.default_rng(seed), correlations)
     costs, feasible, horizon = _price_outcomes(plan, draws, n, scheduler, chunk_samples, progress)
     outcomes, winners = _option_outcomes(plan.labels, costs, feasible, horizon)
+    statuses = _price_statuses(plan, inputs)
+    outcomes = [o.model_copy(update={"price_status": statuses[o.option]}) for o in outcomes]
     favourite = plan.labels.index(outcomes[0].option)
     statement = _statement(outcomes, plan.labels, favourite, winners, draws, inputs)
-    central_usd, tornado = _tornado(plan, inputs, draws, costs[:, favourite], favourite)
+    central_usd, tornado = _tornado(plan, inputs, draws, horizon[:, favourite], favourite)
     return UncertainAnswer(
         samples=n,
         seed=seed,
@@ -264,35 +277,59 @@ def _option_outcomes(
     return outcomes, winners
 
 
+def _price_statuses(plan: _Plan, inputs: list[Uncertain]) -> dict[str, str]:
+    """Each option's weakest price sourcing, from the line-item engine's bills with every input at its
+    low end, its centre and its high end, in the first and the last month of the horizon (the arrays
+    carry no line items; a range's ends reach the tiers its outcomes do)."""
+    points = [{u.field: getattr(u, end) for u in inputs} for end in ("low", "central", "high")]
+    months = sorted({0, plan.months - 1})
+    statuses = {}
+    for (provider, storage_class), label in zip(plan.options, plan.labels, strict=True):
+        found: list[str] = []
+        for month in months:
+            table = plan.monthly_tables[month][provider]
+            for point in points:
+                usage = at(plan.workload, point).usage_for(storage_class, table.limits, month)
+                priced = bill(table, storage_class, usage, as_of=plan.days[month])
+                found += [item.price_status.value for item in priced.line_items]
+        statuses[label] = weakest_price(found)
+    return statuses
+
+
 def _tornado(
     plan: _Plan,
     inputs: list[Uncertain],
     draws: dict[str, np.ndarray[Any, np.dtype[np.float64]]],
-    favourite_costs: np.ndarray[Any, Any],
+    favourite_horizon: np.ndarray[Any, Any],
     favourite: int,
 ) -> tuple[float, list[Swing]]:
-    """The favourite's bill with every input central, and at each input's p10 and p90 (the others
-    central) with the share of its variance the input explains alone, widest swing first."""
+    """The favourite's bill over the horizon with every input central, and at each input's p10 and p90
+    (the others central) with the share of its variance the input explains alone, widest swing first.
+
+    Each point is priced month by month as the outcomes' horizon bills are (``_price_chunk``), so the
+    bars and the horizon's p10-p90 measure the same bill: an input that moves only later months (a
+    growth rate) moves its bar too."""
     import numpy as np
 
-    provider, storage_class = plan.options[favourite]
-    table = plan.monthly_tables[0][provider]
-
-    def price(point: dict[str, float]) -> float:
-        varied = at(plan.workload, point)
-        usage = varied.usage_for(storage_class, table.limits)
-        return float(bill(table, storage_class, usage, as_of=plan.day).total_usd)
-
+    option = [plan.options[favourite]]
     centre = {u.field: u.central for u in inputs}
-    tornado = []
+    points = [centre]
+    lows_highs = []
     for u in inputs:
         lo, hi = np.percentile(draws[u.field], [10, 90])
-        at_lo = price({**centre, u.field: float(lo)})
-        at_hi = price({**centre, u.field: float(hi)})
-        index = first_order_index(favourite_costs, draws[u.field])
-        tornado.append(Swing(field=u.field, at_p10_usd=at_lo, at_p90_usd=at_hi, first_order_index=index))
+        lows_highs.append((u, float(lo), float(hi)))
+        points += [{**centre, u.field: float(lo)}, {**centre, u.field: float(hi)}]
+    columns = {u.field: np.array([point[u.field] for point in points], dtype=np.float64) for u in inputs}
+    _, horizon = _price_chunk(plan.workload, columns, option, plan.monthly_tables, plan.days, plan.engine_only)
+    priced = [float(v) for v in horizon[:, 0]]
+    tornado = []
+    for k, (u, _, _) in enumerate(lows_highs):
+        index = first_order_index(favourite_horizon, draws[u.field])
+        tornado.append(
+            Swing(field=u.field, at_p10_usd=priced[1 + 2 * k], at_p90_usd=priced[2 + 2 * k], first_order_index=index)
+        )
     tornado.sort(key=lambda s: -abs(s.at_p90_usd - s.at_p10_usd))
-    return price(centre), tornado
+    return priced[0], tornado
 
 
 def _price_chunk(

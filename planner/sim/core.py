@@ -277,7 +277,27 @@ def _summarise(
         slo=_verdicts(spec, figures),
         time_series=series,
         unfinished_requests=estimate("unfinished"),
+        throttled=_throttled(figures),
     )
+
+
+THROTTLES = ("503", "429")
+"""Error answers that say slow down: their count is the window's throttles."""
+
+
+def _throttled(figures: list[_Figures]) -> Estimate:
+    """Throttled answers in the window: each replication's sum over operations and kinds, then their
+    mean and 95 % interval (a sum of the per-kind intervals would overstate it)."""
+    sums = [
+        math.fsum(
+            count
+            for name, count in f.values.items()
+            if ".errors." in name and name.split(".errors.", 1)[1].startswith(THROTTLES)
+        )
+        for f in figures
+    ]
+    mean, half = mean_and_half_width(sums)
+    return Estimate(mean=mean, ci95_half_width=half)
 
 
 def _verdicts(spec: SimSpec, figures: list[_Figures]) -> list[SLOVerdict]:

@@ -106,6 +106,11 @@ class SimulationResult(_Result):
     slo: list[SLOVerdict]
     time_series: TimeSeries
     unfinished_requests: Estimate = Field(description="requests still open when the drain time ran out")
+    throttled: Estimate = Field(
+        default_factory=lambda: Estimate(mean=0.0),
+        description="throttled answers (503 SlowDown, 429) in the window, every attempt and operation, with the 95 %"
+        " t interval over the replications' own sums",
+    )
     load_extrapolated: list[str] = Field(
         default_factory=list,
         description="billed operations whose latency at this load was extrapolated past the last open-loop "
@@ -136,6 +141,11 @@ class WorkloadSimulation(_Result):
     peak: SimulationResult
     mean: SimulationResult
     month_billed_requests: dict[str, int] = Field(description="billed requests a month, retries included")
+    month_billed_requests_ci95: dict[str, Estimate] = Field(
+        default_factory=dict,
+        description="billed requests a month as the mean window's replications spread them: the window's 95 % t"
+        " interval scaled as month_billed_requests is (no half-width with one replication)",
+    )
     month_scaling: str
     slo: list[TargetVerdict] = Field(
         description="the workload's targets, judged in the peak window on the evidence of what they rest on"

@@ -17,7 +17,7 @@ from planner.evidence import TargetVerdict
 from planner.pricing.models import Limits, Usage
 from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.provider import BILLED_OPERATIONS
-from planner.sim.result import SimulationResult, WorkloadSimulation
+from planner.sim.result import Estimate, SimulationResult, WorkloadSimulation
 from planner.sim.run import SIMULATED_PEAK, WorkloadRun, simulate_workload
 from planner.sim.spec import TraceArrivals
 from planner.sim.workload_adapter import WINDOWS
@@ -105,6 +105,7 @@ def simulate(
         peak=run.peak,
         mean=mean,
         month_billed_requests=dict(mean.scaled_billed_requests),
+        month_billed_requests_ci95=month_intervals(mean),
         month_scaling=scaling,
         slo=verdicts,
         restore_first=restore_first,
@@ -209,6 +210,7 @@ def _simulate_endpoint(
         peak=run.peak,
         mean=mean,
         month_billed_requests=dict(mean.scaled_billed_requests),
+        month_billed_requests_ci95=month_intervals(mean),
         month_scaling=f"month's billed requests = the mean window's x {mean.scale_to_month:.6g} (unpriced)",
         slo=verdicts,
         evidence=run.evidence,
@@ -230,3 +232,16 @@ def billed_usage(
     requests = {op: n for op, n in base.requests.items() if op not in BILLED_OPERATIONS}
     requests.update({op: n for op, n in counts.items() if n})
     return Usage.model_validate({**base.model_dump(), "requests": requests})
+
+
+def month_intervals(mean: SimulationResult) -> dict[str, Estimate]:
+    """Each billed operation's month as the mean window's replications spread it: the window's mean and
+    95 % interval, scaled to the month as ``scaled_billed_requests`` is."""
+    scale = mean.scale_to_month
+    return {
+        op: Estimate(
+            mean=window.mean * scale,
+            ci95_half_width=None if window.ci95_half_width is None else window.ci95_half_width * scale,
+        )
+        for op, window in mean.billed_requests.items()
+    }

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from planner.decide.migration.models import LIST_PAGE_KEYS, ZERO, Check, MigrationOptions
+from planner.evidence import weakest_price
 from planner.pricing.billing import bill, round_line
 from planner.pricing.models import CostBreakdown, Deletion, LineItem, PriceTable, Usage
 from planner.workload import Workload
@@ -58,6 +59,7 @@ class MonthPrices:
     stay_usage: Usage
     destination_usage: Usage
     stay_usd: Decimal
+    stay_price_status: str = "verified-primary"
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,8 @@ class BilledMonth:
     destination_usd: Decimal
     one_time: list[LineItem]
     warnings: list[str]
+    source_price_status: str = "verified-primary"
+    destination_price_status: str = "verified-primary"
 
 
 def young_deletions(young_bytes: float, age_weighted: float, mean_object: float) -> list[Deletion]:
@@ -193,6 +197,15 @@ def side_bill(table: PriceTable, storage_class: str, usage: Usage) -> CostBreakd
 
 def total(breakdown: CostBreakdown | None) -> Decimal:
     return ZERO if breakdown is None else breakdown.total_usd
+
+
+def price_status(breakdown: CostBreakdown | None) -> str:
+    """The weakest sourcing among the prices a side's bill rests on (no bill: nothing unverified)."""
+    return (
+        weakest_price(i.price_status.value for i in breakdown.line_items)
+        if breakdown is not None
+        else "verified-primary"
+    )
 
 
 def _scaled_requests(requests: dict[str, int], read_share: float, delete_share: float, writes: bool) -> dict[str, int]:
@@ -372,5 +385,10 @@ def bill_month(
         items += relabel(increment.line_items, f"month {index + 1}, {side}", added)
         warnings += [w for w in increment.warnings if w not in warnings]
     return BilledMonth(
-        source_usd=total(source_after), destination_usd=total(destination_after), one_time=items, warnings=warnings
+        source_usd=total(source_after),
+        destination_usd=total(destination_after),
+        one_time=items,
+        warnings=warnings,
+        source_price_status=price_status(source_after),
+        destination_price_status=price_status(destination_after),
     )

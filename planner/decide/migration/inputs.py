@@ -13,7 +13,15 @@ from dataclasses import dataclass
 
 from planner.costing.bills import add_months, price_table
 from planner.decide.migration.bounds import CopyBounds, copy_bounds
-from planner.decide.migration.charges import BillingContext, MonthPrices, merge, side_bill, total, upload_requests
+from planner.decide.migration.charges import (
+    BillingContext,
+    MonthPrices,
+    merge,
+    price_status,
+    side_bill,
+    total,
+    upload_requests,
+)
 from planner.decide.migration.models import DESTINATION_SERVICES, LIST_PAGE_KEYS, MigrationOptions, usd_text
 from planner.decide.migration.schedules import Coverage, read_coverage
 from planner.errors import InputError
@@ -90,6 +98,7 @@ def _month_prices(workload: Workload, options: MigrationOptions, month_starts: l
         source_table = price_table(src.provider, as_of, options.source_prices)
         destination_table = price_table(dst.provider, as_of, options.destination_prices)
         stay_usage = workload.usage_for(src.storage_class, source_table.limits, index)
+        stay = bill(source_table, src.storage_class, stay_usage)
         prices.append(
             MonthPrices(
                 as_of=as_of,
@@ -97,7 +106,8 @@ def _month_prices(workload: Workload, options: MigrationOptions, month_starts: l
                 destination_table=destination_table,
                 stay_usage=stay_usage,
                 destination_usage=workload.usage_for(dst.storage_class, destination_table.limits, index),
-                stay_usd=bill(source_table, src.storage_class, stay_usage).total_usd,
+                stay_usd=stay.total_usd,
+                stay_price_status=price_status(stay),
             )
         )
     return prices

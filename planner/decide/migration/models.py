@@ -120,6 +120,11 @@ class TimelineMonth(_Model):
     completed_day: float | None = Field(
         None, description="day from the start on which the source stopped holding the only copy of any data"
     )
+    stay_price_status: str = Field(
+        "verified-primary", description="the sourcing of the weakest price stay_usd rests on (see the line items)"
+    )
+    source_price_status: str = Field("verified-primary", description="the same for source_usd")
+    destination_price_status: str = Field("verified-primary", description="the same for destination_usd")
 
 
 class StrategyOutcome(_Model):
@@ -137,6 +142,12 @@ class StrategyOutcome(_Model):
         "figures (retention, reads) or the user's link set it",
     )
     payback_month: int | None = None
+    move_price_status: str = Field(
+        "verified-primary", description="the weakest sourcing of the prices total_move_usd rests on (both sides' bills)"
+    )
+    one_time_price_status: str = Field(
+        "verified-primary", description="the weakest sourcing of the prices of its one-time line items"
+    )
 
 
 class MigrationPlan(_Model):

@@ -24,6 +24,7 @@ from planner.decide.migration.models import (
 from planner.decide.migration.strategies import STRATEGY_TIMELINES
 from planner.decide.migration.timeline import StrategyRun
 from planner.errors import InputError
+from planner.evidence import weakest_price
 from planner.workload import DAY_S, Workload
 
 _REASONS: dict[Strategy, str] = {
@@ -81,6 +82,10 @@ def _timelines(inputs: MigrationInputs) -> _Timelines:
                 duration_days=run.duration_days,
                 duration_evidence=inputs.copy.slowest.evidence if run.done_by_copy else None,
                 payback_month=run.payback_month,
+                move_price_status=weakest_price(
+                    s for m in run.timeline for s in (m.source_price_status, m.destination_price_status)
+                ),
+                one_time_price_status=weakest_price(i.price_status.value for i in run.one_time),
             )
         )
     return _Timelines(runs=runs, compared=compared)

@@ -187,6 +187,9 @@ def simulate_timeline(
                 at_source_share=min(1.0, end_only / end_total),
                 moved_share=max(0.0, 1 - end_only / end_total),
                 completed_day=done_day if first_day < done_day <= last_day else None,
+                stay_price_status=prices.stay_price_status,
+                source_price_status=billed.source_price_status,
+                destination_price_status=billed.destination_price_status,
             )
         )
     return StrategyRun(

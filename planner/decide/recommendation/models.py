@@ -190,6 +190,10 @@ class Recommendation(_Model):
         default_factory=list, description="the profile each provider was judged on (a provider with none is absent)"
     )
     egress_curves: EgressCurves | None = Field(None, description="monthly cost against egress, for plots")
+    left_out: list[str] = Field(
+        default_factory=list,
+        description="options left out because their bill rests on an unverified price (verified_only), and which",
+    )
 
     def profile_of(self, provider: str) -> JudgedProfile | None:
         """The profile ``provider`` was judged on, or None."""

@@ -19,6 +19,7 @@ from planner.decide.recommendation.judge import judge_options, simulate_provider
 from planner.decide.recommendation.models import Recommendation
 from planner.decide.recommendation.options import price_options
 from planner.decide.recommendation.rank import rank
+from planner.decide.recommendation.verified import leave_out_unverified
 from planner.workload import Workload
 
 
@@ -33,6 +34,7 @@ def recommend(
     seed: int = 0,
     progress: Callable[[float], None] | None = None,
     curves: bool = True,
+    verified_only: bool = False,
 ) -> Recommendation:
     """Every allowed provider and storage class, ranked: options meeting every target on evidence first,
     then those whose targets are unverified, then rejected ones, each group by horizon cost.
@@ -41,8 +43,13 @@ def recommend(
     target is met or missed only on backed figures (``planner.evidence``), else it is unverified.
     ``progress`` hears how many providers have been simulated. ``curves`` False leaves out the
     egress curves a plot draws (``egress_curves`` None), for a caller that shows no plot.
+    ``verified_only`` leaves out options whose bill rests on an unverified price (``left_out`` says which).
     """
     inputs = load_inputs(workload, as_of=as_of or dt.date.today(), profiles_dir=profiles_dir, prices=prices or {})
     priced = price_options(inputs)
     simulated = simulate_providers(inputs, duration_s=sim_duration_s, seed=seed, progress=progress) if simulate else {}
-    return explain(inputs, rank(judge_options(inputs, priced, simulated)), curves=curves)
+    judged = judge_options(inputs, priced, simulated)
+    left_out: list[str] = []
+    if verified_only:
+        judged, left_out = leave_out_unverified(judged)
+    return explain(inputs, rank(judged), curves=curves).model_copy(update={"left_out": left_out})

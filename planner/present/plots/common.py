@@ -188,3 +188,7 @@ def provider_colour(provider: str, used: dict[str, str]) -> str:
         spare = [c for c in SPARE_COLOURS if c not in used.values()]
         used[provider] = PROVIDER_COLOURS.get(provider) or (spare[0] if spare else "#444444")
     return used[provider]
+
+
+PRICE_NOTE = "°: a price verified from a secondary source; *: rests on an unverified price"
+"""What the marks after amounts and options in a plot say (``planner.evidence.PRICE_MARKERS``)."""

@@ -6,7 +6,9 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planner.present.plots.common import drawing, plot_target, usd_axis, usd_label
+from planner.evidence import PRICE_MARKERS, price_marked, weakest_price
+from planner.present.plots.common import PRICE_NOTE, drawing, plot_target, usd_axis, usd_label
+from planner.present.text.migrations import moving_status, one_time_status
 
 if TYPE_CHECKING:
     from planner.decide.migration import MigrationPlan
@@ -21,15 +23,16 @@ def save_migration_plot(plan: MigrationPlan, path: Path) -> None:
         months = [m.month for m in timeline]
         stay = [float(m.cumulative_stay_usd) for m in timeline]
         move = [float(m.cumulative_move_usd) for m in timeline]
-        cumulative.plot(
-            months, stay, marker="o", markersize=4, color="#999999", linewidth=2, label=f"stay at {plan.source}"
-        )
-        cumulative.plot(
-            months, move, marker="o", markersize=4, color="#0072B2", linewidth=2, label=f"move to {plan.destination}"
-        )
+        # each side marked with the weakest price its bills rest on over the horizon
+        stay_status = weakest_price(m.stay_price_status for m in timeline)
+        move_status = weakest_price(moving_status(m) for m in timeline)
+        stay_label = price_marked(f"stay at {plan.source}", stay_status)
+        move_label = price_marked(f"move to {plan.destination}", move_status)
+        cumulative.plot(months, stay, marker="o", markersize=4, color="#999999", linewidth=2, label=stay_label)
+        cumulative.plot(months, move, marker="o", markersize=4, color="#0072B2", linewidth=2, label=move_label)
         if timeline:
             cumulative.annotate(
-                f"one-time cost of the move: {usd_label(plan.one_time_cost_usd)}",
+                f"one-time cost of the move: {price_marked(usd_label(plan.one_time_cost_usd), one_time_status(plan))}",
                 xy=(months[0], move[0]),
                 xytext=(14, 10),
                 textcoords="offset points",
@@ -70,7 +73,11 @@ def save_migration_plot(plan: MigrationPlan, path: Path) -> None:
         cumulative.set_ylim(bottom=0)
         usd_axis(cumulative.yaxis)
         cumulative.set_ylabel("cumulative cost (USD)")
-        cumulative.legend(loc="upper left")
+        marks = any(PRICE_MARKERS.get(status) for status in (stay_status, move_status, one_time_status(plan)))
+        cumulative.legend(
+            loc="upper left",
+            title=PRICE_NOTE if marks else None,
+        )
         monthly.plot(months, [float(m.stay_usd) for m in timeline], color="#999999", marker=".", label="stay")
         monthly.plot(months, [float(m.move_usd) for m in timeline], color="#0072B2", marker=".", label="move")
         monthly.set_ylim(bottom=0)

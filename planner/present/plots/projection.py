@@ -7,9 +7,11 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from planner.evidence import PRICE_MARKERS, price_marked, weakest_price
 from planner.present.plots.common import (
     CATEGORIES,
     CATEGORY_COLOURS,
+    PRICE_NOTE,
     category_name,
     drawing,
     plot_target,
@@ -72,9 +74,12 @@ def save_projection_plot(projection: CostProjection, path: Path) -> None:
         ax.set_ylabel("cost that month (USD)")
         ax.grid(axis="x", visible=False)
         first = months[0].cost.table_version if months else "-"
+        status = weakest_price(i.price_status.value for m in months for i in m.cost.line_items)
         ax.set_title(
-            f"{projection.provider} {projection.storage_class}: {usd_label(projection.total_usd)} over {count} months"
+            f"{projection.provider} {projection.storage_class}: {price_marked(usd_label(projection.total_usd), status)}"
+            f" over {count} months"
             f" (prices from {first}{'' if changes else ', unchanged'})",
             loc="left",
         )
-        ax.legend(loc="upper left", ncols=4, title="category")
+        marked = PRICE_MARKERS.get(status)
+        ax.legend(loc="upper left", ncols=4, title="category" + (f"  ({PRICE_NOTE})" if marked else ""))

@@ -9,10 +9,12 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from planner.evidence import PRICE_MARKERS, price_marked
 from planner.present.plots.common import (
     CATEGORIES,
     CATEGORY_COLOURS,
     MAX_OPTIONS,
+    PRICE_NOTE,
     byte_unit,
     category_name,
     cut,
@@ -90,7 +92,7 @@ def _option_bars(ax: Axes, result: Recommendation, shown: Sequence[RankedOption]
         ax.text(
             positive[row] + largest * 0.01,
             float(row),
-            f"{usd_label(option.monthly_cost_usd)}  {verdict}",
+            f"{price_marked(usd_label(option.monthly_cost_usd), option.price_status)}  {verdict}",
             va="center",
             fontsize=8 if "\n" in verdict else 8.5,
             linespacing=1.0,
@@ -112,7 +114,13 @@ def _option_bars(ax: Axes, result: Recommendation, shown: Sequence[RankedOption]
     hidden = len(result.ranking) - len(shown)
     note = f" ({hidden} more options not shown)" if hidden > 0 else ""
     ax.set_title(f"This month's bill by option, stacked by line-item category; hatched = rejected{note}", loc="left")
-    ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.07 - 0.12 / max(1, len(shown)) * 4), ncols=9, title="category")
+    marks = any(PRICE_MARKERS.get(o.price_status) for o in shown)
+    ax.legend(
+        loc="upper left",
+        bbox_to_anchor=(0.0, -0.07 - 0.12 / max(1, len(shown)) * 4),
+        ncols=9,
+        title="category" + (f"  ({PRICE_NOTE})" if marks else ""),
+    )
 
 
 def _egress_curves(ax: Axes, result: Recommendation) -> None:
@@ -158,7 +166,7 @@ def _draw_curves(
             color=colour,
             linewidth=3.0 if option.chosen else 1.6,
             linestyle="-" if option.feasible else "--",
-            label=f"{option.provider} {option.storage_class} ({state})",
+            label=price_marked(f"{option.provider} {option.storage_class}", option.price_status) + f" ({state})",
             zorder=3 if option.chosen else 2,
         )
         if cap is not None and not inside.all():
@@ -276,4 +284,7 @@ def _egress_axes(ax: Axes, result: Recommendation, drawn: list[float], right: fl
     ax.set_xlabel(f"internet egress a month ({unit})")
     ax.set_ylabel("cost a month (USD" + (", log scale)" if logarithmic else ")"))
     ax.set_title("Monthly cost vs egress, everything else as in the workload (numbered: break-even points)", loc="left")
-    ax.legend(loc="upper left", title=f"{result.months}-month verdict of each option")
+    marks = any(PRICE_MARKERS.get(o.price_status) for o in result.ranking)
+    ax.legend(
+        loc="upper left", title=f"{result.months}-month verdict of each option" + (f"\n{PRICE_NOTE}" if marks else "")
+    )

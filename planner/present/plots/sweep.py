@@ -7,7 +7,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planner.present.plots.common import PROVIDER_COLOURS, SPARE_COLOURS, drawing, plot_target, usd_axis, usd_label
+from planner.evidence import PRICE_MARKERS, price_marked
+from planner.present.plots.common import (
+    PRICE_NOTE,
+    PROVIDER_COLOURS,
+    SPARE_COLOURS,
+    drawing,
+    plot_target,
+    usd_axis,
+    usd_label,
+)
 from planner.workload import format_field_value
 
 if TYPE_CHECKING:
@@ -29,6 +38,15 @@ def _option_colours(options: Sequence[str]) -> dict[str, str]:
             spare = [c for c in palette if c not in colours.values()]
             colours[option] = spare[0] if spare else "#444444"
     return colours
+
+
+def _priced_label(result: Sweep, option: str) -> str:
+    """An option's name with the mark of the weakest price its bills rest on over the grid."""
+    return price_marked(option, result.option_price_status(option))
+
+
+def _any_mark(result: Sweep, options: Sequence[str]) -> bool:
+    return any(PRICE_MARKERS.get(result.option_price_status(o)) for o in options)
 
 
 def save_sweep_plot(result: Sweep, path: Path) -> None:
@@ -59,7 +77,13 @@ def _bills_along(result: Sweep, ranked: list[str], target: Path) -> None:
             broken = np.array([option in cell.breaches for cell in result.cells])
             bold = option in ranked
             colour = colours[option]
-            ax.plot(x, np.where(broken, np.nan, bills), color=colour, linewidth=2.4 if bold else 1.0, label=option)
+            ax.plot(
+                x,
+                np.where(broken, np.nan, bills),
+                color=colour,
+                linewidth=2.4 if bold else 1.0,
+                label=_priced_label(result, option),
+            )
             if broken.any():  # where its bill breaks a provider policy: dotted, never the cheapest
                 ax.plot(x, np.where(broken, bills, np.nan), color=colour, linewidth=1.0, linestyle=":")
         ticks = ax.get_xticks()
@@ -75,7 +99,10 @@ def _bills_along(result: Sweep, ranked: list[str], target: Path) -> None:
         ax.set_xlabel(axis.field)
         ax.set_ylabel("monthly bill (USD)")
         ax.set_title(f"{result.workload}: every option's monthly bill over {axis.field}", loc="left")
-        ax.legend(loc="upper left", fontsize=8, ncols=2, title="bold: cheapest somewhere; dotted: breaks a policy")
+        title = "bold: cheapest somewhere; dotted: breaks a policy"
+        if _any_mark(result, result.options):
+            title += "\n" + PRICE_NOTE
+        ax.legend(loc="upper left", fontsize=8, ncols=2, title=title)
 
 
 def _cheapest_map(result: Sweep, ranked: list[str], target: Path) -> None:
@@ -93,7 +120,12 @@ def _cheapest_map(result: Sweep, ranked: list[str], target: Path) -> None:
     grid = np.array([index.get(w, none) if w is not None else none for w in winners]).reshape(
         len(across.values), len(up.values)
     )
-    costs = [float(c.costs_usd[c.winner]) if c.winner is not None else None for c in result.cells]
+    costs = [
+        (float(c.costs_usd[c.winner]), PRICE_MARKERS.get(c.price_status.get(c.winner, ""), ""))
+        if c.winner is not None
+        else None
+        for c in result.cells
+    ]
     cmap = ListedColormap([colours[o] for o in ranked] + ["#DDDDDD"])
     columns, rows = len(across.values), len(up.values)
     with drawing(max(9.0, min(18.0, 0.9 * columns + 4.0)), max(5.0, min(14.0, 0.5 * rows + 3.0)), target) as figure:
@@ -107,7 +139,8 @@ def _cheapest_map(result: Sweep, ranked: list[str], target: Path) -> None:
             size = 8.5 if columns <= 10 else 6.5
             for k, cost in enumerate(costs):
                 i, j = divmod(k, rows)
-                ax.text(i, j, "none" if cost is None else usd_label(cost), ha="center", va="center", fontsize=size)
+                shown = "none" if cost is None else usd_label(cost[0]) + cost[1]
+                ax.text(i, j, shown, ha="center", va="center", fontsize=size)
         ax.set_xlabel(across.field)
         ax.set_ylabel(up.field)
         ax.set_title(
@@ -115,7 +148,8 @@ def _cheapest_map(result: Sweep, ranked: list[str], target: Path) -> None:
             f" ({len(result.options)} options priced at each point)",
             loc="left",
         )
-        handles = [Patch(color=colours[o], label=o) for o in ranked]
+        handles = [Patch(color=colours[o], label=_priced_label(result, o)) for o in ranked]
         if none in grid:
             handles.append(Patch(color="#DDDDDD", label="none: every option breaks a policy"))
-        figure.legend(handles=handles, loc="outside right upper", title="cheapest")
+        title = "cheapest" + ("\n" + PRICE_NOTE.replace("; ", "\n") if _any_mark(result, ranked) else "")
+        figure.legend(handles=handles, loc="outside right upper", title=title)

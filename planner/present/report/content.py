@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from planner.present.report.blocks import Block, Bullets, Heading, Paragraph, Plot, Section, Table
-from planner.present.text import legends, line_item_row, ranking_headers, ranking_rows, usd
+from planner.present.text import (
+    legends,
+    line_item_row,
+    marked_usd,
+    price_status,
+    ranking_headers,
+    ranking_rows,
+)
+from planner.present.text.ranking import horizon_price_status
 from planner.units import format_bytes, format_duration, format_rate
 
 if TYPE_CHECKING:
@@ -82,8 +90,9 @@ def _recommendation_section(result: Recommendation) -> Section:
     chosen = next(o for o in result.ranking if o.chosen)
     section.blocks += [
         Paragraph(
-            f"Use {choice.provider} {choice.storage_class}: {usd(chosen.monthly_cost_usd)} this month, "
-            f"{usd(chosen.horizon_cost_usd)} over {result.months} months (prices in force on {result.as_of})."
+            f"Use {choice.provider} {choice.storage_class}: {marked_usd(chosen.monthly_cost_usd, chosen.price_status)}"
+            f" this month, {marked_usd(chosen.horizon_cost_usd, horizon_price_status(chosen))} over {result.months}"
+            f" months (prices in force on {result.as_of})."
         ),
         Bullets(choice.reasons),
     ]
@@ -107,6 +116,7 @@ def _ranking_section(result: Recommendation) -> Section:
             ),
             Table([*headers, "prices"], rows),
             *[Paragraph(line) for line in legends()],
+            *[Paragraph(f"Left out (--verified-only): {text}") for text in result.left_out],
         ],
     )
 
@@ -120,7 +130,7 @@ def _line_items_section(option: RankedOption | None) -> Section:
     rows: list[tuple[str, ...]] = [
         (*line_item_row(item, version=True), item.price_status.value) for item in bill.line_items
     ]
-    rows.append(("total", "", "", "", "", usd(bill.total_usd), "", ""))
+    rows.append(("total", "", "", "", "", marked_usd(bill.total_usd, price_status(bill.line_items)), "", ""))
     when = f", in force on {bill.as_of}" if bill.as_of else ""
     section.blocks += [
         Paragraph(
@@ -144,12 +154,13 @@ def _projection_section(projection: CostProjection | None) -> Section:
             str(m.month),
             m.as_of.isoformat(),
             format_bytes(m.stored_bytes),
-            usd(m.cost.total_usd),
+            marked_usd(m.cost.total_usd, price_status(m.cost.line_items)),
             m.cost.table_version,
         )
         for m in projection.months
     ]
-    rows.append(("total", "", "", usd(projection.total_usd), ""))
+    every_item = [item for m in projection.months for item in m.cost.line_items]
+    rows.append(("total", "", "", marked_usd(projection.total_usd, price_status(every_item)), ""))
     section.blocks += [
         Paragraph(
             f"{projection.provider} {projection.storage_class}, each month priced with the table in force that month."

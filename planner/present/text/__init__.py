@@ -10,7 +10,7 @@ renders one family of results. Every renderer is re-exported here, so callers wr
 
 from __future__ import annotations
 
-from planner.present.text.costs import breakdown, projection
+from planner.present.text.costs import breakdown, breakdown_json, price_status, projection, projection_json
 from planner.present.text.ingest import access_log_summary, ingest_summary, inventory_summary, reconciliation
 from planner.present.text.migrations import migration
 from planner.present.text.pricing import price_table
@@ -22,7 +22,9 @@ from planner.present.text.tables import (
     csv_text,
     heading,
     line_item_row,
+    marked_usd,
     plain_number,
+    price_legends,
     quantity,
     table,
     unit_price,
@@ -36,16 +38,21 @@ __all__ = [
     "access_log_summary",
     "as_json",
     "breakdown",
+    "breakdown_json",
     "csv_text",
     "heading",
     "ingest_summary",
     "inventory_summary",
     "legends",
     "line_item_row",
+    "marked_usd",
     "migration",
     "plain_number",
+    "price_legends",
+    "price_status",
     "price_table",
     "projection",
+    "projection_json",
     "quantity",
     "ranking_csv",
     "ranking_headers",

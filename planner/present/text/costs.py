@@ -2,15 +2,69 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from planner.present.text.tables import csv_text, heading, line_item_row, plain_number, table, usd, wrap_prose
-from planner.pricing.models import CostBreakdown
+from planner.evidence import weakest_price
+from planner.present.text.tables import (
+    csv_text,
+    heading,
+    line_item_row,
+    marked_usd,
+    plain_number,
+    price_legends,
+    table,
+    wrap_prose,
+)
+from planner.pricing.models import CostBreakdown, LineItem
 from planner.units import format_bytes
 
 if TYPE_CHECKING:  # the results' modules (and numpy behind them) only for the type checker: start-up
     from planner.costing.bills import CostProjection
+
+
+_OTHER = "other"
+_COLUMNS: dict[str, tuple[str, ...]] = {
+    "storage": ("storage", "minimum"),
+    "egress": ("egress",),
+    "requests": ("requests",),
+}
+"""A projection's amount columns and the line-item categories each sums (the rest is "other")."""
+
+
+def price_status(items: Iterable[LineItem]) -> str:
+    """The weakest sourcing among the prices of these line items (what the mark after their sum says)."""
+    return weakest_price(item.price_status.value for item in items)
+
+
+def _column_of(category: str) -> str:
+    return next((column for column, categories in _COLUMNS.items() if category in categories), _OTHER)
+
+
+def _column_status(bill: CostBreakdown, column: str) -> str:
+    return price_status(item for item in bill.line_items if _column_of(item.category) == column)
+
+
+def breakdown_json(bill: CostBreakdown) -> str:
+    """A bill as JSON with, beside each amount, the sourcing of the weakest price it rests on: each line
+    item's ``price_status`` and the total's."""
+    return json.dumps({**bill.model_dump(mode="json"), "price_status": price_status(bill.line_items)}, indent=2)
+
+
+def projection_json(result: CostProjection) -> str:
+    """A projection as JSON with the sourcing of the weakest price beside each month's bill (by
+    category too) and beside the total."""
+    payload: dict[str, Any] = result.model_dump(mode="json")
+    for shown, month in zip(payload["months"], result.months, strict=True):
+        shown["cost"]["price_status"] = price_status(month.cost.line_items)
+        shown["cost"]["price_status_by_category"] = {
+            category: price_status(i for i in month.cost.line_items if i.category == category)
+            for category in month.cost.by_category()
+        }
+    payload["price_status"] = price_status(i for m in result.months for i in m.cost.line_items)
+    return json.dumps(payload, indent=2)
 
 
 def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None, width: int | None = None) -> str:
@@ -36,10 +90,12 @@ def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None, width:
             ],
         )
     rows = [line_item_row(item) for item in bill.line_items]
-    rows.append(("total", "", "", "", "", usd(bill.total_usd)))
+    weakest = price_status(bill.line_items)
+    total = marked_usd(bill.total_usd, weakest)
+    rows.append(("total", "", "", "", "", total))
     name = title or f"{bill.provider} {bill.storage_class}"
     parts = [
-        heading(f"{name}: {usd(bill.total_usd)} a month", fmt),
+        heading(f"{name}: {total} a month", fmt),
         f"Prices: {bill.table_version}"
         + (f", in force on {bill.as_of}" if bill.as_of else "")
         + (f"; region {bill.region}" if bill.region else ""),
@@ -47,6 +103,7 @@ def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None, width:
         *([f"Month: {bill.billing_month}"] if bill.billing_month else []),
         "",
         table(["category", "item", "quantity", "unit", "unit price", "amount"], rows, fmt, width=width),
+        *price_legends((item.price_status.value for item in bill.line_items), width=width),
     ]
     for assumption in bill.assumptions:
         parts.append(wrap_prose(f"assumed: {assumption}", "  ", width=width))
@@ -56,41 +113,53 @@ def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None, width:
 
 
 def projection(result: CostProjection, fmt: str, *, width: int | None = None) -> str:
+    """Month by month: storage, egress, requests, other and the total, each amount marked with the
+    sourcing of the weakest price it rests on (CSV: a ``price_status`` column)."""
     if fmt == "csv":
         return csv_text(
-            ["month", "priced_on", "stored_bytes", "category", "amount_usd", "table_version"],
+            ["month", "priced_on", "stored_bytes", "category", "amount_usd", "table_version", "price_status"],
             [
-                (m.month, m.as_of.isoformat(), m.stored_bytes, category, plain_number(amount), m.cost.table_version)
+                (
+                    m.month,
+                    m.as_of.isoformat(),
+                    m.stored_bytes,
+                    category,
+                    plain_number(amount),
+                    m.cost.table_version,
+                    status,
+                )
                 for m in result.months
-                for category, amount in [*m.cost.by_category().items(), ("total", m.cost.total_usd)]
+                for category, amount, status in [
+                    *(
+                        (category, amount, price_status(i for i in m.cost.line_items if i.category == category))
+                        for category, amount in m.cost.by_category().items()
+                    ),
+                    ("total", m.cost.total_usd, price_status(m.cost.line_items)),
+                ]
             ],
         )
     rows = []
     for month in result.months:
         cost = month.cost
-        by = cost.by_category()
+        sums = {column: Decimal(0) for column in (*_COLUMNS, _OTHER)}
+        for category, amount in cost.by_category().items():
+            sums[_column_of(category)] += amount
         rows.append(
             (
                 str(month.month),
                 month.as_of.isoformat(),
                 format_bytes(month.stored_bytes),
-                usd(by.get("storage", Decimal(0)) + by.get("minimum", Decimal(0))),
-                usd(by.get("egress", Decimal(0))),
-                usd(by.get("requests", Decimal(0))),
-                usd(
-                    sum((v for k, v in by.items() if k not in ("storage", "minimum", "egress", "requests")), Decimal(0))
-                ),
-                usd(cost.total_usd),
+                *(marked_usd(amount, _column_status(cost, column)) for column, amount in sums.items()),
+                marked_usd(cost.total_usd, price_status(cost.line_items)),
                 cost.table_version,
             )
         )
-    rows.append(("total", "", "", "", "", "", "", usd(result.total_usd), ""))
+    items = [item for month in result.months for item in month.cost.line_items]
+    total = marked_usd(result.total_usd, price_status(items))
+    rows.append(("total", "", "", "", "", "", "", total, ""))
     return "\n".join(
         [
-            heading(
-                f"{result.provider} {result.storage_class}: {usd(result.total_usd)} over {len(result.months)} months",
-                fmt,
-            ),
+            heading(f"{result.provider} {result.storage_class}: {total} over {len(result.months)} months", fmt),
             *([f"Months: {result.billing_month}"] if result.billing_month else []),
             table(
                 ["month", "priced on", "stored", "storage", "egress", "requests", "other", "total", "prices"],
@@ -98,6 +167,7 @@ def projection(result: CostProjection, fmt: str, *, width: int | None = None) ->
                 fmt,
                 width=width,
             ),
+            *price_legends((item.price_status.value for item in items), width=width),
             *(
                 wrap_prose(f"assumed: {a}", "  ", width=width)
                 for a in (result.months[0].cost.assumptions if result.months else [])

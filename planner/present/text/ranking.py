@@ -5,12 +5,12 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from planner.evidence import PRICE_MARKERS, Evidence, legend, marked, price_legend
+from planner.evidence import PRICE_MARKERS, Evidence, legend, marked, price_legend, weakest_price
 from planner.present.text.tables import csv_text, heading, plain_number, table, usd, wrap_prose
 from planner.units import format_duration, format_rate
 
 if TYPE_CHECKING:  # the results' modules (and numpy behind them) only for the type checker: start-up
-    from planner.decide.recommendation import PerformanceEstimate, Recommendation
+    from planner.decide.recommendation import PerformanceEstimate, RankedOption, Recommendation
 
 
 def ranking_headers(result: Recommendation) -> list[str]:
@@ -49,6 +49,16 @@ def _money(amount: Decimal, price_status: str) -> str:
     return f"{usd(amount)}{PRICE_MARKERS.get(price_status, '')}"
 
 
+def horizon_price_status(option: RankedOption) -> str:
+    """The weakest sourcing of the prices of every month's bill over the horizon (the month's alone
+    when the option has no projection)."""
+    if option.projection is None:
+        return option.price_status
+    return weakest_price(
+        item.price_status.value for month in option.projection.months for item in month.cost.line_items
+    )
+
+
 def ranking_rows(result: Recommendation) -> list[tuple[str, ...]]:
     """One row per option, as `planner recommend` prints them (the report uses the same rows)."""
     from planner.decide.recommendation.performance import RESTORE_FIRST  # loaded with the result already
@@ -81,7 +91,7 @@ def ranking_rows(result: Recommendation) -> list[tuple[str, ...]]:
                 option.label,
                 option.storage_class,
                 _money(option.monthly_cost_usd, option.price_status),
-                _money(option.horizon_cost_usd, option.price_status),
+                _money(option.horizon_cost_usd, horizon_price_status(option)),
                 ttfb,
                 reads,
                 *writes,
@@ -159,6 +169,7 @@ def recommendation(result: Recommendation, fmt: str, *, width: int | None = None
         *notes,
         "",
         *(wrap_prose(text, width=width) for text in legends()),
+        *(wrap_prose(f"Left out (--verified-only): {text}", "  ", width=width) for text in result.left_out),
         "",
     ]
     if result.recommendation is None:

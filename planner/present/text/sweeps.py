@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from planner.present.text.tables import csv_text, heading, plain_number, table, usd
+from planner.present.text.tables import csv_text, heading, marked_usd, plain_number, price_legends, table, wrap_prose
 from planner.workload import format_field_value
 
 if TYPE_CHECKING:  # the results' modules (and numpy behind them) only for the type checker: start-up
@@ -16,12 +16,13 @@ def sweep(result: Sweep, fmt: str, *, width: int | None = None) -> str:
     fields = [a.field for a in result.axes]
     if fmt == "csv":
         return csv_text(
-            [*fields, "option", "month_usd", "policy_breach", "winner"],
+            [*fields, "option", "month_usd", "price_status", "policy_breach", "winner"],
             [
                 (
                     *(plain_number(cell.point[f]) for f in fields),
                     option,
                     plain_number(cost),
+                    cell.price_status.get(option, ""),
                     "yes" if option in cell.breaches else "",
                     "yes" if option == cell.winner else "",
                 )
@@ -30,15 +31,18 @@ def sweep(result: Sweep, fmt: str, *, width: int | None = None) -> str:
             ],
         )
     rows = []
+    shown: list[str] = []  # the sourcing of each amount the table prints
     for cell in result.cells:
         ranked = sorted((c, o) for o, c in cell.costs_usd.items() if o not in cell.breaches)
         runner = ranked[1] if len(ranked) > 1 else None
+        status = cell.price_status.get
+        shown += [status(o, "") for o in (cell.winner, runner[1] if runner else None) if o is not None]
         rows.append(
             (
                 *(format_field_value(f, cell.point[f]) for f in fields),
                 cell.winner or "none (every option breaks a policy)",
-                usd(cell.costs_usd[cell.winner]) if cell.winner else "-",
-                f"{runner[1]} {usd(runner[0])}" if runner else "-",
+                marked_usd(cell.costs_usd[cell.winner], status(cell.winner, "")) if cell.winner else "-",
+                f"{runner[1]} {marked_usd(runner[0], status(runner[1], ''))}" if runner else "-",
                 ", ".join(cell.breaches) or "-",
             )
         )
@@ -50,5 +54,15 @@ def sweep(result: Sweep, fmt: str, *, width: int | None = None) -> str:
             "",
             "Each amount is the month's bill planner cost prints at that point; an option that breaks a"
             " provider's policy there (a free-egress cap) is never the cheapest.",
+            *price_legends(shown, width=width),
+            *left_out(result, width=width),
         ]
     )
+
+
+def left_out(result: Sweep, *, width: int | None = None) -> list[str]:
+    """The options --verified-only left out, each with the unverified prices it rests on."""
+    return [
+        wrap_prose(f"Left out (rests on unverified prices): {option}: {', '.join(prices)}", "  ", width=width)
+        for option, prices in result.left_out.items()
+    ]

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 from tabulate import tabulate
 
+from planner.evidence import PRICE_MARKERS, price_legend, price_marked
 from planner.pricing.models import LineItem
 
 CENT = Decimal("0.01")
@@ -114,13 +115,25 @@ def heading(text: str, fmt: str, level: int = 2) -> str:
 
 
 def line_item_row(item: LineItem, *, version: bool = False) -> tuple[str, ...]:
-    """category, item, quantity, unit, unit price, amount (and the table version)."""
+    """category, item, quantity, unit, unit price, amount (with its price's sourcing mark), and the
+    table version."""
     row = (
         item.category,
         item.description,
         quantity(item.quantity),
         item.unit,
         unit_price(item.unit_price_usd),
-        usd(item.amount_usd),
+        marked_usd(item.amount_usd, item.price_status.value),
     )
     return (*row, item.table_version) if version else row
+
+
+def marked_usd(amount: Decimal, price_status: str) -> str:
+    """Money with the mark of the weakest price it rests on: ``$2,500.00*`` rests on an unverified one."""
+    return price_marked(usd(amount), price_status)
+
+
+def price_legends(statuses: Iterable[str], *, width: int | None = None) -> list[str]:
+    """The price marks' legend, as a line wrapped to ``width``, when any of ``statuses`` puts a mark
+    after an amount."""
+    return [wrap_prose(price_legend(), width=width)] if any(PRICE_MARKERS.get(status) for status in statuses) else []

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from planner.present.text.tables import heading, table, usd, wrap_prose
+from planner.present.text.tables import heading, marked_usd, price_legends, table, usd, wrap_prose
 from planner.workload import format_field_value
 
 if TYPE_CHECKING:  # the results' modules (and numpy behind them) only for the type checker: start-up
@@ -24,19 +24,24 @@ def uncertain_note(inputs: Sequence[Uncertain], answer: UncertainAnswer | None, 
 
 def uncertain_answer(answer: UncertainAnswer, fmt: str, *, width: int | None = None) -> str:
     """Each option over the sampled outcomes, the favourite's robustness, and what moves its bill."""
+
+    def money(amount: float, status: str) -> str:
+        return marked_usd(Decimal(repr(amount)), status)
+
     rows = [
         (
             o.option,
             f"{100 * o.p_cheapest:.1f} %",
             f"{100 * o.p_feasible:.1f} %",
-            usd(Decimal(repr(o.p10_usd))),
-            usd(Decimal(repr(o.p50_usd))),
-            usd(Decimal(repr(o.p90_usd))),
-            " / ".join(usd(Decimal(repr(v))) for v in (o.horizon_p10_usd, o.horizon_p50_usd, o.horizon_p90_usd)),
+            money(o.p10_usd, o.price_status),
+            money(o.p50_usd, o.price_status),
+            money(o.p90_usd, o.price_status),
+            " / ".join(money(v, o.price_status) for v in (o.horizon_p10_usd, o.horizon_p50_usd, o.horizon_p90_usd)),
             "-" if o.expected_regret_usd == float("inf") else usd(Decimal(repr(o.expected_regret_usd))),
         )
         for o in answer.options
     ]
+    favourite = answer.options[0].price_status if answer.options else "verified-primary"
     horizon = f"p10 / p50 / p90 over {answer.months} months"
     headers = ["option", "cheapest", "no policy broken", "p10 a month", "p50", "p90", horizon, "expected regret"]
     inputs = "; ".join(
@@ -48,8 +53,8 @@ def uncertain_answer(answer: UncertainAnswer, fmt: str, *, width: int | None = N
     swings = [
         (
             s.field,
-            usd(Decimal(repr(s.at_p10_usd))),
-            usd(Decimal(repr(s.at_p90_usd))),
+            money(s.at_p10_usd, favourite),
+            money(s.at_p90_usd, favourite),
             "-" if s.first_order_index is None else f"{100 * s.first_order_index:.0f} %",
         )
         for s in answer.tornado
@@ -77,7 +82,13 @@ def uncertain_answer(answer: UncertainAnswer, fmt: str, *, width: int | None = N
             "",
             wrap_prose(answer.statement + ".", width=width),
             "",
-            heading("What moves the favourite's bill (one input at its p10 and p90, the others central)", fmt, level=3),
+            heading(
+                f"What moves the favourite's bill over {answer.months} months (one input at its p10 and p90,"
+                " the others central)",
+                fmt,
+                level=3,
+            ),
             table(["input", "at p10", "at p90", "share of its variance (first-order index)"], swings, fmt, width=width),
+            *price_legends((o.price_status for o in answer.options), width=width),
         ]
     )

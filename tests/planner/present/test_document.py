@@ -73,12 +73,15 @@ def test_markdown_report(example_id: str, tmp_path: Path) -> None:
 
 
 def test_report_numbers_match_the_recommendation(tmp_path: Path) -> None:
+    from planner.evidence import PRICE_MARKERS
     from planner.present.text import usd
 
     workload, result = example("pipeline-scratch")
     text = write_report(workload, tmp_path / "r.md", as_of=AS_OF, profiles_dir=None, simulate=False).read_text()
     chosen = next(o for o in result.ranking if o.chosen)
-    assert f"Use {chosen.provider} {chosen.storage_class}: {usd(chosen.monthly_cost_usd)} this month" in text
+    # the amount carries the mark of its weakest price (Markdown escapes a "*")
+    mark = PRICE_MARKERS[chosen.price_status].replace("*", "\\*")
+    assert f"Use {chosen.provider} {chosen.storage_class}: {usd(chosen.monthly_cost_usd)}{mark} this month" in text
     for item in chosen.cost.line_items:
         assert usd(item.amount_usd) in text
     for point in result.break_even:

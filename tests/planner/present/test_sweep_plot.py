@@ -9,6 +9,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from planner.evidence import PRICE_MARKERS
 from planner.present.plots import usd_label
 
 from .conftest import ROOT, check_picture
@@ -36,8 +37,9 @@ def test_a_two_field_sweep_draws_the_winner_and_its_bill_in_every_cell(run_cli: 
     for cell in cells:
         winner = cell["winner"]
         assert winner in shown  # in the legend
-        # the cell's own bill, as the table prints it
-        assert usd_label(Decimal(cell["costs_usd"][winner])) in texts
+        # the cell's own bill, as the table prints it, with the mark of its weakest price
+        mark = PRICE_MARKERS[cell["price_status"][winner]]
+        assert usd_label(Decimal(cell["costs_usd"][winner])) + mark in texts
     # the axes' ticks are the grid's values in the fields' units
     assert "300 TB" in texts and "100 TB" in texts
 
@@ -74,8 +76,9 @@ def test_the_tornado_plot_draws_each_uncertain_input_about_the_central_bill(run_
     assert "traffic.egress" in shown and "storage.stored" in shown
     favourite = answer["options"][0]["option"]
     assert favourite in shown and usd_label(answer["central_usd"]) in shown
+    mark = PRICE_MARKERS[answer["options"][0]["price_status"]]  # the favourite's weakest price
     for swing in answer["tornado"]:
-        # each bar's ends as the table gives them
-        assert f"{usd_label(swing['at_p10_usd'])} .. {usd_label(swing['at_p90_usd'])}" in shown
+        # each bar's ends as the table gives them, with the favourite's price mark
+        assert f"{usd_label(swing['at_p10_usd'])}{mark} .. {usd_label(swing['at_p90_usd'])}{mark}" in shown
     refused = run_cli("recommend", str(workload), "--no-simulate", "--tornado-plot", str(out))
     assert refused.code == 2 and "--samples" in refused.err and refused.err.count("\n") == 1
