@@ -75,8 +75,8 @@ def test_cost_says_which_month_it_bills(run_cli: Callable[..., Result], daily: P
         "Month: December 2026, 31 days (calendar month): the workload's 30-day monthly flows x 31/30, stored bytes"
         " as the month's average"
     ) in calendar.out.splitlines()
-    assert "aws-s3 standard: $10,612.51 a month" in thirty.out  # 921.60 + 3,481.60 + 6,187.89 + 21.42
-    assert "aws-s3 standard: $10,938.47 a month" in calendar.out  # $325.96 more
+    assert "aws-s3 standard: $10,612.51° a month" in thirty.out  # 921.60 + 3,481.60 + 6,187.89 + 21.42
+    assert "aws-s3 standard: $10,938.47° a month" in calendar.out  # $325.96 more
 
 
 def test_a_projection_bills_each_calendar_month_its_own_days(run_cli: Callable[..., Result], daily: Path) -> None:

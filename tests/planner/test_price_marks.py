@@ -56,7 +56,8 @@ def test_cost_months_marks_each_category_and_month(run_cli: Run) -> None:
     args = ("cost", BACKUP, "-p", "aws-s3", "--region", "eu-central-1", "--months", "2", "--as-of", "2026-12-01")
     lines = run_cli(*args).out.splitlines()
     assert lines[0] == "aws-s3 standard: $22,361.03* over 2 months"
-    assert lines[4].split() == [
+    assert lines[2] == "Months: 30 days each (--calendar bills each calendar month's days)"
+    assert lines[5].split() == [
         "1",
         "2026-12-01",
         "500",
@@ -68,8 +69,8 @@ def test_cost_months_marks_each_category_and_month(run_cli: Run) -> None:
         "$11,071.07*",
         "aws-s3/eu-central-1@2026-09-01",
     ]
-    assert lines[6].split() == ["total", "$22,361.03*"]
-    assert lines[7] == LEGEND
+    assert lines[7].split() == ["total", "$22,361.03*"]
+    assert lines[8] == LEGEND
     rows = run_cli(*args, "-f", "csv").out.splitlines()
     assert rows[0] == "month,priced_on,stored_bytes,category,amount_usd,table_version,price_status"
     assert rows[1] == "1,2026-12-01,500000000000000,storage,10994.24,aws-s3/eu-central-1@2026-09-01,verified-secondary"
