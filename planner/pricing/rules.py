@@ -138,8 +138,18 @@ def tiered_cost(quantity: Q, price: TieredPrice, extra_free: Q, round_up: bool) 
 
 
 def units_of(amount: Q, unit_bytes: int, round_up: bool) -> Q:
-    """Bytes (or objects) in a price's unit, rounded as the provider rounds."""
-    return round_units(amount / scalar(amount, unit_bytes), round_up)
+    """Bytes (or objects) in a price's unit, rounded as the provider rounds.
+
+    Arrays that round up do it by the remainder, not by the quotient: 100,000 GB and one byte is
+    100,001 GB, though the float quotient's last digits are within ``round_units``' noise guard.
+    A remainder under half a byte (or a count's noise, 1e-15 of it) is float noise, not usage."""
+    if not round_up or isinstance(amount, Decimal):
+        return round_units(amount / scalar(amount, unit_bytes), round_up)
+    import numpy as np
+
+    remainder = np.fmod(amount, unit_bytes)
+    whole = (amount - remainder) / unit_bytes  # exact below 2^53 bytes
+    return whole + (remainder > np.maximum(0.5, 1e-15 * np.abs(amount)))
 
 
 # ----------------------------------------------------------------------------- storage

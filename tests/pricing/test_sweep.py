@@ -98,3 +98,14 @@ def test_equal_tier_prices_add_up_to_the_flat_price(stored: int) -> None:
     got = bill(flat, "standard", Usage(stored_bytes=stored)).unrounded_total_usd()
     expected = Decimal(stored) / 2**30 * Decimal("0.023")  # AWS bills GB of 2**30 bytes
     assert abs(got - expected) < Decimal("1e-20")
+
+
+def test_sweep_rounds_one_byte_past_a_whole_unit_up_as_the_engine_does() -> None:
+    # R2 rounds every metered unit up (developers.cloudflare.com/r2/pricing/): 100,000 GB and one
+    # byte read from Infrequent Access bills 100,001 GB of retrieval at $0.01, $1,000.01; the float
+    # quotient 100000.000000001 is within the array path's noise guard, so it must round by remainder
+    table = catalog.table_for("cloudflare-r2", NOW)
+    usage = Usage(stored_bytes=0, retrieval_bytes=10**14 + 1)
+    assert bill(table, "infrequent-access", usage).unrounded_total_usd() == Decimal("1000.01")
+    fast = monthly_totals(table, "infrequent-access", stored_bytes=[0], retrieval_bytes=[10**14 + 1])[0]
+    assert fast == 1000.01
