@@ -281,21 +281,9 @@ def test_a_replay_longer_than_fits_in_2_gb_is_refused(tmp_path: Path, monkeypatc
 CUR = Path(__file__).parent / "fixtures" / "aws-cur-sample-anonymous.csv"
 
 
-@pytest.mark.parametrize(
-    ("amount", "reason"),
-    [
-        ("1e309", "lineItem/UsageAmount '1e309' is not a finite number below 10^18"),
-        ("NaN", "lineItem/UsageAmount 'NaN' is not a finite number below 10^18"),
-        ("1e30", "lineItem/UsageAmount '1e30' is not a finite number below 10^18"),
-        ("9" * 5000, "lineItem/UsageAmount '99999999999999999999'... is not a number (over 60 characters)"),
-    ],
-)
-def test_a_bill_amount_past_any_real_one_is_a_bad_row_naming_the_column(
-    tmp_path: Path, amount: str, reason: str
-) -> None:
+def _cur_with_storage_amount(tmp_path: Path, amount: str) -> tuple[Path, int]:
+    """The sample bill with one S3 storage row's UsageAmount replaced; the file and that row's line."""
     import csv
-
-    from planner.ingest import read_bill
 
     rows = list(csv.reader(CUR.open(newline="")))
     header = rows[0]
@@ -309,9 +297,30 @@ def test_a_bill_amount_past_any_real_one_is_a_bad_row_naming_the_column(
     path = tmp_path / "cur.csv"
     with path.open("w", newline="") as handle:
         csv.writer(handle).writerows(rows)
+    return path, line + 1
+
+
+@pytest.mark.parametrize("amount", ["1e309", "NaN", "1e30"])
+def test_a_bill_amount_past_any_real_one_refuses_the_bill_naming_line_and_column(tmp_path: Path, amount: str) -> None:
+    """Skipping the row would leave a workload short of usage the bill says it had: refused instead."""
+    from planner.ingest import read_bill
+
+    path, line = _cur_with_storage_amount(tmp_path, amount)
+    with pytest.raises(InputError) as raised:
+        read_bill([path])
+    assert str(raised.value) == (
+        f"{path}: line {line}, column lineItem/UsageAmount: {amount!r} is not a finite number below 10^18"
+    )
+
+
+def test_a_bill_amount_that_is_no_number_is_a_bad_row_naming_the_column(tmp_path: Path) -> None:
+    from planner.ingest import read_bill
+
+    path, line = _cur_with_storage_amount(tmp_path, "9" * 5000)
     bill = read_bill([path])
     assert bill.bad_rows == 1
-    assert [(b.where, b.reason) for b in bill.first_bad] == [(f"{path}:{line + 1}", reason)]
+    reason = "lineItem/UsageAmount '99999999999999999999'... is not a number (over 60 characters)"
+    assert [(b.where, b.reason) for b in bill.first_bad] == [(f"{path}:{line}", reason)]
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Literal
 
 from planner.errors import InputError
-from planner.ingest.decode import GIB, Row, detect_format, parse_row
+from planner.ingest.decode import GIB, OutOfRange, Row, detect_format, parse_row
 from planner.ingest.models import BadRow, Bill, UsageGroup
 from planner.ingest.rows import brief, read_rows
 from planner.units import MAX_BYTES
@@ -59,6 +59,9 @@ def read_bill(
                 progress(seen)
             try:
                 parsed = parse_row(row, fmt, skus or {})
+            except OutOfRange as error:
+                where = f"{'row' if path.name.lower().endswith('.parquet') else 'line'} {number}, column {error.column}"
+                raise InputError(f"{where}: {error}", source=str(path)) from None
             except (InvalidOperation, ValueError) as error:
                 bad_count += 1
                 if len(bad) < 5:

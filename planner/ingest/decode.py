@@ -125,6 +125,15 @@ MAX_AMOUNT = Decimal(10) ** 18
 and for NaN or infinity, the row is refused rather than carried into floats that overflow."""
 
 
+class OutOfRange(ValueError):
+    """A bill's number that is NaN, infinite or past 10^18: the row is refused, not skipped, since no
+    figure read from the rest of the bill would be right without it."""
+
+    def __init__(self, column: str, text: str) -> None:
+        super().__init__(f"{text!r} is not a finite number below 10^18")
+        self.column = column
+
+
 def _decimal(text: str, column: str) -> Decimal:
     """A number of a bill's ``column`` (empty is 0); ValueError naming the column otherwise."""
     stripped = text.strip()
@@ -135,7 +144,7 @@ def _decimal(text: str, column: str) -> Decimal:
     except InvalidOperation:
         raise ValueError(f"{column} {stripped!r} is not a number") from None
     if not value.is_finite() or abs(value) > MAX_AMOUNT:
-        raise ValueError(f"{column} {stripped!r} is not a finite number below 10^18")
+        raise OutOfRange(column, stripped)
     return value
 
 
