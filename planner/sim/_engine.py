@@ -191,7 +191,14 @@ class Replication(RequestDraws):
         (admission checks, a stalling body, a server queue, split operations, timers, errors) are
         methods it calls.
         """
-        network, heap, heappop, pending, push = self.network, self.heap, heapq.heappop, self.pending, self._push
+        network, heap, heappop, pending, push, admit = (
+            self.network,
+            self.heap,
+            heapq.heappop,
+            self.pending,
+            self._push,
+            self._admit,
+        )
         add, finish_next, issue, records = network.add, network.finish_next, self._issue, self.records
         closed_loop = self.think_s is not None
         ready, waiting, free_connections = self.ready, self.waiting, self.free_connections
@@ -227,13 +234,13 @@ class Replication(RequestDraws):
                 nbytes = part[_P_NBYTES]
                 if warmup_s <= now < duration_s:
                     billed_counts[billed] += 1
-                latency = part[_P_LATENCY]
                 checks = admission[billed]
                 if checks:
-                    error, latency = self._admit(part, checks, latency, now)
+                    error = admit(part, checks, now)
                     if error is not None:
                         self._reject(part, error, now)
                         continue
+                latency = part[_P_LATENCY]
                 if billed == _B_GET:
                     part[_P_STEP] = _FIRST_BYTE
                 else:
@@ -413,8 +420,9 @@ class Replication(RequestDraws):
         else:
             if lop > _PUT:
                 size = 0  # HEAD and LIST move no body
-            # a whole-object request's billed operation is its logical one (the codes agree)
-            self.ready.append(_new_part(lop, lop, key, size, now, None, latency))
+            # a whole-object request's billed operation is its logical one (the codes agree); its
+            # part is ``_new_part(lop, lop, key, size, now, None, latency)`` written out, a call less
+            self.ready.append([_RESPONSE, lop, lop, key, size, now, -1.0, -1.0, now, 1, 0, -1, None, "", latency])
 
     def _issue_ranged(self, key: int, size: int, now: float) -> None:
         ranged = self.spec.client.ranged_get
@@ -464,30 +472,31 @@ class Replication(RequestDraws):
         self._push(part, now + ceiling * self._uniform())
         return True
 
-    def _admit(self, part: Part, checks: list[_Check], latency: float, now: float) -> tuple[str | None, float]:
+    def _admit(self, part: Part, checks: list[_Check], now: float) -> str | None:
         """Ask a part's admission checks (``_setup._admission``) in order: the refusal of the first
-        that refuses it (None if all admit it), and its latency (drawn here if a hot-object check
-        needs it, -1 if not drawn; longer if a hot object degrades it)."""
-        billed, nbytes = part[_P_BILLED], part[_P_NBYTES]
+        that refuses it, None if all admit it. A hot-object check draws the part's latency if it was
+        not drawn (``_P_LATENCY`` -1) and makes it longer if the hot object degrades it."""
+        key = part[_P_KEY]
         for kind, state, scope, interval_s, slack_s, refusal in checks:
             if kind == _TOKENS:
-                scope_id = part[_P_KEY] % scope
+                scope_id = key % scope
                 due = state.get(scope_id, now)
                 if due - now > slack_s:
-                    return refusal, latency
+                    return refusal
                 state[scope_id] = (due if due > now else now) + interval_s
             else:  # past ``scope`` reads of this range in flight: reject, or degrade
+                latency = part[_P_LATENCY]
                 if latency < 0.0:
-                    latency = next(self.latencies[billed | nbytes << 3])
-                hot_id = part[_P_KEY] << 32 | part[_P_RANGE]
+                    latency = part[_P_LATENCY] = next(self.latencies[part[_P_BILLED] | part[_P_NBYTES] << 3])
+                hot_id = key << 32 | part[_P_RANGE]
                 count = state.get(hot_id, 0) + 1
                 if count > scope:
                     if kind == _HOT_REJECT:
-                        return refusal, latency
-                    latency *= count / scope
+                        return refusal
+                    part[_P_LATENCY] = latency * (count / scope)
                 state[hot_id] = count
                 part[_P_HOT] = hot_id
-        return None, latency
+        return None
 
     def _stalls(self, part: Part, now: float) -> bool:
         """A GET whose body stalls (the profile measured a tail beyond its median body time): its
