@@ -53,7 +53,7 @@ from planner.sim._parts import (
 )
 from planner.sim._records import RawRun
 from planner.sim._setup import _HOT_REJECT, _TOKENS, _Check, provider_setup
-from planner.sim._tables import _B_COMPLETE, _B_CREATE, _B_GET, _B_PART, _B_PUT
+from planner.sim._tables import _B_COMPLETE, _B_CREATE, _B_GET, _B_PART
 from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
 from planner.sim.requests import _GET, _PUT, LOGICAL_OPERATIONS
 from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec, TraceArrivals
@@ -244,12 +244,13 @@ class Replication(RequestDraws):
                 if billed == _B_GET:
                     part[_P_STEP] = _FIRST_BYTE
                 else:
-                    if billed in (_B_PUT, _B_PART):
-                        flow = write_flows[nbytes]  # None for no bytes
-                        if flow is not None:  # the body goes first, the response follows it
-                            part[_P_TRANSFER] = now
-                            add(part, flow, nbytes, now)
-                            continue
+                    # an upload (a PUT or a part of one) moves its body; the other operations move no
+                    # bytes (``nbytes`` 0: no flow)
+                    flow = write_flows[nbytes]
+                    if flow is not None:  # the body goes first, the response follows it
+                        part[_P_TRANSFER] = now
+                        add(part, flow, nbytes, now)
+                        continue
                     part[_P_STEP] = _RESPONSE
                 # sent below
             else:
@@ -320,7 +321,12 @@ class Replication(RequestDraws):
                     else:
                         hot_id = part[_P_HOT]
                         if hot_id >= 0:
-                            hot_counts[hot_id] -= 1
+                            # a count back at 0 leaves the dict: it holds the keys being read, not all read
+                            count = hot_counts[hot_id] - 1
+                            if count:
+                                hot_counts[hot_id] = count
+                            else:
+                                del hot_counts[hot_id]
                             part[_P_HOT] = -1
                         # a GET's body moved from ``_P_TRANSFER`` (its first byte) to now; a whole-object
                         # GET's record stands for that transfer too (ok 2), a part's goes to ``transfers``
