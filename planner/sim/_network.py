@@ -161,7 +161,7 @@ class FluidNetwork:
                     over = True
             if over:
                 self._refill(now)
-            else:
+            elif heap[0][1] == seq:  # it finishes first in its class (else its class's next finish stays)
                 at = flow.t0 + (tag - flow.v0) / flow.rate
                 if at < now:  # rounding: a stream cannot finish before it starts
                     at = now
