@@ -278,7 +278,7 @@ class Replication(RequestDraws):
                         ending = True
                     else:  # an upload's body: its response follows, sent below
                         nbytes = part[_P_NBYTES]
-                        transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, nbytes))
+                        transfers += (part[_P_LOP], part[_P_TRANSFER], now, nbytes)
                         part[_P_STEP] = _RESPONSE
                         latency = part[_P_LATENCY]
                         ending = False
@@ -333,22 +333,20 @@ class Replication(RequestDraws):
                         if nbytes and part[_P_BILLED] == _B_GET:
                             ok = 2
                             if request is not None:
-                                transfers.extend((_GET, part[_P_TRANSFER], now, nbytes))
+                                transfers += (_GET, part[_P_TRANSFER], now, nbytes)
                         else:
                             ok = 1
                     # the logical operation ended: its record, and a closed loop's worker moves on
                     if request is None:
                         t_first = part[_P_FIRST]
-                        records.extend(
-                            (
-                                part[_P_LOP],
-                                part[_P_ARRIVAL],
-                                part[_P_CONN],
-                                t_first if t_first >= 0.0 else now,
-                                now,
-                                nbytes,
-                                ok,
-                            )
+                        records += (
+                            part[_P_LOP],
+                            part[_P_ARRIVAL],
+                            part[_P_CONN],
+                            t_first if t_first >= 0.0 else now,
+                            now,
+                            nbytes,
+                            ok,
                         )
                     elif not self._part_done(request, ok != 0, now):
                         continue  # its operation goes on
