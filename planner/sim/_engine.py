@@ -191,14 +191,7 @@ class Replication(RequestDraws):
         (admission checks, a stalling body, a server queue, split operations, timers, errors) are
         methods it calls.
         """
-        network, heap, heappop, pending, push, admit = (
-            self.network,
-            self.heap,
-            heapq.heappop,
-            self.pending,
-            self._push,
-            self._admit,
-        )
+        network, heap, heappop, pending, push = self.network, self.heap, heapq.heappop, self.pending, self._push
         add, finish_next, issue, records = network.add, network.finish_next, self._issue, self.records
         closed_loop = self.think_s is not None
         ready, waiting, free_connections = self.ready, self.waiting, self.free_connections
@@ -210,7 +203,7 @@ class Replication(RequestDraws):
         )
         billed_counts, admission, hot_counts, body_tails = self.billed, self.admission, self.hot_counts, self.body_tails
         warmup_s, duration_s = self.warmup_s, self.duration_s
-        queues = self.queues
+        queues, admit = self.queues, self._admit
         times, lops, sizes, keys = self.arrival_times, self.arrival_lop, self.arrival_size, self.arrival_key
         latencies_drawn = self.arrival_latency
         now = self.now
@@ -244,9 +237,7 @@ class Replication(RequestDraws):
                 if billed == _B_GET:
                     part[_P_STEP] = _FIRST_BYTE
                 else:
-                    # an upload (a PUT or a part of one) moves its body; the other operations move no
-                    # bytes (``nbytes`` 0: no flow)
-                    flow = write_flows[nbytes]
+                    flow = write_flows[nbytes]  # an upload's body (HEAD, LIST, ... move 0 bytes: None)
                     if flow is not None:  # the body goes first, the response follows it
                         part[_P_TRANSFER] = now
                         add(part, flow, nbytes, now)
@@ -321,8 +312,7 @@ class Replication(RequestDraws):
                     else:
                         hot_id = part[_P_HOT]
                         if hot_id >= 0:
-                            # a count back at 0 leaves the dict: it holds the keys being read, not all read
-                            count = hot_counts[hot_id] - 1
+                            count = hot_counts[hot_id] - 1  # at 0 it leaves: the dict holds keys in flight
                             if count:
                                 hot_counts[hot_id] = count
                             else:
