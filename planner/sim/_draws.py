@@ -72,7 +72,8 @@ class RequestDraws:
     def _open_chunk(self, loop: OpenLoop, start_s: float, end_s: float) -> None:
         """The open loop's arrivals in [start_s, end_s), each with its operation, size, key and latency."""
         times = self._arrival_times(loop, start_s, end_s)
-        self.arrival_times = [*times.tolist(), _INF]
+        self.arrival_times = times.tolist()
+        self.arrival_times.append(_INF)
         lops, sizes, keys = self._draw_requests(len(times))
         self.arrival_lop, self.arrival_size, self.arrival_key = lops.tolist(), sizes.tolist(), keys.tolist()
         self.arrival_latency = self.latencies.one_each(lops, sizes)

@@ -52,7 +52,7 @@ from planner.sim._parts import (
 )
 from planner.sim._records import RawRun
 from planner.sim._setup import _Check, admit, provider_setup, server_start
-from planner.sim._tables import _B_COMPLETE, _B_CREATE, _B_GET, _B_PART, _B_PUT
+from planner.sim._tables import _B_COMPLETE, _B_CREATE, _B_GET, _B_PART
 from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
 from planner.sim.requests import _GET, _PUT, LOGICAL_OPERATIONS
 from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec, TraceArrivals
@@ -202,7 +202,7 @@ class Replication(RequestDraws):
         )
         billed_counts, admission, hot_counts, body_tails = self.billed, self.admission, self.hot_counts, self.body_tails
         warmup_s, duration_s = self.warmup_s, self.duration_s
-        queues = self.queues
+        queues, admit = self.queues, self._admit
         times, lops, sizes, keys = self.arrival_times, self.arrival_lop, self.arrival_size, self.arrival_key
         latencies_drawn = self.arrival_latency
         now = self.now
@@ -226,22 +226,21 @@ class Replication(RequestDraws):
                 nbytes = part[_P_NBYTES]
                 if warmup_s <= now < duration_s:
                     billed_counts[billed] += 1
-                latency = part[_P_LATENCY]
                 checks = admission[billed]
                 if checks:
-                    error, latency = self._admit(part, checks, latency, now)
+                    error = admit(part, checks, now)
                     if error is not None:
                         self._reject(part, error, now)
                         continue
+                latency = part[_P_LATENCY]
                 if billed == _B_GET:
                     part[_P_STEP] = _FIRST_BYTE
                 else:
-                    if billed in (_B_PUT, _B_PART):
-                        flow = write_flows[nbytes]  # None for no bytes
-                        if flow is not None:  # the body goes first, the response follows it
-                            part[_P_TRANSFER] = now
-                            add(part, flow, nbytes, now)
-                            continue
+                    flow = write_flows[nbytes]  # an upload's body (HEAD, LIST, ... move 0 bytes: None)
+                    if flow is not None:  # the body goes first, the response follows it
+                        part[_P_TRANSFER] = now
+                        add(part, flow, nbytes, now)
+                        continue
                     part[_P_STEP] = _RESPONSE
                 # sent below
             else:
@@ -269,7 +268,7 @@ class Replication(RequestDraws):
                         ending = True
                     else:  # an upload's body: its response follows, sent below
                         nbytes = part[_P_NBYTES]
-                        transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, nbytes))
+                        transfers += (part[_P_LOP], part[_P_TRANSFER], now, nbytes)
                         part[_P_STEP] = _RESPONSE
                         latency = part[_P_LATENCY]
                         ending = False
@@ -312,29 +311,31 @@ class Replication(RequestDraws):
                     else:
                         hot_id = part[_P_HOT]
                         if hot_id >= 0:
-                            hot_counts[hot_id] -= 1
+                            count = hot_counts[hot_id] - 1  # at 0 it leaves: the dict holds keys in flight
+                            if count:
+                                hot_counts[hot_id] = count
+                            else:
+                                del hot_counts[hot_id]
                             part[_P_HOT] = -1
                         # a GET's body moved from ``_P_TRANSFER`` (its first byte) to now; a whole-object
                         # GET's record stands for that transfer too (ok 2), a part's goes to ``transfers``
                         if nbytes and part[_P_BILLED] == _B_GET:
                             ok = 2
                             if request is not None:
-                                transfers.extend((_GET, part[_P_TRANSFER], now, nbytes))
+                                transfers += (_GET, part[_P_TRANSFER], now, nbytes)
                         else:
                             ok = 1
                     # the logical operation ended: its record, and a closed loop's worker moves on
                     if request is None:
                         t_first = part[_P_FIRST]
-                        records.extend(
-                            (
-                                part[_P_LOP],
-                                part[_P_ARRIVAL],
-                                part[_P_CONN],
-                                t_first if t_first >= 0.0 else now,
-                                now,
-                                nbytes,
-                                ok,
-                            )
+                        records += (
+                            part[_P_LOP],
+                            part[_P_ARRIVAL],
+                            part[_P_CONN],
+                            t_first if t_first >= 0.0 else now,
+                            now,
+                            nbytes,
+                            ok,
                         )
                     elif not self._part_done(request, ok != 0, now):
                         continue  # its operation goes on
@@ -405,8 +406,9 @@ class Replication(RequestDraws):
         else:
             if lop > _PUT:
                 size = 0  # HEAD and LIST move no body
-            # a whole-object request's billed operation is its logical one (the codes agree)
-            self.ready.append(_new_part(lop, lop, key, size, now, None, latency))
+            # a whole-object request's billed operation is its logical one (the codes agree); its
+            # part is ``_new_part(lop, lop, key, size, now, None, latency)`` written out, a call less
+            self.ready.append([_RESPONSE, lop, lop, key, size, now, -1.0, -1.0, now, 1, 0, -1, None, "", latency])
 
     def _issue_ranged(self, key: int, size: int, now: float) -> None:
         ranged = self.spec.client.ranged_get
@@ -456,9 +458,9 @@ class Replication(RequestDraws):
         self._push(part, now + ceiling * self._uniform())
         return True
 
-    def _admit(self, part: Part, checks: list[_Check], latency: float, now: float) -> tuple[str | None, float]:
+    def _admit(self, part: Part, checks: list[_Check], now: float) -> str | None:
         """``_setup.admit``: the one definition of the admission checks, shared with ``planner.sim.store``."""
-        return admit(part, checks, latency, now, self.latencies)
+        return admit(part, checks, now, self.latencies)
 
     def _stalls(self, part: Part, now: float) -> bool:
         """A GET whose body stalls (the profile measured a tail beyond its median body time): its

@@ -129,21 +129,22 @@ class FluidNetwork:
         """Start moving ``nbytes`` for ``stream`` at ``now``."""
         n = flow.n
         cap = flow.cap
-        if n:
-            tag = flow.v0 + flow.rate * (now - flow.t0) + nbytes
-        else:
+        heap = flow.heap
+        seq = self._seq = self._seq + 1
+        if not n:
             flow.v0 = 0.0
             flow.t0 = now
             flow.rate = cap if cap < _INF else 1.0  # a refill corrects it if congested
             flow.in_order = True
             tag = nbytes
-        seq = self._seq = self._seq + 1
-        heap = flow.heap
-        if flow.in_order and (not n or (tag >= heap[-1][0] and n < _IN_ORDER_MAX)):
             heap.append((tag, seq, stream))
         else:
-            flow.in_order = False  # a sorted list is a heap already
-            heapq.heappush(heap, (tag, seq, stream))
+            tag = flow.v0 + flow.rate * (now - flow.t0) + nbytes
+            if flow.in_order and tag >= heap[-1][0] and n < _IN_ORDER_MAX:
+                heap.append((tag, seq, stream))
+            else:
+                flow.in_order = False  # a sorted list is a heap already
+                heapq.heappush(heap, (tag, seq, stream))
         flow.n = n + 1
         if cap == _INF:
             for r in flow.resources:
@@ -160,7 +161,7 @@ class FluidNetwork:
                     over = True
             if over:
                 self._refill(now)
-            else:
+            elif heap[0][1] == seq:  # it finishes first in its class (else its class's next finish stays)
                 at = flow.t0 + (tag - flow.v0) / flow.rate
                 if at < now:  # rounding: a stream cannot finish before it starts
                     at = now

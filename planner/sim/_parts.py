@@ -32,7 +32,7 @@ Part = list[Any]
 _FIRST_BYTE, _RESPONSE, _ERROR, _RETRY, _THINK, _BURST = range(6)
 
 
-def _new_part(
+def _new_part(  # written out in ``Replication._issue`` for a whole-object request
     lop: int, billed: int, key: int, nbytes: int, now: float, request: _Request | None, latency: float = -1.0
 ) -> Part:
     return [_RESPONSE, lop, billed, key, nbytes, now, -1.0, -1.0, now, 1, 0, -1, request, "", latency]

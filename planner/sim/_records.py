@@ -50,9 +50,9 @@ class RawRun:
         requests = np.fromiter(records, np.float64, len(records)).reshape(-1, 7)
         moves = np.fromiter(transfers, np.float64, len(transfers)).reshape(-1, 4)
         # the whole-object GETs whose records stand for their transfers too (ok 2)
-        moved = requests[requests[:, 6] == 2.0]
+        moved = requests[:, [0, 3, 4, 5]][requests[:, 6] == 2.0]
         if len(moved):
-            moves = np.concatenate([moves, moved[:, [0, 3, 4, 5]]])
+            moves = np.concatenate([moves, moved])
         return cls(
             lop=requests[:, 0].astype(np.int64),
             t_arrival=requests[:, 1],

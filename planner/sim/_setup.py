@@ -15,7 +15,7 @@ import numpy as np
 import simpy
 
 from planner.sim._network import FlowClass, FluidNetwork
-from planner.sim._parts import _P_BILLED, _P_HOT, _P_KEY, _P_NBYTES, _P_RANGE, Part
+from planner.sim._parts import _P_BILLED, _P_HOT, _P_KEY, _P_LATENCY, _P_NBYTES, _P_RANGE, Part
 from planner.sim._tables import _B_GET, _draws, _DrawTable, _FlowTable, _ServiceTable, _TailTable
 from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
 from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec
@@ -219,32 +219,31 @@ def _admission(spec: SimSpec, provider: ProviderModel) -> tuple[list[list[_Check
     return admission, hot_counts
 
 
-def admit(
-    part: Part, checks: list[_Check], latency: float, now: float, latencies: _DrawTable
-) -> tuple[str | None, float]:
+def admit(part: Part, checks: list[_Check], now: float, latencies: _DrawTable) -> str | None:
     """Ask a part's admission checks (``_admission``) in order: the refusal of the first that
-    refuses it (None if all admit it), and its latency (drawn from ``latencies`` if a hot-object
-    check needs it, -1 if not drawn; longer if a hot object degrades it)."""
-    billed, nbytes = part[_P_BILLED], part[_P_NBYTES]
+    refuses it, None if all admit it. A hot-object check draws the part's latency from ``latencies``
+    if it was not drawn (``_P_LATENCY`` -1) and makes it longer if the hot object degrades it."""
+    key = part[_P_KEY]
     for kind, state, scope, interval_s, slack_s, refusal in checks:
         if kind == _TOKENS:
-            scope_id = part[_P_KEY] % scope
+            scope_id = key % scope
             due = state.get(scope_id, now)
             if due - now > slack_s:
-                return refusal, latency
+                return refusal
             state[scope_id] = (due if due > now else now) + interval_s
         else:  # past ``scope`` reads of this range in flight: reject, or degrade
+            latency = part[_P_LATENCY]
             if latency < 0.0:
-                latency = next(latencies[billed | nbytes << 3])
-            hot_id = part[_P_KEY] << 32 | part[_P_RANGE]
+                latency = part[_P_LATENCY] = next(latencies[part[_P_BILLED] | part[_P_NBYTES] << 3])
+            hot_id = key << 32 | part[_P_RANGE]
             count = state.get(hot_id, 0) + 1
             if count > scope:
                 if kind == _HOT_REJECT:
-                    return refusal, latency
-                latency *= count / scope
+                    return refusal
+                part[_P_LATENCY] = latency * (count / scope)
             state[hot_id] = count
             part[_P_HOT] = hot_id
-    return None, latency
+    return None
 
 
 def server_start(

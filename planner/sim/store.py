@@ -533,7 +533,8 @@ class ObjectStore:
         latency = part[_P_LATENCY]
         checks = self.admission[billed]
         if checks:
-            error, latency = admit(part, checks, latency, now, self.latencies)
+            error = admit(part, checks, now, self.latencies)
+            latency = part[_P_LATENCY]
             if error is not None:
                 part[_P_ERROR] = error
                 part[_P_STEP] = _ERROR
