@@ -494,7 +494,7 @@ def measure(
         "--dask",
         metavar="SCHEDULER",
         help="run the plan from every worker of this Dask cluster (e.g. tcp://10.0.0.5:8786) with a common start,"
-        " each host under its own prefix, and merge the hosts' profiles (needs planner[dask])",
+        " each host under its own prefix, and merge the hosts' profiles (needs objstore-planner[dask])",
     ),
 ) -> None:
     """Measure an endpoint: every op x size x concurrency cell, then the probes."""

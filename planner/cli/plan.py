@@ -126,7 +126,7 @@ DaskOption = Annotated[
         "--dask",
         metavar="SCHEDULER",
         help="price in chunks on the Dask distributed cluster at this scheduler address, e.g. tcp://10.0.0.5:8786"
-        " (needs planner[dask]; the same answer as here)",
+        " (needs objstore-planner[dask]; the same answer as here)",
     ),
 ]
 

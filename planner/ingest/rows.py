@@ -50,7 +50,9 @@ def _parquet_rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise InputError("reading Parquet needs pyarrow: pip install 'planner[ingest]'", source=str(path)) from None
+        raise InputError(
+            "reading Parquet needs pyarrow: pip install 'objstore-planner[ingest]'", source=str(path)
+        ) from None
     try:
         parquet = pq.ParquetFile(path)
     except Exception as error:  # pyarrow raises its own error types for a file that is not Parquet
