@@ -80,8 +80,10 @@ def _sizes(value: str, option: str) -> list[int]:
 def _ints(value: str, option: str) -> list[int]:
     numbers = []
     for item in _items(value, option):
-        if not item.isdigit() or int(item) < 1:
-            raise InputError(f"{item!r} is not a whole number of 1 or more", source=option)
+        if not (item.isascii() and item.isdigit()) or not item.strip("0"):  # all zeros: 0
+            raise InputError(f"{item[:40]!r} is not a whole number of 1 or more", source=option)
+        if len(item.lstrip("0")) > 9:  # Python reads no more than 4,300 digits; no count needs ten
+            raise InputError(f"{item[:40]!r}...: more than 999,999,999", source=option)
         numbers.append(int(item))
     return numbers
 

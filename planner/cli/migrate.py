@@ -9,13 +9,12 @@ import typer
 
 from planner.cli import completion
 from planner.cli.common import (
-    FormatOption,
     OutputFormat,
     PlotOption,
+    TextFormatOption,
     WorkloadArgument,
     parse_date,
     parse_option,
-    rows_only,
 )
 from planner.cli.settings import settings
 from planner.errors import InputError
@@ -171,11 +170,10 @@ def migrate_command(
     retrieval: RetrievalOption = None,
     source_prices: FromPricesOption = None,
     destination_prices: ToPricesOption = None,
-    output: FormatOption = OutputFormat.table,
+    output: TextFormatOption = OutputFormat.table,
     plot: PlotOption = None,
 ) -> None:
     """One-time bill, duration and payback of moving a workload between providers."""
-    rows_only(output, "migrate")
     from planner.decide.migration import estimate_migration
     from planner.present import text as render
     from planner.workload import load_workload

@@ -83,6 +83,8 @@ def cost_command(
     from planner.present import text as render
     from planner.workload import load_workload
 
+    if storage_class is not None and not storage_class.strip():
+        raise InputError("give a storage class, e.g. standard", source="--class")
     workload = load_workload(workload_file)
     allowed = workload.constraints.storage_classes
     if storage_class is None and workload.storage.placement is None:
@@ -206,6 +208,10 @@ def _sim_window_s(
         raise InputError("prices the outcomes of --samples on a cluster: add --samples N", source="--dask")
     if tornado_plot is not None and samples is None:
         raise InputError("draws the outcomes of --samples: add --samples N", source="--tornado-plot")
+    if tornado_plot is not None:  # before any work, naming the option that gave the file
+        from planner.present.plots.common import plot_target
+
+        plot_target(tornado_plot, "--tornado-plot")
     if samples is not None and prices:
         raise InputError("--samples prices the shipped tables only; leave out --prices", source="--samples")
     if profiles is not None and not profiles.is_dir():

@@ -96,7 +96,8 @@ def parse_axis(workload: Workload, text: str) -> Axis:
     match = _AXIS.match(text)
     if match is None:
         raise InputError(f"{text!r} is not FIELD=LOW..HIGH:N (e.g. traffic.egress=0..500TB:26)", source="--vary")
-    field, low, high, n = match["field"], match["low"], match["high"], int(match["n"])
+    field, low, high = match["field"], match["low"], match["high"]
+    n = int(match["n"]) if len(match["n"]) <= 9 else MAX_POINTS + 1  # Python refuses to read 4,300+ digits
     if not 2 <= n <= MAX_POINTS:
         raise InputError(f"{text!r}: give 2 to {MAX_POINTS} points", source="--vary")
     unit_low, unit_high = _unit_of(low), _unit_of(high)

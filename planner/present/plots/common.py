@@ -79,13 +79,14 @@ def matplotlib_available() -> bool:
     return True
 
 
-def plot_target(path: Path | str) -> Path:
-    """Check the file name, then that matplotlib is there: the cheaper mistake is reported first."""
+def plot_target(path: Path | str, option: str = "--plot") -> Path:
+    """Check the file name, then that matplotlib is there: the cheaper mistake is reported first,
+    naming the ``option`` that gave the file."""
     target = Path(path)
     if target.suffix.lower() not in SUFFIXES:
-        raise InputError(f"{str(target)!r} is not a picture file name: use .png or .svg", source="--plot")
+        raise InputError(f"{str(target)!r} is not a picture file name: use .png or .svg", source=option)
     if not matplotlib_available():
-        raise InputError(MISSING_MATPLOTLIB, source="--plot")
+        raise InputError(MISSING_MATPLOTLIB, source=option)
     return target
 
 
