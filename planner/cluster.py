@@ -29,7 +29,7 @@ def require_distributed() -> Any:
         return importlib.import_module("distributed")
     except ImportError:
         raise InputError(
-            "needs Dask distributed, which is not installed (pip install 'planner[dask]')", source="--dask"
+            "needs Dask distributed, which is not installed (pip install 'objstore-planner[dask]')", source="--dask"
         ) from None
 
 

@@ -225,6 +225,11 @@ def format_bytes(n: int | float, *, binary: bool = False) -> str:
     raise AssertionError("unreachable")
 
 
+def counted(count: int, noun: str) -> str:
+    """``1 row``, ``2 rows``, ``1,024 files``: a count with its noun, plural when it is not one."""
+    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
+
+
 def significant(value: float, digits: int = 3) -> str:
     """``value`` to ``digits`` significant figures, never in scientific notation (1000, not 1e+03)."""
     if value == 0 or not math.isfinite(value):

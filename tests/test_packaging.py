@@ -47,8 +47,12 @@ def _wheel_names(path: Path) -> set[str]:
 
 def _sdist_names(path: Path) -> set[str]:
     with tarfile.open(path) as sdist:
-        # the first component is planner-<version>/; the egg-info is setuptools' own bookkeeping
+        # the first component is objstore_planner-<version>/; the egg-info is setuptools' own bookkeeping
         return {m.name.split("/", 1)[1] for m in sdist.getmembers() if "/" in m.name and ".egg-info" not in m.name}
+
+
+built_files: dict[str, str] = {}
+"""The file name of each build (``wheel``, ``sdist``), from the checkout without links."""
 
 
 @pytest.fixture(scope="module")
@@ -59,10 +63,10 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, set[
     found: dict[str, dict[str, set[str]]] = {}
     for name, config in (("normal", ()), ("no-links", ("-c", "core.symlinks=false"))):
         checkout = _clone(tmp, name, *config)
-        found[name] = {
-            "wheel": _wheel_names(_build(checkout, "wheel", tmp / f"{name}-wheel")),
-            "sdist": _sdist_names(_build(checkout, "sdist", tmp / f"{name}-sdist")),
-        }
+        wheel = _build(checkout, "wheel", tmp / f"{name}-wheel")
+        sdist = _build(checkout, "sdist", tmp / f"{name}-sdist")
+        found[name] = {"wheel": _wheel_names(wheel), "sdist": _sdist_names(sdist)}
+        built_files.update(wheel=wheel.name, sdist=sdist.name)
     return found
 
 
@@ -88,3 +92,15 @@ def test_the_wheel_holds_every_package_and_its_data(builds: dict[str, dict[str, 
     assert set(profiles) <= wheel
     assert set(modules) <= wheel
     assert "planner/py.typed" in wheel
+
+
+def test_the_distribution_is_objstore_planner(builds: dict[str, dict[str, set[str]]]) -> None:
+    """``planner`` on the package index is an unrelated project: the distribution is
+    ``objstore-planner`` (issue 28 item 20); the import name and the command stay ``planner``."""
+    import planner
+
+    assert built_files == {
+        "wheel": f"objstore_planner-{planner.__version__}-py3-none-any.whl",
+        "sdist": f"objstore_planner-{planner.__version__}.tar.gz",
+    }
+    assert "planner/__init__.py" in builds["normal"]["wheel"]

@@ -87,8 +87,10 @@ several hosts (planner measure --dask) rather than one host that cannot keep the
 def _ints(value: str, option: str, maximum: int = MAX_IN_FLIGHT) -> list[int]:
     numbers = []
     for item in _items(value, option):
-        if not item.isdigit() or int(item) < 1:
-            raise InputError(f"{item!r} is not a whole number of 1 or more", source=option)
+        if not (item.isascii() and item.isdigit()) or not item.strip("0"):  # all zeros: 0
+            raise InputError(f"{item[:40]!r} is not a whole number of 1 or more", source=option)
+        if len(item.lstrip("0")) > 9:  # Python reads no more than 4,300 digits; no count needs ten
+            raise InputError(f"{item[:40]!r}...: more than 999,999,999", source=option)
         if int(item) > maximum:
             raise InputError(
                 f"{item}: at most {maximum:,} requests in flight from one host (each is a thread; measure from"
@@ -508,7 +510,7 @@ def measure(
         "--dask",
         metavar="SCHEDULER",
         help="run the plan from every worker of this Dask cluster (e.g. tcp://10.0.0.5:8786) with a common start,"
-        " each host under its own prefix, and merge the hosts' profiles (needs planner[dask])",
+        " each host under its own prefix, and merge the hosts' profiles (needs objstore-planner[dask])",
     ),
     force: bool = typer.Option(False, "--force", help="replace the --out profile if it exists"),
 ) -> None:

@@ -10,14 +10,13 @@ import typer
 from planner.cli import completion
 from planner.cli.common import (
     ForceOption,
-    FormatOption,
     OutputFormat,
     PlotOption,
+    TextFormatOption,
     WorkloadArgument,
     check_plot,
     parse_date,
     parse_option,
-    rows_only,
 )
 from planner.cli.settings import settings
 from planner.errors import InputError
@@ -201,12 +200,11 @@ def migrate_command(
     retrieval: RetrievalOption = None,
     source_prices: FromPricesOption = None,
     destination_prices: ToPricesOption = None,
-    output: FormatOption = OutputFormat.table,
+    output: TextFormatOption = OutputFormat.table,
     plot: PlotOption = None,
     force: ForceOption = False,
 ) -> None:
     """One-time bill, duration and payback of moving a workload between providers."""
-    rows_only(output, "migrate")
     check_plot(plot, force)
     from planner.decide.migration import estimate_migration
     from planner.present import text as render

@@ -137,6 +137,8 @@ def cost_command(
     from planner.present import text as render
     from planner.workload import load_workload
 
+    if storage_class is not None and not storage_class.strip():
+        raise InputError("give a storage class, e.g. standard", source="--class")
     if plot is not None and not months:
         raise InputError("a plot needs a projection: add --months N", source="--plot")
     check_plot(plot, force)
@@ -196,7 +198,7 @@ DaskOption = Annotated[
         "--dask",
         metavar="SCHEDULER",
         help="price in chunks on the Dask distributed cluster at this scheduler address, e.g. tcp://10.0.0.5:8786"
-        " (needs planner[dask]; the same answer as here)",
+        " (needs objstore-planner[dask]; the same answer as here)",
     ),
 ]
 
@@ -289,6 +291,10 @@ def _sim_window_s(
         raise InputError("prices the outcomes of --samples on a cluster: add --samples N", source="--dask")
     if tornado_plot is not None and samples is None:
         raise InputError("draws the outcomes of --samples: add --samples N", source="--tornado-plot")
+    if tornado_plot is not None:  # before any work, naming the option that gave the file
+        from planner.present.plots.common import plot_target
+
+        plot_target(tornado_plot, "--tornado-plot")
     if samples is not None and prices:
         raise InputError("--samples prices the shipped tables only; leave out --prices", source="--samples")
     if profiles is not None and not profiles.is_dir():

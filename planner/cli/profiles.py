@@ -123,7 +123,8 @@ def profiles_show(
             )
         )
         return
-    lines = [f"{ident}: provider {profile.provider}, source {profile.source.kind}, date {profile.date}"]
+    provider = profile.provider or "not named (a measured endpoint without --provider)"
+    lines = [f"{ident}: provider {provider}, source {profile.source.kind}, date {profile.date}"]
     lines.append(_render(_summary_rows(profile), ["figure", "value", "source"], fmt))
     cells = [c for c in profile.cells if c.status != "missing"]
     if cells:

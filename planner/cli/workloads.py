@@ -9,10 +9,9 @@ import typer
 
 from planner.cli.common import (
     AsOfOption,
-    FormatOption,
     OutputFormat,
+    TextFormatOption,
     parse_date,
-    rows_only,
 )
 from planner.cli.settings import settings
 
@@ -43,10 +42,9 @@ def diff_command(
     simulate: Annotated[
         bool, typer.Option("--simulate/--no-simulate", help="simulate when recommending each side (default)")
     ] = True,
-    output: FormatOption = OutputFormat.table,
+    output: TextFormatOption = OutputFormat.table,
 ) -> None:
     """Two scenarios side by side: the cost difference per line item."""
-    rows_only(output, "diff")
     from planner.decide.scenarios import diff_scenarios
     from planner.present import text as render
     from planner.present.scenarios import render_diff

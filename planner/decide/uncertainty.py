@@ -42,9 +42,9 @@ if TYPE_CHECKING:  # numpy (and the array pricing) only when outcomes are drawn:
     from planner.costing.outcomes import PricedOutcomes
 
 MAX_SAMPLE_BILLS = 2_000_000
-"""Outcomes x options one run may price as arrays (about a second)."""
+"""Outcomes x options one run may price as arrays, a month at a time (about a second a month)."""
 MAX_ENGINE_BILLS = 200_000
-"""Outcomes x options one run may price with the line-item engine (about a minute)."""
+"""Outcomes x options x months one run may price with the line-item engine (about a minute)."""
 CHUNK_SAMPLES = 2_000
 """Outcomes priced together in one chunk of work on a Dask worker."""
 LOCAL_CHUNK_SAMPLES = 20_000
@@ -190,10 +190,9 @@ def _plan(workload: Workload, inputs: list[Uncertain], n: int, day: dt.date, *, 
     tables = monthly_tables[0]
     allowed = workload.constraints.storage_classes
     options = [(p, c) for p, t in tables.items() for c in t.classes if not allowed or c in allowed]
-    if n * len(options) * months > MAX_SAMPLE_BILLS:
+    if n * len(options) > MAX_SAMPLE_BILLS:  # a month at a time: the horizon adds time, not memory
         raise InputError(
-            f"{n:,} samples x {len(options)} options x {months} months is more than {MAX_SAMPLE_BILLS:,} bills:"
-            " give fewer samples",
+            f"{n:,} samples x {len(options)} options is more than {MAX_SAMPLE_BILLS:,} bills: give fewer samples",
             source="--samples",
         )
     by_engine = engine_reasons(workload, [u.field for u in inputs], options, tables, engine_only=engine_only)

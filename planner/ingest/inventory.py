@@ -250,7 +250,7 @@ def _columnar_rows(path: Path, fmt: Literal["PARQUET", "ORC"]) -> Iterator[tuple
             batches = (orc_file.read_stripe(i) for i in range(orc_file.nstripes))
     except ImportError:
         raise InputError(
-            f"reading {fmt.title()} needs pyarrow: pip install 'planner[ingest]'", source=str(path)
+            f"reading {fmt.title()} needs pyarrow: pip install 'objstore-planner[ingest]'", source=str(path)
         ) from None
     except Exception as error:  # pyarrow's own error types for a file that is not what it says
         message = " ".join(str(error).split())[:100]

@@ -119,7 +119,9 @@ def _parquet_rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise InputError("reading Parquet needs pyarrow: pip install 'planner[ingest]'", source=str(path)) from None
+        raise InputError(
+            "reading Parquet needs pyarrow: pip install 'objstore-planner[ingest]'", source=str(path)
+        ) from None
     check_input_file(path, what="Parquet file")  # a FIFO would block pyarrow's open
     try:
         parquet = pq.ParquetFile(path)

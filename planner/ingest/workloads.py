@@ -13,7 +13,7 @@ from planner.ingest.decode import GIB
 from planner.ingest.escape import comment_text, yaml_string
 from planner.ingest.models import Bill, IngestedWorkload, UsageGroup
 from planner.pricing import catalog
-from planner.units import format_bytes
+from planner.units import counted, format_bytes
 
 _WRITE_OPS = ("put", "copy", "post", "complete-multipart")
 _ARCHIVE_OBJECT_OVERHEAD = 32768  # Glacier / Deep Archive index bytes per object, billed at the class rate
@@ -30,7 +30,7 @@ def _where(groups: list[UsageGroup]) -> str:
     rows = sum(g.rows for g in groups)
     names = sorted({comment_text(f"{g.usage_type} ({g.operation})" if g.operation else g.usage_type) for g in groups})
     shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
-    return f"{rows:,} rows of {shown}"
+    return f"{counted(rows, 'row')} of {shown}"
 
 
 def workloads(bill: Bill) -> list[IngestedWorkload]:

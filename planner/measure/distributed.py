@@ -24,7 +24,7 @@ a host's own side of the run is ``measure.host_run`` and the merge of the hosts'
 
 Credentials never travel: each worker reads the AWS credential chain of its own host (its
 environment, profile or instance role), as each worker process of a one-host run reads the
-environment it inherits. Dask distributed is an optional extra (``planner[dask]``), imported
+environment it inherits. Dask distributed is an optional extra (``objstore-planner[dask]``), imported
 only through ``planner.cluster.require_distributed``.
 """
 

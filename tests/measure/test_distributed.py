@@ -193,7 +193,7 @@ def test_dask_without_distributed_is_one_line_exit_2(
         main()
     assert exited.value.code == 2
     error = capsys.readouterr().err
-    assert error.count("\n") == 1 and "--dask: needs Dask distributed" in error and "planner[dask]" in error
+    assert error.count("\n") == 1 and "--dask: needs Dask distributed" in error and "objstore-planner[dask]" in error
     assert list(tmp_path.iterdir()) == []
 
 

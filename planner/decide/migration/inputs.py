@@ -141,6 +141,12 @@ def load_inputs(workload: Workload, options: MigrationOptions) -> MigrationInput
     """Check the options, load every month's tables and bound the copy: refused here, or planned below."""
     start = options.start or dt.date.today()
     months = options.months or workload.constraints.months
+    try:
+        add_months(start, months)
+    except InputError:  # add_months names --as-of, the option of the commands that price from a date
+        raise InputError(
+            f"a {months}-month horizon from {start} runs past the year {dt.MAXYEAR}", source="--start"
+        ) from None
     source_table, dest_table = _checked_tables(options, start)
     stored = workload.stored_bytes()
     objects = workload.object_count()

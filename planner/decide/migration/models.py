@@ -48,7 +48,7 @@ class Endpoint(_Model):
     @classmethod
     def parse(cls, text: str, option: str) -> Endpoint:
         provider, _, storage_class = text.partition(":")
-        if not provider:
+        if not provider or text.endswith(":"):
             raise InputError(f"{text!r}: use PROVIDER[:CLASS], e.g. aws-s3:standard", source=option)
         return cls(provider=provider, storage_class=storage_class or "standard")
 

@@ -113,7 +113,9 @@ def _why(chosen: Strategy, totals: dict[Strategy, Decimal], months: int) -> str:
     text = f"{chosen} costs {usd_text(totals[chosen])} over the {months} months"
     if len(ranked) > 1:
         runner = ranked[1]
-        text += f", {usd_text(totals[runner] - totals[chosen])} less than {runner}"
+        saving = usd_text(totals[runner] - totals[chosen])
+        tie = saving == usd_text(Decimal(0))
+        text += f", as much as {runner} (preferred on a tie)" if tie else f", {saving} less than {runner}"
     return f"{text}: {_REASONS[chosen]}"
 
 

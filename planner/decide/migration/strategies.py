@@ -96,9 +96,12 @@ class HybridStrategy(StrategyTimeline):
         lo, hi = inputs.lives
         within = inputs.cutoff.days
         if hi <= within:
-            return f"all the data expires within {within:g} days: the hybrid is age-out"
+            return (
+                f"all the data expires within {hi:,.0f} days, under the {within:,.0f}-day age-out cutoff:"
+                " the hybrid is age-out"
+            )
         if lo >= within:
-            return f"no data expires within {within:g} days: the hybrid is a bulk copy"
+            return f"no data expires within the {within:,.0f}-day age-out cutoff: the hybrid is a bulk copy"
         aged = (within - lo) / (hi - lo)
         copy_days = inputs.copy.copy_days * (1 - aged)
         return [

@@ -55,7 +55,7 @@ def tool_version() -> str:
     try:
         from importlib.metadata import version
 
-        return f"planner {version('planner')}"
+        return f"planner {version('objstore-planner')}"
     except Exception:
         return "planner (unknown version)"
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 SUFFIXES = (".png", ".svg")
-MISSING_MATPLOTLIB = "plots need matplotlib: pip install 'planner[plot]'"
+MISSING_MATPLOTLIB = "plots need matplotlib: pip install 'objstore-planner[plot]'"
 
 # Stacking order, colours (Okabe-Ito, readable with colour-blindness) and names of line-item categories.
 CATEGORIES = (

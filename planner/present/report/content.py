@@ -204,7 +204,7 @@ def _plots_section(
     if not plots.matplotlib_available():
         section.blocks.append(
             Paragraph(
-                "Plots left out: matplotlib is not installed here (pip install 'planner[plot]'). "
+                "Plots left out: matplotlib is not installed here (pip install 'objstore-planner[plot]'). "
                 "Every figure they would show is in the tables of this report."
             )
         )

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from planner.present.text.tables import csv_text, heading, plain_number, quantity, table, usd
-from planner.units import format_bytes, format_duration
+from planner.units import counted, format_bytes, format_duration
 
 if TYPE_CHECKING:  # the results' modules (and numpy behind them) only for the type checker: start-up
     from planner.ingest import Bill, ReconcileLine, Reconciliation
@@ -29,12 +29,13 @@ def _tiny_usd(amount: Decimal | None) -> str:
 
 def ingest_summary(bill: Bill, written: Sequence[str]) -> str:
     lines = [
-        f"read {len(bill.groups):,} S3 usage groups from {len(bill.files)} file(s) ({bill.format.upper()},"
+        f"read {counted(len(bill.groups), 'S3 usage group')} from {counted(len(bill.files), 'file')}"
+        f" ({bill.format.upper()},"
         f" periods {', '.join(p.isoformat() for p in bill.periods) or 'unknown'});"
-        f" {bill.other_rows:,} rows of other services, taxes and credits skipped"
+        f" {counted(bill.other_rows, 'row')} of other services, taxes and credits skipped"
     ]
     if bill.bad_rows:
-        lines.append(f"{bill.bad_rows:,} rows could not be read; the first:")
+        lines.append(f"{counted(bill.bad_rows, 'row')} could not be read; the first:")
         lines += [f"  {b.where}: {b.reason}" for b in bill.first_bad]
     lines += list(bill.notes)
     lines += [f"wrote {name}" for name in written]
@@ -102,7 +103,8 @@ def reconciliation(result: Reconciliation, fmt: str, *, width: int | None = None
 
 def inventory_summary(inventory: Inventory, written: str) -> str:
     lines = [
-        f"{inventory.objects:,} current objects, {format_bytes(inventory.bytes)} in {len(inventory.files)} file(s)"
+        f"{inventory.objects:,} current objects, {format_bytes(inventory.bytes)}"
+        f" in {counted(len(inventory.files), 'file')}"
         + (
             f"; {inventory.noncurrent_versions:,} noncurrent versions ({format_bytes(inventory.noncurrent_bytes)})"
             if inventory.noncurrent_versions
@@ -113,7 +115,7 @@ def inventory_summary(inventory: Inventory, written: str) -> str:
     for cls, share in sorted(inventory.classes.items(), key=lambda kv: -kv[1].bytes):
         lines.append(f"  {cls}: {share.objects:,} objects, {format_bytes(share.bytes)}")
     if inventory.bad_rows:
-        lines.append(f"{inventory.bad_rows:,} rows could not be read; the first:")
+        lines.append(f"{counted(inventory.bad_rows, 'row')} could not be read; the first:")
         lines += [f"  {where}" for where in inventory.first_bad]
     lines.append(f"wrote {written}")
     return "\n".join(lines)

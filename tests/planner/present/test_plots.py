@@ -120,7 +120,7 @@ def test_missing_matplotlib_says_how_to_install(tmp_path: Path, no_matplotlib: N
     for save, model in _every_plot("pipeline-scratch"):
         with pytest.raises(InputError) as caught:
             save(model, tmp_path / "plot.png")
-        assert str(caught.value) == "--plot: plots need matplotlib: pip install 'planner[plot]'"
+        assert str(caught.value) == "--plot: plots need matplotlib: pip install 'objstore-planner[plot]'"
 
 
 def test_unwritable_plot_path_is_an_input_error(tmp_path: Path) -> None:
