@@ -12,6 +12,7 @@ import contextlib
 import functools
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -97,8 +98,42 @@ def atomic_output(
     return _atomic(path, source, what or str(path), binary)  # type: ignore[return-value]
 
 
+def _replaced(path: Path, source: str | None, what: str) -> tuple[Path, bool]:
+    """The file a write to ``path`` replaces (a symbolic link's target, so the link stays a link), and
+    whether it is a stream written in place: an existing device, FIFO or socket (``/dev/stdout``,
+    ``/dev/full``) is never replaced by a regular file, which renaming over it would do."""
+    real = Path(os.path.realpath(path))
+    try:
+        info = os.stat(real)
+    except OSError:
+        return real, False
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError(f"cannot write {what} (it is a directory)", source=source)
+    return real, not stat.S_ISREG(info.st_mode)
+
+
+@contextlib.contextmanager
+def _in_place(path: Path, source: str | None, what: str, binary: bool) -> Iterator[IO[str] | IO[bytes]]:
+    """Write a device or FIFO as it is; a FIFO no one reads is refused rather than waited on."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        os.set_blocking(descriptor, True)
+        handle: IO[str] | IO[bytes] = (
+            os.fdopen(descriptor, "wb") if binary else os.fdopen(descriptor, "w", encoding="utf-8", newline="")
+        )
+        with handle:
+            yield handle
+    except OSError as error:
+        raise InputError(f"cannot write {what} ({error.strerror or error})", source=source) from None
+
+
 @contextlib.contextmanager
 def _atomic(path: Path, source: str | None, what: str, binary: bool) -> Iterator[IO[str] | IO[bytes]]:
+    path, stream = _replaced(path, source, what)
+    if stream:
+        with _in_place(path, source, what, binary) as stream_handle:
+            yield stream_handle
+        return
     try:
         descriptor, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:200]}.", suffix=".tmp")
     except OSError as error:
@@ -130,6 +165,9 @@ def write_all_atomically(files: Sequence[tuple[Path, str | bytes]], *, source: s
     current: Path | None = None
     try:
         for current, data in files:
+            current, stream = _replaced(current, source, str(current))
+            if stream:
+                raise InputError(f"cannot write {current} (not a regular file)", source=source)
             descriptor, temp_name = tempfile.mkstemp(
                 dir=current.parent, prefix=f".{current.name[:200]}.", suffix=".tmp"
             )

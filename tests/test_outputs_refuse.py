@@ -5,6 +5,8 @@ out of its folder (issue 28, items 10 and 12; planner.writing)."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -305,3 +307,24 @@ def test_pricing_import_refuses_an_existing_table_and_out_naming_a_file(tmp_path
     a_file = _old(tmp_path / "file")
     result = invoke("pricing", "import", "aws", offer, "--out", str(a_file))
     assert result.err == f"planner: --out: {a_file} is a file, not a folder to write in\n"
+
+
+def test_a_device_given_as_out_is_written_in_place_never_replaced(tmp_path: Path) -> None:
+    """Renaming a finished temporary file over /dev/full would turn the device into a regular file
+    (as root, it did): a device or FIFO is written as it is, and its error is one line."""
+    before = os.stat("/dev/full")
+    with pytest.raises(InputError, match=r"^--out: cannot write /dev/full \(No space left on device\)$"):
+        write_atomically(Path("/dev/full"), "x" * 10_000, source="--out")
+    after = os.stat("/dev/full")
+    assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
+    write_atomically(Path("/dev/null"), "kept as a device\n", source="--out")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert not [p for p in Path("/dev").iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_symbolic_link_given_as_out_stays_a_link_to_the_new_content(tmp_path: Path) -> None:
+    (tmp_path / "real.txt").write_text("old\n")
+    (tmp_path / "link.txt").symlink_to("real.txt")
+    write_atomically(tmp_path / "link.txt", "new\n", source="--out")
+    assert (tmp_path / "link.txt").is_symlink()
+    assert (tmp_path / "real.txt").read_text() == "new\n"

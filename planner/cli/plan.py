@@ -139,6 +139,8 @@ def cost_command(
 
     if storage_class is not None and not storage_class.strip():
         raise InputError("give a storage class, e.g. standard", source="--class")
+    if region is not None and not region.strip():
+        raise InputError("give a region, e.g. us-east-1", source="--region")
     if plot is not None and not months:
         raise InputError("a plot needs a projection: add --months N", source="--plot")
     check_plot(plot, force)

@@ -725,36 +725,10 @@ REPLACES = "item 12: the option replaces an existing file without --force"
 RETRIEVAL = "item 9: an unknown migrate --retrieval is ignored when the source has no retrieval"
 
 XFAIL: dict[str, str] = {
-    **dict.fromkeys(
-        ["import-offer-deep-json", "inventory-manifest-deep-json"],
-        NESTED_JSON,
-    ),
-    **{f"access-log-{how}": NO_LOG_NAMED for how in ("empty", "long-line", "deep-json", "deep-yaml", "folder")},
-    **{f"price-tables-{how}": TABLES_TRACEBACK for how in ("folder", "loop", "dangling", "binary", "latin1", "utf16")},
-    **{f"price-tables-cost-{how}": TABLES_TRACEBACK for how in ("folder", "loop", "dangling")},
+    **{f"access-log-{how}": NO_LOG_NAMED for how in ("empty", "deep-json", "deep-yaml", "folder")},
     "price-tables-missing": TABLES_TRACEBACK,
     "price-tables-cost-missing": TABLES_TRACEBACK,
-    **{f"price-tables-cost-{how}": TABLES_BLAME for how in ("binary", "latin1", "utf16")},
-    **dict.fromkeys(["price-tables-fifo", "price-tables-cost-fifo", "access-log-fifo"], FIFO_HANGS),
-    **dict.fromkeys(["access-log-dev-zero", "price-tables-dev-zero"], DEV_ZERO),
-    **dict.fromkeys(["cur-gzip-bomb", "inventory-data-gzip-bomb", "access-log-gzip-bomb"], GZIP_BOMB),
     "sweep-vary=v12": "item 9: a --vary range past the workload limits (90 EB) is priced",
-    **dict.fromkeys(["migrate-retrieval=v0", "migrate-retrieval=instant-ish", "migrate-retrieval=v2"], RETRIEVAL),
-    "measure-concurrency=100000": "item 9: measure --concurrency 100000 is accepted",
-    **{
-        f"{command}-exists": REPLACES
-        for command in (
-            "sweep-plot",
-            "recommend-plot",
-            "migrate-plot",
-            "simulate-plot",
-            "profiles-plot",
-            "tornado-plot",
-            "report-out",
-        )
-    },
-    "import-out-is-a-file": "item 17: pricing import --out naming a file is a traceback",
-    "inventory-manifest-names-etc-passwd": "item 13: a manifest naming /etc/passwd is read",
 }
 """Cases today's code fails, by the item of issue 28 whose fix flips them (strict: a fix that flips
 one fails the corpus until its mark is removed here)."""

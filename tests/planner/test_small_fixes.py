@@ -157,8 +157,7 @@ def test_a_sweep_count_of_5000_digits_is_one_line(run_cli: Run) -> None:
     """Item 17: a 5,000-digit --vary count was a traceback (Python reads at most 4,300 digits)."""
     result = run_cli("sweep", str(EXAMPLES / "web-assets.yaml"), "--vary", "traffic.egress=0..10TB:" + "9" * 5000)
     assert result.code == 2
-    assert result.err.startswith("planner: --vary: 'traffic.egress=0..10TB:999")
-    assert result.err.endswith(": give 2 to 201 points\n")
+    assert result.err == "planner: --vary: traffic.egress: a 5,000-digit number points; give 2 to 201\n"
 
 
 def test_measure_counts_of_5000_digits_are_one_line(run_cli: Run, tmp_path: Path) -> None:
