@@ -350,13 +350,14 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
 def log_files(paths: Iterable[Path]) -> list[Path]:
     """Files, and the files inside folders (sorted, hidden files skipped)."""
     out: list[Path] = []
-    for path in paths:
+    given = list(paths)
+    for path in given:
         if path.is_dir():
             out += sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
         else:
             out.append(path)
     if not out:
-        raise InputError("no log files there")
+        raise InputError("no log files there (a folder of logs holds no file)", source=", ".join(map(str, given)))
     return out
 
 
@@ -483,7 +484,8 @@ class _Tally:
         first, last = self.first, self.last
         if first is None or last is None:
             raise InputError(
-                "the logs hold no requests" + (f" ({self.bad_count} unreadable lines)" if self.bad_count else "")
+                "the logs hold no requests" + (f" ({self.bad_count} unreadable lines)" if self.bad_count else ""),
+                source=str(files[0]) + (f" and {len(files) - 1} more" if len(files) > 1 else ""),
             )
         window = (last - first).total_seconds() + 1
         peak_second, peak = max(self.per_second.items(), key=lambda kv: (kv[1], -kv[0]))

@@ -250,8 +250,10 @@ def table_for(provider: str, as_of: dt.date | None = None, region: str | None = 
     day = as_of or dt.date.today()
     tables = versions(provider, region)
     in_force = [t for t in tables if t.effective_from <= day]
+    where = f" in {region}" if region is not None else ""
+    if not tables:
+        raise PricingError(f"no {provider} price table{where} (its folder holds none)")
     if not in_force:
-        where = f" in {region}" if region is not None else ""
         raise PricingError(
             f"no {provider} price table{where} in force on {day} (the earliest begins {tables[0].effective_from})"
         )
