@@ -12,6 +12,7 @@ import typer
 from planner.cli.common import (
     FormatOption,
     OutputFormat,
+    TextFormatOption,
     read_json,
     refuse_overwrite,
     rows_only,
@@ -160,10 +161,9 @@ def ingest_inventory(
         str | None, typer.Option("--schema", help="a headerless CSV's columns: the manifest's fileSchema")
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="replace a workload file that already exists")] = False,
-    output: FormatOption = OutputFormat.table,
+    output: TextFormatOption = OutputFormat.table,
 ) -> None:
     """Read an S3 Inventory into a workload's storage: count, sizes, classes, ages, access tiers."""
-    rows_only(output, "ingest inventory")
     from planner.cli import progress
     from planner.files import check_input_file
     from planner.ingest import inventory as inv
@@ -243,12 +243,10 @@ def ingest_access_log(
         Path | None, typer.Option("--trace", help="also write every request to this CSV trace, for replay")
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="replace files that already exist")] = False,
-    output: FormatOption = OutputFormat.table,
+    output: TextFormatOption = OutputFormat.table,
 ) -> None:
     """Read S3 server access logs (or Cloudflare http_requests, R2 Data Access Logs) into a workload's traffic:
     request mix, peak rate, egress, hot keys."""
-    rows_only(output, "ingest access-log")
-
     from planner.cli import progress
     from planner.ingest import accesslog
     from planner.present import text as render

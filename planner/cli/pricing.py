@@ -13,10 +13,10 @@ from planner.cli.common import (
     AsOfOption,
     FormatOption,
     OutputFormat,
+    TextFormatOption,
     parse_date,
     read_json,
     refuse_overwrite,
-    rows_only,
 )
 from planner.cli.settings import settings
 from planner.errors import InputError
@@ -81,10 +81,9 @@ def pricing_show(
         Path | None, typer.Option("--prices", help="a price override file layered over the shipped version")
     ] = None,
     region: Annotated[str | None, typer.Option("--region", help="region, e.g. eu-central-1")] = None,
-    output: FormatOption = OutputFormat.table,
+    output: TextFormatOption = OutputFormat.table,
 ) -> None:
     """One provider's prices in force on a date, with units, tiers, minimums and sources."""
-    rows_only(output, "pricing show")
     from planner.present import text as render
 
     day = parse_date(as_of)
