@@ -131,9 +131,14 @@ def cost_command(
             "--calendar", help="bill each calendar month's real length (as AWS does) instead of a 30-day month"
         ),
     ] = False,
+    verified_only: Annotated[
+        bool,
+        typer.Option("--verified-only", help="refuse a bill that rests on an unverified price (says which lines do)"),
+    ] = False,
 ) -> None:
     """One month's bill for a workload at one provider, or a projection over N months."""
     from planner.costing.bills import BillingOptions, estimate_cost, project_costs
+    from planner.decide.recommendation.verified import refuse_unverified
     from planner.present import text as render
     from planner.workload import load_workload
 
@@ -173,6 +178,8 @@ def cost_command(
                 region=region,
                 options=options,
             )
+        if verified_only:
+            refuse_unverified([month.cost for month in result.months])
         if plot is not None:
             from planner.present.plots import save_projection_plot
 
@@ -187,6 +194,8 @@ def cost_command(
         bill = estimate_cost(
             workload, provider, storage_class, as_of=day, prices=prices, region=region, options=options
         )
+    if verified_only:
+        refuse_unverified([bill])
     typer.echo(
         render.breakdown_json(bill)
         if output == OutputFormat.json

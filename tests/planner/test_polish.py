@@ -5,6 +5,7 @@ Each test asserts the exact text or figure the user sees."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -36,3 +37,38 @@ def test_show_and_ingest_neither_list_nor_take_csv(run_cli: Run, args: list[str]
     )
     help_text = run_cli(*command.split(), "--help").out
     assert "table, json or markdown" in help_text and "csv (where" not in help_text
+
+
+BACKUP = str(EXAMPLES / "backup-archive.yaml")
+IDRIVE_UNVERIFIED = (
+    "planner: --verified-only: idrive-e2 standard: rests on unverified prices: IDrive e2 storage,"
+    " put requests: free, get requests: free, list requests: free, delete requests: free\n"
+)
+
+
+def test_cost_verified_only_refuses_a_bill_on_an_unverified_price(run_cli: Run) -> None:
+    """IDrive e2's $5 a TB-month is inferred (idrive-e2@2025-01-01): the bill is refused naming the
+    lines priced with an unverified figure; its egress, verified from its own pages, is not named."""
+    result = run_cli("cost", BACKUP, "-p", "idrive-e2", "--as-of", AS_OF, "--verified-only")
+    assert (result.code, result.out, result.err) == (2, "", IDRIVE_UNVERIFIED)
+
+
+def test_cost_verified_only_refuses_a_projection_before_its_plot(run_cli: Run, tmp_path: Path) -> None:
+    """S3 eu-central-1's egress and tier-1 requests are unverified (aws-s3/eu-central-1@2026-09-01)."""
+    plot = tmp_path / "p.svg"
+    args = ("cost", BACKUP, "-p", "aws-s3", "--region", "eu-central-1", "--months", "2", "--as-of", AS_OF)
+    result = run_cli(*args, "--plot", str(plot), "--verified-only")
+    assert result.code == 2
+    assert result.err.startswith(
+        "planner: --verified-only: aws-s3 standard: rests on unverified prices: delete requests: free,"
+        " tier-1 requests (put, list), internet egress: free allowance (100 GB a month)"
+    )
+    assert result.err.endswith(", internet egress, first 10,240 GB\n") and result.err.count("\n") == 1
+    assert not plot.exists()
+
+
+def test_cost_verified_only_prints_a_bill_verified_from_a_secondary_source(run_cli: Run) -> None:
+    """B2's prices are verified from a secondary source (°): not unverified, so the bill is printed."""
+    result = run_cli("cost", BACKUP, "-p", "backblaze-b2", "--as-of", AS_OF, "--verified-only")
+    assert result.code == 0, result.err
+    assert result.out.splitlines()[0] == "backblaze-b2 standard: $3,474.93° a month"
