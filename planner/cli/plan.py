@@ -27,6 +27,7 @@ from planner.cli.settings import settings
 from planner.errors import InputError
 
 if TYPE_CHECKING:
+    from planner.costing.bills import BillingOptions
     from planner.decide.recommendation import Recommendation
     from planner.decide.uncertainty import UncertainAnswer
     from planner.workload import Workload
@@ -85,6 +86,30 @@ def _workload_region(workload: "Workload", provider: str, workload_file: Path) -
     return named[0] if named else None
 
 
+RestoreDaysOption = Annotated[
+    str,
+    typer.Option(
+        "--restore-days",
+        help="days each restored copy is kept, billed at S3 Standard (the restore's Days; default 1, the least)",
+    ),
+]
+CalendarOption = Annotated[
+    bool,
+    typer.Option("--calendar", help="bill each calendar month's real length (as AWS does) instead of a 30-day month"),
+]
+
+
+def billing_options(restore_days: str, calendar: bool, retrieval: str | None = None) -> "BillingOptions":
+    """--retrieval, --restore-days and --calendar as the billing options of every bill a command prices."""
+    from planner.costing.bills import BillingOptions
+
+    return BillingOptions(
+        retrieval=retrieval,
+        restored_copy_days=parse_option(_restore_days, restore_days, "--restore-days"),
+        calendar=calendar,
+    )
+
+
 @app.command("cost")
 def cost_command(
     ctx: typer.Context,
@@ -118,26 +143,15 @@ def cost_command(
             " offers (default: standard)",
         ),
     ] = None,
-    restore_days: Annotated[
-        str,
-        typer.Option(
-            "--restore-days",
-            help="days each restored copy is kept, billed at S3 Standard (the restore's Days; default 1, the least)",
-        ),
-    ] = "1",
-    calendar: Annotated[
-        bool,
-        typer.Option(
-            "--calendar", help="bill each calendar month's real length (as AWS does) instead of a 30-day month"
-        ),
-    ] = False,
+    restore_days: RestoreDaysOption = "1",
+    calendar: CalendarOption = False,
     verified_only: Annotated[
         bool,
         typer.Option("--verified-only", help="refuse a bill that rests on an unverified price (says which lines do)"),
     ] = False,
 ) -> None:
     """One month's bill for a workload at one provider, or a projection over N months."""
-    from planner.costing.bills import BillingOptions, estimate_cost, project_costs
+    from planner.costing.bills import estimate_cost, project_costs
     from planner.decide.recommendation.verified import refuse_unverified
     from planner.present import text as render
     from planner.workload import load_workload
@@ -149,11 +163,7 @@ def cost_command(
     if plot is not None and not months:
         raise InputError("a plot needs a projection: add --months N", source="--plot")
     check_plot(plot, force)
-    options = BillingOptions(
-        retrieval=retrieval,
-        restored_copy_days=parse_option(_restore_days, restore_days, "--restore-days"),
-        calendar=calendar,
-    )
+    options = billing_options(restore_days, calendar, retrieval)
     workload = load_workload(workload_file)
     region = region or _workload_region(workload, provider, workload_file)
     allowed = workload.constraints.storage_classes
@@ -387,6 +397,8 @@ def recommend_command(
     tornado_plot: TornadoPlotOption = None,
     force: ForceOption = False,
     verified_only: VerifiedOnlyOption = False,
+    restore_days: RestoreDaysOption = "1",
+    calendar: CalendarOption = False,
 ) -> None:
     """Rank every allowed provider and storage class for a workload, and explain the choice."""
     from planner.cli import progress
@@ -400,6 +412,7 @@ def recommend_command(
         raise InputError("names the same file as --plot: give each picture its own file", source="--tornado-plot")
     check_plot(plot, force)
     check_plot(tornado_plot, force, "--tornado-plot")
+    billing = billing_options(restore_days, calendar)
     workload = load_workload(workload_file)
     with progress.bar(
         "simulating each provider", total=len(workload.constraints.providers), quiet=settings(ctx).quiet
@@ -414,6 +427,7 @@ def recommend_command(
             progress=moved,
             curves=plot is not None or output == OutputFormat.json,
             verified_only=verified_only,
+            billing=billing,
         )
     if plot is not None:
         from planner.present.plots import save_recommendation_plot

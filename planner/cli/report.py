@@ -13,6 +13,7 @@ from planner.cli.common import (
     WorkloadArgument,
     parse_date,
 )
+from planner.cli.plan import CalendarOption, RestoreDaysOption, billing_options
 from planner.cli.settings import settings
 
 app = typer.Typer()
@@ -31,12 +32,22 @@ def report_command(
         bool, typer.Option("--simulate/--no-simulate", help="simulate each provider's peak (default) or not")
     ] = True,
     force: ForceOption = False,
+    verified_only: Annotated[
+        bool,
+        typer.Option(
+            "--verified-only",
+            help="leave out options whose bill rests on an unverified price (says which were left out)",
+        ),
+    ] = False,
+    restore_days: RestoreDaysOption = "1",
+    calendar: CalendarOption = False,
 ) -> None:
     """One self-contained document: the recommendation, reasons, tables, plots, prices and sources."""
     from planner.cli import progress
     from planner.present.report import write_report
     from planner.workload import load_workload
 
+    billing = billing_options(restore_days, calendar)
     workload = load_workload(workload_file)
     pictures: list[Path] = []
     with progress.bar(
@@ -51,6 +62,8 @@ def report_command(
             progress=moved,
             force=force,
             pictures=pictures,
+            verified_only=verified_only,
+            billing=billing,
         )
     for path in [written, *pictures]:
         typer.echo(f"wrote {path}")

@@ -72,3 +72,59 @@ def test_cost_verified_only_prints_a_bill_verified_from_a_secondary_source(run_c
     result = run_cli("cost", BACKUP, "-p", "backblaze-b2", "--as-of", AS_OF, "--verified-only")
     assert result.code == 0, result.err
     assert result.out.splitlines()[0] == "backblaze-b2 standard: $3,474.93° a month"
+
+
+def test_recommend_bills_calendar_months_and_restore_days_as_cost_does(run_cli: Run) -> None:
+    """backup-archive's 36 months at S3 Deep Archive: $26,732.48 in 30-day months with restored copies
+    kept a day; $26,954.18 in calendar months with each restore test's 1 TB copy kept 7 days at S3
+    Standard, the figure ``cost --months 36 --calendar --restore-days 7`` gives."""
+    args = ("recommend", BACKUP, "--no-simulate", "--as-of", AS_OF)
+    plain = run_cli(*args).out.splitlines()
+    assert plain[4].split()[:5] == ["1", "aws-s3", "deep-archive", "$576.90°", "$26,732.48°"]
+    assert not any(line.startswith("Billed:") for line in plain)
+    result = run_cli(*args, "--calendar", "--restore-days", "7")
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    assert lines[2] == (
+        "Billed: calendar months, each its own days (the workload's 30-day monthly flows scaled to them);"
+        " restored copies kept 7 days"
+    )
+    assert lines[5].split()[:5] == ["1", "aws-s3", "deep-archive", "$585.27°", "$26,954.18°"]
+    cost = run_cli(
+        "cost", BACKUP, "-p", "aws-s3", "--class", "deep-archive", "--months", "36", "--as-of", AS_OF,
+        "--calendar", "--restore-days", "7",
+    )  # fmt: skip
+    assert cost.out.splitlines()[0] == "aws-s3 deep-archive: $26,954.18° over 36 months"
+    refused = run_cli(*args, "--restore-days", "-1")
+    assert (refused.code, refused.err) == (
+        2,
+        "planner: --restore-days: '-1' is not a number of days from 0 to 36,500 (use e.g. 1 or 7)\n",
+    )
+
+
+TWO = """name: idrive or r2
+storage: {stored: 10 TB, object_size: 64 MiB}
+traffic: {egress: 1 TB}
+constraints: {providers: [idrive-e2, cloudflare-r2], months: 2}
+"""
+
+
+def test_report_passes_verified_only_and_calendar_to_the_recommendation(run_cli: Run, tmp_path: Path) -> None:
+    """IDrive e2 ($50.00 for 10 TB) rests on an inferred price: left out, R2 Infrequent Access is chosen,
+    priced for December's 31 days ($111.24, where a 30-day month is $110.90)."""
+    path = tmp_path / "two.yaml"
+    path.write_text(TWO)
+    out = tmp_path / "r.md"
+    args = ("report", str(path), "--no-simulate", "--as-of", AS_OF, "-o", str(out), "--verified-only", "--calendar")
+    result = run_cli(*args)
+    assert result.code == 0, result.err
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert (
+        "Use cloudflare-r2 infrequent-access: $111.24 this month, $222.48 over 2 months"
+        " (prices in force on 2026-12-01)." in lines
+    )
+    assert (
+        "Left out (--verified-only): idrive-e2 standard: rests on unverified prices: IDrive e2 storage,"
+        " get requests: free" in lines
+    )
+    assert "Billed: calendar months, each its own days (the workload's 30-day monthly flows scaled to them)" in lines

@@ -11,7 +11,7 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner.costing.bills import check_horizon, price_table
+from planner.costing.bills import DEFAULT_BILLING, BillingOptions, check_horizon, price_table
 from planner.decide.recommendation.models import JudgedProfile
 from planner.decide.recommendation.performance import load_profiles
 from planner.errors import InputError, PlannerError, PricingError
@@ -36,6 +36,7 @@ class Inputs:
     summaries: dict[str, ProfileSummary]
     models: dict[str, ProviderModel]  # a provider with no model is absent: its figures are judged as assumed
     unmodelled: dict[str, str]  # provider -> why no model could be built
+    billing: BillingOptions = DEFAULT_BILLING  # restored copies' days, calendar months
 
     @property
     def providers(self) -> list[str]:
@@ -46,8 +47,16 @@ class Inputs:
         return self.workload.constraints.months
 
 
-def load_inputs(workload: Workload, *, as_of: dt.date, profiles_dir: Path | None, prices: dict[str, Path]) -> Inputs:
-    """Check the overrides, load every table, profile and provider model; refuse what cannot be priced."""
+def load_inputs(
+    workload: Workload,
+    *,
+    as_of: dt.date,
+    profiles_dir: Path | None,
+    prices: dict[str, Path],
+    billing: BillingOptions = DEFAULT_BILLING,
+) -> Inputs:
+    """Check the overrides, load every table, profile and provider model; refuse what cannot be priced.
+    ``billing`` is how every option's months are billed (``cost --calendar``, ``--restore-days``)."""
     check_horizon(as_of, workload.constraints.months)
     providers = workload.constraints.providers
     for provider in prices:
@@ -95,6 +104,7 @@ def load_inputs(workload: Workload, *, as_of: dt.date, profiles_dir: Path | None
         summaries=summaries,
         models=models,
         unmodelled=unmodelled,
+        billing=billing,
     )
 
 

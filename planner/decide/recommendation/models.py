@@ -194,6 +194,11 @@ class Recommendation(_Model):
         default_factory=list,
         description="options left out because their bill rests on an unverified price (verified_only), and which",
     )
+    billing: str | None = Field(
+        None,
+        description="how the months were billed when not as 30-day months with restored copies kept a day"
+        " (calendar months, the days restored copies are kept)",
+    )
 
     def profile_of(self, provider: str) -> JudgedProfile | None:
         """The profile ``provider`` was judged on, or None."""

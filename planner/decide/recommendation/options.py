@@ -40,6 +40,7 @@ def price_options(inputs: Inputs) -> list[PricedOption]:
                     as_of=inputs.day,
                     prices=inputs.prices.get(provider),
                     region=region,
+                    options=inputs.billing,
                 )
             except PlannerError as error:  # a class that cannot hold this workload (e.g. vanished in a version)
                 options.append(PricedOption(provider, region, storage_class, table, None, str(error)))

@@ -13,6 +13,7 @@ import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
 
+from planner.costing.bills import DEFAULT_BILLING, BillingOptions
 from planner.decide.recommendation.explain import explain
 from planner.decide.recommendation.inputs import load_inputs
 from planner.decide.recommendation.judge import judge_options, simulate_providers
@@ -35,6 +36,7 @@ def recommend(
     progress: Callable[[float], None] | None = None,
     curves: bool = True,
     verified_only: bool = False,
+    billing: BillingOptions | None = None,
 ) -> Recommendation:
     """Every allowed provider and storage class, ranked: options meeting every target on evidence first,
     then those whose targets are unverified, then rejected ones, each group by horizon cost.
@@ -44,12 +46,32 @@ def recommend(
     ``progress`` hears how many providers have been simulated. ``curves`` False leaves out the
     egress curves a plot draws (``egress_curves`` None), for a caller that shows no plot.
     ``verified_only`` leaves out options whose bill rests on an unverified price (``left_out`` says which).
+    ``billing`` bills every option's months as ``cost`` would with the same options (calendar months,
+    the days restored copies are kept); the break-even points and egress curves stay on 30-day months.
     """
-    inputs = load_inputs(workload, as_of=as_of or dt.date.today(), profiles_dir=profiles_dir, prices=prices or {})
+    billing = billing or DEFAULT_BILLING
+    inputs = load_inputs(
+        workload, as_of=as_of or dt.date.today(), profiles_dir=profiles_dir, prices=prices or {}, billing=billing
+    )
     priced = price_options(inputs)
     simulated = simulate_providers(inputs, duration_s=sim_duration_s, seed=seed, progress=progress) if simulate else {}
     judged = judge_options(inputs, priced, simulated)
     left_out: list[str] = []
     if verified_only:
         judged, left_out = leave_out_unverified(judged)
-    return explain(inputs, rank(judged), curves=curves).model_copy(update={"left_out": left_out})
+    return explain(inputs, rank(judged), curves=curves).model_copy(
+        update={"left_out": left_out, "billing": _billing_statement(billing)}
+    )
+
+
+def _billing_statement(billing: BillingOptions) -> str | None:
+    """The billing options that differ from the default, in words (None when none does)."""
+    said = [
+        *(
+            ["calendar months, each its own days (the workload's 30-day monthly flows scaled to them)"]
+            if billing.calendar
+            else []
+        ),
+        *([f"restored copies kept {billing.restored_copy_days} days"] if billing.restored_copy_days != 1 else []),
+    ]
+    return "; ".join(said) or None

@@ -23,7 +23,7 @@ from planner.present.text.ranking import horizon_price_status
 from planner.units import format_bytes, format_duration, format_rate
 
 if TYPE_CHECKING:
-    from planner.costing.bills import CostProjection
+    from planner.costing.bills import BillingOptions, CostProjection
     from planner.decide.recommendation import RankedOption, Recommendation
     from planner.measure.profile import Profile
     from planner.pricing.models import PriceTable
@@ -117,6 +117,7 @@ def _ranking_section(result: Recommendation) -> Section:
             Table([*headers, "prices"], rows),
             *[Paragraph(line) for line in legends()],
             *[Paragraph(f"Left out (--verified-only): {text}") for text in result.left_out],
+            *([Paragraph(f"Billed: {result.billing}")] if result.billing else []),
         ],
     )
 
@@ -343,11 +344,22 @@ def build_sections(
     profiles_dir: Path | None,
     simulate: bool = True,
     progress: Callable[[float], None] | None = None,
+    verified_only: bool = False,
+    billing: BillingOptions | None = None,
 ) -> tuple[str, str, list[Section]]:
-    """The report's title, subtitle and sections: every figure computed here, before any rendering."""
+    """The report's title, subtitle and sections: every figure computed here, before any rendering.
+    ``verified_only`` and ``billing`` are passed to the recommender (``planner recommend``'s options)."""
     from planner.decide.recommendation import recommend
 
-    result = recommend(workload, as_of=as_of, profiles_dir=profiles_dir, simulate=simulate, progress=progress)
+    result = recommend(
+        workload,
+        as_of=as_of,
+        profiles_dir=profiles_dir,
+        simulate=simulate,
+        progress=progress,
+        verified_only=verified_only,
+        billing=billing,
+    )
     option = _shown_option(result)
     projection = option.projection if option is not None else None
     profiles = _judged_profiles(result)

@@ -14,6 +14,7 @@ from planner.present.report.content import build_sections
 from planner.writing import refuse_existing, write_atomically
 
 if TYPE_CHECKING:
+    from planner.costing.bills import BillingOptions
     from planner.workload import Workload
 
 SUFFIXES = (".html", ".md")
@@ -38,11 +39,14 @@ def write_report(
     progress: Callable[[float], None] | None = None,
     force: bool = False,
     pictures: list[Path] | None = None,
+    verified_only: bool = False,
+    billing: BillingOptions | None = None,
 ) -> Path:
     """Write the report to ``out`` (``.html`` or ``.md``, by the suffix) and return the path written;
     the pictures a Markdown report writes beside it are appended to ``pictures``.
 
-    ``simulate`` is passed to the recommender (as ``planner recommend --no-simulate`` would); a file
+    ``simulate``, ``verified_only`` and ``billing`` are passed to the recommender (as ``planner
+    recommend``'s --no-simulate, --verified-only, --calendar and --restore-days would); a file
     it would write that exists (the report, or a Markdown report's pictures) is refused before any
     work unless ``force``.
     """
@@ -54,7 +58,13 @@ def write_report(
         raise InputError(f"no such folder {str(target.parent)!r} to write the report in", source="--out")
     refuse_existing(report_files(target), force, "--out")
     title, generated, sections = build_sections(
-        workload, as_of=as_of, profiles_dir=profiles_dir, simulate=simulate, progress=progress
+        workload,
+        as_of=as_of,
+        profiles_dir=profiles_dir,
+        simulate=simulate,
+        progress=progress,
+        verified_only=verified_only,
+        billing=billing,
     )
     text = (
         html_document(title, sections, generated)

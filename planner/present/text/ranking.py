@@ -160,6 +160,7 @@ def recommendation(result: Recommendation, fmt: str, *, width: int | None = None
                 rows[i] = (*row[:-1], f"[{len(notes)}]")
     parts = [
         heading(f"Recommendation for {name} (prices in force on {result.as_of}, {result.months}-month horizon)", fmt),
+        *([f"Billed: {result.billing}", *([""] if fmt == "markdown" else [])] if result.billing else []),
         table(
             ranking_headers(result),
             rows,
