@@ -297,8 +297,9 @@ class Limits(_Model):
     request_rates: list[RequestRate] = Field(default_factory=list)
     restore_required: list[str] = Field(
         default_factory=list,
-        description="storage classes whose objects must be restored (minutes to hours) before a read (S3 Glacier"
-        " Flexible Retrieval and Deep Archive): no read of them meets a TTFB or throughput target",
+        description="storage classes whose objects must be restored before a read (S3 Glacier Flexible Retrieval"
+        " and Deep Archive), in the time the class's retrieval options state (classes.<id>.retrieval.options"
+        ".<tier>.time): no read of them meets a TTFB or throughput target",
     )
     restored_copy: RestoredCopy | None = Field(
         None, description="how the temporary copy a restore makes is billed (none: not priced, and the bill says so)"

@@ -4,10 +4,14 @@ Each test asserts the exact text or figure the user sees."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from planner.pricing import catalog
+from planner.pricing.models import Limits
 
 from .conftest import EXAMPLES, Result
 
@@ -128,3 +132,18 @@ def test_report_passes_verified_only_and_calendar_to_the_recommendation(run_cli:
         " get requests: free" in lines
     )
     assert "Billed: calendar months, each its own days (the workload's 30-day monthly flows scaled to them)" in lines
+
+
+def test_restore_required_says_the_times_come_from_the_retrieval_options() -> None:
+    """It said restores take "minutes to hours" while Deep Archive's table says within 12 or 48 hours."""
+    described = Limits.model_fields["restore_required"].description
+    assert described == (
+        "storage classes whose objects must be restored before a read (S3 Glacier Flexible Retrieval and Deep"
+        " Archive), in the time the class's retrieval options state (classes.<id>.retrieval.options.<tier>.time):"
+        " no read of them meets a TTFB or throughput target"
+    )
+    table = catalog.table_for("aws-s3", dt.date(2026, 12, 1))
+    assert {tier: option.time for tier, option in table.classes["deep-archive"].retrieval.options.items()} == {
+        "standard": "within 12 hours",
+        "bulk": "within 48 hours",
+    }
