@@ -5,11 +5,14 @@ Each test asserts the exact text or figure the user sees."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from planner.decide.recommendation import judge
+from planner.evidence import weakest_price
 from planner.pricing import catalog
 from planner.pricing.models import Limits
 
@@ -147,3 +150,18 @@ def test_restore_required_says_the_times_come_from_the_retrieval_options() -> No
         "standard": "within 12 hours",
         "bulk": "within 48 hours",
     }
+
+
+def test_each_option_is_marked_with_the_one_weakest_price_rule(run_cli: Run) -> None:
+    """The ranking's price status is planner.evidence.weakest_price of month one's lines (judge.py kept
+    its own copy of the order): IDrive e2's inferred storage price is unverified, S3 us-east-1's and
+    B2's are verified from a secondary source, R2's from its own pages."""
+    assert not hasattr(judge, "_PRICE_ORDER") and not hasattr(judge, "_price_status")
+    payload = json.loads(run_cli("recommend", BACKUP, "--no-simulate", "--as-of", AS_OF, "-f", "json").out)
+    marks = {(o["provider"], o["storage_class"]): o["price_status"] for o in payload["ranking"]}
+    assert marks[("idrive-e2", "standard")] == "unverified"
+    assert marks[("aws-s3", "deep-archive")] == marks[("backblaze-b2", "standard")] == "verified-secondary"
+    assert marks[("cloudflare-r2", "standard")] == "verified-primary"
+    for option in payload["ranking"]:
+        lines = [item["price_status"] for item in option["cost"]["line_items"]]
+        assert option["price_status"] == weakest_price(lines)

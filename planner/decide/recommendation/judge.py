@@ -17,12 +17,11 @@ from planner.decide.recommendation.performance import (
     prefix_warnings,
     simulate_option,
 )
-from planner.evidence import TargetVerdict, combine
+from planner.evidence import TargetVerdict, combine, weakest_price
 from planner.pricing.models import CostBreakdown
 from planner.workload.targets import restore_times
 
 ZERO = Decimal(0)
-_PRICE_ORDER = ("verified-primary", "verified-secondary", "unverified")
 _NOT_SIMULATED: SimulatedJudgement = (None, [], [], [])
 
 
@@ -107,7 +106,7 @@ def _judge(inputs: Inputs, option: PricedOption, simulated: dict[str, SimulatedJ
         warnings=warnings,
         performance=performance,
         cost=month_one,
-        price_status=_price_status(month_one),
+        price_status=weakest_price(item.price_status.value for item in month_one.line_items),
         projection=option.projection,
     )
 
@@ -132,12 +131,6 @@ def _combined(verdicts: list[TargetVerdict]) -> list[TargetVerdict]:
         for target in dict.fromkeys(v.target for v in verdicts)
         if (found := combine([v for v in verdicts if v.target == target])) is not None
     ]
-
-
-def _price_status(cost: CostBreakdown) -> str:
-    """The weakest sourcing among the prices a bill rests on."""
-    statuses = [str(item.price_status.value) for item in cost.line_items]
-    return max(statuses, key=_PRICE_ORDER.index) if statuses else "verified-primary"
 
 
 def _policy_violation(option: PricedOption) -> list[Rejection]:
