@@ -28,6 +28,7 @@ from planner.cli.settings import settings
 from planner.errors import InputError
 
 if TYPE_CHECKING:
+    from planner.measure.profile import Profile
     from planner.workload import Workload
 
 ProviderOption = Annotated[
@@ -128,6 +129,7 @@ def simulate_command(
         from planner.measure.reference import load_profile
 
         measured = load_profile(profile)
+        _check_profile_provider(measured, provider, profile)
     replay = None
     notes: list[str] = []
     if trace is not None:
@@ -167,6 +169,21 @@ def simulate_command(
     from planner.cli.simulation_text import report
 
     typer.echo(report(result, output.value, lambda *table: render.table(*table, width=width), render.heading))
+
+
+def _check_profile_provider(measured: "Profile", provider: str | None, path: Path) -> None:
+    """A profile naming another provider is no evidence of ``-p``'s, as recommend rules
+    (``planner.decide.recommendation.performance.provider_problem``); one naming none is taken as
+    ``-p``'s, since the user named it, and the simulation's provider model line says so."""
+    if provider is None or measured.provider is None:
+        return
+    from planner.decide.recommendation.performance import provider_problem
+
+    problem = provider_problem(measured, provider)
+    if problem is not None:
+        raise InputError(
+            f"{problem} (leave out -p to simulate the profile's own endpoint)", source=str(path), field="provider"
+        )
 
 
 @app.command("trace")

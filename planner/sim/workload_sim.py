@@ -68,7 +68,7 @@ def simulate(
         profile = load_reference(provider)
         profile_source = f"shipped reference profile measure/profiles/{provider}.json ({profile.source.kind})"
     else:
-        profile_source = _profile_source(profile)
+        profile_source = _profile_source(profile, provider)
     model, assumptions = provider_model_from_profile(profile, table.limits)
     if profile.provider and profile.provider != provider:
         assumptions.insert(
@@ -144,10 +144,15 @@ def _both_windows(
     return run, run.verdicts + _not_judged(workload, run.verdicts, assumptions)
 
 
-def _profile_source(profile: Profile) -> str:
-    return f"{profile.source.kind} profile of {profile.provider or 'unknown'}" + (
-        f", {profile.date}" if profile.date else ""
-    )
+def _profile_source(profile: Profile, provider: str | None = None) -> str:
+    """Which profile the provider model is built from; one naming no provider is said to be taken as
+    ``provider``'s, the caller having named it."""
+    if profile.provider is None and provider is not None:
+        where = f"measured at {profile.endpoint}" if profile.endpoint else "its endpoint unnamed"
+        whose = f"naming no provider ({where}), taken as a profile of {provider} (the provider given)"
+    else:
+        whose = f"of {profile.provider or 'unknown'}"
+    return f"{profile.source.kind} profile {whose}" + (f", {profile.date}" if profile.date else "")
 
 
 def _not_judged(workload: Workload, judged: list[TargetVerdict], notes: list[str]) -> list[TargetVerdict]:

@@ -13,6 +13,7 @@ import pytest
 
 from planner.decide.recommendation import judge
 from planner.evidence import weakest_price
+from planner.measure.reference import load_reference
 from planner.pricing import catalog
 from planner.pricing.models import Limits
 
@@ -165,3 +166,30 @@ def test_each_option_is_marked_with_the_one_weakest_price_rule(run_cli: Run) -> 
     for option in payload["ranking"]:
         lines = [item["price_status"] for item in option["cost"]["line_items"]]
         assert option["price_status"] == weakest_price(lines)
+
+
+def test_simulate_takes_a_profile_naming_no_provider_as_the_one_given(run_cli: Run, tmp_path: Path) -> None:
+    """recommend refuses a profile naming no provider as a provider's evidence; simulate -p takes it as
+    that provider's, since the user named it, and says so where it names the provider model."""
+    reference = load_reference("cloudflare-r2")
+    unnamed = tmp_path / "local.json"
+    unnamed.write_text(
+        reference.model_copy(update={"provider": None, "endpoint": "http://127.0.0.1:8333"}).model_dump_json()
+    )
+    args = ("simulate", WEB, "--profile", str(unnamed), "--replications", "1", "--duration", "5s")
+    result = run_cli(*args, "-p", "cloudflare-r2")
+    assert result.code == 0, result.err
+    taken = (
+        "published profile naming no provider (measured at http://127.0.0.1:8333), taken as a profile of"
+        " cloudflare-r2 (the provider given), 2026"
+    )
+    assert result.out.splitlines()[2].startswith(f"Provider model: {taken}; part limits from cloudflare-r2@")
+    assert json.loads(run_cli(*args, "-p", "cloudflare-r2", "-f", "json").out)["profile"] == taken
+    # without -p it is the profile's own endpoint, as before
+    assert run_cli(*args).out.splitlines()[2] == (
+        "Provider model: published profile of unknown, 2026; part limits from no price table"
+        " (the profile's own endpoint)"
+    )
+    named = tmp_path / "r2.json"
+    named.write_text(reference.model_dump_json())
+    assert run_cli("simulate", WEB, "--profile", str(named), "-p", "cloudflare-r2", "--duration", "5s").code == 0

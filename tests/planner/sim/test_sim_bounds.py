@@ -35,14 +35,18 @@ def test_too_large_is_one_line(
     assert result.code == 2 and result.err.count("\n") == 1 and message in result.err, result.err
 
 
-def test_a_profile_of_another_provider_is_said(run_cli: Callable[..., Result], tmp_path: Path) -> None:
+def test_a_profile_of_another_provider_is_refused(run_cli: Callable[..., Result], tmp_path: Path) -> None:
+    """It was simulated with a caveat; a profile is evidence only of the provider it names, as recommend rules."""
     from planner.measure.reference import load_reference
 
     profile = tmp_path / "r2.json"
     profile.write_text(load_reference("cloudflare-r2").model_dump_json())
     result = run_cli("simulate", WEB, "-p", "aws-s3", "--profile", str(profile), "--replications", "1", "-f", "json")
-    assert result.code in (0, 1), result.err
-    assert "the profile measured cloudflare-r2, not aws-s3" in result.out
+    assert (result.code, result.out) == (2, "")
+    assert result.err == (
+        f"planner: {profile}: provider: the profile is of cloudflare-r2, not aws-s3"
+        " (leave out -p to simulate the profile's own endpoint)\n"
+    )
 
 
 def test_refusals_need_little_memory(tmp_path: Path) -> None:
