@@ -353,6 +353,7 @@ def _region_table(
     raw["classes"] = classes
     # which classes must be restored before a read is a property of the class, not of the offer
     raw["limits"]["restore_required"] = [c for c in template.limits.restore_required if c in classes]
+    _restored_copy(raw, region, template, effective)
     overhead_classes = {c.get("object_overhead", {}).get("standard_rate_class") for c in classes.values()}
     if not overhead_classes - {None} <= set(classes):
         raise _fail(source, f"{region}: a class's overhead is priced as a class the offer does not price")
@@ -370,6 +371,33 @@ def _region_table(
         ],
     )
     return imported
+
+
+def _restored_copy(raw: dict[str, Any], region: str, template: PriceTable, effective: dt.date) -> None:
+    """The temporary copy a restore makes, billed as the shipped table of ``region`` bills it (the notes
+    cite that table), else not priced and the notes say so: which class it pays (S3 Standard, or Reduced
+    Redundancy where that is cheaper) is not in the offer file, and differs by region."""
+    shipped = template if region == template.region else _shipped_region(region, effective)
+    copy = shipped.limits.restored_copy if shipped is not None else None
+    if shipped is None or copy is None or copy.storage_class not in raw["classes"]:
+        raw["limits"].pop("restored_copy", None)
+        whose = f"{shipped.version} does not price it" if shipped is not None else f"no table of {region} is shipped"
+        raw["notes"].append(
+            f"The temporary copy a restore makes (limits.restored_copy) is not priced: {whose}, and the offer file"
+            " does not say which class bills it (S3 Standard, or Reduced Redundancy where that is cheaper)."
+        )
+        return
+    raw["limits"]["restored_copy"] = copy.model_dump(mode="python", exclude_none=True, exclude_defaults=True)
+    raw["notes"].append(
+        f"The temporary copy a restore makes (limits.restored_copy) is billed as {shipped.version} bills it."
+    )
+
+
+def _shipped_region(region: str, effective: dt.date) -> PriceTable | None:
+    """The shipped table of ``region`` in force on ``effective`` (else its earliest), or None."""
+    tables = catalog.regional_tables().get((PROVIDER, region), ())
+    in_force = [t for t in tables if t.effective_from <= effective]
+    return in_force[-1] if in_force else (tables[0] if tables else None)
 
 
 _REGION_NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
