@@ -616,6 +616,33 @@ def _cli_cases() -> Iterable[Case]:
         names="--format",
     )
     yield Case("format-csv-diff", ("diff", WORKLOAD_ARG, WORKLOAD_ARG, "-f", "csv"), codes=(2,), names="--format")
+    yield Case("format-csv-pricing-show", ("pricing", "show", "aws-s3", "-f", "csv"), codes=(2,), names="--format")
+    for command in ("inventory", "access-log"):
+        yield Case(
+            f"format-csv-ingest-{command}",
+            ("ingest", command, "{tmp}/none", "--out", "{tmp}/out", "-f", "csv"),
+            codes=(2,),
+            names="--format",
+        )
+    for days in ("nan", "-1", "inf", "1e400", "36501", ""):
+        yield Case(
+            f"recommend-restore-days-{days or 'empty'}",
+            ("recommend", WORKLOAD_ARG, "--no-simulate", "--restore-days", days),
+            codes=(2,),
+            names="--restore-days",
+        )
+    yield Case(
+        "report-restore-days-nan",
+        ("report", WORKLOAD_ARG, "-o", "{tmp}/r.md", "--restore-days", "nan"),
+        codes=(2,),
+        names="--restore-days",
+    )
+    yield Case(
+        "cost-verified-only-unverified",
+        ("cost", WORKLOAD_ARG, "-p", "idrive-e2", "--as-of", AS_OF, "--verified-only"),
+        codes=(2,),
+        names="--verified-only",
+    )
     yield Case("format-unknown", ("pricing", "list", "-f", "xml"), codes=(2,), names="--format")
     yield Case("format-empty", ("pricing", "list", "-f", ""), codes=(2,), names="--format")
     yield Case("double-dash", ("pricing", "list", "--", "-q"), codes=(2,))
