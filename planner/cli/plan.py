@@ -402,6 +402,7 @@ def recommend_command(
 ) -> None:
     """Rank every allowed provider and storage class for a workload, and explain the choice."""
     from planner.cli import progress
+    from planner.costing.bills import BillingOptions
     from planner.decide.recommendation import recommend
     from planner.workload import load_workload
 
@@ -413,6 +414,13 @@ def recommend_command(
     check_plot(plot, force)
     check_plot(tornado_plot, force, "--tornado-plot")
     billing = billing_options(restore_days, calendar)
+    if samples is not None and billing != BillingOptions():
+        # the outcomes are priced as arrays, in 30-day months with restored copies kept a day
+        raise InputError(
+            "the --samples outcomes are priced in 30-day months with restored copies kept a day: leave out"
+            " --samples, or this option",
+            source="--calendar" if calendar else "--restore-days",
+        )
     workload = load_workload(workload_file)
     with progress.bar(
         "simulating each provider", total=len(workload.constraints.providers), quiet=settings(ctx).quiet

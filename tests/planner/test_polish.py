@@ -193,3 +193,17 @@ def test_simulate_takes_a_profile_naming_no_provider_as_the_one_given(run_cli: R
     named = tmp_path / "r2.json"
     named.write_text(reference.model_dump_json())
     assert run_cli("simulate", WEB, "--profile", str(named), "-p", "cloudflare-r2", "--duration", "5s").code == 0
+
+
+@pytest.mark.parametrize(
+    ("option", "args"), [("--calendar", ("--calendar",)), ("--restore-days", ("--restore-days", "7"))]
+)
+def test_samples_with_billing_options_is_refused_not_ignored(run_cli: Run, option: str, args: tuple[str, ...]) -> None:
+    """The sampled outcomes are priced as arrays in 30-day months with restored copies kept a day: the
+    ranking would have taken the option and the outcomes silently left it out."""
+    result = run_cli("recommend", BACKUP, "--samples", "100", "--as-of", AS_OF, *args)
+    assert (result.code, result.out) == (2, "")
+    assert result.err == (
+        f"planner: {option}: the --samples outcomes are priced in 30-day months with restored copies kept a day:"
+        " leave out --samples, or this option\n"
+    )
