@@ -113,7 +113,8 @@ def run(app: typer.Typer) -> NoReturn:
     """Run a command-line app and exit: a ``PlannerError`` or a usage error is one line on stderr and
     exit code 2, never a traceback; anything else is a bug and keeps its traceback."""
     try:
-        code = app(standalone_mode=False)
+        # named planner however it is started (python -m planner, or in-process under a test runner)
+        code = app(standalone_mode=False, prog_name="planner")
     except PlannerError as error:
         typer.echo(f"planner: {error}", err=True)
         sys.exit(2)
