@@ -16,6 +16,7 @@ IntArray = np.ndarray[Any, np.dtype[np.int64]]
 
 LOGICAL_OPERATIONS: tuple[str, ...] = ("GET", "PUT", "HEAD", "LIST")
 _GET, _PUT, _HEAD, _LIST = range(4)
+_SEARCH_IN_ORDER_FROM = 16_384  # entries (128 KiB) from which a table is searched in the draws' order
 
 
 class RequestSource:
@@ -56,7 +57,7 @@ class RequestSource:
         if self.zipf_cdf is None:
             key_ids = rng.integers(0, self.key_count, count)
         else:
-            key_ids = np.minimum(np.searchsorted(self.zipf_cdf, rng.random(count), side="right"), self.key_count - 1)
+            key_ids = np.minimum(_search_in_order(self.zipf_cdf, rng.random(count)), self.key_count - 1)
         hot = keys.hot
         if hot is not None and hot.share_of_reads > 0:
             is_hot = (lops == _GET) & (rng.random(count) < hot.share_of_reads)
@@ -79,3 +80,17 @@ class RequestSource:
             return times
         keep = rng.random(len(times)) < loop.rates_per_s(times) / peak
         return times[keep]
+
+
+def _search_in_order(cdf: FloatArray, draws: FloatArray) -> IntArray:
+    """``np.searchsorted(cdf, draws, side="right")``, searched in the draws' sorted order: each search
+    then starts where the last ended, so a large ``cdf`` (a Zipf law over many keys) is walked once
+    instead of from its top for every draw, which costs less than the sort when ``cdf`` is larger
+    than the CPU's cache. The same indices, in the draws' order."""
+    if len(cdf) < _SEARCH_IN_ORDER_FROM:
+        found: IntArray = np.searchsorted(cdf, draws, side="right")
+        return found
+    order = np.argsort(draws)
+    found = np.empty(len(draws), dtype=np.int64)
+    found[order] = np.searchsorted(cdf, draws[order], side="right")
+    return found
