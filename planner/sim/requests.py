@@ -4,6 +4,7 @@ here, and so does the trace generator (``planner.sim.trace``)."""
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -29,11 +30,7 @@ class RequestSource:
         self.spec, self.rng = spec, rng
         keys = spec.keys
         self.key_count = keys.keys
-        self.zipf_cdf: FloatArray | None = None
-        if keys.zipf_exponent > 0:
-            weights = np.arange(1, keys.keys + 1, dtype=np.float64) ** -keys.zipf_exponent
-            cdf = np.cumsum(weights)
-            self.zipf_cdf = cdf / cdf[-1]
+        self.zipf_cdf = _zipf_cdf(keys.keys, keys.zipf_exponent) if keys.zipf_exponent > 0 else None
         hot = keys.hot
         self.hot_replicas = hot.replicas if hot else 1
         self.op_cdf = np.cumsum(spec.mix.shares())
@@ -80,6 +77,17 @@ class RequestSource:
             return times
         keep = rng.random(len(times)) < loop.rates_per_s(times) / peak
         return times[keep]
+
+
+@functools.lru_cache(maxsize=8)
+def _zipf_cdf(keys: int, exponent: float) -> FloatArray:
+    """The cumulative Zipf law over ``keys`` keys, made once for every replication and provider that
+    draws from it (read-only: it is shared)."""
+    weights = np.arange(1, keys + 1, dtype=np.float64) ** -exponent
+    cumulative = np.cumsum(weights)
+    cdf: FloatArray = cumulative / cumulative[-1]
+    cdf.flags.writeable = False
+    return cdf
 
 
 def _search_in_order(cdf: FloatArray, draws: FloatArray) -> IntArray:

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from planner.sim import KeyPopularity, OpenLoop, SimSpec, SizeDistribution
 from planner.sim._records import RawRun
 from planner.sim.core import Tally
-from planner.sim.requests import _SEARCH_IN_ORDER_FROM, _search_in_order
+from planner.sim.requests import _SEARCH_IN_ORDER_FROM, RequestSource, _search_in_order
 
 
 def test_keys_searched_in_order_are_the_plain_search_s() -> None:
@@ -51,3 +52,16 @@ def test_a_chunk_without_an_operation_adds_nothing_to_its_figures() -> None:
     assert values["GET.throughput_bytes_per_s"] == 200.0
     assert (values["PUT.requests"], values["PUT.failed"], values["PUT.throughput_bytes_per_s"]) == (0.0, 0.0, 0.0)
     assert np.isnan(values["HEAD.mean_latency_s"]) and np.isnan(values["HEAD.latency_p99_s"])
+
+
+def test_the_zipf_law_is_made_once_for_every_source_of_it() -> None:
+    spec = SimSpec(
+        arrivals=OpenLoop(mean_rate_per_s=10.0),
+        sizes=SizeDistribution.fixed(1000),
+        keys=KeyPopularity(keys=50_000, zipf_exponent=0.9),
+    )
+    first, second = (RequestSource(spec, np.random.default_rng(seed)) for seed in (1, 2))
+    assert first.zipf_cdf is not None and first.zipf_cdf is second.zipf_cdf
+    assert not first.zipf_cdf.flags.writeable  # shared: no source may change it
+    weights = np.arange(1, 50_001, dtype=np.float64) ** -0.9
+    assert np.array_equal(first.zipf_cdf, np.cumsum(weights) / np.cumsum(weights)[-1])
