@@ -51,7 +51,7 @@ from planner.sim._parts import (
     _Request,
 )
 from planner.sim._records import RawRun
-from planner.sim._setup import _Check, admit, provider_setup, server_start
+from planner.sim._setup import admit, provider_setup, server_start
 from planner.sim._tables import _B_COMPLETE, _B_CREATE, _B_GET, _B_PART
 from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
 from planner.sim.requests import _GET, _PUT, LOGICAL_OPERATIONS
@@ -187,8 +187,8 @@ class Replication(RequestDraws):
         request passes through each of these steps, and a Python call costs about 1,000
         instructions of the about 39,000 a request takes (valgrind on benchmarks/sim_speed.py's
         workload), so the steps every request takes stay here; the steps only some requests take
-        (admission checks, a stalling body, a server queue, split operations, timers, errors) are
-        methods it calls.
+        (a stalling body, a server queue, split operations, timers, errors) are methods it calls,
+        and the admission checks are ``_setup.admit``, the function ``planner.sim.store`` asks too.
         """
         network, heap, heappop, pending, push = self.network, self.heap, heapq.heappop, self.pending, self._push
         add, finish_next, issue, records = network.add, network.finish_next, self._issue, self.records
@@ -202,7 +202,7 @@ class Replication(RequestDraws):
         )
         billed_counts, admission, hot_counts, body_tails = self.billed, self.admission, self.hot_counts, self.body_tails
         warmup_s, duration_s = self.warmup_s, self.duration_s
-        queues, admit = self.queues, self._admit
+        queues = self.queues
         times, lops, sizes, keys = self.arrival_times, self.arrival_lop, self.arrival_size, self.arrival_key
         latencies_drawn = self.arrival_latency
         now = self.now
@@ -228,7 +228,7 @@ class Replication(RequestDraws):
                     billed_counts[billed] += 1
                 checks = admission[billed]
                 if checks:
-                    error = admit(part, checks, now)
+                    error = admit(part, checks, now, latencies)
                     if error is not None:
                         self._reject(part, error, now)
                         continue
@@ -457,10 +457,6 @@ class Replication(RequestDraws):
         part[_P_STEP] = _RETRY
         self._push(part, now + ceiling * self._uniform())
         return True
-
-    def _admit(self, part: Part, checks: list[_Check], now: float) -> str | None:
-        """``_setup.admit``: the one definition of the admission checks, shared with ``planner.sim.store``."""
-        return admit(part, checks, now, self.latencies)
 
     def _stalls(self, part: Part, now: float) -> bool:
         """A GET whose body stalls (the profile measured a tail beyond its median body time): its

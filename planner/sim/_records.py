@@ -47,24 +47,26 @@ class RawRun:
         """A replication's flat record lists as arrays: ``records`` 7 numbers per request ended
         (operation, arrival, connection, first byte, end, size, ok; ok 2 for a whole-object GET whose
         record stands for its transfer too), ``transfers`` 4 per transfer (operation, start, end, bytes)."""
-        requests = np.fromiter(records, np.float64, len(records)).reshape(-1, 7)
-        moves = np.fromiter(transfers, np.float64, len(transfers)).reshape(-1, 4)
-        # the whole-object GETs whose records stand for their transfers too (ok 2)
-        moved = requests[:, [0, 3, 4, 5]][requests[:, 6] == 2.0]
-        if len(moved):
-            moves = np.concatenate([moves, moved])
+        # one contiguous array per field (a column of the flat records), which the statistics read faster
+        requests = np.fromiter(records, np.float64, len(records)).reshape(-1, 7).T.copy()
+        moves = np.fromiter(transfers, np.float64, len(transfers)).reshape(-1, 4).T
+        # and the whole-object GETs whose records stand for their transfers too (ok 2)
+        whole_gets = requests[6] == 2.0
+        lop, start, end, nbytes = (
+            np.concatenate([moves[field], requests[column][whole_gets]]) for field, column in enumerate((0, 3, 4, 5))
+        )
         return cls(
-            lop=requests[:, 0].astype(np.int64),
-            t_arrival=requests[:, 1],
-            t_conn=requests[:, 2],
-            t_first=requests[:, 3],
-            t_end=requests[:, 4],
-            size=requests[:, 5],
-            ok=requests[:, 6] != 0.0,
-            transfer_lop=moves[:, 0].astype(np.int64),
-            transfer_start=moves[:, 1],
-            transfer_end=moves[:, 2],
-            transfer_bytes=moves[:, 3],
+            lop=requests[0].astype(np.int64),
+            t_arrival=requests[1],
+            t_conn=requests[2],
+            t_first=requests[3],
+            t_end=requests[4],
+            size=requests[5],
+            ok=requests[6] != 0.0,
+            transfer_lop=lop.astype(np.int64),
+            transfer_start=start,
+            transfer_end=end,
+            transfer_bytes=nbytes,
             error_time=np.array(error_times, dtype=np.float64),
             errors=errors,
             retries=retries,

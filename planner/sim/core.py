@@ -156,18 +156,25 @@ class Tally:
 
     def add(self, run: RawRun) -> None:
         in_window = (run.t_arrival >= self.warmup_s) & (run.t_arrival < self.duration_s)
+        # each request's wait, latency and time to first byte, taken once for all operations
+        waits, latencies, ttfbs = run.t_conn - run.t_arrival, run.t_end - run.t_arrival, run.t_first - run.t_arrival
         for code, name in enumerate(LOGICAL_OPERATIONS):
             mine = in_window & (run.lop == code)
+            moved = run.transfer_lop == code
+            requests = np.count_nonzero(mine)
+            if not requests and not moved.any():  # none of this operation in this chunk
+                for figure in ("requests", "failed", "wait_sum", "latency_sum", "done", "delivered"):
+                    self._add(f"{name}.{figure}", 0.0)
+                continue
             done = mine & run.ok
-            latency = run.t_end[done] - run.t_arrival[done]
-            self._add(f"{name}.requests", float(mine.sum()))
-            self._add(f"{name}.failed", float((mine & ~run.ok).sum()))
-            self._add(f"{name}.wait_sum", float((run.t_conn[mine] - run.t_arrival[mine]).sum()))
+            latency = latencies[done]
+            self._add(f"{name}.requests", float(requests))
+            self._add(f"{name}.failed", float(requests - latency.size))
+            self._add(f"{name}.wait_sum", float(waits[mine].sum()))
             self._add(f"{name}.latency_sum", float(latency.sum()))
             self._add(f"{name}.done", float(latency.size))
             self.latency[code].add(latency)
-            self.ttfb[code].add(run.t_first[done] - run.t_arrival[done])
-            moved = run.transfer_lop == code
+            self.ttfb[code].add(ttfbs[done])
             delivered = delivered_bytes(
                 run.transfer_start[moved], run.transfer_end[moved], run.transfer_bytes[moved], self.edges
             )
