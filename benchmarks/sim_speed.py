@@ -185,22 +185,31 @@ def store_model(spec: SimSpec, provider: ProviderModel, seconds: float) -> tuple
     """Requests ended and CPU seconds for the standard workload through ``ObjectStore``, driven by one
     open-loop SimPy process (a timeout per arrival, each request an event it issues and does not await):
     the cost a user's SimPy model pays per request for the whole provider model (first byte, shared
-    link, rate and hot-object limits, retries), set-up and arrivals included."""
+    link, rate and hot-object limits, retries), set-up and arrivals included. The workload is drawn
+    before the run, as a model replaying a trace has it (the gaps between arrivals, a hot object's
+    replicas in turn), so that the loop is the bare loop's plus a call to the store."""
     start = time.process_time()
     assert isinstance(spec.arrivals, OpenLoop)
     source = RequestSource(spec, np.random.default_rng(1))
-    times = source.arrival_times(spec.arrivals, 0.0, seconds).tolist()
-    lops, sizes, keys = (a.tolist() for a in source.requests(len(times)))
-    hot_replicas, key_count = source.hot_replicas, source.key_count
+    times = source.arrival_times(spec.arrivals, 0.0, seconds)
+    lops, sizes, keys = source.requests(len(times))
+    replicas = source.hot_replicas  # hot object h (key -1 - h): after the Zipf keys, replica i mod replicas
+    replica_keys = source.key_count + (-1 - keys) * replicas + np.arange(len(keys)) % replicas
+    requests = zip(
+        np.diff(times, prepend=0.0).tolist(),
+        lops.tolist(),
+        np.where(keys < 0, replica_keys, keys).tolist(),
+        sizes.tolist(),
+        strict=True,
+    )
     env = simpy.Environment()
     store = ObjectStore(env, provider, client=spec.client, prefixes=spec.keys.prefixes, seed=1)
     operations = (store.get, store.put)
 
     def arrivals(env: simpy.Environment) -> Generator[Any, Any, None]:
-        for i, (t, lop, size, key) in enumerate(zip(times, lops, sizes, keys, strict=True)):
-            yield env.timeout(t - env.now)
-            if key < 0:  # a hot object: its replicas in turn, after the Zipf keys
-                key = key_count + (-1 - key) * hot_replicas + i % hot_replicas
+        timeout = env.timeout
+        for gap, lop, key, size in requests:
+            yield timeout(gap)
             operations[lop](key, size)
 
     env.process(arrivals(env))

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable
-from typing import Any, cast
+from collections.abc import Callable, Iterator
+from heapq import heappush
+from typing import Any
 
 import simpy
 
@@ -103,7 +104,9 @@ class FluidNetwork:
         self._use_timer = timer
         if timer:
             assert env is not None, "a network with a timer needs the environment to arm it on"
-            self._schedule = cast(Schedule, env.schedule)
+            # SimPy's queue and event ids: the timer is pushed as ``env.schedule`` pushes it, without its call
+            self._queue: list[Any] = env._queue
+            self._eid: Iterator[int] = env._eid
         self.next_at = _INF
         """Time of the next completion (``inf`` with nothing in flight)."""
         self._due: FlowClass | None = None  # the class whose head finishes at next_at
@@ -170,7 +173,7 @@ class FluidNetwork:
                     if at < self.next_at:
                         self.next_at = at
                         self._due = flow
-        if self._use_timer:
+        if self._use_timer and self.next_at < self._timer_at:  # an earlier completion: arm for it
             self._arm(now)
 
     def finish_next(self, now: float) -> Any:
@@ -221,15 +224,24 @@ class FluidNetwork:
         if at < self._timer_at:
             timer = _Wakeup(self._on_timer)
             self._timer, self._timer_at = timer, at
-            self._schedule(timer, _NORMAL, at - now)
+            heappush(self._queue, (now + (at - now), _NORMAL, next(self._eid), timer))
 
     def _on_timer(self, event: _Wakeup) -> None:
-        if event is self._timer:
-            assert self._env is not None
-            now = self._env.now
-            self._timer, self._timer_at = None, _INF
-            self.complete(now)
-            self._arm(now)
+        """End the transfers due now (``complete``, here inline: once a transfer) and arm for the next,
+        with the timer that fired (off SimPy's queue now) unless a transfer begun meanwhile armed one."""
+        if event is not self._timer:
+            return  # an earlier completion came after it was armed: a newer timer stands
+        now = self._env._now  # type: ignore[union-attr]
+        self._timer, self._timer_at = None, _INF
+        on_done, finish_next = self._on_done, self.finish_next
+        assert on_done is not None
+        while self.next_at <= now:
+            on_done(finish_next(now))
+        at = self.next_at
+        if at < self._timer_at:
+            event.callbacks = [self._on_timer]
+            self._timer, self._timer_at = event, at
+            heappush(self._queue, (now + (at - now), _NORMAL, next(self._eid), event))
 
     # -- sharing --
 
