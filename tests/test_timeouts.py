@@ -60,7 +60,9 @@ def test_a_scheduler_that_never_answers_fails_within_10_s(silent: str) -> None:
         run_chunks(abs, [(-1,)], scheduler=silent)
     elapsed = time.monotonic() - started
     assert str(caught.value) == f"--dask: cannot use the Dask scheduler at {silent!r}: no answer within 10 s"
-    assert CONNECT_TIMEOUT_S - 1 < elapsed < CONNECT_TIMEOUT_S + 1.5
+    # it waited for the scheduler (not giving up at once) and did not hang: before the fix it blocked
+    # for over 60 s; the bound only tells a hang from the timeout, with room for a loaded machine
+    assert CONNECT_TIMEOUT_S - 1 < elapsed < 3 * CONNECT_TIMEOUT_S
 
 
 def test_a_scheduler_that_answers_garbage_is_one_line(garbage: str) -> None:
