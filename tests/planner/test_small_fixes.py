@@ -14,6 +14,7 @@ import pytest
 from planner.cli.app import _quiet_first, app
 from planner.decide.migration.plan import _why
 from planner.units import counted
+from tests.hostile.inputs import ACCESS_LOG
 
 from .conftest import EXAMPLES, Result
 
@@ -204,3 +205,12 @@ def test_a_migration_past_the_calendar_blames_start(run_cli: Run) -> None:
 def test_an_empty_class_is_refused_not_read_as_the_default(run_cli: Run, args: list[str], expected: str) -> None:
     result = run_cli(*args)
     assert (result.code, result.err) == (2, expected)
+
+
+def test_one_unreadable_log_line_is_one_line(run_cli: Run, tmp_path: Path) -> None:
+    """Item 22's "1 rows" had a twin in access-log ingest: "1 lines could not be read"."""
+    log = tmp_path / "access.log"
+    log.write_text(ACCESS_LOG + "garbage line\n")
+    result = run_cli("ingest", "access-log", str(log), "--out", str(tmp_path / "out"))
+    assert result.code == 0, result.err
+    assert "1 line could not be read; the first:" in result.out.splitlines()

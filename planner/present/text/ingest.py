@@ -142,7 +142,7 @@ def access_log_summary(log: AccessLog, written: str, trace: str | None) -> str:
         )
     lines += [f"the logs cannot give {what}" for what in log.unavailable]
     if log.bad_lines:
-        lines.append(f"{log.bad_lines:,} lines could not be read; the first:")
+        lines.append(f"{counted(log.bad_lines, 'line')} could not be read; the first:")
         lines += [f"  {where}" for where in log.first_bad]
     lines.append(f"wrote {written}" + (f" and the trace {trace}" if trace else ""))
     return "\n".join(lines)
