@@ -28,13 +28,15 @@ class OutputFormat(StrEnum):
     json = "json"
     markdown = "markdown"
     csv = "csv"
+    focus = "focus"  # FOCUS 1.2 rows of a forecast's bills: cost, recommend and migrate (planner.cli.focus)
 
 
 TextFormat = Literal[OutputFormat.table, OutputFormat.json, OutputFormat.markdown]
 """The formats of a result that is not rows: ``csv`` is refused when the options are parsed."""
 
+RowsFormat = Literal[OutputFormat.table, OutputFormat.json, OutputFormat.markdown, OutputFormat.csv]
 FormatOption = Annotated[
-    OutputFormat, typer.Option("--format", "-f", help="table, json, markdown or csv (where the result is rows)")
+    RowsFormat, typer.Option("--format", "-f", help="table, json, markdown or csv (where the result is rows)")
 ]
 TextFormatOption = Annotated[TextFormat, typer.Option("--format", "-f", help="table, json or markdown")]
 PlotOption = Annotated[

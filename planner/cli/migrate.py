@@ -7,12 +7,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from planner.cli import completion
+from planner.cli import completion, focus
 from planner.cli.common import (
     ForceOption,
     OutputFormat,
     PlotOption,
-    TextFormatOption,
     WorkloadArgument,
     check_plot,
     parse_date,
@@ -200,12 +199,14 @@ def migrate_command(
     retrieval: RetrievalOption = None,
     source_prices: FromPricesOption = None,
     destination_prices: ToPricesOption = None,
-    output: TextFormatOption = OutputFormat.table,
+    output: focus.PlanFormatOption = OutputFormat.table,
     plot: PlotOption = None,
     force: ForceOption = False,
+    out: focus.FocusOutOption = None,
 ) -> None:
     """One-time bill, duration and payback of moving a workload between providers."""
     check_plot(plot, force)
+    focus.check_out(output, out, force)
     from planner.decide.migration import estimate_migration
     from planner.present import text as render
     from planner.workload import load_workload
@@ -224,6 +225,11 @@ def migrate_command(
         from planner.present.plots import save_migration_plot
 
         save_migration_plot(plan, plot)
+    if output == OutputFormat.focus:
+        from planner.present.text.focus import migration_rows
+
+        focus.emit(migration_rows(plan), out)
+        return
     typer.echo(
         render.as_json(plan)
         if output == OutputFormat.json

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from planner.cli import completion
+from planner.cli import completion, focus
 from planner.cli.common import (
     AsOfOption,
     ForceOption,
@@ -132,7 +132,7 @@ def cost_command(
     region: Annotated[
         str | None, typer.Option("--region", help="region, e.g. eu-central-1 (default: us-east-1 for S3)")
     ] = None,
-    output: FormatOption = OutputFormat.table,
+    output: focus.ForecastFormatOption = OutputFormat.table,
     plot: PlotOption = None,
     force: ForceOption = False,
     retrieval: Annotated[
@@ -149,6 +149,7 @@ def cost_command(
         bool,
         typer.Option("--verified-only", help="refuse a bill that rests on an unverified price (says which lines do)"),
     ] = False,
+    out: focus.FocusOutOption = None,
 ) -> None:
     """One month's bill for a workload at one provider, or a projection over N months."""
     from planner.costing.bills import estimate_cost, project_costs
@@ -163,6 +164,7 @@ def cost_command(
     if plot is not None and not months:
         raise InputError("a plot needs a projection: add --months N", source="--plot")
     check_plot(plot, force)
+    focus.check_out(output, out, force)
     options = billing_options(restore_days, calendar, retrieval)
     workload = load_workload(workload_file)
     region = region or _workload_region(workload, provider, workload_file)
@@ -194,6 +196,11 @@ def cost_command(
             from planner.present.plots import save_projection_plot
 
             save_projection_plot(result, plot)
+        if output == OutputFormat.focus:
+            from planner.present.text.focus import cost_rows
+
+            focus.emit(cost_rows(result, workload.name), out)
+            return
         typer.echo(
             render.projection_json(result)
             if output == OutputFormat.json
@@ -206,6 +213,11 @@ def cost_command(
         )
     if verified_only:
         refuse_unverified([bill])
+    if output == OutputFormat.focus:
+        from planner.present.text.focus import cost_rows
+
+        focus.emit(cost_rows(bill, workload.name), out)
+        return
     typer.echo(
         render.breakdown_json(bill)
         if output == OutputFormat.json
@@ -391,7 +403,7 @@ def recommend_command(
     sim_window: SimWindowOption = "60s",
     samples: SamplesOption = None,
     seed: SeedOption = 0,
-    output: FormatOption = OutputFormat.table,
+    output: focus.ForecastFormatOption = OutputFormat.table,
     plot: PlotOption = None,
     dask: DaskOption = None,
     tornado_plot: TornadoPlotOption = None,
@@ -399,6 +411,7 @@ def recommend_command(
     verified_only: VerifiedOnlyOption = False,
     restore_days: RestoreDaysOption = "1",
     calendar: CalendarOption = False,
+    out: focus.FocusOutOption = None,
 ) -> None:
     """Rank every allowed provider and storage class for a workload, and explain the choice."""
     from planner.cli import progress
@@ -413,6 +426,7 @@ def recommend_command(
         raise InputError("names the same file as --plot: give each picture its own file", source="--tornado-plot")
     check_plot(plot, force)
     check_plot(tornado_plot, force, "--tornado-plot")
+    focus.check_out(output, out, force)
     billing = billing_options(restore_days, calendar)
     if samples is not None and billing != BillingOptions():
         # the outcomes are priced as arrays, in 30-day months with restored copies kept a day
@@ -444,6 +458,11 @@ def recommend_command(
     answer = None
     if samples is not None:
         answer = _outcomes(ctx, workload, samples, seed=seed, as_of=as_of, dask=dask, tornado_plot=tornado_plot)
-    _print_recommendation(ctx, workload, result, answer, output)
+    if output == OutputFormat.focus:
+        from planner.present.text.focus import recommendation_rows
+
+        focus.emit(recommendation_rows(result), out)
+    else:
+        _print_recommendation(ctx, workload, result, answer, output)
     if result.recommendation is None:
         raise typer.Exit(1)

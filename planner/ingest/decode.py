@@ -187,12 +187,16 @@ def _focus_kind(row: dict[str, str]) -> tuple[str, str, Kind, str | None, str | 
     """(usage type, operation, kind, class, planner operation) for an S3 FOCUS row, from its unit and
     description (FOCUS has no usage type)."""
     unit = row.get("pricing_unit", "") or row.get("consumed_unit", "")
+    if row.get("consumed_unit", "").lower() == "requests":  # "1000 Requests" priced, counted in requests
+        unit = "requests"
     text = row.get("charge_description", "")
     lower = text.lower()
     named = _NAMED_TRANSFER.search(text)  # "USD 0.02 per GB for EUN1-AWS-Out-Bytes in Africa (Cape Town)"
     if named:
         kind: Kind = "inter-region" if named.group(1) == "Out" else "ingress"
         return f"AWS-{named.group(1)}-Bytes", "", kind, None, None
+    if "internet egress" in lower:  # planner's own FOCUS forecast (planner.costing.focus)
+        return "DataTransfer-Out-Bytes", "", "egress", None, None
     if "data transfer" in lower:
         # "data transfer out beyond the global free tier" is the internet tier ladder's wording
         if "internet" in lower or "data transfer out" in lower:
@@ -201,12 +205,12 @@ def _focus_kind(row: dict[str, str]) -> tuple[str, str, Kind, str | None, str | 
             return "AWS-In-Bytes", "", "ingress", None, None
         return "AWS-Out-Bytes", "", "inter-region", None, None
     if unit.lower() == "requests":
-        if "put, copy, post, or list" in lower or "put, copy, post" in lower:
+        if "put, copy, post, or list" in lower or "put, copy, post" in lower or lower.startswith("tier-1 requests"):
             return "Requests-Tier1", "PutObject", "requests", "standard", "put"
-        if "get and all other" in lower:
+        if "get and all other" in lower or lower.startswith("tier-2 requests"):
             return "Requests-Tier2", "GetObject", "requests", "standard", "get"
         return "Requests", "", "other", None, None
-    if unit.lower() in ("gb-mo", "gb-month", "gb-months"):
+    if unit.lower() in ("gb-mo", "gb-month", "gb-months", "gib-months"):  # GiB-Months: FOCUS's name for AWS's GB
         if "glacier" in lower and "deep" in lower:
             return "TimedStorage-GDA-ByteHrs", "", "storage", "deep-archive", None
         if "glacier" in lower:
