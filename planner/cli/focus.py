@@ -35,8 +35,8 @@ FocusOutOption = Annotated[
     Path | None,
     typer.Option(
         "--out",
-        help="with --format focus: write the rows to FILE.csv or FILE.parquet (needs objstore-planner\\[ingest])"
-        " instead of printing CSV",
+        help="with --format focus: write the rows to this file instead of printing them: CSV, or Parquet for a"
+        " .parquet name (needs pyarrow)",
     ),
 ]
 

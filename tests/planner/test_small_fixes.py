@@ -57,19 +57,26 @@ def test_quiet_is_moved_before_the_command_only_where_it_is_the_flag(args: list[
 
 
 @pytest.mark.parametrize(
-    ("args", "command"),
+    ("args", "command", "choices"),
     [
-        (["migrate", str(EXAMPLES / "web-assets.yaml"), "--from", "aws-s3", "--to", "wasabi", "-f", "csv"], "migrate"),
-        (["diff", str(EXAMPLES / "web-assets.yaml"), str(EXAMPLES / "web-assets.yaml"), "-f", "csv"], "diff"),
+        (
+            ["migrate", str(EXAMPLES / "web-assets.yaml"), "--from", "aws-s3", "--to", "wasabi", "-f", "csv"],
+            "migrate",
+            "'table', 'json', 'markdown', 'focus'",  # focus: the move's charges as FOCUS rows (test_focus.py)
+        ),
+        (
+            ["diff", str(EXAMPLES / "web-assets.yaml"), str(EXAMPLES / "web-assets.yaml"), "-f", "csv"],
+            "diff",
+            "'table', 'json', 'markdown'",
+        ),
     ],
 )
-def test_migrate_and_diff_neither_list_nor_take_csv(run_cli: Run, args: list[str], command: str) -> None:
+def test_migrate_and_diff_neither_list_nor_take_csv(run_cli: Run, args: list[str], command: str, choices: str) -> None:
     """They listed csv in --help and then refused it; now they list only what they print."""
     result = run_cli(*args)
     assert result.code == 2
     assert result.err == (
-        f"planner: {command}: Invalid value for '--format' / '-f': Value error, 'csv' is not one of"
-        " 'table', 'json', 'markdown'.\n"
+        f"planner: {command}: Invalid value for '--format' / '-f': Value error, 'csv' is not one of {choices}.\n"
     )
     help_text = run_cli(command, "--help").out
     assert "markdown" in help_text and "csv" not in help_text
