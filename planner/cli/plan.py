@@ -427,6 +427,11 @@ def recommend_command(
     check_plot(plot, force)
     check_plot(tornado_plot, force, "--tornado-plot")
     focus.check_out(output, out, force)
+    if output == OutputFormat.focus and samples is not None:
+        raise InputError(
+            "prices outcomes, which --format focus does not write (it writes the bills): leave out --samples",
+            source="--samples",
+        )
     billing = billing_options(restore_days, calendar)
     if samples is not None and billing != BillingOptions():
         # the outcomes are priced as arrays, in 30-day months with restored copies kept a day

@@ -332,3 +332,14 @@ def test_focus_is_not_a_format_of_commands_without_forecast_bills(run_cli: Run) 
     result = run_cli("pricing", "list", "-f", "focus")
     assert result.code == 2
     assert "'focus' is not one of 'table', 'json', 'markdown', 'csv'" in result.err
+
+
+def test_recommend_refuses_samples_with_format_focus_before_any_work(run_cli: Run) -> None:
+    """FOCUS rows hold the bills; the outcomes of --samples would be dropped without a word."""
+    result = run_cli("recommend", str(EXAMPLES / "web-assets.yaml"), "-f", "focus", "--samples", "10")
+    assert (result.code, result.out, result.err) == (
+        2,
+        "",
+        "planner: --samples: prices outcomes, which --format focus does not write (it writes the bills):"
+        " leave out --samples\n",
+    )

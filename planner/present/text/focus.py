@@ -109,10 +109,10 @@ def focus_parquet(rows: Sequence[FocusRow]) -> bytes:
     quantum = Decimal(1).scaleb(-PARQUET_SCALE)
     fields, arrays = [], []
     for column in COLUMNS:
-        values = [row.get(column) for row in rows]
+        values: list[object] = [row.get(column) for row in rows]
         if column in DECIMAL_COLUMNS:
             kind = pa.decimal128(38, PARQUET_SCALE)
-            values = [None if v is None else Decimal(v).quantize(quantum, ROUND_HALF_EVEN) for v in values]  # type: ignore[arg-type]
+            values = [v.quantize(quantum, ROUND_HALF_EVEN) if isinstance(v, Decimal) else v for v in values]
         elif column in DATETIME_COLUMNS:
             kind = pa.timestamp("s", tz="UTC")
         else:
