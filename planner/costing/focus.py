@@ -201,13 +201,24 @@ def _midnight(day: dt.date) -> dt.datetime:
     return dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC)
 
 
-def _sku(bill: CostBreakdown, item: LineItem, region: str) -> str:
+def _line_class(bill: CostBreakdown, item: LineItem, table: PriceTable) -> str:
+    """The storage class a line bills: the bill's, or in a placement's bill ("standard + glacier-ir")
+    the class the line's description names (``planner.costing.bills`` names it on every line)."""
+    classes = [c.strip() for c in bill.storage_class.split("+")]
+    if len(classes) == 1:
+        return classes[0]
+    named = [c for c in classes if c in table.classes and table.classes[c].name in item.description]
+    # the longest name wins: "S3 Standard-IA" holds "S3 Standard"
+    return max(named, key=lambda c: len(table.classes[c].name)) if named else bill.storage_class.replace(" ", "")
+
+
+def _sku(bill: CostBreakdown, item: LineItem, region: str, storage_class: str) -> str:
     """planner's name for the priced item: provider/region/class/kind (a request line adds its class)."""
     kind = item.category.replace("_", "-")
     if item.category == "requests" and " requests" in item.description:
         request_class = item.description.split(" requests")[0].rsplit(": ", 1)[-1].strip()
         kind = f"{kind}/{request_class.replace(' ', '-')}"
-    return f"{bill.provider}/{region}/{bill.storage_class}/{kind}"
+    return f"{bill.provider}/{region}/{storage_class}/{kind}"
 
 
 def line_row(
@@ -232,7 +243,7 @@ def line_row(
     contracted = exact if exact is not None else item.quantity * contracted_price
     list_cost = contracted if exact is not None and not item.discount else item.quantity * item.unit_price_usd
     region = bill.region or table.region
-    sku = _sku(bill, item, region)
+    sku = _sku(bill, item, region, _line_class(bill, item, table))
     period_start, period_end = _midnight(start), _midnight(end)
     row: FocusRow = {
         "BilledCost": item.amount_usd,
@@ -287,7 +298,7 @@ def bill_rows(
     """Every line item of one month's bill as FOCUS rows; the month runs from ``start`` to ``end``
     (default a month later)."""
     table = _provider_table(bill.provider, bill.as_of, bill.region)
-    option = option_id or f"{bill.provider}:{bill.storage_class}"
+    option = option_id or f"{bill.provider}:{bill.storage_class.replace(' ', '')}"
     last = end or add_months(start, 1)
     return [
         line_row(bill, item, start=start, end=last, account_name=account_name, option_id=option, table=table)

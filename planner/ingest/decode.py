@@ -205,9 +205,9 @@ def _focus_kind(row: dict[str, str]) -> tuple[str, str, Kind, str | None, str | 
             return "AWS-In-Bytes", "", "ingress", None, None
         return "AWS-Out-Bytes", "", "inter-region", None, None
     if unit.lower() == "requests":
-        if "put, copy, post, or list" in lower or "put, copy, post" in lower or lower.startswith("tier-1 requests"):
+        if "put, copy, post, or list" in lower or "put, copy, post" in lower or "tier-1 requests (" in lower:
             return "Requests-Tier1", "PutObject", "requests", "standard", "put"
-        if "get and all other" in lower or lower.startswith("tier-2 requests"):
+        if "get and all other" in lower or "tier-2 requests (" in lower:
             return "Requests-Tier2", "GetObject", "requests", "standard", "get"
         return "Requests", "", "other", None, None
     if unit.lower() in ("gb-mo", "gb-month", "gb-months", "gib-months"):  # GiB-Months: FOCUS's name for AWS's GB

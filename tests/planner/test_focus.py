@@ -343,3 +343,26 @@ def test_recommend_refuses_samples_with_format_focus_before_any_work(run_cli: Ru
         "planner: --samples: prices outcomes, which --format focus does not write (it writes the bills):"
         " leave out --samples\n",
     )
+
+
+def test_a_placements_lines_name_their_own_class(run_cli: Run, tmp_path: Path) -> None:
+    """1 TB in S3 Standard and 4 TB in Glacier Instant Retrieval: each storage line's SkuId names its
+    class, the option is the placement; read back, the Standard line's requests are requests."""
+    workload = tmp_path / "placed.yaml"
+    workload.write_text(
+        "name: placed\nstorage:\n  stored: 5 TB\n  object_size: 1 MiB\n"
+        "  placement: {standard: 1 TB, glacier-ir: 4 TB}\ntraffic:\n  egress: 1 TB\n  writes: 1000\n"
+    )
+    result = run_cli("cost", str(workload), "-p", "aws-s3", "--as-of", "2026-12-05", "-f", "focus")
+    assert result.code == 0, result.err
+    rows = _rows(result.out)
+    assert [r["SkuId"] for r in rows if r["x_LineCategory"] == "storage"] == [
+        "aws-s3/us-east-1/standard/storage",
+        "aws-s3/us-east-1/glacier-ir/storage",
+    ]
+    assert {r["x_OptionId"] for r in rows} == {"aws-s3:standard+glacier-ir"}
+    assert spec_problems(result.out) == []
+    bill = tmp_path / "placed.csv"
+    bill.write_text(result.out)
+    assert run_cli("ingest", "cur", str(bill), "--out", str(tmp_path / "back")).code == 0
+    assert load_workload(tmp_path / "back" / "us-east-1.yaml").traffic.writes == 1000
