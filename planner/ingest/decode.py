@@ -213,8 +213,12 @@ def _focus_kind(row: dict[str, str]) -> tuple[str, str, Kind, str | None, str | 
     if unit.lower() in ("gb-mo", "gb-month", "gb-months", "gib-months"):  # GiB-Months: FOCUS's name for AWS's GB
         if "glacier" in lower and "deep" in lower:
             return "TimedStorage-GDA-ByteHrs", "", "storage", "deep-archive", None
+        if "glacier" in lower and "instant" in lower:
+            return "TimedStorage-GIR-ByteHrs", "", "storage", "glacier-ir", None
         if "glacier" in lower:
             return "TimedStorage-GlacierByteHrs", "", "storage", "glacier-flexible", None
+        if "infrequent" in lower and "one zone" in lower:
+            return "TimedStorage-ZIA-ByteHrs", "", "storage", "onezone-ia", None
         if "infrequent" in lower:
             return "TimedStorage-SIA-ByteHrs", "", "storage", "standard-ia", None
         return "TimedStorage-ByteHrs", "", "storage", "standard", None

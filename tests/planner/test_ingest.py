@@ -432,3 +432,27 @@ def test_focus_reconciles_against_the_list_cost_and_says_what_the_bill_took_off(
     assert line.difference_usd == 0 and line.billed_usd == Decimal("0.30")
     assert "billed 0.30 USD against a list cost of 0.40 (the bill's discounts)" in line.cause
     assert result.priced_list_usd == Decimal("0.40") and result.priced_billed_usd == Decimal("0.30")
+
+
+def test_focus_storage_rows_name_glacier_instant_retrieval_and_one_zone_ia_by_their_own_class(
+    tmp_path: Path,
+) -> None:
+    # AWS's storage descriptions ("$0.004 per GB-Month of storage used in Glacier Instant Retrieval",
+    # "... in One Zone-Infrequent Access"): before, both were read as their family's other class
+    path = tmp_path / "focus.csv"
+    columns = ["BillingPeriodStart", "ChargeCategory", "ServiceName", "RegionId", "ResourceId", "PricingUnit"]
+    columns += ["ConsumedQuantity", "BilledCost", "ListCost", "ListUnitPrice", "ChargeDescription"]
+    descriptions = {
+        "glacier-ir": "$0.004 per GB-Month of storage used in Glacier Instant Retrieval",
+        "glacier-flexible": "$0.0036 per GB-Month of storage used in Amazon Glacier",
+        "onezone-ia": "$0.01 per GB-Month of storage used in One Zone-Infrequent Access",
+        "standard-ia": "$0.0125 per GB-Month of storage used in Standard-Infrequent Access",
+    }
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(columns)
+        for text in descriptions.values():
+            writer.writerow(["2024-09-01 00:00:00", "Usage", "Amazon Simple Storage Service", "us-east-1", "NULL",
+                             "GB-Mo", "10", "0.04", "0.04", "0.004", text])  # fmt: skip
+    bill = read_bill([path])
+    assert sorted(g.storage_class for g in bill.groups) == sorted(descriptions)
