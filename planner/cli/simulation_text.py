@@ -76,6 +76,8 @@ def _interval(estimate: Estimate) -> str:
 def _window(window: SimulationResult) -> str:
     unfinished = window.unfinished_requests.mean
     text = f"{window.window_s:g} s x {window.replications} replication(s), seed {window.seed}"
+    if window.simulated_s is not None:
+        text += f" (steady: its first {window.simulated_s:g} s simulated, counts scaled to the window)"
     return text + (f", {unfinished:,.0f} request(s) unfinished" if unfinished else "")
 
 

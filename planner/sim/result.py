@@ -116,6 +116,12 @@ class SimulationResult(_Result):
         description="billed operations whose latency at this load was extrapolated past the last open-loop "
         "cell's load (the model's notes give the cells): their latency figures are extrapolated, not measured",
     )
+    simulated_s: float | None = Field(
+        None,
+        description="a long steady window simulated in part: the stretch from its start that ran (warm-up included);"
+        " its counts are scaled to the window, its percentiles, means, rates and time series are the stretch's"
+        " (None: the whole window ran)",
+    )
 
     @property
     def slo_met(self) -> bool:
