@@ -38,6 +38,10 @@ def report(result: WorkloadSimulation, fmt: str, table: _Table, heading: _Headin
             f"throttled answers (503 SlowDown, 429), every attempt: {_interval(window.throttled)}",
             "",
         ]
+        if window.near_capacity is not None:
+            from planner.sim.saturation import band_line
+
+            parts[-1:-1] = [band_line(window.near_capacity)]
     parts += [legend(), ""]
     if result.slo:
         parts.append(heading("Targets (peak window)", fmt, level=3))

@@ -16,6 +16,7 @@ from planner.sim._stats import RETAINED_SAMPLES, StreamingQuantiles, delivered_b
 from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
 from planner.sim.requests import LOGICAL_OPERATIONS
 from planner.sim.result import Estimate, OperationStats, SimulationResult, SLOVerdict, TimeSeries
+from planner.sim.saturation import band_text, capacity_band
 from planner.sim.spec import OpenLoop, SimSpec, TraceArrivals
 from planner.sim.stretch import representative_stretch
 
@@ -119,9 +120,35 @@ def simulate_spec(
             progress()
     result = _summarise(spec, provider_model, figures, duration_s, warmup_s, seed, series_s=stretch.simulated_s)
     update: dict[str, Any] = {"load_extrapolated": sorted(extrapolated)}
+    update.update(_near_capacity(spec, provider_model, result))
     if not stretch.whole:
         update["simulated_s"] = stretch.simulated_s
     return result.model_copy(update=update)
+
+
+def _near_capacity(spec: SimSpec, provider: ProviderModel, result: SimulationResult) -> dict[str, Any]:
+    """A steady open loop near the knee of the model's ladder: its GET figures as bands, and a GET TTFB
+    target inside its band at risk (``planner.sim.saturation``); nothing otherwise."""
+    knee, arrivals, get = provider.knee, spec.arrivals, result.operations.get("GET")
+    if knee is None or get is None or not isinstance(arrivals, OpenLoop):
+        return {}
+    offered_per_s = arrivals.max_rate_per_s * spec.mix.shares()[0]
+    simulated = {name: getattr(get, name).mean for name in ("ttfb_p99_s", "latency_p50_s", "latency_p99_s")}
+    band = capacity_band(knee, offered_per_s, simulated)
+    if band is None:
+        return {}
+    ttfb = band.figures.get("ttfb_p99_s")
+    slo = [
+        verdict.model_copy(
+            update={
+                "at_risk": f"near capacity the GET p99 TTFB spans {band_text(ttfb)} over the rounds of {band.rests_on}"
+            }
+        )
+        if verdict.target == "GET p99 TTFB (s)" and ttfb is not None and ttfb.contains(verdict.threshold)
+        else verdict
+        for verdict in result.slo
+    ]
+    return {"near_capacity": band, "slo": slo}
 
 
 _COUNTS = (".requests", ".failed", ".retries")
