@@ -98,7 +98,7 @@ def simulate_spec(
         raise InputError(f"warm-up {warmup_s!r} s must be at least 0 and shorter than the window", field="warmup_s")
     if replications < 1:
         raise InputError(f"{replications!r} replications: give 1 or more", field="replications")
-    stretch = representative_stretch(spec, duration_s, warmup_s)
+    stretch = representative_stretch(spec, duration_s, warmup_s, provider_model)
     check_size(spec, stretch.simulated_s)
     streams = np.random.SeedSequence(seed).spawn(replications)
     figures = []

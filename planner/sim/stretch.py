@@ -1,6 +1,6 @@
 """How much of a long window to simulate: a steady window's requests all draw from one distribution,
 so past ``STRETCH_REQUESTS`` requests a longer stretch only narrows the sampling noise.
-A steady (or periodic) open loop longer than that is simulated for a representative stretch from
+A steady (or periodic) open or closed loop longer than that is simulated for a representative stretch from
 its start, a whole number of its periods, and its counts are scaled to the window; its latency
 percentiles, means and throughput are the stretch's. The cost of a window then grows with its
 requests up to that many, and not past it, however long the window.
@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 
 from planner.sim.provider import ProviderModel
-from planner.sim.spec import OpenLoop, SimSpec
+from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec, TraceArrivals
 
 __all__ = ["LONG_WINDOW_S", "STRETCH_REQUESTS", "Stretch", "representative_stretch", "shortest_request_s"]
 
@@ -44,10 +44,10 @@ class Stretch:
 def _period_s(spec: SimSpec) -> float | None:
     """The period the window's arrivals repeat with (0: steady; None: neither, simulate it whole)."""
     arrivals = spec.arrivals
-    if not isinstance(arrivals, OpenLoop):
-        return None  # a trace is what it recorded; a closed loop's rate is unknown before it runs
+    if isinstance(arrivals, TraceArrivals):
+        return None  # a trace is what it recorded
     periods: set[float] = set()
-    if arrivals.profile in ("diurnal", "burst") and arrivals.peak_factor != 1:
+    if isinstance(arrivals, OpenLoop) and arrivals.profile in ("diurnal", "burst") and arrivals.peak_factor != 1:
         periods.add(float(arrivals.period_s))
     hot = spec.keys.hot
     if hot is not None and hot.peak_concurrency:
@@ -59,17 +59,27 @@ def _period_s(spec: SimSpec) -> float | None:
     return periods.pop() if periods else 0.0
 
 
-def representative_stretch(spec: SimSpec, duration_s: float, warmup_s: float = 0.0) -> Stretch:
+def representative_stretch(
+    spec: SimSpec, duration_s: float, warmup_s: float = 0.0, provider: ProviderModel | None = None
+) -> Stretch:
     """The stretch of the window to simulate: the whole window, unless it is steady or periodic, longer
     than ``LONG_WINDOW_S`` and expects more than ``STRETCH_REQUESTS`` requests; then the time of
-    ``STRETCH_REQUESTS`` requests (ten minutes at least), rounded up to whole periods."""
+    ``STRETCH_REQUESTS`` requests (ten minutes at least), rounded up to whole periods. A closed loop's
+    rate is its workers over their think time and ``provider``'s mean latency (without ``provider``
+    it runs whole)."""
     whole = Stretch(simulated_s=duration_s, count_factor=1.0)
     period_s = _period_s(spec)
     counted_s = duration_s - warmup_s
     if period_s is None or counted_s <= LONG_WINDOW_S:
         return whole
-    assert isinstance(spec.arrivals, OpenLoop)
-    rate_per_s = spec.arrivals.mean_rate_per_s * (spec.arrivals.peak_factor if spec.arrivals.profile == "peak" else 1)
+    arrivals = spec.arrivals
+    if isinstance(arrivals, ClosedLoop):
+        if provider is None:
+            return whole
+        rate_per_s = arrivals.workers / (arrivals.think_time_s + _mean_latency_s(spec, provider))
+    else:
+        assert isinstance(arrivals, OpenLoop)
+        rate_per_s = arrivals.mean_rate_per_s * (arrivals.peak_factor if arrivals.profile == "peak" else 1)
     expected = rate_per_s * counted_s
     if expected <= STRETCH_REQUESTS:
         return whole
@@ -81,17 +91,37 @@ def representative_stretch(spec: SimSpec, duration_s: float, warmup_s: float = 0
     return Stretch(simulated_s=warmup_s + stretch_s, count_factor=counted_s / stretch_s)
 
 
+def _sizes(spec: SimSpec, operation: str) -> list[tuple[int, float]]:
+    """The sizes ``operation`` moves and their probabilities (none for HEAD and LIST)."""
+    if operation not in ("get", "put"):
+        return [(0, 1.0)]
+    sizes = spec.put_sizes if operation == "put" and spec.put_sizes is not None else spec.sizes
+    return list(zip(sizes.sizes_bytes, sizes.probabilities(), strict=True))
+
+
+def _mean_latency_s(spec: SimSpec, provider: ProviderModel) -> float:
+    """A request's mean latency on ``provider`` over the mix and sizes, plus the client's round trip
+    (its transfer and any queue left out: an upper bound on a closed loop's rate)."""
+    shares = zip(("get", "put", "head", "list"), spec.mix.shares(), strict=True)
+    latency_s = sum(
+        share * p * provider.latency(operation, size).mean_s
+        for operation, share in shares
+        if share
+        for size, p in _sizes(spec, operation)
+    )
+    return max(latency_s + spec.client.round_trip_s, 1e-6)
+
+
 def shortest_request_s(spec: SimSpec, provider: ProviderModel) -> float:
     """The least time any request of ``spec`` can take on ``provider``: the lowest floor of the
     latencies of the operations it issues (a constant latency is its own floor), plus the client's
     round trip."""
     shares = dict(zip(("get", "put", "head", "list"), spec.mix.shares(), strict=True))
-    sizes = set(spec.sizes.sizes_bytes) | set(spec.put_sizes.sizes_bytes if spec.put_sizes else [])
     floors = []
     for operation, share in shares.items():
         if not share:
             continue
-        for size in sizes if operation in ("get", "put") else {0}:
+        for size, _ in _sizes(spec, operation):
             latency = provider.latency(operation, size)
             constant = latency.distribution == "lognormal" and (latency.p99_s is None or latency.p99_s == latency.p50_s)
             floors.append(latency.p50_s if constant else latency.floor_s)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from planner.cli.app import main
-from planner.sim import LatencyModel, OpenLoop, ProviderModel, SimSpec, SizeDistribution, simulate_spec
+from planner.sim import ClosedLoop, LatencyModel, OpenLoop, ProviderModel, SimSpec, SizeDistribution, simulate_spec
 from planner.sim import stretch as stretch_module
 from planner.sim.provider import BandwidthCurve
 from planner.sim.spec import HotSet, KeyPopularity, OperationMix
@@ -85,6 +85,30 @@ def test_a_stretch_gives_the_whole_windows_statistics(monkeypatch: pytest.Monkey
     assert part_get.throughput_bytes_per_s.mean == pytest.approx(whole_get.throughput_bytes_per_s.mean, rel=0.04)
     # the series is the stretch's
     assert part.time_series.bin_s * len(part.time_series.requests) == pytest.approx(1000.0, rel=0.01)
+
+
+def test_a_long_closed_loop_runs_a_stretch_at_its_workers_rate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A closed loop's rate is its workers over think time and mean latency: 4 workers, 10 ms think time
+    and a mean latency of about 36 ms run about 87 requests a second; counts scale as an open loop's."""
+    spec = SimSpec(
+        arrivals=ClosedLoop(workers=4, think_time_s=0.010),
+        mix=OperationMix(get=1.0, put=0.0),
+        sizes=SizeDistribution.fixed(4096),
+    )
+    assert representative_stretch(spec, 7 * 86_400.0).whole  # no provider: its rate is unknown
+    stretch = representative_stretch(spec, 7 * 86_400.0, provider=_MODEL)
+    rate = 4 / (0.010 + _MODEL.ttfb_get.mean_s)
+    assert stretch.simulated_s == pytest.approx(100_000 / rate)
+    whole = simulate_spec(spec, _MODEL, 400.0, seed=5)
+    monkeypatch.setattr(stretch_module, "LONG_WINDOW_S", 100.0)
+    monkeypatch.setattr(stretch_module, "STRETCH_REQUESTS", 4000)
+    monkeypatch.setattr(stretch_module, "_SHORTEST_STRETCH_S", 10.0)
+    part = simulate_spec(spec, _MODEL, 400.0, seed=5)
+    assert part.simulated_s == pytest.approx(4000 / rate)
+    assert part.operations["GET"].requests.mean == pytest.approx(whole.operations["GET"].requests.mean, rel=0.04)
+    assert part.operations["GET"].latency_p50_s.mean == pytest.approx(
+        whole.operations["GET"].latency_p50_s.mean, rel=0.05
+    )
 
 
 def test_shortest_request_is_the_lowest_latency_floor_plus_the_round_trip() -> None:
