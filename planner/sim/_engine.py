@@ -19,7 +19,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from heapq import heappush
 
 import numpy as np
@@ -115,6 +115,7 @@ class Replication(RequestDraws):
         setup = provider_setup(spec, provider, self.duration_s, rng)
         self.idle_share, self.utilisation, self.queued = setup.idle_share, setup.utilisation, setup.queued
         self.latencies, self.body_tails = setup.latencies, setup.body_tails
+        self.joint_tails = setup.joint_tails
         self.load_extrapolated = setup.load_extrapolated
         """billed operations whose latency under this load is extrapolated past the last open-loop cell"""
         self.queues, self.service_s, self.spreads = setup.queues, setup.service_s, setup.spreads
@@ -465,8 +466,21 @@ class Replication(RequestDraws):
         if tail is None:
             return False
         part[_P_STEP] = _RESPONSE
-        self._push(part, now + next(tail))
+        self._push(part, now + self._tail_s(part, tail))
         return True
+
+    def _tail_s(self, part: Part, tail: Iterator[float]) -> float:
+        """A stalling body's tail, at the rank of the part's TTFB where the profile paired them
+        (``planner.sim._joint``); drawn apart for a retry, whose first byte's draw is not kept."""
+        joint = self.joint_tails[part[_P_NBYTES]] if self.joint_tails is not None else None
+        if joint is None:
+            return next(tail)
+        ttfb_s = part[_P_LATENCY]  # the first attempt's, drawn with its arrival
+        if ttfb_s < 0.0:
+            if part[_P_ATTEMPT] != 1:
+                return next(tail)
+            ttfb_s = part[_P_FIRST] - part[_P_CONN]  # drawn when it was sent (a server queue's wait in it)
+        return joint.tail_for(ttfb_s, self._uniform)
 
     def _part_done(self, request: _Request, ok: bool, now: float) -> bool:
         """One part of a split operation ended (failed unless ``ok``); start what follows it (parts,

@@ -14,10 +14,11 @@ from typing import Any
 import numpy as np
 import simpy
 
+from planner.sim._joint import JointTailTable
 from planner.sim._network import FlowClass, FluidNetwork
 from planner.sim._parts import _P_BILLED, _P_HOT, _P_KEY, _P_LATENCY, _P_NBYTES, _P_RANGE, Part
 from planner.sim._tables import _B_GET, _draws, _DrawTable, _FlowTable, _ServiceTable, _TailTable
-from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
+from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
 from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec
 
 _LINK_DOWN, _LINK_UP, _PROVIDER_READ, _PROVIDER_WRITE = range(4)
@@ -57,6 +58,8 @@ class ProviderSetup:
     """an operation's admission checks, in the order they are asked (``_admission``)"""
     hot_counts: dict[int, float]
     """reads in flight per ``key << 32 | range``, the hot-object check's state"""
+    joint_tails: JointTailTable | None = None
+    """a GET body's tail by the rank of its TTFB, by size (``planner.sim._joint``)"""
 
 
 def provider_setup(
@@ -72,6 +75,10 @@ def provider_setup(
     queues, service_s, spreads = _server_queues(provider, queued, rng)
     network, read_flows, write_flows = _network(spec, provider)
     admission, hot_counts = _admission(spec, provider)
+
+    def get_latency(size: int) -> LatencyModel:
+        return provider.latency("get", size, idle_share, utilisation[_B_GET], queued=queued[_B_GET])
+
     return ProviderSetup(
         idle_share=idle_share,
         utilisation=utilisation,
@@ -91,6 +98,9 @@ def provider_setup(
         write_flows=write_flows,
         admission=admission,
         hot_counts=hot_counts,
+        joint_tails=JointTailTable(provider, get_latency, spec.client.round_trip_s)
+        if provider.body_tail_by_size
+        else None,
     )
 
 

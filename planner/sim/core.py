@@ -16,7 +16,9 @@ from planner.sim._stats import RETAINED_SAMPLES, StreamingQuantiles, delivered_b
 from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
 from planner.sim.requests import LOGICAL_OPERATIONS
 from planner.sim.result import Estimate, OperationStats, SimulationResult, SLOVerdict, TimeSeries
+from planner.sim.saturation import band_text, capacity_band
 from planner.sim.spec import OpenLoop, SimSpec, TraceArrivals
+from planner.sim.stretch import representative_stretch
 
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 
@@ -96,27 +98,71 @@ def simulate_spec(
         raise InputError(f"warm-up {warmup_s!r} s must be at least 0 and shorter than the window", field="warmup_s")
     if replications < 1:
         raise InputError(f"{replications!r} replications: give 1 or more", field="replications")
-    check_size(spec, duration_s)
+    stretch = representative_stretch(spec, duration_s, warmup_s, provider_model)
+    check_size(spec, stretch.simulated_s)
     streams = np.random.SeedSequence(seed).spawn(replications)
     figures = []
     extrapolated: set[str] = set()
     for stream in streams:
-        tally = Tally(duration_s, warmup_s)
+        tally = Tally(stretch.simulated_s, warmup_s)
         replication = Replication(
             spec,
             provider_model,
-            duration_s,
+            stretch.simulated_s,
             np.random.Generator(np.random.PCG64(stream)),
             warmup_s=warmup_s,
             drain_s=drain_s,
         )
         replication.run_chunks(tally.add)
         extrapolated.update(replication.load_extrapolated)
-        figures.append(tally.figures())
+        figures.append(_scaled_counts(tally.figures(), stretch.count_factor))
         if progress is not None:
             progress()
-    result = _summarise(spec, provider_model, figures, duration_s, warmup_s, seed)
-    return result.model_copy(update={"load_extrapolated": sorted(extrapolated)})
+    result = _summarise(spec, provider_model, figures, duration_s, warmup_s, seed, series_s=stretch.simulated_s)
+    update: dict[str, Any] = {"load_extrapolated": sorted(extrapolated)}
+    update.update(_near_capacity(spec, provider_model, result))
+    if not stretch.whole:
+        update["simulated_s"] = stretch.simulated_s
+    return result.model_copy(update=update)
+
+
+def _near_capacity(spec: SimSpec, provider: ProviderModel, result: SimulationResult) -> dict[str, Any]:
+    """A steady open loop near the knee of the model's ladder: its GET figures as bands, and a GET TTFB
+    target inside its band at risk (``planner.sim.saturation``); nothing otherwise."""
+    knee, arrivals, get = provider.knee, spec.arrivals, result.operations.get("GET")
+    if knee is None or get is None or not isinstance(arrivals, OpenLoop):
+        return {}
+    offered_per_s = arrivals.max_rate_per_s * spec.mix.shares()[0]
+    simulated = {name: getattr(get, name).mean for name in ("ttfb_p99_s", "latency_p50_s", "latency_p99_s")}
+    band = capacity_band(knee, offered_per_s, simulated)
+    if band is None:
+        return {}
+    ttfb = band.figures.get("ttfb_p99_s")
+    slo = [
+        verdict.model_copy(
+            update={
+                "at_risk": f"near capacity the GET p99 TTFB spans {band_text(ttfb)} over the rounds of {band.rests_on}"
+            }
+        )
+        if verdict.target == "GET p99 TTFB (s)" and ttfb is not None and ttfb.contains(verdict.threshold)
+        else verdict
+        for verdict in result.slo
+    ]
+    return {"near_capacity": band, "slo": slo}
+
+
+_COUNTS = (".requests", ".failed", ".retries")
+
+
+def _scaled_counts(figures: _Figures, factor: float) -> _Figures:
+    """A stretch's figures as its window's: counts (requests, failures, retries, errors, billed
+    requests, unfinished) times ``factor``; means, percentiles, rates and the series as they are."""
+    if factor == 1.0:
+        return figures
+    for name, value in figures.values.items():
+        if name.endswith(_COUNTS) or ".errors." in name or name.startswith("billed.") or name == "unfinished":
+            figures.values[name] = value * factor
+    return figures
 
 
 def _bin_width(duration_s: float) -> float:
@@ -227,7 +273,14 @@ def _percentile_tag(p: float) -> str:
 
 
 def _summarise(
-    spec: SimSpec, provider: ProviderModel, figures: list[_Figures], duration_s: float, warmup_s: float, seed: int
+    spec: SimSpec,
+    provider: ProviderModel,
+    figures: list[_Figures],
+    duration_s: float,
+    warmup_s: float,
+    seed: int,
+    *,
+    series_s: float | None = None,
 ) -> SimulationResult:
     def estimate(name: str, default: float = 0.0) -> Estimate:
         mean, half = mean_and_half_width([f.values.get(name, default) for f in figures])
@@ -267,7 +320,7 @@ def _summarise(
         scaling = f"closed loop: the {window_s:g} s window repeated over the month ({spec.month_s:g} s)"
     scaled = {op: round(e.mean * scale) for op, e in billed.items()}
     series = TimeSeries(
-        bin_s=_bin_width(duration_s),
+        bin_s=_bin_width(series_s or duration_s),
         **{key: np.mean([f.series[key] for f in figures], axis=0).tolist() for key in ("requests", "errors", "bytes")},
     )
     return SimulationResult(

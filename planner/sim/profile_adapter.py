@@ -57,6 +57,7 @@ from planner.sim.provider import (
     ProviderModel,
     RateLimit,
 )
+from planner.sim.saturation import knee_from_cells, knee_note
 from planner.units import format_bytes
 
 if TYPE_CHECKING:
@@ -126,6 +127,10 @@ def provider_model_from_profile(profile: Profile, limits: Limits | None = None) 
     if profile.source.kind != "published":
         model, notes = with_measured_surface(model, profile)
         assumptions = [a for a in assumptions if not a.startswith(_REPLACED_BY_SURFACE)] + notes
+        knee = knee_from_cells(profile.cells)
+        if knee is not None:
+            model = model.model_copy(update={"knee": knee})
+            assumptions.append(knee_note(knee))
     if not model.latency_by_size:
         assumptions.append(
             "latency taken as the same for every object size and load (the profile gives no latency by size)"

@@ -14,6 +14,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planner.evidence import Evidence, weakest
+from planner.sim.saturation import Knee
 from planner.units import BitsPerSecond, Bytes, Seconds
 
 # Standard normal quantile at 0.99: a lognormal's p99 sits this many sigmas above its median.
@@ -481,6 +482,11 @@ class ProviderModel(_Frozen):
     )
     stream_read: BandwidthCurve = Field(default_factory=BandwidthCurve)
     stream_write: BandwidthCurve = Field(default_factory=BandwidthCurve)
+    knee: Knee | None = Field(
+        None,
+        description="GET's open-loop ladder over several rounds, each rung's spread kept: near capacity the "
+        "simulated figures become bands (``planner.sim.saturation``)",
+    )
     read_ceiling_bits_per_s: BitsPerSecond | None = Field(None, gt=0, description="all reads together")
     write_ceiling_bits_per_s: BitsPerSecond | None = Field(None, gt=0, description="all writes together")
     rate_limits: list[RateLimit] = Field(default_factory=list)

@@ -73,6 +73,35 @@ class SLOVerdict(_Result):
     achieved: Estimate
     met: bool = Field(description="the mean meets the target")
     certain: bool = Field(description="the whole confidence interval is on the same side of the target")
+    at_risk: str | None = Field(
+        None,
+        description="near capacity, the target is inside the band the measured cells spread over (in words): "
+        "met by the simulated figure, but not in every round the cells were measured in",
+    )
+
+
+class BandFigure(_Result):
+    """A simulated figure near capacity and the band the cells it rests on spread over."""
+
+    simulated: float
+    low: float
+    high: float | None = Field(description="None: unbounded (the window may saturate)")
+
+    def contains(self, value: float) -> bool:
+        return self.low <= value and (self.high is None or value <= self.high)
+
+
+class CapacityBand(_Result):
+    """A window near an operation's capacity: its figures as bands (``planner.sim.saturation``)."""
+
+    operation: str
+    offered_per_s: float
+    capacity_low_per_s: float
+    capacity_per_s: float = Field(description="the median round's capacity")
+    capacity_high_per_s: float
+    may_saturate: bool = Field(description="the offered rate reaches the slowest round's capacity")
+    rests_on: str
+    figures: dict[str, BandFigure] = Field(description="by name: ttfb_p99_s, latency_p50_s, latency_p99_s")
 
 
 class TimeSeries(_Result):
@@ -115,6 +144,15 @@ class SimulationResult(_Result):
         default_factory=list,
         description="billed operations whose latency at this load was extrapolated past the last open-loop "
         "cell's load (the model's notes give the cells): their latency figures are extrapolated, not measured",
+    )
+    near_capacity: CapacityBand | None = Field(
+        None, description="GET figures as bands when the window is near a measured knee (None: not near one)"
+    )
+    simulated_s: float | None = Field(
+        None,
+        description="a long steady window simulated in part: the stretch from its start that ran (warm-up included);"
+        " its counts are scaled to the window, its percentiles, means, rates and time series are the stretch's"
+        " (None: the whole window ran)",
     )
 
     @property
@@ -256,7 +294,11 @@ def judge_simulated(
             judged_on=judged_on,
             why_weak=_weakness(target, evidence),
         )
-        if judged.verdict != "unverified" and not verdict.certain:
+        if judged.verdict == "met" and verdict.at_risk:
+            judged = judged.model_copy(
+                update={"verdict": "unverified", "reason": f"{judged.reason}, but at risk: {verdict.at_risk}"}
+            )
+        elif judged.verdict != "unverified" and not verdict.certain:
             judged = judged.model_copy(
                 update={
                     "verdict": "unverified",

@@ -8,15 +8,19 @@ window with the evidence of what each figure rests on. It loads nothing and prin
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from planner.errors import InputError
 from planner.evidence import Evidence, TargetVerdict
 from planner.sim.core import simulate_spec
 from planner.sim.result import SimulationResult, demonstrated_bits_per_s, figure_evidence, judge_simulated
 from planner.sim.spec import SimSpec, TraceArrivals
+from planner.sim.stretch import shortest_request_s
 from planner.sim.workload_adapter import Window, adapt_workload
+from planner.units import format_duration
 from planner.workload import Workload
 
 if TYPE_CHECKING:
@@ -68,6 +72,8 @@ def simulate_workload(
         adapted = adapt_workload(workload, window=window, limits=limits)
         notes += [note for note in adapted.assumptions if note not in notes]
         spec, window_s = _replayed(adapted.spec, trace, notes) if window == "peak" else (adapted.spec, None)
+        if window_s is None:
+            _check_window(spec, model, duration_s)
         results[window] = simulate_spec(spec, model, window_s or duration_s, seed, replications, progress=progress)
     peak = results["peak"]
     mean_bytes = workload.storage.mean_object_bytes
@@ -96,3 +102,16 @@ def _replayed(spec: SimSpec, trace: TraceArrivals | None, notes: list[str]) -> t
         " operations, sizes and keys as recorded; the workload's client, limits and provider model apply"
     )
     return spec.model_copy(update={"arrivals": trace, "keys": keys, "put_sizes": None}), window_s
+
+
+def _check_window(spec: SimSpec, model: ProviderModel, duration_s: float) -> None:
+    """Refuse a window shorter than the shortest request the model answers: no request would end in it."""
+    shortest_s = shortest_request_s(spec, model)
+    if duration_s < shortest_s:
+        least = f"{math.ceil(shortest_s * 1000)}ms" if shortest_s < 1 else f"{math.ceil(shortest_s)}s"
+        raise InputError(
+            f"a {format_duration(duration_s)} window is shorter than the shortest request: {model.provider_id}'s model"
+            f" answers none in less than {format_duration(shortest_s)} (give --duration {least} or more; the"
+            " percentiles of a steady load settle within minutes)",
+            source="--duration",
+        )
