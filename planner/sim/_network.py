@@ -38,9 +38,9 @@ class _Wakeup:
 
     __slots__ = ("_ok", "callbacks")
 
-    def __init__(self, callback: Callable[[Any], None]) -> None:
+    def __init__(self, callbacks: list[Callable[[Any], None]]) -> None:
         self._ok = True
-        self.callbacks = [callback]
+        self.callbacks = callbacks
 
 
 class FlowClass:
@@ -99,6 +99,7 @@ class FluidNetwork:
         self._timer_at = _INF
         self._seq = 0
         self._single = -1  # the one resource every class uses (water-filling is one pass), or -1
+        self._single_capacity = _INF  # its capacity
         self._refill: Callable[[float], None] = self._refill_many
         """Re-divide capacity among the busy classes (max-min fair, each within its cap); set ``next_at``."""
         self._use_timer = timer
@@ -107,6 +108,8 @@ class FluidNetwork:
             # SimPy's queue and event ids: the timer is pushed as ``env.schedule`` pushes it, without its call
             self._queue: list[Any] = env._queue
             self._eid: Iterator[int] = env._eid
+            # every timer's callbacks, one list: SimPy only reads an event's (nothing is added to a timer's)
+            self._timer_callbacks: list[Callable[[Any], None]] = [self._on_timer]
         self.next_at = _INF
         """Time of the next completion (``inf`` with nothing in flight)."""
         self._due: FlowClass | None = None  # the class whose head finishes at next_at
@@ -125,6 +128,7 @@ class FluidNetwork:
             self._classes.sort(key=_cap_of)  # water-filling visits the lowest caps first
             shared = {flow.resources for flow in self._classes}
             self._single = bounded[0] if len(shared) == 1 and len(bounded) == 1 else -1
+            self._single_capacity = self._capacity[self._single] if self._single >= 0 else _INF
             self._refill = self._refill_single if self._single >= 0 else self._refill_many
         return found
 
@@ -222,7 +226,7 @@ class FluidNetwork:
         # A later completion keeps the armed timer: it fires early, finds nothing, re-arms.
         at = self.next_at
         if at < self._timer_at:
-            timer = _Wakeup(self._on_timer)
+            timer = _Wakeup(self._timer_callbacks)
             self._timer, self._timer_at = timer, at
             heappush(self._queue, (now + (at - now), _NORMAL, next(self._eid), timer))
 
@@ -239,7 +243,7 @@ class FluidNetwork:
             on_done(finish_next(now))
         at = self.next_at
         if at < self._timer_at:
-            event.callbacks = [self._on_timer]
+            event.callbacks = self._timer_callbacks
             self._timer, self._timer_at = event, at
             heappush(self._queue, (now + (at - now), _NORMAL, next(self._eid), event))
 
@@ -278,8 +282,9 @@ class FluidNetwork:
     def _refill_single(self, now: float) -> None:
         """``_refill`` when every class uses one resource: water-filling in one pass, lowest caps first.
 
-        The demand is recounted exactly here (the incremental sum only gates the cheap path),
-        and a class whose rate stays keeps its virtual clock's origin.
+        The demand is recounted exactly here (the incremental sum only gates the cheap path, so it is
+        kept only while the resource is not congested), and a class whose rate stays keeps its
+        virtual clock's origin.
         """
         classes = self._classes
         streams = 0
@@ -289,14 +294,10 @@ class FluidNetwork:
             if n:
                 streams += n
                 demand += n * flow.cap
-        single = self._single
-        capacity = self._capacity[single]
-        congested = demand > capacity * _SLACK
-        self._congested = congested
-        if demand < _INF:
-            self._demand[single] = demand
-        else:
-            self._demand[single] = sum(f.n * f.cap for f in classes if f.cap < _INF)
+        capacity = self._single_capacity
+        congested = self._congested = demand > capacity * _SLACK
+        if not congested:  # then every stream is bounded and the demand finite
+            self._demand[self._single] = demand
         remaining = capacity
         best, due = _INF, None
         for flow in classes:

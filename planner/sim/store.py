@@ -157,8 +157,8 @@ class _Due:
     __slots__ = ("callbacks", "part")
     _ok = True  # read by SimPy's step; never failed
 
-    def __init__(self, part: Part, callback: Any) -> None:
-        self.callbacks = [callback]
+    def __init__(self, part: Part, callbacks: list[Any]) -> None:
+        self.callbacks = callbacks  # ``ObjectStore._on_step_callbacks``, shared: SimPy only reads it
         self.part = part
 
 
@@ -361,7 +361,7 @@ class ObjectStore:
         # SimPy's queue and event ids: a step is pushed as ``env.schedule`` pushes it, without its call
         self._queue: list[Any] = env._queue
         self._eid: Iterator[int] = env._eid
-        self._on_step_callback = self._on_step
+        self._on_step_callbacks = [self._on_step]  # every ``_Due``'s callbacks
 
     # -- constructors --
 
@@ -551,7 +551,7 @@ class ObjectStore:
             if queue is None:  # ``_send``'s common case, here: every GET takes it
                 if latency < 0.0:
                     latency = next(self.latencies[part[_P_NBYTES] << 3])  # _B_GET is 0
-                heappush(self._queue, (now + latency, _NORMAL, next(self._eid), _Due(part, self._on_step_callback)))
+                heappush(self._queue, (now + latency, _NORMAL, next(self._eid), _Due(part, self._on_step_callbacks)))
                 return
         else:
             nbytes = part[_P_NBYTES]
@@ -573,7 +573,7 @@ class ObjectStore:
         queue = self.queues[billed] if queued else None
         if queue is not None:
             latency += server_start(part, queue, self.service_s, self.spreads, now) - now
-        heappush(self._queue, (now + latency, _NORMAL, next(self._eid), _Due(part, self._on_step_callback)))
+        heappush(self._queue, (now + latency, _NORMAL, next(self._eid), _Due(part, self._on_step_callbacks)))
 
     def _draw(self, billed: int, nbytes: int) -> float:
         if billed != _B_DELETE:
@@ -610,7 +610,7 @@ class ObjectStore:
             tail = self.body_tails[part[_P_NBYTES]] if self.body_tails is not None else None
             if tail is not None:  # its body stalls: its last bytes come later, as its response
                 part[_P_STEP] = _RESPONSE
-                heappush(self._queue, (now + next(tail), _NORMAL, next(self._eid), _Due(part, self._on_step_callback)))
+                heappush(self._queue, (now + next(tail), _NORMAL, next(self._eid), _Due(part, self._on_step_callbacks)))
                 return
             self._end(part, now)
         else:  # an upload's body: its response follows
@@ -635,8 +635,13 @@ class ObjectStore:
         else:
             ok = True
             hot_id = part[_P_HOT]
-            if hot_id >= 0:
-                self.hot_counts[hot_id] -= 1
+            if hot_id >= 0:  # at 0 it leaves, as in the engine: the dict holds the keys in flight, not every key read
+                hot_counts = self.hot_counts
+                count = hot_counts[hot_id] - 1
+                if count:
+                    hot_counts[hot_id] = count
+                else:
+                    del hot_counts[hot_id]
                 part[_P_HOT] = -1
             if operation.split:  # a part's transfer (a whole GET's record stands for its transfer)
                 nbytes = part[_P_NBYTES]
@@ -696,7 +701,7 @@ class ObjectStore:
         ceiling = min(retry.max_backoff_s, retry.base_s * 2.0 ** (part[_P_ATTEMPT] - 2))
         part[_P_STEP] = _RETRY
         backoff = ceiling * self._uniform()
-        heappush(self._queue, (now + backoff, _NORMAL, next(self._eid), _Due(part, self._on_step_callback)))
+        heappush(self._queue, (now + backoff, _NORMAL, next(self._eid), _Due(part, self._on_step_callbacks)))
         return True
 
     def _next_parts(self, operation: StoreRecord, ok: bool, now: float) -> bool:
