@@ -285,7 +285,7 @@ def load_override(path: Path | str, as_of: dt.date | None = None, region: str | 
         raise InputError("required: a label naming the contract or discount", source=source, field="label")
     if any(ord(c) < 32 or ord(c) == 127 for c in label):
         raise InputError(f"{label!r}: a label is one line without control characters", source=source, field="label")
-    for forbidden in ("effective_from", "schema_version", "regional_folder"):
+    for forbidden in ("effective_from", "schema_version", "regional_folder", "currency"):
         if forbidden in raw:
             raise InputError(
                 "an override cannot change this; it applies to the version in force", source=source, field=forbidden

@@ -81,3 +81,11 @@ def test_pricing_list_shows_every_provider_with_its_sourcing(run_cli: Run) -> No
     assert len(rows) == 13
     table = run_cli("pricing", "list").out
     assert "verified-secondary, prices in EUR  when named" in table
+
+
+def test_pricing_show_states_a_eur_tables_prices_fee_and_rate(run_cli: Run) -> None:
+    out = run_cli("pricing", "show", "hetzner").out
+    assert "Monthly base fee: €4.99 (verified-secondary: " in out
+    assert "Billed in USD at 1.1133 USD per EUR of 2026-10-28 (verified-secondary: " in out
+    assert "per TB-hour [1,000,000,000,000 bytes]: all: €0.0067" in out and "$" not in out.split("Sources:")[0]
+    assert "Minimum monthly charge: $5.00 (verified-primary: " in run_cli("pricing", "show", "storj").out
