@@ -191,7 +191,7 @@ class _Bill:
         if free > 0:
             scope = f" ({price.free_scope})" if price.free_scope else ""
             without = rules.ladder_cost(self.round(quantity), price.tiers)
-            worth = without - sum((a * t.price for a, t, _ in slices), ZERO)
+            worth = rules.in_usd(without - sum((a * t.price for a, t, _ in slices), ZERO), self.usd_per_unit)
             where = "out of the first tier" if price.free_position == "first-tier" else "before the tiers"
             self.add(
                 "free_allowance",

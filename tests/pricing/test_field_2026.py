@@ -69,6 +69,10 @@ def test_hetzner_bills_storage_by_the_hour_in_eur(month_days: int | None, storag
     by_category = {item.category: item for item in cost.line_items if item.amount_usd}
     assert by_category["storage"].amount_usd == Decimal(storage_usd)
     assert by_category["storage"].quantity == (1488 if month_days == 31 else 1440)
+    # the 1 TB-hour an hour the base price includes, worth EUR 0.0067 x 744 = EUR 4.9848 = $5.549578 in USD
+    if month_days == 31:
+        free = [item.description for item in cost.line_items if item.category == "free_allowance"]
+        assert "worth $5.549578 off this bill" in free[0]
     assert "(EUR 0.0067 per TB-hour at 1.1133 USD per EUR, 2026-10-28)" in by_category["storage"].description
     assert by_category["egress"].amount_usd == Decimal("1.67")  # 1.5 TB x EUR 1.00 x 1.1133 = $1.66995
     assert by_category["other"].amount_usd == Decimal("5.56")  # EUR 4.99 x 1.1133 = $5.5554
