@@ -296,3 +296,15 @@ def test_a_bad_table_is_refused_at_load_naming_file_and_field(
     text = str(caught.value)
     assert "acme-s3/2026-01-01.yaml" in text and field in text and message in text
     assert "\n" not in text
+
+
+def test_gcs_us_multi_region_is_a_region_table_without_always_free() -> None:
+    # docs.cloud.google.com/storage/pricing (proxy copy): multi-region Standard $0.026/GiB-month; Class A
+    # $0.005 per 1,000 (oneuptime.com, US multi-region); Always Free holds only in three US regions
+    table = catalog.table_for("gcs", DAY, region="us")
+    cost = bill(table, "standard", Usage(stored_bytes=TiB, requests={"put": 100_000}))
+    assert [(i.description, i.amount_usd) for i in cost.line_items] == [
+        ("GCS Standard (US multi-region) storage", Decimal("26.62")),  # 1,024 GiB x $0.026 = $26.624
+        ("class-a requests (put)", Decimal("0.50")),  # 100 x $0.005, no free operations
+    ]
+    assert table.version == "gcs/us@2026-09-20"
