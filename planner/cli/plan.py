@@ -412,6 +412,14 @@ def recommend_command(
     restore_days: RestoreDaysOption = "1",
     calendar: CalendarOption = False,
     out: focus.FocusOutOption = None,
+    providers: Annotated[
+        str | None,
+        typer.Option(
+            "--providers",
+            help="compare these instead of the workload's providers: ids and PROVIDER:CLASS separated by commas,"
+            ' or "all" (every provider and class)',
+        ),
+    ] = None,
 ) -> None:
     """Rank every allowed provider and storage class for a workload, and explain the choice."""
     from planner.cli import progress
@@ -441,6 +449,10 @@ def recommend_command(
             source="--calendar" if calendar else "--restore-days",
         )
     workload = load_workload(workload_file)
+    if providers is not None:
+        from planner.workload.providers import with_providers
+
+        workload = with_providers(workload, providers)
     with progress.bar(
         "simulating each provider", total=len(workload.constraints.providers), quiet=settings(ctx).quiet
     ) as moved:

@@ -4,7 +4,7 @@
 
 import datetime as dt
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -31,7 +31,7 @@ def pricing_list(ctx: typer.Context, output: FormatOption = OutputFormat.table) 
     from planner.pricing import catalog
 
     today = dt.date.today()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for provider in catalog.providers():
         current = catalog.table_for(provider, today)
         versions = [t.effective_from.isoformat() for t in catalog.versions(provider)]
@@ -45,6 +45,9 @@ def pricing_list(ctx: typer.Context, output: FormatOption = OutputFormat.table) 
                 "regions": "same price everywhere"
                 if current.regions is not None and current.regions.same_price_everywhere
                 else catalog.regions(provider),
+                "status": current.status.value,
+                "currency": current.currency,
+                "compared_by_default": current.compared_by_default,
             }
         )
     if output == OutputFormat.json:
@@ -52,7 +55,7 @@ def pricing_list(ctx: typer.Context, output: FormatOption = OutputFormat.table) 
         return
     typer.echo(
         render.table(
-            ["provider", "classes", "versions", "in force today", "regions"],
+            ["provider", "classes", "versions", "in force today", "regions", "sourcing", "compared"],
             [
                 (
                     r["provider"],
@@ -60,6 +63,8 @@ def pricing_list(ctx: typer.Context, output: FormatOption = OutputFormat.table) 
                     ", ".join(r["versions"]),
                     r["in_force"],
                     r["regions"] if isinstance(r["regions"], str) else ", ".join(r["regions"]),
+                    r["status"] + ("" if r["currency"] == "USD" else f", prices in {r['currency']}"),
+                    "by default" if r["compared_by_default"] else "when named",
                 )
                 for r in rows
             ],

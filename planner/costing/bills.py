@@ -69,6 +69,7 @@ def in_calendar_month(usage: Usage, day: dt.date) -> Usage:
             "egress_bytes": scaled(usage.egress_bytes),
             "inter_region_bytes": scaled(usage.inter_region_bytes),
             "retrieval_bytes": scaled(usage.retrieval_bytes),
+            "upload_bytes": scaled(usage.upload_bytes),
             "retrieval_requests": scaled(usage.retrieval_requests),
             "deletions": [
                 d.model_copy(update={"bytes": scaled(d.bytes), "objects": scaled(d.objects)}) for d in usage.deletions
@@ -223,7 +224,7 @@ def _class_usage(whole: Usage, share: Fraction, *, hot: bool, read_share: Fracti
             "deletions": deletions,
             "retrieval_bytes": part(whole.retrieval_bytes, read_share),
             "retrieval_requests": part(whole.retrieval_requests, read_share),
-            **({} if hot else {"egress_bytes": 0, "inter_region_bytes": 0, "buckets": 0}),
+            **({} if hot else {"egress_bytes": 0, "inter_region_bytes": 0, "buckets": 0, "upload_bytes": 0}),
         }
     )
 

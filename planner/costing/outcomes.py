@@ -153,6 +153,7 @@ def _usage(workload: Workload, draws: dict[str, Array], n: int, limits: Limits, 
         "inter_region_bytes": inter,
         "retrieval_bytes": read_bytes,
         "retrieval_requests": reads,
+        "upload_bytes": np.round(writes * mean),  # the bytes PUT, as Workload.usage_for counts them
         "deletions": (deleted_bytes, deleted_objects, retention / DAY_S if retention is not None else 0.0),
     }
 
@@ -220,6 +221,7 @@ def price_outcomes(
             retrieval_bytes=usage["retrieval_bytes"],
             retrieval_requests=usage["retrieval_requests"],
             inter_region_bytes=usage["inter_region_bytes"],
+            upload_bytes=usage["upload_bytes"],
             deletions=Deletions(deleted_bytes, deleted_objects, age_days) if template.deletions else None,
             buckets=template.buckets,
             discount=template.discounts.get(provider, Decimal(0)),

@@ -45,10 +45,11 @@ class _Lines:
     """A bill's lines as arrays over the points: each one amount the engine would write as one line."""
 
     size: int
+    usd_per_unit: Decimal | None = None  # a table priced in another currency is billed in USD at its rate
     amounts: list[Array] = field(default_factory=list)
 
     def add(self, amount: Array) -> None:
-        self.amounts.append(amount)
+        self.amounts.append(rules.in_usd(amount, self.usd_per_unit))
 
     def tiered(self, quantity: Array, price: TieredPrice, extra_free: Array, round_up: bool) -> None:
         free = rules.free_units(quantity, price, extra_free)
@@ -69,12 +70,14 @@ def _lines(
     inter_region_bytes: npt.ArrayLike = 0.0,
     deletions: Deletions | None = None,
     buckets: int = 1,
+    upload_bytes: npt.ArrayLike = 0.0,
+    replica_regions: int = 0,
 ) -> tuple[_Lines, Array]:
     """Every line's amount before rounding and discount, and the egress quantity in the price's units."""
     if storage_class not in table.classes:
         raise PricingError(f"{table.version} has no storage class {storage_class!r}")
     sc = table.classes[storage_class]
-    inputs = [stored_bytes, egress_bytes, retrieval_bytes, retrieval_requests, inter_region_bytes]
+    inputs = [stored_bytes, egress_bytes, retrieval_bytes, retrieval_requests, inter_region_bytes, upload_bytes]
     inputs += list((requests or {}).values())
     if object_count is not None:
         inputs.append(object_count)
@@ -85,7 +88,7 @@ def _lines(
     egress = _as_array(egress_bytes, size)
     retrieval = _as_array(retrieval_bytes, size)
     inter = _as_array(inter_region_bytes, size)
-    lines = _Lines(size)
+    lines = _Lines(size, None if table.exchange_rate is None else table.exchange_rate.usd_per_unit)
     standard_units = _storage_lines(lines, table, sc, stored, object_count)
     if deletions is not None and sc.min_duration_days:
         _early_deletion_lines(lines, table, sc, deletions)
@@ -103,11 +106,37 @@ def _lines(
         copy_price = table.classes[copy.storage_class].storage
         copy_units = retrieval / float(copy_price.unit_bytes) / table.billing.month_days
         _standard_tier_lines(lines, table, copy_price, standard_units, copy_units)
-    egress_units = _transfer_lines(lines, table, stored, egress, inter)
+    egress_units = _transfer_lines(lines, table, storage_class, stored, egress, inter)
     fee = table.buckets
     if fee is not None and buckets > fee.included:
         lines.add(np.full(size, float((buckets - fee.included) * fee.price)))
+    _payload_and_replication_lines(lines, table, sc, stored, retrieval, _as_array(upload_bytes, size), replica_regions)
+    if table.billing.base_fee is not None:
+        lines.add(np.full(size, float(table.billing.base_fee.price)))
     return lines, egress_units
+
+
+def _payload_and_replication_lines(
+    lines: _Lines, table: PriceTable, sc: StorageClass, stored: Array, read: Array, written: Array, regions: int
+) -> None:
+    """Charges per unit of request payload (S3 Express One Zone) and storage billed again in each extra region."""
+    round_up = table.billing.round_up
+    payload = sc.request_payload
+    if payload is not None:
+        lines.add(rules.units_of(written, payload.unit_bytes, round_up) * float(payload.upload))
+        lines.add(rules.units_of(read, payload.unit_bytes, round_up) * float(payload.retrieval))
+    if sc.replication is not None and regions:
+        units = rules.replicated_units(stored / float(sc.replication.unit_bytes), regions)
+        lines.add(rules.round_units(units, round_up) * float(sc.replication.price))
+
+
+def _minimum_usd(table: PriceTable) -> float:
+    """The month's minimum charge in USD (0 when the table has none)."""
+    least = table.billing.minimum_charge
+    if least is None:
+        return 0.0
+    rate = None if table.exchange_rate is None else table.exchange_rate.usd_per_unit
+    return float(rules.in_usd(least.price, rate))
 
 
 def _standard_tier_lines(lines: _Lines, table: PriceTable, price: TieredPrice, start: Array, units: Array) -> Array:
@@ -124,9 +153,11 @@ def _storage_lines(
     Standard-rate class's tiers (S3 Glacier's 8 KB per object)."""
     round_up = table.billing.round_up
     price = sc.storage
+    scale = rules.hourly_scale(price.per_hour, table.billing.month_days)
     first = float(price.tiers[0].price)
     zero = np.zeros(lines.size)
-    lines.tiered(stored / float(price.unit_bytes), price, zero, round_up)
+    hourly_free = np.full(lines.size, float((price.free_per_hour or 0) * scale))
+    lines.tiered(stored / float(price.unit_bytes) * scale, price, hourly_free, round_up)
     padding = zero
     standard_units = zero
     if object_count is not None:
@@ -134,11 +165,11 @@ def _storage_lines(
         mean = np.floor(stored / np.where(count > 0, count, 1.0))  # the engine's one bin of the mean size
         if sc.min_object_bytes:
             padding = rules.padding_bytes(mean, count, sc.min_object_bytes)
-            lines.add(rules.units_of(padding, price.unit_bytes, round_up) * first)
+            lines.add(rules.units_of(padding * scale, price.unit_bytes, round_up) * first)
         if sc.object_overhead:
             overhead = sc.object_overhead
             standard = table.classes[overhead.standard_rate_class].storage
-            lines.add(rules.units_of(count * overhead.class_rate_bytes, price.unit_bytes, round_up) * first)
+            lines.add(rules.units_of(count * overhead.class_rate_bytes * scale, price.unit_bytes, round_up) * first)
             units = count * overhead.standard_rate_bytes / float(standard.unit_bytes)
             standard_units = _standard_tier_lines(lines, table, standard, standard_units, units)
         if sc.monitoring:
@@ -146,7 +177,7 @@ def _storage_lines(
             lines.add(rules.units_of(monitored, sc.monitoring.per, round_up) * float(sc.monitoring.price))
     if sc.minimum_billable_bytes:
         shortfall = rules.shortfall_bytes(stored + padding, sc.minimum_billable_bytes)
-        lines.add(rules.units_of(shortfall, price.unit_bytes, round_up) * first)
+        lines.add(rules.units_of(shortfall * scale, price.unit_bytes, round_up) * first)
     return standard_units
 
 
@@ -155,7 +186,7 @@ def _early_deletion_lines(lines: _Lines, table: PriceTable, sc: StorageClass, de
     assert sc.min_duration_days
     round_up, days = table.billing.round_up, table.billing.month_days
     price = sc.storage
-    first = float(price.tiers[0].price)
+    first = float(price.tiers[0].price) * rules.hourly_scale(price.per_hour, days)
     remaining = np.full(lines.size, float(sc.min_duration_days) - deletions.age_days)
     if remaining[0] > 0:
         deleted = _as_array(deletions.deleted_bytes, lines.size)
@@ -185,18 +216,20 @@ def _request_lines(lines: _Lines, table: PriceTable, storage_class: str, request
             )
 
 
-def _transfer_lines(lines: _Lines, table: PriceTable, stored: Array, egress: Array, inter: Array) -> Array:
+def _transfer_lines(
+    lines: _Lines, table: PriceTable, storage_class: str, stored: Array, egress: Array, inter: Array
+) -> Array:
     """Internet egress (after any free allowance) and inter-region transfer; the egress in its price's units."""
     round_up = table.billing.round_up
     zero = np.zeros(lines.size)
-    egress_rules = table.egress
+    egress_rules = table.egress_for(storage_class)
     egress_unit = float(egress_rules.internet.unit_bytes)
     egress_units = egress / egress_unit
     extra = rules.egress_extra_free(egress_rules, stored / egress_unit, table.billing.month_days, zero)
     lines.tiered(egress_units, egress_rules.internet, extra, round_up)
-    if egress_rules.inter_region is not None:
-        inter_units = inter / float(egress_rules.inter_region.unit_bytes)
-        lines.tiered(inter_units, egress_rules.inter_region, zero, round_up)
+    if table.egress.inter_region is not None:
+        inter_units = inter / float(table.egress.inter_region.unit_bytes)
+        lines.tiered(inter_units, table.egress.inter_region, zero, round_up)
     return egress_units
 
 
@@ -210,6 +243,8 @@ def monthly_totals(
     requests: Mapping[str, npt.ArrayLike] | None = None,
     retrieval_bytes: npt.ArrayLike = 0.0,
     inter_region_bytes: npt.ArrayLike = 0.0,
+    upload_bytes: npt.ArrayLike = 0.0,
+    replica_regions: int = 0,
 ) -> Array:
     """Monthly totals in USD (float64) before the invoice rounds them; inputs broadcast against ``stored_bytes``."""
     lines, _ = _lines(
@@ -221,8 +256,10 @@ def monthly_totals(
         requests=requests,
         retrieval_bytes=retrieval_bytes,
         inter_region_bytes=inter_region_bytes,
+        upload_bytes=upload_bytes,
+        replica_regions=replica_regions,
     )
-    return sum(lines.amounts, np.zeros(lines.size))
+    return np.maximum(sum(lines.amounts, np.zeros(lines.size)), _minimum_usd(table))
 
 
 def monthly_bills(
@@ -239,6 +276,8 @@ def monthly_bills(
     deletions: Deletions | None = None,
     buckets: int = 1,
     discount: Decimal = Decimal(0),
+    upload_bytes: npt.ArrayLike = 0.0,
+    replica_regions: int = 0,
 ) -> tuple[Array, npt.NDArray[np.bool_]]:
     """Each point's monthly bill as the invoice totals it (every line discounted, then rounded as the
     table says, then summed) in USD, and whether it breaks the provider's free-egress policy."""
@@ -254,6 +293,8 @@ def monthly_bills(
         inter_region_bytes=inter_region_bytes,
         deletions=deletions,
         buckets=buckets,
+        upload_bytes=upload_bytes,
+        replica_regions=replica_regions,
     )
     rule = table.billing.line_rounding
     keep = 1.0 - float(discount)
@@ -263,10 +304,11 @@ def monthly_bills(
     places = rule.places if rule is not None else 2
     # each rounded line is a whole number of the last place: the sum, rounded there, is exact
     total = np.round(total * 10.0**places) / 10.0**places
-    multiple = table.egress.fair_use_multiple_of_storage
+    total = np.maximum(total, _minimum_usd(table))
+    multiple = table.egress_for(storage_class).fair_use_multiple_of_storage
     if multiple is None:
         breaks = np.zeros(lines.size, dtype=bool)
     else:
-        stored_units = _as_array(stored_bytes, lines.size) / float(table.egress.internet.unit_bytes)
+        stored_units = _as_array(stored_bytes, lines.size) / float(table.egress_for(storage_class).internet.unit_bytes)
         breaks = np.asarray(rules.exceeds_multiple(egress_units, multiple, stored_units), dtype=bool)
     return total, breaks

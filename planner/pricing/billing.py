@@ -45,6 +45,14 @@ def _tier_range(price: TieredPrice, tier: Tier, lower: Decimal) -> str:
     return f", {_number(lower)} to {_number(tier.up_to)} {price.unit}"
 
 
+_STRENGTH = {Status.verified_primary: 2, Status.verified_secondary: 1, Status.unverified: 0}
+
+
+def _worst(a: Status, b: Status) -> Status:
+    """The weaker of two sourcings: a price converted at an unverified rate is unverified."""
+    return a if _STRENGTH[a] <= _STRENGTH[b] else b
+
+
 _DEFAULT_ROUNDING = "to the cent, half-up (the provider states no rule; assumed)"
 
 
@@ -87,18 +95,32 @@ class _Bill:
         return rules.round_units(quantity, self.table.billing.round_up)
 
     @property
+    def usd_per_unit(self) -> Decimal | None:
+        """US dollars per unit of the table's currency (None: the table is in USD)."""
+        rate = self.table.exchange_rate
+        return None if rate is None else rate.usd_per_unit
+
+    @property
+    def hours(self) -> int:
+        """Hours the month bills on an hourly price (744 in a 31-day calendar month, 720 in a 30-day one)."""
+        return rules.hours_in_month(self.month_days)
+
+    @property
     def storage_scale(self) -> Decimal:
         """Storage priced per a number of days (B2, Wasabi: 30) billed over a calendar month of other
         length: the month's days over the price's; 1 for a price per calendar month (AWS) or a 30-day month."""
         period = self.table.billing.storage_period_days
+        hourly = rules.hourly_scale(self.storage_class.storage.per_hour, self.month_days)
         if self.usage.month_days is None or period is None:
-            return Decimal(1)
-        return Decimal(self.usage.month_days) / Decimal(period)
+            return Decimal(hourly)
+        return Decimal(self.usage.month_days) / Decimal(period) * hourly
 
     @property
     def period_note(self) -> str:
         """What the storage line says when a calendar month bills more or fewer days than the price's."""
         period = self.table.billing.storage_period_days
+        if self.storage_class.storage.per_hour:
+            return f" ({self.hours} hours of a {self.month_days}-day month)"
         if self.storage_scale == 1 or period is None:
             return ""
         return f" ({self.usage.month_days} days of a price per {period} days)"
@@ -117,6 +139,15 @@ class _Bill:
         unit_price: Decimal,
         status: Status,
     ) -> None:
+        """A line at ``unit_price`` in the table's currency, billed in USD (at the table's rate, both shown)."""
+        rate = self.table.exchange_rate
+        if rate is not None and unit_price:
+            description = (
+                f"{description} ({self.table.currency} {_number(unit_price)} per {unit} at "
+                f"{_number(rate.usd_per_unit)} USD per {self.table.currency}, {rate.as_of})"
+            )
+            unit_price = rules.in_usd(unit_price, rate.usd_per_unit)
+            status = _worst(status, rate.status)
         exact = quantity * unit_price if unit_price and quantity else ZERO
         discount = self.usage.discounts.get(self.table.provider, ZERO) if exact > 0 else ZERO
         if discount:
@@ -160,7 +191,7 @@ class _Bill:
         if free > 0:
             scope = f" ({price.free_scope})" if price.free_scope else ""
             without = rules.ladder_cost(self.round(quantity), price.tiers)
-            worth = without - sum((a * t.price for a, t, _ in slices), ZERO)
+            worth = rules.in_usd(without - sum((a * t.price for a, t, _ in slices), ZERO), self.usd_per_unit)
             where = "out of the first tier" if price.free_position == "first-tier" else "before the tiers"
             self.add(
                 "free_allowance",
@@ -286,7 +317,14 @@ class _Bill:
             raise PricingError(f"{self.table.version} {self.storage_class_id} has no access tiers")
         frequent = stored - sum(tier_bytes.values(), ZERO)
         label = f"{sc.name} storage" + (" (frequent access)" if sc.access_tiers else "")
-        self.tiered("storage", label + self.period_note, price, frequent / unit_bytes * self.storage_scale)
+        hourly_free = (price.free_per_hour or ZERO) * self.hours
+        self.tiered(
+            "storage",
+            label + self.period_note,
+            price,
+            frequent / unit_bytes * self.storage_scale,
+            extra_free=hourly_free,
+        )
         for tier_id, tier_b in tier_bytes.items():
             if tier_b > 0:
                 self.add(
@@ -396,6 +434,7 @@ class _Bill:
             return
         month_days = Decimal(self.month_days)
         price = sc.storage
+        hourly = rules.hourly_scale(price.per_hour, self.month_days)  # an hourly price bills the month's hours
         for deletion in self.usage.deletions:
             age = Decimal(str(deletion.age_days))
             remaining = Decimal(sc.min_duration_days) - age
@@ -411,7 +450,8 @@ class _Bill:
             self.add(
                 "early_deletion",
                 f"{sc.name}: {when}",
-                rules.early_deletion_units(Decimal(deletion.bytes), price.unit_bytes, remaining, days, round_up),
+                rules.early_deletion_units(Decimal(deletion.bytes), price.unit_bytes, remaining, days, round_up)
+                * hourly,
                 price.unit,
                 price.tiers[0].price,
                 status,
@@ -425,7 +465,8 @@ class _Bill:
                     "bytes)",
                     rules.early_deletion_units(
                         Decimal(padded - deletion.bytes), price.unit_bytes, remaining, days, round_up
-                    ),
+                    )
+                    * hourly,
                     price.unit,
                     price.tiers[0].price,
                     status,
@@ -530,7 +571,7 @@ class _Bill:
         )
 
     def egress(self) -> None:
-        egress_rules, usage = self.table.egress, self.usage
+        egress_rules, usage = self.table.egress_for(self.storage_class_id), self.usage
         price = egress_rules.internet
         unit_bytes = Decimal(price.unit_bytes)
         quantity = Decimal(usage.egress_bytes) / unit_bytes
@@ -585,6 +626,81 @@ class _Bill:
             "transfer", "inter-region transfer", price, Decimal(usage.inter_region_bytes) / Decimal(price.unit_bytes)
         )
 
+    def request_payload(self) -> None:
+        """Charges per unit of the bytes requests carry (S3 Express One Zone's upload and retrieval per GB)."""
+        payload, usage = self.storage_class.request_payload, self.usage
+        if payload is None:
+            return
+        status = self.status(payload.status)
+        round_up = self.table.billing.round_up
+        for what, count, price in (
+            ("upload", usage.upload_bytes, payload.upload),
+            ("retrieval", usage.retrieval_bytes, payload.retrieval),
+        ):
+            if count:
+                units = rules.units_of(Decimal(count), payload.unit_bytes, round_up)
+                self.add(
+                    "requests",
+                    f"{self.storage_class.name} {what} per {payload.unit} of request payload",
+                    units,
+                    payload.unit,
+                    price,
+                    status,
+                )
+
+    def replication(self) -> None:
+        """The class's storage billed again in each region it is replicated to beyond the first."""
+        replication, usage = self.storage_class.replication, self.usage
+        if replication is None or not usage.replica_regions or not usage.stored_bytes:
+            return
+        stored_units = Decimal(usage.stored_bytes) / Decimal(replication.unit_bytes)
+        self.add(
+            "storage",
+            f"{self.storage_class.name} replication to {usage.replica_regions} more region"
+            f"{'' if usage.replica_regions == 1 else 's'}",
+            self.round(rules.replicated_units(stored_units, usage.replica_regions)),
+            replication.unit,
+            replication.price,
+            self.status(replication.status),
+        )
+
+    def base_fee(self) -> None:
+        """A fixed charge each month (a subscription or base price; what it includes is the prices' free units)."""
+        fee = self.table.billing.base_fee
+        if fee is not None:
+            self.add("other", "monthly base fee", Decimal(1), "month", fee.price, self.status(fee.status))
+
+    def minimum_charge(self) -> None:
+        """Raise the month's charges to the table's minimum (Storj: "$5 minimum monthly fee"): a line of the
+        shortfall, on the rounded lines as the invoice adds them (and on the unrounded ones for the sweep)."""
+        least = self.table.billing.minimum_charge
+        if least is None:
+            return
+        minimum_usd = rules.in_usd(least.price, self.usd_per_unit)
+        charged = sum((item.amount_usd for item in self.items), ZERO)
+        shortfall = rules.minimum_shortfall(charged, minimum_usd)
+        if shortfall <= 0:
+            return
+        unrounded = sum(
+            (i.amount_unrounded_usd if i.amount_unrounded_usd is not None else i.amount_usd for i in self.items), ZERO
+        )
+        status = self.status(least.status)
+        if self.table.exchange_rate is not None:
+            status = _worst(status, self.table.exchange_rate.status)
+        self.items.append(
+            LineItem(
+                category="minimum",
+                description=f"minimum monthly charge of ${_number(minimum_usd)}: the shortfall",
+                quantity=Decimal(1),
+                unit="month",
+                unit_price_usd=shortfall,
+                amount_usd=round_line(shortfall, self.table),
+                amount_unrounded_usd=rules.minimum_shortfall(unrounded, minimum_usd),
+                table_version=self.table.version,
+                price_status=status,
+            )
+        )
+
     def buckets(self) -> None:
         fee = self.table.buckets
         if fee is None or self.usage.buckets <= fee.included:
@@ -616,6 +732,10 @@ def bill(table: PriceTable, storage_class: str, usage: Usage, *, as_of: dt.date 
         work.egress()
         work.transfer()
         work.buckets()
+        work.request_payload()
+        work.replication()
+        work.base_fee()
+        work.minimum_charge()
         total = sum((item.amount_usd for item in work.items), round_line(ZERO, table))
     return CostBreakdown(
         provider=table.provider,

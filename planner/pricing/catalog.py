@@ -34,7 +34,7 @@ def merge(base: Any, change: Any) -> Any:
 
 
 # The only yes/no fields of a table; anywhere else pydantic would read true as 1 (a unit of 1 byte).
-_BOOLEAN_KEYS = frozenset({"round_up", "same_price_everywhere"})
+_BOOLEAN_KEYS = frozenset({"round_up", "same_price_everywhere", "per_hour", "compared_by_default"})
 
 
 def find_boolean(
@@ -285,7 +285,7 @@ def load_override(path: Path | str, as_of: dt.date | None = None, region: str | 
         raise InputError("required: a label naming the contract or discount", source=source, field="label")
     if any(ord(c) < 32 or ord(c) == 127 for c in label):
         raise InputError(f"{label!r}: a label is one line without control characters", source=source, field="label")
-    for forbidden in ("effective_from", "schema_version", "regional_folder"):
+    for forbidden in ("effective_from", "schema_version", "regional_folder", "currency"):
         if forbidden in raw:
             raise InputError(
                 "an override cannot change this; it applies to the version in force", source=source, field=forbidden

@@ -112,6 +112,14 @@ class TieredPrice(_Model):
         " 2021: 'first 10 TB / month ... beyond the global free tier'); first-tier: the bounds count all units and"
         " the free units come out of the first tier (AWS's 1 GB before December 2021)",
     )
+    per_hour: bool = Field(
+        False,
+        description="the price is per unit-hour (Hetzner's EUR 0.0067 per TB-hour): a month bills its hours, 744 in a"
+        " 31-day month and 720 in the table's 30-day one; quantities and tier bounds count unit-hours",
+    )
+    free_per_hour: Quantity | None = Field(
+        None, description="free units each hour of an hourly price (Hetzner: the 1 TB its base fee includes)"
+    )
     status: Status | None = None
     note: str | None = None
 
@@ -133,6 +141,8 @@ class TieredPrice(_Model):
     @model_validator(mode="after")
     def _unit_matches_bytes(self) -> TieredPrice:
         _check_unit(self.unit, self.unit_bytes)
+        if self.free_per_hour is not None and not self.per_hour:
+            raise ValueError("free_per_hour is for an hourly price (per_hour: true)")
         return self
 
 
@@ -209,6 +219,41 @@ class Monitoring(_Model):
     status: Status | None = None
 
 
+class RequestPayload(_Model):
+    """A charge per unit of the bytes requests carry, on top of the per-request price (S3 Express One Zone:
+    "upload $0.0032 per GB" on the bytes PUT and "retrieval $0.0006 per GB" on the bytes read)."""
+
+    unit: str = "GB"
+    unit_bytes: int = Field(gt=0, le=2**60)
+    upload: Price = Field(ge=0, description="per unit of bytes written (PUT, upload parts)")
+    retrieval: Price = Field(ge=0, description="per unit of bytes read (GET)")
+    status: Status
+    source: str = Field(min_length=1)
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _unit(self) -> RequestPayload:
+        _check_unit(self.unit, self.unit_bytes)
+        return self
+
+
+class Replication(_Model):
+    """Storage billed again for each region an object is replicated to beyond its first (Tigris: $0.02 per
+    GB-month per additional region)."""
+
+    unit: str = "GB-month"
+    unit_bytes: int = Field(gt=0, le=2**60)
+    price: Price = Field(ge=0, description="per storage unit-month in each additional region")
+    status: Status
+    source: str = Field(min_length=1)
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _unit(self) -> Replication:
+        _check_unit(self.unit, self.unit_bytes)
+        return self
+
+
 class StorageClass(_Model):
     name: str
     storage: TieredPrice
@@ -228,6 +273,14 @@ class StorageClass(_Model):
     requests: list[RequestClass] = Field(default_factory=list)
     free_operations: list[str] = Field(default_factory=list)
     retrieval: Retrieval | None = None
+    request_payload: RequestPayload | None = None
+    replication: Replication | None = None
+    egress: EgressRules | None = Field(
+        None, description="internet egress of this class's own, in place of the table's (Storj prices it by tier)"
+    )
+    compared_by_default: bool = Field(
+        True, description="ranked when the workload names only the provider (false: only when asked for by name)"
+    )
     status: Status | None = None
     note: str | None = None
 
@@ -342,6 +395,27 @@ class LineRounding(_Model):
     note: str | None = None
 
 
+class MonthlyFee(_Model):
+    """A fee each month the account holds storage (Hetzner's base price, DigitalOcean Spaces' and Akamai's
+    subscription; the allowances it includes are the storage and egress prices' free units), or a minimum
+    the month's charges are raised to (Storj: "$5 minimum monthly fee")."""
+
+    price: Price = Field(ge=0, description="in the table's currency per month")
+    status: Status
+    source: str = Field(min_length=1)
+    note: str | None = None
+
+
+class ExchangeRate(_Model):
+    """US dollars per unit of the table's currency, dated and cited: a non-USD table's prices are billed in
+    USD at this rate (an override file gives another), each line showing both."""
+
+    usd_per_unit: Annotated[Decimal, Field(gt=0, le=1000)]
+    as_of: dt.date
+    status: Status
+    source: str = Field(min_length=1)
+
+
 class Billing(_Model):
     units: BillingUnits | None = Field(None, description="the provider's GB and TB in bytes, cited")
     line_rounding: LineRounding | None = Field(
@@ -358,6 +432,10 @@ class Billing(_Model):
         description="the storage price is for this many days, billed by the hour or day (B2 'per TB per 30 days',"
         " Wasabi's daily rate x 30), so a calendar month of other length bills its days' share; none: per"
         " calendar month (AWS: byte-hours / hours in the month)",
+    )
+    base_fee: MonthlyFee | None = Field(None, description="a fixed charge each month (a subscription, a base price)")
+    minimum_charge: MonthlyFee | None = Field(
+        None, description="the month's charges are raised to at least this (Storj's $5 minimum)"
     )
     status: Status | None = None
     note: str | None = None
@@ -389,7 +467,12 @@ class PriceTable(_Model):
     region: str
     effective_from: dt.date
     effective_from_status: Status | None = Field(None, description="how well the start date itself is sourced")
-    currency: Literal["USD"]
+    currency: Literal["USD", "EUR"]
+    exchange_rate: ExchangeRate | None = Field(None, description="required for a currency other than USD")
+    compared_by_default: bool = Field(
+        True,
+        description="ranked when a workload names no providers (false: only when named, or with --providers all)",
+    )
     status: Status
     sources: list[str] = Field(min_length=1)
     notes: list[str] = Field(default_factory=list)
@@ -406,6 +489,10 @@ class PriceTable(_Model):
     )
     label: str | None = Field(None, description="set by an override file layered over a shipped version")
 
+    def egress_for(self, storage_class: str) -> EgressRules:
+        """The egress rules a class bills on: its own where it has them, else the table's."""
+        return self.classes[storage_class].egress or self.egress
+
     def restore_required(self, storage_class: str) -> bool:
         """Whether ``storage_class``'s objects must be restored before they can be read."""
         return storage_class in self.limits.restore_required
@@ -419,6 +506,15 @@ class PriceTable(_Model):
     @model_validator(mode="after")
     def _cross_references(self) -> PriceTable:
         self._units_agree()
+        if self.currency != "USD" and self.exchange_rate is None:
+            raise ValueError(f"exchange_rate: required for prices in {self.currency} (USD per {self.currency}, dated)")
+        if self.currency == "USD" and self.exchange_rate is not None:
+            raise ValueError("exchange_rate: only for a table whose currency is not USD")
+        hourly = [("egress.internet", self.egress.internet), ("egress.inter_region", self.egress.inter_region)]
+        hourly += [(f"classes.{c}.egress.internet", sc.egress.internet) for c, sc in self.classes.items() if sc.egress]
+        for where, price in hourly:
+            if price is not None and price.per_hour:
+                raise ValueError(f"{where}.per_hour: only storage is priced by the hour")
         for class_id, storage_class in self.classes.items():
             overhead = storage_class.object_overhead
             if overhead and overhead.standard_rate_class not in self.classes:
@@ -442,6 +538,9 @@ class PriceTable(_Model):
             priced.append(("egress.inter_region", self.egress.inter_region.unit, self.egress.inter_region.unit_bytes))
         for class_id, storage_class in self.classes.items():
             priced.append((f"classes.{class_id}.storage", storage_class.storage.unit, storage_class.storage.unit_bytes))
+            if storage_class.egress is not None:
+                own = storage_class.egress.internet
+                priced.append((f"classes.{class_id}.egress.internet", own.unit, own.unit_bytes))
             if storage_class.retrieval is not None:
                 retrieval = storage_class.retrieval
                 priced.append((f"classes.{class_id}.retrieval", retrieval.unit, retrieval.unit_bytes))
@@ -483,6 +582,10 @@ class Usage(_Model):
     egress_bytes: int = Field(0, ge=0, description="bytes served to the internet")
     inter_region_bytes: int = Field(0, ge=0)
     retrieval_bytes: int = Field(0, ge=0, description="bytes read out of a class that charges retrieval")
+    upload_bytes: int = Field(0, ge=0, description="bytes written by requests (a per-GB request payload charge)")
+    replica_regions: int = Field(
+        0, ge=0, le=100, description="regions each object is replicated to beyond its first (a replication surcharge)"
+    )
     retrieval_requests: int = Field(0, ge=0)
     retrieval_option: str | None = None
     deletions: list[Deletion] = Field(default_factory=list)

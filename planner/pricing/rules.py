@@ -240,3 +240,33 @@ def round_amount(amount: Q, rule: LineRounding | None) -> Q:
         least = float(floor.quantize(Decimal(1).scaleb(-places)))
         rounded = np.where((amount > 0) & (amount < float(floor)), least, rounded)
     return rounded
+
+
+# ----------------------------------------------------------------------------- fees, hours, currencies
+
+
+def hours_in_month(month_days: int) -> int:
+    """Hours an hourly price bills in a month of ``month_days`` days: 744 in 31 days, 720 in 30."""
+    return 24 * month_days
+
+
+def hourly_scale(per_hour: bool, month_days: int) -> int:
+    """What a quantity held all month is multiplied by on a price: its hours for an hourly one, else 1."""
+    return hours_in_month(month_days) if per_hour else 1
+
+
+def replicated_units(stored_units: Q, replica_regions: int) -> Q:
+    """Storage units billed again for the regions an object is replicated to beyond its first."""
+    return stored_units * scalar(stored_units, replica_regions)
+
+
+def minimum_shortfall(charged: Q, minimum: Decimal) -> Q:
+    """What raises a month's charges to the provider's minimum (Storj's $5): 0 when they reach it."""
+    return maximum(scalar(charged, minimum) - charged, scalar(charged, 0))
+
+
+def in_usd(amount: Q, usd_per_unit: Decimal | None) -> Q:
+    """An amount in a table's currency in US dollars at its rate (None: the table is in USD)."""
+    if usd_per_unit is None:
+        return amount
+    return amount * scalar(amount, usd_per_unit)

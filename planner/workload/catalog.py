@@ -28,13 +28,22 @@ class Catalog:
 
     providers: tuple[str, ...]
     storage_classes: frozenset[str]
+    default_providers: tuple[str, ...] | None = None
+    """The providers a workload that names none is compared across (None: every one)."""
+
+    @property
+    def compared_by_default(self) -> tuple[str, ...]:
+        return self.providers if self.default_providers is None else self.default_providers
 
     @classmethod
     def of_tables(cls, tables: Mapping[str, Iterable[PriceTable]]) -> Catalog:
-        """The names the tables of each provider define (any version: a class may come or go)."""
+        """The names the tables of each provider define (any version: a class may come or go); the providers
+        compared by default are those whose latest table says so (``compared_by_default``)."""
+        latest = {provider: list(versions)[-1:] for provider, versions in tables.items()}
         return cls(
             providers=tuple(sorted(tables)),
             storage_classes=frozenset(cls_id for versions in tables.values() for t in versions for cls_id in t.classes),
+            default_providers=tuple(p for p in sorted(tables) if all(t.compared_by_default for t in latest[p])),
         )
 
 

@@ -298,6 +298,7 @@ class Workload(_Model):
             egress_bytes=traffic.egress,
             inter_region_bytes=traffic.inter_region,
             retrieval_bytes=retrieval_bytes,
+            upload_bytes=round(sum(writes * share * size for size, share in self.object_sizes())),
             # every read of a class that needs a restore is a restore request (the table says which do)
             retrieval_requests=self.reads_per_month(),
             deletions=deletions,

@@ -23,6 +23,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic.json_schema import SkipJsonSchema
 
 from planner.units import (
     MAX_BYTES,
@@ -419,8 +420,26 @@ def _check_provider(provider: str, known: tuple[str, ...]) -> None:
         raise ValueError(f"unknown provider {provider!r} (known: {', '.join(known)})")
 
 
+def expand_providers(entries: list[Any], known: tuple[str, ...]) -> dict[str, list[Any]]:
+    """``providers`` entries as providers and named classes: "all" is every known provider and class,
+    PROVIDER:CLASS that provider with that class (ranked though its table leaves it out by default)."""
+    providers: list[Any] = []
+    named: list[str] = []
+    for entry in entries:
+        if entry == "all":
+            providers += known
+            named.append("*")
+        elif isinstance(entry, str) and ":" in entry:
+            provider, _, storage_class = entry.partition(":")
+            providers.append(provider)
+            named.append(f"{provider}:{storage_class}")
+        else:
+            providers.append(entry)
+    return {"providers": list(dict.fromkeys(providers)), "named_classes": list(dict.fromkeys(named))}
+
+
 class Constraints(_Model):
-    providers: list[str] = Field(default_factory=lambda: list(shipped_catalog().providers), min_length=1)
+    providers: list[str] = Field(default_factory=lambda: list(shipped_catalog().compared_by_default), min_length=1)
     storage_classes: list[str] | None = Field(None, description="consider only these storage class ids")
     months: int = Field(12, ge=1, le=120, description="horizon for totals and growth")
     discounts: dict[str, float | str] = Field(
@@ -433,13 +452,38 @@ class Constraints(_Model):
         " ranked as an option of its own (default: the provider's default region, us-east-1 for S3)",
     )
 
+    named_classes: SkipJsonSchema[list[str]] = Field(
+        default_factory=list,
+        description="classes ranked though their table leaves them out of a default comparison, as PROVIDER:CLASS"
+        ' ("*": every class); `providers` entries PROVIDER:CLASS and "all" fill it',
+    )
+
     @model_validator(mode="before")
     @classmethod
     def _providers_of_the_catalog(cls, data: Any, info: ValidationInfo) -> Any:
-        # the default is every provider of the catalog given in the context (the shipped one without)
+        # the default is the providers the catalog given in the context compares by default (the shipped one
+        # without); "all" is every provider and class, PROVIDER:CLASS one class besides them
         if isinstance(data, dict) and "providers" not in data:
-            return {**data, "providers": list(catalog_in(info.context).providers)}
+            return {**data, "providers": list(catalog_in(info.context).compared_by_default)}
+        if isinstance(data, dict) and isinstance(data["providers"], list):
+            return {**data, **expand_providers(data["providers"], catalog_in(info.context).providers)}
         return data
+
+    @field_validator("named_classes")
+    @classmethod
+    def _named(cls, named: list[str], info: ValidationInfo) -> list[str]:
+        known = catalog_in(info.context).storage_classes
+        for entry in named:
+            storage_class = entry.partition(":")[2]
+            if entry != "*" and storage_class not in known:
+                raise ValueError(
+                    f"{entry!r}: unknown storage class {storage_class!r} (known: {', '.join(sorted(known))})"
+                )
+        return named
+
+    def asks_for(self, provider: str, storage_class: str) -> bool:
+        """Whether a class its table leaves out of a default comparison is named (or "all" was asked)."""
+        return "*" in self.named_classes or f"{provider}:{storage_class}" in self.named_classes
 
     @field_validator("regions")
     @classmethod

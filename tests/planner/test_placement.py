@@ -54,7 +54,7 @@ def test_stored_is_the_placements_sum_when_left_out() -> None:
             {"stored": "90 TB", "placement": {"standard": "40 TB", "glacier-flexible": "60 TB"}},
             "storage: placement adds up to 100 TB but stored is 90 TB",
         ),
-        ({"placement": {"standard": "40 TB", "glacier": "60 TB"}}, "storage.placement: 'glacier' is no provider's"),
+        ({"placement": {"standard": "40 TB", "glacierr": "60 TB"}}, "storage.placement: 'glacierr' is no provider's"),
         ({"placement": {"standard": "40 parsecs"}}, "placement.standard: '40 parsecs'"),
         ({"placement": {"standard": 40}}, "placement.standard: 40 has no unit"),
         ({"placement": {"standard": "0 B"}}, "every class holds 0 bytes"),

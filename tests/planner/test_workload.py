@@ -242,7 +242,7 @@ def test_discount_and_bucket_count_reach_the_bill() -> None:
         ({"unread": {"30d": "lots"}}, {}, "storage.unread", "is not a share"),
         ({"buckets": 0}, {}, "storage.buckets", "greater than or equal to 1"),
         ({}, {"discounts": {"aws-s3": "100%"}}, "constraints.discounts", "less than 100%"),
-        ({}, {"discounts": {"gcs": "10%"}}, "constraints.discounts", "unknown provider 'gcs'"),
+        ({}, {"discounts": {"acme-s3": "10%"}}, "constraints.discounts", "unknown provider 'acme-s3'"),
     ],
 )
 def test_bad_access_pattern_discount_or_bucket_count(
@@ -397,15 +397,15 @@ def test_names_are_checked_against_the_catalog_in_the_context() -> None:
     assert error.value.field == "constraints.providers"
     # a catalog with one more provider accepts it, and its providers are the default list
     shipped = shipped_catalog()
-    more = Catalog(providers=(*shipped.providers, "acme-s3"), storage_classes=shipped.storage_classes | {"cold"})
+    more = Catalog(providers=(*shipped.providers, "acme-s3"), storage_classes=shipped.storage_classes | {"acme-cold"})
     workload = Workload.model_validate(data, context=with_catalog(more))
     assert workload.constraints.providers == ["acme-s3", "wasabi"]
     assert Workload.model_validate(minimal(), context=with_catalog(more)).constraints.providers == list(more.providers)
-    placed = minimal(placement={"cold": "10 TB"})
-    assert parse_workload(placed, catalog=more).storage.placement == {"cold": 10 * TB}
+    placed = minimal(placement={"acme-cold": "10 TB"})
+    assert parse_workload(placed, catalog=more).storage.placement == {"acme-cold": 10 * TB}
     with pytest.raises(InputError) as error:
         parse_workload(placed)
-    assert error.value.field == "storage.placement" and "'cold' is no provider's storage class" in str(error.value)
+    assert error.value.field == "storage.placement" and "'acme-cold' is no provider's storage class" in str(error.value)
     # a catalog without a provider refuses it, naming the field
     fewer = Catalog(providers=("wasabi",), storage_classes=shipped.storage_classes)
     with pytest.raises(InputError) as error:
@@ -418,7 +418,9 @@ def test_names_are_checked_against_the_catalog_in_the_context() -> None:
 def test_without_a_context_the_catalog_is_the_installed_tables() -> None:
     shipped = shipped_catalog()
     assert list(shipped.providers) == catalog.providers()
-    assert parse_workload(minimal()).constraints.providers == list(shipped.providers)
+    # the default comparison is the providers whose tables say so: the five, not every table shipped
+    assert parse_workload(minimal()).constraints.providers == list(shipped.compared_by_default)
+    assert shipped.compared_by_default == ("aws-s3", "backblaze-b2", "cloudflare-r2", "idrive-e2", "wasabi")
 
 
 def test_setting_a_field_keeps_the_names_a_custom_catalog_allowed(ranged: Path) -> None:

@@ -26,6 +26,8 @@ NOT_BILLING = {"limits", "schema_version", "provider", "currency", "effective_fr
 NOT_BILLING |= {"status"}
 # Which regions a table prices is the catalog's choice of table, not the bill's.
 NOT_BILLING |= {"regions", "regional_folder"}
+# Which providers and classes a comparison ranks unasked is the recommendation's choice, not the bill's.
+DOCUMENTATION |= {"compared_by_default"}
 
 
 def probe_usages(table: PriceTable, class_id: str) -> list[Usage]:
@@ -40,10 +42,13 @@ def probe_usages(table: PriceTable, class_id: str) -> list[Usage]:
         "retrieval_requests": 5000,
         "inter_region_bytes": 7 * TB,
         "buckets": 250_000,
+        "upload_bytes": 3 * TB,  # a per-GB request payload charge (S3 Express One Zone)
+        "replica_regions": 2,  # a replication surcharge (Tigris)
     }
     usages = []
     for option in [*options, None]:
-        for stored, objects, egress in [(0, 0, 0), (777 * GB, 10**7, 5 * TB), (2000 * TB, 10**6, 300 * TB)]:
+        # 777 GB and a byte: a quantity short of a whole unit, where rounding up shows
+        for stored, objects, egress in [(0, 0, 0), (777 * GB + 1, 10**7, 5 * TB), (2000 * TB, 10**6, 300 * TB)]:
             # The largest usage places its bytes from how long they go unread; the others give the shares.
             access: dict[str, Any] = (
                 {"unread_shares": {30: Decimal("0.6"), 90: Decimal("0.25"), 180: Decimal("0.1")}}
@@ -112,9 +117,15 @@ ALL_VERSIONS = [t for versions in catalog.shipped_tables().values() for t in ver
 ]
 
 
+FIVE = {"aws-s3", "cloudflare-r2", "backblaze-b2", "wasabi", "idrive-e2"}
+FIELD = {"gcs", "azure-blob", "tigris", "digitalocean-spaces", "hetzner", "storj", "scaleway", "akamai"}
+
+
 def test_every_provider_and_class_is_shipped() -> None:
     latest = {p: catalog.table_for(p, dt.date(2026, 12, 1)) for p in catalog.providers()}
-    assert set(latest) == {"aws-s3", "cloudflare-r2", "backblaze-b2", "wasabi", "idrive-e2"}
+    assert set(latest) == FIVE | FIELD
+    # the default comparison stays the five; the others are ranked when named
+    assert {p for p, table in latest.items() if table.compared_by_default} == FIVE
     assert set(latest["aws-s3"].classes) == {
         "standard",
         "standard-ia",
@@ -123,7 +134,9 @@ def test_every_provider_and_class_is_shipped() -> None:
         "glacier-flexible",
         "deep-archive",
         "intelligent-tiering",
+        "express-one-zone",
     }
+    assert not latest["aws-s3"].classes["express-one-zone"].compared_by_default
     assert set(latest["cloudflare-r2"].classes) == {"standard", "infrequent-access"}
     for provider in ("backblaze-b2", "wasabi", "idrive-e2"):
         assert set(latest[provider].classes) == {"standard"}
@@ -252,10 +265,12 @@ def test_missing_override_file(tmp_path: Path) -> None:
 def test_every_version_states_its_providers_gb_and_tb(table: PriceTable) -> None:
     units = table.billing.units
     assert units is not None and units.sources
-    expected = {"aws-s3": 2**30, "wasabi": 2**30}.get(table.provider, 10**9)
+    binary = {"aws-s3", "wasabi", "gcs", "digitalocean-spaces"}  # GCS and Spaces quote GiB
+    expected = 2**30 if table.provider in binary else 10**9
     assert units.gb_bytes == expected and units.tb_bytes in (10**12, 2**40)
-    # AWS's GB is verified on its own FAQ; the others' byte counts are not stated by any page read.
-    assert (units.status == Status.verified_primary) == (table.provider == "aws-s3")
+    # AWS's GB is verified on its own FAQ, Storj's on its pricing page ("simple base 10 conversion"); the
+    # others' byte counts are not stated by any page read.
+    assert (units.status == Status.verified_primary) == (table.provider in ("aws-s3", "storj"))
 
 
 def test_the_shipped_tables_read_the_same_with_libyaml() -> None:

@@ -31,6 +31,9 @@ def price_options(inputs: Inputs) -> list[PricedOption]:
         for storage_class in table.classes:
             if allowed not in (None, []) and storage_class not in (allowed or []):
                 continue
+            named = storage_class in (allowed or []) or inputs.workload.constraints.asks_for(provider, storage_class)
+            if not table.classes[storage_class].compared_by_default and not named:
+                continue  # ranked only when asked for by name (aws-s3:express-one-zone) or with "all"
             try:
                 projection = project_costs(
                     inputs.workload,

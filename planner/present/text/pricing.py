@@ -37,12 +37,15 @@ Row = tuple[str, str, object]
 
 def price_table(priced: PriceTable, fmt: str, class_filter: str | None = None, *, width: int | None = None) -> str:
     """A price table for people: what is charged, in which unit, with each figure's sourcing."""
-    lines = _preamble(priced, fmt)
-    lines.append(table(["item", "price", "status"], _egress_rows(priced) + _limit_rows(priced), fmt, width=width))
+    lines = _preamble(priced, fmt) + _fee_lines(priced)
+    listed = [table(["item", "price", "status"], _egress_rows(priced) + _limit_rows(priced), fmt, width=width)]
     for class_id, storage_class in priced.classes.items():
         if class_filter and class_id != class_filter:
             continue
-        lines += _class_section(priced, class_id, storage_class, fmt, width=width)
+        listed += _class_section(priced, class_id, storage_class, fmt, width=width)
+    # a table in another currency states its prices in it (the bill converts them to USD); one character for
+    # another keeps the columns aligned
+    lines += [text.replace("$", _SYMBOL[priced.currency]) for text in listed]
     lines += ["", "Sources:"] + [f"- {source}" for source in priced.sources]
     lines += [f"note: {note}" for note in priced.notes]
     return "\n".join(lines)
@@ -60,6 +63,28 @@ def _preamble(priced: PriceTable, fmt: str) -> list[str]:
         *([f"Regions: {_regions(priced)}"] if priced.regions else []),
         "",
     ]
+
+
+_SYMBOL = {"USD": "$", "EUR": "€"}
+
+
+def _fee_lines(priced: PriceTable) -> list[str]:
+    """The monthly base fee, minimum charge and exchange rate a table states, each with its sourcing."""
+    found = []
+    money = _SYMBOL[priced.currency]
+    for label, fee in (
+        ("Monthly base fee", priced.billing.base_fee),
+        ("Minimum monthly charge", priced.billing.minimum_charge),
+    ):
+        if fee is not None:
+            found.append(f"{label}: {money}{fee.price} ({fee.status.value}: {fee.source})")
+    rate = priced.exchange_rate
+    if rate is not None:
+        found.append(
+            f"Billed in USD at {rate.usd_per_unit} USD per {priced.currency} of {rate.as_of} ({rate.status.value}: "
+            f"{rate.source})"
+        )
+    return [*found, ""] if found else []
 
 
 def _egress_rows(priced: PriceTable) -> list[Row]:
