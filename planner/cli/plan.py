@@ -446,4 +446,9 @@ def recommend_command(
         answer = _outcomes(ctx, workload, samples, seed=seed, as_of=as_of, dask=dask, tornado_plot=tornado_plot)
     _print_recommendation(ctx, workload, result, answer, output)
     if result.recommendation is None:
+        if output in (OutputFormat.table, OutputFormat.markdown):
+            from planner.cli.measure_for import settle_lines
+
+            for line in settle_lines(workload_file, workload, result):
+                typer.echo(line)
         raise typer.Exit(1)
