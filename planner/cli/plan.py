@@ -448,7 +448,8 @@ def recommend_command(
     if result.recommendation is None:
         if output in (OutputFormat.table, OutputFormat.markdown):
             from planner.cli.measure_for import settle_lines
+            from planner.present.text import wrap_prose
 
             for line in settle_lines(workload_file, workload, result):
-                typer.echo(line)
+                typer.echo(wrap_prose(line, "  ", width=settings(ctx).width))
         raise typer.Exit(1)

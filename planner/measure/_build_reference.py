@@ -391,7 +391,7 @@ def tigris_cell(
     is not stated: Little's law on the row's rate at its p50 stands in for it (the note says so). A 1 KB
     GET's latency is its time to first byte plus one packet of body, so a GET row is its TTFB too."""
     p50_ms, p90_ms, run_s, ops_per_s = row
-    latency = Percentiles(p50=p50_ms / 1000, p90=p90_ms / 1000)
+    latency = Percentiles(p50=round(p50_ms / 1000, 9), p90=round(p90_ms / 1000, 9))
     return Cell(
         op=op,
         object_size_bytes=1000,
