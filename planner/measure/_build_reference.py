@@ -115,6 +115,13 @@ DURNER = Publication(
 )
 
 
+BACKBLAZE_STATS = (
+    "TTFB of Backblaze's Performance Stats (https://www.backblaze.com/blog/backblaze-performance-stats-q1-2026):"
+    " published for S3, R2, B2 and Wasabi from a Vultr VM in US East, not yet read into these profiles"
+)
+NO_TTFB = f"TTFB: no published percentile found; the model derives a latency from the HEAD figures ({BACKBLAZE_STATS})"
+
+
 def cite(source: Publication, section: str, quote: str | None = None, **narrowed: str) -> Citation:
     """A citation of ``source`` at ``section``; ``narrowed`` states this figure's own conditions
     (object_size, concurrency, region, ...) over the publication's."""
@@ -322,7 +329,7 @@ def backblaze_b2() -> Profile:
             note="IDrive e2: five B2 GET tests failed (service unavailable during preparation) and one PUT"
             " test hit a DNS timeout; they are excluded there, never counted as zero (7.3 Aggregation)",
         ),
-        missing=["most GET/PUT cells", "TTFB", "hot-object", "part-size", "range-GET", "rates", "ceilings"],
+        missing=["most GET/PUT cells", NO_TTFB, "hot-object", "part-size", "range-GET", "rates", "ceilings"],
     )
 
 
@@ -353,7 +360,7 @@ def wasabi() -> Profile:
             claims=[AWS_CLI_CLAIM, SEED002_LINK_CLAIM],
             note="the IDrive e2 comparison: three Wasabi PUT tests reached the Warp timeout and are excluded (7.3)",
         ),
-        missing=["all GET/PUT cells (charts only)", "TTFB", "hot-object knee", "part-size", "range-GET", "ceilings"],
+        missing=["all GET/PUT cells (charts only)", NO_TTFB, "hot-object knee", "part-size", "range-GET", "ceilings"],
     )
 
 
@@ -490,8 +497,7 @@ def aws_s3() -> Profile:
             "TTFB p99 (Tigris publishes p50 and p90 of 1 KB requests; Durner et al. bound p95 by 200 ms)",
             "most GET/PUT cells of the IDrive e2 matrix (charts only)",
             "hot-object limit, part-size, range-GET speedup, rates",
-            "TTFB of Backblaze's Performance Stats (https://www.backblaze.com/blog/backblaze-performance-stats-q1-2026):"
-            " published for S3, R2, B2 and Wasabi from a Vultr VM in US East, not yet read into these profiles",
+            BACKBLAZE_STATS,
         ],
     )
 
