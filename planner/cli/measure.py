@@ -6,6 +6,7 @@ stays fast. Every user error is a ``PlannerError`` (one line, exit 2).
 
 # No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
+import dataclasses
 import glob
 import math
 import re
@@ -545,6 +546,8 @@ def measure(
         range_object_size=range_object_size, range_streams=range_streams, rate_concurrency=rate_concurrency,
         read_timeout=read_timeout, open_loop=open_loop, connect_timeout=connect_timeout, budget=budget,
     )  # fmt: skip
+    if for_workload is not None:
+        options = dataclasses.replace(options, only_cells=planned.cells)
     if not dry_run:
         # with --dask each host's profile is also written beside --out, as <stem>.<host><suffix>
         beside = options.out.parent.glob(f"{glob.escape(options.out.stem)}.*{glob.escape(options.out.suffix)}")

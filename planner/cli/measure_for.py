@@ -13,7 +13,7 @@ from planner.decide.recommendation import Recommendation, recommend
 from planner.errors import InputError, PlannerError
 from planner.measure.plan import PlanEstimate
 from planner.measure.plan import estimate as plan_estimate
-from planner.measure.run.options import MeasureOptions
+from planner.measure.run.options import MeasureOptions, cell_label
 from planner.pricing.billing import estimate as price
 from planner.pricing.models import Deletion, Usage
 from planner.workload import Workload, load_workload
@@ -27,6 +27,7 @@ class ForWorkload:
     ops: str
     sizes: str
     concurrency: str
+    cells: list[str]
 
 
 def measurement_for(path: Path, provider: str | None, profiles_dir: Path | None = None) -> ForWorkload:
@@ -45,6 +46,7 @@ def measurement_for(path: Path, provider: str | None, profiles_dir: Path | None 
         ops=",".join(plan.ops),
         sizes=",".join(f"{size}B" for size in plan.sizes),
         concurrency=",".join(str(c) for c in plan.concurrency),
+        cells=[cell_label(c.op, c.size_bytes, c.concurrency) for c in plan.cells],
     )
 
 
@@ -77,6 +79,7 @@ def settle_lines(path: Path, workload: Workload, result: Recommendation) -> list
             endpoint=None, bucket="BUCKET", out=Path(f"measured/{provider}.json"), provider=provider,
             sizes=plan.sizes, concurrency=plan.concurrency, ops=plan.ops,  # type: ignore[arg-type]
             probes=[], open_rates_per_s=[], open_peak_fractions=[],
+            only_cells=[cell_label(c.op, c.size_bytes, c.concurrency) for c in plan.cells],
         )  # fmt: skip
         estimate = plan_estimate(options)
         ran = [step for step in estimate.steps if not step.label.startswith(("probe ", "preparing "))]

@@ -90,12 +90,6 @@ class MeasurementFor:
             out.append(f"  {cell.label():<22} decides {cell.target} of {', '.join(cell.options)}: {cell.why}")
         if not self.cells:
             out.append("  nothing to measure: no target of this provider's options is left to decide")
-        grid = len(self.ops) * len(self.sizes) * len(self.concurrency)
-        if grid > len(self.cells):
-            out.append(
-                f"  the run measures every op x size x concurrency of these: {grid - len(self.cells)} cell(s) more"
-                " than the plan needs"
-            )
         out += [f"  skipped {s.what}: {s.why}" for s in self.skipped]
         return out
 

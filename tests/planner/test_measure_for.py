@@ -57,7 +57,9 @@ def test_measure_for_dry_run_prints_the_plan_and_its_cost(run_cli: Run, tmp_path
     lines = done.out.splitlines()
     assert lines[0] == "measurement for idrive-e2: 3 cell(s) decide its unverified targets"
     assert lines[1].startswith("  GET 256 KiB x1         decides p99 TTFB of idrive-e2 standard: the p99 TTFB of a GET")
-    assert "probes: none" in done.out and "cost of the measurement itself (idrive-e2@" in done.out
+    # only the planned cells, not the op x size x concurrency grid they span (no GET 256 KiB x64)
+    assert "3 cells of 30 s (+3 s warm-up), probes: none" in done.out and "256KiB x64" not in done.out
+    assert "cost of the measurement itself (idrive-e2@" in done.out
     assert "nothing was sent to the endpoint" in done.out and not out.exists()
 
 
@@ -76,7 +78,7 @@ def test_recommend_names_the_measure_command_that_would_settle_an_unverified_tar
     settle = [line for line in done.out.splitlines() if line.startswith("to settle ")]
     assert settle[0].startswith(
         f"to settle p99 TTFB on idrive-e2: planner measure --for {EXAMPLE} --provider idrive-e2 --endpoint URL"
-        " --bucket BUCKET --out measured/idrive-e2.json (4 cell(s), ~"
+        " --bucket BUCKET --out measured/idrive-e2.json (3 cell(s), ~"
     )
     assert "in requests and egress by its price table; --dry-run shows the cells and why)" in settle[0]
     assert done.out.splitlines()[-1] == f"then: planner recommend {EXAMPLE} --profiles measured"
