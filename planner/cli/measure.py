@@ -6,6 +6,7 @@ stays fast. Every user error is a ``PlannerError`` (one line, exit 2).
 
 # No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
+import dataclasses
 import glob
 import math
 import re
@@ -513,10 +514,29 @@ def measure(
         " each host under its own prefix, and merge the hosts' profiles (needs objstore-planner[dask])",
     ),
     force: bool = typer.Option(False, "--force", help="replace the --out profile if it exists"),
+    for_workload: Path | None = typer.Option(
+        None,
+        "--for",
+        help="measure only the cells that decide this workload's unverified targets on --provider (no probes)",
+    ),
+    profiles_dir: Path | None = typer.Option(
+        None, "--profiles", help="with --for: judge the workload on the profiles in this folder, not the shipped ones"
+    ),
 ) -> None:
     """Measure an endpoint: every op x size x concurrency cell, then the probes."""
     if ctx.invoked_subcommand is not None:
         return
+    plan_lines: list[str] = []
+    if for_workload is not None:
+        from planner.cli.measure_for import measurement_for
+
+        planned = measurement_for(for_workload, provider, profiles_dir)
+        plan_lines = planned.plan.lines()
+        if not planned.plan.cells:
+            for line in plan_lines:
+                typer.echo(line)
+            return
+        ops, sizes, concurrency, probes, open_loop = planned.ops, planned.sizes, planned.concurrency, "none", "none"
     options = build_options(
         endpoint=endpoint, bucket=bucket, out=out, provider=provider, region=region, sizes=sizes,
         concurrency=concurrency, duration=duration, warmup=warmup, ops=ops, probes=probes, link=link,
@@ -526,6 +546,8 @@ def measure(
         range_object_size=range_object_size, range_streams=range_streams, rate_concurrency=rate_concurrency,
         read_timeout=read_timeout, open_loop=open_loop, connect_timeout=connect_timeout, budget=budget,
     )  # fmt: skip
+    if for_workload is not None:
+        options = dataclasses.replace(options, only_cells=planned.cells)
     if not dry_run:
         # with --dask each host's profile is also written beside --out, as <stem>.<host><suffix>
         beside = options.out.parent.glob(f"{glob.escape(options.out.stem)}.*{glob.escape(options.out.suffix)}")
@@ -537,6 +559,8 @@ def measure(
     from planner.measure.run.measurement import Measurement
 
     reporter = _rich_reporter(quiet)
+    for line in plan_lines:
+        typer.echo(line, err=not dry_run)
     if dry_run:
         _print_dry_run(options)
         return

@@ -482,4 +482,10 @@ def recommend_command(
     else:
         _print_recommendation(ctx, workload, result, answer, output)
     if result.recommendation is None:
+        if output in (OutputFormat.table, OutputFormat.markdown):
+            from planner.cli.measure_for import settle_lines
+            from planner.present.text import wrap_prose
+
+            for line in settle_lines(workload_file, workload, result):
+                typer.echo(wrap_prose(line, "  ", width=settings(ctx).width))
         raise typer.Exit(1)

@@ -1,13 +1,16 @@
-"""Build the shipped reference profiles (``measure/profiles/*.json``) from the published seeds.
+"""Build the shipped reference profiles (``measure/profiles/*.json``) from published measurements.
 
 Run ``python -m planner.measure._build_reference`` after editing; the JSON files are the artefact. Each
-figure below is copied from a seed with the seed file and section; a cell the seeds do not cover
-is written with ``status="missing"`` and no figures. Claims that cannot be true, or that the
-sources contradict, are listed under ``source.claims`` with the reason and are not used.
+figure below is copied from a publication with its address (URL or DOI), date, evidence grade and the
+conditions it was measured under (``Publication``, narrowed per figure); a cell no publication covers
+is written with ``status="missing"`` and no figures. Claims that cannot be true, or that the sources
+contradict, are listed under ``source.claims`` with the reason and are not used. A source with no
+public address is not cited at all (``NOT_SHIPPED_NOTE`` names the ones left out).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from planner.measure.profile import (
@@ -17,24 +20,18 @@ from planner.measure.profile import (
     Citation,
     CitedValue,
     Claim,
+    Conditions,
+    EvidenceGrade,
     HotObjectResult,
     PartSizePoint,
     PartSizeResult,
     Percentiles,
     Probes,
     Profile,
-    RangeGetPoint,
-    RangeGetResult,
     RatePoint,
     RateResult,
     Source,
 )
-
-S000 = "seeds/000_249a1dcc30c93dc8.txt (R2 vs S3 2026 large-object upload article)"
-S001 = "seeds/001_bb9608ce427222a8.txt (Carolina Cloud, R2 from a 100 Gbps box)"
-S002 = "seeds/002_7bf01fd6b284e5e9.txt (IDrive e2 Warp object storage comparison)"
-S003 = "seeds/003_62dabf9b967f6f0e.txt (Rush/r2-benchmark README)"
-S004 = "seeds/004_9d63019fdf549099.txt (S3 download acceleration benchmark, June 2026)"
 
 KIB = 1024
 SIZES = [256 * KIB, 5 * MIB, 50 * MIB, 100 * MIB]
@@ -42,8 +39,108 @@ THREADS = [1, 5, 10]
 GBPS = 1e9
 
 
-def cite(ref: str, section: str, quote: str | None = None) -> Citation:
-    return Citation(kind="published", ref=ref, section=section, quote=quote)
+@dataclass(frozen=True)
+class Publication:
+    """A published source: its title, where a reader can check it, when, how far to trust it, and the
+    conditions its figures were measured under (a figure's own citation may narrow them)."""
+
+    title: str
+    address: str
+    date: str
+    grade: EvidenceGrade
+    conditions: Conditions
+
+
+IDRIVE = Publication(
+    title="IDrive e2: Object Storage Comparison (Warp, seven 5-minute cycles; report and run logs)",
+    address="https://github.com/e2-idrive/s3-benchmark-logs",
+    date="2026",
+    grade="vendor-with-method",
+    conditions=Conditions(
+        client="one Vultr VM in US East (link capacity not stated)",
+        region="each provider's US East region",
+        client_library="MinIO Warp",
+    ),
+)
+CAROLINA = Publication(
+    title="Carolina Cloud: Cloudflare R2 from a 100 Gbps bare-metal host (blog post on the publisher's site;"
+    " the post's own path is not recorded, search the site for 'R2')",
+    address="https://carolinacloud.io",
+    date="2026-09-19",
+    grade="independent-with-method",
+    conditions=Conditions(
+        client="bare metal with a 100 Gbps NIC at Latitude.sh Ashburn; re-run from EC2 with a 300 Gbps NIC",
+        region="R2 (Cloudflare IAD)",
+        client_library="s5cmd, warp and a custom loader",
+    ),
+)
+RUSH = Publication(
+    title="Rush/r2-benchmark README (one host, 1000 threads)",
+    address="https://github.com/Rush/r2-benchmark",
+    date="2023-10-07",
+    grade="independent-with-method",
+    conditions=Conditions(
+        client="one host, location not stated",
+        region="R2 (location not stated)",
+        object_size="~16 KiB (156.3 MB / 10,000 objects)",
+        concurrency="1000 threads",
+        client_library="r2-benchmark.js (Node, keep-alive agent)",
+    ),
+)
+TIGRIS = Publication(
+    title="Tigris: Small Objects, Big Gains - Benchmarking Tigris Against AWS S3 and Cloudflare R2"
+    " (go-ycsb, 10 M x 1 KB; results summary at https://www.tigrisdata.com/docs/overview/benchmarks/summary,"
+    " configuration in github.com/tigrisdata-community/ycsb-benchmarks results/10m-1kb)",
+    address="https://www.tigrisdata.com/blog/benchmark-small-objects",
+    date="2025-07-08",
+    grade="vendor-with-method",
+    conditions=Conditions(
+        client="Oracle Cloud VM.Standard.A1.Flex in us-sanjose-1 (32 vCPU, 32 Gbps): another cloud than the bucket",
+        object_size="1 KB",
+        concurrency="not stated",
+        client_library="go-ycsb (Tigris's S3 fork)",
+    ),
+)
+DURNER = Publication(
+    title="Durner, Leis, Neumann: Exploiting Cloud Object Storage for High-Performance Analytics, PVLDB 16(11)"
+    " 2769-2782 (paper https://www.vldb.org/pvldb/vol16/p2769-durner.pdf)",
+    address="https://doi.org/10.14778/3611479.3611486",
+    date="2023-07",
+    grade="peer-reviewed",
+    conditions=Conditions(
+        client="EC2 instances in the bucket's region (up to 100-200 Gbit/s networking)",
+        region="AWS S3, same region as the client",
+        client_library="AnyBlob (io_uring) and the AWS SDK",
+    ),
+)
+
+
+BACKBLAZE_STATS = (
+    "TTFB of Backblaze's Performance Stats (https://www.backblaze.com/blog/backblaze-performance-stats-q1-2026):"
+    " published for S3, R2, B2 and Wasabi from a Vultr VM in US East, not yet read into these profiles"
+)
+NO_TTFB = f"TTFB: no published percentile found; the model derives a latency from the HEAD figures ({BACKBLAZE_STATS})"
+
+
+def cite(source: Publication, section: str, quote: str | None = None, **narrowed: str) -> Citation:
+    """A citation of ``source`` at ``section``; ``narrowed`` states this figure's own conditions
+    (object_size, concurrency, region, ...) over the publication's."""
+    conditions = source.conditions.model_copy(update=narrowed)
+    return Citation(
+        kind="published",
+        ref=source.title,
+        section=section,
+        quote=quote,
+        address=source.address,
+        date=source.date,
+        grade=source.grade,
+        conditions=conditions,
+    )
+
+
+def _size_label(size: int) -> str:
+    """The sizes as the IDrive e2 comparison names them (256 KiB, 5 MiB, ...)."""
+    return f"{size // MIB} MiB" if size >= MIB else f"{size // KIB} KiB"
 
 
 def gbps_to_mib_per_s(gbps: float) -> float:
@@ -51,7 +148,7 @@ def gbps_to_mib_per_s(gbps: float) -> float:
 
 
 def seed002_matrix(known: dict[tuple[str, int, int], tuple[float, str]], provider: str) -> list[Cell]:
-    """The 2 ops x 4 sizes x 3 thread counts of seed 002, with figures only where the text gives them."""
+    """The 2 ops x 4 sizes x 3 thread counts of the IDrive e2 comparison, figures where its text gives them."""
     cells = []
     for op in ("put", "get"):
         for size in SIZES:
@@ -64,7 +161,7 @@ def seed002_matrix(known: dict[tuple[str, int, int], tuple[float, str]], provide
                             object_size_bytes=size,
                             concurrency=threads,
                             status="missing",
-                            note=f"seed 002 charts this cell for {provider} but the text gives no figure",
+                            note=f"IDrive e2 charts this cell for {provider}; the text gives no figure",
                         )
                     )
                     continue
@@ -77,7 +174,12 @@ def seed002_matrix(known: dict[tuple[str, int, int], tuple[float, str]], provide
                         status="published",
                         duration_s=300.0,
                         throughput_mib_per_s=value,
-                        citation=cite(S002, section),
+                        citation=cite(
+                            IDRIVE,
+                            section,
+                            object_size=_size_label(size),
+                            concurrency=f"{threads} thread{'s' * (threads > 1)}",
+                        ),
                         note="mean of valid runs over seven 5-minute cycles (Warp, one Vultr VM in US East)",
                     )
                 )
@@ -96,7 +198,7 @@ def head_cell(ops: float, latency_ms: float | None, section: str = "6.3 HEAD Per
         duration_s=300.0,
         ops_per_s=ops,
         latency_s=Percentiles(mean=latency_ms / 1000 if latency_ms is not None else None),
-        citation=cite(S002, section),
+        citation=cite(IDRIVE, section, object_size="50,000-object set", concurrency="10 workers"),
         note=note,
     )
 
@@ -116,7 +218,7 @@ def delete_cell(objects_per_s: float, latency_ms: float | None) -> Cell:
         status="published",
         ops_per_s=objects_per_s,
         latency_s=Percentiles(mean=latency_ms / 1000 if latency_ms is not None else None),
-        citation=cite(S002, "6.4 DELETE Performance"),
+        citation=cite(IDRIVE, "6.4 DELETE Performance", object_size="100,000-object set", concurrency="10 workers"),
         note=note,
     )
 
@@ -132,15 +234,15 @@ AWS_CLI_CLAIM = Claim(
     action="flagged",
     reason="a client limit (the same CLI pulled ~3 Gbps from R2 where three other clients exceeded 50 Gbps),"
     " not a provider ceiling; not used",
-    citation=cite(S001, "s5cmd, warp, and our custom loader all pulled the same objects past 50 Gbps"),
+    citation=cite(CAROLINA, "s5cmd, warp, and our custom loader all pulled the same objects past 50 Gbps"),
 )
 
 SEED002_LINK_CLAIM = Claim(
-    claim="seed 002 throughput figures",
+    claim="the IDrive e2 comparison throughput figures",
     action="flagged",
     reason="the client VM's link capacity is not stated, so no figure can be checked against it"
     " (10-thread 100 MiB PUT of 1,879.48 MiB/s is 15.8 Gbps); figures kept, link unknown",
-    citation=cite(S002, "7.1 Seven-cycle PUT and GET benchmark"),
+    citation=cite(IDRIVE, "7.1 Seven-cycle PUT and GET benchmark"),
 )
 
 
@@ -160,7 +262,7 @@ def idrive_e2() -> Profile:
     cells += [
         head_cell(1017.80, 9.8),
         delete_cell(3475.88, 290.43),
-        list_missing("seed 002's LIST figure is rejected (see source.claims)"),
+        list_missing("the IDrive e2 comparison's LIST figure is rejected (see source.claims)"),
     ]
     claims = [
         Claim(
@@ -170,7 +272,7 @@ def idrive_e2() -> Profile:
             action="rejected",
             reason="10 workers / 1.4099 s = 7.1 requests/s, so each LIST page would need ~10,076 keys;"
             " S3 ListObjects returns at most 1,000 keys per page",
-            citation=cite(S002, "6.2 LIST Performance"),
+            citation=cite(IDRIVE, "6.2 LIST Performance"),
         ),
         Claim(
             claim="LIST average TTFB 14 ms",
@@ -178,7 +280,7 @@ def idrive_e2() -> Profile:
             unit="ms",
             action="flagged",
             reason="from the same internally inconsistent LIST run; not used",
-            citation=cite(S002, "6.2 LIST Performance"),
+            citation=cite(IDRIVE, "6.2 LIST Performance"),
         ),
         SEED002_LINK_CLAIM,
     ]
@@ -188,12 +290,12 @@ def idrive_e2() -> Profile:
         date="2026",
         tool_version="published",
         cells=cells,
-        source=Source(kind="published", citations=[cite(S002, "whole report")], claims=claims),
+        source=Source(kind="published", citations=[cite(IDRIVE, "whole report")], claims=claims),
         missing=[
-            "GET/PUT cells not stated in the text of seed 002 (charts only)",
-            "TTFB and latency percentiles (seed 002 reports averages only)",
+            "GET/PUT cells not stated in the text of the IDrive e2 comparison (charts only)",
+            "TTFB and latency percentiles (the IDrive e2 comparison reports averages only)",
             "hot-object limit, part-size, range-GET speedup, per-key write rate",
-            "read/write ceilings (seed 002 measured at most 10 threads)",
+            "read/write ceilings (the IDrive e2 comparison measured at most 10 threads)",
         ],
     )
 
@@ -211,9 +313,9 @@ def backblaze_b2() -> Profile:
             object_size_bytes=None,
             concurrency=10,
             status="missing",
-            note="seed 002 excluded B2 from DELETE: B2 buckets are versioned, name-based DELETE adds markers",
+            note="IDrive e2 left B2 out of DELETE: B2 buckets are versioned, name-based DELETE adds markers",
         ),
-        list_missing("seed 002 gives no LIST figure for B2"),
+        list_missing("the IDrive e2 comparison gives no LIST figure for B2"),
     ]
     return Profile(
         provider="backblaze-b2",
@@ -222,12 +324,12 @@ def backblaze_b2() -> Profile:
         cells=cells,
         source=Source(
             kind="published",
-            citations=[cite(S002, "whole report")],
+            citations=[cite(IDRIVE, "whole report")],
             claims=[SEED002_LINK_CLAIM],
-            note="seed 002: five B2 GET tests failed (service unavailable during preparation) and one PUT"
+            note="IDrive e2: five B2 GET tests failed (service unavailable during preparation) and one PUT"
             " test hit a DNS timeout; they are excluded there, never counted as zero (7.3 Aggregation)",
         ),
-        missing=["most GET/PUT cells", "TTFB", "hot-object", "part-size", "range-GET", "rates", "ceilings"],
+        missing=["most GET/PUT cells", NO_TTFB, "hot-object", "part-size", "range-GET", "rates", "ceilings"],
     )
 
 
@@ -245,7 +347,7 @@ def wasabi() -> Profile:
                 behaviour="degrade",
                 error=None,
                 citation=cite(
-                    S001,
+                    CAROLINA,
                     "R2 will return 503 SlowDown when reading the same part ... more than 128 times",
                     "Wasabi's version of the same test degraded gracefully with zero errors",
                 ),
@@ -254,110 +356,149 @@ def wasabi() -> Profile:
         ),
         source=Source(
             kind="published",
-            citations=[cite(S002, "whole report"), cite(S001, "hot-range paragraph")],
+            citations=[cite(IDRIVE, "whole report"), cite(CAROLINA, "hot-range paragraph")],
             claims=[AWS_CLI_CLAIM, SEED002_LINK_CLAIM],
-            note="seed 002: three Wasabi PUT tests reached the Warp timeout and are excluded (7.3)",
+            note="the IDrive e2 comparison: three Wasabi PUT tests reached the Warp timeout and are excluded (7.3)",
         ),
-        missing=["all GET/PUT cells (charts only)", "TTFB", "hot-object knee", "part-size", "range-GET", "ceilings"],
-    )
-
-
-def s3_range_get() -> RangeGetResult:
-    """Seed 004's 2 GiB download: one stream against 16 parallel ranged GETs, Frankfurt rows."""
-    results = "Results (Frankfurt rows)"
-    return RangeGetResult(
-        object_size_bytes=2 * 1024 * MIB,
-        points=[
-            RangeGetPoint(
-                streams=1,
-                throughput_mib_per_s=gbps_to_mib_per_s(0.7188),
-                samples=1,
-                citation=cite(S004, results, "Baseline (aws s3 cp) Frankfurt 23.90s 718.8 Mbps 1.0x"),
-                note="aws s3 cp; the seed calls it a single stream",
-            ),
-            RangeGetPoint(
-                streams=16,
-                throughput_mib_per_s=gbps_to_mib_per_s(9.337),
-                samples=1,
-                citation=cite(S004, results, "Parallel Range GET (16 chunks) Frankfurt 1.84s 9,337 Mbps 13.0x"),
-            ),
-        ],
-        speedup=13.0,
-        best_streams=16,
-        citation=cite(S004, "Key Findings", "Parallel Range GET is 13x faster"),
-        note="eu-central-1 from an EC2 client; Spain 13.6x; 9.3-9.5 Gbps likely the client's link, so the"
-        " speedup is a floor",
+        missing=["all GET/PUT cells (charts only)", NO_TTFB, "hot-object knee", "part-size", "range-GET", "ceilings"],
     )
 
 
 def s3_claims() -> list[Claim]:
-    """The S3 figures of seeds 000, 004 and 001 that are impossible, inconsistent or a client's limit."""
-    claims = [
-        Claim(
-            claim=f"S3 large-object upload {value} Gbps on a 10 Gbps link ({size})",
-            value=value,
-            unit="Gbps",
-            action="rejected",
-            reason="above the 10 Gbps link the article says it used: physically impossible",
-            citation=cite(S000, "Throughput by Object Size"),
-        )
-        for size, value in (("5GB", 10.2), ("10GB", 10.5), ("20GB", 10.4))
-    ]
-    claims += [
-        Claim(
-            claim="S3 large-object upload 9.8 Gbps on a 10 Gbps link (1GB)",
-            value=9.8,
-            unit="Gbps",
-            action="rejected",
-            reason="below the link, but the same method and table report figures above the link, so its"
-            " measurement (or unit) is unreliable; not used",
-            citation=cite(S000, "Throughput by Object Size"),
-        ),
-        Claim(
-            claim="S3 Standard retrieval latency 182 ms (5GB object)",
-            value=182.0,
-            unit="ms",
-            action="flagged",
-            reason="undefined metric (TTFB or whole request?) from an unreliable article; not used",
-            citation=cite(S000, "Quick Decision Matrix"),
-        ),
-        Claim(
-            claim="Stockholm parallel range GET speedup 12.6x",
-            value=12.6,
-            unit="x",
-            action="flagged",
-            reason="its own rows give 9,090 / 643.7 Mbps = 14.1x (12.6x is 9,090 over Frankfurt's baseline);"
-            " the Frankfurt 13.0x (9,337 / 718.8) is consistent and is used",
-            citation=cite(S004, "Results"),
-        ),
-        Claim(
-            claim="aws s3 cp baseline downloads through a single TCP connection",
-            action="flagged",
-            reason="the AWS CLI's transfer manager splits large downloads over several requests by default;"
-            " the 1-stream point may be several streams, so the speedup may be understated",
-            citation=cite(S004, "Test Methods"),
-        ),
+    """The S3 figures that are a client's limit, or that the conditions do not let stand as the provider's."""
+    return [
         AWS_CLI_CLAIM,
         SEED002_LINK_CLAIM,
+        Claim(
+            claim="under 5 % of first bytes later than 200 ms (a p95 TTFB of at most 200 ms)",
+            value=200.0,
+            unit="ms",
+            action="flagged",
+            reason="a bound on p95, not on p99, and read from a figure of the paper as its summaries report it;"
+            " kept here for the reader, not used as a p99 figure",
+            citation=cite(
+                DURNER,
+                "Section 2 (latency of first byte), figures as transcribed at https://www.modb.pro/db/1808717734634676224",
+            ),
+        ),
     ]
-    return claims
+
+
+NOT_SHIPPED_NOTE = (
+    "Not used, as no public address was found for them: an 'R2 vs. S3 2026 large-object upload' article (its upload"
+    " figures are above the 10 Gbps link it says it used) and an 'S3 download acceleration benchmark' of June 2026"
+    " (16 parallel ranged GETs of a 2 GiB object 13x faster than aws s3 cp, eu-central-1 from EC2)."
+)
+
+
+def tigris_cell(
+    op: str, row: tuple[float, float, float, float], section: str, quote: str, region: str, note: str
+) -> Cell:
+    """One row of Tigris's 1 KB tables (p50 ms, p90 ms, run s, ops/s) as a published cell. The concurrency
+    is not stated: Little's law on the row's rate at its p50 stands in for it (the note says so). A 1 KB
+    GET's latency is its time to first byte plus one packet of body, so a GET row is its TTFB too."""
+    p50_ms, p90_ms, run_s, ops_per_s = row
+    latency = Percentiles(p50=round(p50_ms / 1000, 9), p90=round(p90_ms / 1000, 9))
+    return Cell(
+        op=op,
+        object_size_bytes=1000,
+        concurrency=max(1, round(ops_per_s * p50_ms / 1000)),
+        status="published",
+        duration_s=run_s,
+        ops_per_s=ops_per_s,
+        latency_s=latency,
+        ttfb_s=latency if op == "get" else Percentiles(),
+        citation=cite(TIGRIS, section, quote, region=region),
+        note=note,
+    )
+
+
+def s3_cells() -> list[Cell]:
+    """Tigris's 1 KB latency percentiles and Durner et al.'s per-request bandwidth of 16 MiB GETs."""
+    region = "us-west-1 (N. California), from OCI San Jose"
+    return [
+        tigris_cell(
+            "get",
+            (22.415, 42.047, 896.8, 891.5),
+            "Read Performance Summary (mixed 80/20 workload, 1 M operations)",
+            "S3 22.415 ms 42.047 ms 896.8 sec 891.5 ops/sec",
+            region,
+            "a whole 1 KB GET, taken as its time to first byte; concurrency not stated (Little's law on the"
+            " reads alone); p99 not published",
+        ),
+        tigris_cell(
+            "put",
+            (26.975, 41.215, 896.8, 223.6),
+            "Write Performance Summary (mixed 80/20 workload, 1 M operations)",
+            "S3 26.975 ms 41.215 ms 896.8 sec 223.6 ops/sec",
+            region,
+            "the write side of the same mixed run (bulk load of 10 M objects: p50 25.743 ms, p90 37.791 ms);"
+            " concurrency not stated (Little's law)",
+        ),
+        Cell(
+            op="get",
+            object_size_bytes=16 * MIB,
+            concurrency=1,
+            status="published",
+            throughput_mib_per_s=55.0,
+            citation=cite(
+                DURNER,
+                "Section 2 (per-request bandwidth), figures as transcribed at https://www.modb.pro/db/1808717734634676224",
+                "per-object bandwidth about 25-95 MiB/s, median 55-60 MiB/s",
+                object_size="16 MiB",
+                concurrency="one request's bandwidth, measured among many in flight",
+            ),
+            note="one request's bandwidth: spread 25-95 MiB/s, median 55-60 (the low end used); about 15 % of"
+            " requests near 95 MiB/s; faster at weekends; 8-16 MiB requests are the cost-optimal size",
+        ),
+    ]
+
+
+def s3_ceilings() -> Ceilings:
+    """Durner et al.: 256 concurrent 16 MiB requests fill a 100 Gbit/s instance (a floor on S3's ceiling)."""
+    return Ceilings(
+        read_bytes_per_s=CitedValue(
+            value=100 * GBPS / 8,
+            bound="lower",
+            link_bits_per_s=100 * GBPS,
+            citation=cite(
+                DURNER,
+                "Section 2 (throughput with concurrent requests), figures as transcribed at https://www.modb.pro/db/1808717734634676224",
+                "about 256 concurrent 16 MiB requests reach the 100 Gbit/s maximum",
+                object_size="16 MiB",
+                concurrency="256",
+            ),
+            note="the instance's 100 Gbit/s link was the limit, not S3: the service ceiling is higher",
+        ),
+    )
 
 
 def aws_s3() -> Profile:
     cells = seed002_matrix({("get", 5 * MIB, 1): (63.36, "2.1 1-Thread GET Throughput")}, "AWS S3")
+    cells += s3_cells()
     cells += [head_cell(475.95, None), delete_cell(1032.09, None), list_missing("no LIST figure for S3")]
     return Profile(
         provider="aws-s3",
         date="2026",
         tool_version="published",
         cells=cells,
-        probes=Probes(range_get=s3_range_get()),
+        ceilings=s3_ceilings(),
         source=Source(
             kind="published",
-            citations=[cite(S002, "whole report"), cite(S004, "whole report"), cite(S000, "rejected")],
+            citations=[
+                cite(IDRIVE, "whole report"),
+                cite(TIGRIS, "whole post", region="us-west-1"),
+                cite(DURNER, "Section 2"),
+            ],
             claims=s3_claims(),
+            note=NOT_SHIPPED_NOTE,
         ),
-        missing=["most GET/PUT cells", "TTFB", "hot-object limit", "part-size", "rates", "ceilings"],
+        missing=[
+            "TTFB p99 (Tigris publishes p50 and p90 of 1 KB requests; Durner et al. bound p95 by 200 ms)",
+            "most GET/PUT cells of the IDrive e2 matrix (charts only)",
+            "hot-object limit, part-size, range-GET speedup, rates",
+            BACKBLAZE_STATS,
+        ],
     )
 
 
@@ -365,7 +506,7 @@ R2_PART_SECTION = "Write bandwidth reaches 37 Gbps on one bucket. Part size matt
 
 
 def r2_rates() -> RateResult:
-    """Seed 003's one-host example run: each operation's 1-second peak, a lower bound on its ceiling."""
+    """r2-benchmark's one-host example run: each operation's 1-second peak, a lower bound on its ceiling."""
     r2_rate = "Example: node r2-benchmark.js 10000 1000 (one host)"
     averages = {"put": 742.0, "get": 1113.0, "head": 1263.3, "delete": 877.0}
     peaks = {"put": 1284.2, "get": 2057.7, "head": 2418.3, "delete": 1749.2}
@@ -378,7 +519,7 @@ def r2_rates() -> RateResult:
                 concurrency=1000,
                 ops_per_s=peaks[op],
                 bound="lower",
-                citation=cite(S003, r2_rate, f"{names[op]} took ... Peak ops {peaks[op]}/s Avg ops {averages[op]}/s"),
+                citation=cite(RUSH, r2_rate, f"{names[op]} took ... Peak ops {peaks[op]}/s Avg ops {averages[op]}/s"),
                 note=f"1-second peak of one short run (average {averages[op]} ops/s), 1000 threads,"
                 " ~16 KiB objects (156.3MB / 10000); recoverable errors retried",
             )
@@ -388,7 +529,7 @@ def r2_rates() -> RateResult:
 
 
 def r2_claims() -> list[Claim]:
-    """The R2 figures of seeds 000, 001 and 003 that are impossible, inconsistent, hearsay or a client's limit."""
+    """The R2 figures that are impossible, inconsistent, hearsay or a client's limit."""
     claims = [
         Claim(
             claim="R2 reads hit a hard ceiling at ~55 Gbps",
@@ -397,7 +538,7 @@ def r2_claims() -> list[Claim]:
             action="flagged",
             reason="the authors' update: a limit of the Latitude Ashburn - Cloudflare IAD network path, not of"
             " R2 (137 Gbps from a 300 Gbps EC2 instance); not used as a service ceiling",
-            citation=cite(S001, "Update (September 19, 2026)"),
+            citation=cite(CAROLINA, "Update (September 19, 2026)"),
         ),
         Claim(
             claim="R2 write ceiling stated as ~36, 37 and 32 Gbps",
@@ -406,7 +547,7 @@ def r2_claims() -> list[Claim]:
             action="flagged",
             reason="three different figures for one bucket's write ceiling (intro ~36, 'reaches 37 Gbps on one"
             " bucket', 'going from 32 Gbps to 58 Gbps'); ~36 used, the spread is the uncertainty",
-            citation=cite(S001, R2_PART_SECTION),
+            citation=cite(CAROLINA, R2_PART_SECTION),
         ),
         Claim(
             claim="R2 peak ops/s summed over three hosts: Write 5439.7, Read 3111.2, Stat 2409.5, Remove 2798.0",
@@ -414,13 +555,13 @@ def r2_claims() -> list[Claim]:
             reason="sums of per-host peaks taken at different moments overstate a concurrent ceiling; and the"
             " summed Stat (2409.5) is below one host's own Stat peak (2418.3), so the sum is not consistent"
             " with the example run",
-            citation=cite(S003, "Running on Multiple Hosts"),
+            citation=cite(RUSH, "Running on Multiple Hosts"),
         ),
         Claim(
             claim="expected R2 limits ~3000 writes/s and ~20000 reads/s",
             action="flagged",
             reason="hearsay from a conversation, not a measurement; not used",
-            citation=cite(S003, "Background"),
+            citation=cite(RUSH, "Background"),
         ),
         Claim(
             claim="AWS CLI pulls from R2 at ~3 Gbps",
@@ -428,29 +569,18 @@ def r2_claims() -> list[Claim]:
             unit="Gbps",
             action="flagged",
             reason="client-limited (s5cmd, warp and a custom loader exceeded 50 Gbps); not a provider figure",
-            citation=cite(S001, "s5cmd, warp, and our custom loader all pulled the same objects past 50 Gbps"),
+            citation=cite(CAROLINA, "s5cmd, warp, and our custom loader all pulled the same objects past 50 Gbps"),
         ),
     ]
     claims += [
         Claim(
-            claim=f"R2 large-object upload {value} Gbps on a 10 Gbps link ({size})",
-            value=value,
-            unit="Gbps",
-            action="rejected",
-            reason="above the 10 Gbps link the article says it used: physically impossible",
-            citation=cite(S000, "Throughput by Object Size"),
-        )
-        for size, value in (("1GB", 11.2), ("5GB", 12.5), ("10GB", 12.8), ("20GB", 12.7))
-    ]
-    claims += [
-        Claim(
-            claim="R2 retrieval latency 42 ms",
-            value=42.0,
+            claim="R2 1 KB reads in the mixed run: p50 605.695 ms, p90 680.959 ms, 42.6 ops/s",
+            value=605.695,
             unit="ms",
             action="flagged",
-            reason="agrees with seed 001's ~40 ms TTFB floor, but comes from an article with impossible"
-            " figures and an undefined metric; seed 001's figure is used instead",
-            citation=cite(S000, "Quick Decision Matrix"),
+            reason="the read and the write rows of the source are identical to the microsecond (605.695 / 680.959"
+            " ms, 4705.3 s, 42.6 ops/s), which looks like a copy error; not used (the load phase's PUT figures are)",
+            citation=cite(TIGRIS, "Read Performance Summary", region="WNAM (Western North America)"),
         ),
         SEED002_LINK_CLAIM,
     ]
@@ -458,19 +588,19 @@ def r2_claims() -> list[Claim]:
 
 
 def r2_probes() -> Probes:
-    """Seed 001's hot-range limit and part sizes, and seed 003's operation rates."""
+    """Carolina Cloud's hot-range limit and part sizes, and r2-benchmark's operation rates."""
     return Probes(
         hot_object=HotObjectResult(
             limit=128,
             behaviour="reject",
             error="503 SlowDown",
             citation=cite(
-                S001,
+                CAROLINA,
                 "hot-range paragraph",
                 "R2 will return 503 SlowDown when reading the same part of the same object more than 128"
                 " times concurrently",
             ),
-            note="a deliberate rejection; duplicating the object under a few keys removes it (seed 001)",
+            note="a deliberate rejection; duplicating the object under a few keys removes it (Carolina Cloud)",
         ),
         part_size=PartSizeResult(
             points=[
@@ -479,21 +609,21 @@ def r2_probes() -> Probes:
                     queue_depth=192,
                     throughput_mib_per_s=gbps_to_mib_per_s(26.8),
                     link_bits_per_s=100 * GBPS,
-                    citation=cite(S001, R2_PART_SECTION, "32 MiB parts peak at 26.8 Gbps at 192 connections"),
+                    citation=cite(CAROLINA, R2_PART_SECTION, "32 MiB parts peak at 26.8 Gbps at 192 connections"),
                 ),
                 PartSizePoint(
                     part_size_bytes=8 * MIB,
                     throughput_mib_per_s=gbps_to_mib_per_s(19.0),
                     bound="upper",
                     link_bits_per_s=100 * GBPS,
-                    citation=cite(S001, R2_PART_SECTION, "8 MiB and 128 MiB parts both land under 19"),
+                    citation=cite(CAROLINA, R2_PART_SECTION, "8 MiB and 128 MiB parts both land under 19"),
                 ),
                 PartSizePoint(
                     part_size_bytes=128 * MIB,
                     throughput_mib_per_s=gbps_to_mib_per_s(19.0),
                     bound="upper",
                     link_bits_per_s=100 * GBPS,
-                    citation=cite(S001, R2_PART_SECTION, "8 MiB and 128 MiB parts both land under 19"),
+                    citation=cite(CAROLINA, R2_PART_SECTION, "8 MiB and 128 MiB parts both land under 19"),
                 ),
             ]
         ),
@@ -502,25 +632,25 @@ def r2_probes() -> Probes:
 
 
 def r2_ceilings() -> Ceilings:
-    """Seed 001's read and write ceilings and TTFB floor (the read figure is the best observed, a floor)."""
+    """Carolina Cloud's read and write ceilings and TTFB floor (the read figure is the best observed, a floor)."""
     return Ceilings(
         read_bytes_per_s=CitedValue(
             value=137 * GBPS / 8,
             bound="lower",
             link_bits_per_s=300 * GBPS,
-            citation=cite(S001, "Update (September 19, 2026)", "R2 hit 137Gbps"),
+            citation=cite(CAROLINA, "Update (September 19, 2026)", "R2 hit 137Gbps"),
             note="highest read observed (EC2, 300 Gbps NIC); the service limit is unknown (below 1 Tbps)",
         ),
         write_bytes_per_s=CitedValue(
             value=36 * GBPS / 8,
             link_bits_per_s=100 * GBPS,
-            citation=cite(S001, "summary", "R2 read at ~55 Gbps and wrote at ~36 Gbps"),
+            citation=cite(CAROLINA, "summary", "R2 read at ~55 Gbps and wrote at ~36 Gbps"),
             note="one bucket; two buckets reached 58 Gbps combined; also stated as 32 and 37 Gbps",
         ),
         ttfb_floor_s=CitedValue(
             value=0.040,
             bound="lower",
-            citation=cite(S001, "TTFB paragraph", "Time to first byte floors at ~40 ms"),
+            citation=cite(CAROLINA, "TTFB paragraph", "Time to first byte floors at ~40 ms"),
             note="regardless of object size or concurrency; ~70x the 0.525 ms RTT",
         ),
     )
@@ -528,6 +658,16 @@ def r2_ceilings() -> Ceilings:
 
 def cloudflare_r2() -> Profile:
     cells = seed002_matrix({}, "Cloudflare R2")
+    cells.append(
+        tigris_cell(
+            "put",
+            (197.119, 340.223, 72063.0, 138.8),
+            "Load Phase Summary (loading 10 M 1 KB objects)",
+            "R2 197.119 ms 340.223 ms 72063 sec 138.8 ops/sec",
+            "WNAM (Western North America), from OCI San Jose",
+            "concurrency not stated (Little's law on the row's rate at its p50)",
+        )
+    )
     cells += [head_cell(98.24, None), delete_cell(2022.16, 495.89), list_missing("no LIST figure for R2")]
     return Profile(
         provider="cloudflare-r2",
@@ -539,14 +679,20 @@ def cloudflare_r2() -> Profile:
         ceilings=r2_ceilings(),
         source=Source(
             kind="published",
-            citations=[cite(S001, "whole post"), cite(S002, "6.3, 6.4"), cite(S003, "README"), cite(S000, "rejected")],
+            citations=[
+                cite(CAROLINA, "whole post"),
+                cite(IDRIVE, "6.3, 6.4"),
+                cite(RUSH, "README"),
+                cite(TIGRIS, "Load Phase Summary", region="WNAM (Western North America)"),
+            ],
             claims=r2_claims(),
+            note=NOT_SHIPPED_NOTE,
         ),
         missing=[
-            "GET/PUT cells by size and concurrency (seed 002 charts only)",
-            "TTFB p99 (only a floor is published)",
-            "per-key write rate (not in the seeds; seed 001 only says one key sustains ~68 % of 32 keys' writes)",
-            "range-GET speedup (seed 001 says enough parallel ranged GETs reach 55 Gbps, without a 1-stream figure)",
+            "GET/PUT cells by size and concurrency (the IDrive e2 comparison charts only)",
+            "TTFB p99 (only a floor is published; Tigris's 1 KB read rows are flagged, see source.claims)",
+            "per-key write rate (unpublished; Carolina Cloud only says one key sustains ~68 % of 32 keys' writes)",
+            "range-GET speedup (Carolina Cloud: enough parallel ranged GETs reach 55 Gbps; no 1-stream figure)",
         ],
     )
 

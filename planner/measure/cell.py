@@ -34,13 +34,57 @@ class ProfileModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False)
 
 
+EvidenceGrade = Literal[
+    "peer-reviewed", "independent-with-method", "vendor-with-method", "vendor-claim", "documented-limit"
+]
+"""How far a published figure can be trusted, strongest first: a refereed paper; a third party that
+publishes its method (client, region, tool); the provider (or a competitor) publishing its method;
+the provider's claim without a method; a limit the provider's own documentation states."""
+
+GRADE_ORDER: tuple[EvidenceGrade, ...] = (
+    "peer-reviewed",
+    "independent-with-method",
+    "vendor-with-method",
+    "vendor-claim",
+    "documented-limit",
+)
+
+
+class Conditions(ProfileModel):
+    """What a published figure was measured under; a figure says little about a workload run elsewhere."""
+
+    client: str | None = Field(None, description="where the client ran: cloud, instance, location")
+    region: str | None = Field(None, description="the bucket's region or the provider's location")
+    object_size: str | None = Field(None, description='e.g. "1 KB", "16 MiB"')
+    concurrency: str | None = Field(None, description='requests in flight, e.g. "256", "10 workers"')
+    client_library: str | None = Field(None, description="tool or SDK, e.g. go-ycsb, warp, AnyBlob")
+
+    def text(self) -> str:
+        """The stated conditions in one line (empty when none is stated)."""
+        named = (
+            ("client", self.client),
+            ("region", self.region),
+            ("objects", self.object_size),
+            ("concurrency", self.concurrency),
+            ("with", self.client_library),
+        )
+        return ", ".join(f"{name} {value}" for name, value in named if value)
+
+
 class Citation(ProfileModel):
-    """Where a figure comes from: a publication (seed file + section) or a measured run."""
+    """Where a figure comes from: a publication (its address, date, grade and conditions) or a measured run.
+
+    A published citation names the publication in ``ref`` and where a reader can check it in
+    ``address`` (a URL or ``doi:...``); a published profile refuses one without it."""
 
     kind: Literal["published", "measured"] = "published"
-    ref: str = Field(description="seed file (published) or run id (measured)")
+    ref: str = Field(description="the publication's title (published) or run id (measured)")
     section: str = Field(description="section of the publication, or the cell/probe of the run")
     quote: str | None = None
+    address: str | None = Field(None, description="URL or DOI where a reader can check the figure")
+    date: str | None = Field(None, description="when the figure was published (ISO date, or year-month)")
+    grade: EvidenceGrade | None = None
+    conditions: Conditions | None = None
 
 
 MAX_CONCURRENCY = 100_000

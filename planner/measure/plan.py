@@ -20,6 +20,7 @@ from planner.measure.run.options import (
     data_key_count,
     delete_budget_s,
     delete_warmup_s,
+    in_plan,
     open_loop_rates,
 )
 from planner.units import format_bytes
@@ -182,6 +183,8 @@ def estimate(options: MeasureOptions) -> PlanEstimate:
                     count = data_key_count(options, data_size)
                     steps.append(_write(f"preparing {count} objects of {data_size} B", count, data_size, model))
             for concurrency in options.concurrency:
+                if not in_plan(options, op, size, concurrency):
+                    continue
                 label = cell_label(op, size, concurrency)
                 if op == "delete":
                     window = delete_warmup_s(options.warmup_s) + options.duration_s

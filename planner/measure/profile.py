@@ -12,6 +12,7 @@ citations it rests on. Both are re-exported here, where the rest of planner impo
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -28,7 +29,9 @@ from planner.measure.cell import (
     CellFlag,
     CellKey,
     Citation,
+    Conditions,
     Engine,
+    EvidenceGrade,
     LatencyHistogram,
     Operation,
     Percentiles,
@@ -56,7 +59,9 @@ __all__ = [
     "CitedValue",
     "Claim",
     "ClientHost",
+    "Conditions",
     "Engine",
+    "EvidenceGrade",
     "HotObjectResult",
     "HotObjectStep",
     "LatencyHistogram",
@@ -79,6 +84,7 @@ __all__ = [
     "RunInfo",
     "Source",
     "UnsupportedStep",
+    "citations_in",
     "coefficient_of_variation",
 ]
 
@@ -278,6 +284,20 @@ class MergeInfo(ProfileModel):
     inputs: list[MergeInput] = Field(default_factory=list)
 
 
+def citations_in(model: ProfileModel, where: str = "") -> Iterator[tuple[str, Citation]]:
+    """Every citation inside ``model`` with its path (``cells[3].citation``), in document order."""
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        path = f"{where}.{name}" if where else name
+        items = enumerate(value) if isinstance(value, list) else [(None, value)]
+        for index, item in items:
+            at = path if index is None else f"{path}[{index}]"
+            if isinstance(item, Citation):
+                yield at, item
+            elif isinstance(item, ProfileModel):
+                yield from citations_in(item, at)
+
+
 class Profile(ProfileModel):
     """A measurement (or published-reference) profile of one provider endpoint."""
 
@@ -316,6 +336,11 @@ class Profile(ProfileModel):
         for cell in self.cells:
             if cell.status != "missing" and cell.citation is None:
                 raise ValueError(f"published cell {cell.key()} has no citation")
+        for where, citation in citations_in(self):
+            if citation.kind == "published" and not (citation.address or "").strip():
+                raise ValueError(
+                    f"{where} cites {citation.ref!r} without an address: give the URL or DOI a reader can check it at"
+                )
         return self
 
     def cell(

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING
 
 from planner.errors import InputError
 from planner.evidence import Evidence
+from planner.measure.summary import lognormal_p99_s
 from planner.sim.measured_surface import _REPLACED_BY_SURFACE, with_measured_surface
 from planner.sim.profile_cells import _REQUEST_BOUND, _unusable
 from planner.sim.provider import (
@@ -93,7 +94,12 @@ def provider_model_from_profile(profile: Profile, limits: Limits | None = None) 
         cited = "; ".join(_citation_text(c) for c in summary.citations.get("ttfb_p50_s", []))
         if note:
             assumptions.append(f"GET TTFB {summary.ttfb_p50_s * 1000:g} ms: {note} ({cited})")
-        if summary.ttfb_p99_s is None:
+        if summary.ttfb_p99_s is None and summary.ttfb_p90_s is not None:
+            assumptions.append(
+                f"GET TTFB p99 not in the profile: a lognormal through its p50 ({summary.ttfb_p50_s * 1000:.3g} ms) and"
+                f" p90 ({summary.ttfb_p90_s * 1000:.3g} ms), the p99 beyond them extrapolated"
+            )
+        elif summary.ttfb_p99_s is None:
             assumptions.append("GET TTFB p99 not in the profile: TTFB taken as constant at its p50")
     model = provider_model_from_summary(summary, ttfb=ttfb)
     if latency_evidence is not None:
@@ -263,7 +269,7 @@ def provider_model_from_summary(summary: ProfileSummary, *, ttfb: LatencyModel |
         "latency.put": "assumed",
         "latency.head": "assumed",
         "latency.list": "assumed",
-        "latency.tail": backed if p50 is not None and p99 is not None else "assumed",
+        "latency.tail": _tail_evidence(backed, p50, p99, getattr(summary, "ttfb_p90_s", None)),
     }
     for name, present in (
         ("latency.get", p50 is not None),
@@ -309,9 +315,21 @@ def _summary_ttfb(
         assert ttfb is not None
         unknown.append("GET TTFB (derived or assumed)")
         return ttfb
+    p90 = getattr(summary, "ttfb_p90_s", None)
+    if p99 is None and p90 is not None:
+        # a published spread without its tail: the lognormal through p50 and p90, its p99 extrapolated
+        unknown.append("ttfb p99 (extrapolated from the published p50 and p90)")
+        return LatencyModel(p50_s=p50, p99_s=lognormal_p99_s(p50, p90))
     if p99 is None:
         unknown.append("ttfb p99 (TTFB taken as constant at p50)")
     return LatencyModel(p50_s=p50, p99_s=max(p99, p50) if p99 is not None else p50)
+
+
+def _tail_evidence(backed: Evidence, p50: float | None, p99: float | None, p90: float | None) -> Evidence:
+    """A published p99 backs the tail; a p90 without it leaves the tail extrapolated; else it is assumed."""
+    if p50 is not None and p99 is not None:
+        return backed
+    return "extrapolated" if p50 is not None and p90 is not None else "assumed"
 
 
 def _summary_ceilings(summary: ProfileSummary, unknown: list[str]) -> tuple[float | None, float | None]:

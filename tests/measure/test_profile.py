@@ -128,7 +128,7 @@ def test_published_cell_needs_citation() -> None:
                 object_size_bytes=1,
                 concurrency=1,
                 status="published",
-                citation=Citation(ref="seed", section="s"),
+                citation=Citation(ref="a report", section="s", address="https://example.org/report"),
             )
         ],
     )

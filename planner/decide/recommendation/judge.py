@@ -7,6 +7,7 @@ from collections.abc import Callable
 from decimal import Decimal
 
 from planner.decide.recommendation.break_even import unverified_policy_note
+from planner.decide.recommendation.grading import with_basis
 from planner.decide.recommendation.inputs import Inputs
 from planner.decide.recommendation.models import OptionStatus, PerformanceEstimate, RankedOption, Rejection
 from planner.decide.recommendation.options import PricedOption
@@ -82,6 +83,8 @@ def _judge(inputs: Inputs, option: PricedOption, simulated: dict[str, SimulatedJ
     if sim_estimate is not None:
         performance = _with_simulation(performance, sim_estimate)
     combined = _combined(verdicts + sim_verdicts)
+    if not restore_required:  # an archive class's verdicts rest on its restore times, not on the profile
+        combined = with_basis(combined, inputs.summaries.get(provider))
     missed = [Rejection(kind="target", target=v.target, statement=v.reason) for v in combined if v.verdict == "missed"]
     rejections: dict[str, Rejection] = {}  # one for each statement, the first
     for rejection in missed + violations + sim_violations + _policy_violation(option):

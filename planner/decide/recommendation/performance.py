@@ -14,6 +14,7 @@ from planner.errors import InputError, PlannerError
 from planner.evidence import Evidence, TargetVerdict, is_backed, judge_target, weakest
 from planner.measure.profile import Profile, ProfileSummary
 from planner.measure.reference import load_profile, load_reference, reference_providers
+from planner.measure.summary import lognormal_p99_s
 from planner.pricing.models import Limits
 from planner.sim.provider import BandwidthCurve, BandwidthPoint, ProviderModel
 from planner.sim.result import SimulationResult, demonstrated_bits_per_s
@@ -121,7 +122,7 @@ def judge_performance(
         source = "client link only (no profile)"
     ttfb, floor, ttfb_evidence = _ttfb(summary, model)
     if workload.performance.p99_ttfb is not None and not archive:
-        verdicts.append(_ttfb_verdict(workload.performance.p99_ttfb, ttfb, floor, ttfb_evidence))
+        verdicts.append(_ttfb_verdict(workload.performance.p99_ttfb, ttfb, floor, ttfb_evidence, _spread_note(summary)))
     read = _throughput(workload, "read", summary, model)
     write = _throughput(workload, "write", summary, model)
     for direction, found in (("read", read), ("write", write)):
@@ -154,6 +155,10 @@ def _evidence_of(model: ProviderModel | None, key: str) -> Evidence:
 def _ttfb(summary: ProfileSummary, model: ProviderModel | None) -> tuple[float | None, bool, Evidence | None]:
     """The profile's TTFB figure (its p99, else its p50 as a floor), whether it is a floor, its evidence."""
     p99 = summary.ttfb_p99_s
+    if p99 is None and summary.ttfb_p50_s is not None and summary.ttfb_p90_s is not None:
+        # a published p50 and p90: the p99 beyond them is extrapolated (lognormal), never a floor
+        extrapolated = lognormal_p99_s(summary.ttfb_p50_s, summary.ttfb_p90_s)
+        return extrapolated, False, weakest(_evidence_of(model, "latency.get"), "extrapolated")
     floor = p99 is None and summary.ttfb_p50_s is not None
     ttfb = p99 if p99 is not None else summary.ttfb_p50_s
     if ttfb is None:
@@ -162,7 +167,20 @@ def _ttfb(summary: ProfileSummary, model: ProviderModel | None) -> tuple[float |
     return ttfb, floor, latency if floor else weakest(latency, _evidence_of(model, "latency.tail"))
 
 
-def _ttfb_verdict(wanted: float, ttfb: float | None, floor: bool, evidence: Evidence | None) -> TargetVerdict:
+def _spread_note(summary: ProfileSummary) -> str:
+    """Which part of a published TTFB spread the p99 figure comes from, when it is not a published p99."""
+    p50, p90 = summary.ttfb_p50_s, summary.ttfb_p90_s
+    if summary.ttfb_p99_s is not None or p50 is None or p90 is None:
+        return ""
+    return (
+        f"the profile publishes a p50 of {format_duration(p50)} and a p90 of {format_duration(p90)}; the p99 is the"
+        " lognormal through them, extrapolated past the p90"
+    )
+
+
+def _ttfb_verdict(
+    wanted: float, ttfb: float | None, floor: bool, evidence: Evidence | None, spread: str = ""
+) -> TargetVerdict:
     return judge_target(
         "p99 TTFB",
         wanted=wanted,
@@ -173,7 +191,7 @@ def _ttfb_verdict(wanted: float, ttfb: float | None, floor: bool, evidence: Evid
         higher_is_better=False,
         bound="at least" if floor else "estimate",
         judged_on="profile",
-        why_weak="" if ttfb is not None else "the profile has none; measure it",
+        why_weak=spread if ttfb is not None else "the profile has none; measure it",
     )
 
 

@@ -31,6 +31,7 @@ from planner.measure.run.options import (
     data_key_count,
     delete_budget_s,
     delete_warmup_s,
+    in_plan,
     new_run_id,
     open_loop_rates,
     plan_steps,
@@ -463,6 +464,8 @@ class _CellMatrix:
             sizes: list[int | None] = [None] if op == "list" else list(self.options.sizes)
             for size in sizes:
                 for concurrency in self.options.concurrency:
+                    if not in_plan(self.options, op, size, concurrency):
+                        continue
                     self.index += 1
                     label = cell_label(op, size, concurrency)
                     self.run.reporter.step(label, self.index, self.total)

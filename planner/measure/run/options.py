@@ -70,6 +70,8 @@ class MeasureOptions:
     open_peak_fractions: list[float] = field(default_factory=lambda: [0.5, 0.8])
     budget_s: float | None = None  # the whole run, probes included (see measure.plan.fit_budget)
     delete_write_s: float | None = None  # writing one DELETE list may take this long (default: delete_budget_s)
+    # only these cells of the op x size x concurrency grid (their labels, "get 256KiB x1"); None: all of them
+    only_cells: list[str] | None = None
 
     def recorded(self) -> dict[str, Any]:
         """The options as stored in the profile (no endpoint userinfo, no paths outside ours)."""
@@ -117,7 +119,8 @@ def plan_steps(options: MeasureOptions) -> list[str]:
         sizes: list[int | None] = [None] if op == "list" else list(options.sizes)
         for size in sizes:
             for concurrency in options.concurrency:
-                steps.append(cell_label(op, size, concurrency))
+                if in_plan(options, op, size, concurrency):
+                    steps.append(cell_label(op, size, concurrency))
             if op in OPEN_LOOP_OPS:
                 steps += [
                     f"{cell_label(op, size, max(options.concurrency))} open {rate}" for rate in open_loop_rates(options)
@@ -129,6 +132,11 @@ def plan_steps(options: MeasureOptions) -> list[str]:
 def data_key_count(options: MeasureOptions, size: int) -> int:
     """Objects written once per size for the GET, HEAD and LIST cells."""
     return max(1, min(max(options.concurrency) * 2, _MAX_POOL_BYTES // max(size, 1), 64))
+
+
+def in_plan(options: MeasureOptions, op: str, size: int | None, concurrency: int) -> bool:
+    """Whether the closed-loop cell is measured: every cell of the grid, or only those ``only_cells`` names."""
+    return options.only_cells is None or cell_label(op, size, concurrency) in options.only_cells
 
 
 def cell_label(op: str, size: int | None, concurrency: int, offered_per_s: float | None = None) -> str:

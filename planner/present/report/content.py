@@ -25,7 +25,7 @@ from planner.units import format_bytes, format_duration, format_rate
 if TYPE_CHECKING:
     from planner.costing.bills import BillingOptions, CostProjection
     from planner.decide.recommendation import RankedOption, Recommendation
-    from planner.measure.profile import Profile
+    from planner.measure.profile import Citation, Profile
     from planner.pricing.models import PriceTable
     from planner.workload import Workload
 
@@ -315,12 +315,19 @@ def _profiles_section(providers: Sequence[str], profiles: dict[str, tuple[Profil
         profile, label = profiles[provider]
         when = f", {profile.date}" if profile.date else ""
         section.blocks += [Heading(f"{provider}: {label}"), Paragraph(f"{profile.source.kind} profile{when}.")]
-        citations = [f"{c.ref}, {c.section}" + (f': "{c.quote}"' if c.quote else "") for c in profile.source.citations]
+        citations = [
+            f"{c.ref}, {c.section}" + (f': "{c.quote}"' if c.quote else "") + _checkable(c)
+            for c in profile.source.citations
+        ]
         if citations:
             section.blocks.append(Bullets(citations))
         used = profile.summary().citations
         if used:
-            rows = [(figure, c.ref, c.section, c.quote or "") for figure, cites in sorted(used.items()) for c in cites]
+            rows = [
+                (figure, c.ref + _checkable(c), c.section, c.quote or "")
+                for figure, cites in sorted(used.items())
+                for c in cites
+            ]
             section.blocks.append(Table(["figure used", "source", "section", "quote"], rows))
         if profile.source.claims:
             section.blocks.append(
@@ -335,6 +342,16 @@ def _profiles_section(providers: Sequence[str], profiles: dict[str, tuple[Profil
         if profile.missing:
             section.blocks.append(Bullets([f"not covered: {item}" for item in profile.missing]))
     return section
+
+
+def _checkable(citation: Citation) -> str:
+    """Where a reader checks a published citation, how far it is trusted and what it was measured under."""
+    if citation.kind != "published":
+        return ""
+    stated = [part for part in (citation.grade, citation.date) if part]
+    if citation.conditions is not None and citation.conditions.text():
+        stated.append(citation.conditions.text())
+    return f" <{citation.address}>" + (f" ({'; '.join(stated)})" if stated else "")
 
 
 def build_sections(

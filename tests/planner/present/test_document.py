@@ -54,7 +54,7 @@ def test_html_report(example_id: str, tmp_path: Path) -> None:
         assert base64.b64decode(src.split(",", 1)[1])[:8] == PNG_SIGNATURE
     text = " ".join(page.text)
     assert "verified-" in text or "unverified" in text, "price statuses are shown"
-    assert "seeds/" in text, "profile citations are shown"
+    assert "<https://" in text and "vendor-with-method" in text, "profile citations show their address and grade"
     assert [p.name for p in tmp_path.iterdir()] == ["report.html"], "HTML is self-contained"
 
 

@@ -104,10 +104,13 @@ def test_every_shipped_profile_builds_a_model(provider: str) -> None:
 
 
 def test_little_law_from_a_published_head_cell() -> None:
-    """Seed 002, section 6.3: S3 did 475.95 HEAD/s with 10 workers, so 10 / 475.95 = 21.0 ms each."""
-    model, assumptions = provider_model_from_profile(load_reference("aws-s3"))
-    assert model.ttfb_get.p50_s == pytest.approx(10 / 475.95)
-    assert any("Little's law" in note and "002" in note for note in assumptions)
+    """IDrive e2's comparison, section 6.3: Wasabi did 691.42 HEAD/s with 10 workers, so 10 / 691.42 = 14.5 ms
+    each (S3 now publishes a GET TTFB, Tigris's 1 KB p50, so it no longer needs Little's law)."""
+    model, assumptions = provider_model_from_profile(load_reference("wasabi"))
+    assert model.ttfb_get.p50_s == pytest.approx(10 / 691.42)
+    assert any("Little's law" in note and "IDrive e2" in note for note in assumptions)
+    s3, _ = provider_model_from_profile(load_reference("aws-s3"))
+    assert (s3.ttfb_get.p50_s, s3.ttfb_get.p99_s) == (0.022415, pytest.approx(0.07022, abs=1e-5))
     idrive, notes = provider_model_from_profile(load_reference("idrive-e2"))
     assert idrive.ttfb_get.p50_s == pytest.approx(0.0098)  # published mean HEAD latency, 9.8 ms
     assert any("published mean latency" in note for note in notes)

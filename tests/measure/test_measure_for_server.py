@@ -1,0 +1,57 @@
+"""A real ``planner measure --for`` run on the local S3 server fills the cells the plan names and turns
+a provisional answer (a target only the measurement can decide) into a backed one."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planner.measure.reference import load_profile
+
+from .conftest import S3Server
+
+CLI = [sys.executable, "-m", "planner"]
+WORKLOAD = """\
+name: small-reads
+storage: {stored: 1 TB, object_size: 1 MiB}
+traffic: {egress: 1 TB, reads: 1000000, writes: 1000}
+performance: {p99_ttfb: 500 ms, read_throughput: 50 Mbps}
+client: {link: 10 Gbps, concurrency: 4}
+constraints: {providers: [idrive-e2], months: 1}
+"""
+
+
+@pytest.mark.server
+def test_measure_for_turns_a_provisional_answer_into_a_backed_one(
+    s3_env: S3Server, bucket: str, tmp_path: Path
+) -> None:
+    workload = tmp_path / "small-reads.yaml"
+    workload.write_text(WORKLOAD)
+    env = {**os.environ, **s3_env.env}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300, env=env)
+
+    before = run("recommend", str(workload), "--as-of", "2026-12-05")
+    assert before.returncode == 1, before.stderr
+    assert f"to settle p99 TTFB on idrive-e2: planner measure --for {workload} --provider idrive-e2" in before.stdout
+    measured = tmp_path / "measured"
+    measured.mkdir()
+    out = measured / "idrive-e2.json"
+    done = run(
+        "measure", "--for", str(workload), "--provider", "idrive-e2", "--endpoint", s3_env.endpoint,
+        "--bucket", bucket, "--out", str(out), "--duration", "2s", "--warmup", "0.5s", "--quiet",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "measurement for idrive-e2: 3 cell(s) decide its unverified targets" in done.stderr
+    profile = load_profile(out)
+    assert profile.provider == "idrive-e2" and profile.source.kind == "measured"
+    cells = {(c.op, c.object_size_bytes, c.concurrency) for c in profile.cells if c.status != "missing"}
+    assert cells == {("get", 256 * 2**10, 1), ("get", 2**20, 1), ("get", 2**20, 4)}  # the plan's, no more
+    after = run("recommend", str(workload), "--as-of", "2026-12-05", "--profiles", str(measured))
+    assert after.returncode == 0, after.stdout + after.stderr
+    assert "to settle" not in after.stdout
