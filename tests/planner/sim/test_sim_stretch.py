@@ -150,15 +150,16 @@ def test_simulate_runs_a_1000_day_window_in_its_stretch() -> None:
 
 def test_simulate_refuses_a_window_shorter_than_the_shortest_request(tmp_path: Path) -> None:
     # a closed loop of 4 workers issues its requests at once, so the request count does not refuse 1 ms;
-    # aws-s3's shipped reference answers none in less than its 21 ms TTFB (derived, constant)
+    # cloudflare-r2's shipped reference answers none in less than its 40 ms TTFB floor (aws-s3's TTFB is
+    # now a published p50/p90 lognormal with no floor)
     workload = tmp_path / "closed.yaml"
     workload.write_text(
         "name: closed\nstorage:\n  stored: 1 GB\n  object_size: 256 KiB\ntraffic:\n  reads: 100000\n  workers: 4\n",
         encoding="utf-8",
     )
-    code, _, err = _run("simulate", str(workload), "-p", "aws-s3", "--duration", "1ms", "--replications", "1")
+    code, _, err = _run("simulate", str(workload), "-p", "cloudflare-r2", "--duration", "1ms", "--replications", "1")
     assert code == 2
     assert err.strip() == (
-        "planner: --duration: a 1 ms window is shorter than the shortest request: aws-s3's model answers none in"
-        " less than 21 ms (give --duration 22ms or more; the percentiles of a steady load settle within minutes)"
+        "planner: --duration: a 1 ms window is shorter than the shortest request: cloudflare-r2's model answers"
+        " none in less than 40 ms (give --duration 40ms or more; the percentiles of a steady load settle within minutes)"
     )
