@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -36,7 +37,7 @@ def test_providers_all_ranks_every_provider_and_class_and_marks_unverified_price
     assert options[("gcs", "standard")]["price_status"] == "unverified"
     assert options[("storj", "regional-workflows")]["price_status"] == "verified-primary"
     text = run_cli("recommend", EXAMPLE, "--providers", "all", "--no-simulate", "--as-of", DAY)
-    gcs_rows = [line for line in text.out.splitlines() if " gcs " in line]
+    gcs_rows = [line for line in text.out.splitlines() if re.match(r"\s*\d+\s+gcs\s", line)]  # ranking rows
     assert gcs_rows and all("*" in line for line in gcs_rows)  # "* = rests on an unverified price"
 
 
