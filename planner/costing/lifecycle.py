@@ -161,6 +161,8 @@ class _ClassMonth:
     byte_days: Decimal = ZERO
     object_days: dict[int, Decimal] = field(default_factory=dict)
     transitions_in: Decimal = ZERO
+    copies_in: Decimal = ZERO
+    """Objects copied in at the start: a move no lifecycle rule can make (to a warmer class) is a CopyObject."""
     catch_up_in: Decimal = ZERO
     deletions: list[tuple[Decimal, Decimal, Decimal]] = field(default_factory=list)
     """(bytes, objects, days in the class) of objects leaving it."""
@@ -299,6 +301,8 @@ class _Policy:
         """Whether stored objects are too small for the lifecycle rule that moves them into the start class."""
         if holding.storage_class == self.start_class:
             return False
+        if self.start_class not in self.allowed.transitions.get(holding.storage_class, []):
+            return False  # copied, not moved by a rule: no size filter
         least = max(self.allowed.default_min_object_bytes, self.allowed.min_object_bytes.get(self.start_class, 0))
         return holding.size < least
 
@@ -328,9 +332,12 @@ class _Policy:
                         holding.count = ZERO
                         break
                     into = classes.setdefault(target, _ClassMonth())
-                    into.transitions_in += holding.count
-                    if holding.catch_up and moment == lo:
-                        into.catch_up_in += holding.count
+                    if target in self.allowed.transitions.get(holding.storage_class, []):
+                        into.transitions_in += holding.count
+                        if holding.catch_up and moment == lo:
+                            into.catch_up_in += holding.count
+                    else:
+                        into.copies_in += holding.count
                     holding.storage_class, holding.entered_age = target, moment
                 if holding.count:
                     self._hold(classes, holding, position, hi, ladder)
@@ -479,6 +486,8 @@ def _class_usage(
         requests["get"] = round(read_count)
     if round(held.transitions_in):
         requests["lifecycle-transition"] = round(held.transitions_in)
+    if round(held.copies_in):
+        requests["copy"] = requests.get("copy", 0) + round(held.copies_in)
     minimum = table.classes[name].min_duration_days
     deletions = [
         Deletion(bytes=round(b), objects=round(n), age_days=float(days))
@@ -501,10 +510,10 @@ def _class_usage(
     )
 
 
-def _one_time(table: PriceTable, name: str, count: Decimal) -> Decimal:
-    """The transition requests of data already stored that the policy moves at once."""
+def _one_time(table: PriceTable, name: str, count: Decimal, operation: str) -> Decimal:
+    """What the requests that move the data already stored into a class at once cost (before allowances)."""
     for request_class in table.classes[name].requests:
-        if "lifecycle-transition" in request_class.operations:
+        if operation in request_class.operations:
             return count * request_class.price / request_class.per
     return ZERO
 
@@ -624,7 +633,8 @@ def _bill_month(
         label = f"{table.classes[name].name}, ages {_age_label(held.ages)}" if held.ages else table.classes[name].name
         items.extend(i.model_copy(update={"description": f"{label}: {i.description}"}) for i in priced.line_items)
         total += priced.total_usd
-        one_time += _one_time(table, name, held.catch_up_in)
+        one_time += _one_time(table, name, held.catch_up_in, "lifecycle-transition")
+        one_time += _one_time(table, name, held.copies_in, "copy")
         policy.warnings.extend(priced.warnings)
         stored += usage.stored_bytes
         objects += sum(b.count for b in usage.object_sizes or [])

@@ -51,7 +51,7 @@ def parse_age_bins(
     shares: dict[str, Any], field: str, fraction: Callable[[object, str], Decimal]
 ) -> list[tuple[AgeBin, Decimal]]:
     """The bins of an age mapping with their shares (read by ``fraction``: 0.3 or "30%"), checked: each a range
-    or an open "N+" bin, in order from 0 without gaps, the open bin last, the shares adding up to 100%.
+    or an open "N+" bin, in order without gaps, the open bin last, the shares adding up to 100%.
     Raises ValueError naming ``field``."""
     where = f"{field}: " if field else ""
     found: list[tuple[AgeBin, Decimal]] = []
@@ -74,7 +74,7 @@ def parse_age_bins(
     for (earlier, _), (later, _) in itertools.pairwise(found):
         if later.lo_days < earlier.lo_days:
             raise ValueError(f"{where}{later.label!r} comes after {earlier.label!r}: ages out of order")
-    expected = 0
+    expected = found[0][0].lo_days if found else 0  # the first bin may start later: no data is younger
     for index, (age_bin, _) in enumerate(found):
         if age_bin.lo_days != expected:
             why = "ages out of order" if age_bin.lo_days < expected else f"no bin covers {expected}-{age_bin.lo_days}d"

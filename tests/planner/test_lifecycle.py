@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from planner.costing.lifecycle import price_lifecycle
+from planner.decide.lifecycle import propose_lifecycle
 from planner.errors import InputError
 from planner.workload import parse_workload
 from planner.workload.lifecycle import LifecycleRule
@@ -260,3 +262,74 @@ def test_ages_and_shares_that_do_not_add_up_are_one_line_naming_the_field(
 
 def test_a_rule_is_either_a_move_or_an_expiry() -> None:
     assert LifecycleRule.model_validate({"after": "30d", "to": "standard-ia"}).describe() == "after 30d to standard-ia"
+
+
+# --------------------------------------------------------------------------- the proposal
+
+
+def _cold_bucket() -> Any:
+    # 1,000 GB of 1 MiB objects (1,024,000), all over 30 days old and never read, in S3 Standard today
+    return parse_workload(
+        {
+            "name": "old uploads",
+            "storage": {"stored": "1000 GiB", "object_size": "1 MiB", "age": {"30d+": "100%"}},
+            "traffic": {"writes": 0, "reads": 0},
+        }
+    )
+
+
+def test_the_proposal_shows_saving_one_time_cost_and_payback_month() -> None:
+    proposal = propose_lifecycle(_cold_bucket(), "aws-s3", as_of=DEC_2026, months=3)
+    # today: 1,000 GB x $0.023 = $23.00 a month. Glacier Instant Retrieval: 1,000 x $0.004 = $4.00 a month and
+    # 1,024 x $0.02 = $20.48 of transitions once: $24.48, $4.00, $4.00 = $32.48 against Standard-IA's $47.74
+    # ($12.50 + $10.24), One Zone-IA's $40.24, Glacier Flexible's $42.39 and Deep Archive's $54.80 over 3 months.
+    assert proposal.current.month_totals() == [D("23.00")] * 3
+    assert proposal.proposed.month_totals() == [D("24.48"), D("4.00"), D("4.00")]
+    assert "glacier-ir" in proposal.proposed.policy
+    assert proposal.saving_per_month_usd == D("19.00")
+    assert proposal.one_time_usd == D("20.48")
+    # -$1.48 after month 1, +$17.52 after month 2
+    assert proposal.payback_month == 2
+
+
+def test_the_ranking_says_why_intelligent_tiering_loses_for_small_objects() -> None:
+    proposal = propose_lifecycle(_cache_bucket(), "aws-s3", current_class="standard-ia", as_of=DEC_2026, months=12)
+    assert proposal.proposed.policy == "standard-ia"
+    tiering = next(r for r in proposal.ranking if r.policy == "intelligent-tiering")
+    # the month-by-month figures of test_intelligent_tiering_costs_more_than_standard_ia_for_a_bucket_of_small_objects
+    assert tiering.total_usd == D("466.75")
+    assert tiering.why == (
+        "its storage is $80.60 cheaper, but it pays monitoring and automation $240.00, transition requests $80.00,"
+        " early deletion $7.63 more"
+    )
+
+
+def test_planner_lifecycle_prints_today_the_proposal_and_the_payback(tmp_path: Path, run_cli: Any) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(
+        "name: old uploads\nstorage:\n  stored: 1000 GiB\n  object_size: 1 MiB\n  age: {30d+: 100%}\n"
+        "traffic:\n  writes: 0\n  reads: 0\n",
+        encoding="utf-8",
+    )
+    result = run_cli("--wide", "lifecycle", str(path), "-p", "aws-s3", "--as-of", "2026-12-01", "--months", "3")
+    assert result.code == 0, result.err
+    assert "today     standard " in result.out
+    assert (
+        "Saving $19.00 a month (month 3); one-time transitions of the data stored today $20.48; pays back in"
+        " month 2." in result.out
+    )
+
+
+def test_planner_lifecycle_names_the_file_and_rule_of_a_bad_policy(tmp_path: Path, run_cli: Any) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(
+        "name: x\nstorage:\n  stored: 1 TB\n  object_size: 1 MB\n  lifecycle: [{after: 30d, to: glacier}]\n",
+        encoding="utf-8",
+    )
+    result = run_cli("lifecycle", str(path), "-p", "aws-s3", "--price-only", "--as-of", "2026-12-01")
+    assert result.code == 2
+    assert result.err.strip().splitlines() == [
+        f"planner: {path}: storage.lifecycle[0].to: 'glacier' is not a storage class of aws-s3@2025-12-01"
+        " (classes: standard, standard-ia, onezone-ia, intelligent-tiering, glacier-flexible, deep-archive,"
+        " glacier-ir)"
+    ]

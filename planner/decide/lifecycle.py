@@ -1,0 +1,256 @@
+"""Which lifecycle policy to apply: search a provider's classes for the cheapest policy given the reads by
+age, under the workload's restore constraint, and show it against what the bucket does today.
+
+A short pipeline over records: candidates (every class written to directly, and one or two transitions at
+ages from a grid, each allowed by the provider's lifecycle rules) > priced (``price_lifecycle`` over the
+horizon) > judged (an archive class that reads reach must restore within ``performance.max_restore``) >
+ranked (by the horizon's total) > explained (against today: the saving a month, the one-time transitions,
+the payback month; and for each policy whose storage is cheaper than the winner's, what it pays instead).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from pydantic import BaseModel, ConfigDict
+
+from planner.costing.lifecycle import LifecycleCost, price_lifecycle
+from planner.pricing import catalog
+from planner.pricing.lifecycle import LifecycleRules, lifecycle_rules
+from planner.pricing.models import Money, PriceTable
+from planner.workload import Workload
+from planner.workload.lifecycle import LifecycleRule
+from planner.workload.targets import restore_time_verdict, restore_times
+
+ZERO = Decimal(0)
+AGE_GRID_DAYS = (0, 30, 60, 90, 180, 365)
+"""The ages at which candidate policies move data (days since creation)."""
+
+
+class RankedPolicy(BaseModel):
+    """One candidate policy: its cost over the horizon and how it fared."""
+
+    model_config = ConfigDict(frozen=True)
+
+    policy: str
+    start_class: str
+    rules: list[LifecycleRule]
+    total_usd: Money
+    last_month_usd: Money
+    one_time_usd: Money
+    feasible: bool
+    why: str | None = None
+    """Why it was rejected, or why it loses although its storage costs less than the winner's."""
+
+
+class LifecycleProposal(BaseModel):
+    """The cheapest feasible policy at a provider against today's, and the ranking that chose it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    workload: str
+    provider: str
+    months: int
+    current: LifecycleCost
+    proposed: LifecycleCost
+    saving_per_month_usd: Money
+    """Today's bill less the proposal's, in the horizon's last month (once the transitions are done)."""
+    one_time_usd: Money
+    payback_month: int | None
+    """The first month by whose end the proposal has saved what it cost to apply (None: not in the horizon)."""
+    ranking: list[RankedPolicy]
+    candidates: int
+
+
+# --------------------------------------------------------------------------- candidates
+
+
+def _expiry(workload: Workload) -> list[LifecycleRule]:
+    """The workload's own expiry rule, kept in every candidate."""
+    return [rule for rule in workload.storage.lifecycle or [] if rule.expire]
+
+
+def _allowed(rules: list[LifecycleRule], start: str, allowed: LifecycleRules) -> bool:
+    current, entered = start, 0
+    for rule in rules:
+        if rule.to is None:
+            continue
+        if rule.to not in allowed.transitions.get(current, []):
+            return False
+        if rule.after_days < allowed.min_age_days.get(rule.to, 0):
+            return False
+        if rule.after_days - entered < allowed.min_days_in_source.get(current, 0):
+            return False
+        current, entered = rule.to, rule.after_days
+    return True
+
+
+def candidates(
+    workload: Workload, table: PriceTable, allowed: LifecycleRules, write_class: str
+) -> list[tuple[str, list[LifecycleRule]]]:
+    """(class written to, rules) for every candidate: each class alone, then from ``write_class`` one or two
+    moves at ages of the grid that the provider allows, before the workload's own expiry."""
+    expiry = _expiry(workload)
+    last = expiry[0].after_days if expiry else None
+    ages = [a for a in AGE_GRID_DAYS if last is None or a < last]
+    found: list[tuple[str, list[LifecycleRule]]] = [(name, list(expiry)) for name in table.classes]
+    targets = [c for c in allowed.transitions.get(write_class, []) if c in table.classes]
+    for first in targets:
+        for age in ages:
+            one = [LifecycleRule(after=age * 86400.0, to=first)]
+            if _allowed(one, write_class, allowed):
+                found.append((write_class, one + expiry))
+            for second in allowed.transitions.get(first, []):
+                if second not in table.classes:
+                    continue
+                for later in (a for a in ages if a > age):
+                    two = [*one, LifecycleRule(after=later * 86400.0, to=second)]
+                    if _allowed(two, write_class, allowed):
+                        found.append((write_class, two + expiry))
+    return found
+
+
+# --------------------------------------------------------------------------- judging and explaining
+
+
+def _restore_problem(workload: Workload, table: PriceTable, cost: LifecycleCost) -> str | None:
+    """Why a policy's archive class cannot serve the reads that reach it, if it cannot."""
+    for name in table.classes:
+        if not table.restore_required(name):
+            continue
+        label = table.classes[name].name
+        read = any(
+            i.description.startswith(label) and i.category == "retrieval" and i.quantity > 0
+            for month in cost.months
+            for i in month.line_items
+        )
+        if not read:
+            continue
+        verdict = restore_time_verdict(workload, restore_times(table, name))
+        if verdict is not None and verdict.verdict == "missed":
+            return verdict.reason
+    return None
+
+
+_KINDS = (
+    ("monitoring", "monitoring and automation"),
+    ("lifecycle-transition", "transition requests"),
+    ("minimum billable object size", "minimum object size"),
+    ("per-object overhead", "per-object overhead"),
+    ("restored copies", "restored copies"),
+)
+
+
+def _kind(category: str, description: str) -> str:
+    for words, kind in _KINDS:
+        if words in description:
+            return kind
+    return {"early_deletion": "early deletion", "retrieval": "retrieval"}.get(category, category)
+
+
+def _by_kind(cost: LifecycleCost) -> dict[str, Decimal]:
+    totals: dict[str, Decimal] = {}
+    for month in cost.months:
+        for item in month.line_items:
+            kind = _kind(item.category, item.description)
+            totals[kind] = totals.get(kind, ZERO) + item.amount_usd
+    return totals
+
+
+def _why_it_loses(loser: LifecycleCost, winner: LifecycleCost, small_share: Decimal, least: int) -> str | None:
+    """What a policy whose storage costs less than the winner's pays instead, largest first."""
+    lost, won = _by_kind(loser), _by_kind(winner)
+    if lost.get("storage", ZERO) >= won.get("storage", ZERO):
+        return None
+    extra = sorted(
+        ((kind, lost.get(kind, ZERO) - won.get(kind, ZERO)) for kind in lost if kind != "storage"),
+        key=lambda item: item[1],
+        reverse=True,
+    )
+    named = ", ".join(f"{kind} ${amount:,.2f}" for kind, amount in extra[:3] if amount > 0)
+    saved = won.get("storage", ZERO) - lost.get("storage", ZERO)
+    text = f"its storage is ${saved:,.2f} cheaper, but it pays {named or 'more elsewhere'} more"
+    if "monitoring and automation" in lost and small_share > Decimal("0.5") and least:
+        text += f"; {small_share * 100:.0f}% of the objects are under {least:,} bytes and never move or tier"
+    return text
+
+
+def _payback(current: LifecycleCost, proposed: LifecycleCost) -> int | None:
+    saved = ZERO
+    for before, after in zip(current.months, proposed.months, strict=True):
+        saved += before.total_usd - after.total_usd
+        if saved >= 0:
+            return after.month
+    return None
+
+
+def _small_share(workload: Workload, least: int) -> Decimal:
+    sizes = workload.storage.size_distribution
+    if sizes is None:
+        return Decimal(int(workload.storage.mean_object_bytes < least))
+    return sum((Decimal(str(s.share)) for s in sizes if s.size < least), ZERO)
+
+
+# --------------------------------------------------------------------------- the pipeline
+
+
+def propose_lifecycle(
+    workload: Workload,
+    provider: str,
+    *,
+    current_class: str = "standard",
+    months: int | None = None,
+    as_of: dt.date | None = None,
+    region: str | None = None,
+) -> LifecycleProposal:
+    """The cheapest policy at ``provider`` for ``workload``, against today's (``storage.lifecycle`` from
+    ``current_class``; none given: everything stays in ``current_class``)."""
+    start = as_of or dt.date.today()
+    horizon = months or workload.constraints.months
+    table = catalog.table_for(provider, start, region)
+    allowed = lifecycle_rules(provider, start)
+    current = price_lifecycle(workload, provider, start_class=current_class, months=horizon, as_of=start, region=region)
+    priced: list[tuple[LifecycleCost, str | None]] = []
+    options = candidates(workload, table, allowed, current_class)
+    for write_class, rules in options:
+        cost = price_lifecycle(
+            workload,
+            provider,
+            rules,
+            start_class=write_class,
+            current_class=current_class,
+            months=horizon,
+            as_of=start,
+            region=region,
+        )
+        priced.append((cost, _restore_problem(workload, table, cost)))
+    priced.sort(key=lambda item: (item[1] is not None, item[0].total_usd))
+    winner = priced[0][0] if priced and priced[0][1] is None else current
+    least = allowed.default_min_object_bytes or 131072
+    small = _small_share(workload, least)
+    ranking = [
+        RankedPolicy(
+            policy=cost.policy,
+            start_class=cost.start_class,
+            rules=cost.rules,
+            total_usd=cost.total_usd,
+            last_month_usd=cost.months[-1].total_usd,
+            one_time_usd=cost.one_time_usd,
+            feasible=problem is None,
+            why=problem if problem is not None else _why_it_loses(cost, winner, small, least),
+        )
+        for cost, problem in priced
+    ]
+    return LifecycleProposal(
+        workload=workload.name,
+        provider=provider,
+        months=horizon,
+        current=current,
+        proposed=winner,
+        saving_per_month_usd=current.months[-1].total_usd - winner.months[-1].total_usd,
+        one_time_usd=winner.one_time_usd,
+        payback_month=_payback(current, winner),
+        ranking=ranking,
+        candidates=len(options),
+    )

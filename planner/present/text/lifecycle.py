@@ -1,0 +1,112 @@
+"""Lifecycle policies as text: a policy's bill month by month, and a proposal against today's policy."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from planner.costing.lifecycle import LifecycleCost
+from planner.decide.lifecycle import LifecycleProposal
+from planner.present.text.tables import heading, quantity, table, unit_price, usd, wrap_prose
+
+
+def lifecycle_cost(cost: LifecycleCost, fmt: str, *, width: int | None = None, lines_of: int | None = None) -> str:
+    """Each month's total, then one month's lines by class and ages (the first by default)."""
+    parts = [
+        heading(f"{cost.policy} at {cost.provider} ({cost.table_version}; {cost.rules_version})", fmt),
+        table(
+            ["month", "as of", "stored", "objects", "total"],
+            [
+                [
+                    m.month,
+                    m.as_of.isoformat(),
+                    quantity(Decimal(m.stored_bytes) / 2**30) + " GiB",
+                    f"{m.objects:,}",
+                    usd(m.total_usd),
+                ]
+                for m in cost.months
+            ],
+            fmt,
+            width=width,
+        ),
+        f"\ntotal {usd(cost.total_usd)} over {len(cost.months)} months;"
+        f" transitions of the data stored today {usd(cost.one_time_usd)} (once)",
+    ]
+    shown = cost.months[(lines_of or 1) - 1]
+    parts.append("\n" + heading(f"month {shown.month}: lines by class and ages", fmt, level=3))
+    parts.append(
+        table(
+            ["line", "quantity", "unit", "unit price", "amount"],
+            [
+                [i.description, quantity(i.quantity), i.unit, unit_price(i.unit_price_usd), usd(i.amount_usd)]
+                for i in shown.line_items
+                if i.amount_usd or i.category != "free_allowance"
+            ],
+            fmt,
+            width=width,
+        )
+    )
+    parts.extend(["", *(wrap_prose(f"- {a}", "  ", width=width) for a in cost.assumptions)])
+    parts.extend(wrap_prose(f"! {w}", "  ", width=width) for w in cost.warnings)
+    return "\n".join(parts)
+
+
+def lifecycle_proposal(proposal: LifecycleProposal, fmt: str, *, width: int | None = None, top: int = 10) -> str:
+    """Today's policy, the proposal, the saving, the one-time cost and the payback month; the ranking with
+    why cheaper-looking policies lose and which were rejected."""
+    current, proposed = proposal.current, proposal.proposed
+    last = proposal.months
+    payback = f"month {proposal.payback_month}" if proposal.payback_month else f"not within {last} months"
+    summary = [
+        ["today", current.policy, usd(current.total_usd), usd(current.months[-1].total_usd)],
+        ["proposed", proposed.policy, usd(proposed.total_usd), usd(proposed.months[-1].total_usd)],
+    ]
+    parts = [
+        heading(
+            f"Lifecycle for {proposal.workload} at {proposal.provider} over {last} months"
+            f" ({current.table_version}; {current.rules_version})",
+            fmt,
+        ),
+        table(["", "policy", f"{last} months", f"month {last}"], summary, fmt, width=width),
+        "",
+        wrap_prose(
+            "Today's policy is already the cheapest of the candidates."
+            if proposed.policy == current.policy and proposed.start_class == current.start_class
+            else f"Saving {usd(proposal.saving_per_month_usd)} a month (month {last}); one-time transitions of the"
+            f" data stored today {usd(proposal.one_time_usd)}; pays back in {payback}.",
+            width=width,
+        ),
+    ]
+    feasible = [r for r in proposal.ranking if r.feasible]
+    rejected = [r for r in proposal.ranking if not r.feasible]
+    parts.append(
+        "\n" + heading(f"Ranking ({min(top, len(feasible))} of {proposal.candidates} candidate policies)", fmt, level=3)
+    )
+    shown = feasible[:top]
+    shown += [r for r in feasible[top:] if r.why][:3]
+    parts.append(
+        table(
+            ["#", "policy", "total", f"month {last}", "one-time", "why it loses"],
+            [
+                [
+                    proposal.ranking.index(r) + 1,
+                    r.policy,
+                    usd(r.total_usd),
+                    usd(r.last_month_usd),
+                    usd(r.one_time_usd),
+                    r.why or "",
+                ]
+                for r in shown
+            ],
+            fmt,
+            width=width,
+        )
+    )
+    if rejected:
+        parts.append("")
+        parts.append(
+            wrap_prose(
+                f"{len(rejected)} policies rejected, e.g. {rejected[0].policy}: {rejected[0].why}", "  ", width=width
+            )
+        )
+    parts.extend(["", *(wrap_prose(f"- {a}", "  ", width=width) for a in proposed.assumptions)])
+    return "\n".join(parts)
