@@ -36,13 +36,14 @@ def lifecycle_command(
         str, typer.Option("--provider", "-p", help="provider id, e.g. aws-s3", autocompletion=completion.provider)
     ],
     current: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--current",
-            help="the class the data is in today and new objects are written to (default: standard)",
+            help="the class the data is in today and new objects are written to (default: the workload's"
+            " storage.placement, new objects in its dearest class; without one, standard)",
             autocompletion=completion.storage_class,
         ),
-    ] = "standard",
+    ] = None,
     months: Annotated[
         int | None, typer.Option("--months", min=1, max=120, help="horizon (default: constraints.months)")
     ] = None,
@@ -71,7 +72,16 @@ def lifecycle_command(
         if price_only:
             from planner.costing.lifecycle import price_lifecycle
 
-            cost = price_lifecycle(workload, provider, start_class=current, months=months, as_of=day, region=region)
+            cost = price_lifecycle(
+                workload,
+                provider,
+                start_class=current or "standard",
+                current_class=current,
+                applied=True,
+                months=months,
+                as_of=day,
+                region=region,
+            )
             if month is not None and month > len(cost.months):
                 raise InputError(f"{month} is past the {len(cost.months)}-month horizon", source="--month")
             typer.echo(

@@ -61,6 +61,8 @@ class LifecycleCost(BaseModel):
     policy: str
     rules: list[LifecycleRule]
     rules_version: str
+    placement: dict[str, int] | None = None
+    """Bytes by class of the data stored at the start, where the workload's placement gave them."""
     months: list[LifecycleMonth]
     total_usd: Money
     one_time_usd: Money
@@ -161,8 +163,6 @@ class _ClassMonth:
     byte_days: Decimal = ZERO
     object_days: dict[int, Decimal] = field(default_factory=dict)
     transitions_in: Decimal = ZERO
-    copies_in: Decimal = ZERO
-    """Objects copied in at the start: a move no lifecycle rule can make (to a warmer class) is a CopyObject."""
     catch_up_in: Decimal = ZERO
     deletions: list[tuple[Decimal, Decimal, Decimal]] = field(default_factory=list)
     """(bytes, objects, days in the class) of objects leaving it."""
@@ -245,6 +245,8 @@ class _Policy:
     read_bins: list[tuple[AgeBin, Decimal]]
     assumptions: list[str]
     warnings: list[str]
+    placement: dict[str, int] | None = None
+    applied: bool = False
     ladders: dict[int, list[tuple[int, str | None]]] = field(default_factory=dict)
 
     def ladder(self, size: int) -> list[tuple[int, str | None]]:
@@ -255,17 +257,39 @@ class _Policy:
     # ------------------------------------------------------------------ the stock
 
     def initial_cohorts(self) -> list[_Cohort]:
-        """The data stored at the start, by age and size, in the current class since it was written."""
+        """The data stored at the start, by age and size: in the placement's classes (each the same mix of
+        ages), staying there when the policy is today's; else in the current class since it was written and
+        moving where the policy puts its age; or, for today's policy, already where it put it."""
         workload = self.workload
         stored, objects = workload.stored_bytes(0), workload.object_count(0)
         sizes = _sizes(workload)
         bins = workload.storage.age_bins() or self._default_ages(stored)
         cohorts = []
         for age, share in _age_slices(bins):
-            holdings = [
-                _Holding(size, Decimal(objects) * size_share * share, self.current_class, ZERO, catch_up=True)
-                for size, size_share in sizes
-            ]
+            holdings = []
+            for size, size_share in sizes:
+                count = Decimal(objects) * size_share * share
+                if self.placement:
+                    whole = sum(self.placement.values())
+                    for name, held in self.placement.items():
+                        holdings.append(
+                            _Holding(
+                                size,
+                                count * held / whole,
+                                name,
+                                ZERO,
+                                catch_up=not self.applied,
+                                stuck=self.applied and name != self.start_class,
+                            )
+                        )
+                elif self.applied:
+                    ladder = self.ladder(size)
+                    placed = _class_at(ladder, age)
+                    entered = max(t for t, c in ladder if t <= age)
+                    if placed is not None:
+                        holdings.append(_Holding(size, count, placed, Decimal(entered), catch_up=False))
+                else:
+                    holdings.append(_Holding(size, count, self.current_class, ZERO, catch_up=True))
             cohorts.append(_Cohort(age=age, holdings=holdings))
         return cohorts
 
@@ -297,14 +321,16 @@ class _Policy:
         ]
         return _Cohort(age=ZERO, holdings=holdings)
 
-    def too_small(self, holding: _Holding) -> bool:
-        """Whether stored objects are too small for the lifecycle rule that moves them into the start class."""
-        if holding.storage_class == self.start_class:
+    def stays(self, holding: _Holding, target: str) -> bool:
+        """Whether data stored today stays where it is rather than move to where the policy puts its age: no
+        lifecycle rule moves it from its class to ``target`` (a warmer class, or no such transition), or the
+        objects are too small for the rule that would move them into the class new objects are written to."""
+        if target == holding.storage_class:
             return False
-        if self.start_class not in self.allowed.transitions.get(holding.storage_class, []):
-            return False  # copied, not moved by a rule: no size filter
-        least = max(self.allowed.default_min_object_bytes, self.allowed.min_object_bytes.get(self.start_class, 0))
-        return holding.size < least
+        if target not in self.allowed.transitions.get(holding.storage_class, []):
+            return True
+        least = max(self.allowed.default_min_object_bytes, self.allowed.min_object_bytes.get(target, 0))
+        return target == self.start_class and holding.size < least
 
     # ------------------------------------------------------------------ a month
 
@@ -321,7 +347,7 @@ class _Policy:
                 position = lo
                 for moment in events:
                     target = _class_at(ladder, moment)
-                    if holding.catch_up and moment == lo and target == self.start_class and self.too_small(holding):
+                    if holding.catch_up and moment == lo and target is not None and self.stays(holding, target):
                         holding.stuck = True
                     if target == holding.storage_class or (holding.stuck and target is not None):
                         continue
@@ -332,12 +358,9 @@ class _Policy:
                         holding.count = ZERO
                         break
                     into = classes.setdefault(target, _ClassMonth())
-                    if target in self.allowed.transitions.get(holding.storage_class, []):
-                        into.transitions_in += holding.count
-                        if holding.catch_up and moment == lo:
-                            into.catch_up_in += holding.count
-                    else:
-                        into.copies_in += holding.count
+                    into.transitions_in += holding.count
+                    if holding.catch_up and moment == lo:
+                        into.catch_up_in += holding.count
                     holding.storage_class, holding.entered_age = target, moment
                 if holding.count:
                     self._hold(classes, holding, position, hi, ladder)
@@ -486,8 +509,6 @@ def _class_usage(
         requests["get"] = round(read_count)
     if round(held.transitions_in):
         requests["lifecycle-transition"] = round(held.transitions_in)
-    if round(held.copies_in):
-        requests["copy"] = requests.get("copy", 0) + round(held.copies_in)
     minimum = table.classes[name].min_duration_days
     deletions = [
         Deletion(bytes=round(b), objects=round(n), age_days=float(days))
@@ -510,10 +531,10 @@ def _class_usage(
     )
 
 
-def _one_time(table: PriceTable, name: str, count: Decimal, operation: str) -> Decimal:
-    """What the requests that move the data already stored into a class at once cost (before allowances)."""
+def _one_time(table: PriceTable, name: str, count: Decimal) -> Decimal:
+    """What the transitions that move the data already stored into a class at once cost (before allowances)."""
     for request_class in table.classes[name].requests:
-        if operation in request_class.operations:
+        if "lifecycle-transition" in request_class.operations:
             return count * request_class.price / request_class.per
     return ZERO
 
@@ -525,13 +546,16 @@ def price_lifecycle(
     *,
     start_class: str = "standard",
     current_class: str | None = None,
+    applied: bool = False,
     months: int | None = None,
     as_of: dt.date | None = None,
     region: str | None = None,
 ) -> LifecycleCost:
     """Price a lifecycle policy (``rules``, by default ``storage.lifecycle``) over the horizon: objects are
-    written to ``start_class``; data already stored sits in ``current_class`` (default: the start class) and
-    moves to where the policy puts its age in the first month (the one-time transitions)."""
+    written to ``start_class``; data already stored sits in ``current_class`` (default: the workload's
+    ``storage.placement``, else the start class) and moves to where the policy puts its age in the first month
+    (the one-time transitions) where a lifecycle rule can move it. ``applied``: the policy is today's, so the
+    data stored is already where it puts it (or, placed, stays where it is)."""
     start = as_of or dt.date.today()
     horizon = months or workload.constraints.months
     check_horizon(start, horizon)
@@ -539,11 +563,18 @@ def price_lifecycle(
     table = catalog.table_for(provider, start, region)
     allowed = lifecycle_rules(provider, start)
     current = current_class or start_class
+    placement = workload.storage.placement if current_class is None else None
     for where, name in (("--class", start_class), ("--current", current)):
         if name not in table.classes:
             raise InputError(
                 f"{name!r} is not a storage class of {table.version} (classes: {', '.join(table.classes)})",
                 source=where,
+            )
+    for name in placement or {}:
+        if name not in table.classes:
+            raise InputError(
+                f"{name!r} is not a storage class of {table.version} (classes: {', '.join(table.classes)})",
+                field="storage.placement",
             )
     check_policy(chosen, start_class, table, allowed)
     retention = workload.storage.retention
@@ -567,7 +598,25 @@ def price_lifecycle(
             f"objects under {allowed.default_min_object_bytes:,} bytes do not move unless a rule's min_object_size"
             f" says ({provider}'s default)"
         )
-    policy = _Policy(workload, provider, chosen, start_class, current, allowed, expire_at, read_bins, assumptions, [])
+    if placement:
+        assumptions.append(
+            "the data stored today is in storage.placement's classes, each with the same mix of ages and sizes"
+            + ("; it stays there, new objects follow the policy" if applied else "")
+        )
+    policy = _Policy(
+        workload,
+        provider,
+        chosen,
+        start_class,
+        current,
+        allowed,
+        expire_at,
+        read_bins,
+        assumptions,
+        [],
+        placement,
+        applied,
+    )
     cohorts = policy.initial_cohorts()
     result: list[LifecycleMonth] = []
     with localcontext() as context:
@@ -589,6 +638,7 @@ def price_lifecycle(
         policy=describe_policy(chosen, start_class),
         rules=chosen,
         rules_version=f"{provider} lifecycle rules of {allowed.effective_from} ({allowed.status})",
+        placement=dict(placement) if placement else None,
         months=result,
         total_usd=total,
         one_time_usd=sum((m.one_time_usd for m in result), ZERO),
@@ -633,8 +683,7 @@ def _bill_month(
         label = f"{table.classes[name].name}, ages {_age_label(held.ages)}" if held.ages else table.classes[name].name
         items.extend(i.model_copy(update={"description": f"{label}: {i.description}"}) for i in priced.line_items)
         total += priced.total_usd
-        one_time += _one_time(table, name, held.catch_up_in, "lifecycle-transition")
-        one_time += _one_time(table, name, held.copies_in, "copy")
+        one_time += _one_time(table, name, held.catch_up_in)
         policy.warnings.extend(priced.warnings)
         stored += usage.stored_bytes
         objects += sum(b.count for b in usage.object_sizes or [])

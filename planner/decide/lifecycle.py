@@ -15,6 +15,7 @@ from decimal import Decimal
 
 from pydantic import BaseModel, ConfigDict
 
+from planner.costing.bills import hottest_class
 from planner.costing.lifecycle import LifecycleCost, price_lifecycle
 from planner.pricing import catalog
 from planner.pricing.lifecycle import LifecycleRules, lifecycle_rules
@@ -199,34 +200,50 @@ def propose_lifecycle(
     workload: Workload,
     provider: str,
     *,
-    current_class: str = "standard",
+    current_class: str | None = None,
     months: int | None = None,
     as_of: dt.date | None = None,
     region: str | None = None,
 ) -> LifecycleProposal:
-    """The cheapest policy at ``provider`` for ``workload``, against today's (``storage.lifecycle`` from
-    ``current_class``; none given: everything stays in ``current_class``)."""
+    """The cheapest policy at ``provider`` for ``workload``, against today's: ``storage.lifecycle`` applied to
+    objects written to ``current_class`` (default: the placement's class with the highest storage price,
+    the placement's data staying where it is; without a placement, standard)."""
     start = as_of or dt.date.today()
     horizon = months or workload.constraints.months
     table = catalog.table_for(provider, start, region)
     allowed = lifecycle_rules(provider, start)
-    current = price_lifecycle(workload, provider, start_class=current_class, months=horizon, as_of=start, region=region)
+    placement = workload.storage.placement if current_class is None else None
+    write_class = current_class or "standard"
+    if placement and all(name in table.classes for name in placement):
+        write_class = hottest_class(list(placement), table)
+    current = price_lifecycle(
+        workload,
+        provider,
+        start_class=write_class,
+        current_class=current_class,
+        applied=True,
+        months=horizon,
+        as_of=start,
+        region=region,
+    )
     priced: list[tuple[LifecycleCost, str | None]] = []
-    options = candidates(workload, table, allowed, current_class)
-    for write_class, rules in options:
+    options = candidates(workload, table, allowed, write_class)
+    for written_to, rules in options:
         cost = price_lifecycle(
             workload,
             provider,
             rules,
-            start_class=write_class,
-            current_class=current_class,
+            start_class=written_to,
+            current_class=None if placement else write_class,
             months=horizon,
             as_of=start,
             region=region,
         )
         priced.append((cost, _restore_problem(workload, table, cost)))
     priced.sort(key=lambda item: (item[1] is not None, item[0].total_usd))
-    winner = priced[0][0] if priced and priced[0][1] is None else current
+    cheapest = priced[0][0] if priced and priced[0][1] is None else None
+    # today's policy wins ties: a change that saves nothing is not proposed
+    winner = cheapest if cheapest is not None and cheapest.total_usd < current.total_usd else current
     least = allowed.default_min_object_bytes or 131072
     small = _small_share(workload, least)
     ranking = [

@@ -333,3 +333,23 @@ def test_planner_lifecycle_names_the_file_and_rule_of_a_bad_policy(tmp_path: Pat
         " (classes: standard, standard-ia, onezone-ia, intelligent-tiering, glacier-flexible, deep-archive,"
         " glacier-ir)"
     ]
+
+
+def test_an_ingested_bucket_is_compared_as_placed(tmp_path: Path, run_cli: Any) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(
+        "name: ingested bucket\nstorage:\n  placement: {standard: 500 GiB, standard-ia: 500 GiB}\n"
+        "  object_size: 1 MiB\n  age: {30d+: 100%}\ntraffic:\n  writes: 0\n  reads: 0\n",
+        encoding="utf-8",
+    )
+    result = run_cli("--wide", "lifecycle", str(path), "-p", "aws-s3", "--as-of", "2026-12-01", "--months", "3")
+    assert result.code == 0, result.err
+    # today, as placed: 500 GB x $0.023 + 500 GB x $0.0125 = $11.50 + $6.25 = $17.75 a month, $53.25 in 3.
+    # Glacier Instant Retrieval: all 1,024,000 objects move (from Standard and from Standard-IA, 30 days there):
+    # $20.48 once, then 1,000 x $0.004 = $4.00 a month: $32.48; -$6.73 after month 1, +$7.02 after month 2.
+    assert "today     standard (placed today: standard 500 GiB, standard-ia 500 GiB)  $53.25" in result.out
+    assert "proposed  glacier-ir" in result.out
+    assert (
+        "Saving $13.75 a month (month 3); one-time transitions of the data stored today $20.48; pays back in"
+        " month 2." in result.out
+    )

@@ -7,6 +7,7 @@ from decimal import Decimal
 from planner.costing.lifecycle import LifecycleCost
 from planner.decide.lifecycle import LifecycleProposal
 from planner.present.text.tables import heading, quantity, table, unit_price, usd, wrap_prose
+from planner.units import format_bytes
 
 
 def lifecycle_cost(cost: LifecycleCost, fmt: str, *, width: int | None = None, lines_of: int | None = None) -> str:
@@ -56,8 +57,12 @@ def lifecycle_proposal(proposal: LifecycleProposal, fmt: str, *, width: int | No
     current, proposed = proposal.current, proposal.proposed
     last = proposal.months
     payback = f"month {proposal.payback_month}" if proposal.payback_month else f"not within {last} months"
+    today = current.policy
+    if current.placement:
+        held = ", ".join(f"{name} {format_bytes(size, binary=True)}" for name, size in current.placement.items())
+        today = f"{today} (placed today: {held})"
     summary = [
-        ["today", current.policy, usd(current.total_usd), usd(current.months[-1].total_usd)],
+        ["today", today, usd(current.total_usd), usd(current.months[-1].total_usd)],
         ["proposed", proposed.policy, usd(proposed.total_usd), usd(proposed.months[-1].total_usd)],
     ]
     parts = [
