@@ -57,6 +57,14 @@ def lifecycle_command(
         int | None, typer.Option("--month", min=1, max=120, help="with --price-only: the month whose lines to show")
     ] = None,
     top: Annotated[int, typer.Option("--top", min=1, max=1000, help="policies shown in the ranking")] = 10,
+    vary_age: Annotated[
+        str | None,
+        typer.Option(
+            "--vary-age",
+            help="RULE=LOW..HIGH:N, e.g. 0=30d..180d:6: storage.lifecycle's rule RULE at N ages, each priced"
+            " (the cheapest age found; ages the provider refuses say why)",
+        ),
+    ] = None,
     output: TextFormatOption = OutputFormat.table,
 ) -> None:
     """The cheapest lifecycle policy at a provider for how the workload's data ages and is read, against
@@ -69,6 +77,16 @@ def lifecycle_command(
     day = parse_date(as_of)
     width = settings(ctx).width
     with _fields_of(workload_file):
+        if vary_age is not None:
+            from planner.decide.lifecycle import parse_age_range, sweep_rule_age
+            from planner.present.text.lifecycle import age_sweep
+
+            rule, ages = parse_age_range(vary_age)
+            swept = sweep_rule_age(
+                workload, provider, rule, ages, current_class=current, months=months, as_of=day, region=region
+            )
+            typer.echo(render.as_json(swept) if output == OutputFormat.json else age_sweep(swept, output.value))
+            return
         if price_only:
             from planner.costing.lifecycle import price_lifecycle
 

@@ -17,11 +17,13 @@ from pydantic import BaseModel, ConfigDict
 
 from planner.costing.bills import hottest_class
 from planner.costing.lifecycle import LifecycleCost, price_lifecycle
+from planner.errors import InputError
 from planner.pricing import catalog
 from planner.pricing.lifecycle import LifecycleRules, lifecycle_rules
 from planner.pricing.models import Money, PriceTable
+from planner.units import parse_duration
 from planner.workload import Workload
-from planner.workload.lifecycle import LifecycleRule
+from planner.workload.lifecycle import DAY_S, LifecycleRule, check_rules
 from planner.workload.targets import restore_time_verdict, restore_times
 
 ZERO = Decimal(0)
@@ -270,4 +272,111 @@ def propose_lifecycle(
         payback_month=_payback(current, winner),
         ranking=ranking,
         candidates=len(options),
+    )
+
+
+# --------------------------------------------------------------------------- a rule's age as a range
+
+
+class AgePoint(BaseModel):
+    """The policy priced with one rule acting at ``after_days``, or why the provider refuses that age."""
+
+    model_config = ConfigDict(frozen=True)
+
+    after_days: int
+    total_usd: Money | None = None
+    last_month_usd: Money | None = None
+    one_time_usd: Money | None = None
+    refused: str | None = None
+
+
+class AgeSweep(BaseModel):
+    """A policy's cost as one of its rules' ages moves over a range: where the cheapest age lies."""
+
+    model_config = ConfigDict(frozen=True)
+
+    workload: str
+    provider: str
+    field: str
+    months: int
+    points: list[AgePoint]
+    cheapest_days: int | None
+
+
+def parse_age_range(text: str) -> tuple[int, list[int]]:
+    """``RULE=LOW..HIGH:N`` (``0=30d..180d:6``): the rule's index and N ages in whole days from LOW to HIGH."""
+    hint = f"{text!r} is not RULE=LOW..HIGH:N (e.g. 0=30d..180d:6)"
+    index_text, equals, span = text.partition("=")
+    low_text, dots, rest = span.partition("..")
+    high_text, colon, count_text = rest.rpartition(":")
+    if not (equals and dots and colon) or not index_text.strip().isdigit() or not count_text.strip().isdigit():
+        raise InputError(hint, source="--vary-age")
+    try:
+        low = round(parse_duration(low_text.strip()) / DAY_S)
+        high = round(parse_duration(high_text.strip()) / DAY_S)
+    except ValueError as error:
+        raise InputError(f"{text!r}: {error}", source="--vary-age") from None
+    count = int(count_text)
+    if not 2 <= count <= 100:
+        raise InputError(f"{text!r}: {count} points; give 2 to 100", source="--vary-age")
+    if high <= low:
+        raise InputError(f"{text!r}: the range must rise (from {low}d to {high}d)", source="--vary-age")
+    ages = sorted({round(low + (high - low) * i / (count - 1)) for i in range(count)})
+    return int(index_text), ages
+
+
+def sweep_rule_age(
+    workload: Workload,
+    provider: str,
+    rule: int,
+    ages_days: list[int],
+    *,
+    current_class: str | None = None,
+    months: int | None = None,
+    as_of: dt.date | None = None,
+    region: str | None = None,
+) -> AgeSweep:
+    """Price adopting ``storage.lifecycle`` today (the data stored moving where each policy puts its age) with
+    rule ``rule`` acting at each age: an age the provider refuses (before its least age, out of order with
+    the other rules) is a refused point saying why, not an error."""
+    rules = list(workload.storage.lifecycle or [])
+    field = f"storage.lifecycle[{rule}].after"
+    if not 0 <= rule < len(rules):
+        raise InputError(f"the workload has {len(rules)} lifecycle rules: no rule {rule}", source="--vary-age")
+    horizon = months or workload.constraints.months
+    points = []
+    for days in ages_days:
+        varied = [*rules[:rule], rules[rule].model_copy(update={"after": days * DAY_S}), *rules[rule + 1 :]]
+        try:
+            check_rules(varied)
+            cost = price_lifecycle(
+                workload,
+                provider,
+                varied,
+                start_class=current_class or "standard",
+                current_class=current_class,
+                months=horizon,
+                as_of=as_of,
+                region=region,
+            )
+        except (InputError, ValueError) as error:
+            points.append(AgePoint(after_days=days, refused=str(error)))
+            continue
+        points.append(
+            AgePoint(
+                after_days=days,
+                total_usd=cost.total_usd,
+                last_month_usd=cost.months[-1].total_usd,
+                one_time_usd=cost.one_time_usd,
+            )
+        )
+    priced = [p for p in points if p.total_usd is not None]
+    cheapest = min(priced, key=lambda p: (p.total_usd, p.after_days)) if priced else None
+    return AgeSweep(
+        workload=workload.name,
+        provider=provider,
+        field=field,
+        months=horizon,
+        points=points,
+        cheapest_days=cheapest.after_days if cheapest is not None else None,
     )

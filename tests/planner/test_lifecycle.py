@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from planner.costing.lifecycle import price_lifecycle
-from planner.decide.lifecycle import propose_lifecycle
+from planner.decide.lifecycle import parse_age_range, propose_lifecycle, sweep_rule_age
 from planner.errors import InputError
 from planner.workload import parse_workload
 from planner.workload.lifecycle import LifecycleRule
@@ -353,3 +353,34 @@ def test_an_ingested_bucket_is_compared_as_placed(tmp_path: Path, run_cli: Any) 
         "Saving $13.75 a month (month 3); one-time transitions of the data stored today $20.48; pays back in"
         " month 2." in result.out
     )
+
+
+# --------------------------------------------------------------------------- a rule's age as a range
+
+
+def test_a_rule_age_given_as_a_range_is_priced_at_each_age() -> None:
+    rule, ages = parse_age_range("1=40d..180d:3")
+    assert (rule, ages) == (1, [40, 110, 180])
+    swept = sweep_rule_age(_archive_workload(), "aws-s3", rule, ages, as_of=dt.date(2026, 1, 1), months=24)
+    refused, middle, last = swept.points
+    # 40 days leaves the objects 10 days in Standard-IA; S3 moves them on after 30 there
+    assert refused.total_usd is None
+    assert refused.refused is not None and "leaves the objects 10 days in standard-ia" in refused.refused
+    # at 180 days: the hand-computed $154.07 of test_standard_ia_then_deep_archive_over_24_months
+    assert last.total_usd == D("154.07")
+    assert middle.total_usd is not None and middle.total_usd < last.total_usd
+    assert swept.cheapest_days == 110
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1=30d-90d:3", "--vary-age: '1=30d-90d:3' is not RULE=LOW..HIGH:N (e.g. 0=30d..180d:6)"),
+        ("1=90d..30d:3", "--vary-age: '1=90d..30d:3': the range must rise (from 90d to 30d)"),
+        ("1=30d..90d:1", "--vary-age: '1=30d..90d:1': 1 points; give 2 to 100"),
+    ],
+)
+def test_a_bad_age_range_is_one_line_naming_the_option(text: str, message: str) -> None:
+    with pytest.raises(InputError) as caught:
+        parse_age_range(text)
+    assert str(caught.value) == message

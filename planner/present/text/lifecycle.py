@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from planner.costing.lifecycle import LifecycleCost
-from planner.decide.lifecycle import LifecycleProposal
+from planner.decide.lifecycle import AgeSweep, LifecycleProposal
 from planner.present.text.tables import heading, quantity, table, unit_price, usd, wrap_prose
 from planner.units import format_bytes
 
@@ -115,3 +115,25 @@ def lifecycle_proposal(proposal: LifecycleProposal, fmt: str, *, width: int | No
         )
     parts.extend(["", *(wrap_prose(f"- {a}", "  ", width=width) for a in proposed.assumptions)])
     return "\n".join(parts)
+
+
+def age_sweep(swept: AgeSweep, fmt: str) -> str:
+    """A rule's ages and what the policy costs with each, the cheapest marked; refused ages say why."""
+    rows = [
+        [
+            f"{p.after_days}d" + (" *" if p.after_days == swept.cheapest_days else ""),
+            usd(p.total_usd) if p.total_usd is not None else "",
+            usd(p.last_month_usd) if p.last_month_usd is not None else "",
+            usd(p.one_time_usd) if p.one_time_usd is not None else "",
+            p.refused or "",
+        ]
+        for p in swept.points
+    ]
+    return "\n".join(
+        [
+            heading(f"{swept.field} at {swept.provider} over {swept.months} months ({swept.workload})", fmt),
+            table(["after", f"{swept.months} months", f"month {swept.months}", "one-time", "refused"], rows, fmt),
+            "",
+            f"cheapest: after {swept.cheapest_days}d (*)" if swept.cheapest_days is not None else "no age is allowed",
+        ]
+    )
