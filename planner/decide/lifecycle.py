@@ -162,19 +162,23 @@ def _by_kind(cost: LifecycleCost) -> dict[str, Decimal]:
 
 
 def _why_it_loses(loser: LifecycleCost, winner: LifecycleCost, small_share: Decimal, least: int) -> str | None:
-    """What a policy whose storage costs less than the winner's pays instead, largest first."""
-    lost, won = _by_kind(loser), _by_kind(winner)
-    if lost.get("storage", ZERO) >= won.get("storage", ZERO):
+    """What a policy pays beyond the winner, largest first; for one whose storage costs less, that first."""
+    if loser.total_usd <= winner.total_usd:
         return None
+    lost, won = _by_kind(loser), _by_kind(winner)
     extra = sorted(
-        ((kind, lost.get(kind, ZERO) - won.get(kind, ZERO)) for kind in lost if kind != "storage"),
+        ((kind, lost.get(kind, ZERO) - won.get(kind, ZERO)) for kind in set(lost) | set(won) if kind != "storage"),
         key=lambda item: item[1],
         reverse=True,
     )
     named = ", ".join(f"{kind} ${amount:,.2f}" for kind, amount in extra[:3] if amount > 0)
     saved = won.get("storage", ZERO) - lost.get("storage", ZERO)
-    text = f"its storage is ${saved:,.2f} cheaper, but it pays {named or 'more elsewhere'} more"
-    if "monitoring and automation" in lost and small_share > Decimal("0.5") and least:
+    if saved > 0:
+        text = f"its storage is ${saved:,.2f} cheaper, but it pays {named or 'more elsewhere'} more"
+    else:
+        paid = [f"storage ${-saved:,.2f}"] if saved < 0 else []
+        text = f"${loser.total_usd - winner.total_usd:,.2f} more: " + ", ".join([*paid, *([named] if named else [])])
+    if "monitoring and automation" in lost and small_share > 0 and least:
         text += f"; {small_share * 100:.0f}% of the objects are under {least:,} bytes and never move or tier"
     return text
 

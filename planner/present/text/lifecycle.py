@@ -51,6 +51,11 @@ def lifecycle_cost(cost: LifecycleCost, fmt: str, *, width: int | None = None, l
     return "\n".join(parts)
 
 
+def _classes(policy: str) -> set[str]:
+    """The classes a policy's one-line form names ("standard -> 30d standard-ia -> 400d expire")."""
+    return {step.split()[-1] for step in policy.split(" -> ")} - {"expire"}
+
+
 def lifecycle_proposal(proposal: LifecycleProposal, fmt: str, *, width: int | None = None, top: int = 10) -> str:
     """Today's policy, the proposal, the saving, the one-time cost and the payback month; the ranking with
     why cheaper-looking policies lose and which were rejected."""
@@ -87,7 +92,13 @@ def lifecycle_proposal(proposal: LifecycleProposal, fmt: str, *, width: int | No
         "\n" + heading(f"Ranking ({min(top, len(feasible))} of {proposal.candidates} candidate policies)", fmt, level=3)
     )
     shown = feasible[:top]
-    shown += [r for r in feasible[top:] if r.why][:3]
+    # and, to say why they lose, each class on its own and the cheapest policy of each class not shown yet
+    seen = {name for r in shown for name in _classes(r.policy)}
+    for ranked in feasible[top:]:
+        new = _classes(ranked.policy) - seen
+        if new or not any(rule.to for rule in ranked.rules):
+            shown.append(ranked)
+            seen |= new
     parts.append(
         table(
             ["#", "policy", "total", f"month {last}", "one-time", "why it loses"],
