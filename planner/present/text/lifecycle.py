@@ -89,7 +89,13 @@ def lifecycle_proposal(proposal: LifecycleProposal, fmt: str, *, width: int | No
     feasible = [r for r in proposal.ranking if r.feasible]
     rejected = [r for r in proposal.ranking if not r.feasible]
     parts.append(
-        "\n" + heading(f"Ranking ({min(top, len(feasible))} of {proposal.candidates} candidate policies)", fmt, level=3)
+        "\n"
+        + heading(
+            f"Ranking (the {min(top, len(feasible))} cheapest of {proposal.candidates} candidate policies, then each"
+            " class's cheapest)",
+            fmt,
+            level=3,
+        )
     )
     shown = feasible[:top]
     # and, to say why they lose, each class on its own and the cheapest policy of each class not shown yet
