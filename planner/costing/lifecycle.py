@@ -146,7 +146,7 @@ class _Holding:
     entered_age: Decimal
     catch_up: bool
     stuck: bool = False
-    """Left in the current class: too small for a lifecycle rule to move into the start class."""
+    """Placed data under today's policy: it stays in its class until it expires."""
 
 
 @dataclass
@@ -347,11 +347,11 @@ class _Policy:
                 position = lo
                 for moment in events:
                     target = _class_at(ladder, moment)
-                    if holding.catch_up and moment == lo and target is not None and self.stays(holding, target):
-                        holding.stuck = True
-                    if target == holding.storage_class or (holding.stuck and target is not None):
+                    if target == holding.storage_class:
                         continue
-                    self._hold(classes, holding, position, moment, ladder)
+                    if target is not None and (holding.stuck or self.stays(holding, target)):
+                        continue  # no lifecycle rule moves it there: it waits for a move one can make, or expiry
+                    self._hold(classes, holding, position, moment)
                     self._leave(classes, holding, moment)
                     position = moment
                     if target is None:
@@ -363,19 +363,13 @@ class _Policy:
                         into.catch_up_in += holding.count
                     holding.storage_class, holding.entered_age = target, moment
                 if holding.count:
-                    self._hold(classes, holding, position, hi, ladder)
+                    self._hold(classes, holding, position, hi)
                 holding.catch_up = False
             cohort.age = hi
         return classes
 
-    def _hold(
-        self,
-        classes: dict[str, _ClassMonth],
-        holding: _Holding,
-        lo: Decimal,
-        hi: Decimal,
-        ladder: list[tuple[int, str | None]],
-    ) -> None:
+    def _hold(self, classes: dict[str, _ClassMonth], holding: _Holding, lo: Decimal, hi: Decimal) -> None:
+        """The holding in its class from age ``lo`` to ``hi``: bytes x days, objects x days, a segment."""
         if hi <= lo:
             return
         month = classes.setdefault(holding.storage_class, _ClassMonth())

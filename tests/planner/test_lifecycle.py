@@ -398,3 +398,24 @@ def test_the_readme_shows_what_planner_lifecycle_prints(tmp_path: Path, run_cli:
     result = run_cli(*[str(path) if a == "binary-cache.yaml" else a for a in args])
     assert result.code == 0, result.err
     assert result.out == printed
+
+
+def test_data_no_rule_can_move_waits_for_a_move_one_can_make() -> None:
+    workload = parse_workload(
+        {
+            "name": "x",
+            "storage": {"stored": "1000 GiB", "object_size": "1 MiB", "age": {"0-30d": "100%"}},
+            "traffic": {"writes": 0, "reads": 0},
+        }
+    )
+    rules = [LifecycleRule.model_validate({"after": "30d", "to": "deep-archive"})]
+    cost = price_lifecycle(
+        workload, "aws-s3", rules, start_class="standard", current_class="standard-ia", as_of=DEC_2026, months=2
+    )
+    # month 1: the policy puts new data in Standard, but no rule moves Standard-IA back: 1,000 GB x $0.0125
+    assert cost.months[0].total_usd == D("12.50")
+    # month 2, at 30 days: Standard-IA to Deep Archive is a rule's move: 1,024 x $0.05 = $51.20, 1,000 x $0.00099
+    # = $0.99, overhead 31.25 GB x $0.00099 = $0.03 and 7.8125 GB x $0.023 = $0.18 (30 days in Standard-IA: no
+    # early deletion)
+    assert cost.months[1].total_usd == D("52.40")
+    assert not any("early" in i.category for i in cost.months[1].line_items)
