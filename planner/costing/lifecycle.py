@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from planner.errors import InputError
 from planner.pricing import catalog
 from planner.pricing.billing import bill, round_line
-from planner.pricing.lifecycle import LifecycleRules, lifecycle_rules
+from planner.pricing.lifecycle import NO_TRANSITIONS, LifecycleRules, lifecycle_rules
 from planner.pricing.models import Deletion, LineItem, Money, PriceTable, SizeBin, Usage
 from planner.units import format_bytes
 from planner.workload import DAY_S, Workload
@@ -631,7 +631,9 @@ def price_lifecycle(
         start_class=start_class,
         policy=describe_policy(chosen, start_class),
         rules=chosen,
-        rules_version=f"{provider} lifecycle rules of {allowed.effective_from} ({allowed.status})",
+        rules_version=f"{provider} lifecycle rules of {allowed.effective_from} ({allowed.status})"
+        if allowed is not NO_TRANSITIONS
+        else f"no lifecycle transitions for {provider}: only expiry",
         placement=dict(placement) if placement else None,
         months=result,
         total_usd=total,
