@@ -116,3 +116,40 @@ def lifecycle_command(
         if output == OutputFormat.json
         else lifecycle_proposal(proposal, output.value, width=width, top=top)
     )
+
+
+def print_proposals(ctx: typer.Context, workload_file: Path, as_of: str | None, output: OutputFormat) -> None:
+    """``recommend --lifecycle``: after the ranking, the cheapest lifecycle policy at each provider the workload
+    considers, against today's (text and Markdown only: ``planner lifecycle -f json`` gives the JSON)."""
+    import datetime as dt
+
+    from planner.decide.lifecycle import propose_lifecycle
+    from planner.present.text.lifecycle import lifecycle_proposal
+    from planner.pricing import catalog
+    from planner.workload import load_workload
+
+    workload = load_workload(workload_file)
+    day = parse_date(as_of)
+    placed = set(workload.storage.placement or {})
+    elsewhere = []
+    with _fields_of(workload_file):
+        for provider in workload.constraints.providers:
+            if not placed <= set(catalog.table_for(provider, day or dt.date.today()).classes):
+                elsewhere.append(provider)
+                continue
+            proposal = propose_lifecycle(workload, provider, as_of=day)
+            typer.echo("\n" + lifecycle_proposal(proposal, output.value, width=settings(ctx).width, top=3))
+    if elsewhere:
+        typer.echo(
+            f"\nNot proposed at {', '.join(elsewhere)}: the data is placed in classes they do not have"
+            " (planner lifecycle -p PROVIDER --current standard prices a policy there)"
+        )
+
+
+def check_text_output(output: OutputFormat) -> None:
+    """``recommend --lifecycle`` prints text: refuse JSON and CSV before anything is printed."""
+    if output not in (OutputFormat.table, OutputFormat.markdown):
+        raise InputError(
+            f"prints text, not {output.value}: give --format table or markdown (planner lifecycle -f json gives JSON)",
+            source="--lifecycle",
+        )

@@ -399,6 +399,10 @@ def recommend_command(
     verified_only: VerifiedOnlyOption = False,
     restore_days: RestoreDaysOption = "1",
     calendar: CalendarOption = False,
+    lifecycle: Annotated[
+        bool,
+        typer.Option("--lifecycle", help="also propose each provider's cheapest lifecycle policy (planner lifecycle)"),
+    ] = False,
 ) -> None:
     """Rank every allowed provider and storage class for a workload, and explain the choice."""
     from planner.cli import progress
@@ -413,6 +417,10 @@ def recommend_command(
         raise InputError("names the same file as --plot: give each picture its own file", source="--tornado-plot")
     check_plot(plot, force)
     check_plot(tornado_plot, force, "--tornado-plot")
+    if lifecycle:
+        from planner.cli.lifecycle import check_text_output
+
+        check_text_output(output)
     billing = billing_options(restore_days, calendar)
     if samples is not None and billing != BillingOptions():
         # the outcomes are priced as arrays, in 30-day months with restored copies kept a day
@@ -445,5 +453,9 @@ def recommend_command(
     if samples is not None:
         answer = _outcomes(ctx, workload, samples, seed=seed, as_of=as_of, dask=dask, tornado_plot=tornado_plot)
     _print_recommendation(ctx, workload, result, answer, output)
+    if lifecycle:
+        from planner.cli.lifecycle import print_proposals
+
+        print_proposals(ctx, workload_file, as_of, output)
     if result.recommendation is None:
         raise typer.Exit(1)

@@ -246,7 +246,15 @@ def propose_lifecycle(
             region=region,
         )
         priced.append((cost, _restore_problem(workload, table, cost)))
-    priced.sort(key=lambda item: (item[1] is not None, item[0].total_usd))
+    # on a tie, the simpler policy first: objects written where they are today, fewer rules
+    priced.sort(
+        key=lambda item: (
+            item[1] is not None,
+            item[0].total_usd,
+            item[0].start_class != write_class,
+            len(item[0].rules),
+        )
+    )
     cheapest = priced[0][0] if priced and priced[0][1] is None else None
     # today's policy wins ties: a change that saves nothing is not proposed
     winner = cheapest if cheapest is not None and cheapest.total_usd < current.total_usd else current

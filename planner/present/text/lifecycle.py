@@ -51,6 +51,12 @@ def lifecycle_cost(cost: LifecycleCost, fmt: str, *, width: int | None = None, l
     return "\n".join(parts)
 
 
+def _alike(cell: object) -> int:
+    """How many policies costing the same a ranking row already stands for ("... (+2 alike)": 2)."""
+    text = str(cell)
+    return int(text.rsplit("(+", 1)[1].split()[0]) if "(+" in text else 0
+
+
 def _classes(policy: str) -> set[str]:
     """The classes a policy's one-line form names ("standard -> 30d standard-ia -> 400d expire")."""
     return {step.split()[-1] for step in policy.split(" -> ")} - {"expire"}
@@ -105,24 +111,25 @@ def lifecycle_proposal(proposal: LifecycleProposal, fmt: str, *, width: int | No
         if new or not any(rule.to for rule in ranked.rules):
             shown.append(ranked)
             seen |= new
-    parts.append(
-        table(
-            ["#", "policy", "total", f"month {last}", "one-time", "why it loses"],
+    rows: list[list[object]] = []
+    previous: tuple[object, ...] | None = None
+    for r in shown:
+        figures = (r.total_usd, r.last_month_usd, r.one_time_usd)
+        if figures == previous and rows:
+            rows[-1][1] = str(rows[-1][1]).split(" (+")[0] + f" (+{_alike(rows[-1][1]) + 1} alike)"
+            continue
+        previous = figures
+        rows.append(
             [
-                [
-                    proposal.ranking.index(r) + 1,
-                    r.policy,
-                    usd(r.total_usd),
-                    usd(r.last_month_usd),
-                    usd(r.one_time_usd),
-                    r.why or "",
-                ]
-                for r in shown
-            ],
-            fmt,
-            width=width,
+                proposal.ranking.index(r) + 1,
+                r.policy,
+                usd(r.total_usd),
+                usd(r.last_month_usd),
+                usd(r.one_time_usd),
+                r.why or "",
+            ]
         )
-    )
+    parts.append(table(["#", "policy", "total", f"month {last}", "one-time", "why it loses"], rows, fmt, width=width))
     if rejected:
         parts.append("")
         parts.append(
