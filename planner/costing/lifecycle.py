@@ -558,11 +558,11 @@ def price_lifecycle(
     allowed = lifecycle_rules(provider, start)
     current = current_class or start_class
     placement = workload.storage.placement if current_class is None else None
-    for where, name in (("--class", start_class), ("--current", current)):
+    for name in (current, start_class):  # the command's --current sets both
         if name not in table.classes:
             raise InputError(
                 f"{name!r} is not a storage class of {table.version} (classes: {', '.join(table.classes)})",
-                source=where,
+                source="--current",
             )
     for name in placement or {}:
         if name not in table.classes:

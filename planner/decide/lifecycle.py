@@ -321,7 +321,8 @@ def parse_age_range(text: str) -> tuple[int, list[int]]:
     index_text, equals, span = text.partition("=")
     low_text, dots, rest = span.partition("..")
     high_text, colon, count_text = rest.rpartition(":")
-    if not (equals and dots and colon) or not index_text.strip().isdigit() or not count_text.strip().isdigit():
+    whole = [index_text.strip(), count_text.strip()]
+    if not (equals and dots and colon) or not all(t.isdigit() and t.isascii() and len(t) <= 6 for t in whole):
         raise InputError(hint, source="--vary-age")
     try:
         low = round(parse_duration(low_text.strip()) / DAY_S)
