@@ -93,7 +93,8 @@ class Inventory(_Model):
 
 
 class _Tally:
-    def __init__(self) -> None:
+    def __init__(self, modified: dict[str, dt.datetime] | None = None) -> None:
+        self.modified = modified  # each current key's last modified, when asked (ingest access-log --inventory)
         self.objects = self.bytes = 0
         self.noncurrent = self.noncurrent_bytes = self.markers = 0
         self.bins: dict[int, list[int]] = {}
@@ -147,6 +148,8 @@ class _Tally:
                 self._bad(where, f"last modified date {modified[:40]!r} is not a timestamp")
                 return
             age = max(age, 0.0)
+            if self.modified is not None and row.get("key"):
+                self.modified[row["key"]] = _timestamp(modified)
             self.max_age = max(self.max_age, age)
             day = int(age)
             self.age_bins[day] = self.age_bins.get(day, 0) + 1
@@ -284,10 +287,12 @@ def read_inventory(
     schema: str | None = None,
     taken: dt.datetime | None = None,
     progress: Callable[[float], None] | None = None,
+    modified: dict[str, dt.datetime] | None = None,
 ) -> Inventory:
     """Summarise an inventory: a manifest.json (which names its data files and schema), or data files
-    themselves (Parquet/ORC name their columns; CSV needs ``schema``, the manifest's fileSchema)."""
-    tally = _Tally()
+    themselves (Parquet/ORC name their columns; CSV needs ``schema``, the manifest's fileSchema). ``modified``
+    is filled with each current key's last-modified time."""
+    tally = _Tally(modified)
     files: list[str] = []
     bucket: str | None = None
     moment = taken
