@@ -73,6 +73,8 @@ def lifecycle_command(
     from planner.present.text.lifecycle import lifecycle_cost, lifecycle_proposal
     from planner.workload import load_workload
 
+    if month is not None and not price_only:
+        raise InputError("shows a month of --price-only's bills: give --price-only too", source="--month")
     workload = load_workload(workload_file)
     day = parse_date(as_of)
     width = settings(ctx).width

@@ -711,6 +711,12 @@ def _cli_cases() -> Iterable[Case]:
         names="--current",
     )
     yield Case(
+        "lifecycle-month-alone",
+        ("lifecycle", WORKLOAD_ARG, "-p", "aws-s3", "--month", "1"),
+        codes=(2,),
+        names="--month",
+    )
+    yield Case(
         "lifecycle-month-past-horizon",
         ("lifecycle", WORKLOAD_ARG, "-p", "aws-s3", "--price-only", "--months", "2", "--month", "3"),
         codes=(2,),
