@@ -12,6 +12,7 @@ rules. Each line names its class and the ages the class holds.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import itertools
 from dataclasses import dataclass, field
 from decimal import Decimal, localcontext
@@ -247,6 +248,8 @@ class _Policy:
     warnings: list[str]
     placement: dict[str, int] | None = None
     applied: bool = False
+    bin_rates: list[Decimal] = field(default_factory=list)
+    """Reads a month per object in each read bin, this month."""
     ladders: dict[int, list[tuple[int, str | None]]] = field(default_factory=dict)
 
     def ladder(self, size: int) -> list[tuple[int, str | None]]:
@@ -414,6 +417,10 @@ class _Policy:
                     sized += part * size
             bin_objects.append(objects)
             bin_sized.append(sized)
+        self.bin_rates = [
+            reads_total * share * MONTH_DAYS / objects if objects else ZERO
+            for (_, share), objects in zip(self.read_bins, bin_objects, strict=True)
+        ]
         found: dict[str, tuple[Decimal, Decimal, dict[str, Decimal]]] = {}
         for name, month in classes.items():
             reads = read_bytes = ZERO
@@ -433,23 +440,12 @@ class _Policy:
                 )
         return found
 
-    def read_rate(self, classes: dict[str, _ClassMonth], age: Decimal) -> Decimal:
-        """Reads a month per object of ``age`` (its read bin's reads over the objects of those ages)."""
-        reads_total = Decimal(self.workload.reads_per_month())
-        for age_bin, share in self.read_bins:
+    def read_rate(self, age: Decimal) -> Decimal:
+        """Reads a month per object of ``age``: its read bin's reads over the objects of those ages this month
+        (``reads`` works them out first)."""
+        for (age_bin, _), rate in zip(self.read_bins, self.bin_rates, strict=True):
             if age_bin.holds(age):
-                objects = (
-                    sum(
-                        (
-                            count * _overlap(lo, hi, age_bin)
-                            for m in classes.values()
-                            for _, count, lo, hi, _ in m.segments
-                        ),
-                        ZERO,
-                    )
-                    / MONTH_DAYS
-                )
-                return reads_total * share / objects if objects else ZERO
+                return rate
         return ZERO
 
     def access_tiers(self, table: PriceTable, name: str, classes: dict[str, _ClassMonth]) -> dict[str, Decimal]:
@@ -470,14 +466,22 @@ class _Policy:
             for start, end in itertools.pairwise(cuts):
                 weight = count * size * (end - start)
                 monitored += weight
-                rate = self.read_rate(classes, (start + end) / 2)
-                unread = [(-rate * days / MONTH_DAYS).exp() if start >= entered + days else ZERO for _, days in tiers]
+                rate = self.read_rate((start + end) / 2)
+                unread = [_unread(rate, days) if start >= entered + days else ZERO for _, days in tiers]
                 for index, (tier, _) in enumerate(tiers):
                     colder = unread[index + 1] if index + 1 < len(unread) else ZERO
                     tier_byte_days[tier] += weight * (unread[index] - colder)
         if not monitored:
             return {}
         return {tier: amount / monitored for tier, amount in tier_byte_days.items() if amount > 0}
+
+
+@functools.lru_cache(maxsize=4096)
+def _unread(rate: Decimal, days: int) -> Decimal:
+    """The chance an object read ``rate`` times a month at random goes ``days`` days unread: e^(-rate x days / 30)."""
+    with localcontext() as context:
+        context.prec = 60
+        return (-rate * days / MONTH_DAYS).exp()
 
 
 def _age_label(ages: set[tuple[int, int | None]]) -> str:

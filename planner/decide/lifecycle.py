@@ -1,11 +1,12 @@
 """Which lifecycle policy to apply: search a provider's classes for the cheapest policy given the reads by
 age, under the workload's restore constraint, and show it against what the bucket does today.
 
-A short pipeline over records: candidates (every class written to directly, and one or two transitions at
-ages from a grid, each allowed by the provider's lifecycle rules) > priced (``price_lifecycle`` over the
-horizon) > judged (an archive class that reads reach must restore within ``performance.max_restore``) >
-ranked (by the horizon's total) > explained (against today: the saving a month, the one-time transitions,
-the payback month; and for each policy whose storage is cheaper than the winner's, what it pays instead).
+A short pipeline over records: candidates (every class written to directly, one transition at each age of
+a grid, then a second after each of the three cheapest first moves; each allowed by the provider's
+lifecycle rules) > priced (``price_lifecycle`` over the horizon) > judged (an archive class that reads
+reach must restore within ``performance.max_restore``) > ranked (by the horizon's total) > explained
+(against today: the saving a month, the one-time transitions, the payback month; and for each policy that
+loses, what it pays beyond the winner).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from planner.workload.targets import restore_time_verdict, restore_times
 ZERO = Decimal(0)
 AGE_GRID_DAYS = (0, 30, 60, 90, 180, 365)
 """The ages at which candidate policies move data (days since creation)."""
+SECOND_MOVE_AFTER = 3
+"""Two-move policies are tried after this many of the cheapest feasible one-move policies."""
 
 
 class RankedPolicy(BaseModel):
@@ -92,26 +95,37 @@ def _allowed(rules: list[LifecycleRule], start: str, allowed: LifecycleRules) ->
 def candidates(
     workload: Workload, table: PriceTable, allowed: LifecycleRules, write_class: str
 ) -> list[tuple[str, list[LifecycleRule]]]:
-    """(class written to, rules) for every candidate: each class alone, then from ``write_class`` one or two
-    moves at ages of the grid that the provider allows, before the workload's own expiry."""
+    """(class written to, rules) for the first round: each class alone, then one move from ``write_class`` at
+    each age of the grid that the provider allows, before the workload's own expiry."""
     expiry = _expiry(workload)
-    last = expiry[0].after_days if expiry else None
-    ages = [a for a in AGE_GRID_DAYS if last is None or a < last]
     found: list[tuple[str, list[LifecycleRule]]] = [(name, list(expiry)) for name in table.classes]
-    targets = [c for c in allowed.transitions.get(write_class, []) if c in table.classes]
-    for first in targets:
-        for age in ages:
+    for first in (c for c in allowed.transitions.get(write_class, []) if c in table.classes):
+        for age in _ages(expiry):
             one = [LifecycleRule(after=age * 86400.0, to=first)]
             if _allowed(one, write_class, allowed):
                 found.append((write_class, one + expiry))
-            for second in allowed.transitions.get(first, []):
-                if second not in table.classes:
-                    continue
-                for later in (a for a in ages if a > age):
-                    two = [*one, LifecycleRule(after=later * 86400.0, to=second)]
-                    if _allowed(two, write_class, allowed):
-                        found.append((write_class, two + expiry))
     return found
+
+
+def second_moves(
+    workload: Workload, table: PriceTable, allowed: LifecycleRules, write_class: str, first: LifecycleRule
+) -> list[tuple[str, list[LifecycleRule]]]:
+    """(class written to, rules) for the second round: after ``first``, a second move at each later age of the
+    grid that the provider allows."""
+    expiry = _expiry(workload)
+    found = []
+    assert first.to is not None
+    for second in (c for c in allowed.transitions.get(first.to, []) if c in table.classes):
+        for later in (a for a in _ages(expiry) if a > first.after_days):
+            two = [first, LifecycleRule(after=later * 86400.0, to=second)]
+            if _allowed(two, write_class, allowed):
+                found.append((write_class, two + expiry))
+    return found
+
+
+def _ages(expiry: list[LifecycleRule]) -> list[int]:
+    """The grid's ages before the expiry."""
+    return [a for a in AGE_GRID_DAYS if not expiry or a < expiry[0].after_days]
 
 
 # --------------------------------------------------------------------------- judging and explaining
@@ -233,19 +247,33 @@ def propose_lifecycle(
         region=region,
     )
     priced: list[tuple[LifecycleCost, str | None]] = []
+
+    def price(options: list[tuple[str, list[LifecycleRule]]]) -> None:
+        for written_to, rules in options:
+            cost = price_lifecycle(
+                workload,
+                provider,
+                rules,
+                start_class=written_to,
+                current_class=None if placement else write_class,
+                months=horizon,
+                as_of=start,
+                region=region,
+            )
+            priced.append((cost, _restore_problem(workload, table, cost)))
+
     options = candidates(workload, table, allowed, write_class)
-    for written_to, rules in options:
-        cost = price_lifecycle(
-            workload,
-            provider,
-            rules,
-            start_class=written_to,
-            current_class=None if placement else write_class,
-            months=horizon,
-            as_of=start,
-            region=region,
-        )
-        priced.append((cost, _restore_problem(workload, table, cost)))
+    price(options)
+    # a second move is tried after each of the cheapest first moves that can serve the reads
+    moves = sorted(
+        (item for item in priced if item[1] is None and any(r.to for r in item[0].rules)),
+        key=lambda item: item[0].total_usd,
+    )
+    for cost, _ in moves[:SECOND_MOVE_AFTER]:
+        first = next(r for r in cost.rules if r.to)
+        more = second_moves(workload, table, allowed, write_class, first)
+        options += more
+        price(more)
     # on a tie, the simpler policy first: objects written where they are today, fewer rules
     priced.sort(
         key=lambda item: (
