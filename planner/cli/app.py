@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from planner.cli import ingest, measure, migrate, plan, pricing, profiles, report, simulate, workloads
+from planner.cli import ingest, lifecycle, measure, migrate, plan, pricing, profiles, report, simulate, workloads
 from planner.cli.common import run
 from planner.cli.settings import Settings
 
@@ -88,6 +88,7 @@ app = typer.Typer(
 )
 app.add_typer(simulate.app)
 app.add_typer(plan.app)
+app.add_typer(lifecycle.app)
 app.add_typer(migrate.app)
 app.add_typer(report.app)
 app.add_typer(workloads.app)

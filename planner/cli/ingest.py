@@ -22,6 +22,7 @@ from planner.errors import InputError
 
 if TYPE_CHECKING:
     from planner.ingest.accesslog import AccessLog
+    from planner.ingest.read_ages import ReadAges
 
 app = typer.Typer(help="Workloads from your own data: billing exports.", no_args_is_help=True)
 
@@ -197,12 +198,28 @@ def ingest_inventory(
     typer.echo(render.inventory_summary(summary, str(target)))
 
 
-def _access_log_workload(summary: "AccessLog", out: Path | None, into: Path | None, force: bool) -> tuple[Path, str]:
-    """The workload file an access-log ingest writes, and its text."""
+def _read_ages(inventory: list[Path] | None) -> "ReadAges | None":
+    """--inventory: each current key's last modified, for the GETs to be aged by (None without one)."""
+    if not inventory:
+        return None
+    import datetime as dt
+
+    from planner.ingest.inventory import read_inventory
+    from planner.ingest.read_ages import ReadAges
+
+    modified: dict[str, dt.datetime] = {}
+    read_inventory(inventory, modified=modified)
+    return ReadAges(modified)
+
+
+def _access_log_workload(
+    summary: "AccessLog", out: Path | None, into: Path | None, force: bool, extra: tuple[str, ...] = ()
+) -> tuple[Path, str]:
+    """The workload file an access-log ingest writes, and its text (``extra``: lines added to its traffic)."""
     from planner.ingest import accesslog
     from planner.ingest.escape import comment_text, yaml_string
 
-    block = accesslog.traffic_block(summary)
+    block = accesslog.traffic_block(summary) + "".join(f"{line}\n" for line in extra)
     name = summary.buckets[0] if len(summary.buckets) == 1 else "access-logs"
     size = max(round(summary.mean_object_bytes or 2**20), 1)
     return _new_or_updated(
@@ -244,6 +261,14 @@ def ingest_access_log(
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="replace files that already exist")] = False,
     output: TextFormatOption = OutputFormat.table,
+    inventory: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--inventory",
+            help="the bucket's S3 Inventory (its manifest.json): each GET joined to its key's last modified"
+            " gives traffic.reads_by_age",
+        ),
+    ] = None,
 ) -> None:
     """Read S3 server access logs (or Cloudflare http_requests, R2 Data Access Logs) into a workload's traffic:
     request mix, peak rate, egress, hot keys."""
@@ -266,9 +291,10 @@ def ingest_access_log(
         if trace is not None:
             # the old trace is replaced only once the logs are read and their workload checked
             handle = stack.enter_context(atomic_output(trace, source="--trace", what="it"))
+        ages = _read_ages(inventory)
         with progress.bar("reading the logs", unit="requests", quiet=settings(ctx).quiet) as moved:
-            summary = accesslog.read_logs(paths, trace=handle, progress=moved)
-        target, text = _access_log_workload(summary, out, into, force)
+            summary = accesslog.read_logs(paths, trace=handle, progress=moved, each=ages)
+        target, text = _access_log_workload(summary, out, into, force, tuple(ages.lines()) if ages else ())
         _check_workload(target, text, "the workload")
     _write_workload(target, text)
     if output == OutputFormat.json:

@@ -420,6 +420,10 @@ def recommend_command(
             ' or "all" (every provider and class)',
         ),
     ] = None,
+    lifecycle: Annotated[
+        bool,
+        typer.Option("--lifecycle", help="also propose each provider's cheapest lifecycle policy (planner lifecycle)"),
+    ] = False,
 ) -> None:
     """Rank every allowed provider and storage class for a workload, and explain the choice."""
     from planner.cli import progress
@@ -440,6 +444,10 @@ def recommend_command(
             "prices outcomes, which --format focus does not write (it writes the bills): leave out --samples",
             source="--samples",
         )
+    if lifecycle:
+        from planner.cli.lifecycle import check_text_output
+
+        check_text_output(output)
     billing = billing_options(restore_days, calendar)
     if samples is not None and billing != BillingOptions():
         # the outcomes are priced as arrays, in 30-day months with restored copies kept a day
@@ -481,6 +489,10 @@ def recommend_command(
         focus.emit(recommendation_rows(result), out)
     else:
         _print_recommendation(ctx, workload, result, answer, output)
+    if lifecycle:
+        from planner.cli.lifecycle import print_proposals
+
+        print_proposals(ctx, workload_file, as_of, output)
     if result.recommendation is None:
         if output in (OutputFormat.table, OutputFormat.markdown):
             from planner.cli.measure_for import settle_lines

@@ -362,10 +362,15 @@ def log_files(paths: Iterable[Path]) -> list[Path]:
 
 
 def read_logs(
-    paths: Iterable[Path], *, trace: IO[str] | None = None, progress: Callable[[float], None] | None = None
+    paths: Iterable[Path],
+    *,
+    trace: IO[str] | None = None,
+    progress: Callable[[float], None] | None = None,
+    each: Callable[[Request], None] | None = None,
 ) -> AccessLog:
     """Tally access logs (files or folders of them); with ``trace``, write every request to it as
-    CSV (seconds from the first request, operation, key, bytes sent, object size, ranged)."""
+    CSV (seconds from the first request, operation, key, bytes sent, object size, ranged); ``each`` is
+    called with every request tallied."""
     files = log_files(paths)
     tally = _Tally()
     seen = 0
@@ -387,6 +392,8 @@ def read_logs(
                 tally.cached += 1
                 continue
             second = tally.add(request)
+            if each is not None:
+                each(request)
             if trace is not None:
                 trace.write(
                     f"{second},{request.operation},{_csv(request.key)},{request.bytes_sent},"

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.errors import InputError
 from planner.files import check_input_file, load_json, open_stream, text_lines
+from planner.ingest.ages import age_lines, age_shares
 from planner.ingest.escape import comment_text
 from planner.ingest.rows import snake
 from planner.units import format_bytes
@@ -86,10 +87,14 @@ class Inventory(_Model):
     )
     bad_rows: int = 0
     first_bad: list[str] = Field(default_factory=list)
+    age_shares: dict[str, float] = Field(
+        default_factory=dict, description="share of the current bytes by age bin, from last modified (storage.age)"
+    )
 
 
 class _Tally:
-    def __init__(self) -> None:
+    def __init__(self, modified: dict[str, dt.datetime] | None = None) -> None:
+        self.modified = modified  # each current key's last modified, when asked (ingest access-log --inventory)
         self.objects = self.bytes = 0
         self.noncurrent = self.noncurrent_bytes = self.markers = 0
         self.bins: dict[int, list[int]] = {}
@@ -98,6 +103,7 @@ class _Tally:
         self.int_bytes = 0
         self.tier_bytes: dict[int, int] = {}
         self.age_bins: dict[int, int] = {}  # ages in days, binned by whole day
+        self.age_bytes: dict[int, int] = {}  # bytes by whole day of age
         self.max_age = 0.0
         self.bad = 0
         self.first_bad: list[str] = []
@@ -142,9 +148,12 @@ class _Tally:
                 self._bad(where, f"last modified date {modified[:40]!r} is not a timestamp")
                 return
             age = max(age, 0.0)
+            if self.modified is not None and row.get("key"):
+                self.modified[row["key"]] = _timestamp(modified)
             self.max_age = max(self.max_age, age)
             day = int(age)
             self.age_bins[day] = self.age_bins.get(day, 0) + 1
+            self.age_bytes[day] = self.age_bytes.get(day, 0) + size
 
     def _bad(self, where: str, reason: str) -> None:
         self.bad += 1
@@ -278,10 +287,12 @@ def read_inventory(
     schema: str | None = None,
     taken: dt.datetime | None = None,
     progress: Callable[[float], None] | None = None,
+    modified: dict[str, dt.datetime] | None = None,
 ) -> Inventory:
     """Summarise an inventory: a manifest.json (which names its data files and schema), or data files
-    themselves (Parquet/ORC name their columns; CSV needs ``schema``, the manifest's fileSchema)."""
-    tally = _Tally()
+    themselves (Parquet/ORC name their columns; CSV needs ``schema``, the manifest's fileSchema). ``modified``
+    is filled with each current key's last-modified time."""
+    tally = _Tally(modified)
     files: list[str] = []
     bucket: str | None = None
     moment = taken
@@ -342,6 +353,7 @@ def read_inventory(
         age_days=tally.ages(),
         bad_rows=tally.bad,
         first_bad=tally.first_bad,
+        age_shares=age_shares(tally.age_bytes),
     )
 
 
@@ -417,6 +429,7 @@ def storage_block(inventory: Inventory) -> str:
                 else ""
             )
         )
+    lines += age_lines(inventory.age_shares)
     tiered = inventory.classes.get("intelligent-tiering")
     if inventory.unread and tiered is not None and tiered.bytes < 0.99 * inventory.bytes:
         shown = ", ".join(f"{d}d {100 * s:.3g} %" for d, s in sorted(inventory.unread.items()))

@@ -34,7 +34,7 @@ def parse_workload(data: Any, source: str = "workload", *, catalog: Catalog | No
         raise InputError("the file is empty (a workload needs at least name and storage)", source=source)
     if not isinstance(data, dict):
         raise InputError(f"a workload must be a mapping of keys, not {type(data).__name__}", source=source)
-    boolean = find_boolean(data)
+    boolean = find_boolean(data, allowed=frozenset({"expire"}))  # a lifecycle rule's expire: true
     if boolean is not None:
         # pydantic would read true as 1 object or a share of 1.0: refuse it instead.
         raise InputError(

@@ -38,6 +38,7 @@ from planner.units import (
     parse_size,
 )
 from planner.workload.catalog import catalog_in, shipped_catalog
+from planner.workload.lifecycle import AgeBin, LifecycleRule, check_rules, parse_age_bins
 
 DAY_S = 86400.0
 MONTH_S = 30 * DAY_S
@@ -306,6 +307,33 @@ class Storage(_Model):
         assert self.size_distribution is not None
         return sum(s.size * s.share for s in self.size_distribution)
 
+    # How data ages (planner.workload.lifecycle): priced by planner.costing.lifecycle.
+    age: dict[str, float | str] | None = Field(
+        None,
+        description='share of the stored bytes (and objects) by age, e.g. {"0-30d": "20%", "30-180d": "30%",'
+        ' "180d+": "50%"} (default: spread evenly over the ages the writes and retention give)',
+    )
+    lifecycle: list[LifecycleRule] | None = Field(
+        None,
+        description="lifecycle rules by age, e.g. [{after: 30d, to: standard-ia}, {after: 400d, expire: true}]",
+    )
+
+    @field_validator("age")
+    @classmethod
+    def _age_bins(cls, age: dict[str, float | str] | None) -> dict[str, float | str] | None:
+        if age is not None:
+            parse_age_bins(age, "", _fraction)
+        return age
+
+    def age_bins(self) -> list[tuple[AgeBin, Decimal]] | None:
+        """``age`` as checked bins and their shares."""
+        return None if self.age is None else parse_age_bins(self.age, "storage.age", _fraction)
+
+    @field_validator("lifecycle")
+    @classmethod
+    def _rules_in_order(cls, rules: list[LifecycleRule] | None) -> list[LifecycleRule] | None:
+        return None if rules is None else check_rules(rules)
+
 
 class HotObjects(_Model):
     """A few objects read by many clients at once (an index, a reference genome, a manifest)."""
@@ -391,6 +419,25 @@ class Traffic(_Model):
             return None
         reads, writes = (float(x) for x in self.read_write_ratio.split(":"))
         return reads / writes
+
+    reads_by_age: dict[str, float | str] | None = Field(
+        None,
+        description='share of the reads (and bytes read) by object age, e.g. {"0-30d": "70%", "30-90d": "20%",'
+        ' "90d+": "10%"} (default: in proportion to the objects of each age)',
+    )
+
+    @field_validator("reads_by_age")
+    @classmethod
+    def _read_bins(cls, shares: dict[str, float | str] | None) -> dict[str, float | str] | None:
+        if shares is not None:
+            parse_age_bins(shares, "", _fraction)
+        return shares
+
+    def read_age_bins(self) -> list[tuple[AgeBin, Decimal]] | None:
+        """``reads_by_age`` as checked bins and their shares."""
+        return (
+            None if self.reads_by_age is None else parse_age_bins(self.reads_by_age, "traffic.reads_by_age", _fraction)
+        )
 
 
 class Performance(_Model):

@@ -697,6 +697,31 @@ def _cli_cases() -> Iterable[Case]:
         codes=(2,),
     )
     yield Case("merge-nothing", ("measure", "merge", "--out", "{tmp}/m.json"), codes=(2,))
+    for index, age in enumerate(("x", "0=1d..2d:" + "9" * 5000, "0=1d..2d:3", "٣=1d..2d:3", "0=1y..1e400d:3")):
+        yield Case(
+            f"lifecycle-vary-age-{index}",
+            ("lifecycle", WORKLOAD_ARG, "-p", "aws-s3", "--vary-age", age),
+            codes=(2,),
+            names="--vary-age",
+        )
+    yield Case(
+        "lifecycle-current-unknown",
+        ("lifecycle", WORKLOAD_ARG, "-p", "aws-s3", "--current", "x"),
+        codes=(2,),
+        names="--current",
+    )
+    yield Case(
+        "lifecycle-month-alone",
+        ("lifecycle", WORKLOAD_ARG, "-p", "aws-s3", "--month", "1"),
+        codes=(2,),
+        names="--month",
+    )
+    yield Case(
+        "lifecycle-month-past-horizon",
+        ("lifecycle", WORKLOAD_ARG, "-p", "aws-s3", "--price-only", "--months", "2", "--month", "3"),
+        codes=(2,),
+        names="--month",
+    )
     yield Case(
         "migrate-start-far",
         ("migrate", WORKLOAD_ARG, "--from", "aws-s3", "--to", "wasabi", "--start", "9999-12-01"),

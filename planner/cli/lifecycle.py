@@ -1,0 +1,157 @@
+"""``planner lifecycle``: a workload's lifecycle policy priced month by month, or the cheapest policy at a
+provider proposed against today's."""
+
+# No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from planner.cli import completion
+from planner.cli.common import AsOfOption, OutputFormat, TextFormatOption, WorkloadArgument, parse_date
+from planner.cli.settings import settings
+from planner.errors import InputError
+
+app = typer.Typer()
+
+
+@contextlib.contextmanager
+def _fields_of(workload_file: Path) -> Iterator[None]:
+    """An error about a workload's field (from the library, which has no file name) names the file."""
+    try:
+        yield
+    except InputError as error:
+        if error.source is None and error.field is not None:
+            raise InputError(error.problem, source=str(workload_file), field=error.field) from None
+        raise
+
+
+@app.command("lifecycle")
+def lifecycle_command(
+    ctx: typer.Context,
+    workload_file: WorkloadArgument,
+    provider: Annotated[
+        str, typer.Option("--provider", "-p", help="provider id, e.g. aws-s3", autocompletion=completion.provider)
+    ],
+    current: Annotated[
+        str | None,
+        typer.Option(
+            "--current",
+            help="the class the data is in today and new objects are written to (default: the workload's"
+            " storage.placement, new objects in its dearest class; without one, standard)",
+            autocompletion=completion.storage_class,
+        ),
+    ] = None,
+    months: Annotated[
+        int | None, typer.Option("--months", min=1, max=120, help="horizon (default: constraints.months)")
+    ] = None,
+    as_of: AsOfOption = None,
+    region: Annotated[str | None, typer.Option("--region", help="region (default: the provider's default)")] = None,
+    price_only: Annotated[
+        bool,
+        typer.Option("--price-only", help="price the workload's own storage.lifecycle month by month; propose nothing"),
+    ] = False,
+    month: Annotated[
+        int | None, typer.Option("--month", min=1, max=120, help="with --price-only: the month whose lines to show")
+    ] = None,
+    top: Annotated[int, typer.Option("--top", min=1, max=1000, help="policies shown in the ranking")] = 10,
+    vary_age: Annotated[
+        str | None,
+        typer.Option(
+            "--vary-age",
+            help="RULE=LOW..HIGH:N, e.g. 0=30d..180d:6: storage.lifecycle's rule RULE at N ages, each priced"
+            " (the cheapest age found; ages the provider refuses say why)",
+        ),
+    ] = None,
+    output: TextFormatOption = OutputFormat.table,
+) -> None:
+    """The cheapest lifecycle policy at a provider for how the workload's data ages and is read, against
+    today's: saving a month, one-time transition cost and payback month (--price-only: today's policy's bills)."""
+    from planner.present import text as render
+    from planner.present.text.lifecycle import lifecycle_cost, lifecycle_proposal
+    from planner.workload import load_workload
+
+    if month is not None and not price_only:
+        raise InputError("shows a month of --price-only's bills: give --price-only too", source="--month")
+    workload = load_workload(workload_file)
+    day = parse_date(as_of)
+    width = settings(ctx).width
+    with _fields_of(workload_file):
+        if vary_age is not None:
+            from planner.decide.lifecycle import parse_age_range, sweep_rule_age
+            from planner.present.text.lifecycle import age_sweep
+
+            rule, ages = parse_age_range(vary_age)
+            swept = sweep_rule_age(
+                workload, provider, rule, ages, current_class=current, months=months, as_of=day, region=region
+            )
+            typer.echo(render.as_json(swept) if output == OutputFormat.json else age_sweep(swept, output.value))
+            return
+        if price_only:
+            from planner.costing.lifecycle import price_lifecycle
+
+            cost = price_lifecycle(
+                workload,
+                provider,
+                start_class=current or "standard",
+                current_class=current,
+                applied=True,
+                months=months,
+                as_of=day,
+                region=region,
+            )
+            if month is not None and month > len(cost.months):
+                raise InputError(f"{month} is past the {len(cost.months)}-month horizon", source="--month")
+            typer.echo(
+                render.as_json(cost)
+                if output == OutputFormat.json
+                else lifecycle_cost(cost, output.value, width=width, lines_of=month)
+            )
+            return
+        from planner.decide.lifecycle import propose_lifecycle
+
+        proposal = propose_lifecycle(workload, provider, current_class=current, months=months, as_of=day, region=region)
+    typer.echo(
+        render.as_json(proposal)
+        if output == OutputFormat.json
+        else lifecycle_proposal(proposal, output.value, width=width, top=top)
+    )
+
+
+def print_proposals(ctx: typer.Context, workload_file: Path, as_of: str | None, output: OutputFormat) -> None:
+    """``recommend --lifecycle``: after the ranking, the cheapest lifecycle policy at each provider the workload
+    considers, against today's (text and Markdown only: ``planner lifecycle -f json`` gives the JSON)."""
+    import datetime as dt
+
+    from planner.decide.lifecycle import propose_lifecycle
+    from planner.present.text.lifecycle import lifecycle_proposal
+    from planner.pricing import catalog
+    from planner.workload import load_workload
+
+    workload = load_workload(workload_file)
+    day = parse_date(as_of)
+    placed = set(workload.storage.placement or {})
+    elsewhere = []
+    with _fields_of(workload_file):
+        for provider in workload.constraints.providers:
+            if not placed <= set(catalog.table_for(provider, day or dt.date.today()).classes):
+                elsewhere.append(provider)
+                continue
+            proposal = propose_lifecycle(workload, provider, as_of=day)
+            typer.echo("\n" + lifecycle_proposal(proposal, output.value, width=settings(ctx).width, top=3))
+    if elsewhere:
+        typer.echo(
+            f"\nNot proposed at {', '.join(elsewhere)}: the data is placed in classes they do not have"
+            " (planner lifecycle -p PROVIDER --current standard prices a policy there)"
+        )
+
+
+def check_text_output(output: OutputFormat) -> None:
+    """``recommend --lifecycle`` prints text: refuse JSON and CSV before anything is printed."""
+    if output not in (OutputFormat.table, OutputFormat.markdown):
+        raise InputError(
+            f"prints text, not {output.value}: give --format table or markdown (planner lifecycle -f json gives JSON)",
+            source="--lifecycle",
+        )

@@ -1,0 +1,423 @@
+"""Which lifecycle policy to apply: search a provider's classes for the cheapest policy given the reads by
+age, under the workload's restore constraint, and show it against what the bucket does today.
+
+A short pipeline over records: candidates (every class written to directly, one transition at each age of
+a grid, then a second after each of the three cheapest first moves; each allowed by the provider's
+lifecycle rules) > priced (``price_lifecycle`` over the horizon) > judged (an archive class that reads
+reach must restore within ``performance.max_restore``) > ranked (by the horizon's total) > explained
+(against today: the saving a month, the one-time transitions, the payback month; and for each policy that
+loses, what it pays beyond the winner).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from pydantic import BaseModel, ConfigDict
+
+from planner.costing.bills import hottest_class
+from planner.costing.lifecycle import LifecycleCost, price_lifecycle
+from planner.errors import InputError
+from planner.pricing import catalog
+from planner.pricing.lifecycle import LifecycleRules, lifecycle_rules
+from planner.pricing.models import Money, PriceTable
+from planner.units import parse_duration
+from planner.workload import Workload
+from planner.workload.lifecycle import DAY_S, LifecycleRule, check_rules
+from planner.workload.targets import restore_time_verdict, restore_times
+
+ZERO = Decimal(0)
+AGE_GRID_DAYS = (0, 30, 60, 90, 180, 365)
+"""The ages at which candidate policies move data (days since creation)."""
+SECOND_MOVE_AFTER = 3
+"""Two-move policies are tried after this many of the cheapest feasible one-move policies."""
+
+
+class RankedPolicy(BaseModel):
+    """One candidate policy: its cost over the horizon and how it fared."""
+
+    model_config = ConfigDict(frozen=True)
+
+    policy: str
+    start_class: str
+    rules: list[LifecycleRule]
+    total_usd: Money
+    last_month_usd: Money
+    one_time_usd: Money
+    feasible: bool
+    why: str | None = None
+    """Why it was rejected, or why it loses although its storage costs less than the winner's."""
+
+
+class LifecycleProposal(BaseModel):
+    """The cheapest feasible policy at a provider against today's, and the ranking that chose it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    workload: str
+    provider: str
+    months: int
+    current: LifecycleCost
+    proposed: LifecycleCost
+    saving_per_month_usd: Money
+    """Today's bill less the proposal's, in the horizon's last month (once the transitions are done)."""
+    one_time_usd: Money
+    payback_month: int | None
+    """The first month by whose end the proposal has saved what it cost to apply (None: not in the horizon)."""
+    ranking: list[RankedPolicy]
+    candidates: int
+
+
+# --------------------------------------------------------------------------- candidates
+
+
+def _expiry(workload: Workload) -> list[LifecycleRule]:
+    """The workload's own expiry rule, kept in every candidate."""
+    return [rule for rule in workload.storage.lifecycle or [] if rule.expire]
+
+
+def _allowed(rules: list[LifecycleRule], start: str, allowed: LifecycleRules) -> bool:
+    current, entered = start, 0
+    for rule in rules:
+        if rule.to is None:
+            continue
+        if rule.to not in allowed.transitions.get(current, []):
+            return False
+        if rule.after_days < allowed.min_age_days.get(rule.to, 0):
+            return False
+        if rule.after_days - entered < allowed.min_days_in_source.get(current, 0):
+            return False
+        current, entered = rule.to, rule.after_days
+    return True
+
+
+def candidates(
+    workload: Workload, table: PriceTable, allowed: LifecycleRules, write_class: str
+) -> list[tuple[str, list[LifecycleRule]]]:
+    """(class written to, rules) for the first round: each class alone, then one move from ``write_class`` at
+    each age of the grid that the provider allows, before the workload's own expiry."""
+    expiry = _expiry(workload)
+    found: list[tuple[str, list[LifecycleRule]]] = [(name, list(expiry)) for name in table.classes]
+    for first in (c for c in allowed.transitions.get(write_class, []) if c in table.classes):
+        for age in _ages(expiry):
+            one = [LifecycleRule(after=age * 86400.0, to=first)]
+            if _allowed(one, write_class, allowed):
+                found.append((write_class, one + expiry))
+    return found
+
+
+def second_moves(
+    workload: Workload, table: PriceTable, allowed: LifecycleRules, write_class: str, first: LifecycleRule
+) -> list[tuple[str, list[LifecycleRule]]]:
+    """(class written to, rules) for the second round: after ``first``, a second move at each later age of the
+    grid that the provider allows."""
+    expiry = _expiry(workload)
+    found = []
+    assert first.to is not None
+    for second in (c for c in allowed.transitions.get(first.to, []) if c in table.classes):
+        for later in (a for a in _ages(expiry) if a > first.after_days):
+            two = [first, LifecycleRule(after=later * 86400.0, to=second)]
+            if _allowed(two, write_class, allowed):
+                found.append((write_class, two + expiry))
+    return found
+
+
+def _ages(expiry: list[LifecycleRule]) -> list[int]:
+    """The grid's ages before the expiry."""
+    return [a for a in AGE_GRID_DAYS if not expiry or a < expiry[0].after_days]
+
+
+# --------------------------------------------------------------------------- judging and explaining
+
+
+def _restore_problem(workload: Workload, table: PriceTable, cost: LifecycleCost) -> str | None:
+    """Why a policy's archive class cannot serve the reads that reach it, if it cannot."""
+    for name in table.classes:
+        if not table.restore_required(name):
+            continue
+        label = table.classes[name].name
+        read = any(
+            i.description.startswith(label) and i.category == "retrieval" and i.quantity > 0
+            for month in cost.months
+            for i in month.line_items
+        )
+        if not read:
+            continue
+        verdict = restore_time_verdict(workload, restore_times(table, name))
+        if verdict is not None and verdict.verdict == "missed":
+            return verdict.reason
+    return None
+
+
+_KINDS = (
+    ("monitoring", "monitoring and automation"),
+    ("lifecycle-transition", "transition requests"),
+    ("minimum billable object size", "minimum object size"),
+    ("per-object overhead", "per-object overhead"),
+    ("restored copies", "restored copies"),
+)
+
+
+def _kind(category: str, description: str) -> str:
+    for words, kind in _KINDS:
+        if words in description:
+            return kind
+    return {"early_deletion": "early deletion", "retrieval": "retrieval"}.get(category, category)
+
+
+def _by_kind(cost: LifecycleCost) -> dict[str, Decimal]:
+    totals: dict[str, Decimal] = {}
+    for month in cost.months:
+        for item in month.line_items:
+            kind = _kind(item.category, item.description)
+            totals[kind] = totals.get(kind, ZERO) + item.amount_usd
+    return totals
+
+
+def _why_it_loses(loser: LifecycleCost, winner: LifecycleCost, small_share: Decimal, least: int) -> str | None:
+    """What a policy pays beyond the winner, largest first; for one whose storage costs less, that first."""
+    if loser.total_usd <= winner.total_usd:
+        return None
+    lost, won = _by_kind(loser), _by_kind(winner)
+    extra = sorted(
+        ((kind, lost.get(kind, ZERO) - won.get(kind, ZERO)) for kind in set(lost) | set(won) if kind != "storage"),
+        key=lambda item: item[1],
+        reverse=True,
+    )
+    named = ", ".join(f"{kind} ${amount:,.2f}" for kind, amount in extra[:3] if amount > 0)
+    saved = won.get("storage", ZERO) - lost.get("storage", ZERO)
+    if saved > 0:
+        text = f"its storage is ${saved:,.2f} cheaper, but it pays {named or 'more elsewhere'} more"
+    else:
+        paid = [f"storage ${-saved:,.2f}"] if saved < 0 else []
+        text = f"${loser.total_usd - winner.total_usd:,.2f} more: " + ", ".join([*paid, *([named] if named else [])])
+    if "monitoring and automation" in lost and small_share > 0 and least:
+        text += f"; {small_share * 100:.0f}% of the objects are under {least:,} bytes and never move or tier"
+    return text
+
+
+def _payback(current: LifecycleCost, proposed: LifecycleCost) -> int | None:
+    saved = ZERO
+    for before, after in zip(current.months, proposed.months, strict=True):
+        saved += before.total_usd - after.total_usd
+        if saved >= 0:
+            return after.month
+    return None
+
+
+def _small_share(workload: Workload, least: int) -> Decimal:
+    sizes = workload.storage.size_distribution
+    if sizes is None:
+        return Decimal(int(workload.storage.mean_object_bytes < least))
+    return sum((Decimal(str(s.share)) for s in sizes if s.size < least), ZERO)
+
+
+# --------------------------------------------------------------------------- the pipeline
+
+
+def propose_lifecycle(
+    workload: Workload,
+    provider: str,
+    *,
+    current_class: str | None = None,
+    months: int | None = None,
+    as_of: dt.date | None = None,
+    region: str | None = None,
+) -> LifecycleProposal:
+    """The cheapest policy at ``provider`` for ``workload``, against today's: ``storage.lifecycle`` applied to
+    objects written to ``current_class`` (default: the placement's class with the highest storage price,
+    the placement's data staying where it is; without a placement, standard)."""
+    start = as_of or dt.date.today()
+    horizon = months or workload.constraints.months
+    table = catalog.table_for(provider, start, region)
+    allowed = lifecycle_rules(provider, start)
+    placement = workload.storage.placement if current_class is None else None
+    write_class = current_class or "standard"
+    if placement and all(name in table.classes for name in placement):
+        write_class = hottest_class(list(placement), table)
+    current = price_lifecycle(
+        workload,
+        provider,
+        start_class=write_class,
+        current_class=current_class,
+        applied=True,
+        months=horizon,
+        as_of=start,
+        region=region,
+    )
+    priced: list[tuple[LifecycleCost, str | None]] = []
+
+    def price(options: list[tuple[str, list[LifecycleRule]]]) -> None:
+        for written_to, rules in options:
+            cost = price_lifecycle(
+                workload,
+                provider,
+                rules,
+                start_class=written_to,
+                current_class=None if placement else write_class,
+                months=horizon,
+                as_of=start,
+                region=region,
+            )
+            priced.append((cost, _restore_problem(workload, table, cost)))
+
+    options = candidates(workload, table, allowed, write_class)
+    price(options)
+    # a second move is tried after each of the cheapest first moves that can serve the reads
+    moves = sorted(
+        (item for item in priced if item[1] is None and any(r.to for r in item[0].rules)),
+        key=lambda item: item[0].total_usd,
+    )
+    for cost, _ in moves[:SECOND_MOVE_AFTER]:
+        first = next(r for r in cost.rules if r.to)
+        more = second_moves(workload, table, allowed, write_class, first)
+        options += more
+        price(more)
+    # on a tie, the simpler policy first: objects written where they are today, fewer rules
+    priced.sort(
+        key=lambda item: (
+            item[1] is not None,
+            item[0].total_usd,
+            item[0].start_class != write_class,
+            len(item[0].rules),
+        )
+    )
+    cheapest = priced[0][0] if priced and priced[0][1] is None else None
+    # today's policy wins ties: a change that saves nothing is not proposed
+    winner = cheapest if cheapest is not None and cheapest.total_usd < current.total_usd else current
+    least = allowed.default_min_object_bytes or 131072
+    small = _small_share(workload, least)
+    ranking = [
+        RankedPolicy(
+            policy=cost.policy,
+            start_class=cost.start_class,
+            rules=cost.rules,
+            total_usd=cost.total_usd,
+            last_month_usd=cost.months[-1].total_usd,
+            one_time_usd=cost.one_time_usd,
+            feasible=problem is None,
+            why=problem if problem is not None else _why_it_loses(cost, winner, small, least),
+        )
+        for cost, problem in priced
+    ]
+    return LifecycleProposal(
+        workload=workload.name,
+        provider=provider,
+        months=horizon,
+        current=current,
+        proposed=winner,
+        saving_per_month_usd=current.months[-1].total_usd - winner.months[-1].total_usd,
+        one_time_usd=winner.one_time_usd,
+        payback_month=_payback(current, winner),
+        ranking=ranking,
+        candidates=len(options),
+    )
+
+
+# --------------------------------------------------------------------------- a rule's age as a range
+
+
+class AgePoint(BaseModel):
+    """The policy priced with one rule acting at ``after_days``, or why the provider refuses that age."""
+
+    model_config = ConfigDict(frozen=True)
+
+    after_days: int
+    total_usd: Money | None = None
+    last_month_usd: Money | None = None
+    one_time_usd: Money | None = None
+    refused: str | None = None
+
+
+class AgeSweep(BaseModel):
+    """A policy's cost as one of its rules' ages moves over a range: where the cheapest age lies."""
+
+    model_config = ConfigDict(frozen=True)
+
+    workload: str
+    provider: str
+    field: str
+    months: int
+    points: list[AgePoint]
+    cheapest_days: int | None
+
+
+def parse_age_range(text: str) -> tuple[int, list[int]]:
+    """``RULE=LOW..HIGH:N`` (``0=30d..180d:6``): the rule's index and N ages in whole days from LOW to HIGH."""
+    hint = f"{text!r} is not RULE=LOW..HIGH:N (e.g. 0=30d..180d:6)"
+    index_text, equals, span = text.partition("=")
+    low_text, dots, rest = span.partition("..")
+    high_text, colon, count_text = rest.rpartition(":")
+    whole = [index_text.strip(), count_text.strip()]
+    if not (equals and dots and colon) or not all(t.isdigit() and t.isascii() and len(t) <= 6 for t in whole):
+        raise InputError(hint, source="--vary-age")
+    try:
+        low = round(parse_duration(low_text.strip()) / DAY_S)
+        high = round(parse_duration(high_text.strip()) / DAY_S)
+    except ValueError as error:
+        raise InputError(f"{text!r}: {error}", source="--vary-age") from None
+    count = int(count_text)
+    if not 2 <= count <= 100:
+        raise InputError(f"{text!r}: {count} points; give 2 to 100", source="--vary-age")
+    if high <= low:
+        raise InputError(f"{text!r}: the range must rise (from {low}d to {high}d)", source="--vary-age")
+    ages = sorted({round(low + (high - low) * i / (count - 1)) for i in range(count)})
+    return int(index_text), ages
+
+
+def sweep_rule_age(
+    workload: Workload,
+    provider: str,
+    rule: int,
+    ages_days: list[int],
+    *,
+    current_class: str | None = None,
+    months: int | None = None,
+    as_of: dt.date | None = None,
+    region: str | None = None,
+) -> AgeSweep:
+    """Price adopting ``storage.lifecycle`` today (the data stored moving where each policy puts its age) with
+    rule ``rule`` acting at each age: an age the provider refuses (before its least age, out of order with
+    the other rules) is a refused point saying why, not an error."""
+    rules = list(workload.storage.lifecycle or [])
+    field = f"storage.lifecycle[{rule}].after"
+    if not 0 <= rule < len(rules):
+        raise InputError(f"the workload has {len(rules)} lifecycle rules: no rule {rule}", source="--vary-age")
+    horizon = months or workload.constraints.months
+    points = []
+    for days in ages_days:
+        varied = [*rules[:rule], rules[rule].model_copy(update={"after": days * DAY_S}), *rules[rule + 1 :]]
+        try:
+            check_rules(varied)
+            cost = price_lifecycle(
+                workload,
+                provider,
+                varied,
+                start_class=current_class or "standard",
+                current_class=current_class,
+                months=horizon,
+                as_of=as_of,
+                region=region,
+            )
+        except (InputError, ValueError) as error:
+            points.append(AgePoint(after_days=days, refused=str(error)))
+            continue
+        points.append(
+            AgePoint(
+                after_days=days,
+                total_usd=cost.total_usd,
+                last_month_usd=cost.months[-1].total_usd,
+                one_time_usd=cost.one_time_usd,
+            )
+        )
+    priced = [p for p in points if p.total_usd is not None]
+    cheapest = min(priced, key=lambda p: (p.total_usd, p.after_days)) if priced else None
+    return AgeSweep(
+        workload=workload.name,
+        provider=provider,
+        field=field,
+        months=horizon,
+        points=points,
+        cheapest_days=cheapest.after_days if cheapest is not None else None,
+    )

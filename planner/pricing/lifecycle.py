@@ -1,0 +1,102 @@
+"""A provider's lifecycle rules as data: which transitions a rule may make, from what age, and which
+objects are too small to move (``pricing/lifecycle_rules/<provider>.yaml``, versions by date).
+
+A provider without a file moves nothing between classes by lifecycle: only expiry is allowed there.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+from importlib import resources
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from planner.errors import PricingError, validation_problem
+from planner.files import load_yaml
+from planner.pricing.models import Status
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LifecycleRules(_Model):
+    """One version of a provider's lifecycle rules, in force from ``effective_from``."""
+
+    effective_from: dt.date
+    status: Status
+    sources: list[str] = Field(min_length=1)
+    classes_by_warmth: list[str] = Field(description="the provider's classes from the most to the least read")
+    transitions: dict[str, list[str]] = Field(description="the classes a rule may move objects to, by source class")
+    min_age_days: dict[str, int] = Field(description="the least age (days since creation) a rule may move to a class")
+    min_days_in_source: dict[str, int] = Field(
+        description="days an object must spend in a class before a rule may move it on (S3 Standard-IA: 30)"
+    )
+    default_min_object_bytes: int = Field(ge=0, description="objects under this size do not move unless a rule says")
+    min_object_bytes: dict[str, int] = Field(
+        default_factory=dict, description="objects under this size never move into the class, whatever a rule says"
+    )
+    transition_priced_in: Literal["destination"] = Field(
+        description="whose lifecycle-transition request price a transition pays"
+    )
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _known_classes(self) -> LifecycleRules:
+        known = set(self.classes_by_warmth)
+        named = set(self.transitions) | {c for targets in self.transitions.values() for c in targets}
+        named |= set(self.min_age_days) | set(self.min_days_in_source) | set(self.min_object_bytes)
+        unknown = sorted(named - known)
+        if unknown:
+            raise ValueError(f"{unknown[0]!r} is not in classes_by_warmth")
+        return self
+
+    def warmer(self, first: str, second: str) -> bool:
+        """Whether ``first`` is a warmer (more read, dearer to store) class than ``second``."""
+        order = self.classes_by_warmth
+        return first in order and second in order and order.index(first) < order.index(second)
+
+
+class ProviderLifecycle(_Model):
+    provider: str
+    versions: list[LifecycleRules] = Field(min_length=1)
+
+
+NO_TRANSITIONS = LifecycleRules(
+    effective_from=dt.date(1970, 1, 1),
+    status=Status.unverified,
+    sources=["no lifecycle rules file: transitions between classes are not modelled for this provider"],
+    classes_by_warmth=[],
+    transitions={},
+    min_age_days={},
+    min_days_in_source={},
+    default_min_object_bytes=0,
+    transition_priced_in="destination",
+)
+
+
+@functools.cache
+def _provider_rules(provider: str) -> ProviderLifecycle | None:
+    folder = resources.files("planner.pricing") / "lifecycle_rules"
+    path = folder / f"{provider}.yaml"
+    if not path.is_file():
+        return None
+    raw = load_yaml(path.read_text(encoding="utf-8"), f"lifecycle_rules/{provider}.yaml", shipped=True)
+    try:
+        return ProviderLifecycle.model_validate(raw)
+    except ValidationError as error:
+        field, message = validation_problem(error)
+        raise PricingError(f"lifecycle_rules/{provider}.yaml: {field}: {message}") from None
+
+
+def lifecycle_rules(provider: str, day: dt.date) -> LifecycleRules:
+    """The lifecycle rules in force for ``provider`` on ``day`` (none: a provider that moves nothing)."""
+    found = _provider_rules(provider)
+    if found is None:
+        return NO_TRANSITIONS
+    in_force = [v for v in found.versions if v.effective_from <= day]
+    if not in_force:
+        return NO_TRANSITIONS
+    return max(in_force, key=lambda v: v.effective_from)
