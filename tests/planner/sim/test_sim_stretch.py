@@ -161,5 +161,6 @@ def test_simulate_refuses_a_window_shorter_than_the_shortest_request(tmp_path: P
     assert code == 2
     assert err.strip() == (
         "planner: --duration: a 1 ms window is shorter than the shortest request: cloudflare-r2's model answers"
-        " none in less than 40 ms (give --duration 40ms or more; the percentiles of a steady load settle within minutes)"
+        " none in less than 40 ms (give --duration 40ms or more; the percentiles of a steady load settle within"
+        " minutes)"
     )
