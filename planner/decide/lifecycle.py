@@ -98,7 +98,9 @@ def candidates(
     """(class written to, rules) for the first round: each class alone, then one move from ``write_class`` at
     each age of the grid that the provider allows, before the workload's own expiry."""
     expiry = _expiry(workload)
-    found: list[tuple[str, list[LifecycleRule]]] = [(name, list(expiry)) for name in table.classes]
+    # a class outside the provider's lifecycle ladder (S3 Express One Zone, in directory buckets) is no policy's
+    written = [n for n in table.classes if not allowed.classes_by_warmth or n in allowed.classes_by_warmth]
+    found: list[tuple[str, list[LifecycleRule]]] = [(name, list(expiry)) for name in written]
     for first in (c for c in allowed.transitions.get(write_class, []) if c in table.classes):
         for age in _ages(expiry):
             one = [LifecycleRule(after=age * 86400.0, to=first)]

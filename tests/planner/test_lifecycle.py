@@ -331,7 +331,7 @@ def test_planner_lifecycle_names_the_file_and_rule_of_a_bad_policy(tmp_path: Pat
     assert result.err.strip().splitlines() == [
         f"planner: {path}: storage.lifecycle[0].to: 'glacier' is not a storage class of aws-s3@2025-12-01"
         " (classes: standard, standard-ia, onezone-ia, intelligent-tiering, glacier-flexible, deep-archive,"
-        " glacier-ir)"
+        " glacier-ir, express-one-zone)"
     ]
 
 
