@@ -29,6 +29,7 @@ from planner.errors import InputError, validation_problem
 from planner.pricing.models import Deletion, Limits, SizeBin, Usage
 from planner.units import MAX_BYTES, format_bytes
 from planner.workload.catalog import CATALOG, Catalog, with_catalog
+from planner.workload.delivery import Delivery, delivery_problem, drop_unset_delivery
 from planner.workload.parts import (
     DAY_S,
     MONTH_S,
@@ -52,6 +53,9 @@ class Workload(_Model):
     performance: Performance = Field(default_factory=Performance)
     client: Client = Field(default_factory=Client)
     constraints: Constraints = Field(default_factory=Constraints)
+    delivery: Delivery | None = Field(
+        None, validate_default=True, description="a CDN in front of the bucket (planner.workload.delivery)"
+    )
     # A file gives these as ranges in place and a ``correlate`` list (planner.workload.load), so they
     # are no keys of the file and not in its schema; the fields they vary hold their central values.
     uncertain: SkipJsonSchema[list[Uncertain]] = Field(
@@ -98,6 +102,7 @@ class Workload(_Model):
             for key in ("uncertain", "correlations"):
                 if key in data and not data[key]:
                     del data[key]
+            drop_unset_delivery(data)  # a workload without a CDN or a split serialises as it always has
         return data
 
     @field_validator("name")
@@ -113,6 +118,15 @@ class Workload(_Model):
         if not name.strip():
             raise ValueError("a name needs at least one visible character")
         return name
+
+    @field_validator("delivery")
+    @classmethod
+    def _delivery_agrees(cls, delivery: Delivery | None, info: ValidationInfo) -> Delivery | None:
+        traffic = info.data.get("traffic")
+        problem = delivery_problem(traffic.egress_to if isinstance(traffic, Traffic) else None, delivery)
+        if problem is not None:
+            raise ValueError(problem)
+        return delivery
 
     @model_validator(mode="after")
     def _reads_by_placed_class(self) -> Workload:

@@ -37,6 +37,7 @@ from planner.units import (
     parse_size,
 )
 from planner.workload.catalog import catalog_in, shipped_catalog
+from planner.workload.delivery import EgressTo, split_egress
 
 DAY_S = 86400.0
 MONTH_S = 30 * DAY_S
@@ -364,6 +365,9 @@ class Traffic(_Model):
         "one ends (after think_time), in the monthly counts' mix, instead of Poisson arrivals at a rate",
     )
     think_time: Seconds = Field(0.0, ge=0, description='a worker\'s pause between requests, e.g. "50 ms"')
+    egress_to: EgressTo | None = Field(
+        None, description="egress by destination, when traffic.egress is a split (planner.workload.delivery)"
+    )
 
     @field_validator("read_write_ratio")
     @classmethod
@@ -383,6 +387,11 @@ class Traffic(_Model):
         if self.think_time and self.workers is None:
             raise ValueError("think_time is a closed loop's pause: give workers too")
         return self
+
+    @model_validator(mode="before")
+    @classmethod
+    def _egress_by_destination(cls, data: Any) -> Any:
+        return split_egress(data)
 
     @property
     def ratio(self) -> float | None:
