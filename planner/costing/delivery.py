@@ -17,7 +17,8 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from planner.errors import InputError
 from planner.pricing import catalog
 from planner.pricing import delivery as cdn_prices
-from planner.pricing.models import CostBreakdown, LineItem
+from planner.pricing.billing import bill
+from planner.pricing.models import CostBreakdown, LineItem, PriceTable
 from planner.units import format_bytes
 from planner.workload import Workload
 from planner.workload.delivery import cdn_bytes
@@ -54,7 +55,7 @@ def check_same_region(workload: Workload, provider: str, day: dt.date) -> None:
         name = catalog.table_for(provider, day).provider_name
         raise InputError(
             f"{format_bytes(egress_to.same_region)} read in the same region, but {name} has no regions"
-            f" ({no_regions.source}): give them as internet egress",
+            f" ({no_regions.source}): give them as internet egress, or leave {provider} out of constraints.providers",
             field="traffic.egress.same_region",
         )
 
@@ -112,3 +113,12 @@ def with_cdn(cost: CostBreakdown, path: DeliveryPath) -> CostBreakdown:
             "assumptions": [*cost.assumptions, path.statement],
         }
     )
+
+
+def delivered_bill(workload: Workload, table: PriceTable, storage_class: str, day: dt.date) -> CostBreakdown:
+    """One month of ``workload`` in ``storage_class`` billed with ``table``, behind the workload's CDN if it
+    names one: the engine's ``bill`` for callers that price a table directly (the sweep)."""
+    path = delivery_path(workload, table.provider, day)
+    origin = path.origin if path is not None else workload
+    priced = bill(table, storage_class, origin.usage_for(storage_class, table.limits), as_of=day)
+    return with_cdn(priced, path) if path is not None else priced

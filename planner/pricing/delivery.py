@@ -362,7 +362,7 @@ def _origin_fetch(route: Route, version: str, usage: CdnUsage, origin_name: str,
     if route.kind == "free":
         lines.add(
             "transfer",
-            f"{label}: {format_bytes(usage.fill_bytes)}, free ({route.source})",
+            f"{label}: {format_bytes(usage.fill_bytes)}, free ({route.status.value}, {version})",
             Decimal(usage.fill_bytes) / Decimal(10**9),
             "GB",
             ZERO,

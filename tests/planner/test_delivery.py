@@ -16,6 +16,7 @@ import pytest
 from planner.costing import bills
 from planner.costing.bills import estimate_cost
 from planner.decide.recommendation import recommend
+from planner.decide.sweep import parse_axis, sweep
 from planner.errors import InputError
 from planner.pricing import catalog
 from planner.pricing.catalog import load_yaml
@@ -293,3 +294,38 @@ def test_recommend_without_delivery_is_todays_answer(example: str, monkeypatch: 
     monkeypatch.setattr(bills, "delivery_path", lambda *_args: None)
     without = recommend(workload, as_of=NOW, simulate=False).model_dump(mode="json")
     assert with_stage == without
+
+
+@pytest.mark.parametrize(
+    ("provider", "cdn", "total"),
+    [
+        # the README's table of delivery paths for examples/video-cdn.yaml (200 TB served at 95 % hits)
+        ("aws-s3", None, "17369.70"),
+        ("aws-s3", "cloudfront", "15748.09"),
+        ("aws-s3", "cloudflare", "4980.46"),
+        ("cloudflare-r2", "cloudflare", "2999.85"),
+        ("backblaze-b2", "bunny", "3389.93"),
+        ("backblaze-b2", "cloudflare", "1389.93"),
+        ("wasabi", "bunny", "3453.37"),
+    ],
+)
+def test_the_readme_delivery_paths(provider: str, cdn: str | None, total: str) -> None:
+    workload = load_workload(EXAMPLES / "video-cdn.yaml")
+    assert workload.delivery is not None
+    choice = (
+        None
+        if cdn is None
+        else workload.delivery.model_copy(update={"cdn": workload.delivery.cdn.model_copy(update={"provider": cdn})})
+    )
+    priced = estimate_cost(workload.model_copy(update={"delivery": choice}), provider, as_of=NOW)
+    assert priced.total_usd == Decimal(total)
+
+
+def test_sweep_varies_the_hit_ratio() -> None:
+    # S3 behind CloudFront: 50,000,000 segment GETs a month; at 50 % hits S3 bills 25,000,000 of them
+    # (25,000 x $0.0004 = $10.00), at 100 % none, so the month falls by $10.00; CloudFront's bill, which
+    # serves all 200 TB, and the free origin fetch do not move.
+    workload = load_workload(EXAMPLES / "video-cdn.yaml")
+    result = sweep(workload, [parse_axis(workload, "delivery.cdn.hit_ratio=0.5..1:2")], as_of=NOW)
+    s3 = [cell.costs_usd["aws-s3:standard"] for cell in result.cells]
+    assert s3 == [Decimal("15757.09"), Decimal("15747.09")]
