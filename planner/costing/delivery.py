@@ -122,3 +122,24 @@ def delivered_bill(workload: Workload, table: PriceTable, storage_class: str, da
     origin = path.origin if path is not None else workload
     priced = bill(table, storage_class, origin.usage_for(storage_class, table.limits), as_of=day)
     return with_cdn(priced, path) if path is not None else priced
+
+
+def served_egress_cap_bytes(workload: Workload, table: PriceTable, day: dt.date) -> float | None:
+    """Monthly egress, as ``traffic.egress`` counts it, at which the provider's free-egress policy breaks
+    (Wasabi 1x, IDrive e2 3x stored), or None. Behind a CDN the policy counts the origin's egress only: the
+    misses on an internet route, nothing on a free or cache-fill one, so the served bytes reach it later."""
+    policy = table.egress.fair_use_multiple_of_storage
+    stored = workload.stored_bytes()
+    if policy is None or not stored:
+        return None
+    cap = float(policy) * stored
+    delivery = workload.delivery
+    if delivery is None:
+        return cap
+    route, _ = cdn_prices.route_between(table.provider, delivery.cdn.provider, day)
+    miss = 1 - delivery.cdn.hit_ratio
+    fetched_share = miss if route.kind == "internet" else 0.0
+    egress_to = workload.traffic.egress_to
+    if egress_to is None:  # all of the egress goes through the CDN
+        return cap / fetched_share if fetched_share else None
+    return cap - egress_to.cdn * fetched_share + egress_to.cdn

@@ -14,6 +14,7 @@ import unicodedata
 from typing import Any
 
 from pydantic import (
+    BaseModel,
     Field,
     SerializerFunctionWrapHandler,
     ValidationError,
@@ -331,7 +332,7 @@ def _field_value(workload: Workload, field: str) -> Any:
     """The value of a dotted field (``traffic.egress``), None when the workload has no such field."""
     value: Any = workload
     for part in field.split("."):
-        value = getattr(value, part) if isinstance(value, _Model) and part in type(value).model_fields else None
+        value = getattr(value, part) if isinstance(value, BaseModel) and part in type(value).model_fields else None
     return value
 
 

@@ -14,13 +14,16 @@ from pathlib import Path
 import pytest
 
 from planner.costing import bills
+from planner.costing import delivery as costing_delivery
 from planner.costing.bills import estimate_cost
 from planner.decide.recommendation import recommend
 from planner.decide.sweep import parse_axis, sweep
+from planner.decide.uncertainty import sample
 from planner.errors import InputError
 from planner.pricing import catalog
 from planner.pricing.catalog import load_yaml
 from planner.workload import Workload, load_workload, parse_workload
+from planner.workload.load import with_ranges
 
 from .conftest import Result
 
@@ -292,6 +295,7 @@ def test_recommend_without_delivery_is_todays_answer(example: str, monkeypatch: 
         pytest.skip("names a CDN")
     with_stage = recommend(workload, as_of=NOW, simulate=False).model_dump(mode="json")
     monkeypatch.setattr(bills, "delivery_path", lambda *_args: None)
+    monkeypatch.setattr(costing_delivery, "delivery_path", lambda *_args: None)
     without = recommend(workload, as_of=NOW, simulate=False).model_dump(mode="json")
     assert with_stage == without
 
@@ -329,3 +333,31 @@ def test_sweep_varies_the_hit_ratio() -> None:
     result = sweep(workload, [parse_axis(workload, "delivery.cdn.hit_ratio=0.5..1:2")], as_of=NOW)
     s3 = [cell.costs_usd["aws-s3:standard"] for cell in result.cells]
     assert s3 == [Decimal("15757.09"), Decimal("15747.09")]
+
+
+def test_samples_draw_the_hit_ratio_and_price_the_cdn() -> None:
+    # hit_ratio uniform on [0.5, 1]: S3 behind CloudFront bills $15,757.09 at 0.5 and $15,747.09 at 1 (see the
+    # sweep above), so every outcome lies between them; before the CDN was priced outcome by outcome the
+    # samples showed S3's bill without CloudFront, $17,369.70 whatever the hit ratio.
+    text = (EXAMPLES / "video-cdn.yaml").read_text(encoding="utf-8")
+    text = text.replace("hit_ratio: 0.95 ", "hit_ratio: {low: 0.5, high: 1.0} ")
+    text = text.replace("providers: [aws-s3, cloudflare-r2, backblaze-b2, wasabi, idrive-e2]", "providers: [aws-s3]")
+    workload = with_ranges(load_yaml(text, "w.yaml"), "w.yaml")
+    assert [u.field for u in workload.uncertain] == ["delivery.cdn.hit_ratio"]
+    answer = sample(workload, workload.uncertain, 40, seed=1, as_of=NOW)
+    (s3,) = answer.options
+    assert 15747.09 <= s3.p10_usd < s3.p90_usd <= 15757.09
+
+
+def test_a_free_egress_cap_behind_a_cdn_is_reached_by_the_misses() -> None:
+    # IDrive e2's free egress holds up to 3x stored (600 TB for 200 TB); behind CloudFront at 95 % hits on an
+    # internet route the bucket sends 5 % of what is served, so the cap is reached at 600 TB / 0.05 = 12 PB served.
+    result = recommend(load_workload(EXAMPLES / "video-cdn.yaml"), as_of=NOW, simulate=False)
+    assert result.recommendation is not None and result.recommendation.provider == "idrive-e2"
+    (policy,) = [b for b in result.break_even if b.kind == "policy"]
+    assert policy.at == pytest.approx(12e15)
+    assert policy.statement == (
+        "idrive-e2:standard egress is free only while it stays at or below 12 PB a month (3x stored; the CDN's"
+        " misses, the origin egress the policy counts, reach 600 TB there); above that the provider may limit or"
+        " suspend the account (the policy's figure is unverified)"
+    )
