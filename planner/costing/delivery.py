@@ -143,3 +143,22 @@ def served_egress_cap_bytes(workload: Workload, table: PriceTable, day: dt.date)
     if egress_to is None:  # all of the egress goes through the CDN
         return cap / fetched_share if fetched_share else None
     return cap - egress_to.cdn * fetched_share + egress_to.cdn
+
+
+def origin_workload(workload: Workload, provider: str, day: dt.date) -> Workload:
+    """The workload as ``provider``'s bucket bills it behind the workload's CDN (the misses), or as it is.
+
+    For comparisons whose sides share the CDN (migrate: stay or move behind the same CDN), the CDN's own
+    bill is the same on both sides and only the origin's differs."""
+    path = delivery_path(workload, provider, day)
+    return path.origin if path is not None else workload
+
+
+def cdn_note(workload: Workload) -> str:
+    """What a comparison behind the workload's CDN leaves out: the CDN's own bill, the same on both sides."""
+    assert workload.delivery is not None
+    cdn = workload.delivery.cdn
+    return (
+        f"the reads go through the CDN {cdn.provider} at a {cdn.hit_ratio * 100:g}% hit ratio: each bucket bills"
+        " only the misses, by its route to the CDN; the CDN's own bill, the same staying or moving, is left out"
+    )

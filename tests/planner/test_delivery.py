@@ -16,6 +16,7 @@ import pytest
 from planner.costing import bills
 from planner.costing import delivery as costing_delivery
 from planner.costing.bills import estimate_cost
+from planner.decide.migration import Endpoint, MigrationOptions, estimate_migration
 from planner.decide.recommendation import recommend
 from planner.decide.sweep import parse_axis, sweep
 from planner.decide.uncertainty import sample
@@ -361,3 +362,28 @@ def test_a_free_egress_cap_behind_a_cdn_is_reached_by_the_misses() -> None:
         " misses, the origin egress the policy counts, reach 600 TB there); above that the provider may limit or"
         " suspend the account (the policy's figure is unverified)"
     )
+
+
+def test_migrate_behind_a_cdn_compares_the_origins() -> None:
+    # The video example behind bunny.net. Staying on S3: storage 51,200 GB x $0.023 = $1,177.60 and
+    # 135,064.514923 GB x $0.022 = $2,971.42, 250,000 PUTs $1.25, the 2,500,000 misses' GETs $1.00, and the 10 TB
+    # of misses as S3 internet egress (9,313.225746 GB less 100 free, x $0.09 = $829.19): $4,980.46, not the
+    # $17,369.70 of 200 TB straight from S3. Moving to B2: 199.99 TB x $6.95 = $1,389.93, the fetch free by
+    # partnership. bunny.net's $2,000 is the same either way and left out, as the plan says.
+    workload = load_workload(EXAMPLES / "video-cdn.yaml")
+    assert workload.delivery is not None
+    bunny = workload.delivery.cdn.model_copy(update={"provider": "bunny"})
+    behind_bunny = workload.model_copy(update={"delivery": workload.delivery.model_copy(update={"cdn": bunny})})
+    plan = estimate_migration(
+        behind_bunny,
+        MigrationOptions(
+            source=Endpoint.parse("aws-s3:standard", "--from"),
+            destination=Endpoint.parse("backblaze-b2:standard", "--to"),
+            start=NOW,
+        ),
+    )
+    assert (plan.monthly_before_usd, plan.monthly_after_usd) == (Decimal("4980.46"), Decimal("1389.93"))
+    assert (
+        "the reads go through the CDN bunny at a 95% hit ratio: each bucket bills only the misses, by its route to"
+        " the CDN; the CDN's own bill, the same staying or moving, is left out"
+    ) in plan.assumptions
