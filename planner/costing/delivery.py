@@ -60,6 +60,35 @@ def check_same_region(workload: Workload, provider: str, day: dt.date) -> None:
         )
 
 
+def _reads(workload: Workload, served: int, hit: Decimal) -> tuple[int, int, int]:
+    """GETs a month: all of them, those through the CDN (its share of the bytes read), those reaching the store."""
+    traffic = workload.traffic
+    reads = workload.reads_per_month()
+    read_bytes = traffic.egress + traffic.internal_reads + traffic.inter_region
+    cdn_reads = _whole(Decimal(reads) * served / read_bytes) if read_bytes else 0
+    return reads, cdn_reads, reads - _whole(cdn_reads * hit)
+
+
+def store_requests(workload: Workload) -> tuple[Workload, str | None]:
+    """The workload as its store sees requests behind the workload's CDN: a hit is not a request to the
+    store, so only the misses' GETs remain (the simulator's and the per-prefix rates' view); and in words."""
+    delivery = workload.delivery
+    if delivery is None:
+        return workload, None
+    traffic = workload.traffic
+    served = min(cdn_bytes(traffic.egress, traffic.egress_to, delivery), traffic.egress)
+    reads, _, origin_reads = _reads(workload, served, delivery.cdn.hit)
+    update: dict[str, object] = {"reads": origin_reads}
+    if traffic.ratio is not None:
+        update |= {"writes": workload.writes_per_month(), "read_write_ratio": None}
+    store = workload.model_copy(update={"traffic": traffic.model_copy(update=update), "delivery": None})
+    note = (
+        f"behind the CDN {delivery.cdn.provider} at a {delivery.cdn.hit_ratio * 100:g}% hit ratio the store sees"
+        f" {origin_reads:,} of the month's {reads:,} GETs: a hit is not a request to the store"
+    )
+    return store, note
+
+
 def delivery_path(workload: Workload, provider: str, day: dt.date) -> DeliveryPath | None:
     """The origin's workload and the CDN's bill for ``provider`` behind the workload's CDN; None without one."""
     check_same_region(workload, provider, day)
@@ -72,10 +101,7 @@ def delivery_path(workload: Workload, provider: str, day: dt.date) -> DeliveryPa
     route, route_version = cdn_prices.route_between(provider, cdn.cdn, day)
     hit = delivery.cdn.hit
     miss_bytes = _whole(served * (1 - hit))
-    reads = workload.reads_per_month()
-    read_bytes = traffic.egress + traffic.internal_reads + traffic.inter_region
-    cdn_reads = _whole(Decimal(reads) * served / read_bytes) if read_bytes else 0
-    origin_reads = reads - _whole(cdn_reads * hit)
+    reads, cdn_reads, origin_reads = _reads(workload, served, hit)
     others = traffic.egress - served
     update: dict[str, object] = {"reads": origin_reads, "egress_to": None}
     if route.kind == "internet":

@@ -23,6 +23,7 @@ from planner.decide.uncertainty import sample
 from planner.errors import InputError
 from planner.pricing import catalog
 from planner.pricing.catalog import load_yaml
+from planner.sim.workload_adapter import adapt_workload
 from planner.workload import Workload, load_workload, parse_workload
 from planner.workload.load import with_ranges
 
@@ -387,3 +388,14 @@ def test_migrate_behind_a_cdn_compares_the_origins() -> None:
         "the reads go through the CDN bunny at a 95% hit ratio: each bucket bills only the misses, by its route to"
         " the CDN; the CDN's own bill, the same staying or moving, is left out"
     ) in plan.assumptions
+
+
+def test_the_simulator_sends_the_store_only_the_misses() -> None:
+    # 50,000,000 segment GETs a month through CloudFront at 95 % hits: 2,500,000 reach S3, with the 250,000
+    # writes; before, the simulator sent S3 every viewer's GET (50,279,040 simulated for the month).
+    adapted = adapt_workload(load_workload(EXAMPLES / "video-cdn.yaml"), window="mean")
+    assert adapted.mean_rate_per_s == pytest.approx((2_500_000 + 250_000) / (30 * 86400))
+    assert (
+        "behind the CDN cloudfront at a 95% hit ratio the store sees 2,500,000 of the month's 50,000,000 GETs:"
+        " a hit is not a request to the store"
+    ) in adapted.assumptions
