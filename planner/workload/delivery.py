@@ -81,6 +81,34 @@ def _size(key: str, value: object) -> int:
         raise ValueError(f"egress.{key}: {error}") from None
 
 
+_SIZE_OR_SHARE = {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "pattern": "^.+$"}]}
+
+
+def egress_split_schema(schema: dict[str, Any]) -> None:
+    """``traffic.egress``'s JSON Schema: a size, or a split by destination (sizes, or shares of a total)."""
+    destinations = {key: _SIZE_OR_SHARE for key in ("total", "internet", "cdn", "same_region")}
+    other = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["bytes"],
+        "properties": {"bytes": _SIZE_OR_SHARE, "region": {"type": "string"}},
+    }
+    schema["anyOf"] = [
+        *schema.get("anyOf", []),
+        {
+            "type": "object",
+            "additionalProperties": False,
+            "minProperties": 1,
+            "properties": {**destinations, "other_region": {"anyOf": [*_SIZE_OR_SHARE["anyOf"], other]}},
+        },
+    ]
+    schema["description"] = (
+        f"{schema.get('description', '')}; or split by destination, e.g. {{internet: 20 TB, cdn: 180 TB,"
+        ' same_region: 5 TB, other_region: {bytes: 1 TB, region: eu-west-1}} or {total: 200 TB, cdn: "90%",'
+        ' internet: "10%"}'
+    )
+
+
 def split_egress(data: Any) -> Any:
     """A traffic mapping whose ``egress`` is a split, folded into the fields the engine prices (see the
     module's docstring); anything else is returned as it came."""

@@ -37,7 +37,7 @@ from planner.units import (
     parse_size,
 )
 from planner.workload.catalog import catalog_in, shipped_catalog
-from planner.workload.delivery import EgressTo, split_egress
+from planner.workload.delivery import EgressTo, egress_split_schema, split_egress
 
 DAY_S = 86400.0
 MONTH_S = 30 * DAY_S
@@ -328,7 +328,11 @@ class HotObjects(_Model):
 
 
 class Traffic(_Model):
-    egress: MonthlyBytes = Field(0, description='bytes served to the internet per month, e.g. "120 TB" or "4 TB/day"')
+    egress: MonthlyBytes = Field(
+        0,
+        description='bytes served to the internet per month, e.g. "120 TB" or "4 TB/day"',
+        json_schema_extra=egress_split_schema,
+    )
     reads: Count | None = Field(
         None, ge=0, le=MAX_COUNT, description='GET requests per month, e.g. "60M" (default: egress / object size)'
     )

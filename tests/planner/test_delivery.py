@@ -7,6 +7,7 @@ the routes planner/pricing/routes/.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
@@ -26,6 +27,7 @@ from planner.pricing.catalog import load_yaml
 from planner.sim.workload_adapter import adapt_workload
 from planner.workload import Workload, load_workload, parse_workload
 from planner.workload.load import with_ranges
+from planner.workload.schema import schema_for
 
 from .conftest import Result
 
@@ -399,3 +401,12 @@ def test_the_simulator_sends_the_store_only_the_misses() -> None:
         "behind the CDN cloudfront at a 95% hit ratio the store sees 2,500,000 of the month's 50,000,000 GETs:"
         " a hit is not a request to the store"
     ) in adapted.assumptions
+
+
+@pytest.mark.parametrize("text", [SPLIT, SPLIT.replace("{internet: 20 TB,", '{total: 26 TB, internet: "76.923%",')])
+def test_the_shipped_schema_takes_a_split_egress(text: str) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    data = json.loads(json.dumps(load_yaml(text, "w.yaml"), default=float))
+    jsonschema.validate(data, schema_for("workload"))
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**data, "traffic": {"egress": {"moon": "1 TB"}}}, schema_for("workload"))
