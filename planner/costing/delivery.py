@@ -141,12 +141,14 @@ def with_cdn(cost: CostBreakdown, path: DeliveryPath) -> CostBreakdown:
     )
 
 
-def delivered_bill(workload: Workload, table: PriceTable, storage_class: str, day: dt.date) -> CostBreakdown:
-    """One month of ``workload`` in ``storage_class`` billed with ``table``, behind the workload's CDN if it
-    names one: the engine's ``bill`` for callers that price a table directly (the sweep)."""
+def delivered_bill(
+    workload: Workload, table: PriceTable, storage_class: str, day: dt.date, month: int = 0
+) -> CostBreakdown:
+    """Month ``month`` of ``workload`` in ``storage_class`` billed with ``table``, behind the workload's CDN if
+    it names one: the engine's ``bill`` for callers that price a table directly (the sweep, the outcomes)."""
     path = delivery_path(workload, table.provider, day)
     origin = path.origin if path is not None else workload
-    priced = bill(table, storage_class, origin.usage_for(storage_class, table.limits), as_of=day)
+    priced = bill(table, storage_class, origin.usage_for(storage_class, table.limits, month), as_of=day)
     return with_cdn(priced, path) if path is not None else priced
 
 

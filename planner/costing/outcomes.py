@@ -233,7 +233,7 @@ def price_outcomes(
             varied = at(workload, {f: float(v[i]) for f, v in values.items()})
             for j, provider, storage_class in slow:
                 table = tables[provider]
-                priced = delivered_bill(varied, table, storage_class, as_of)  # behind the CDN, if any
+                priced = delivered_bill(varied, table, storage_class, as_of, month)  # behind the CDN, if any
                 costs[i, j], feasible[i, j] = float(priced.total_usd), not priced.policy_breaches
             if progress is not None:
                 progress(i + 1)

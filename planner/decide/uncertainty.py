@@ -288,7 +288,7 @@ def _price_statuses(plan: _Plan, inputs: list[Uncertain]) -> dict[str, str]:
         for month in months:
             table = plan.monthly_tables[month][provider]
             for point in points:
-                priced = delivered_bill(at(plan.workload, point), table, storage_class, plan.days[month])
+                priced = delivered_bill(at(plan.workload, point), table, storage_class, plan.days[month], month)
                 found += [item.price_status.value for item in priced.line_items]
         statuses[label] = weakest_price(found)
     return statuses
