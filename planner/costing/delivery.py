@@ -182,6 +182,16 @@ def origin_workload(workload: Workload, provider: str, day: dt.date) -> Workload
     return path.origin if path is not None else workload
 
 
+def behind(workload: Workload, cdn: str | None) -> Workload:
+    """The workload with the CDN ``cdn`` in front at the workload's own hit ratio (``recommend --cdn``
+    compares paths this way); the workload as it is when ``cdn`` is None or it names no CDN."""
+    delivery = workload.delivery
+    if cdn is None or delivery is None:
+        return workload
+    choice = delivery.cdn.model_copy(update={"provider": cdn})
+    return workload.model_copy(update={"delivery": delivery.model_copy(update={"cdn": choice})})
+
+
 def cdn_note(workload: Workload) -> str:
     """What a comparison behind the workload's CDN leaves out: the CDN's own bill, the same on both sides."""
     assert workload.delivery is not None

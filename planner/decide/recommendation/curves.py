@@ -11,7 +11,7 @@ from decimal import Decimal
 import numpy as np
 
 from planner.costing.bills import add_months, price_table
-from planner.costing.delivery import delivered_bill, served_egress_cap_bytes
+from planner.costing.delivery import behind, delivered_bill, served_egress_cap_bytes
 from planner.decide.recommendation.inputs import Inputs
 from planner.decide.recommendation.models import BreakEven, EgressCurve, EgressCurves, RankedOption
 from planner.errors import PlannerError
@@ -49,7 +49,9 @@ def egress_curves(inputs: Inputs, ranking: list[RankedOption], break_even: list[
                 provider=option.provider,
                 storage_class=option.storage_class,
                 monthly_cost_usd=[float(cost) for cost in costs],
-                free_egress_cap_bytes=served_egress_cap_bytes(workload, inputs.tables[option.provider], inputs.day),
+                free_egress_cap_bytes=served_egress_cap_bytes(
+                    behind(workload, option.cdn), inputs.tables[option.provider], inputs.day
+                ),
             )
         )
     return EgressCurves(egress_bytes=grid, curves=curves)
@@ -61,7 +63,8 @@ def _costs_at_egress(inputs: Inputs, option: RankedOption, egress_bytes: list[fl
     day = add_months(inputs.day, 0)
     table = price_table(option.provider, day, inputs.prices.get(option.provider))
     return [
-        _month_one(_with_egress(inputs.workload, egress), table, option.storage_class, day) for egress in egress_bytes
+        _month_one(_with_egress(behind(inputs.workload, option.cdn), egress), table, option.storage_class, day)
+        for egress in egress_bytes
     ]
 
 

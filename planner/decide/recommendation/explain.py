@@ -26,7 +26,11 @@ def explain(inputs: Inputs, ranking: list[RankedOption], *, curves: bool = True)
     if shown is not None:
         reasons = _reasons(shown, ranking, rivals, inputs.months)
         choice = Choice(
-            provider=shown.provider, storage_class=shown.storage_class, region=shown.region, reasons=reasons
+            provider=shown.provider,
+            storage_class=shown.storage_class,
+            region=shown.region,
+            reasons=reasons,
+            cdn=shown.cdn,
         )
     break_even: list[BreakEven] = []
     if chosen is not None:

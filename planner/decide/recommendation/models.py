@@ -97,6 +97,7 @@ class RankedOption(_Model):
         description="the bill of every month of the horizon (month one is ``cost``); None when unpriceable. "
         "Held for presenters, left out of JSON (its size grows with the horizon)",
     )
+    cdn: str | None = Field(None, description="the CDN in front, when recommend compares CDNs (--cdn)")
 
     @model_validator(mode="before")
     @classmethod
@@ -109,8 +110,9 @@ class RankedOption(_Model):
 
     @property
     def label(self) -> str:
-        """provider, or provider/region when the workload ranks the provider's regions."""
-        return f"{self.provider}/{self.region}" if self.region else self.provider
+        """provider, or provider/region when the workload ranks the provider's regions; "+ cdn" after it
+        when recommend compares CDNs."""
+        return _label(self.provider, self.region, self.cdn)
 
 
 class BreakEven(_Model):
@@ -130,10 +132,16 @@ class Choice(_Model):
     storage_class: str
     region: str | None = None
     reasons: list[str]
+    cdn: str | None = None
 
     @property
     def label(self) -> str:
-        return f"{self.provider}/{self.region}" if self.region else self.provider
+        return _label(self.provider, self.region, self.cdn)
+
+
+def _label(provider: str, region: str | None, cdn: str | None) -> str:
+    where = f"{provider}/{region}" if region else provider
+    return f"{where} + {cdn}" if cdn else where
 
 
 class JudgedProfile(_Model):
