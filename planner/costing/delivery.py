@@ -83,7 +83,7 @@ def store_requests(workload: Workload) -> tuple[Workload, str | None]:
         update |= {"writes": workload.writes_per_month(), "read_write_ratio": None}
     store = workload.model_copy(update={"traffic": traffic.model_copy(update=update), "delivery": None})
     note = (
-        f"behind the CDN {delivery.cdn.provider} at a {delivery.cdn.hit_ratio * 100:g}% hit ratio the store sees"
+        f"behind the CDN {delivery.cdn.provider} at a {delivery.cdn.ratio * 100:g}% hit ratio the store sees"
         f" {origin_reads:,} of the month's {reads:,} GETs: a hit is not a request to the store"
     )
     return store, note
@@ -165,7 +165,7 @@ def served_egress_cap_bytes(workload: Workload, table: PriceTable, day: dt.date)
     if delivery is None:
         return cap
     route, _ = cdn_prices.route_between(table.provider, delivery.cdn.provider, day)
-    miss = 1 - delivery.cdn.hit_ratio
+    miss = 1 - delivery.cdn.ratio
     fetched_share = miss if route.kind == "internet" else 0.0
     egress_to = workload.traffic.egress_to
     if egress_to is None:  # all of the egress goes through the CDN
@@ -197,6 +197,6 @@ def cdn_note(workload: Workload) -> str:
     assert workload.delivery is not None
     cdn = workload.delivery.cdn
     return (
-        f"the reads go through the CDN {cdn.provider} at a {cdn.hit_ratio * 100:g}% hit ratio: each bucket bills"
+        f"the reads go through the CDN {cdn.provider} at a {cdn.ratio * 100:g}% hit ratio: each bucket bills"
         " only the misses, by its route to the CDN; the CDN's own bill, the same staying or moving, is left out"
     )

@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from planner.pricing import delivery as cdn_prices
 from planner.units import format_bytes, parse_monthly_size
+
+if TYPE_CHECKING:  # parts imports this module for the egress split
+    from planner.workload.parts import HotObjects
 
 DESTINATIONS = ("internet", "cdn", "same_region", "other_region")
 
@@ -41,7 +44,13 @@ class EgressTo(_Model):
 
 class CdnChoice(_Model):
     provider: str = Field(description="the CDN's id: a folder of planner/pricing/cdn (cloudfront, cloudflare, ...)")
-    hit_ratio: float = Field(ge=0, le=1, description="share of the CDN's requests and bytes served from its cache")
+    hit_ratio: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="share of the CDN's requests and bytes served from its cache (left out: derived from"
+        " traffic.hot_objects, see planner.workload.delivery.hot_set_hit_ratio)",
+    )
 
     @field_validator("provider")
     @classmethod
@@ -52,14 +61,48 @@ class CdnChoice(_Model):
         return provider
 
     @property
+    def ratio(self) -> float:
+        """The hit ratio, given or derived (a validated workload always holds one)."""
+        assert self.hit_ratio is not None, "a workload derives the hit ratio it is not given"
+        return self.hit_ratio
+
+    @property
     def hit(self) -> Decimal:
-        return Decimal(str(self.hit_ratio))
+        return Decimal(str(self.ratio))
 
 
 class Delivery(_Model):
     """How the reads reach viewers: through a CDN whose cache serves ``hit_ratio`` of them."""
 
     cdn: CdnChoice
+
+
+def hot_set_hit_ratio(hot: HotObjects, reads: int, read_bytes: int, mean_object_bytes: float) -> float:
+    """The hit ratio a CDN reaches on the workload's hot set, when the workload gives no hit ratio.
+
+    The CDN serves the hot objects' reads from its cache after one fetch of each cached copy a month
+    (``count x replicas`` misses); every other read is counted a miss, since the workload says nothing of
+    how often the rest is read again. The hits are ``share_of_reads x reads - count x replicas`` GETs; the
+    ratio is the smaller of their share of the GETs and their share of the bytes read (each hit fetches
+    ``read_size``, else a mean object), since one ratio prices both: a floor for a CDN whose cache keeps the
+    hot set all month, not a measured figure."""
+    if not reads or not read_bytes:
+        return 0.0
+    hits = max(0.0, hot.share_of_reads * reads - hot.count * hot.replicas)
+    hit_bytes = hits * (hot.read_size if hot.read_size is not None else mean_object_bytes)
+    return min(hits / reads, hit_bytes / read_bytes, 1.0)
+
+
+def with_hit_ratio(
+    delivery: Delivery | None, hot: HotObjects | None, reads: int, read_bytes: int, mean_object_bytes: float
+) -> Delivery | None:
+    """``delivery`` with its hit ratio derived from the hot set when it gives none; refused without one."""
+    if delivery is None or delivery.cdn.hit_ratio is not None:
+        return delivery
+    if hot is None:
+        raise ValueError("cdn.hit_ratio: give the CDN's hit ratio (e.g. 0.9), or traffic.hot_objects to derive it from")
+    ratio = hot_set_hit_ratio(hot, reads, read_bytes, mean_object_bytes)
+    return delivery.model_copy(update={"cdn": delivery.cdn.model_copy(update={"hit_ratio": ratio})})
 
 
 def _share(value: object) -> Decimal | None:

@@ -22,9 +22,11 @@ from pathlib import Path
 
 import pytest
 
+from planner.costing.bills import estimate_cost
 from planner.decide.recommendation import break_even_points, recommend
 from planner.errors import InputError
-from planner.workload import Workload, load_workload
+from planner.pricing.catalog import load_yaml
+from planner.workload import Workload, load_workload, parse_workload
 
 from .conftest import Result
 
@@ -166,3 +168,57 @@ def test_the_cli_compares_paths(run_cli: Callable[..., Result]) -> None:
     assert result.code == 0, result.err
     assert "Use idrive-e2 + cloudflare standard" in result.out
     assert "15   aws-s3 + cloudfront         standard  $15,748.09*" in result.out
+
+
+HOT_SET = """
+name: video behind a CDN, hit ratio from the hot set
+storage:
+  stored: 200 TB
+  object_size: 8 GB
+traffic:
+  egress: 200 TB
+  reads: 30000
+  hot_objects: HOT
+delivery:
+  cdn: {provider: cloudflare}
+"""
+
+
+@pytest.mark.parametrize(
+    ("hot", "ratio"),
+    [
+        # 30 % of 30,000 GETs hit the hot object, less its one fetch a month: 8,999 hits, 8,999 / 30,000 of
+        # the GETs; whole 8 GB objects, so 8,999 x 8 GB / 200 TB = 0.35996 of the bytes: the GETs' share is less
+        ("{count: 1, share_of_reads: 0.3}", 8_999 / 30_000),
+        # ten hot objects in two copies each: 20 fetches a month, 8,980 hits
+        ("{count: 10, share_of_reads: 0.3, replicas: 2}", 8_980 / 30_000),
+        # players fetch 8 MiB of each: 8,999 x 8,388,608 B of the 200 TB read is the smaller share
+        ("{count: 1, share_of_reads: 0.3, read_size: 8 MiB}", 8_999 * 8_388_608 / 200e12),
+        # more hot objects than hot reads: nothing to hit
+        ("{count: 10000, share_of_reads: 0.3}", 0.0),
+    ],
+)
+def test_the_hit_ratio_is_derived_from_the_hot_set(hot: str, ratio: float) -> None:
+    workload = parse_workload(load_yaml(HOT_SET.replace("HOT", hot), "w.yaml"), "w.yaml")
+    assert workload.delivery is not None
+    assert workload.delivery.cdn.hit_ratio == pytest.approx(ratio, rel=1e-12)
+
+
+def test_the_store_sees_the_hot_sets_misses() -> None:
+    """R2 behind Cloudflare, the hit ratio from a hot object read 30 % of the time: 8,999 of 30,000 GETs
+    hit, so R2 serves 21,001 of them (and 140.01 TB: the misses' share of the bytes, the same ratio)."""
+    workload = parse_workload(load_yaml(HOT_SET.replace("HOT", "{count: 1, share_of_reads: 0.3}"), "w.yaml"), "w.yaml")
+    paths = [a for a in estimate_cost(workload, "cloudflare-r2", as_of=NOW).assumptions if "hit ratio" in a]
+    assert len(paths) == 1 and "at a 29.9967% hit ratio" in paths[0]
+    assert "Cloudflare R2 sees the misses: 140.01 TB and 21,001 of 30,000 GETs" in paths[0]
+
+
+def test_no_hit_ratio_and_no_hot_set_is_one_line(tmp_path: Path, run_cli: Callable[..., Result]) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(HOT_SET.replace("  hot_objects: HOT\n", ""))
+    result = run_cli("cost", str(path), "--provider", "aws-s3", "--as-of", "2026-12-01")
+    assert result.code == 2
+    assert result.err.strip().splitlines() == [
+        f"planner: {path}: delivery: cdn.hit_ratio: give the CDN's hit ratio (e.g. 0.9), or traffic.hot_objects"
+        " to derive it from"
+    ]
