@@ -16,6 +16,7 @@ route, so for those two the origin bill is the same behind every CDN.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
@@ -222,3 +223,19 @@ def test_no_hit_ratio_and_no_hot_set_is_one_line(tmp_path: Path, run_cli: Callab
         f"planner: {path}: delivery: cdn.hit_ratio: give the CDN's hit ratio (e.g. 0.9), or traffic.hot_objects"
         " to derive it from"
     ]
+
+
+def test_json_names_the_cdn_only_when_cdns_are_compared(run_cli: Callable[..., Result]) -> None:
+    compared = run_cli(
+        "recommend", str(VIDEO_CDN), "--as-of", "2026-12-01", "--no-simulate", "--cdn", "cloudflare,bunny", "-f", "json"
+    )
+    assert compared.code == 0, compared.err
+    data = json.loads(compared.out)
+    assert [(o["provider"], o["cdn"]) for o in data["ranking"][:2]] == [
+        ("idrive-e2", "cloudflare"),
+        ("backblaze-b2", "cloudflare"),
+    ]
+    assert data["recommendation"]["cdn"] == "cloudflare"
+    alone = run_cli("recommend", str(VIDEO_CDN), "--as-of", "2026-12-01", "--no-simulate", "-f", "json")
+    data = json.loads(alone.out)
+    assert all("cdn" not in o for o in data["ranking"]) and "cdn" not in data["recommendation"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from planner.costing.bills import CostProjection
 from planner.evidence import Evidence, TargetVerdict
@@ -114,6 +114,10 @@ class RankedOption(_Model):
         when recommend compares CDNs."""
         return _label(self.provider, self.region, self.cdn)
 
+    @model_serializer(mode="wrap")
+    def _cdn_when_compared(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _without_unset_cdn(handler(self))
+
 
 class BreakEven(_Model):
     dimension: Literal["egress", "reads"]
@@ -137,6 +141,17 @@ class Choice(_Model):
     @property
     def label(self) -> str:
         return _label(self.provider, self.region, self.cdn)
+
+    @model_serializer(mode="wrap")
+    def _cdn_when_compared(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _without_unset_cdn(handler(self))
+
+
+def _without_unset_cdn(data: Any) -> Any:
+    """A serialised option or choice without ``cdn`` unless recommend compared CDNs: JSON as it always was."""
+    if isinstance(data, dict) and "cdn" in data and data["cdn"] is None:
+        del data["cdn"]
+    return data
 
 
 def _label(provider: str, region: str | None, cdn: str | None) -> str:
