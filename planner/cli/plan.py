@@ -392,6 +392,27 @@ def _print_recommendation(
         typer.echo(render.uncertain_answer(answer, output.value, width=settings(ctx).width))
 
 
+CdnOption = Annotated[
+    str | None,
+    typer.Option(
+        "--cdn",
+        metavar="CDN,CDN,...",
+        help="compare delivery paths: price every option behind each of these CDNs (e.g. cloudfront,cloudflare,"
+        "bunny) at the workload's hit ratio, and rank them together (the workload names a CDN)",
+    ),
+]
+
+
+def parse_cdns(value: str | None) -> list[str] | None:
+    """--cdn's comma-separated CDN ids, or None when not given."""
+    if value is None:
+        return None
+    cdns = [cdn.strip() for cdn in value.split(",") if cdn.strip()]
+    if not cdns:
+        raise InputError("give CDN ids separated by commas, e.g. cloudfront,cloudflare,bunny", source="--cdn")
+    return cdns
+
+
 @app.command("recommend")
 def recommend_command(
     ctx: typer.Context,
@@ -424,6 +445,7 @@ def recommend_command(
         bool,
         typer.Option("--lifecycle", help="also propose each provider's cheapest lifecycle policy (planner lifecycle)"),
     ] = False,
+    cdn: CdnOption = None,
 ) -> None:
     """Rank every allowed provider and storage class for a workload, and explain the choice."""
     from planner.cli import progress
@@ -456,6 +478,11 @@ def recommend_command(
             " --samples, or this option",
             source="--calendar" if calendar else "--restore-days",
         )
+    cdns = parse_cdns(cdn)
+    if cdns is not None and samples is not None:
+        raise InputError(
+            "the --samples outcomes price the workload's own CDN: leave out --samples, or this option", source="--cdn"
+        )
     workload = load_workload(workload_file)
     if providers is not None:
         from planner.workload.providers import with_providers
@@ -475,6 +502,7 @@ def recommend_command(
             curves=plot is not None or output == OutputFormat.json,
             verified_only=verified_only,
             billing=billing,
+            cdns=cdns,
         )
     if plot is not None:
         from planner.present.plots import save_recommendation_plot

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from planner.costing.delivery import delivery_path, with_cdn
 from planner.errors import InputError
 from planner.pricing import catalog
 from planner.pricing.billing import bill, round_line
@@ -338,6 +339,8 @@ def estimate_cost(
     days restored copies are kept and a calendar month."""
     day = add_months(as_of or dt.date.today(), month)
     table = price_table(provider, day, prices, region)
+    path = delivery_path(workload, provider, day)  # a CDN in front: the origin bills the misses
+    workload = path.origin if path is not None else workload
     if storage_class is None and workload.storage.placement is not None:
         priced = placement_cost(workload, table, day, month, options)
     else:
@@ -348,6 +351,7 @@ def estimate_cost(
             usage = _billed_usage(usage, table, storage_class, day, options)
         priced = bill(table, storage_class, usage, as_of=day)
     priced = _in_region(priced, provider, region).model_copy(update={"billing_month": month_statement(day, options)})
+    priced = with_cdn(priced, path) if path is not None else priced
     contradictions = workload.consistency_warnings()
     return priced.model_copy(update={"warnings": [*priced.warnings, *contradictions]}) if contradictions else priced
 

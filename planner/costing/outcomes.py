@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from planner.costing.delivery import delivered_bill
 from planner.pricing.arrays import Deletions, monthly_bills
-from planner.pricing.billing import bill
 from planner.pricing.models import Limits, PriceTable
 from planner.workload import DAY_S, MONTH_S, Workload, at
 
@@ -66,6 +66,8 @@ def held(workload: Workload, field_path: str, values: Array) -> Array:
 
 
 def _workload_reason(workload: Workload, fields: list[str]) -> str | None:
+    if workload.delivery is not None:
+        return "the workload names a CDN (delivery.cdn), whose bill only the line-item engine prices"
     if workload.storage.size_distribution is not None:
         return "the workload gives a size distribution (storage.size_distribution)"
     other = [f for f in fields if f not in VECTORISED_FIELDS]
@@ -233,8 +235,7 @@ def price_outcomes(
             varied = at(workload, {f: float(v[i]) for f, v in values.items()})
             for j, provider, storage_class in slow:
                 table = tables[provider]
-                month_usage = varied.usage_for(storage_class, table.limits, month)
-                priced = bill(table, storage_class, month_usage, as_of=as_of)
+                priced = delivered_bill(varied, table, storage_class, as_of, month)  # behind the CDN, if any
                 costs[i, j], feasible[i, j] = float(priced.total_usd), not priced.policy_breaches
             if progress is not None:
                 progress(i + 1)

@@ -139,8 +139,8 @@ def _cells(
     day: dt.date,
 ) -> list[SweepCell]:
     """Each point's cell: every option's bill with the line-item engine, and the winner."""
+    from planner.costing.delivery import delivered_bill
     from planner.decide.uncertainty import at
-    from planner.pricing.billing import bill
 
     cells = []
     for point in points:
@@ -150,7 +150,7 @@ def _cells(
         statuses: dict[str, str] = {}
         for provider, storage_class in options:
             table = tables[provider]
-            priced = bill(table, storage_class, varied.usage_for(storage_class, table.limits), as_of=day)
+            priced = delivered_bill(varied, table, storage_class, day)  # behind the workload's CDN, if any
             label = f"{provider}:{storage_class}"
             costs[label] = priced.total_usd
             statuses[label] = weakest_price(item.price_status.value for item in priced.line_items)
@@ -181,8 +181,8 @@ def _unverified_prices(
 ) -> dict[str, list[str]]:
     """The options whose bill rests on an unverified price at some point of the grid, with the line
     items priced so (at the first such point)."""
+    from planner.costing.delivery import delivered_bill
     from planner.decide.uncertainty import at
-    from planner.pricing.billing import bill
 
     left_out: dict[str, list[str]] = {}
     for provider, storage_class in options:
@@ -191,7 +191,7 @@ def _unverified_prices(
         if cell is None:
             continue
         table = tables[provider]
-        priced = bill(table, storage_class, at(workload, cell.point).usage_for(storage_class, table.limits), as_of=day)
+        priced = delivered_bill(at(workload, cell.point), table, storage_class, day)
         left_out[label] = list(
             dict.fromkeys(i.description for i in priced.line_items if i.price_status.value == "unverified")
         )

@@ -23,9 +23,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.cluster import run_chunks
 from planner.costing.bills import add_months, price_table
+from planner.costing.delivery import delivered_bill
 from planner.errors import InputError
 from planner.evidence import weakest_price
-from planner.pricing.billing import bill
 from planner.pricing.models import PriceTable
 
 # The file format of ranges moved to the workload layer; these names stay importable from here.
@@ -288,8 +288,7 @@ def _price_statuses(plan: _Plan, inputs: list[Uncertain]) -> dict[str, str]:
         for month in months:
             table = plan.monthly_tables[month][provider]
             for point in points:
-                usage = at(plan.workload, point).usage_for(storage_class, table.limits, month)
-                priced = bill(table, storage_class, usage, as_of=plan.days[month])
+                priced = delivered_bill(at(plan.workload, point), table, storage_class, plan.days[month], month)
                 found += [item.price_status.value for item in priced.line_items]
         statuses[label] = weakest_price(found)
     return statuses

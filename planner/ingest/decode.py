@@ -173,6 +173,8 @@ def classify(usage_type: str, operation: str) -> tuple[Kind, str | None, str | N
         return "ingress", None, None
     if usage_type.endswith("-AWS-Out-Bytes"):
         return "inter-region", None, None
+    if usage_type == "CloudFront-Out-Bytes":  # S3 to CloudFront: the CDN's origin fetches (its misses)
+        return "cdn", None, None
     if usage_type.startswith("Retrieval-"):
         return "retrieval", _RETRIEVAL.get(usage_type.removeprefix("Retrieval-")), None
     return "other", None, None

@@ -10,7 +10,16 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 Kind = Literal[
-    "storage", "overhead", "requests", "egress", "inter-region", "ingress", "early-deletion", "retrieval", "other"
+    "storage",
+    "overhead",
+    "requests",
+    "egress",
+    "inter-region",
+    "ingress",
+    "early-deletion",
+    "retrieval",
+    "other",
+    "cdn",
 ]
 
 

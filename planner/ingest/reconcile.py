@@ -10,6 +10,7 @@ from decimal import Decimal
 from planner.costing.bills import placement_cost
 from planner.errors import PlannerError, PricingError
 from planner.ingest.decode import REQUESTS
+from planner.ingest.delivery import origin_fetch_usd
 from planner.ingest.models import Bill, IngestedWorkload, ReconcileLine, Reconciliation, UsageGroup
 from planner.ingest.workloads import gb_to_bytes, workloads
 from planner.pricing.billing import bill as price_bill
@@ -239,4 +240,6 @@ def _price(group: UsageGroup, quantity: Decimal, table: PriceTable) -> tuple[Dec
     if group.kind == "inter-region":
         usage = Usage(inter_region_bytes=gb_to_bytes(quantity), buckets=0)
         return price_bill(table, "standard", usage).unrounded_total_usd(), "transfer to another AWS region"
+    if group.kind == "cdn" and (free := origin_fetch_usd(table.provider, "cloudfront", quantity)):
+        return free
     raise _Unpriced(f"{group.usage_type}: a usage type planner does not model")

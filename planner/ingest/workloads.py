@@ -10,6 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from planner.ingest.decode import GIB
+from planner.ingest.delivery import cdn_delivery_lines, cdn_egress_lines
 from planner.ingest.escape import comment_text, yaml_string
 from planner.ingest.models import Bill, IngestedWorkload, UsageGroup
 from planner.pricing import catalog
@@ -180,6 +181,7 @@ def _traffic_lines(groups: list[UsageGroup], by_class: dict[str, int], per_month
             f"  # not in this workload: {total:,} other requests (bucket configuration, transitions, ...)"
             f" from {_where(other)}; reconcile prices them"
         )
+    fetched = [g for g in groups if g.kind == "cdn"]
     for kind, field, what in (
         ("egress", "egress", "DataTransfer-Out-Bytes, GB of 2^30 bytes"),
         ("inter-region", "inter_region", "transfer to other AWS regions"),
@@ -187,8 +189,13 @@ def _traffic_lines(groups: list[UsageGroup], by_class: dict[str, int], per_month
         chosen = [g for g in groups if g.kind == kind]
         total = gb_to_bytes(sum((g.quantity for g in chosen), Decimal(0)) / per_month)
         lines.append(f"  # {_where(chosen)} ({what})" if chosen else f"  # no {what} rows: 0")
-        lines.append(f'  {field}: "{total} B"')
-    return lines
+        if kind == "egress" and fetched:
+            lines += cdn_egress_lines(
+                total, gb_to_bytes(sum((g.quantity for g in fetched), Decimal(0)) / per_month), _where(fetched)
+            )
+        else:
+            lines.append(f'  {field}: "{total} B"')
+    return lines + (cdn_delivery_lines() if fetched else [])
 
 
 def _request_count_lines(

@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
+from planner.costing.delivery import store_requests
 from planner.errors import InputError
 from planner.pricing.models import Limits, RequestRate
 from planner.sim.spec import (
@@ -77,7 +78,7 @@ def prefixes_needed(workload: Workload, limits: Limits) -> list[PrefixNeed]:
     rates = [rate for rate in limits.request_rates if rate.scope == "prefix"]
     if not rates:
         return []
-    requests = workload.usage_for("standard", limits).requests  # the same for every class
+    requests = store_requests(workload)[0].usage_for("standard", limits).requests  # the same for every class
     needs = []
     for rate in rates:
         peak = sum(requests.get(op, 0) for op in rate.operations) / MONTH_S * workload.traffic.peak_factor
@@ -105,8 +106,9 @@ def adapt_workload(workload: Workload, *, window: Window, limits: Limits | None 
     if window not in WINDOWS:
         raise InputError(f"{window!r} is not a window (use peak or mean)", field="window")
     limits = limits or Limits()
+    workload, behind = store_requests(workload)  # behind a CDN the store sees only the misses
     traffic = workload.traffic
-    notes: list[str] = []
+    notes: list[str] = [behind] if behind is not None else []
     reads, writes = workload.reads_per_month(), workload.writes_per_month()
     heads, lists = traffic.heads, traffic.lists
     total = reads + writes + heads + lists

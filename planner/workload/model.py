@@ -14,6 +14,7 @@ import unicodedata
 from typing import Any
 
 from pydantic import (
+    BaseModel,
     Field,
     SerializerFunctionWrapHandler,
     ValidationError,
@@ -29,6 +30,7 @@ from planner.errors import InputError, validation_problem
 from planner.pricing.models import Deletion, Limits, SizeBin, Usage
 from planner.units import MAX_BYTES, format_bytes
 from planner.workload.catalog import CATALOG, Catalog, with_catalog
+from planner.workload.delivery import Delivery, delivery_problem, drop_unset_delivery, with_hit_ratio
 from planner.workload.parts import (
     DAY_S,
     MONTH_S,
@@ -52,6 +54,9 @@ class Workload(_Model):
     performance: Performance = Field(default_factory=Performance)
     client: Client = Field(default_factory=Client)
     constraints: Constraints = Field(default_factory=Constraints)
+    delivery: Delivery | None = Field(
+        None, validate_default=True, description="a CDN in front of the bucket (planner.workload.delivery)"
+    )
     # A file gives these as ranges in place and a ``correlate`` list (planner.workload.load), so they
     # are no keys of the file and not in its schema; the fields they vary hold their central values.
     uncertain: SkipJsonSchema[list[Uncertain]] = Field(
@@ -98,6 +103,7 @@ class Workload(_Model):
             for key in ("uncertain", "correlations"):
                 if key in data and not data[key]:
                     del data[key]
+            drop_unset_delivery(data)  # a workload without a CDN or a split serialises as it always has
         return data
 
     @field_validator("name")
@@ -113,6 +119,19 @@ class Workload(_Model):
         if not name.strip():
             raise ValueError("a name needs at least one visible character")
         return name
+
+    @field_validator("delivery")
+    @classmethod
+    def _delivery_agrees(cls, delivery: Delivery | None, info: ValidationInfo) -> Delivery | None:
+        traffic, storage = info.data.get("traffic"), info.data.get("storage")
+        problem = delivery_problem(traffic.egress_to if isinstance(traffic, Traffic) else None, delivery)
+        if problem is not None:
+            raise ValueError(problem)
+        if not isinstance(traffic, Traffic) or not isinstance(storage, Storage):
+            return delivery  # their own errors are reported
+        read_bytes = traffic.egress + traffic.internal_reads + traffic.inter_region
+        reads = _reads_per_month(storage, traffic)
+        return with_hit_ratio(delivery, traffic.hot_objects, reads, read_bytes, storage.mean_object_bytes)
 
     @model_validator(mode="after")
     def _reads_by_placed_class(self) -> Workload:
@@ -194,14 +213,7 @@ class Workload(_Model):
         return self.stored_bytes(month) * MONTH_S / retention
 
     def reads_per_month(self) -> int:
-        traffic = self.traffic
-        if traffic.reads is not None:
-            return traffic.reads
-        if traffic.ratio is not None and traffic.writes is not None:
-            return round(traffic.writes * traffic.ratio)
-        mean = self.storage.mean_object_bytes
-        read_bytes = traffic.egress + traffic.internal_reads + traffic.inter_region
-        return math.ceil(read_bytes / mean) if mean else 0
+        return _reads_per_month(self.storage, self.traffic)
 
     def writes_per_month(self, month: int = 0) -> int:
         traffic = self.traffic
@@ -318,7 +330,7 @@ def _field_value(workload: Workload, field: str) -> Any:
     """The value of a dotted field (``traffic.egress``), None when the workload has no such field."""
     value: Any = workload
     for part in field.split("."):
-        value = getattr(value, part) if isinstance(value, _Model) and part in type(value).model_fields else None
+        value = getattr(value, part) if isinstance(value, BaseModel) and part in type(value).model_fields else None
     return value
 
 
@@ -373,3 +385,14 @@ def format_field_value(field: str, value: float, *, whole: bool = False) -> str:
     if field.rsplit(".", 1)[-1] in SHARE_FIELDS:
         return f"{100 * value:.3g} %"
     return f"{value:,.0f}" if whole or value == int(value) else f"{value:.4g}"
+
+
+def _reads_per_month(storage: Storage, traffic: Traffic) -> int:
+    """GETs a month: as given, from the writes and the read:write ratio, or the bytes read / the mean object."""
+    if traffic.reads is not None:
+        return traffic.reads
+    if traffic.ratio is not None and traffic.writes is not None:
+        return round(traffic.writes * traffic.ratio)
+    mean = storage.mean_object_bytes
+    read_bytes = traffic.egress + traffic.internal_reads + traffic.inter_region
+    return math.ceil(read_bytes / mean) if mean else 0

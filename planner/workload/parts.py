@@ -38,6 +38,7 @@ from planner.units import (
     parse_size,
 )
 from planner.workload.catalog import catalog_in, shipped_catalog
+from planner.workload.delivery import EgressTo, egress_split_schema, split_egress
 from planner.workload.lifecycle import AgeBin, LifecycleRule, check_rules, parse_age_bins
 
 DAY_S = 86400.0
@@ -356,7 +357,11 @@ class HotObjects(_Model):
 
 
 class Traffic(_Model):
-    egress: MonthlyBytes = Field(0, description='bytes served to the internet per month, e.g. "120 TB" or "4 TB/day"')
+    egress: MonthlyBytes = Field(
+        0,
+        description='bytes served to the internet per month, e.g. "120 TB" or "4 TB/day"',
+        json_schema_extra=egress_split_schema,
+    )
     reads: Count | None = Field(
         None, ge=0, le=MAX_COUNT, description='GET requests per month, e.g. "60M" (default: egress / object size)'
     )
@@ -393,6 +398,9 @@ class Traffic(_Model):
         "one ends (after think_time), in the monthly counts' mix, instead of Poisson arrivals at a rate",
     )
     think_time: Seconds = Field(0.0, ge=0, description='a worker\'s pause between requests, e.g. "50 ms"')
+    egress_to: EgressTo | None = Field(
+        None, description="egress by destination, when traffic.egress is a split (planner.workload.delivery)"
+    )
 
     @field_validator("read_write_ratio")
     @classmethod
@@ -412,6 +420,11 @@ class Traffic(_Model):
         if self.think_time and self.workers is None:
             raise ValueError("think_time is a closed loop's pause: give workers too")
         return self
+
+    @model_validator(mode="before")
+    @classmethod
+    def _egress_by_destination(cls, data: Any) -> Any:
+        return split_egress(data)
 
     @property
     def ratio(self) -> float | None:

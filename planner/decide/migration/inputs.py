@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 
 from planner.costing.bills import add_months, price_table
+from planner.costing.delivery import origin_workload
 from planner.decide.migration.bounds import CopyBounds, copy_bounds
 from planner.decide.migration.charges import (
     BillingContext,
@@ -97,7 +98,10 @@ def _month_prices(workload: Workload, options: MigrationOptions, month_starts: l
     for index, as_of in enumerate(month_starts[:-1]):
         source_table = price_table(src.provider, as_of, options.source_prices)
         destination_table = price_table(dst.provider, as_of, options.destination_prices)
-        stay_usage = workload.usage_for(src.storage_class, source_table.limits, index)
+        # behind a CDN both sides bill only its misses; the CDN's own bill is the same staying or moving
+        stay_usage = origin_workload(workload, src.provider, as_of).usage_for(
+            src.storage_class, source_table.limits, index
+        )
         stay = bill(source_table, src.storage_class, stay_usage)
         prices.append(
             MonthPrices(
@@ -105,7 +109,9 @@ def _month_prices(workload: Workload, options: MigrationOptions, month_starts: l
                 source_table=source_table,
                 destination_table=destination_table,
                 stay_usage=stay_usage,
-                destination_usage=workload.usage_for(dst.storage_class, destination_table.limits, index),
+                destination_usage=origin_workload(workload, dst.provider, as_of).usage_for(
+                    dst.storage_class, destination_table.limits, index
+                ),
                 stay_usd=stay.total_usd,
                 stay_price_status=price_status(stay),
             )

@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass
 from decimal import Decimal
 
+from planner.costing.delivery import cdn_note
 from planner.decide.migration.bounds import strategy_bounds
 from planner.decide.migration.inputs import MigrationInputs, load_inputs
 from planner.decide.migration.models import (
@@ -207,6 +208,8 @@ def _assumptions(strategy: Strategy, inputs: MigrationInputs) -> list[str]:
     if options.egress_waiver:
         notes.append(f"{options.source.provider} waives internet egress for the move (ask for it in advance)")
     notes.append(_copy_host_note(options))
+    if workload.delivery is not None:
+        notes.append(cdn_note(workload))
     if strategy in ("bulk", "hybrid"):
         notes.append(f"the source keeps its copy for {options.verify_days:g} days after the copy while it is verified")
     return notes

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
-from planner.costing.bills import egress_cap_bytes, price_table
+from planner.costing.bills import price_table
+from planner.costing.delivery import behind, delivered_bill, served_egress_cap_bytes
 from planner.decide.recommendation.models import BreakEven, RankedOption
-from planner.pricing.billing import bill
 from planner.pricing.models import PriceTable
 from planner.units import format_bytes
 from planner.workload import Workload
@@ -60,9 +60,10 @@ def solve_crossing(difference: Callable[[float], Decimal], breakpoints: list[flo
     return None
 
 
-def _monthly(workload: Workload, table: PriceTable, storage_class: str) -> Decimal:
-    """Month one's total with a table already loaded (the solver evaluates it many times)."""
-    return bill(table, storage_class, workload.usage_for(storage_class, table.limits)).total_usd
+def _monthly(workload: Workload, table: PriceTable, storage_class: str, day: dt.date) -> Decimal:
+    """Month one's total with a table already loaded (the solver evaluates it many times), behind the
+    workload's CDN if it names one."""
+    return delivered_bill(workload, table, storage_class, day).total_usd
 
 
 def unverified_policy_note(table: PriceTable) -> str:
@@ -96,21 +97,28 @@ def break_even_points(
             else price_table(option.provider, as_of, prices.get(option.provider), option.region)
         )
 
-    chosen_side = _Side(f"{chosen.label}:{chosen.storage_class}", chosen.storage_class, table_of(chosen))
+    chosen_side = _Side(
+        f"{chosen.label}:{chosen.storage_class}", chosen.storage_class, table_of(chosen), as_of, chosen.cdn
+    )
     results: list[BreakEven] = []
     for other in others:
-        other_side = _Side(f"{other.label}:{other.storage_class}", other.storage_class, table_of(other))
+        other_side = _Side(
+            f"{other.label}:{other.storage_class}", other.storage_class, table_of(other), as_of, other.cdn
+        )
         results += _egress_break_even(workload, chosen_side, other_side)
     return results + _fair_use_limit(workload, chosen_side)
 
 
 @dataclass(frozen=True)
 class _Side:
-    """One option of a comparison: its name (provider:class), class and price table."""
+    """One option of a comparison: its name (provider:class), class and price table, and the CDN it is
+    priced behind when recommend compares CDNs."""
 
     label: str
     storage_class: str
     table: PriceTable
+    day: dt.date
+    cdn: str | None = None
 
 
 def _egress_break_even(workload: Workload, chosen: _Side, other: _Side) -> list[BreakEven]:
@@ -120,8 +128,8 @@ def _egress_break_even(workload: Workload, chosen: _Side, other: _Side) -> list[
 
     def egress_diff(egress: float) -> Decimal:
         variant = workload.model_copy(update={"traffic": workload.traffic.model_copy(update={"egress": round(egress)})})
-        return _monthly(variant, chosen.table, chosen.storage_class) - _monthly(
-            variant, other.table, other.storage_class
+        return _monthly(behind(variant, chosen.cdn), chosen.table, chosen.storage_class, chosen.day) - _monthly(
+            behind(variant, other.cdn), other.table, other.storage_class, other.day
         )
 
     current = float(workload.traffic.egress)
@@ -135,7 +143,8 @@ def _egress_break_even(workload: Workload, chosen: _Side, other: _Side) -> list[
     caps = {
         side.label: cap
         for side in (chosen, other)
-        if (cap := egress_cap_bytes(side.table, stored)) is not None and current < cap < upper
+        if (cap := served_egress_cap_bytes(behind(workload, side.cdn), side.table, side.day)) is not None
+        and current < cap < upper
     }
     limit = min([upper, *caps.values()])
     # Solve above and below today's egress separately: the nearest crossing on each side matters.
@@ -207,11 +216,20 @@ def _capped(chosen: _Side, other: _Side, caps: dict[str, float], stored: float) 
 
 def _fair_use_limit(workload: Workload, chosen: _Side) -> list[BreakEven]:
     """The chosen provider's fair-use egress limit, when it has one."""
+    workload = behind(workload, chosen.cdn)
     policy = chosen.table.egress.fair_use_multiple_of_storage
     stored = workload.stored_bytes()
     if policy is None or not stored:
         return []
-    limit = float(policy) * stored
+    limit = served_egress_cap_bytes(workload, chosen.table, chosen.day)
+    if limit is None:  # behind a CDN whose origin fetches are free: the policy counts none of it
+        return []
+    origin = float(policy) * stored
+    via_cdn = (
+        ""
+        if workload.delivery is None
+        else f"; the CDN's misses, the origin egress the policy counts, reach {format_bytes(origin)} there"
+    )
     return [
         BreakEven(
             dimension="egress",
@@ -222,7 +240,7 @@ def _fair_use_limit(workload: Workload, chosen: _Side) -> list[BreakEven]:
             ratio_to_stored=float(policy),
             statement=(
                 f"{chosen.label} egress is free only while it stays at or below {format_bytes(limit)} a month "
-                f"({float(policy):g}x stored); above that the provider may limit or suspend the account"
+                f"({float(policy):g}x stored{via_cdn}); above that the provider may limit or suspend the account"
                 + unverified_policy_note(chosen.table)
             ),
         )

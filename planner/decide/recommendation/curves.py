@@ -10,11 +10,11 @@ from decimal import Decimal
 
 import numpy as np
 
-from planner.costing.bills import add_months, egress_cap_bytes, price_table
+from planner.costing.bills import add_months, price_table
+from planner.costing.delivery import behind, delivered_bill, served_egress_cap_bytes
 from planner.decide.recommendation.inputs import Inputs
 from planner.decide.recommendation.models import BreakEven, EgressCurve, EgressCurves, RankedOption
 from planner.errors import PlannerError
-from planner.pricing.billing import bill
 from planner.pricing.models import PriceTable
 from planner.workload import Workload
 
@@ -49,7 +49,9 @@ def egress_curves(inputs: Inputs, ranking: list[RankedOption], break_even: list[
                 provider=option.provider,
                 storage_class=option.storage_class,
                 monthly_cost_usd=[float(cost) for cost in costs],
-                free_egress_cap_bytes=egress_cap_bytes(inputs.tables[option.provider], workload.stored_bytes()),
+                free_egress_cap_bytes=served_egress_cap_bytes(
+                    behind(workload, option.cdn), inputs.tables[option.provider], inputs.day
+                ),
             )
         )
     return EgressCurves(egress_bytes=grid, curves=curves)
@@ -61,7 +63,8 @@ def _costs_at_egress(inputs: Inputs, option: RankedOption, egress_bytes: list[fl
     day = add_months(inputs.day, 0)
     table = price_table(option.provider, day, inputs.prices.get(option.provider))
     return [
-        _month_one(_with_egress(inputs.workload, egress), table, option.storage_class, day) for egress in egress_bytes
+        _month_one(_with_egress(behind(inputs.workload, option.cdn), egress), table, option.storage_class, day)
+        for egress in egress_bytes
     ]
 
 
@@ -70,4 +73,4 @@ def _with_egress(workload: Workload, egress: float) -> Workload:
 
 
 def _month_one(workload: Workload, table: PriceTable, storage_class: str, day: dt.date) -> Decimal:
-    return bill(table, storage_class, workload.usage_for(storage_class, table.limits), as_of=day).total_usd
+    return delivered_bill(workload, table, storage_class, day).total_usd

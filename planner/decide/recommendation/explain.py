@@ -4,6 +4,7 @@ chosen, assembled into the ``Recommendation``."""
 
 from __future__ import annotations
 
+from planner.costing.delivery import priced_paths
 from planner.decide.recommendation.break_even import break_even_points
 from planner.decide.recommendation.curves import egress_curves
 from planner.decide.recommendation.inputs import Inputs
@@ -25,7 +26,11 @@ def explain(inputs: Inputs, ranking: list[RankedOption], *, curves: bool = True)
     if shown is not None:
         reasons = _reasons(shown, ranking, rivals, inputs.months)
         choice = Choice(
-            provider=shown.provider, storage_class=shown.storage_class, region=shown.region, reasons=reasons
+            provider=shown.provider,
+            storage_class=shown.storage_class,
+            region=shown.region,
+            reasons=reasons,
+            cdn=shown.cdn,
         )
     break_even: list[BreakEven] = []
     if chosen is not None:
@@ -141,6 +146,7 @@ def _reasons(chosen: RankedOption, ranking: list[RankedOption], rivals: list[Ran
             f"pays ${sum(li.amount_usd for li in early):,.2f} a month in minimum-duration charges "
             "(objects deleted before the class's minimum duration)"
         )
+    reasons.extend(f"priced path: {path}" for path in priced_paths(chosen.cost))
     if chosen.performance.source != "none":
         perf = chosen.performance
         facts = []

@@ -12,11 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from planner.costing.bills import DEFAULT_BILLING, BillingOptions, check_horizon, price_table
+from planner.costing.delivery import behind
 from planner.decide.recommendation.models import JudgedProfile
 from planner.decide.recommendation.performance import load_profiles
 from planner.errors import InputError, PlannerError, PricingError
 from planner.measure.profile import ProfileSummary
 from planner.measure.reference import load_reference
+from planner.pricing import delivery as cdn_prices
 from planner.pricing.models import PriceTable
 from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.provider import ProviderModel
@@ -37,6 +39,7 @@ class Inputs:
     models: dict[str, ProviderModel]  # a provider with no model is absent: its figures are judged as assumed
     unmodelled: dict[str, str]  # provider -> why no model could be built
     billing: BillingOptions = DEFAULT_BILLING  # restored copies' days, calendar months
+    cdns: tuple[str, ...] = ()  # the CDNs each option is priced behind (--cdn); none: the workload's own
 
     @property
     def providers(self) -> list[str]:
@@ -54,10 +57,15 @@ def load_inputs(
     profiles_dir: Path | None,
     prices: dict[str, Path],
     billing: BillingOptions = DEFAULT_BILLING,
+    cdns: list[str] | None = None,
 ) -> Inputs:
     """Check the overrides, load every table, profile and provider model; refuse what cannot be priced.
-    ``billing`` is how every option's months are billed (``cost --calendar``, ``--restore-days``)."""
+    ``billing`` is how every option's months are billed (``cost --calendar``, ``--restore-days``);
+    ``cdns`` the CDNs each option is priced behind, at the workload's hit ratio (one: in its CDN's place)."""
     check_horizon(as_of, workload.constraints.months)
+    compared = _check_cdns(workload, cdns or [])
+    if len(compared) == 1:
+        workload, compared = behind(workload, compared[0]), ()
     providers = workload.constraints.providers
     for provider in prices:
         if provider not in providers:
@@ -105,7 +113,24 @@ def load_inputs(
         models=models,
         unmodelled=unmodelled,
         billing=billing,
+        cdns=compared,
     )
+
+
+def _check_cdns(workload: Workload, cdns: list[str]) -> tuple[str, ...]:
+    """The CDNs to compare, each once; refused when unknown, or when the workload names no CDN (its
+    delivery section gives the hit ratio and the destinations every path is priced with)."""
+    known = cdn_prices.cdn_ids()
+    for cdn in cdns:
+        if cdn not in known:
+            raise InputError(f"unknown CDN {cdn!r} (known: {', '.join(known)})", source="--cdn")
+    if cdns and workload.delivery is None:
+        raise InputError(
+            "the workload names no CDN: give delivery.cdn with its hit ratio, e.g. delivery: {cdn: {provider:"
+            " cloudfront, hit_ratio: 0.9}}",
+            source="--cdn",
+        )
+    return tuple(dict.fromkeys(cdns))
 
 
 def _check_classes(workload: Workload, tables: list[PriceTable]) -> None:

@@ -111,6 +111,7 @@ def _judge(inputs: Inputs, option: PricedOption, simulated: dict[str, SimulatedJ
         cost=month_one,
         price_status=weakest_price(item.price_status.value for item in month_one.line_items),
         projection=option.projection,
+        cdn=option.cdn,
     )
 
 
@@ -169,4 +170,5 @@ def _unpriceable(option: PricedOption) -> RankedOption:
         rejections=[Rejection(kind="unpriceable", statement=f"cannot be priced: {option.unpriceable}")],
         performance=PerformanceEstimate(source="none"),
         cost=empty,
+        cdn=option.cdn,
     )

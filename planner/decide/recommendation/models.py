@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from planner.costing.bills import CostProjection
 from planner.evidence import Evidence, TargetVerdict
@@ -97,6 +97,7 @@ class RankedOption(_Model):
         description="the bill of every month of the horizon (month one is ``cost``); None when unpriceable. "
         "Held for presenters, left out of JSON (its size grows with the horizon)",
     )
+    cdn: str | None = Field(None, description="the CDN in front, when recommend compares CDNs (--cdn)")
 
     @model_validator(mode="before")
     @classmethod
@@ -109,8 +110,13 @@ class RankedOption(_Model):
 
     @property
     def label(self) -> str:
-        """provider, or provider/region when the workload ranks the provider's regions."""
-        return f"{self.provider}/{self.region}" if self.region else self.provider
+        """provider, or provider/region when the workload ranks the provider's regions; "+ cdn" after it
+        when recommend compares CDNs."""
+        return _label(self.provider, self.region, self.cdn)
+
+    @model_serializer(mode="wrap")
+    def _cdn_when_compared(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _without_unset_cdn(handler(self))
 
 
 class BreakEven(_Model):
@@ -130,10 +136,27 @@ class Choice(_Model):
     storage_class: str
     region: str | None = None
     reasons: list[str]
+    cdn: str | None = None
 
     @property
     def label(self) -> str:
-        return f"{self.provider}/{self.region}" if self.region else self.provider
+        return _label(self.provider, self.region, self.cdn)
+
+    @model_serializer(mode="wrap")
+    def _cdn_when_compared(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _without_unset_cdn(handler(self))
+
+
+def _without_unset_cdn(data: Any) -> Any:
+    """A serialised option or choice without ``cdn`` unless recommend compared CDNs: JSON as it always was."""
+    if isinstance(data, dict) and "cdn" in data and data["cdn"] is None:
+        del data["cdn"]
+    return data
+
+
+def _label(provider: str, region: str | None, cdn: str | None) -> str:
+    where = f"{provider}/{region}" if region else provider
+    return f"{where} + {cdn}" if cdn else where
 
 
 class JudgedProfile(_Model):

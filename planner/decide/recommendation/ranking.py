@@ -37,6 +37,7 @@ def recommend(
     curves: bool = True,
     verified_only: bool = False,
     billing: BillingOptions | None = None,
+    cdns: list[str] | None = None,
 ) -> Recommendation:
     """Every allowed provider and storage class, ranked: options meeting every target on evidence first,
     then those whose targets are unverified, then rejected ones, each group by horizon cost.
@@ -48,10 +49,17 @@ def recommend(
     ``verified_only`` leaves out options whose bill rests on an unverified price (``left_out`` says which).
     ``billing`` bills every option's months as ``cost`` would with the same options (calendar months,
     the days restored copies are kept); the break-even points and egress curves stay on 30-day months.
+    ``cdns`` compares delivery paths: every option is priced behind each of these CDNs in turn, at the
+    workload's hit ratio (the workload names a CDN), and ranked together; one takes its CDN's place.
     """
     billing = billing or DEFAULT_BILLING
     inputs = load_inputs(
-        workload, as_of=as_of or dt.date.today(), profiles_dir=profiles_dir, prices=prices or {}, billing=billing
+        workload,
+        as_of=as_of or dt.date.today(),
+        profiles_dir=profiles_dir,
+        prices=prices or {},
+        billing=billing,
+        cdns=cdns,
     )
     priced = price_options(inputs)
     simulated = simulate_providers(inputs, duration_s=sim_duration_s, seed=seed, progress=progress) if simulate else {}

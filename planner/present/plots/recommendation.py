@@ -99,7 +99,7 @@ def _option_bars(ax: Axes, result: Recommendation, shown: Sequence[RankedOption]
             fontweight="bold" if option.chosen else "normal",
             color="#000000" if option.feasible else "#666666",
         )
-    labels = [f"{o.rank}. {o.provider} {o.storage_class}" for o in shown]
+    labels = [f"{o.rank}. {o.label if o.cdn else o.provider} {o.storage_class}" for o in shown]
     ax.set_yticks(rows, labels)
     for tick, option in zip(ax.get_yticklabels(), shown, strict=True):
         if option.chosen:
@@ -166,7 +166,10 @@ def _draw_curves(
             color=colour,
             linewidth=3.0 if option.chosen else 1.6,
             linestyle="-" if option.feasible else "--",
-            label=price_marked(f"{option.provider} {option.storage_class}", option.price_status) + f" ({state})",
+            label=price_marked(
+                f"{option.label if option.cdn else option.provider} {option.storage_class}", option.price_status
+            )
+            + f" ({state})",
             zorder=3 if option.chosen else 2,
         )
         if cap is not None and not inside.all():
@@ -208,6 +211,8 @@ def _mark_break_even(
     chosen = next((o for o in result.ranking if o.chosen), result.ranking[0])
     chosen_costs = next((c.monthly_cost_usd for c in held.curves if c.rank == chosen.rank), None)
     labels = {f"{curve.provider}:{curve.storage_class}" for curve in held.curves}
+    by_rank = {o.rank: o for o in result.ranking}  # behind compared CDNs a rival is named by its path
+    labels |= {f"{o.label}:{o.storage_class}" for c in held.curves if (o := by_rank[c.rank]).cdn}
     points = sorted(
         (b for b in result.break_even if b.dimension == "egress" and math.isfinite(b.at)), key=lambda b: b.at
     )

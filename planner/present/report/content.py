@@ -24,7 +24,7 @@ from planner.units import format_bytes, format_duration, format_rate
 
 if TYPE_CHECKING:
     from planner.costing.bills import BillingOptions, CostProjection
-    from planner.decide.recommendation import RankedOption, Recommendation
+    from planner.decide.recommendation import Choice, RankedOption, Recommendation
     from planner.measure.profile import Citation, Profile
     from planner.pricing.models import PriceTable
     from planner.workload import Workload
@@ -79,10 +79,12 @@ def _recommendation_section(result: Recommendation) -> Section:
             option = next(
                 o
                 for o in result.ranking
-                if o.provider == provisional.provider and o.storage_class == provisional.storage_class
+                if o.provider == provisional.provider
+                and o.storage_class == provisional.storage_class
+                and o.cdn == provisional.cdn
             )
             section.blocks += [
-                Heading(f"Cheapest with its targets unverified: {provisional.provider} {provisional.storage_class}"),
+                Heading(f"Cheapest with its targets unverified: {_named(provisional)} {provisional.storage_class}"),
                 Bullets(provisional.reasons + [f"unverified: {reason}" for reason in option.unverified]),
             ]
         return section
@@ -90,7 +92,7 @@ def _recommendation_section(result: Recommendation) -> Section:
     chosen = next(o for o in result.ranking if o.chosen)
     section.blocks += [
         Paragraph(
-            f"Use {choice.provider} {choice.storage_class}: {marked_usd(chosen.monthly_cost_usd, chosen.price_status)}"
+            f"Use {_named(choice)} {choice.storage_class}: {marked_usd(chosen.monthly_cost_usd, chosen.price_status)}"
             f" this month, {marked_usd(chosen.horizon_cost_usd, horizon_price_status(chosen))} over {result.months}"
             f" months (prices in force on {result.as_of})."
         ),
@@ -99,6 +101,11 @@ def _recommendation_section(result: Recommendation) -> Section:
     if chosen.warnings:
         section.blocks += [Heading("Caveats"), Bullets(chosen.warnings)]
     return section
+
+
+def _named(choice: Choice) -> str:
+    """The provider, and the CDN in front when recommend compares CDNs."""
+    return choice.label if choice.cdn else choice.provider
 
 
 def _ranking_section(result: Recommendation) -> Section:
