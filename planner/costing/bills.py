@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from planner.costing.delivery import delivery_path, with_cdn
 from planner.errors import InputError
 from planner.pricing import catalog
-from planner.pricing.billing import bill, round_line
+from planner.pricing.billing import bill, is_minimum_charge, round_line, with_minimum_charge
 from planner.pricing.models import CostBreakdown, LineItem, Money, PriceTable, Usage
 from planner.workload import DAY_S, MONTH_S, Workload
 
@@ -308,13 +308,22 @@ def placement_cost(
             f" {table.classes[hot].name}'s bytes alone, not the whole placement"
         )
     first = bills[0]
+    line_items = first.line_items
+    if len(placement) > 1:
+        line_items = [
+            _of_class(item, table.classes[b.storage_class].name)
+            for b in bills
+            for item in b.line_items
+            if not is_minimum_charge(item)
+        ]
+        least = table.billing.minimum_charge
+        if least is not None:  # one minimum for the account, not one for each class's bill
+            line_items = with_minimum_charge(table, line_items, least.status)
     return first.model_copy(
         update={
             "storage_class": " + ".join(c for c in placement),
-            "line_items": [_of_class(item, table.classes[b.storage_class].name) for b in bills for item in b.line_items]
-            if len(placement) > 1
-            else first.line_items,
-            "total_usd": sum((b.total_usd for b in bills), round_line(Decimal(0), table)),
+            "line_items": line_items,
+            "total_usd": sum((item.amount_usd for item in line_items), round_line(Decimal(0), table)),
             "warnings": warnings,
             "policy_breaches": first.policy_breaches,
             "assumptions": [f"placement: {', '.join(names)} priced on their own bytes", *assumptions],

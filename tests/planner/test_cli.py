@@ -94,7 +94,7 @@ def test_pricing_list_and_diff(run_cli: Run) -> None:
         "backblaze-b2",
         "wasabi",
         "idrive-e2",
-        *("gcs", "azure-blob", "tigris", "digitalocean-spaces", "hetzner", "storj", "scaleway", "akamai"),
+        *("gcs", "azure-blob", "tigris", "digitalocean-spaces", "hetzner", "storj", "scaleway", "akamai", "oci"),
     }
     diff = run_cli("pricing", "diff", "wasabi", "2026-06-30", "2026-07-01")
     assert "6.99" in diff.out and "7.99" in diff.out

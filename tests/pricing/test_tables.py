@@ -118,7 +118,7 @@ ALL_VERSIONS = [t for versions in catalog.shipped_tables().values() for t in ver
 
 
 FIVE = {"aws-s3", "cloudflare-r2", "backblaze-b2", "wasabi", "idrive-e2"}
-FIELD = {"gcs", "azure-blob", "tigris", "digitalocean-spaces", "hetzner", "storj", "scaleway", "akamai"}
+FIELD = {"gcs", "azure-blob", "tigris", "digitalocean-spaces", "hetzner", "storj", "scaleway", "akamai", "oci"}
 
 
 def test_every_provider_and_class_is_shipped() -> None:
@@ -265,7 +265,7 @@ def test_missing_override_file(tmp_path: Path) -> None:
 def test_every_version_states_its_providers_gb_and_tb(table: PriceTable) -> None:
     units = table.billing.units
     assert units is not None and units.sources
-    binary = {"aws-s3", "wasabi", "gcs", "digitalocean-spaces"}  # GCS and Spaces quote GiB
+    binary = {"aws-s3", "wasabi", "gcs", "digitalocean-spaces", "oci"}  # GCS and Spaces quote GiB; OCI assumed
     expected = 2**30 if table.provider in binary else 10**9
     assert units.gb_bytes == expected and units.tb_bytes in (10**12, 2**40)
     # AWS's GB is verified on its own FAQ, Storj's on its pricing page ("simple base 10 conversion"); the
