@@ -116,3 +116,12 @@ def test_recommend_gives_only_the_exact_measure_advice(run_cli: Callable[..., An
     assert done.code == 1
     assert "measure it (planner measure) and run recommend again with --profiles" not in done.out
     assert [line for line in done.out.splitlines() if line.startswith("to settle p99 TTFB on idrive-e2: ")]
+
+
+@pytest.mark.parametrize("provider", ["aws-s3", "backblaze-b2", "wasabi"])
+def test_backblaze_performance_stats_are_named_and_why_they_are_not_used(provider: str) -> None:
+    # the Q1 2026 post (https://www.backblaze.com/blog/backblaze-performance-stats-q1-2026) shows its TTFB
+    # only in chart images; its text names the leader (S3) and no figure
+    missing = " ".join(load_reference(provider).missing)
+    assert "backblaze-performance-stats-q1-2026" in missing
+    assert "only as chart images: the post's text gives no TTFB figure" in missing
