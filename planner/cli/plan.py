@@ -376,6 +376,7 @@ def _print_recommendation(
     result: "Recommendation",
     answer: "UncertainAnswer | None",
     output: OutputFormat,
+    settle: list[str] | None = None,
 ) -> None:
     from planner.present import text as render
 
@@ -385,7 +386,9 @@ def _print_recommendation(
             payload["uncertainty"] = answer.model_dump(mode="json")
         typer.echo(render.as_json(payload))
         return
-    typer.echo(render.recommendation(result, output.value, width=settings(ctx).width))
+    typer.echo(
+        render.recommendation(result, output.value, width=settings(ctx).width, exact_measure_follows=bool(settle))
+    )
     if workload.uncertain and output != OutputFormat.csv:
         typer.echo(render.uncertain_note(workload.uncertain, answer, width=settings(ctx).width))
     if answer is not None:
@@ -511,21 +514,24 @@ def recommend_command(
     answer = None
     if samples is not None:
         answer = _outcomes(ctx, workload, samples, seed=seed, as_of=as_of, dask=dask, tornado_plot=tornado_plot)
+    settle: list[str] = []
+    if result.recommendation is None and output in (OutputFormat.table, OutputFormat.markdown):
+        from planner.cli.measure_for import settle_lines
+
+        settle = settle_lines(workload_file, workload, result)
     if output == OutputFormat.focus:
         from planner.present.text.focus import recommendation_rows
 
         focus.emit(recommendation_rows(result), out)
     else:
-        _print_recommendation(ctx, workload, result, answer, output)
+        _print_recommendation(ctx, workload, result, answer, output, settle)
     if lifecycle:
         from planner.cli.lifecycle import print_proposals
 
         print_proposals(ctx, workload_file, as_of, output)
     if result.recommendation is None:
-        if output in (OutputFormat.table, OutputFormat.markdown):
-            from planner.cli.measure_for import settle_lines
-            from planner.present.text import wrap_prose
+        from planner.present.text import wrap_prose
 
-            for line in settle_lines(workload_file, workload, result):
-                typer.echo(wrap_prose(line, "  ", width=settings(ctx).width))
+        for line in settle:
+            typer.echo(wrap_prose(line, "  ", width=settings(ctx).width))
         raise typer.Exit(1)

@@ -117,7 +117,9 @@ DURNER = Publication(
 
 BACKBLAZE_STATS = (
     "TTFB of Backblaze's Performance Stats (https://www.backblaze.com/blog/backblaze-performance-stats-q1-2026):"
-    " published for S3, R2, B2 and Wasabi from a Vultr VM in US East, not yet read into these profiles"
+    " published for S3, R2, B2 and Wasabi from a Vultr VM in US East (and EU-Central), but only as chart images:"
+    " the post's text gives no TTFB figure, only which provider led, and its figures are monthly averages, not"
+    " percentiles, with possible caching (read 2026-12-05; not used)"
 )
 NO_TTFB = f"TTFB: no published percentile found; the model derives a latency from the HEAD figures ({BACKBLAZE_STATS})"
 
@@ -449,7 +451,10 @@ def s3_cells() -> list[Cell]:
                 concurrency="one request's bandwidth, measured among many in flight",
             ),
             note="one request's bandwidth: spread 25-95 MiB/s, median 55-60 (the low end used); about 15 % of"
-            " requests near 95 MiB/s; faster at weekends; 8-16 MiB requests are the cost-optimal size",
+            " requests near 95 MiB/s; faster at weekends; 8-16 MiB requests are the cost-optimal size. The simulator"
+            " draws each request's rate from the spread: 25 at its minimum, 55 at its median, 95 at its maximum,"
+            " linear between (the cluster near 95 MiB/s is not modelled: slower, so conservative)",
+            throughput_spread_mib_per_s=[(0.0, 25.0), (0.5, 55.0), (1.0, 95.0)],
         ),
     ]
 

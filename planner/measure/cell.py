@@ -266,6 +266,11 @@ class Cell(ProfileModel):
     hosts: list[str] = Field(default_factory=list, description="client hosts (merged profiles)")
     citation: Citation | None = None
     note: str | None = None
+    throughput_spread_mib_per_s: list[tuple[float, float]] | None = Field(
+        default=None,
+        description="a published per-request rate's spread as (probability, MiB/s) knots, slowest first, from "
+        "probability 0 to 1 (linear between them); the simulator draws each request's rate from it",
+    )
 
     @model_validator(mode="after")
     def _plausible(self) -> Cell:

@@ -58,6 +58,7 @@ from planner.sim.provider import (
     ProviderModel,
     RateLimit,
 )
+from planner.sim.published_spread import with_published_spread
 from planner.sim.saturation import knee_from_cells, knee_note
 from planner.units import format_bytes
 
@@ -137,6 +138,8 @@ def provider_model_from_profile(profile: Profile, limits: Limits | None = None) 
         if knee is not None:
             model = model.model_copy(update={"knee": knee})
             assumptions.append(knee_note(knee))
+    model, spread_notes = with_published_spread(model, profile)
+    assumptions += spread_notes
     if not model.latency_by_size:
         assumptions.append(
             "latency taken as the same for every object size and load (the profile gives no latency by size)"

@@ -502,6 +502,11 @@ class ProviderModel(_Frozen):
         "median); a key not present is 'assumed' (a hand-made "
         "model states its own)",
     )
+    read_rate_spread: dict[int, list[tuple[float, float]]] = Field(
+        default_factory=dict,
+        description="a published spread of one GET request's whole rate, by the object size it was measured at: "
+        "(probability, bytes/s) knots, slowest first (``planner.sim.published_spread``)",
+    )
 
     def evidence_of(self, key: str) -> Evidence:
         """How part ``key`` of the model is backed (``assumed`` when the model does not say)."""

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from planner.decide.recommendation.models import PerformanceEstimate, Rejection
+from planner.decide.recommendation.spread import spread_decides
 from planner.errors import InputError, PlannerError
 from planner.evidence import Evidence, TargetVerdict, is_backed, judge_target, weakest
 from planner.measure.profile import Profile, ProfileSummary
@@ -53,6 +54,7 @@ class _Throughput:
     bound: str  # what bounds it
     evidence: Evidence
     demonstrated: float | None  # bits/s: the highest rate the profile shows
+    streams_figure: float | None = None  # bits/s: streams x the per-stream rate, where there is one
 
 
 def _throughput(
@@ -89,7 +91,8 @@ def _throughput(
         evidence = model.stream_evidence(direction, round(mean))
     if is_backed(evidence) and (demonstrated is None or achievable > demonstrated * 1.0001):
         evidence = "extrapolated"  # more than any figure in the profile shows
-    return _Throughput(direction, hard, achievable, bound_name, evidence, demonstrated)
+    streams_figure = stream * 8 * streams if stream is not None else None
+    return _Throughput(direction, hard, achievable, bound_name, evidence, demonstrated, streams_figure)
 
 
 def judge_performance(
@@ -127,7 +130,20 @@ def judge_performance(
     write = _throughput(workload, "write", summary, model)
     for direction, found in (("read", read), ("write", write)):
         if not (archive and direction == "read"):
-            verdicts += _throughput_verdict(workload, found, model)
+            found_verdicts = _throughput_verdict(workload, found, model)
+            if direction == "read" and found.streams_figure is not None:
+                found_verdicts = [
+                    spread_decides(
+                        verdict,
+                        model,
+                        wanted_bits_per_s=workload.performance.read_throughput or 0.0,
+                        median_figure_bits_per_s=found.streams_figure,
+                        hard_bits_per_s=min(found.hard.values()),
+                        mean_object_bytes=workload.storage.mean_object_bytes,
+                    )
+                    for verdict in found_verdicts
+                ]
+            verdicts += found_verdicts
     violations, hot_warnings = _hot_object(workload, summary)
     warnings += hot_warnings + _peak_rate_warning(workload, summary)
     estimate = PerformanceEstimate(

@@ -146,7 +146,9 @@ def ranking_csv(result: Recommendation) -> str:
     return csv_text(headers, rows)
 
 
-def recommendation(result: Recommendation, fmt: str, *, width: int | None = None) -> str:
+def recommendation(
+    result: Recommendation, fmt: str, *, width: int | None = None, exact_measure_follows: bool = False
+) -> str:
     if fmt == "csv":
         return ranking_csv(result)
     rows = ranking_rows(result)
@@ -194,7 +196,8 @@ def recommendation(result: Recommendation, fmt: str, *, width: int | None = None
         ]
         parts += [wrap_prose(f"- {reason}", "  ", width=width) for reason in provisional.reasons]
         parts += [wrap_prose(f"- unverified: {reason}", "  ", width=width) for reason in option.unverified]
-        parts.append("- measure it (planner measure) and run recommend again with --profiles")
+        if not exact_measure_follows:  # else the caller prints the exact ``measure --for`` commands below
+            parts.append("- measure it (planner measure) and run recommend again with --profiles")
         if option.warnings:
             parts += ["", heading("Caveats", fmt, level=3)] + [
                 wrap_prose(f"- {w}", "  ", width=width) for w in option.warnings

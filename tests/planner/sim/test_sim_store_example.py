@@ -19,7 +19,9 @@ def test_the_transcoding_farm_finds_where_storage_becomes_the_bottleneck(capsys:
     printed = capsys.readouterr().out
     assert "cloudflare-r2: workers, jobs a minute, storage s a job (CPU 6 s), month's storage bill" in printed
     one_worker = example["farm"]("aws-s3", 1)
-    assert one_worker.storage_s < one_worker.transcode_s / 3  # one worker: the CPU sets the pace
+    # one worker: the CPU sets the pace (S3's 100 MB GET draws its rate from the published 25-95 MiB/s,
+    # whose slow requests lengthen the mean: about 2.2 s of storage a job against 6 s of CPU)
+    assert one_worker.storage_s < one_worker.transcode_s / 2
     # the same farm costs more on S3: its reads are billed egress, R2's are not
     r2, s3 = example["farm"]("cloudflare-r2", 4), example["farm"]("aws-s3", 4)
     assert r2.month_usd < s3.month_usd
