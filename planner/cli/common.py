@@ -6,9 +6,10 @@ Imports only typer and the base layer, so every command module can import it at 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Literal, NoReturn, TypeVar, overload
@@ -146,3 +147,14 @@ def _is_usage_error(error: Exception) -> bool:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+@contextlib.contextmanager
+def fields_of(workload_file: Path) -> Iterator[None]:
+    """An error about a workload's field (from the library, which has no file name) names the file."""
+    try:
+        yield
+    except InputError as error:
+        if error.source is None and error.field is not None:
+            raise InputError(error.problem, source=str(workload_file), field=error.field) from None
+        raise

@@ -2,30 +2,17 @@
 provider proposed against today's."""
 
 # No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
-import contextlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from planner.cli import completion
-from planner.cli.common import AsOfOption, OutputFormat, TextFormatOption, WorkloadArgument, parse_date
+from planner.cli.common import AsOfOption, OutputFormat, TextFormatOption, WorkloadArgument, fields_of, parse_date
 from planner.cli.settings import settings
 from planner.errors import InputError
 
 app = typer.Typer()
-
-
-@contextlib.contextmanager
-def _fields_of(workload_file: Path) -> Iterator[None]:
-    """An error about a workload's field (from the library, which has no file name) names the file."""
-    try:
-        yield
-    except InputError as error:
-        if error.source is None and error.field is not None:
-            raise InputError(error.problem, source=str(workload_file), field=error.field) from None
-        raise
 
 
 @app.command("lifecycle")
@@ -78,7 +65,7 @@ def lifecycle_command(
     workload = load_workload(workload_file)
     day = parse_date(as_of)
     width = settings(ctx).width
-    with _fields_of(workload_file):
+    with fields_of(workload_file):
         if vary_age is not None:
             from planner.decide.lifecycle import parse_age_range, sweep_rule_age
             from planner.present.text.lifecycle import age_sweep
@@ -134,7 +121,7 @@ def print_proposals(ctx: typer.Context, workload_file: Path, as_of: str | None, 
     day = parse_date(as_of)
     placed = set(workload.storage.placement or {})
     elsewhere = []
-    with _fields_of(workload_file):
+    with fields_of(workload_file):
         for provider in workload.constraints.providers:
             if not placed <= set(catalog.table_for(provider, day or dt.date.today()).classes):
                 elsewhere.append(provider)

@@ -3,8 +3,6 @@ ranking of every allowed option."""
 
 # No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
-import contextlib
-from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -20,6 +18,7 @@ from planner.cli.common import (
     PlotOption,
     WorkloadArgument,
     check_plot,
+    fields_of,
     parse_date,
     parse_option,
 )
@@ -55,17 +54,6 @@ def _restore_days(text: str) -> Decimal:
     if not days.is_finite() or not 0 <= days <= 36500:
         raise ValueError(f"{text!r} is not a number of days from 0 to 36,500 (use e.g. 1 or 7)")
     return days
-
-
-@contextlib.contextmanager
-def _fields_of(workload_file: Path) -> Iterator[None]:
-    """An error about a workload's field (from the library, which has no file name) names the file."""
-    try:
-        yield
-    except InputError as error:
-        if error.source is None and error.field is not None:
-            raise InputError(error.problem, source=str(workload_file), field=error.field) from None
-        raise
 
 
 def _workload_region(workload: "Workload", provider: str, workload_file: Path) -> str | None:
@@ -179,7 +167,7 @@ def cost_command(
         )
     day = parse_date(as_of)
     if months:
-        with _fields_of(workload_file):
+        with fields_of(workload_file):
             result = project_costs(
                 workload,
                 provider,
@@ -207,7 +195,7 @@ def cost_command(
             else render.projection(result, output.value, width=settings(ctx).width)
         )
         return
-    with _fields_of(workload_file):
+    with fields_of(workload_file):
         bill = estimate_cost(
             workload, provider, storage_class, as_of=day, prices=prices, region=region, options=options
         )
