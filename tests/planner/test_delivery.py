@@ -22,7 +22,6 @@ from planner.decide.recommendation import recommend
 from planner.decide.sweep import parse_axis, sweep
 from planner.decide.uncertainty import sample
 from planner.errors import InputError
-from planner.pricing import catalog
 from planner.pricing.catalog import load_yaml
 from planner.sim.workload_adapter import adapt_workload
 from planner.workload import Workload, load_workload, parse_workload
@@ -141,14 +140,28 @@ def test_a_free_egress_cap_counts_origin_egress_only() -> None:
 
 
 def test_gcs_behind_cloud_cdn_pays_cache_fill() -> None:
-    if "gcs" not in catalog.providers():
-        pytest.skip("no gcs storage table (the CDN side and the route are tested in tests/pricing/test_cdn_tables.py)")
+    # cloud.google.com/storage/pricing (gcs@2026-09-20, us-central1): 50 TB = 46,566.128731 GiB, the Always Free 5
+    # GiB-months first, 46,561.128731 x $0.020 = $931.22; 4,000,000 GETs (200 TB / 50 MB), the 10 % missed =
+    # 400,000, 50,000 Class B free, 350 x $0.0004 / 1,000 = $0.14; the bucket bills no egress for the misses.
+    # cloud.google.com/cdn/pricing (North America): 200 TB = 186,264.514923 GiB out, 10,240 x $0.08 = $819.20,
+    # 143,360 x $0.055 = $7,884.80, 32,664.514923 x $0.03 = $979.94; 4,000,000 lookups / 10,000 x $0.0075 =
+    # $3.00; the 20 TB of misses = 18,626.451492 GiB of cache fill x $0.01 = $186.26
     cost = estimate_cost(_cdn("gcp-cdn"), "gcs", as_of=NOW)
-    # cloud.google.com/cdn/pricing: the 20 TB of misses = 18,626.451492 GiB of cache fill x $0.01 = $186.26,
-    # billed by Cloud CDN; the bucket bills no egress for them
+    amounts = [(item.category, item.quantity, item.amount_usd) for item in cost.line_items]
+    assert amounts == [
+        ("free_allowance", Decimal(5), Decimal("0.00")),
+        ("storage", Decimal("46561.12873077392578125"), Decimal("931.22")),
+        ("free_allowance", Decimal(50), Decimal("0.00")),
+        ("requests", Decimal(350), Decimal("0.14")),
+        ("egress", Decimal(10240), Decimal("819.20")),
+        ("egress", Decimal(143360), Decimal("7884.80")),
+        ("egress", Decimal("32664.514923095703125"), Decimal("979.94")),
+        ("requests", Decimal(400), Decimal("3.00")),
+        ("transfer", Decimal("18626.4514923095703125"), Decimal("186.26")),
+    ]
     fill = [i for i in cost.line_items if i.description.startswith("Google Cloud CDN cache fill from ")]
     assert [i.amount_usd for i in fill] == [Decimal("186.26")]
-    assert not [i for i in cost.line_items if i.description.startswith("internet egress")]
+    assert cost.total_usd == Decimal("10804.56")
 
 
 SPLIT = """
