@@ -1,7 +1,7 @@
 """A lifecycle policy's cost where its inputs are ranges: at each point of a sweep, and over sampled outcomes.
 
 ``planner sweep`` prices one class per option (``planner cost``'s bill), which no lifecycle rule moves; when
-the workload has ``storage.lifecycle``, ``policy_points`` also prices that policy at each point of the grid
+it varies a rule of ``storage.lifecycle``, ``policy_points`` also prices that policy at each point of the grid
 with ``planner.costing.lifecycle.price_lifecycle`` (as ``planner lifecycle --price-only`` does: the policy is
 today's), at each of the workload's providers: its total over the horizon and its last month. ``sample_policy``
 does the same for ``planner lifecycle --samples``: the policy at N seeded outcomes of the workload's ranges
@@ -70,9 +70,12 @@ def price_policy_at(
 def policy_points(
     workload: Workload, points: list[dict[str, float]], *, as_of: dt.date | None = None
 ) -> list[PolicyPoint]:
-    """The workload's lifecycle policy at each point of a sweep, at each of its providers (none without
-    ``storage.lifecycle``); refused when there would be more than ``MAX_POLICY_BILLS`` months to price."""
-    if not workload.storage.lifecycle:
+    """The workload's lifecycle policy at each point of a sweep that varies one of its rules
+    (``storage.lifecycle.N.after``), at each of its providers (none for a sweep of other fields, whose
+    cells and time stay what they were); refused when there would be more than ``MAX_POLICY_BILLS``
+    months to price."""
+    varied = points[0] if points else {}
+    if not workload.storage.lifecycle or not any(field.startswith("storage.lifecycle.") for field in varied):
         return []
     providers = workload.constraints.providers
     bills = len(points) * len(providers) * workload.constraints.months

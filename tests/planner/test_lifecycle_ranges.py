@@ -85,6 +85,13 @@ def test_sweep_prices_the_policy_at_each_age_of_its_rule(tmp_path: Path, run_cli
     ]
 
 
+def test_a_sweep_of_other_fields_prices_no_policy(tmp_path: Path, run_cli: Any) -> None:
+    path = _file(tmp_path, "30d")
+    out = run_cli("sweep", str(path), "--vary", "storage.stored=1TB..2TB:2", "--as-of", AS_OF, "-f", "json")
+    assert out.code == 0, out.err
+    assert json.loads(out.out)["lifecycle"] == []
+
+
 def test_a_rule_index_past_the_list_is_one_line_naming_the_field(tmp_path: Path, run_cli: Any) -> None:
     path = _file(tmp_path, "30d")
     out = run_cli("sweep", str(path), "--vary", "storage.lifecycle.1.after=30d..60d:2", "--as-of", AS_OF)
