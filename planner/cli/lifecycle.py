@@ -52,6 +52,17 @@ def lifecycle_command(
             " (the cheapest age found; ages the provider refuses say why)",
         ),
     ] = None,
+    samples: Annotated[
+        int | None,
+        typer.Option(
+            "--samples",
+            min=10,
+            max=100_000,
+            help="price storage.lifecycle (as --price-only) at N seeded outcomes of the workload's ranges, e.g."
+            " after: {low: 30d, high: 90d}: p10 / p50 / p90 of its total and its last month",
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=2**63 - 1, help="random seed for --samples")] = 0,
     output: TextFormatOption = OutputFormat.table,
 ) -> None:
     """The cheapest lifecycle policy at a provider for how the workload's data ages and is read, against
@@ -66,6 +77,17 @@ def lifecycle_command(
     day = parse_date(as_of)
     width = settings(ctx).width
     with fields_of(workload_file):
+        if samples is not None:
+            from planner.decide.lifecycle_ranges import sample_policy
+            from planner.present.text.lifecycle_ranges import policy_outcomes
+
+            if vary_age is not None or month is not None:
+                raise InputError("prices outcomes of the ranges: leave out --vary-age and --month", source="--samples")
+            answer = sample_policy(
+                workload, provider, samples, seed=seed, months=months, as_of=day, region=region, current_class=current
+            )
+            typer.echo(render.as_json(answer) if output == OutputFormat.json else policy_outcomes(answer, output.value))
+            return
         if vary_age is not None:
             from planner.decide.lifecycle import parse_age_range, sweep_rule_age
             from planner.present.text.lifecycle import age_sweep

@@ -26,6 +26,7 @@ from planner.costing.delivery import delivered_bill
 from planner.pricing.arrays import Deletions, monthly_bills
 from planner.pricing.models import Limits, PriceTable
 from planner.workload import DAY_S, MONTH_S, Workload, at
+from planner.workload.model import is_rule_age
 
 Array = npt.NDArray[np.float64]
 
@@ -61,7 +62,7 @@ def held(workload: Workload, field_path: str, values: Array) -> Array:
     """Sampled values as the model holds the field: whole numbers where it holds an int (as ``at`` rounds)."""
     current: Any = workload
     for part in field_path.split("."):
-        current = getattr(current, part)
+        current = current[int(part)] if isinstance(current, list) else getattr(current, part)
     return np.round(values) if isinstance(current, int) and not isinstance(current, bool) else values
 
 
@@ -70,7 +71,8 @@ def _workload_reason(workload: Workload, fields: list[str]) -> str | None:
         return "the workload names a CDN (delivery.cdn), whose bill only the line-item engine prices"
     if workload.storage.size_distribution is not None:
         return "the workload gives a size distribution (storage.size_distribution)"
-    other = [f for f in fields if f not in VECTORISED_FIELDS]
+    # a lifecycle rule's age moves no one-class bill (planner lifecycle --samples prices the policy)
+    other = [f for f in fields if f not in VECTORISED_FIELDS and not is_rule_age(f)]
     if other:
         return f"{', '.join(other)} is uncertain and only the line-item engine derives its effect"
     return None

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from planner.decide.lifecycle_ranges import PolicyPoint, policy_points
 from planner.errors import InputError, validation_problem
 from planner.evidence import weakest_price
 from planner.pricing.models import PolicyBreach, PriceTable
@@ -28,7 +29,7 @@ CHUNK_POINTS = 200
 """Points priced together in one chunk of work (here, or on one Dask worker)."""
 
 _AXIS = re.compile(
-    r"^\s*(?P<field>[a-z_]+(?:\.[a-z_]+)+)\s*=\s*(?P<low>[^.][^=]*?)\s*\.\.\s*(?P<high>.+?)\s*:\s*(?P<n>\d+)\s*$"
+    r"^\s*(?P<field>[a-z_]+(?:\.(?:[a-z_]+|[0-9]+))+)\s*=\s*(?P<low>[^.][^=]*?)\s*\.\.\s*(?P<high>.+?)\s*:\s*(?P<n>\d+)\s*$"
 )
 _NUMBER_UNIT = re.compile(r"^\s*([0-9._,]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z/%].*)?$")
 
@@ -71,6 +72,12 @@ class Sweep(_Model):
         description="options left out because their bill rests on an unverified price somewhere in the grid"
         " (verified_only), with those prices",
     )
+    lifecycle: list[PolicyPoint] = Field(
+        default_factory=list,
+        description="the workload's storage.lifecycle priced at each point at each provider (its total over"
+        " constraints.months and its last month; planner.decide.lifecycle_ranges), when an axis varies one of its"
+        " rules",
+    )
 
     def option_price_status(self, option: str) -> str:
         """The weakest sourcing of the option's bills over the whole grid."""
@@ -85,13 +92,21 @@ def _unit_of(text: str) -> str:
 def _value(workload: Workload, field: str, text: str) -> float:
     """``text`` read as the model reads ``field`` (units and all), as the model holds it."""
     data = workload.model_dump()
-    node = data
+    node: Any = data
     parts = field.split(".")
-    for part in parts[:-1]:
-        if not isinstance(node.get(part), dict):
+    for index, part in enumerate(parts[:-1]):
+        if isinstance(node, list):  # a list's item by its index: storage.lifecycle.0.after
+            if not part.isdigit() or int(part) >= len(node):
+                listed = ".".join(parts[:index])
+                raise InputError(
+                    f"{field}: {listed} has {len(node)} item(s), numbered from 0: no item {part}", source="--vary"
+                )
+            node = node[int(part)]
+            continue
+        if not isinstance(node.get(part), dict | list):
             raise InputError(f"{field}: the workload has no section {part!r} with fields", source="--vary")
         node = node[part]
-    if parts[-1] not in node:
+    if not isinstance(node, dict) or parts[-1] not in node:
         raise InputError(f"{field}: no such field", source="--vary")
     node[parts[-1]] = text.strip()
     try:
@@ -99,7 +114,7 @@ def _value(workload: Workload, field: str, text: str) -> float:
     except ValidationError as error:
         raise InputError(f"{field}={text!r}: {validation_problem(error)[1]}", source="--vary") from None
     for part in parts:
-        parsed = getattr(parsed, part)
+        parsed = parsed[int(part)] if isinstance(parsed, list) else getattr(parsed, part)
     if not isinstance(parsed, int | float) or isinstance(parsed, bool):
         raise InputError(f"{field} is not a number (sizes, counts, rates and durations vary)", source="--vary")
     return float(parsed)
@@ -266,4 +281,5 @@ def sweep(
         cells=cells,
         table_versions={p: t.version for p, t in tables.items()},
         left_out=left_out,
+        lifecycle=policy_points(workload, points, as_of=day),
     )

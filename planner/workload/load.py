@@ -102,19 +102,21 @@ def _plain(value: Any) -> Any:
 
 
 def _set(data: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, Any]:
+    """A copy of ``data`` with the field at ``path`` set (a list's item by its index)."""
     out = dict(data)
-    node = out
+    node: Any = out
     for part in path[:-1]:
-        node[part] = dict(node[part])
-        node = node[part]
-    node[path[-1]] = value
+        key: Any = int(part) if isinstance(node, list) else part
+        node[key] = list(node[key]) if isinstance(node[key], list) else dict(node[key])
+        node = node[key]
+    node[int(path[-1]) if isinstance(node, list) else path[-1]] = value
     return out
 
 
 def _read(workload: Workload, path: tuple[str, ...]) -> Any:
     value: Any = workload
     for part in path:
-        value = getattr(value, part)
+        value = value[int(part)] if isinstance(value, list) else getattr(value, part)
     return value
 
 

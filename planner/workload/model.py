@@ -10,6 +10,7 @@ keeps them through ``model_dump`` and JSON; the fields they vary hold their cent
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 from typing import Any
 
@@ -330,6 +331,9 @@ def _field_value(workload: Workload, field: str) -> Any:
     """The value of a dotted field (``traffic.egress``), None when the workload has no such field."""
     value: Any = workload
     for part in field.split("."):
+        if isinstance(value, list):  # a list's item by index: storage.lifecycle.0.after
+            value = value[int(part)] if part.isdigit() and int(part) < len(value) else None
+            continue
         value = getattr(value, part) if isinstance(value, BaseModel) and part in type(value).model_fields else None
     return value
 
@@ -366,8 +370,10 @@ def _at(workload: Workload, point: dict[str, float]) -> Workload:
         node = data
         parts = field.split(".")
         for part in parts[:-1]:
-            node = node[part]
+            node = node[int(part)] if isinstance(node, list) else node[part]
         current = node.get(parts[-1])
+        if is_rule_age(field):  # a lifecycle rule acts at a whole day of age
+            value = round(value / DAY_S) * DAY_S
         node[parts[-1]] = round(value) if isinstance(current, int) else value
     return Workload.model_validate(data, context=with_catalog(_names_of(workload)))
 
@@ -377,9 +383,16 @@ SHARE_FIELDS = ("growth_rate",)
 """The workload's byte-valued fields (by their last name): a value of one reads as a size."""
 
 
+def is_rule_age(field: str) -> bool:
+    """Whether a dotted field is a lifecycle rule's age (``storage.lifecycle.0.after``)."""
+    return re.fullmatch(r"storage\.lifecycle\.\d+\.after", field) is not None
+
+
 def format_field_value(field: str, value: float, *, whole: bool = False) -> str:
     """A value of a dotted workload field as people read it: a size for the byte fields, a whole
-    number for counts, four figures otherwise."""
+    number for counts, days for a lifecycle rule's age, four figures otherwise."""
+    if is_rule_age(field):
+        return f"{round(value / DAY_S)}d"
     if field.rsplit(".", 1)[-1] in SIZE_FIELDS:
         return format_bytes(value)
     if field.rsplit(".", 1)[-1] in SHARE_FIELDS:

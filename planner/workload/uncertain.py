@@ -116,7 +116,8 @@ class Correlation(_Model):
 
 
 def find(data: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
-    """The distributions in a parsed workload file: mappings whose keys are low / likely / high / p10 / p90."""
+    """The distributions in a parsed workload file: mappings whose keys are low / likely / high / p10 / p90
+    (a list's items are reached by index, as ``storage.lifecycle.0.after``)."""
     found: list[tuple[tuple[str, ...], dict[str, Any]]] = []
     if isinstance(data, dict):
         keys = {str(k) for k in data}
@@ -124,6 +125,9 @@ def find(data: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], d
             return [(path, data)]
         for key, value in data.items():
             found += find(value, (*path, str(key)))
+    elif isinstance(data, list) and path:  # a list's items by index: storage.lifecycle.0.after
+        for index, value in enumerate(data):
+            found += find(value, (*path, str(index)))
     return found
 
 

@@ -56,8 +56,31 @@ def sweep(result: Sweep, fmt: str, *, width: int | None = None) -> str:
             " provider's policy there (a free-egress cap) is never the cheapest.",
             *price_legends(shown, width=width),
             *left_out(result, width=width),
+            *policy_table(result, fmt, width=width),
         ]
     )
+
+
+def policy_table(result: Sweep, fmt: str, *, width: int | None = None) -> list[str]:
+    """The workload's storage.lifecycle at each point and provider: its total over the horizon and its last month."""
+    if not result.lifecycle:
+        return []
+    fields = [a.field for a in result.axes]
+    rows = [
+        (
+            *(format_field_value(f, p.point[f]) for f in fields),
+            p.provider,
+            f"${p.total_usd:,.2f}" if p.total_usd is not None else "-",
+            f"${p.last_month_usd:,.2f}" if p.last_month_usd is not None else "-",
+            p.refused or "",
+        )
+        for p in result.lifecycle
+    ]
+    return [
+        "",
+        heading("storage.lifecycle at each point: its total over constraints.months and its last month", fmt, level=3),
+        table([*fields, "provider", "total", "last month", "refused"], rows, fmt, width=width),
+    ]
 
 
 def left_out(result: Sweep, *, width: int | None = None) -> list[str]:
