@@ -3,20 +3,18 @@ shorter than the shortest request is refused (``planner.sim.stretch``)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from planner.cli.app import main
 from planner.sim import ClosedLoop, LatencyModel, OpenLoop, ProviderModel, SimSpec, SizeDistribution, simulate_spec
 from planner.sim import stretch as stretch_module
 from planner.sim.provider import BandwidthCurve
 from planner.sim.spec import HotSet, KeyPopularity, OperationMix
 from planner.sim.stretch import LONG_WINDOW_S, Stretch, representative_stretch, shortest_request_s
+from tests.planner.conftest import Result
 
 _MODEL = ProviderModel(
     provider_id="test",
@@ -119,36 +117,22 @@ def test_shortest_request_is_the_lowest_latency_floor_plus_the_round_trip() -> N
     assert shortest_request_s(far, constant) == pytest.approx(0.045)
 
 
-def _run(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = 0
-    argv = sys.argv
-    sys.argv = ["planner", *args]
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                main()
-            except SystemExit as stop:
-                code = stop.code if isinstance(stop.code, int) else 1
-    finally:
-        sys.argv = argv
-    return code, out.getvalue(), err.getvalue()
-
-
-def test_simulate_runs_a_1000_day_window_in_its_stretch() -> None:
+def test_simulate_runs_a_1000_day_window_in_its_stretch(run_cli: Callable[..., Result]) -> None:
     """Refused before (a 1000-day window of web-assets' 379 requests a second would have simulated 3.3e10
     requests): now its first ten minutes run and its counts are scaled to the window."""
     web = str(Path(__file__).parents[3] / "examples" / "web-assets.yaml")
-    code, out, err = _run("simulate", web, "-p", "aws-s3", "--duration", "1000d", "--replications", "1", "-f", "json")
-    assert code == 0, err
-    peak = json.loads(out)["peak"]
+    result = run_cli("simulate", web, "-p", "aws-s3", "--duration", "1000d", "--replications", "1", "-f", "json")
+    assert result.code == 0, result.err
+    peak = json.loads(result.out)["peak"]
     assert (peak["window_s"], peak["simulated_s"]) == (86_400_000.0, 600.0)
     # 190,734,864 of its 196,534,864 requests a month are GETs
     gets = 379.1 * 86_400_000 * 190_734_864 / 196_534_864
     assert peak["operations"]["GET"]["requests"]["mean"] == pytest.approx(gets, rel=0.01)
 
 
-def test_simulate_refuses_a_window_shorter_than_the_shortest_request(tmp_path: Path) -> None:
+def test_simulate_refuses_a_window_shorter_than_the_shortest_request(
+    run_cli: Callable[..., Result], tmp_path: Path
+) -> None:
     # a closed loop of 4 workers issues its requests at once, so the request count does not refuse 1 ms;
     # cloudflare-r2's shipped reference answers none in less than its 40 ms TTFB floor (aws-s3's TTFB is
     # now a published p50/p90 lognormal with no floor)
@@ -157,9 +141,9 @@ def test_simulate_refuses_a_window_shorter_than_the_shortest_request(tmp_path: P
         "name: closed\nstorage:\n  stored: 1 GB\n  object_size: 256 KiB\ntraffic:\n  reads: 100000\n  workers: 4\n",
         encoding="utf-8",
     )
-    code, _, err = _run("simulate", str(workload), "-p", "cloudflare-r2", "--duration", "1ms", "--replications", "1")
-    assert code == 2
-    assert err.strip() == (
+    result = run_cli("simulate", str(workload), "-p", "cloudflare-r2", "--duration", "1ms", "--replications", "1")
+    assert result.code == 2
+    assert result.err.strip() == (
         "planner: --duration: a 1 ms window is shorter than the shortest request: cloudflare-r2's model answers"
         " none in less than 40 ms (give --duration 40ms or more; the percentiles of a steady load settle within"
         " minutes)"
