@@ -1,7 +1,7 @@
 """What every command shares: the output formats, the common options, the parsers of dates and
 option values, and the one way an error reaches the user (one line on stderr, exit code 2).
 
-Imports only typer and the base layer, so every command module can import it at its top.
+Imports only typer, the completions and the base layer, so every command module can import it at its top.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Annotated, Literal, NoReturn, TypeVar, overload
 
 import typer
 
+from planner.cli import completion
 from planner.errors import InputError, PlannerError
 from planner.writing import check_parent, refuse_existing
 
@@ -48,6 +49,9 @@ AsOfOption = Annotated[
     str | None, typer.Option("--as-of", help="price tables in force on this date (YYYY-MM-DD; default today)")
 ]
 ForceOption = Annotated[bool, typer.Option("--force", help="replace files that already exist")]
+ProviderOption = Annotated[
+    str, typer.Option("--provider", "-p", help="provider id, e.g. aws-s3", autocompletion=completion.provider)
+]
 WorkloadArgument = Annotated[Path, typer.Argument(help="workload YAML file", show_default=False)]
 
 

@@ -8,7 +8,15 @@ from typing import Annotated
 import typer
 
 from planner.cli import completion
-from planner.cli.common import AsOfOption, OutputFormat, TextFormatOption, WorkloadArgument, fields_of, parse_date
+from planner.cli.common import (
+    AsOfOption,
+    OutputFormat,
+    ProviderOption,
+    TextFormatOption,
+    WorkloadArgument,
+    fields_of,
+    parse_date,
+)
 from planner.cli.settings import settings
 from planner.errors import InputError
 
@@ -19,9 +27,7 @@ app = typer.Typer()
 def lifecycle_command(
     ctx: typer.Context,
     workload_file: WorkloadArgument,
-    provider: Annotated[
-        str, typer.Option("--provider", "-p", help="provider id, e.g. aws-s3", autocompletion=completion.provider)
-    ],
+    provider: ProviderOption,
     current: Annotated[
         str | None,
         typer.Option(

@@ -16,6 +16,7 @@ from planner.cli.common import (
     FormatOption,
     OutputFormat,
     PlotOption,
+    ProviderOption,
     WorkloadArgument,
     check_plot,
     fields_of,
@@ -102,9 +103,7 @@ def billing_options(restore_days: str, calendar: bool, retrieval: str | None = N
 def cost_command(
     ctx: typer.Context,
     workload_file: WorkloadArgument,
-    provider: Annotated[
-        str, typer.Option("--provider", "-p", help="provider id, e.g. aws-s3", autocompletion=completion.provider)
-    ],
+    provider: ProviderOption,
     storage_class: Annotated[
         str | None,
         typer.Option(
