@@ -171,6 +171,26 @@ def test_an_input_that_does_not_move_the_bill_explains_none_of_it() -> None:
     assert unrelated is not None and unrelated < 0.02  # only the binning's bias, about 100 / 10,000
     assert first_order_index(3 * x + 1, x) == pytest.approx(1.0, abs=1e-3)
     assert first_order_index(np.full(100, 5.0), x[:100]) is None
+    # the same bill summed in another order: rounding noise of a part in 10^16, not a share of anything
+    rounded = 1798.2 + np.where(x[:100] > 0.5, 2.3e-13, 0.0)
+    assert first_order_index(rounded, x[:100]) is None
+
+
+def test_the_tornado_gives_no_share_to_an_input_that_moves_nothing(run_cli: Any, tmp_path: Path) -> None:
+    """R2 bills no egress: the favourite's bill is the same in every outcome, so egress explains none of
+    its (zero) variance; float rounding once showed it as 100 %."""
+    path = tmp_path / "free-egress.yaml"
+    path.write_text(
+        "name: free-egress\n"
+        "storage: {stored: 10 TB, object_size: 64 MiB}\n"
+        "traffic: {egress: {low: 1 TB, high: 9 TB}}\n"
+        "constraints: {providers: [cloudflare-r2], storage_classes: [standard]}\n"
+    )
+    result = run_cli("recommend", str(path), "--samples", "2000")
+    assert result.code == 0, result.err
+    row = next(line for line in result.out.splitlines() if line.startswith("traffic.egress"))
+    assert row.split()[-1] == "-", row
+    assert "$1,798.20  $1,798.20" in row
 
 
 CORRELATED = """name: correlated
