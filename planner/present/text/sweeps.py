@@ -15,21 +15,7 @@ def sweep(result: Sweep, fmt: str, *, width: int | None = None) -> str:
     """A sweep: per point the winner and its bill and the runner-up (CSV: every option at every point)."""
     fields = [a.field for a in result.axes]
     if fmt == "csv":
-        return csv_text(
-            [*fields, "option", "month_usd", "price_status", "policy_breach", "winner"],
-            [
-                (
-                    *(plain_number(cell.point[f]) for f in fields),
-                    option,
-                    plain_number(cost),
-                    cell.price_status.get(option, ""),
-                    "yes" if option in cell.breaches else "",
-                    "yes" if option == cell.winner else "",
-                )
-                for cell in result.cells
-                for option, cost in cell.costs_usd.items()
-            ],
-        )
+        return sweep_csv(result)
     rows = []
     shown: list[str] = []  # the sourcing of each amount the table prints
     for cell in result.cells:
@@ -59,6 +45,43 @@ def sweep(result: Sweep, fmt: str, *, width: int | None = None) -> str:
             *policy_table(result, fmt, width=width),
         ]
     )
+
+
+def sweep_csv(result: Sweep) -> str:
+    """Every option at every point; with a lifecycle axis, also the policy at each point and provider
+    (option ``<provider>:storage.lifecycle``, its last month in month_usd and its horizon's total and
+    any refusal in two more columns, which only such a sweep has)."""
+    fields = [a.field for a in result.axes]
+    columns = [*fields, "option", "month_usd", "price_status", "policy_breach", "winner"]
+    rows: list[tuple[str | None, ...]] = [
+        (
+            *(plain_number(cell.point[f]) for f in fields),
+            option,
+            plain_number(cost),
+            cell.price_status.get(option, ""),
+            "yes" if option in cell.breaches else "",
+            "yes" if option == cell.winner else "",
+        )
+        for cell in result.cells
+        for option, cost in cell.costs_usd.items()
+    ]
+    if not result.lifecycle:
+        return csv_text(columns, rows)
+    rows = [(*row, "", "") for row in rows]
+    rows += [
+        (
+            *(plain_number(p.point[f]) for f in fields),
+            f"{p.provider}:storage.lifecycle",
+            plain_number(p.last_month_usd),
+            "",
+            "",
+            "",
+            plain_number(p.total_usd),
+            p.refused,
+        )
+        for p in result.lifecycle
+    ]
+    return csv_text([*columns, "horizon_usd", "refused"], rows)
 
 
 def policy_table(result: Sweep, fmt: str, *, width: int | None = None) -> list[str]:
