@@ -273,14 +273,23 @@ def placement_cost(
     standard = _standard_rate_class(table, list(placement))
     standard_bytes = by_class.get(standard, 0) if standard is not None else 0
     bills = []
+    allowance_used: dict[str, int] = {}  # free requests the placement's classes took from shared allowances
     for cls in [hot, *(c for c in placement if c != hot)]:
         whole = workload.usage_for(cls, table.limits, month)
         share = Fraction(by_class[cls], stored) if stored else Fraction(int(cls == hot))
         usage = _class_usage(whole, share, hot=cls == hot, read_share=read_shares.get(cls, Fraction(0)))
         elsewhere = 0 if cls == standard else standard_bytes
-        usage = usage.model_copy(update={"stored_bytes": by_class[cls], "standard_rate_bytes_elsewhere": elsewhere})
+        usage = usage.model_copy(
+            update={
+                "stored_bytes": by_class[cls],
+                "standard_rate_bytes_elsewhere": elsewhere,
+                "request_allowance_used": dict(allowance_used),
+            }
+        )
         bills.append(bill(table, cls, _billed_usage(usage, table, cls, day, options), as_of=day))
         standard_bytes += bills[-1].standard_rate_bytes
+        for rc_id, taken in bills[-1].request_allowance_taken.items():
+            allowance_used[rc_id] = allowance_used.get(rc_id, 0) + taken
     names = [table.classes[c].name for c in placement]
     assumptions = []
     if len(placement) > 1:

@@ -82,6 +82,8 @@ class _Bill:
     """Units on a Standard-rate class's tiers this month, by class (what the usage says is elsewhere, then
     what this bill adds there)."""
     standard_rate_added_bytes: Decimal = ZERO
+    allowance_taken: dict[str, int] = field(default_factory=dict)
+    """Free requests this bill took from allowances the account's classes share, by request class id."""
 
     # ------------------------------------------------------------------ helpers
 
@@ -497,9 +499,14 @@ class _Bill:
                 continue
             status = self.status(rc.status)
             unit = f"{rc.per:,} requests"
-            free = min(count, rules.request_allowance(rc, month_days))
+            used = self.usage.request_allowance_used.get(rc.id, 0) if rc.free_shared else 0
+            free = min(count, rules.request_allowance(rc, month_days, used))
+            if rc.free_shared and free:
+                self.allowance_taken[rc.id] = free
             if free:
                 how = f"{rc.free_per_day:,} a day" if rc.free_per_day else f"{rc.free_per_month:,} a month"
+                if used:
+                    how += f", {used:,} of them taken by the account's other classes"
                 self.add(
                     "free_allowance",
                     f"{rc.id} requests: free allowance ({how})",
@@ -508,7 +515,7 @@ class _Bill:
                     ZERO,
                     status,
                 )
-            billable = rules.request_units(Decimal(count), rc, month_days, self.table.billing.round_up)
+            billable = rules.request_units(Decimal(count), rc, month_days, self.table.billing.round_up, used)
             if billable > 0:
                 ops = ", ".join(op for op in rc.operations if self.usage.requests.get(op))
                 self.add("requests", f"{rc.id} requests ({ops})", billable, unit, rc.price, status)
@@ -767,6 +774,7 @@ def bill(table: PriceTable, storage_class: str, usage: Usage, *, as_of: dt.date 
         warnings=work.warnings,
         policy_breaches=work.breaches,
         standard_rate_bytes=round(work.standard_rate_added_bytes),
+        request_allowance_taken=work.allowance_taken,
     )
 
 

@@ -34,7 +34,7 @@ def merge(base: Any, change: Any) -> Any:
 
 
 # The only yes/no fields of a table; anywhere else pydantic would read true as 1 (a unit of 1 byte).
-_BOOLEAN_KEYS = frozenset({"round_up", "same_price_everywhere", "per_hour", "compared_by_default"})
+_BOOLEAN_KEYS = frozenset({"round_up", "same_price_everywhere", "per_hour", "compared_by_default", "free_shared"})
 
 
 def find_boolean(

@@ -172,6 +172,11 @@ class RequestClass(_Model):
     per: int = Field(gt=0, le=10**9, description="requests the price is quoted for (1000, 10000, 1000000)")
     free_per_month: ByteCount = Field(0)
     free_per_day: ByteCount = Field(0)
+    free_shared: bool = Field(
+        False,
+        description="the free allowance is one for the account, shared by every storage class whose request class"
+        " has this id (a placement over several classes takes it once), not one for each class",
+    )
     status: Status | None = None
     source: str | None = Field(None, description="where this price was read (an offer file's SKU and rate code)")
     note: str | None = None
@@ -604,6 +609,11 @@ class Usage(_Model):
     egress_allowance_used_bytes: int = Field(
         0, ge=0, description="part of a shared free egress allowance already used elsewhere in the account"
     )
+    request_allowance_used: dict[str, int] = Field(
+        default_factory=dict,
+        description="free requests of shared allowances (by request class id) the account's other classes already"
+        " took this month (a placement's earlier classes)",
+    )
     standard_rate_bytes_elsewhere: int = Field(
         0,
         ge=0,
@@ -723,6 +733,11 @@ class CostBreakdown(_Model):
         ge=0,
         description="bytes this bill put on the Standard-rate class's tiers beside its own class (S3 Glacier's 8 KB"
         " per object, restored copies): where the next class of a placement starts on those tiers",
+    )
+    request_allowance_taken: dict[str, int] = Field(
+        default_factory=dict,
+        description="free requests this bill took from allowances shared by the account's classes, by request class"
+        " id: what the next class of a placement finds used",
     )
     billing_month: str | None = Field(None, description="the month billed: a 30-day month or a calendar month")
 

@@ -174,14 +174,16 @@ def monitored_objects(object_bytes: Q, count: Q, min_object_bytes: int) -> Q:
 # ----------------------------------------------------------------------------- requests and egress
 
 
-def request_allowance(requests: RequestClass, month_days: int) -> int:
-    """Free requests of a class in a month: the monthly allowance plus the daily one over the month."""
-    return requests.free_per_month + requests.free_per_day * month_days
+def request_allowance(requests: RequestClass, month_days: int, used_elsewhere: int = 0) -> int:
+    """Free requests of a class in a month: the monthly allowance plus the daily one over the month, less
+    what other classes of the account already took from it when it is one allowance for all of them."""
+    return max(0, requests.free_per_month + requests.free_per_day * month_days - used_elsewhere)
 
 
-def request_units(count: Q, requests: RequestClass, month_days: int, round_up: bool) -> Q:
+def request_units(count: Q, requests: RequestClass, month_days: int, round_up: bool, used_elsewhere: int = 0) -> Q:
     """Billed units (of ``per`` requests) after the allowance."""
-    billable = maximum(count - scalar(count, request_allowance(requests, month_days)), scalar(count, 0))
+    free = request_allowance(requests, month_days, used_elsewhere)
+    billable = maximum(count - scalar(count, free), scalar(count, 0))
     return units_of(billable, requests.per, round_up)
 
 

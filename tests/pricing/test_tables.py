@@ -44,6 +44,7 @@ def probe_usages(table: PriceTable, class_id: str) -> list[Usage]:
         "buckets": 250_000,
         "upload_bytes": 3 * TB,  # a per-GB request payload charge (S3 Express One Zone)
         "replica_regions": 2,  # a replication surcharge (Tigris)
+        "request_allowance_used": {rc.id: 7 for rc in storage_class.requests},  # shared with other classes (OCI)
     }
     usages = []
     for option in [*options, None]:
@@ -155,6 +156,11 @@ def test_every_pricing_field_changes_some_bill(table: PriceTable) -> None:
             continue  # how well the billing conventions are sourced: documentation
         if path == ("billing", "month_days") and not _uses_days(table):
             continue  # only prorating and per-day allowances count days
+        if (
+            path[-1] == "free_shared"
+            and not _get(raw, path[:-1])["free_per_month"] | _get(raw, path[:-1])["free_per_day"]
+        ):
+            continue  # whether an allowance is shared cannot matter where there is none
         # A field of one class can only change that class's bills (and those that borrow its price).
         affected = (
             list(table.classes)
