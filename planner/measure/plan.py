@@ -271,6 +271,12 @@ def fit_budget(options: MeasureOptions, budget_s: float) -> tuple[MeasureOptions
         current, plan = cut, estimate(cut)
         if plan.seconds <= target:
             return current, dropped, plan
+    if current.only_cells is not None:
+        raise ValueError(
+            f"the {len(current.only_cells)} cell(s) this workload's targets need take about {plan.seconds:.0f} s at"
+            f" {MIN_CELL_S:g} s windows, and a budget drops none of them; give a budget of at least"
+            f" {math.ceil(plan.seconds / 0.95)} s, or none"
+        )
     raise ValueError(
         f"the smallest plan ({', '.join(current.ops)} at one size and concurrency, {MIN_CELL_S:g} s cells) takes"
         f" about {plan.seconds:.0f} s; give a budget of at least {math.ceil(plan.seconds / 0.95)} s"
@@ -317,6 +323,8 @@ def _cuts(current: MeasureOptions) -> Iterator[tuple[str, MeasureOptions]]:
         if name in current.probes:
             current = replace(current, probes=[p for p in current.probes if p != name])
             yield f"probe {name}", current
+    if current.only_cells is not None:
+        return  # the cells a workload's targets need (measure --for): each one is why the run is made
     levels = sorted(set(current.concurrency))
     if len(levels) > 2:
         current = replace(current, concurrency=[levels[0], levels[-1]])
