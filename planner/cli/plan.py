@@ -334,6 +334,7 @@ def _outcomes(
     as_of: str | None,
     dask: str | None,
     tornado_plot: Path | None,
+    rejected: dict[str, str] | None = None,
 ) -> "UncertainAnswer":
     """``--samples``: the bills of N seeded outcomes of the workload's ranges, drawn if asked."""
     from planner.cli import progress
@@ -349,6 +350,7 @@ def _outcomes(
             progress=moved,
             scheduler=dask,
             correlations=workload.correlations,
+            rejected=rejected,
         )
     if tornado_plot is not None:
         from planner.present.plots import save_tornado_plot
@@ -500,7 +502,10 @@ def recommend_command(
         save_recommendation_plot(result, plot)
     answer = None
     if samples is not None:
-        answer = _outcomes(ctx, workload, samples, seed=seed, as_of=as_of, dask=dask, tornado_plot=tornado_plot)
+        answer = _outcomes(
+            ctx, workload, samples, seed=seed, as_of=as_of, dask=dask, tornado_plot=tornado_plot,
+            rejected=result.rejected_whatever_the_bill(),
+        )  # fmt: skip
     settle: list[str] = []
     if result.recommendation is None and output in (OutputFormat.table, OutputFormat.markdown):
         from planner.cli.measure_for import settle_lines

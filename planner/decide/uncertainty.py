@@ -114,6 +114,11 @@ class UncertainAnswer(_Model):
         default_factory=dict,
         description="options priced outcome by outcome with the line-item engine, not as arrays, and why",
     )
+    rejected: dict[str, str] = Field(
+        default_factory=dict,
+        description="options the ranking rejects on grounds no bill decides (a performance target, a restore"
+        " time), with why: priced in every outcome, never counted the cheapest",
+    )
 
 
 def sample(
@@ -128,6 +133,7 @@ def sample(
     scheduler: str | None = None,
     chunk_samples: int | None = None,
     correlations: list[Correlation] | None = None,
+    rejected: dict[str, str] | None = None,
 ) -> UncertainAnswer:
     """Price every allowed option in ``n`` seeded outcomes of the uncertain inputs (a month each).
 
@@ -136,7 +142,9 @@ def sample(
     ``engine_only``, and ``by_engine`` says which and why. The amounts are the same either way.
     Every outcome is drawn here from ``seed`` first; chunks of ``chunk_samples`` (by default as the
     backend suits) are then priced in this process or, given a Dask ``scheduler`` address, on its
-    workers: the answer is the same."""
+    workers: the answer is the same. ``rejected`` (option label: why) names options the ranking rejects
+    on grounds the bills do not decide (``recommend`` passes its own): they are priced but never the
+    cheapest, as an option breaking a provider's policy in an outcome is not there."""
     import numpy as np
 
     if not inputs:
@@ -144,7 +152,9 @@ def sample(
     plan = _plan(workload, inputs, n, as_of or dt.date.today(), engine_only=engine_only)
     draws = draw(inputs, n, np.random.default_rng(seed), correlations)
     costs, feasible, horizon = _price_outcomes(plan, draws, n, scheduler, chunk_samples, progress)
-    outcomes, winners = _option_outcomes(plan.labels, costs, feasible, horizon)
+    rejected = {label: why for label, why in (rejected or {}).items() if label in plan.labels}
+    eligible = np.array([label not in rejected for label in plan.labels])
+    outcomes, winners = _option_outcomes(plan.labels, costs, feasible, horizon, eligible)
     statuses = _price_statuses(plan, inputs)
     outcomes = [o.model_copy(update={"price_status": statuses[o.option]}) for o in outcomes]
     favourite = plan.labels.index(outcomes[0].option)
@@ -162,6 +172,7 @@ def sample(
         tornado=tornado,
         central_usd=central_usd,
         by_engine=plan.by_engine,
+        rejected=rejected,
     )
 
 
@@ -189,7 +200,15 @@ def _plan(workload: Workload, inputs: list[Uncertain], n: int, day: dt.date, *, 
     monthly_tables = [{p: price_table(p, d, None) for p in workload.constraints.providers} for d in days]
     tables = monthly_tables[0]
     allowed = workload.constraints.storage_classes
-    options = [(p, c) for p, t in tables.items() for c in t.classes if not allowed or c in allowed]
+    constraints = workload.constraints
+    options = [
+        (p, c)
+        for p, t in tables.items()
+        for c in t.classes
+        if (not allowed or c in allowed)
+        # as the ranking: a class compared only when named (aws-s3:express-one-zone) is left out unless named
+        and (t.classes[c].compared_by_default or c in (allowed or []) or constraints.asks_for(p, c))
+    ]
     if n * len(options) > MAX_SAMPLE_BILLS:  # a month at a time: the horizon adds time, not memory
         raise InputError(
             f"{n:,} samples x {len(options)} options is more than {MAX_SAMPLE_BILLS:,} bills: give fewer samples",
@@ -241,20 +260,26 @@ def _price_outcomes(
 
 
 def _option_outcomes(
-    labels: list[str], costs: np.ndarray[Any, Any], feasible: np.ndarray[Any, Any], horizon: np.ndarray[Any, Any]
+    labels: list[str],
+    costs: np.ndarray[Any, Any],
+    feasible: np.ndarray[Any, Any],
+    horizon: np.ndarray[Any, Any],
+    eligible: np.ndarray[Any, Any],
 ) -> tuple[list[OptionOutcome], np.ndarray[Any, Any]]:
     """Each option's chance of being the cheapest and of breaking no policy, its bill's spread and its
-    expected regret, most often cheapest first; and each outcome's cheapest option (-1: none)."""
+    expected regret, most often cheapest first; and each outcome's cheapest option (-1: none). An option
+    not ``eligible`` (rejected whatever its bill) is never the cheapest and has no regret."""
     import numpy as np
 
-    masked = np.where(feasible, costs, np.inf)
+    feasible_allowed = feasible & eligible[np.newaxis, :]
+    masked = np.where(feasible_allowed, costs, np.inf)
     best = masked.min(axis=1)
     winners = np.where(np.isfinite(best), masked.argmin(axis=1), -1)
     outcomes = []
     for j, label in enumerate(labels):
         # regret where choosing it is allowed: in an outcome where it breaks a policy its bill has no
         # price for the breach, so it is not compared there (p_feasible says how often that is)
-        usable = feasible[:, j] & np.isfinite(best)
+        usable = feasible_allowed[:, j] & np.isfinite(best)
         regret = float(np.mean(costs[usable, j] - best[usable])) if usable.any() else math.inf
         p10, p50, p90 = np.percentile(costs[:, j], [10, 50, 90])
         h10, h50, h90 = np.percentile(horizon[:, j], [10, 50, 90])

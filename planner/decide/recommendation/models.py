@@ -226,3 +226,14 @@ class Recommendation(_Model):
     def profile_of(self, provider: str) -> JudgedProfile | None:
         """The profile ``provider`` was judged on, or None."""
         return next((p for p in self.profiles if p.provider == provider), None)
+
+    def rejected_whatever_the_bill(self) -> dict[str, str]:
+        """``provider:class`` of each option rejected on a ground no bill decides (a missed target, a hot
+        object, failed requests; not a policy a bill breaks, not an unpriceable bill) in every region it
+        was ranked in, with the first such reason: what ``--samples`` must never call the cheapest."""
+        reasons: dict[str, str | None] = {}
+        for option in self.ranking:
+            label = f"{option.provider}:{option.storage_class}"
+            why = next((r.statement for r in option.rejections if r.kind not in ("policy", "unpriceable")), None)
+            reasons[label] = why if reasons.get(label, why) is not None else None
+        return {label: why for label, why in reasons.items() if why is not None}

@@ -31,7 +31,7 @@ def uncertain_answer(answer: UncertainAnswer, fmt: str, *, width: int | None = N
     rows = [
         (
             o.option,
-            f"{100 * o.p_cheapest:.1f} %",
+            "rejected" if o.option in answer.rejected else f"{100 * o.p_cheapest:.1f} %",
             f"{100 * o.p_feasible:.1f} %",
             money(o.p10_usd, o.price_status),
             money(o.p50_usd, o.price_status),
@@ -72,6 +72,10 @@ def uncertain_answer(answer: UncertainAnswer, fmt: str, *, width: int | None = N
         )
         for why, labels in reasons.items()
     ]
+    rejected = [
+        wrap_prose(f"Never the cheapest: {label} is rejected above whatever its bill: {why}", "  ", width=width)
+        for label, why in answer.rejected.items()
+    ]
     return "\n".join(
         [
             "",
@@ -79,6 +83,7 @@ def uncertain_answer(answer: UncertainAnswer, fmt: str, *, width: int | None = N
             wrap_prose(f"Inputs: {inputs}.", width=width),
             *engine,
             table(headers, rows, fmt, width=width),
+            *rejected,
             "",
             wrap_prose(answer.statement + ".", width=width),
             "",
