@@ -538,7 +538,17 @@ def _class_usage(
     if round(read_count):
         requests["get"] = round(read_count)
     if round(held.transitions_in):
-        requests["lifecycle-transition"] = round(held.transitions_in)
+        storage_class = table.classes[name]
+        priced = {op for group in storage_class.requests for op in group.operations} | set(
+            storage_class.free_operations
+        )
+        if "lifecycle-transition" in priced:
+            requests["lifecycle-transition"] = round(held.transitions_in)
+        else:  # Tigris, Scaleway: no price for a lifecycle move is known
+            policy.warnings.append(
+                f"{table.version} {name}: the table prices no lifecycle transition, so the"
+                f" {round(held.transitions_in):,} moves into it are not billed"
+            )
     minimum = table.classes[name].min_duration_days
     deletions = [
         Deletion(bytes=round(b), objects=round(n), age_days=float(days))
