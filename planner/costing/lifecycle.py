@@ -22,11 +22,12 @@ from pydantic import BaseModel, ConfigDict
 from planner.errors import InputError
 from planner.pricing import catalog
 from planner.pricing.billing import bill, round_line
-from planner.pricing.lifecycle import NO_TRANSITIONS, LifecycleRules, lifecycle_rules
-from planner.pricing.models import Deletion, LineItem, Money, PriceTable, SizeBin, Usage
-from planner.units import format_bytes
+from planner.pricing.lifecycle import NO_TRANSITIONS, ArchiveTier, LifecycleRules, lifecycle_rules
+from planner.pricing.models import Deletion, LineItem, Money, PriceTable, SizeBin, Status, Usage
+from planner.units import format_bytes, format_duration
 from planner.workload import DAY_S, Workload
-from planner.workload.lifecycle import AgeBin, LifecycleRule, describe_policy
+from planner.workload.lifecycle import AgeBin, IntelligentTiering, LifecycleRule, describe_policy
+from planner.workload.targets import parse_stated_time
 
 from .bills import add_months, check_horizon
 
@@ -64,6 +65,10 @@ class LifecycleCost(BaseModel):
     rules_version: str
     placement: dict[str, int] | None = None
     """Bytes by class of the data stored at the start, where the workload's placement gave them."""
+    intelligent_tiering: IntelligentTiering | None = None
+    """The bucket's Intelligent-Tiering archive tiers (``storage.intelligent_tiering``), where the policy uses them."""
+    restored_tiers: list[str] = []
+    """The archive tiers (``archive_access``, ``deep_archive_access``) that reads restore objects from."""
     months: list[LifecycleMonth]
     total_usd: Money
     one_time_usd: Money
@@ -250,6 +255,12 @@ class _Policy:
     applied: bool = False
     bin_rates: list[Decimal] = field(default_factory=list)
     """Reads a month per object in each read bin, this month."""
+    archive: list[tuple[ArchiveTier, int]] = field(default_factory=list)
+    """The opt-in archive tiers turned on, with their days unread, colder last."""
+    restores: dict[str, tuple[Decimal, Decimal]] = field(default_factory=dict)
+    """Objects and bytes restored from each archive tier this month (``access_tiers`` works them out)."""
+    restored: set[str] = field(default_factory=set)
+    """The archive tiers reads have restored from in any month."""
     ladders: dict[int, list[tuple[int, str | None]]] = field(default_factory=dict)
 
     def ladder(self, size: int) -> list[tuple[int, str | None]]:
@@ -453,11 +464,14 @@ class _Policy:
         a tier's days without a read, each object read at random at its age's rate (Poisson): unread for D
         days with probability e^(-rate x D / 30)."""
         storage_class = table.classes[name]
+        self.restores = {}
         if not storage_class.access_tier_after_days:
             return {}
         least = storage_class.monitoring.min_object_bytes if storage_class.monitoring is not None else 0
-        tiers = sorted(storage_class.access_tier_after_days.items(), key=lambda item: item[1])
+        tiers = self.tier_days(table, name)
+        archived = {tier.tier: tier.option for tier, _ in self.archive if tier.storage_class == name}
         tier_byte_days = {tier: ZERO for tier, _ in tiers}
+        restored = {tier: [ZERO, ZERO] for tier in archived}
         monitored = ZERO
         for size, count, lo, hi, entered in classes[name].segments:
             if size < least:
@@ -467,13 +481,31 @@ class _Policy:
                 weight = count * size * (end - start)
                 monitored += weight
                 rate = self.read_rate((start + end) / 2)
+                reads = count * rate * (end - start) / MONTH_DAYS
                 unread = [_unread(rate, days) if start >= entered + days else ZERO for _, days in tiers]
                 for index, (tier, _) in enumerate(tiers):
                     colder = unread[index + 1] if index + 1 < len(unread) else ZERO
                     tier_byte_days[tier] += weight * (unread[index] - colder)
+                    if tier in restored:
+                        # reads at random see the tiers as the bytes are spread: those on an archived object
+                        # restore it first (back to Frequent Access, which the e^(-rate x days / 30) holds)
+                        restored[tier][0] += reads * (unread[index] - colder)
+                        restored[tier][1] += reads * (unread[index] - colder) * size
+        self.restores = {archived[tier]: (objects, read) for tier, (objects, read) in restored.items() if objects}
         if not monitored:
             return {}
         return {tier: amount / monitored for tier, amount in tier_byte_days.items() if amount > 0}
+
+    def tier_days(self, table: PriceTable, name: str) -> list[tuple[str, int]]:
+        """A self-tiering class's access tiers by days unread: its own, then the archive tiers turned on, which
+        take objects straight from the tier before them (S3: Archive Access at 90 days bypasses Archive
+        Instant Access)."""
+        tiers = sorted(table.classes[name].access_tier_after_days.items(), key=lambda item: item[1])
+        archive = [(tier.tier, days) for tier, days in self.archive if tier.storage_class == name]
+        if archive:
+            first = min(days for _, days in archive)
+            tiers = [(tier, days) for tier, days in tiers if days < first] + archive
+        return tiers
 
 
 @functools.lru_cache(maxsize=4096)
@@ -506,7 +538,17 @@ def _class_usage(
     if round(read_count):
         requests["get"] = round(read_count)
     if round(held.transitions_in):
-        requests["lifecycle-transition"] = round(held.transitions_in)
+        storage_class = table.classes[name]
+        priced = {op for group in storage_class.requests for op in group.operations} | set(
+            storage_class.free_operations
+        )
+        if "lifecycle-transition" in priced:
+            requests["lifecycle-transition"] = round(held.transitions_in)
+        else:  # Tigris, Scaleway: no price for a lifecycle move is known
+            policy.warnings.append(
+                f"{table.version} {name}: the table prices no lifecycle transition, so the"
+                f" {round(held.transitions_in):,} moves into it are not billed"
+            )
     minimum = table.classes[name].min_duration_days
     deletions = [
         Deletion(bytes=round(b), objects=round(n), age_days=float(days))
@@ -548,12 +590,15 @@ def price_lifecycle(
     months: int | None = None,
     as_of: dt.date | None = None,
     region: str | None = None,
+    check_restore: bool = True,
 ) -> LifecycleCost:
     """Price a lifecycle policy (``rules``, by default ``storage.lifecycle``) over the horizon: objects are
     written to ``start_class``; data already stored sits in ``current_class`` (default: the workload's
     ``storage.placement``, else the start class) and moves to where the policy puts its age in the first month
     (the one-time transitions) where a lifecycle rule can move it. ``applied``: the policy is today's, so the
-    data stored is already where it puts it (or, placed, stays where it is)."""
+    data stored is already where it puts it (or, placed, stays where it is). ``storage.intelligent_tiering``
+    turns on Intelligent-Tiering's archive tiers; ``check_restore``: refuse one whose restore takes longer than
+    ``performance.max_restore`` (a proposal judges its candidates instead)."""
     start = as_of or dt.date.today()
     horizon = months or workload.constraints.months
     check_horizon(start, horizon)
@@ -575,6 +620,8 @@ def price_lifecycle(
                 field="storage.placement",
             )
     check_policy(chosen, start_class, table, allowed)
+    tiering = workload.storage.intelligent_tiering
+    archive = _archive_tiers(workload, tiering, chosen, start_class, placement, table, allowed, check_restore)
     retention = workload.storage.retention
     expire_at = round(retention / DAY_S) if retention is not None else None
     assumptions = [
@@ -614,7 +661,14 @@ def price_lifecycle(
         [],
         placement,
         applied,
+        archive=archive,
     )
+    if archive:
+        assumptions.append(
+            "reads fall on an Intelligent-Tiering object at random, so the share of the reads that find it in an"
+            " archive tier is the share of its bytes there; each such read restores it first (back to Frequent"
+            " Access) with the standard restore"
+        )
     cohorts = policy.initial_cohorts()
     result: list[LifecycleMonth] = []
     with localcontext() as context:
@@ -628,17 +682,22 @@ def price_lifecycle(
             cohorts = [c for c in cohorts if any(h.count for h in c.holdings)]
             result.append(_bill_month(policy, month_table, classes, month, day))
     total = sum((m.total_usd for m in result), ZERO)
+    describe = describe_policy(chosen, start_class)
+    if archive:
+        describe += f" (archive tiers: {tiering.describe() if tiering is not None else ''})"
     return LifecycleCost(
         provider=provider,
         region=table.region,
         table_version=table.version,
         start_class=start_class,
-        policy=describe_policy(chosen, start_class),
+        policy=describe,
         rules=chosen,
         rules_version=f"{provider} lifecycle rules of {allowed.effective_from} ({allowed.status})"
         if allowed is not NO_TRANSITIONS
         else f"no lifecycle transitions for {provider}: only expiry",
         placement=dict(placement) if placement else None,
+        intelligent_tiering=tiering if archive else None,
+        restored_tiers=[tier.option for tier, _ in archive if tier.option in policy.restored],
         months=result,
         total_usd=total,
         one_time_usd=sum((m.one_time_usd for m in result), ZERO),
@@ -677,6 +736,8 @@ def _bill_month(
             0 if name == standard else elsewhere,
         )
         priced = bill(table, name, usage, as_of=day)
+        restores = _restore_lines(policy, table, name)
+        priced = priced.model_copy(update={"line_items": [*priced.line_items, *restores]})
         if name == standard:
             elsewhere += usage.stored_bytes
         elsewhere += priced.standard_rate_bytes
@@ -696,3 +757,95 @@ def _bill_month(
         total_usd=total,
         one_time_usd=one_time,
     )
+
+
+# --------------------------------------------------------------------------- Intelligent-Tiering's archive tiers
+
+
+def _archive_tiers(
+    workload: Workload,
+    tiering: IntelligentTiering | None,
+    rules: list[LifecycleRule],
+    start_class: str,
+    placement: dict[str, int] | None,
+    table: PriceTable,
+    allowed: LifecycleRules,
+    check_restore: bool,
+) -> list[tuple[ArchiveTier, int]]:
+    """The archive tiers ``storage.intelligent_tiering`` turns on, with their days, checked against the
+    provider's rules: a class that has them, days within the provider's range, a price in the table, a restore
+    within ``performance.max_restore`` when the workload gives one; none when the policy puts nothing in the
+    class (a proposal's other candidates)."""
+    if tiering is None:
+        return []
+    where = "storage.intelligent_tiering"
+    by_option = {tier.option: tier for tier in allowed.archive_tiers}
+    classes = {tier.storage_class for tier in allowed.archive_tiers}
+    if not classes:
+        raise InputError(
+            f"{table.provider} has no class with opt-in archive tiers (archive_access and deep_archive_access"
+            " configure S3 Intelligent-Tiering)",
+            field=where,
+        )
+    used = {start_class, *(rule.to for rule in rules if rule.to), *(placement or {})}
+    if not used & classes:
+        raise InputError(
+            f"the archive tiers apply to objects in {', '.join(sorted(classes))}, and the policy"
+            f" ({describe_policy(rules, start_class)}) puts none there",
+            field=where,
+        )
+    found = []
+    for option, days in tiering.days().items():
+        tier = by_option.get(option)
+        if tier is None:
+            raise InputError(f"{table.provider} has no such archive tier", field=f"{where}.{option}")
+        if not tier.min_days <= days <= tier.max_days:
+            raise InputError(
+                f"{days}d is outside {tier.min_days}-{tier.max_days}d: {table.provider} moves objects to the"
+                f" {tier.name} tier after {tier.min_days} to {tier.max_days} days unread ({tier.source})",
+                field=f"{where}.{option}",
+            )
+        if tier.tier not in table.classes[tier.storage_class].access_tiers:
+            raise InputError(
+                f"{table.version} prices no {tier.name} tier of {tier.storage_class}", field=f"{where}.{option}"
+            )
+        wanted = workload.performance.max_restore
+        stated = parse_stated_time(tier.priced_restore, tier.restore[tier.priced_restore])
+        if check_restore and wanted is not None and stated is not None and stated.high_s > wanted:
+            raise InputError(
+                f"{tier.name} restores take {stated.stated} ({tier.priced_restore}), longer than"
+                f" performance.max_restore {format_duration(wanted)}: reads of objects there could not wait",
+                field=f"{where}.{option}",
+            )
+        found.append((tier, days))
+    return found
+
+
+def _restore_lines(policy: _Policy, table: PriceTable, name: str) -> list[LineItem]:
+    """The month's restores from each archive tier of ``name``: the objects and bytes reads restore first, at
+    the tier's priced restore fee (none for S3 Intelligent-Tiering's standard restores)."""
+    lines = []
+    for tier, _ in policy.archive:
+        if tier.storage_class != name or tier.option not in policy.restores:
+            continue
+        objects, restored_bytes = policy.restores[tier.option]
+        count = round(objects)
+        if not count:
+            continue
+        policy.restored.add(tier.option)
+        lines.append(
+            LineItem(
+                category="retrieval",
+                description=f"restores from the {tier.name} tier: {count:,} object{'s' if count != 1 else ''},"
+                f" {format_bytes(float(restored_bytes))}, {tier.priced_restore} restore"
+                f" ({tier.restore[tier.priced_restore]}; fee {tier.restore_fee.partition(':')[0]})",
+                quantity=Decimal(count),
+                unit="restores",
+                unit_price_usd=ZERO,
+                amount_usd=round_line(ZERO, table),
+                amount_unrounded_usd=ZERO,
+                table_version=table.version,
+                price_status=Status.verified_primary,
+            )
+        )
+    return lines

@@ -24,14 +24,20 @@ from planner.pricing.lifecycle import LifecycleRules, lifecycle_rules
 from planner.pricing.models import Money, PriceTable
 from planner.units import parse_duration
 from planner.workload import Workload
-from planner.workload.lifecycle import DAY_S, LifecycleRule, check_rules
-from planner.workload.targets import restore_time_verdict, restore_times
+from planner.workload.lifecycle import DAY_S, IntelligentTiering, LifecycleRule, check_rules
+from planner.workload.targets import RestoreTimes, parse_stated_time, restore_time_verdict, restore_times
 
 ZERO = Decimal(0)
 AGE_GRID_DAYS = (0, 30, 60, 90, 180, 365)
 """The ages at which candidate policies move data (days since creation)."""
 SECOND_MOVE_AFTER = 3
 """Two-move policies are tried after this many of the cheapest feasible one-move policies."""
+ARCHIVE_GRID = (
+    {"archive_access": 90},
+    {"deep_archive_access": 180},
+    {"archive_access": 90, "deep_archive_access": 180},
+)
+"""The archive tiers (days unread) tried on each candidate that puts objects in a class that has them."""
 
 
 class RankedPolicy(BaseModel):
@@ -131,6 +137,51 @@ def _ages(expiry: list[LifecycleRule]) -> list[int]:
 
 
 # --------------------------------------------------------------------------- judging and explaining
+
+
+def archive_variants(
+    candidates: list[tuple[str, list[LifecycleRule]]], table: PriceTable, allowed: LifecycleRules
+) -> list[tuple[str, list[LifecycleRule], IntelligentTiering]]:
+    """Each candidate that puts objects in a class with opt-in archive tiers, with each set of tiers of the grid
+    the provider allows and the table prices."""
+    tiers = {tier.option: tier for tier in allowed.archive_tiers}
+    found = []
+    for start, rules in candidates:
+        used = {start, *(rule.to for rule in rules if rule.to)}
+        for grid in ARCHIVE_GRID:
+            picked = [tiers.get(option) for option in grid]
+            if not all(
+                tier is not None
+                and tier.storage_class in used
+                and tier.storage_class in table.classes
+                and tier.tier in table.classes[tier.storage_class].access_tiers
+                for tier in picked
+            ):
+                continue
+            config = IntelligentTiering.model_validate({option: days * DAY_S for option, days in grid.items()})
+            found.append((start, rules, config))
+    return found
+
+
+def _archive_restore_problem(
+    workload: Workload, allowed: LifecycleRules, table: PriceTable, cost: LifecycleCost
+) -> str | None:
+    """Why a policy's Intelligent-Tiering archive tier cannot serve the reads that restore from it, if it cannot."""
+    for tier in allowed.archive_tiers:
+        if tier.option not in cost.restored_tiers:
+            continue
+        stated = [t for t in (parse_stated_time(o, text) for o, text in tier.restore.items()) if t is not None]
+        times = RestoreTimes(
+            storage_class=f"{table.classes[tier.storage_class].name} {tier.name} tier",
+            table_version=f"{table.version}, {table.provider} lifecycle rules of {allowed.effective_from}",
+            priced_option=tier.priced_restore,
+            options=tuple(stated),
+            unreadable=tuple(o for o in tier.restore if o not in {t.option for t in stated}),
+        )
+        verdict = restore_time_verdict(workload, times)
+        if verdict is not None and verdict.verdict == "missed":
+            return verdict.reason
+    return None
 
 
 def _restore_problem(workload: Workload, table: PriceTable, cost: LifecycleCost) -> str | None:
@@ -249,11 +300,19 @@ def propose_lifecycle(
         region=region,
     )
     priced: list[tuple[LifecycleCost, str | None]] = []
+    # the candidates carry their own Intelligent-Tiering archive tiers, or none
+    plain = workload.model_copy(update={"storage": workload.storage.model_copy(update={"intelligent_tiering": None})})
 
-    def price(options: list[tuple[str, list[LifecycleRule]]]) -> None:
-        for written_to, rules in options:
+    def price(
+        options: list[tuple[str, list[LifecycleRule]]], tiering: list[IntelligentTiering | None] | None = None
+    ) -> None:
+        for (written_to, rules), config in zip(options, tiering or [None] * len(options), strict=True):
+            priced_workload = plain
+            if config is not None:
+                storage = plain.storage.model_copy(update={"intelligent_tiering": config})
+                priced_workload = plain.model_copy(update={"storage": storage})
             cost = price_lifecycle(
-                workload,
+                priced_workload,
                 provider,
                 rules,
                 start_class=written_to,
@@ -261,8 +320,12 @@ def propose_lifecycle(
                 months=horizon,
                 as_of=start,
                 region=region,
+                check_restore=False,
             )
-            priced.append((cost, _restore_problem(workload, table, cost)))
+            problem = _restore_problem(workload, table, cost) or _archive_restore_problem(
+                workload, allowed, table, cost
+            )
+            priced.append((cost, problem))
 
     options = candidates(workload, table, allowed, write_class)
     price(options)
@@ -276,6 +339,9 @@ def propose_lifecycle(
         more = second_moves(workload, table, allowed, write_class, first)
         options += more
         price(more)
+    archived = archive_variants(options, table, allowed)
+    price([(start_class, rules) for start_class, rules, _ in archived], [config for _, _, config in archived])
+    options += [(start_class, rules) for start_class, rules, _ in archived]
     # on a tie, the simpler policy first: objects written where they are today, fewer rules
     priced.sort(
         key=lambda item: (

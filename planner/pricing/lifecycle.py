@@ -22,6 +22,30 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class ArchiveTier(_Model):
+    """An opt-in archive access tier of a self-tiering class (S3 Intelligent-Tiering's Archive Access and Deep
+    Archive Access): objects unread for the configured days move there, and a read needs a restore first."""
+
+    storage_class: str
+    option: str = Field(description="the workload's field under storage.intelligent_tiering, e.g. archive_access")
+    tier: str = Field(description="the class's access tier in the price table, e.g. archive")
+    name: str = Field(description="the tier as the provider names it, e.g. Archive Access")
+    min_days: int = Field(gt=0, le=36500)
+    max_days: int = Field(gt=0, le=36500)
+    restore: dict[str, str] = Field(description='stated restore time by retrieval option, e.g. {standard: "3-5 hours"}')
+    priced_restore: str = Field(description="the retrieval option a read's restore uses (its fee is the tier's)")
+    restore_fee: str = Field(description="what the priced restore costs, in words with its source")
+    source: str
+
+    @model_validator(mode="after")
+    def _priced_option(self) -> ArchiveTier:
+        if self.priced_restore not in self.restore:
+            raise ValueError(f"priced_restore {self.priced_restore!r} is not among {sorted(self.restore)}")
+        if self.max_days < self.min_days:
+            raise ValueError(f"max_days {self.max_days} is under min_days {self.min_days}")
+        return self
+
+
 class LifecycleRules(_Model):
     """One version of a provider's lifecycle rules, in force from ``effective_from``."""
 
@@ -41,6 +65,9 @@ class LifecycleRules(_Model):
     transition_priced_in: Literal["destination"] = Field(
         description="whose lifecycle-transition request price a transition pays"
     )
+    archive_tiers: list[ArchiveTier] = Field(
+        default_factory=list, description="opt-in archive access tiers of a self-tiering class, colder last"
+    )
     note: str | None = None
 
     @model_validator(mode="after")
@@ -48,6 +75,7 @@ class LifecycleRules(_Model):
         known = set(self.classes_by_warmth)
         named = set(self.transitions) | {c for targets in self.transitions.values() for c in targets}
         named |= set(self.min_age_days) | set(self.min_days_in_source) | set(self.min_object_bytes)
+        named |= {tier.storage_class for tier in self.archive_tiers}
         unknown = sorted(named - known)
         if unknown:
             raise ValueError(f"{unknown[0]!r} is not in classes_by_warmth")

@@ -141,3 +141,43 @@ def describe_policy(rules: list[LifecycleRule], start_class: str) -> str:
     for rule in rules:
         steps.append(f"{rule.after_days}d {'expire' if rule.expire else rule.to}")
     return " -> ".join(steps)
+
+
+class IntelligentTiering(BaseModel):
+    """A bucket's Intelligent-Tiering configuration (S3 ``IntelligentTieringConfiguration``): the opt-in
+    archive tiers objects unread for the given days move to. It is the bucket's, not a lifecycle rule's: it
+    applies to every object in the intelligent-tiering class, written there or moved there by a rule. The
+    days each tier allows (S3: 90-730 and 180-730) are the provider's and are checked where it is priced."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    archive_access: Seconds | None = Field(
+        None, description='days unread before objects move to the Archive Access tier, e.g. "90d" (S3: 90-730d)'
+    )
+    deep_archive_access: Seconds | None = Field(
+        None,
+        description='days unread before objects move to the Deep Archive Access tier, e.g. "180d" (S3: 180-730d)',
+    )
+
+    @model_validator(mode="after")
+    def _tiers(self) -> IntelligentTiering:
+        if self.archive_access is None and self.deep_archive_access is None:
+            raise ValueError("give archive_access, deep_archive_access or both (e.g. archive_access: 90d)")
+        for name in ("archive_access", "deep_archive_access"):
+            value = getattr(self, name)
+            if value is not None and value / DAY_S != int(value / DAY_S):
+                raise ValueError(f"{name}: give whole days, e.g. {round(value / DAY_S)}d")
+        days = self.days()
+        deep, shallow = days.get("deep_archive_access"), days.get("archive_access")
+        if deep is not None and shallow is not None and deep <= shallow:
+            raise ValueError(f"deep_archive_access ({deep}d) must be later than archive_access ({shallow}d)")
+        return self
+
+    def days(self) -> dict[str, int]:
+        """The tiers turned on, by field name, in days unread."""
+        found = {"archive_access": self.archive_access, "deep_archive_access": self.deep_archive_access}
+        return {name: int(value / DAY_S) for name, value in found.items() if value is not None}
+
+    def describe(self) -> str:
+        """ "archive access 90d, deep archive access 180d" """
+        return ", ".join(f"{name.replace('_', ' ')} {days}d" for name, days in self.days().items())

@@ -39,7 +39,7 @@ from planner.units import (
 )
 from planner.workload.catalog import catalog_in, shipped_catalog
 from planner.workload.delivery import EgressTo, egress_split_schema, split_egress
-from planner.workload.lifecycle import AgeBin, LifecycleRule, check_rules, parse_age_bins
+from planner.workload.lifecycle import AgeBin, IntelligentTiering, LifecycleRule, check_rules, parse_age_bins
 
 DAY_S = 86400.0
 MONTH_S = 30 * DAY_S
@@ -317,6 +317,11 @@ class Storage(_Model):
     lifecycle: list[LifecycleRule] | None = Field(
         None,
         description="lifecycle rules by age, e.g. [{after: 30d, to: standard-ia}, {after: 400d, expire: true}]",
+    )
+    intelligent_tiering: IntelligentTiering | None = Field(
+        None,
+        description="the bucket's Intelligent-Tiering archive tiers, e.g. {archive_access: 90d, deep_archive_access:"
+        " 180d}: objects in intelligent-tiering unread that long move there, and a read restores them first",
     )
 
     @field_validator("age")

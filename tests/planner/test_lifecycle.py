@@ -423,10 +423,10 @@ def test_data_no_rule_can_move_waits_for_a_move_one_can_make() -> None:
 
 def test_a_provider_without_lifecycle_rules_moves_nothing_but_expires() -> None:
     workload = _with_rules([{"after": "30d", "expire": True}])
-    cost = price_lifecycle(workload, "backblaze-b2", as_of=DEC_2026, months=1)
-    assert cost.rules_version == "no lifecycle transitions for backblaze-b2: only expiry"
+    cost = price_lifecycle(workload, "hetzner", as_of=DEC_2026, months=1)
+    assert cost.rules_version == "no lifecycle transitions for hetzner: only expiry"
     with pytest.raises(InputError) as caught:
-        price_lifecycle(_with_rules([{"after": "30d", "to": "standard"}]), "backblaze-b2", as_of=DEC_2026, months=1)
+        price_lifecycle(_with_rules([{"after": "30d", "to": "standard"}]), "hetzner", as_of=DEC_2026, months=1)
     assert str(caught.value) == (
         "storage.lifecycle[0].to: the objects are already in standard (rule 0 moves them nowhere)"
     )

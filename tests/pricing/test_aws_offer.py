@@ -97,7 +97,14 @@ def test_prices_and_their_citations(tmp_path: Path, offers: Any) -> None:
     assert table.classes["deep-archive"].retrieval.options["standard"].per_gb == Decimal("0.022")  # type: ignore[union-attr]
     # Intelligent-Tiering: access tiers and monitoring ($0.0000025 an object = $0.0025 per 1,000)
     tiering = table.classes["intelligent-tiering"]
-    assert tiering.access_tiers == {"infrequent": Decimal("0.0135"), "archive-instant": Decimal("0.005")}
+    assert tiering.access_tiers == {
+        "infrequent": Decimal("0.0135"),
+        "archive-instant": Decimal("0.005"),
+        # the opt-in archive tiers are not in the offer file: the default table's, and the note says so
+        "archive": Decimal("0.0036"),
+        "deep-archive": Decimal("0.00099"),
+    }
+    assert tiering.note is not None and "archive access tier, deep-archive access tier" in tiering.note
     assert tiering.monitoring is not None and tiering.monitoring.price == Decimal("0.0025")
     # What the offer file does not state comes from the default table and says so
     transition = next(r for r in table.classes["standard-ia"].requests if r.id == "lifecycle-transition")

@@ -49,7 +49,10 @@ def probe_usages(table: PriceTable, class_id: str) -> list[Usage]:
     usages = []
     for option in [*options, None]:
         # 777 GB and a byte: a quantity short of a whole unit, where rounding up shows
-        for stored, objects, egress in [(0, 0, 0), (777 * GB + 1, 10**7, 5 * TB), (2000 * TB, 10**6, 300 * TB)]:
+        # 900 TB of 900 MB objects: shares of every access tier, the opt-in ones too (S3 Intelligent-Tiering's
+        # archive tiers, which no unread_shares reach), on objects large enough to be monitored
+        sizes = [(0, 0, 0), (777 * GB + 1, 10**7, 5 * TB), (900 * TB, 10**6, 0), (2000 * TB, 10**6, 300 * TB)]
+        for stored, objects, egress in sizes:
             # The largest usage places its bytes from how long they go unread; the others give the shares.
             access: dict[str, Any] = (
                 {"unread_shares": {30: Decimal("0.6"), 90: Decimal("0.25"), 180: Decimal("0.1")}}
