@@ -33,7 +33,8 @@ def lifecycle_command(
         typer.Option(
             "--current",
             help="the class the data is in today and new objects are written to (default: the workload's"
-            " storage.placement, new objects in its dearest class; without one, standard)",
+            " storage.placement, new objects in its dearest class; without one, standard, or the provider's first"
+            " class where it has no standard: azure-blob's hot)",
             autocompletion=completion.storage_class,
         ),
     ] = None,
@@ -110,7 +111,7 @@ def lifecycle_command(
             cost = price_lifecycle(
                 workload,
                 provider,
-                start_class=current or "standard",
+                start_class=current,
                 current_class=current,
                 applied=True,
                 months=months,

@@ -49,6 +49,8 @@ class LifecycleMonth(BaseModel):
     total_usd: Money
     one_time_usd: Money
     """What the transitions of data already stored when the policy starts cost this month (unrounded)."""
+    reads_by_class: dict[str, Decimal] = {}
+    """The month's reads (GETs) by the class they find their object in."""
 
 
 class LifecycleCost(BaseModel):
@@ -579,12 +581,18 @@ def _one_time(table: PriceTable, name: str, count: Decimal) -> Decimal:
     return ZERO
 
 
+def default_write_class(table: PriceTable) -> str:
+    """The class new objects go to when no class is named: ``standard``, or where a provider has none
+    (Azure Blob's hot, cool, cold and archive tiers) the table's first class, its hottest."""
+    return "standard" if "standard" in table.classes else next(iter(table.classes))
+
+
 def price_lifecycle(
     workload: Workload,
     provider: str,
     rules: list[LifecycleRule] | None = None,
     *,
-    start_class: str = "standard",
+    start_class: str | None = None,
     current_class: str | None = None,
     applied: bool = False,
     months: int | None = None,
@@ -593,18 +601,20 @@ def price_lifecycle(
     check_restore: bool = True,
 ) -> LifecycleCost:
     """Price a lifecycle policy (``rules``, by default ``storage.lifecycle``) over the horizon: objects are
-    written to ``start_class``; data already stored sits in ``current_class`` (default: the workload's
-    ``storage.placement``, else the start class) and moves to where the policy puts its age in the first month
-    (the one-time transitions) where a lifecycle rule can move it. ``applied``: the policy is today's, so the
-    data stored is already where it puts it (or, placed, stays where it is). ``storage.intelligent_tiering``
-    turns on Intelligent-Tiering's archive tiers; ``check_restore``: refuse one whose restore takes longer than
-    ``performance.max_restore`` (a proposal judges its candidates instead)."""
+    written to ``start_class`` (default: ``current_class``, else ``default_write_class``); data already stored
+    sits in ``current_class`` (default: the workload's ``storage.placement``, else the start class) and moves
+    to where the policy puts its age in the first month (the one-time transitions) where a lifecycle rule can
+    move it. ``applied``: the policy is today's, so the data stored is already where it puts it (or, placed,
+    stays where it is). ``storage.intelligent_tiering`` turns on Intelligent-Tiering's archive tiers;
+    ``check_restore``: refuse one whose restore takes longer than ``performance.max_restore`` (a proposal
+    judges its candidates instead)."""
     start = as_of or dt.date.today()
     horizon = months or workload.constraints.months
     check_horizon(start, horizon)
     chosen = list(workload.storage.lifecycle or []) if rules is None else list(rules)
     table = catalog.table_for(provider, start, region)
     allowed = lifecycle_rules(provider, start)
+    start_class = start_class or current_class or default_write_class(table)
     current = current_class or start_class
     placement = workload.storage.placement if current_class is None else None
     for name in (current, start_class):  # the command's --current sets both
@@ -756,6 +766,7 @@ def _bill_month(
         line_items=items,
         total_usd=total,
         one_time_usd=one_time,
+        reads_by_class={name: reads[name][0] for name in order if reads[name][0]},
     )
 
 

@@ -17,7 +17,7 @@ from decimal import Decimal
 from pydantic import BaseModel, ConfigDict
 
 from planner.costing.bills import hottest_class
-from planner.costing.lifecycle import LifecycleCost, price_lifecycle
+from planner.costing.lifecycle import LifecycleCost, default_write_class, price_lifecycle
 from planner.errors import InputError
 from planner.pricing import catalog
 from planner.pricing.lifecycle import LifecycleRules, lifecycle_rules
@@ -189,12 +189,7 @@ def _restore_problem(workload: Workload, table: PriceTable, cost: LifecycleCost)
     for name in table.classes:
         if not table.restore_required(name):
             continue
-        label = table.classes[name].name
-        read = any(
-            i.description.startswith(label) and i.category == "retrieval" and i.quantity > 0
-            for month in cost.months
-            for i in month.line_items
-        )
+        read = any(month.reads_by_class.get(name, 0) > 0 for month in cost.months)
         if not read:
             continue
         verdict = restore_time_verdict(workload, restore_times(table, name))
@@ -286,7 +281,7 @@ def propose_lifecycle(
     table = catalog.table_for(provider, start, region)
     allowed = lifecycle_rules(provider, start)
     placement = workload.storage.placement if current_class is None else None
-    write_class = current_class or "standard"
+    write_class = current_class or default_write_class(table)
     if placement and all(name in table.classes for name in placement):
         write_class = hottest_class(list(placement), table)
     current = price_lifecycle(
@@ -462,7 +457,7 @@ def sweep_rule_age(
                 workload,
                 provider,
                 varied,
-                start_class=current_class or "standard",
+                start_class=current_class,
                 current_class=current_class,
                 months=horizon,
                 as_of=as_of,

@@ -53,7 +53,7 @@ def price_policy_at(
         cost = price_lifecycle(
             at(workload, point),
             provider,
-            start_class=current_class or "standard",
+            start_class=current_class,
             current_class=current_class,
             applied=True,
             months=months,
