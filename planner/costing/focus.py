@@ -20,7 +20,12 @@ None); ``planner.present.text.focus`` writes them as CSV or Parquet. The convent
 - A forecast has no billing account: ``BillingAccountId`` is ``planner-forecast``, its name the
   workload's name. ``SkuId`` names the priced item in planner's tables (provider, region, class and
   line kind), ``SkuPriceId`` that item at the table version and unit price the line used
-  (``aws-s3/us-east-1/standard/storage/aws-s3@2025-12-01/0.023``).
+  (``aws-s3/us-east-1/standard/storage/aws-s3@2025-12-01/0.023``); ``SkuPriceDetails`` is that price's
+  properties as a JSON object (KeyValueFormat), its one key provider-defined and so ``x_``-prefixed:
+  ``{"x_StorageClass": "standard"}``. FOCUS makes the column mandatory where a provider publishes
+  unit prices in a price list, as every table here does.
+- ``InvoiceId`` is present (a recommended column) and null on every row: a forecast line belongs to no
+  issued or provisional invoice, and FOCUS requires null then.
 - planner's own columns are ``x_``-prefixed: ``x_OptionId`` (which option or side of a plan the row
   belongs to), ``x_TableVersion``, ``x_PriceStatus`` (verified-primary, verified-secondary or
   unverified) and ``x_LineCategory`` (planner's category of the line: storage, egress, requests...).
@@ -29,6 +34,7 @@ None); ``planner.present.text.focus`` writes them as CSV or Parquet. The convent
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from collections.abc import Mapping
 from decimal import Decimal
@@ -70,6 +76,7 @@ COLUMNS: tuple[str, ...] = (
     *MANDATORY_COLUMNS,
     # recommended
     "ChargeFrequency",
+    "InvoiceId",
     "ServiceSubcategory",
     # conditional: present because a forecast line has them
     "ConsumedQuantity",
@@ -81,6 +88,7 @@ COLUMNS: tuple[str, ...] = (
     "RegionName",
     "SkuId",
     "SkuMeter",
+    "SkuPriceDetails",
     "SkuPriceId",
     # planner's own
     "x_OptionId",
@@ -243,7 +251,8 @@ def line_row(
     contracted = exact if exact is not None else item.quantity * contracted_price
     list_cost = contracted if exact is not None and not item.discount else item.quantity * item.unit_price_usd
     region = bill.region or table.region
-    sku = _sku(bill, item, region, _line_class(bill, item, table))
+    storage_class = _line_class(bill, item, table)
+    sku = _sku(bill, item, region, storage_class)
     period_start, period_end = _midnight(start), _midnight(end)
     row: FocusRow = {
         "BilledCost": item.amount_usd,
@@ -268,6 +277,7 @@ def line_row(
         "ServiceCategory": "Storage",
         "ServiceName": service_name,
         "ChargeFrequency": "Usage-Based",
+        "InvoiceId": None,
         "ServiceSubcategory": "Object Storage",
         "ConsumedQuantity": item.quantity * block,
         "ConsumedUnit": consumed_unit,
@@ -278,6 +288,7 @@ def line_row(
         "RegionName": region,
         "SkuId": sku,
         "SkuMeter": _METERS.get(item.category, "Other"),
+        "SkuPriceDetails": json.dumps({"x_StorageClass": storage_class}),
         "SkuPriceId": f"{sku}/{item.table_version}/{format(item.unit_price_usd, 'f')}",
         "x_OptionId": option_id,
         "x_TableVersion": item.table_version,

@@ -2,8 +2,9 @@
 
 The FinOps Foundation's ``focus-validator`` on PyPI (1.0.0, the only release there) knows FOCUS 0.5,
 1.0-preview and 1.0 only, and pins numpy below 2 and pandera 0.17 (which no longer imports beside
-multimethod 2); its 2.x line on GitHub fetches the requirements model over the network. So the
-written files are checked here against FOCUS 1.2's own column definitions instead
+multimethod 2); its 2.x line, which knows FOCUS 1.2, is on GitHub only and runs in
+``test_focus_validator.py`` where it is installed. So the written files are also checked here against
+FOCUS 1.2's own column definitions
 (FinOps-Open-Cost-and-Usage-Spec/FOCUS_Spec, specification/columns and specification/attributes at
 v1.2): every mandatory column present, each column's type and allowed values, the Unit Format and
 Date/Time Format attributes, custom columns ``x_``-prefixed, and the cost identities
