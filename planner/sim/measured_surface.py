@@ -154,6 +154,7 @@ def _loaded_latency(
     points: dict[float, LatencyModel] = {}
     whole: dict[float, LatencyModel] = {}
     shown: list[str] = []
+    connections: list[int] = []
     for cell in cells:
         rate, size = cell.offered_per_s, cell.object_size_bytes or 0
         if cell.mode != "open" or not rate or _in_flight(cell) < 0.5 or _capacity([cell]) is not None:
@@ -180,13 +181,16 @@ def _loaded_latency(
             into[round(load, 6)] = LatencyModel.empirical(
                 list(zip(levels, np.maximum.accumulate(excess).tolist(), strict=True))
             )
+        connections.append(cell.concurrency)
         shown.append(
             f"{rate:.4g}/s ({load:.0%} busy): p50 {measured.p50_s * 1000:.3g} ms measured, "
             f"{(base.p50_s + wait_s) * 1000:.3g} ms unloaded plus mean wait"
         )
     if not points:
         return None
-    loaded = LoadedLatency(points=sorted(points.items()), whole=sorted(whole.items()))
+    loaded = LoadedLatency(
+        points=sorted(points.items()), whole=sorted(whole.items()), client_connections=max(connections)
+    )
     return loaded, (
         f"{op.upper()} latency under load from its open-loop cells ("
         + "; ".join(shown)
@@ -194,7 +198,9 @@ def _loaded_latency(
         "quantile by quantile, at the window's utilisation (interpolated in utilisation / (1 - utilisation); "
         f"past the last cell's {max(whole):.0%} load extrapolated along the last two cells' curve), and does not "
         "queue (the cells' waits are in it); at the capacity, or with a varying rate, the queue runs and the "
-        "last cell's excess beyond the queue's mean wait is added"
+        "last cell's excess beyond the queue's mean wait is added; the cells' latency runs from the arrival, so "
+        f"it holds their client's waits for one of its {max(connections)} connections: drawn whole, a request "
+        "does not wait for a connection again where the simulated client has as many or more"
     )
 
 

@@ -228,6 +228,12 @@ class LoadedLatency(_Frozen):
         description="(utilisation, excess over the unloaded latency alone, the waits in it) at the points' "
         "utilisations; empty: the queue always runs",
     )
+    client_connections: int | None = Field(
+        None,
+        ge=1,
+        description="connections of the client the open-loop cells were measured through: their latency runs from "
+        "the arrival, so it holds that client's waits for a connection (``planner.sim._client_waits``)",
+    )
 
     @model_validator(mode="after")
     def _sorted(self) -> LoadedLatency:
