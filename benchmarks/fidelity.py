@@ -13,8 +13,10 @@
 3. Open-loop cells of this driver replace ``planner measure``'s (whose heavier client shared the two
    cores with the server, leaving it less CPU than this driver does): 4 KiB GETs at rising shares of
    the closed-loop peak (``LADDER``) up to the first the server could not keep up with (the peak:
-   its completed rate), and sparse cells at 10/s (80:20 GET:PUT, 4 KiB and 4 MiB). Both run again in
-   every round, between the scenarios, and each cell is the median of its rounds: the server's
+   its completed rate), and sparse cells (``SPARSE``) at 10/s (80:20 GET:PUT, 4 KiB and 4 MiB) and at
+   40/s (4 KiB: with the 10/s cell it fits the wake-up term, ``planner.sim.wakeup``, sparser traffic
+   answered slower). Both run again in every round, between the scenarios, and each cell is the
+   median of its rounds: the server's
    capacity on two shared cores drifts from minute to minute, and a ladder measured once before the
    rounds describes another minute than the scenarios'. The simulator takes its capacity, server
    count, idle latency and latency under load from these cells.
@@ -536,6 +538,9 @@ def measure_profile(endpoint: str, bucket: str, folder: Path, seconds: float, se
 
 
 DRIVER_PROCESSES = 2
+SPARSE = ((10.0, 4 * KIB, 1.0), (10.0, 4 * MIB, 1.0), (40.0, 4 * KIB, 0.25))
+"""Sparse open-loop cells: (arrivals a second, object size, share of ``--open-cells`` seconds). Two
+rates of 4 KiB give the wake-up term (``planner.sim.wakeup``)."""
 LADDER = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5)
 """Offered rates of the open-loop GET cells, as shares of the closed-loop peak of planner's measure client."""
 
@@ -664,7 +669,8 @@ def main() -> None:
         "--open-cells",
         type=float,
         default=60.0,
-        help="seconds of sparse open-loop cells (10/s, 80:20 GET:PUT, 4 KiB and 4 MiB) added to the profile, "
+        help="seconds of sparse open-loop cells (10/s, 80:20 GET:PUT, 4 KiB and 4 MiB; 40/s 4 KiB for a quarter "
+        "of it) added to the profile, "
         "as planner measure's schema-2 open-loop cells; 0: closed-loop cells only",
     )
     parser.add_argument(
@@ -731,7 +737,7 @@ def main() -> None:
             if dropped:
                 profile = closed_only.model_copy(deep=True)
                 print(f"left out planner measure's {dropped} open-loop cells (its client, not this driver)")
-            sparse_runs: dict[int, list[LiveFigures]] = {}
+            sparse_runs: dict[tuple[float, int], list[LiveFigures]] = {}
             closed_peak = peak_get_rate(closed_only, 4 * KIB)
             ladder: list[tuple[Scenario, list[LiveFigures]]] = []
             if calibrate and args.ladder_seconds > 0:
@@ -771,10 +777,10 @@ def main() -> None:
                     ladder_round(server.endpoint, paths[server.endpoint, 4 * KIB], ladder, round_index, server_pid)
                 # the sparse open-loop cells, a share in every round, pooled: they see the same
                 # mix of quiet and busy moments on the shared machine as the scenarios do
-                for size in (4 * KIB, 4 * MIB) if calibrate else ():
-                    sparse = Scenario("sparse", 10.0, size, 0.8, args.open_cells / args.rounds)
+                for rate, size, share in SPARSE if calibrate else ():
+                    sparse = Scenario("sparse", rate, size, 0.8, max(5.0, share * args.open_cells / args.rounds))
                     run = drive(server.endpoint, sparse, paths[server.endpoint, size], 99 + round_index, server_pid)
-                    sparse_runs.setdefault(size, []).append(run)
+                    sparse_runs.setdefault((rate, size), []).append(run)
                 if any(s.proxy_delay_s for s in chosen):
                     sparse = Scenario("sparse", 10.0, 4 * KIB, 0.8, max(10.0, args.open_cells / args.rounds / 2))
                     run = drive(bare.endpoint, sparse, paths[bare.endpoint, 4 * KIB], 99 + round_index, server_pid)
@@ -795,8 +801,8 @@ def main() -> None:
             knee = ladder_knee(ladder) if ladder else None
             for step, runs in ladder:
                 profile.cells += open_loop_cells(runs, step)
-            for size, runs in sparse_runs.items():
-                profile.cells += open_loop_cells(runs, Scenario("sparse", 10.0, size, 0.8, args.open_cells))
+            for (rate, size), runs in sparse_runs.items():
+                profile.cells += open_loop_cells(runs, Scenario("sparse", rate, size, 0.8, args.open_cells))
             if sparse_runs:
                 print(f"added {sum(c.mode == 'open' for c in profile.cells)} open-loop cells", flush=True)
             if args.profile_out is not None:
