@@ -520,7 +520,11 @@ def live_summary(figures: LiveFigures) -> dict[str, float]:
 # -- the run ---------------------------------------------------------------------------------------
 
 
-def measure_profile(endpoint: str, bucket: str, folder: Path, seconds: float, server: str) -> Profile:
+def measure_profile(
+    endpoint: str, bucket: str, folder: Path, seconds: float, server: str, open_loop: bool = True
+) -> Profile:
+    """``planner measure``'s cells of the server; without ``open_loop`` its closed loops only (the
+    driver's own open-loop cells replace its open loops: measuring them would only be thrown away)."""
     options = MeasureOptions(
         endpoint=endpoint,
         bucket=bucket,
@@ -534,6 +538,8 @@ def measure_profile(endpoint: str, bucket: str, folder: Path, seconds: float, se
         probes=[],
         addressing="path",
     )
+    if not open_loop:
+        options = dataclasses.replace(options, open_rates_per_s=[], open_peak_fractions=[])
     return Measurement(options).run()
 
 
@@ -549,7 +555,7 @@ def load_ladder(
     endpoint: str, paths: tuple[list[str], list[str]], closed_peak: float, server_pid: int | None, args: Any
 ) -> list[tuple[Scenario, list[LiveFigures]]]:
     """Open-loop 4 KiB GET runs of this driver at rising shares of the closed-loop peak, up to the
-    first that the server could not keep up with (it completed under 95 % of what was offered in
+    first that the server could not keep up with (it completed under 95 % of what arrived in
     the window) or that the driver could not send on time (over 5 % late arrivals: client-bound).
     Each step with its run; ``ladder_round`` runs the same steps again in every later round."""
     steps: list[tuple[Scenario, list[LiveFigures]]] = []
@@ -565,7 +571,7 @@ def load_ladder(
             flush=True,
         )
         steps.append((step, [run]))
-        if fell_behind(rate, completed, run.window_s) or summary["late"] > 0.05:
+        if fell_behind(run) or summary["late"] > 0.05:
             break
     return steps
 
@@ -591,29 +597,27 @@ def ladder_round(
         )
 
 
-def fell_behind(offered_per_s: float, completed_per_s: float, window_s: float | None) -> bool:
-    """Completed under 95 % of the offered rate by more than Poisson noise (3 sigma) explains: the
-    test the simulator's profile adapter applies to an open-loop cell."""
-    expected = offered_per_s * (window_s or math.inf)
-    noise = 3 / math.sqrt(expected) if math.isfinite(expected) else 0.0
-    return completed_per_s < (0.95 - noise) * offered_per_s
+def fell_behind(run: LiveFigures) -> bool:
+    """Completed within the window under 95 % of the requests that arrived in it: against the arrivals
+    themselves, not the rate asked for, so the Poisson noise of the arrivals does not hide a server a
+    few per cent short of the rate (moto's 441/s rung completed 406/s: 92 % of the rate, within the
+    noise allowed against the nominal rate, while its median latency reached 347 ms)."""
+    return run.in_window < 0.95 * run.arrivals
 
 
-def open_loop_peak(profile: Profile, closed_peak: float) -> tuple[float, str]:
-    """The 4 KiB GET peak as this driver sees it: the completed rate of the open-loop cell that fell
-    behind its offered rate (the server's capacity with this driver's cost on the same cores), else
-    the best rate of any cell, a lower bound."""
-    opened = sorted(
-        (c for c in profile.cells if c.op == "get" and c.mode == "open" and c.object_size_bytes == 4 * KIB),
-        key=lambda c: c.offered_per_s or 0.0,
-    )
-    for cell in opened:
-        if cell.ops_per_s and cell.offered_per_s and fell_behind(cell.offered_per_s, cell.ops_per_s, cell.duration_s):
-            return cell.ops_per_s, (
-                f"an open loop of this driver offered {cell.offered_per_s:.0f}/s completed {cell.ops_per_s:.0f}/s; "
-                f"planner measure's closed loops reached {closed_peak:.0f}/s"
+def open_loop_peak(ladder: list[tuple[Scenario, list[LiveFigures]]], closed_peak: float) -> tuple[float, str]:
+    """The 4 KiB GET peak as this driver sees it: the completed rate of the first ladder run that fell
+    behind its arrivals (the server's capacity with this driver's cost on the same cores), else the
+    best rate any run or the closed loops reached, a lower bound."""
+    for step, runs in ladder:
+        run = runs[0]
+        if fell_behind(run):
+            completed = run.in_window / run.window_s
+            return completed, (
+                f"an open loop of this driver offered {step.rate_per_s:.0f}/s ({run.arrivals / run.window_s:.0f}/s "
+                f"arrived) completed {completed:.0f}/s; planner measure's closed loops reached {closed_peak:.0f}/s"
             )
-    best = max([closed_peak, *(c.ops_per_s or 0.0 for c in opened)])
+    best = max([closed_peak, *(runs[0].in_window / runs[0].window_s for _, runs in ladder)])
     return best, "the best rate any cell reached (no open loop fell behind): a lower bound"
 
 
@@ -713,7 +717,9 @@ def main() -> None:
                 profile = load_profile(args.profile)
             else:
                 started = time.monotonic()
-                profile = measure_profile(server.endpoint, bucket, folder, args.measure_seconds, args.server)
+                profile = measure_profile(
+                    server.endpoint, bucket, folder, args.measure_seconds, args.server, open_loop=args.open_cells <= 0
+                )
                 print(f"measured {len(profile.cells)} cells in {time.monotonic() - started:.0f} s", flush=True)
                 if args.profile_out is not None:
                     args.profile_out.write_text(profile.model_dump_json(indent=1))
@@ -742,9 +748,7 @@ def main() -> None:
             ladder: list[tuple[Scenario, list[LiveFigures]]] = []
             if calibrate and args.ladder_seconds > 0:
                 ladder = load_ladder(server.endpoint, paths[server.endpoint, 4 * KIB], closed_peak, server_pid, args)
-            first_ladder = [cell for step, runs in ladder for cell in open_loop_cells(runs, step)]
-            with_ladder = profile.model_copy(update={"cells": profile.cells + first_ladder})
-            peak, peak_note = open_loop_peak(with_ladder, closed_peak)
+            peak, peak_note = open_loop_peak(ladder, closed_peak)
             print(f"peak: {peak:.0f}/s ({peak_note})", flush=True)
             scenarios = {
                 "a": Scenario("a light 20/s 4 KiB 80:20", 20.0, 4 * KIB, 0.8, args.seconds),
@@ -879,7 +883,9 @@ def report(
             )
             ratios = [sim[k] / median[k] if median[k] else math.nan for k in ("p50", "p95", "p99", "ttfb50", "ops")]
             print(f"{'':34} {label + '/':5} " + " ".join(f"{r:8.2f}" for r in ratios))
-            if label == "sim" and not math.isnan(sim["p50_low"]):
+            if label == "sim" and not math.isnan(sim["p50_low"]) and knee is not None and _rounds(knee) < 2:
+                print(f"{'':34} {'band':5} none: the ladder ran one round (no spread to draw a band from)")
+            elif label == "sim" and not math.isnan(sim["p50_low"]):
                 bands = []
                 for key in ("p50", "p99"):
                     low, high = sim[f"{key}_low"], sim[f"{key}_high"]
@@ -887,6 +893,10 @@ def report(
                     high_text = "unbounded" if math.isinf(high) else _ms(high)
                     bands.append(f"{key} {_ms(low)}-{high_text} ms (live {'inside' if inside else 'OUTSIDE'})")
                 print(f"{'':34} {'band':5} " + "; ".join(bands) + " (the ladder's rounds near capacity)")
+
+
+def _rounds(knee: Knee) -> int:
+    return max(rung.rounds for rung in knee.rungs)
 
 
 def _line(figures: dict[str, float]) -> str:

@@ -351,7 +351,8 @@ def _wake_up(op: str, mine: list[Cell], notes: list[str]) -> WakeUp | None:
     if not laddered:
         notes.append(
             f"{op.upper()} wake-up term off: no sparse open-loop cells at two rates (a server idle between requests "
-            "may answer slower at sparser traffic; measure sparse cells at two rates to fit it)"
+            "may answer slower at sparser traffic; to fit it, measure two sparse rates, e.g. planner measure "
+            "--open-loop 10/s,40/s,0.5x,0.8x)"
         )
         return None
     size = laddered[0]
