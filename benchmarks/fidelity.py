@@ -696,6 +696,7 @@ def main() -> None:
         rounds = {k: v["rounds"] for k, v in saved.items()}
         report(load_profile(args.profile), chosen, rounds, args.rounds, saved_knee, args.server)
         return
+    run_started = time.monotonic()
     with (
         tempfile.TemporaryDirectory() as folder_name,
         s3_server(args.server, Path(folder_name), args.endpoint) as (
@@ -777,6 +778,7 @@ def main() -> None:
             live: dict[str, list[dict[str, float]]] = {s.name: [] for s in chosen}
             costs: list[float] = []
             for round_index in range(args.rounds):
+                round_started = time.monotonic()
                 if round_index:  # the first round's ladder is the one the peak came from
                     ladder_round(server.endpoint, paths[server.endpoint, 4 * KIB], ladder, round_index, server_pid)
                 # the sparse open-loop cells, a share in every round, pooled: they see the same
@@ -802,6 +804,7 @@ def main() -> None:
                     figures = drive(endpoint, scenario, paths[endpoint, scenario.size_bytes], round_index, server_pid)
                     live[scenario.name].append(live_summary(figures))
                     print(f"round {round_index + 1} {scenario.name}: {_line(live[scenario.name][-1])}", flush=True)
+                print(f"round {round_index + 1} took {time.monotonic() - round_started:.0f} s", flush=True)
             knee = ladder_knee(ladder) if ladder else None
             for step, runs in ladder:
                 profile.cells += open_loop_cells(runs, step)
@@ -825,6 +828,7 @@ def main() -> None:
             kept[_KNEE] = knee.model_dump()
         args.live_out.write_text(json.dumps(kept, indent=1))
     report(profile, chosen, live, args.rounds, knee, args.endpoint or args.server)
+    print(f"\nthe whole run took {time.monotonic() - run_started:.0f} s")
 
 
 _KNEE = "_knee"

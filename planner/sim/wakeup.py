@@ -4,7 +4,8 @@ A server and client that idle between requests answer the next one slower (Seawe
 is slower at 10 requests a second than at 20). The sparse open-loop cells show it where an
 operation was measured at two sparse rates: the slower rate's median latency less the faster one's
 is the term, paid in full at the slower rate and nothing at the faster, linear in log(rate) between
-(the idle gap before a request is 1 / rate on average, and the cost falls as the gaps shorten).
+(the idle gap before a request is 1 / rate on average, and the cost falls as the gaps shorten). The
+rates are the operation's own, as its cells record them (a 10/s 80:20 cell's GETs arrive at 8/s).
 Below the slower rate the slower cell's latency stands (no extrapolation); a profile without two
 sparse rates of an operation has no term for it."""
 

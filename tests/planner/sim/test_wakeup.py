@@ -7,6 +7,7 @@ import pytest
 
 from planner.measure.profile import Cell, Percentiles, Profile, Source
 from planner.sim import ClientSpec, KeyPopularity, OpenLoop, OperationMix, SimSpec, SizeDistribution, simulate_spec
+from planner.sim._wake_window import with_wake_up_at
 from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.wakeup import WakeUp
 
@@ -96,3 +97,20 @@ def test_a_busier_sparse_cell_that_was_slower_gives_no_term() -> None:
     model, _ = provider_model_from_profile(_profile(_sparse(10, 0.0024), _sparse(20, 0.0030)))
     assert model.wake_up == {}
     assert WakeUp(slow_rate_per_s=10, fast_rate_per_s=20, extra_s=0.0).relief_s(20) == 0.0
+
+
+def test_the_term_follows_the_operations_own_rate_as_its_cells_record_it() -> None:
+    model, _ = provider_model_from_profile(_profile(_sparse(10, 0.0030), _sparse(20, 0.0024)))
+    idle = model.sparse_latency_by_size["get"].at(4 * KIB).p50_s
+
+    def get_p50_at(total_per_s: float) -> float:
+        spec = SimSpec(
+            arrivals=OpenLoop(mean_rate_per_s=total_per_s),
+            mix=OperationMix(get=0.5, put=0.5),
+            sizes=SizeDistribution.fixed(4 * KIB),
+        )
+        return with_wake_up_at(model, spec, 60.0).sparse_latency_by_size["get"].at(4 * KIB).p50_s
+
+    # half the requests are GETs: 20/s in all is 10/s of GETs (the term in full), 40/s is 20/s (none)
+    assert get_p50_at(20) == pytest.approx(idle)
+    assert get_p50_at(40) == pytest.approx(idle - 0.0006)
