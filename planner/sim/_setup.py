@@ -68,10 +68,7 @@ def provider_setup(
     """Ask ``provider`` what a replication of ``spec`` over ``duration_s`` needs; draws come from ``rng``
     when the replication first uses them (nothing is drawn here)."""
     idle_share, utilisation = _window_load(spec, provider, duration_s)
-    arrivals = spec.arrivals
-    steady = isinstance(arrivals, OpenLoop) and (arrivals.profile in ("mean", "peak") or arrivals.peak_factor == 1)
-    steady = steady and (spec.keys.hot is None or not spec.keys.hot.peak_concurrency)
-    queued = [not steady or provider.queued(op, u) for op, u in zip(BILLED_OPERATIONS, utilisation, strict=True)]
+    queued = queued_operations(spec, provider, utilisation)
     queues, service_s, spreads = _server_queues(provider, queued, rng)
     network, read_flows, write_flows = _network(spec, provider)
     admission, hot_counts = _admission(spec, provider)
@@ -102,6 +99,15 @@ def provider_setup(
         if provider.body_tail_by_size
         else None,
     )
+
+
+def queued_operations(spec: SimSpec, provider: ProviderModel, utilisation: list[float]) -> list[bool]:
+    """Per billed operation, whether it waits in its server queue at ``utilisation``: always, unless the
+    window is a steady open loop at a load its open-loop cells measured whole (``ProviderModel.queued``)."""
+    arrivals = spec.arrivals
+    steady = isinstance(arrivals, OpenLoop) and (arrivals.profile in ("mean", "peak") or arrivals.peak_factor == 1)
+    steady = steady and (spec.keys.hot is None or not spec.keys.hot.peak_concurrency)
+    return [not steady or provider.queued(op, u) for op, u in zip(BILLED_OPERATIONS, utilisation, strict=True)]
 
 
 def _window_load(spec: SimSpec, provider: ProviderModel, duration_s: float) -> tuple[float, list[float]]:

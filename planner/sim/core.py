@@ -10,9 +10,11 @@ from typing import Any
 import numpy as np
 
 from planner.errors import InputError
+from planner.sim._client_waits import without_second_wait
 from planner.sim._engine import Replication
 from planner.sim._records import RawRun
 from planner.sim._stats import RETAINED_SAMPLES, StreamingQuantiles, delivered_bytes, mean_and_half_width
+from planner.sim._wake_window import with_wake_up_at
 from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
 from planner.sim.requests import LOGICAL_OPERATIONS
 from planner.sim.result import Estimate, OperationStats, SimulationResult, SLOVerdict, TimeSeries
@@ -101,12 +103,14 @@ def simulate_spec(
     stretch = representative_stretch(spec, duration_s, warmup_s, provider_model)
     check_size(spec, stretch.simulated_s)
     streams = np.random.SeedSequence(seed).spawn(replications)
+    run_spec = without_second_wait(spec, provider_model, stretch.simulated_s)
+    provider_model = with_wake_up_at(provider_model, spec, stretch.simulated_s)
     figures = []
     extrapolated: set[str] = set()
     for stream in streams:
         tally = Tally(stretch.simulated_s, warmup_s)
         replication = Replication(
-            spec,
+            run_spec,
             provider_model,
             stretch.simulated_s,
             np.random.Generator(np.random.PCG64(stream)),

@@ -44,6 +44,7 @@ from planner.sim.provider import (
     ServerQueue,
     SizedLatency,
 )
+from planner.sim.wakeup import WakeUp
 from planner.units import format_bytes
 
 if TYPE_CHECKING:
@@ -154,6 +155,7 @@ def _loaded_latency(
     points: dict[float, LatencyModel] = {}
     whole: dict[float, LatencyModel] = {}
     shown: list[str] = []
+    connections: list[int] = []
     for cell in cells:
         rate, size = cell.offered_per_s, cell.object_size_bytes or 0
         if cell.mode != "open" or not rate or _in_flight(cell) < 0.5 or _capacity([cell]) is not None:
@@ -180,13 +182,16 @@ def _loaded_latency(
             into[round(load, 6)] = LatencyModel.empirical(
                 list(zip(levels, np.maximum.accumulate(excess).tolist(), strict=True))
             )
+        connections.append(cell.concurrency)
         shown.append(
             f"{rate:.4g}/s ({load:.0%} busy): p50 {measured.p50_s * 1000:.3g} ms measured, "
             f"{(base.p50_s + wait_s) * 1000:.3g} ms unloaded plus mean wait"
         )
     if not points:
         return None
-    loaded = LoadedLatency(points=sorted(points.items()), whole=sorted(whole.items()))
+    loaded = LoadedLatency(
+        points=sorted(points.items()), whole=sorted(whole.items()), client_connections=max(connections)
+    )
     return loaded, (
         f"{op.upper()} latency under load from its open-loop cells ("
         + "; ".join(shown)
@@ -194,7 +199,9 @@ def _loaded_latency(
         "quantile by quantile, at the window's utilisation (interpolated in utilisation / (1 - utilisation); "
         f"past the last cell's {max(whole):.0%} load extrapolated along the last two cells' curve), and does not "
         "queue (the cells' waits are in it); at the capacity, or with a varying rate, the queue runs and the "
-        "last cell's excess beyond the queue's mean wait is added"
+        "last cell's excess beyond the queue's mean wait is added; the cells' latency runs from the arrival, so "
+        f"it holds their client's waits for one of its {max(connections)} connections: drawn whole, a request "
+        "does not wait for a connection again where the simulated client has as many or more"
     )
 
 
@@ -248,6 +255,7 @@ class _Surface:
     service: list[tuple[int, float]] = field(default_factory=list)
     server: tuple[int, LatencyModel | None, str] | None = None
     shifts: dict[int, float] = field(default_factory=dict)
+    wake_up: WakeUp | None = None
 
 
 _SURFACE_FIELD = {"get": "ttfb_get", "put": "ttfb_put", "head": "ttfb_head", "list": "ttfb_list"}
@@ -289,6 +297,7 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
         },
         server_queues=queues,
         loaded_latency=loaded,
+        wake_up={op: s.wake_up for op, s in surfaces.items() if s.wake_up is not None and s.wake_up.extra_s > 0},
         evidence=evidence,
     )
     return model.model_copy(update=updates), notes
@@ -317,6 +326,7 @@ def _survey(op: str, mine: list[Cell], cells: list[Cell], notes: list[str]) -> _
             if latency is not None:
                 into.append((size, latency))
         _fit_capacity(op, size, by_size[size], (base, sparse), cells, surface, notes)
+    surface.wake_up = _wake_up(op, mine, notes) if surface.sparse_points else None
     if surface.sparse_points:
         notes.append(
             f"{op.upper()} latency when client and server idle: the sparse open-loop cells (p50 "
@@ -327,6 +337,39 @@ def _survey(op: str, mine: list[Cell], cells: list[Cell], notes: list[str]) -> _
             "in-flight count by Little's law on the simulated rate) draws from it"
         )
     return surface
+
+
+def _wake_up(op: str, mine: list[Cell], notes: list[str]) -> WakeUp | None:
+    """The wake-up term (``planner.sim.wakeup``) of ``op``'s sparse open-loop cells (under half a request
+    in flight) at the smallest size measured at two rates or more: the sparsest cell's median (GET: TTFB)
+    less the busiest sparse one's. None, and ``notes`` says the term is off, without two such rates."""
+    by_size: dict[int, dict[float, Cell]] = {}
+    for cell in mine:
+        if cell.mode == "open" and cell.offered_per_s and _in_flight(cell) < 0.5:
+            by_size.setdefault(cell.object_size_bytes or 0, {})[cell.offered_per_s] = cell
+    laddered = sorted(size for size, rates in by_size.items() if len(rates) >= 2)
+    if not laddered:
+        notes.append(
+            f"{op.upper()} wake-up term off: no sparse open-loop cells at two rates (a server idle between requests "
+            "may answer slower at sparser traffic; to fit it, measure two sparse rates, e.g. planner measure "
+            "--open-loop 10/s,40/s,0.5x,0.8x)"
+        )
+        return None
+    size = laddered[0]
+    rates = by_size[size]
+    slow, fast = rates[min(rates)], rates[max(rates)]
+    measure = "ttfb_s" if op == "get" else "latency_s"
+    slow_p50, fast_p50 = getattr(slow, measure).p50, getattr(fast, measure).p50
+    if slow_p50 is None or fast_p50 is None:
+        return None
+    term = WakeUp(slow_rate_per_s=min(rates), fast_rate_per_s=max(rates), extra_s=max(0.0, slow_p50 - fast_p50))
+    notes.append(
+        f"{op.upper()} wake-up term from its sparse {format_bytes(size, binary=True)} cells: p50 "
+        f"{slow_p50 * 1000:.3g} ms at {term.slow_rate_per_s:g}/s, {fast_p50 * 1000:.3g} ms at "
+        f"{term.fast_rate_per_s:g}/s; sparse traffic pays {term.extra_s * 1000:.3g} ms more at "
+        f"{term.slow_rate_per_s:g}/s and less, none at {term.fast_rate_per_s:g}/s, linear in log(rate) between"
+    )
+    return term
 
 
 def _transfer_s(op: str, base: Cell, sparse: Cell | None, smallest: Cell) -> tuple[float, LatencyModel | None]:

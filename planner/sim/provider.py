@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planner.evidence import Evidence, weakest
 from planner.sim.saturation import Knee
+from planner.sim.wakeup import WakeUp
 from planner.units import BitsPerSecond, Bytes, Seconds
 
 # Standard normal quantile at 0.99: a lognormal's p99 sits this many sigmas above its median.
@@ -227,6 +228,12 @@ class LoadedLatency(_Frozen):
         default_factory=list,
         description="(utilisation, excess over the unloaded latency alone, the waits in it) at the points' "
         "utilisations; empty: the queue always runs",
+    )
+    client_connections: int | None = Field(
+        None,
+        ge=1,
+        description="connections of the client the open-loop cells were measured through: their latency runs from "
+        "the arrival, so it holds that client's waits for a connection (``planner.sim._client_waits``)",
     )
 
     @model_validator(mode="after")
@@ -465,6 +472,11 @@ class ProviderModel(_Frozen):
         default_factory=dict,
         description="per billed operation, latency by size of a request that finds client and server idle "
         "(sparse open-loop cells); the simulator mixes it in by how often that happens",
+    )
+    wake_up: dict[str, WakeUp] = Field(
+        default_factory=dict,
+        description="per billed operation, the wake-up cost sparse cells at two rates show: the sparse latency is "
+        "the sparser cell's, less what a busier window does not pay (``planner.sim.wakeup``)",
     )
     server_queues: list[ServerQueue] = Field(
         default_factory=list, description="the server's request capacity, per group of operations"

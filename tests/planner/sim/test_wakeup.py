@@ -1,0 +1,116 @@
+"""The wake-up term: sparse cells at two rates show what sparser traffic pays more (SeaweedFS is
+slower at 10/s than at 20/s), and the simulator charges it by the window's rate."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.measure.profile import Cell, Percentiles, Profile, Source
+from planner.sim import ClientSpec, KeyPopularity, OpenLoop, OperationMix, SimSpec, SizeDistribution, simulate_spec
+from planner.sim._wake_window import with_wake_up_at
+from planner.sim.profile_adapter import provider_model_from_profile
+from planner.sim.wakeup import WakeUp
+
+KIB, MIB = 1024, 2**20
+
+
+def _closed(concurrency: int, ops: float, p50: float) -> Cell:
+    return Cell(
+        op="get",
+        object_size_bytes=4 * KIB,
+        concurrency=concurrency,
+        samples=2000,
+        ops_per_s=ops,
+        throughput_mib_per_s=ops * 4 * KIB / MIB,
+        latency_s=Percentiles(mean=p50 * 1.1, p50=p50, p90=p50 * 1.5, p99=p50 * 3),
+        ttfb_s=Percentiles(p50=p50 * 0.97, p90=p50 * 1.45, p99=p50 * 2.9),
+    )
+
+
+def _sparse(rate: float, ttfb_p50: float) -> Cell:
+    """A sparse 4 KiB open-loop GET cell (a few hundredths of a request in flight)."""
+    latency = Percentiles(mean=ttfb_p50 * 1.06, p50=ttfb_p50 * 1.02, p90=ttfb_p50 * 1.2, p99=ttfb_p50 * 1.5)
+    return Cell(
+        op="get",
+        object_size_bytes=4 * KIB,
+        concurrency=16,
+        mode="open",
+        offered_per_s=rate,
+        in_flight_mean=rate * ttfb_p50,
+        duration_s=60.0,
+        samples=int(rate * 60),
+        ops_per_s=rate,
+        throughput_mib_per_s=rate * 4 * KIB / MIB,
+        latency_s=latency,
+        ttfb_s=Percentiles(p50=ttfb_p50, p90=ttfb_p50 * 1.18, p99=ttfb_p50 * 1.48),
+    )
+
+
+def _profile(*sparse: Cell) -> Profile:
+    closed = [_closed(1, 900, 0.0011), _closed(16, 2700, 0.0059)]
+    return Profile(provider="local", cells=[*closed, *sparse], source=Source(kind="measured"))
+
+
+def _ttfb_p50(profile: Profile, rate: float) -> float:
+    model, _ = provider_model_from_profile(profile)
+    spec = SimSpec(
+        arrivals=OpenLoop(mean_rate_per_s=rate),
+        mix=OperationMix(get=1, put=0),
+        sizes=SizeDistribution.fixed(4 * KIB),
+        keys=KeyPopularity(keys=200),
+        client=ClientSpec(connections=16),
+    )
+    return simulate_spec(spec, model, 600.0, seed=4).operations["GET"].ttfb_p50_s.mean
+
+
+def test_the_term_is_fitted_from_sparse_cells_at_two_rates() -> None:
+    model, notes = provider_model_from_profile(_profile(_sparse(10, 0.0030), _sparse(20, 0.0024)))
+    term = model.wake_up["get"]
+    assert (term.slow_rate_per_s, term.fast_rate_per_s) == (10, 20)
+    assert term.extra_s == pytest.approx(0.0006)
+    assert (
+        "GET wake-up term from its sparse 4 KiB cells: p50 3 ms at 10/s, 2.4 ms at 20/s; sparse traffic pays 0.6 ms "
+        "more at 10/s and less, none at 20/s, linear in log(rate) between" in notes
+    )
+    # linear in log(rate): half of it at the geometric mean of the two rates, none past the busier
+    assert term.extra_at_s(10) == pytest.approx(0.0006)
+    assert term.extra_at_s(200**0.5) == pytest.approx(0.0003)
+    assert term.extra_at_s(40) == 0.0 and term.extra_at_s(5) == pytest.approx(0.0006)
+
+
+def test_the_model_at_10_per_s_is_slower_than_at_20_by_the_cells_difference() -> None:
+    profile = _profile(_sparse(10, 0.0030), _sparse(20, 0.0024))
+    slow, fast = _ttfb_p50(profile, 10), _ttfb_p50(profile, 20)
+    assert slow == pytest.approx(0.0030, rel=0.03)
+    assert slow - fast == pytest.approx(0.0006, rel=0.2)
+
+
+def test_without_two_sparse_rates_the_term_is_off_and_the_notes_say_so() -> None:
+    profile = _profile(_sparse(10, 0.0030))
+    model, notes = provider_model_from_profile(profile)
+    assert model.wake_up == {}
+    assert any(note.startswith("GET wake-up term off: no sparse open-loop cells at two rates") for note in notes)
+    assert _ttfb_p50(profile, 20) == pytest.approx(_ttfb_p50(profile, 10), rel=0.03)
+
+
+def test_a_busier_sparse_cell_that_was_slower_gives_no_term() -> None:
+    model, _ = provider_model_from_profile(_profile(_sparse(10, 0.0024), _sparse(20, 0.0030)))
+    assert model.wake_up == {}
+    assert WakeUp(slow_rate_per_s=10, fast_rate_per_s=20, extra_s=0.0).relief_s(20) == 0.0
+
+
+def test_the_term_follows_the_operations_own_rate_as_its_cells_record_it() -> None:
+    model, _ = provider_model_from_profile(_profile(_sparse(10, 0.0030), _sparse(20, 0.0024)))
+    idle = model.sparse_latency_by_size["get"].at(4 * KIB).p50_s
+
+    def get_p50_at(total_per_s: float) -> float:
+        spec = SimSpec(
+            arrivals=OpenLoop(mean_rate_per_s=total_per_s),
+            mix=OperationMix(get=0.5, put=0.5),
+            sizes=SizeDistribution.fixed(4 * KIB),
+        )
+        return with_wake_up_at(model, spec, 60.0).sparse_latency_by_size["get"].at(4 * KIB).p50_s
+
+    # half the requests are GETs: 20/s in all is 10/s of GETs (the term in full), 40/s is 20/s (none)
+    assert get_p50_at(20) == pytest.approx(idle)
+    assert get_p50_at(40) == pytest.approx(idle - 0.0006)
