@@ -160,12 +160,17 @@ class FluidNetwork:
         elif self._congested:
             self._refill(now)  # which recounts the demand
         else:
-            over = False
-            demand, capacity = self._demand, self._capacity
-            for r in flow.resources:
-                d = demand[r] = demand[r] + cap
-                if d > capacity[r]:
-                    over = True
+            demand, single = self._demand, self._single
+            if single >= 0:  # every class uses this one resource (``flow_class``)
+                d = demand[single] = demand[single] + cap
+                over = d > self._single_capacity
+            else:
+                over = False
+                capacity = self._capacity
+                for r in flow.resources:
+                    d = demand[r] = demand[r] + cap
+                    if d > capacity[r]:
+                        over = True
             if over:
                 self._refill(now)
             elif heap[0][1] == seq:  # it finishes first in its class (else its class's next finish stays)
@@ -200,9 +205,12 @@ class FluidNetwork:
             self._refill(now)  # which recounts the demand and times every busy class's next finish
         else:
             if cap < _INF:
-                demand = self._demand
-                for r in flow.resources:
-                    demand[r] -= cap
+                demand, single = self._demand, self._single
+                if single >= 0:  # every class uses this one resource (``flow_class``)
+                    demand[single] -= cap
+                else:
+                    for r in flow.resources:
+                        demand[r] -= cap
             if left:
                 at = flow.t0 + (heap[0][0] - flow.v0) / flow.rate
                 flow.at = at if at > now else now  # rounding: not before now
