@@ -145,13 +145,16 @@ class FluidNetwork:
             flow.in_order = True
             tag = nbytes
             heap.append((tag, seq, stream))
+            first = True  # it finishes first in its class
         else:
             tag = flow.v0 + flow.rate * (now - flow.t0) + nbytes
             if flow.in_order and tag >= heap[-1][0] and n < _IN_ORDER_MAX:
                 heap.append((tag, seq, stream))
+                first = False  # after the n streams before it
             else:
                 flow.in_order = False  # a sorted list is a heap already
                 heapq.heappush(heap, (tag, seq, stream))
+                first = heap[0][1] == seq
         flow.n = n + 1
         if cap == _INF:
             for r in flow.resources:
@@ -173,7 +176,7 @@ class FluidNetwork:
                         over = True
             if over:
                 self._refill(now)
-            elif heap[0][1] == seq:  # it finishes first in its class (else its class's next finish stays)
+            elif first:  # (else its class's next finish stays)
                 at = flow.t0 + (tag - flow.v0) / flow.rate
                 if at < now:  # rounding: a stream cannot finish before it starts
                     at = now
