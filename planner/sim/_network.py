@@ -100,6 +100,7 @@ class FluidNetwork:
         self._seq = 0
         self._single = -1  # the one resource every class uses (water-filling is one pass), or -1
         self._single_capacity = _INF  # its capacity
+        self._single_congested = _INF  # the demand on it past which it is congested (``_SLACK``)
         self._refill: Callable[[float], None] = self._refill_many
         """Re-divide capacity among the busy classes (max-min fair, each within its cap); set ``next_at``."""
         self._use_timer = timer
@@ -129,6 +130,7 @@ class FluidNetwork:
             shared = {flow.resources for flow in self._classes}
             self._single = bounded[0] if len(shared) == 1 and len(bounded) == 1 else -1
             self._single_capacity = self._capacity[self._single] if self._single >= 0 else _INF
+            self._single_congested = self._single_capacity * _SLACK
             self._refill = self._refill_single if self._single >= 0 else self._refill_many
         return found
 
@@ -305,11 +307,10 @@ class FluidNetwork:
             if n:
                 streams += n
                 demand += n * flow.cap
-        capacity = self._single_capacity
-        congested = self._congested = demand > capacity * _SLACK
+        congested = self._congested = demand > self._single_congested
         if not congested:  # then every stream is bounded and the demand finite
             self._demand[self._single] = demand
-        remaining = capacity
+        remaining = self._single_capacity
         best, due = _INF, None
         for flow in classes:
             n = flow.n
