@@ -125,7 +125,7 @@ class Replication(RequestDraws):
         # Records, flat lists extended in the loop and turned into arrays once at the end.
         # operation, arrival, connection, first byte, end, size, ok: 7 numbers per request ended;
         # ok is 0 (failed), 1, or 2 for a whole-object GET whose transfer ran from its first byte
-        # to its end and is not in ``transfers``
+        # to its end and is not in ``transfers`` (written as floats, which the array takes as they are)
         self.records: list[float] = []
         # operation, start, end, bytes: 4 numbers per transfer (but those of records with ok 2)
         self.transfers: list[float] = []
@@ -312,7 +312,7 @@ class Replication(RequestDraws):
                     if part[P_STEP] == ERROR:
                         if self._on_error(part, now):
                             continue  # it is retried
-                        ok = 0
+                        ok = 0.0
                     else:
                         hot_id = part[P_HOT]
                         if hot_id >= 0:
@@ -325,11 +325,11 @@ class Replication(RequestDraws):
                         # a GET's body moved from ``P_TRANSFER`` (its first byte) to now; a whole-object
                         # GET's record stands for that transfer too (ok 2), a part's goes to ``transfers``
                         if nbytes and part[P_BILLED] == B_GET:
-                            ok = 2
+                            ok = 2.0
                             if request is not None:
                                 transfers += (_GET, part[P_TRANSFER], now, nbytes)
                         else:
-                            ok = 1
+                            ok = 1.0
                     # the logical operation ended: its record, and a closed loop's worker moves on
                     if request is None:
                         t_first = part[P_FIRST]
@@ -342,7 +342,7 @@ class Replication(RequestDraws):
                             nbytes,
                             ok,
                         )
-                    elif not self._part_done(request, ok != 0, now):
+                    elif not self._part_done(request, ok != 0.0, now):
                         continue  # its operation goes on
                     if closed_loop:
                         self._next_of_worker(now)
