@@ -185,9 +185,10 @@ class Replication(RequestDraws):
         its connection back in one place; a request and an upload's response are sent in one.
 
         Why one function of about 175 lines (the project's only one over 100): every simulated
-        request passes through each of these steps, and a Python call costs about 1,000
-        instructions of the about 39,000 a request takes (valgrind on benchmarks/sim_speed.py's
-        workload), so the steps every request takes stay here; the steps only some requests take
+        request passes through each of these steps, and a Python call with its arguments costs
+        about 450 instructions of the about 36,600 a request takes (valgrind on
+        benchmarks/sim_speed.py's workload, the whole ``simulate_spec`` call), so the steps every
+        request takes stay here; the steps only some requests take
         (a stalling body, a server queue, split operations, timers, errors) are methods it calls,
         and the admission checks are ``_setup.admit``, the function ``planner.sim.store`` asks too.
         """
