@@ -125,7 +125,7 @@ class Replication(RequestDraws):
         # Records, flat lists extended in the loop and turned into arrays once at the end.
         # operation, arrival, connection, first byte, end, size, ok: 7 numbers per request ended;
         # ok is 0 (failed), 1, or 2 for a whole-object GET whose transfer ran from its first byte
-        # to its end and is not in ``transfers``
+        # to its end and is not in ``transfers`` (written as floats, which the array takes as they are)
         self.records: list[float] = []
         # operation, start, end, bytes: 4 numbers per transfer (but those of records with ok 2)
         self.transfers: list[float] = []
@@ -185,12 +185,17 @@ class Replication(RequestDraws):
         its connection back in one place; a request and an upload's response are sent in one.
 
         Why one function of about 175 lines (the project's only one over 100): every simulated
-        request passes through each of these steps, and a Python call costs about 1,000
-        instructions of the about 39,000 a request takes (valgrind on benchmarks/sim_speed.py's
-        workload), so the steps every request takes stay here; the steps only some requests take
+        request passes through each of these steps, and a Python call with its arguments costs
+        about 450 instructions of the about 36,600 a request takes (valgrind on
+        benchmarks/sim_speed.py's workload, the whole ``simulate_spec`` call), so the steps every
+        request takes stay here; the steps only some requests take
         (a stalling body, a server queue, split operations, timers, errors) are methods it calls,
         and the admission checks are ``_setup.admit``, the function ``planner.sim.store`` asks too.
         """
+        # the part's fields and the steps the loop reads most, as locals (a global is a look-up at each read)
+        P_STEP, P_LOP, P_BILLED, P_NBYTES, P_ARRIVAL = _P_STEP, _P_LOP, _P_BILLED, _P_NBYTES, _P_ARRIVAL
+        P_CONN, P_FIRST, P_TRANSFER, P_HOT, P_REQUEST = _P_CONN, _P_FIRST, _P_TRANSFER, _P_HOT, _P_REQUEST
+        P_LATENCY, B_GET, FIRST_BYTE, ERROR = _P_LATENCY, _B_GET, _FIRST_BYTE, _ERROR
         network, heap, heappop, pending, push = self.network, self.heap, heapq.heappop, self.pending, self._push
         add, finish_next, issue, records = network.add, network.finish_next, self._issue, self.records
         closed_loop = self.think_s is not None
@@ -219,12 +224,12 @@ class Replication(RequestDraws):
                     waiting.append(part)
                     continue
                 free_connections -= 1
-                if part[_P_CONN] < 0.0:  # its first connection (a split operation's first part: its too)
-                    part[_P_CONN] = now
-                    if part[_P_REQUEST] is not None:
-                        self._first_connection(part[_P_REQUEST], now)
-                billed = part[_P_BILLED]
-                nbytes = part[_P_NBYTES]
+                if part[P_CONN] < 0.0:  # its first connection (a split operation's first part: its too)
+                    part[P_CONN] = now
+                    if part[P_REQUEST] is not None:
+                        self._first_connection(part[P_REQUEST], now)
+                billed = part[P_BILLED]
+                nbytes = part[P_NBYTES]
                 if warmup_s <= now < duration_s:
                     billed_counts[billed] += 1
                 checks = admission[billed]
@@ -233,16 +238,16 @@ class Replication(RequestDraws):
                     if error is not None:
                         self._reject(part, error, now)
                         continue
-                latency = part[_P_LATENCY]
-                if billed == _B_GET:
-                    part[_P_STEP] = _FIRST_BYTE
+                latency = part[P_LATENCY]
+                if billed == B_GET:
+                    part[P_STEP] = FIRST_BYTE
                 else:
                     flow = write_flows[nbytes]  # an upload's body (HEAD, LIST, ... move 0 bytes: None)
                     if flow is not None:  # the body goes first, the response follows it
-                        part[_P_TRANSFER] = now
+                        part[P_TRANSFER] = now
                         add(part, flow, nbytes, now)
                         continue
-                    part[_P_STEP] = _RESPONSE
+                    part[P_STEP] = _RESPONSE
                 # sent below
             else:
                 next_step_at = heap[0]
@@ -262,16 +267,16 @@ class Replication(RequestDraws):
                         break
                     now = next_done
                     part = finish_next(now)
-                    billed = part[_P_BILLED]
-                    if billed == _B_GET:  # a GET is answered in full
+                    billed = part[P_BILLED]
+                    if billed == B_GET:  # a GET is answered in full
                         if body_tails is not None and self._stalls(part, now):
                             continue
                         ending = True
                     else:  # an upload's body: its response follows, sent below
-                        nbytes = part[_P_NBYTES]
-                        transfers += (part[_P_LOP], part[_P_TRANSFER], now, nbytes)
-                        part[_P_STEP] = _RESPONSE
-                        latency = part[_P_LATENCY]
+                        nbytes = part[P_NBYTES]
+                        transfers += (part[P_LOP], part[P_TRANSFER], now, nbytes)
+                        part[P_STEP] = _RESPONSE
+                        latency = part[P_LATENCY]
                         ending = False
                 else:
                     # a part's next step
@@ -279,13 +284,13 @@ class Replication(RequestDraws):
                         break
                     now = heappop(heap)
                     part = pending.pop(now)
-                    step = part[_P_STEP]
-                    ending = True  # answered in full (``_RESPONSE``), or rejected (``_ERROR``)
-                    if step == _FIRST_BYTE:
-                        part[_P_FIRST] = part[_P_TRANSFER] = now
-                        if part[_P_REQUEST] is not None:  # a split operation's first byte is its first part's
-                            self._first_byte(part[_P_REQUEST], now)
-                        nbytes = part[_P_NBYTES]
+                    step = part[P_STEP]
+                    ending = True  # answered in full (``_RESPONSE``), or rejected (``ERROR``)
+                    if step == FIRST_BYTE:
+                        part[P_FIRST] = part[P_TRANSFER] = now
+                        if part[P_REQUEST] is not None:  # a split operation's first byte is its first part's
+                            self._first_byte(part[P_REQUEST], now)
+                        nbytes = part[P_NBYTES]
                         flow = read_flows[nbytes]  # None for no bytes
                         if flow is not None:
                             add(part, flow, nbytes, now)
@@ -303,42 +308,42 @@ class Replication(RequestDraws):
                     free_connections += 1
                     if waiting:
                         ready.append(waiting.popleft())
-                    request = part[_P_REQUEST]
-                    nbytes = part[_P_NBYTES]
-                    if part[_P_STEP] == _ERROR:
+                    request = part[P_REQUEST]
+                    nbytes = part[P_NBYTES]
+                    if part[P_STEP] == ERROR:
                         if self._on_error(part, now):
                             continue  # it is retried
-                        ok = 0
+                        ok = 0.0
                     else:
-                        hot_id = part[_P_HOT]
+                        hot_id = part[P_HOT]
                         if hot_id >= 0:
                             count = hot_counts[hot_id] - 1  # at 0 it leaves: the dict holds keys in flight
                             if count:
                                 hot_counts[hot_id] = count
                             else:
                                 del hot_counts[hot_id]
-                            part[_P_HOT] = -1
-                        # a GET's body moved from ``_P_TRANSFER`` (its first byte) to now; a whole-object
+                            part[P_HOT] = -1
+                        # a GET's body moved from ``P_TRANSFER`` (its first byte) to now; a whole-object
                         # GET's record stands for that transfer too (ok 2), a part's goes to ``transfers``
-                        if nbytes and part[_P_BILLED] == _B_GET:
-                            ok = 2
+                        if nbytes and part[P_BILLED] == B_GET:
+                            ok = 2.0
                             if request is not None:
-                                transfers += (_GET, part[_P_TRANSFER], now, nbytes)
+                                transfers += (_GET, part[P_TRANSFER], now, nbytes)
                         else:
-                            ok = 1
+                            ok = 1.0
                     # the logical operation ended: its record, and a closed loop's worker moves on
                     if request is None:
-                        t_first = part[_P_FIRST]
+                        t_first = part[P_FIRST]
                         records += (
-                            part[_P_LOP],
-                            part[_P_ARRIVAL],
-                            part[_P_CONN],
+                            part[P_LOP],
+                            part[P_ARRIVAL],
+                            part[P_CONN],
                             t_first if t_first >= 0.0 else now,
                             now,
                             nbytes,
                             ok,
                         )
-                    elif not self._part_done(request, ok != 0, now):
+                    elif not self._part_done(request, ok != 0.0, now):
                         continue  # its operation goes on
                     if closed_loop:
                         self._next_of_worker(now)

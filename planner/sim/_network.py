@@ -100,6 +100,7 @@ class FluidNetwork:
         self._seq = 0
         self._single = -1  # the one resource every class uses (water-filling is one pass), or -1
         self._single_capacity = _INF  # its capacity
+        self._single_congested = _INF  # the demand on it past which it is congested (``_SLACK``)
         self._refill: Callable[[float], None] = self._refill_many
         """Re-divide capacity among the busy classes (max-min fair, each within its cap); set ``next_at``."""
         self._use_timer = timer
@@ -129,6 +130,7 @@ class FluidNetwork:
             shared = {flow.resources for flow in self._classes}
             self._single = bounded[0] if len(shared) == 1 and len(bounded) == 1 else -1
             self._single_capacity = self._capacity[self._single] if self._single >= 0 else _INF
+            self._single_congested = self._single_capacity * _SLACK
             self._refill = self._refill_single if self._single >= 0 else self._refill_many
         return found
 
@@ -145,13 +147,16 @@ class FluidNetwork:
             flow.in_order = True
             tag = nbytes
             heap.append((tag, seq, stream))
+            first = True  # it finishes first in its class
         else:
             tag = flow.v0 + flow.rate * (now - flow.t0) + nbytes
             if flow.in_order and tag >= heap[-1][0] and n < _IN_ORDER_MAX:
                 heap.append((tag, seq, stream))
+                first = False  # after the n streams before it
             else:
                 flow.in_order = False  # a sorted list is a heap already
                 heapq.heappush(heap, (tag, seq, stream))
+                first = heap[0][1] == seq
         flow.n = n + 1
         if cap == _INF:
             for r in flow.resources:
@@ -160,15 +165,20 @@ class FluidNetwork:
         elif self._congested:
             self._refill(now)  # which recounts the demand
         else:
-            over = False
-            demand, capacity = self._demand, self._capacity
-            for r in flow.resources:
-                d = demand[r] = demand[r] + cap
-                if d > capacity[r]:
-                    over = True
+            demand, single = self._demand, self._single
+            if single >= 0:  # every class uses this one resource (``flow_class``)
+                d = demand[single] = demand[single] + cap
+                over = d > self._single_capacity
+            else:
+                over = False
+                capacity = self._capacity
+                for r in flow.resources:
+                    d = demand[r] = demand[r] + cap
+                    if d > capacity[r]:
+                        over = True
             if over:
                 self._refill(now)
-            elif heap[0][1] == seq:  # it finishes first in its class (else its class's next finish stays)
+            elif first:  # (else its class's next finish stays)
                 at = flow.t0 + (tag - flow.v0) / flow.rate
                 if at < now:  # rounding: a stream cannot finish before it starts
                     at = now
@@ -200,9 +210,12 @@ class FluidNetwork:
             self._refill(now)  # which recounts the demand and times every busy class's next finish
         else:
             if cap < _INF:
-                demand = self._demand
-                for r in flow.resources:
-                    demand[r] -= cap
+                demand, single = self._demand, self._single
+                if single >= 0:  # every class uses this one resource (``flow_class``)
+                    demand[single] -= cap
+                else:
+                    for r in flow.resources:
+                        demand[r] -= cap
             if left:
                 at = flow.t0 + (heap[0][0] - flow.v0) / flow.rate
                 flow.at = at if at > now else now  # rounding: not before now
@@ -294,11 +307,10 @@ class FluidNetwork:
             if n:
                 streams += n
                 demand += n * flow.cap
-        capacity = self._single_capacity
-        congested = self._congested = demand > capacity * _SLACK
+        congested = self._congested = demand > self._single_congested
         if not congested:  # then every stream is bounded and the demand finite
             self._demand[self._single] = demand
-        remaining = capacity
+        remaining = self._single_capacity
         best, due = _INF, None
         for flow in classes:
             n = flow.n

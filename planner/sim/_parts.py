@@ -20,7 +20,7 @@ from typing import Any
     _P_TRANSFER,  # when its body started moving
     _P_ATTEMPT,
     _P_RANGE,  # index of its range in a ranged GET
-    _P_HOT,  # its id in ``hot_counts`` (key << 32 | range) while counted there, else -1
+    _P_HOT,  # its id in ``hot_counts`` (range << 62 | key) while counted there, else -1
     _P_REQUEST,  # the split operation it belongs to, or None
     _P_ERROR,  # the rejection it is answered with
     _P_LATENCY,  # its first attempt's latency (a GET's first byte, an upload's response), drawn when it

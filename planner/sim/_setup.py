@@ -57,7 +57,7 @@ class ProviderSetup:
     admission: list[list[_Check]]
     """an operation's admission checks, in the order they are asked (``_admission``)"""
     hot_counts: dict[int, float]
-    """reads in flight per ``key << 32 | range``, the hot-object check's state"""
+    """reads in flight per ``range << 62 | key``, the hot-object check's state"""
     joint_tails: JointTailTable | None = None
     """a GET body's tail by the rank of its TTFB, by size (``planner.sim._joint``)"""
 
@@ -216,8 +216,9 @@ def _admission(spec: SimSpec, provider: ProviderModel) -> tuple[list[list[_Check
       ``due - now <= slack_s``, (burst - 1) tokens' worth of time, and then takes it (``due``
       moves on by ``interval_s``, ``1 / per_s``, from ``max(due, now)``); a rejection leaves it as it is.
     - ``_HOT_REJECT`` or ``_HOT_DEGRADE``, concurrent reads of one byte range of one key: ``state``
-      counts the reads in flight per ``key << 32 | range``; past ``scope`` of them the read is
-      rejected, or its TTFB stretched by count / ``scope`` (``interval_s`` and ``slack_s`` unused).
+      counts the reads in flight per ``range << 62 | key`` (keys are below ``_ANY_KEY``); past ``scope``
+      of them the read is rejected, or its TTFB stretched by count / ``scope`` (``interval_s`` and
+      ``slack_s`` unused).
     """
     admission: list[list[_Check]] = [[] for _ in BILLED_OPERATIONS]
     for limit in provider.rate_limits:
@@ -251,7 +252,9 @@ def admit(part: Part, checks: list[_Check], now: float, latencies: _DrawTable) -
             latency = part[_P_LATENCY]
             if latency < 0.0:
                 latency = part[_P_LATENCY] = next(latencies[part[_P_BILLED] | part[_P_NBYTES] << 3])
-            hot_id = key << 32 | part[_P_RANGE]
+            # a whole-object read's (range 0) is its key: ``key << 32`` had no low bits, so every
+            # key's hash began at one slot of the dict and looking one up took a string of probes
+            hot_id = part[_P_RANGE] << 62 | key
             count = state.get(hot_id, 0) + 1
             if count > scope:
                 if kind == _HOT_REJECT:
