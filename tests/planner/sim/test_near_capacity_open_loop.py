@@ -7,69 +7,26 @@ from __future__ import annotations
 
 import pytest
 
-from planner.measure.profile import Cell, Percentiles, Profile, Source
-from planner.sim import ClientSpec, KeyPopularity, OpenLoop, OperationMix, SimSpec, SizeDistribution, simulate_spec
+from planner.measure.profile import Profile, Source
+from planner.sim import OpenLoop, simulate_spec
 from planner.sim._client_waits import UNBOUNDED_CONNECTIONS, cells_client_connections, without_second_wait
 from planner.sim.profile_adapter import provider_model_from_profile
 
-KIB, MIB = 1024, 2**20
-
-
-def _closed(concurrency: int, ops: float, p50: float) -> Cell:
-    return Cell(
-        op="get",
-        object_size_bytes=4 * KIB,
-        concurrency=concurrency,
-        samples=2000,
-        ops_per_s=ops,
-        throughput_mib_per_s=ops * 4 * KIB / MIB,
-        latency_s=Percentiles(mean=p50 * 1.1, p50=p50, p90=p50 * 1.5, p99=p50 * 3),
-        ttfb_s=Percentiles(p50=p50 * 0.97, p90=p50 * 1.45, p99=p50 * 2.9),
-    )
-
-
-def _rung(offered: float, completed: float, p50: float, p95: float, p99: float) -> Cell:
-    """A 4 KiB open-loop GET cell of benchmarks/fidelity.py's ladder: 32 connections, latency from the
-    scheduled arrival (so in flight by Little's law can pass 32)."""
-    mean = 0.6 * p50 + 0.4 * p95
-    return Cell(
-        op="get",
-        object_size_bytes=4 * KIB,
-        concurrency=32,
-        mode="open",
-        offered_per_s=offered,
-        in_flight_mean=completed * mean,
-        duration_s=16.0,
-        samples=int(completed * 16),
-        ops_per_s=completed,
-        throughput_mib_per_s=completed * 4 * KIB / MIB,
-        latency_s=Percentiles(mean=mean, p50=p50, p90=0.8 * p95, p95=p95, p99=p99),
-        ttfb_s=Percentiles(p50=0.98 * p50, p90=0.8 * p95 * 0.98, p95=0.98 * p95, p99=0.98 * p99),
-    )
+from .cells import KIB, closed_get, ladder_get, open_gets
 
 
 def _seaweed_like() -> Profile:
     """Closed loops peak at 2,700/s; the open-loop ladder keeps up with 3,375/s (p50 16 ms) and
     completes 3,600/s of 4,050/s offered."""
-    closed = [_closed(1, 850, 0.0011), _closed(16, 2700, 0.0059)]
+    closed = [closed_get(1, 850, 0.0011), closed_get(16, 2700, 0.0059)]
     ladder = [
-        _rung(900, 900, 0.0014, 0.0026, 0.0045),
-        _rung(1800, 1800, 0.0020, 0.0050, 0.0090),
-        _rung(2700, 2700, 0.0044, 0.0200, 0.0320),
-        _rung(3375, 3375, 0.0160, 0.0900, 0.1300),
-        _rung(4050, 3600, 0.4000, 0.8000, 0.9000),
+        ladder_get(900, 900, 0.0014, 0.0026, 0.0045),
+        ladder_get(1800, 1800, 0.0020, 0.0050, 0.0090),
+        ladder_get(2700, 2700, 0.0044, 0.0200, 0.0320),
+        ladder_get(3375, 3375, 0.0160, 0.0900, 0.1300),
+        ladder_get(4050, 3600, 0.4000, 0.8000, 0.9000),
     ]
     return Profile(provider="local", cells=closed + ladder, source=Source(kind="measured"))
-
-
-def _gets(rate_per_s: float, connections: int) -> SimSpec:
-    return SimSpec(
-        arrivals=OpenLoop(mean_rate_per_s=rate_per_s),
-        mix=OperationMix(get=1, put=0),
-        sizes=SizeDistribution.fixed(4 * KIB),
-        keys=KeyPopularity(keys=200),
-        client=ClientSpec(connections=connections),
-    )
 
 
 def test_the_capacity_is_the_ladders_completed_rate_not_the_closed_loop_peak() -> None:
@@ -85,30 +42,30 @@ def test_a_load_near_the_ladders_peak_stays_stable_on_the_cells_client() -> None
     model, _ = provider_model_from_profile(_seaweed_like())
     # 3,150/s: 87.5 % of the 3,600/s the ladder completed, 117 % of the closed-loop peak; between the
     # rungs at 2,700/s (p50 4.4 ms) and 3,375/s (16 ms)
-    result = simulate_spec(_gets(3150, 32), model, 20.0, seed=1)
+    result = simulate_spec(open_gets(3150, 32), model, 20.0, seed=1)
     get = result.operations["GET"]
     done_per_s = (get.requests.mean - get.failed.mean) / result.window_s
     assert done_per_s == pytest.approx(3150, rel=0.03)
     assert 0.0044 < get.latency_p50_s.mean < 0.016
     assert get.latency_p99_s.mean < 0.13
     # the cells' own latency, their client's waits in it: the same as on a pool that never fills
-    unbounded = simulate_spec(_gets(3150, 100_000), model, 20.0, seed=1).operations["GET"]
+    unbounded = simulate_spec(open_gets(3150, 100_000), model, 20.0, seed=1).operations["GET"]
     assert get.latency_p50_s.mean == pytest.approx(unbounded.latency_p50_s.mean, rel=0.05)
     # at a rung's own rate the simulated median is the rung's
-    at_rung = simulate_spec(_gets(3375, 32), model, 20.0, seed=1).operations["GET"]
+    at_rung = simulate_spec(open_gets(3375, 32), model, 20.0, seed=1).operations["GET"]
     assert at_rung.latency_p50_s.mean == pytest.approx(0.016, rel=0.2)
 
 
 def test_a_smaller_client_than_the_cells_keeps_its_connection_pool() -> None:
     model, _ = provider_model_from_profile(_seaweed_like())
-    assert cells_client_connections(_gets(3150, 32), model, 20.0) == 32
-    assert cells_client_connections(_gets(3150, 16), model, 20.0) is None
-    assert without_second_wait(_gets(3150, 16), model, 20.0).client.connections == 16
-    assert without_second_wait(_gets(3150, 64), model, 20.0).client.connections == UNBOUNDED_CONNECTIONS
+    assert cells_client_connections(open_gets(3150, 32), model, 20.0) == 32
+    assert cells_client_connections(open_gets(3150, 16), model, 20.0) is None
+    assert without_second_wait(open_gets(3150, 16), model, 20.0).client.connections == 16
+    assert without_second_wait(open_gets(3150, 64), model, 20.0).client.connections == UNBOUNDED_CONNECTIONS
     # past the capacity the queue runs: the pool is the simulated client's again
-    assert cells_client_connections(_gets(3700, 32), model, 20.0) is None
+    assert cells_client_connections(open_gets(3700, 32), model, 20.0) is None
     # a varying rate runs the queue whatever the cells measured
-    diurnal = _gets(3150, 32).model_copy(
+    diurnal = open_gets(3150, 32).model_copy(
         update={"arrivals": OpenLoop(mean_rate_per_s=3150, profile="diurnal", peak_factor=1.5, period_s=20)}
     )
     assert cells_client_connections(diurnal, model, 20.0) is None

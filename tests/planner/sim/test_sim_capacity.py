@@ -27,6 +27,8 @@ from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.profile_cells import latency_from_cell
 from planner.sim.provider import BILLED_OPERATIONS
 
+from .cells import ladder_get, open_gets
+
 KIB, MIB = 1024, 2**20
 
 
@@ -306,45 +308,21 @@ def test_an_open_loop_that_kept_up_raises_a_closed_loop_capacity() -> None:
     assert queue is not None and queue.capacity_for("get", 4 * KIB) >= 650
 
 
-def _ladder_cell(offered: float, completed: float, p50: float, p95: float, p99: float) -> Cell:
-    """A 4 KiB open-loop GET cell as benchmarks/fidelity.py's ladder records it (TTFB ~ latency)."""
-    mean = 0.6 * p50 + 0.4 * p95
-    cell = Cell(
-        op="get",
-        object_size_bytes=4 * KIB,
-        concurrency=32,
-        samples=int(completed * 8),
-        ops_per_s=completed,
-        throughput_mib_per_s=completed * 4 * KIB / MIB,
-        latency_s=Percentiles(mean=mean, p50=p50, p90=0.8 * p95, p95=p95, p99=p99),
-        ttfb_s=Percentiles(p50=0.97 * p50, p90=0.8 * p95 * 0.97, p95=0.97 * p95, p99=0.97 * p99),
-        duration_s=8.0,
-    )
-    cell.mode, cell.offered_per_s, cell.in_flight_mean = "open", offered, completed * mean
-    return cell
-
-
 def _steep_knee() -> Profile:
     """SeaweedFS as measured on two cores shared with its client: a knee far steeper than M/G/c's,
     575/s 2.0 ms, 1,151/s 4.8 ms, 1,726/s 22.7 ms (p50), 2,302/s offered gets 2,056/s."""
     closed = [_cell("get", 4 * KIB, 1, 550, 0.0018, 0.0017), _cell("get", 4 * KIB, 16, 1900, 0.0084, 0.0082)]
     ladder = [
-        _ladder_cell(575, 575, 0.0020, 0.0035, 0.0050),
-        _ladder_cell(1151, 1151, 0.0048, 0.0200, 0.0350),
-        _ladder_cell(1726, 1726, 0.0227, 0.1040, 0.1500),
-        _ladder_cell(2302, 2056, 0.4680, 0.9000, 1.1000),
+        ladder_get(575, 575, 0.0020, 0.0035, 0.0050, duration_s=8.0, ttfb_share=0.97),
+        ladder_get(1151, 1151, 0.0048, 0.0200, 0.0350, duration_s=8.0, ttfb_share=0.97),
+        ladder_get(1726, 1726, 0.0227, 0.1040, 0.1500, duration_s=8.0, ttfb_share=0.97),
+        ladder_get(2302, 2056, 0.4680, 0.9000, 1.1000, duration_s=8.0, ttfb_share=0.97),
     ]
     return _measured(closed + ladder)
 
 
 def _ttfb_p50_at(model: ProviderModel, rate: float, seed: int = 3) -> float:
-    spec = SimSpec(
-        arrivals=OpenLoop(mean_rate_per_s=rate),
-        mix=OperationMix(get=1, put=0),
-        sizes=SizeDistribution.fixed(4 * KIB),
-        keys=KeyPopularity(keys=200),
-        client=ClientSpec(connections=100_000),
-    )
+    spec = open_gets(rate, 100_000)
     return simulate_spec(spec, model, 10.0, seed=seed).operations["GET"].ttfb_p50_s.mean
 
 
@@ -394,9 +372,9 @@ def _stalling() -> Profile:
     near the unloaded 3 ms while the tail stalls (p95 18 ms at 65/s, 72 ms at 129/s, 377 ms at 194/s)."""
     closed = [_cell("get", 4 * KIB, 1, 300, 0.0030, 0.0029), _cell("get", 4 * KIB, 16, 260, 0.060, 0.059)]
     ladder = [
-        _ladder_cell(65, 65, 0.0027, 0.018, 0.040),
-        _ladder_cell(129, 129, 0.0033, 0.072, 0.139),
-        _ladder_cell(194, 194, 0.0047, 0.377, 0.484),
+        ladder_get(65, 65, 0.0027, 0.018, 0.040, duration_s=8.0, ttfb_share=0.97),
+        ladder_get(129, 129, 0.0033, 0.072, 0.139, duration_s=8.0, ttfb_share=0.97),
+        ladder_get(194, 194, 0.0047, 0.377, 0.484, duration_s=8.0, ttfb_share=0.97),
     ]
     return _measured(closed + ladder)
 

@@ -6,25 +6,12 @@ from __future__ import annotations
 import pytest
 
 from planner.measure.profile import Cell, Percentiles, Profile, Source
-from planner.sim import ClientSpec, KeyPopularity, OpenLoop, OperationMix, SimSpec, SizeDistribution, simulate_spec
+from planner.sim import OpenLoop, OperationMix, SimSpec, SizeDistribution, simulate_spec
 from planner.sim._wake_window import with_wake_up_at
 from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.wakeup import WakeUp
 
-KIB, MIB = 1024, 2**20
-
-
-def _closed(concurrency: int, ops: float, p50: float) -> Cell:
-    return Cell(
-        op="get",
-        object_size_bytes=4 * KIB,
-        concurrency=concurrency,
-        samples=2000,
-        ops_per_s=ops,
-        throughput_mib_per_s=ops * 4 * KIB / MIB,
-        latency_s=Percentiles(mean=p50 * 1.1, p50=p50, p90=p50 * 1.5, p99=p50 * 3),
-        ttfb_s=Percentiles(p50=p50 * 0.97, p90=p50 * 1.45, p99=p50 * 2.9),
-    )
+from .cells import KIB, MIB, closed_get, open_gets
 
 
 def _sparse(rate: float, ttfb_p50: float) -> Cell:
@@ -47,19 +34,13 @@ def _sparse(rate: float, ttfb_p50: float) -> Cell:
 
 
 def _profile(*sparse: Cell) -> Profile:
-    closed = [_closed(1, 900, 0.0011), _closed(16, 2700, 0.0059)]
+    closed = [closed_get(1, 900, 0.0011), closed_get(16, 2700, 0.0059)]
     return Profile(provider="local", cells=[*closed, *sparse], source=Source(kind="measured"))
 
 
 def _ttfb_p50(profile: Profile, rate: float) -> float:
     model, _ = provider_model_from_profile(profile)
-    spec = SimSpec(
-        arrivals=OpenLoop(mean_rate_per_s=rate),
-        mix=OperationMix(get=1, put=0),
-        sizes=SizeDistribution.fixed(4 * KIB),
-        keys=KeyPopularity(keys=200),
-        client=ClientSpec(connections=16),
-    )
+    spec = open_gets(rate, 16)
     return simulate_spec(spec, model, 600.0, seed=4).operations["GET"].ttfb_p50_s.mean
 
 
