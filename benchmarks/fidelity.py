@@ -781,12 +781,6 @@ def main() -> None:
                 round_started = time.monotonic()
                 if round_index:  # the first round's ladder is the one the peak came from
                     ladder_round(server.endpoint, paths[server.endpoint, 4 * KIB], ladder, round_index, server_pid)
-                # the sparse open-loop cells, a share in every round, pooled: they see the same
-                # mix of quiet and busy moments on the shared machine as the scenarios do
-                for rate, size, share in SPARSE if calibrate else ():
-                    sparse = Scenario("sparse", rate, size, 0.8, max(5.0, share * args.open_cells / args.rounds))
-                    run = drive(server.endpoint, sparse, paths[server.endpoint, size], 99 + round_index, server_pid)
-                    sparse_runs.setdefault((rate, size), []).append(run)
                 if any(s.proxy_delay_s for s in chosen):
                     sparse = Scenario("sparse", 10.0, 4 * KIB, 0.8, max(10.0, args.open_cells / args.rounds / 2))
                     run = drive(bare.endpoint, sparse, paths[bare.endpoint, 4 * KIB], 99 + round_index, server_pid)
@@ -799,6 +793,15 @@ def main() -> None:
                         "holding nothing back, less direct)",
                         flush=True,
                     )
+                # the sparse open-loop cells, a share in every round, pooled: they see the same
+                # mix of quiet and busy moments on the shared machine as the scenarios do. They
+                # follow the proxy's light runs, not the ladder's busiest rung straight away: a
+                # server still catching up after that rung answers them with a slow tail that the
+                # light scenario, which follows them, does not meet
+                for rate, size, share in SPARSE if calibrate else ():
+                    sparse = Scenario("sparse", rate, size, 0.8, max(5.0, share * args.open_cells / args.rounds))
+                    run = drive(server.endpoint, sparse, paths[server.endpoint, size], 99 + round_index, server_pid)
+                    sparse_runs.setdefault((rate, size), []).append(run)
                 for scenario in chosen:
                     endpoint = proxy.endpoint if scenario.proxy_delay_s else server.endpoint
                     figures = drive(endpoint, scenario, paths[endpoint, scenario.size_bytes], round_index, server_pid)
