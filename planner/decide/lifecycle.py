@@ -12,6 +12,7 @@ loses, what it pays beyond the winner).
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from decimal import Decimal
 
 from pydantic import BaseModel, ConfigDict
@@ -298,10 +299,8 @@ def propose_lifecycle(
     # the candidates carry their own Intelligent-Tiering archive tiers, or none
     plain = workload.model_copy(update={"storage": workload.storage.model_copy(update={"intelligent_tiering": None})})
 
-    def price(
-        options: list[tuple[str, list[LifecycleRule]]], tiering: list[IntelligentTiering | None] | None = None
-    ) -> None:
-        for (written_to, rules), config in zip(options, tiering or [None] * len(options), strict=True):
+    def price(options: Sequence[tuple[str, list[LifecycleRule], IntelligentTiering | None]]) -> None:
+        for written_to, rules, config in options:
             priced_workload = plain
             if config is not None:
                 storage = plain.storage.model_copy(update={"intelligent_tiering": config})
@@ -323,7 +322,7 @@ def propose_lifecycle(
             priced.append((cost, problem))
 
     options = candidates(workload, table, allowed, write_class)
-    price(options)
+    price([(written_to, rules, None) for written_to, rules in options])
     # a second move is tried after each of the cheapest first moves that can serve the reads
     moves = sorted(
         (item for item in priced if item[1] is None and any(r.to for r in item[0].rules)),
@@ -333,10 +332,9 @@ def propose_lifecycle(
         first = next(r for r in cost.rules if r.to)
         more = second_moves(workload, table, allowed, write_class, first)
         options += more
-        price(more)
+        price([(written_to, rules, None) for written_to, rules in more])
     archived = archive_variants(options, table, allowed)
-    price([(start_class, rules) for start_class, rules, _ in archived], [config for _, _, config in archived])
-    options += [(start_class, rules) for start_class, rules, _ in archived]
+    price(archived)
     # on a tie, the simpler policy first: objects written where they are today, fewer rules
     priced.sort(
         key=lambda item: (
@@ -374,7 +372,7 @@ def propose_lifecycle(
         one_time_usd=winner.one_time_usd,
         payback_month=_payback(current, winner),
         ranking=ranking,
-        candidates=len(options),
+        candidates=len(options) + len(archived),
     )
 
 
