@@ -154,8 +154,11 @@ def test_ttfb_delay_hot_object_limit_and_retries(
     profile = Measurement(options).run()
     for cell in profile.cells:
         assert cell.ttfb_s.p50 is not None and cell.ttfb_s.p99 is not None
-        assert abs(cell.ttfb_s.p50 - delay) <= 0.1 * delay, cell.ttfb_s
-        assert delay <= cell.ttfb_s.p99 <= 1.1 * delay + 0.05
+        # the proxy's delay comes on top of the server's own time to first byte, which a loaded
+        # two-core machine stretches to tens of milliseconds: every request waits at least the
+        # delay, none as long as twice it
+        assert delay <= cell.ttfb_s.p50 <= 1.1 * delay + 0.05, cell.ttfb_s
+        assert delay <= cell.ttfb_s.p99 <= 1.1 * delay + 0.05, cell.ttfb_s
     hot = profile.probes.hot_object
     assert hot is not None
     assert hot.behaviour == "reject" and hot.error == "503 SlowDown"
