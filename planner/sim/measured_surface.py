@@ -341,8 +341,9 @@ def _survey(op: str, mine: list[Cell], cells: list[Cell], notes: list[str]) -> _
 
 def _wake_up(op: str, mine: list[Cell], notes: list[str]) -> WakeUp | None:
     """The wake-up term (``planner.sim.wakeup``) of ``op``'s sparse open-loop cells (under half a request
-    in flight) at the smallest size measured at two rates or more: the sparsest cell's median (GET: TTFB)
-    less the busiest sparse one's. None, and ``notes`` says the term is off, without two such rates."""
+    in flight) at the smallest size measured at two rates or more: the sparsest and the busiest sparse
+    cell's distributions (GET: TTFB) read at the same probabilities. None, and ``notes`` says the term
+    is off, without two such rates."""
     by_size: dict[int, dict[float, Cell]] = {}
     for cell in mine:
         if cell.mode == "open" and cell.offered_per_s and _in_flight(cell) < 0.5:
@@ -358,16 +359,24 @@ def _wake_up(op: str, mine: list[Cell], notes: list[str]) -> WakeUp | None:
     size = laddered[0]
     rates = by_size[size]
     slow, fast = rates[min(rates)], rates[max(rates)]
-    measure = "ttfb_s" if op == "get" else "latency_s"
-    slow_p50, fast_p50 = getattr(slow, measure).p50, getattr(fast, measure).p50
-    if slow_p50 is None or fast_p50 is None:
+    slow_model, fast_model = (_unloaded_latency(op, cell, 0.0) for cell in (slow, fast))
+    if slow_model is None or fast_model is None:
         return None
-    term = WakeUp(slow_rate_per_s=min(rates), fast_rate_per_s=max(rates), extra_s=max(0.0, slow_p50 - fast_p50))
+    levels = sorted({q for q, _ in slow_model.quantiles} | {q for q, _ in fast_model.quantiles})
+    term = WakeUp(
+        slow_rate_per_s=min(rates),
+        fast_rate_per_s=max(rates),
+        quantiles=list(
+            zip(levels, slow_model.quantile(levels).tolist(), fast_model.quantile(levels).tolist(), strict=True)
+        ),
+    )
+    slow_p95, fast_p95 = slow_model.quantile([0.95]).item(), fast_model.quantile([0.95]).item()
     notes.append(
         f"{op.upper()} wake-up term from its sparse {format_bytes(size, binary=True)} cells: p50 "
-        f"{slow_p50 * 1000:.3g} ms at {term.slow_rate_per_s:g}/s, {fast_p50 * 1000:.3g} ms at "
-        f"{term.fast_rate_per_s:g}/s; sparse traffic pays {term.extra_s * 1000:.3g} ms more at "
-        f"{term.slow_rate_per_s:g}/s and less, none at {term.fast_rate_per_s:g}/s, linear in log(rate) between"
+        f"{slow_model.p50_s * 1000:.3g} ms and p95 {slow_p95 * 1000:.3g} ms at {term.slow_rate_per_s:g}/s, "
+        f"{fast_model.p50_s * 1000:.3g} ms and {fast_p95 * 1000:.3g} ms at {term.fast_rate_per_s:g}/s; between "
+        "the two rates each percentile is a power of the rate, below the sparser the sparser cell's, above the "
+        "busier the busier one's"
     )
     return term
 

@@ -49,14 +49,29 @@ def test_the_term_is_fitted_from_sparse_cells_at_two_rates() -> None:
     term = model.wake_up["get"]
     assert (term.slow_rate_per_s, term.fast_rate_per_s) == (10, 20)
     assert term.extra_s == pytest.approx(0.0006)
+    # p95 between the cells' p90 (1.18x p50) and p99 (1.48x), linear in -ln(1 - q): 3.54 + 0.90 x 0.301 ms
     assert (
-        "GET wake-up term from its sparse 4 KiB cells: p50 3 ms at 10/s, 2.4 ms at 20/s; sparse traffic pays 0.6 ms "
-        "more at 10/s and less, none at 20/s, linear in log(rate) between" in notes
+        "GET wake-up term from its sparse 4 KiB cells: p50 3 ms and p95 3.81 ms at 10/s, 2.4 ms and 3.05 ms at "
+        "20/s; between the two rates each percentile is a power of the rate, below the sparser the sparser "
+        "cell's, above the busier the busier one's" in notes
     )
-    # linear in log(rate): half of it at the geometric mean of the two rates, none past the busier
+    # a power of the rate: at the geometric mean of the two rates, the geometric mean of the two p50s
     assert term.extra_at_s(10) == pytest.approx(0.0006)
-    assert term.extra_at_s(200**0.5) == pytest.approx(0.0003)
+    assert term.extra_at_s(200**0.5) == pytest.approx((0.0030 * 0.0024) ** 0.5 - 0.0024)
     assert term.extra_at_s(40) == 0.0 and term.extra_at_s(5) == pytest.approx(0.0006)
+
+
+def test_the_tail_moves_with_the_rate_not_by_the_medians_difference() -> None:
+    # the cells' p90 is 1.18x their p50: 3.54 ms at 10/s, 2.832 ms at 20/s, 0.708 ms apart where the
+    # p50s are 0.6 ms apart; at 20/s the model's sparse latency is the busier cell's at every percentile
+    model, _ = provider_model_from_profile(_profile(_sparse(10, 0.0030), _sparse(20, 0.0024)))
+    spec = open_gets(20, 16)
+    lowered = with_wake_up_at(model, spec, 60.0).sparse_latency_by_size["get"].at(4 * KIB)
+    p50, p90 = lowered.quantile([0.5, 0.9]).tolist()
+    assert p50 == pytest.approx(0.0024) and p90 == pytest.approx(0.0030 * 1.18 - 0.000708)
+    # half way in log(rate): each percentile the geometric mean of the two cells'
+    halfway = with_wake_up_at(model, open_gets(200**0.5, 16), 60.0).sparse_latency_by_size["get"].at(4 * KIB)
+    assert halfway.quantile([0.9]).item() == pytest.approx((0.00354 * 0.002832) ** 0.5)
 
 
 def test_the_model_at_10_per_s_is_slower_than_at_20_by_the_cells_difference() -> None:
@@ -77,7 +92,7 @@ def test_without_two_sparse_rates_the_term_is_off_and_the_notes_say_so() -> None
 def test_a_busier_sparse_cell_that_was_slower_gives_no_term() -> None:
     model, _ = provider_model_from_profile(_profile(_sparse(10, 0.0024), _sparse(20, 0.0030)))
     assert model.wake_up == {}
-    assert WakeUp(slow_rate_per_s=10, fast_rate_per_s=20, extra_s=0.0).relief_s(20) == 0.0
+    assert WakeUp(slow_rate_per_s=10, fast_rate_per_s=20, quantiles=[(0.5, 0.0024, 0.0030)]).relief_s(20) == 0.0
 
 
 def test_the_term_follows_the_operations_own_rate_as_its_cells_record_it() -> None:
