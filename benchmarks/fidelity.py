@@ -556,20 +556,28 @@ def load_ladder(
 ) -> list[tuple[Scenario, list[LiveFigures]]]:
     """Open-loop 4 KiB GET runs of this driver at rising shares of the closed-loop peak, up to the
     first that the server could not keep up with (it completed under 95 % of what arrived in
-    the window) or that the driver could not send on time (over 5 % late arrivals: client-bound).
+    the window) or that the driver could not send on time (over 5 % late arrivals: client-bound)
+    twice running: a step that kept up but was late once is run again, as the first steps after
+    the server starts can be (SeaweedFS's 1,337/s step: 5.4 % late in the first round, 1.3-3.8 %
+    in the next four, and the scenarios above it 2-3 %), and the second run is the step's.
     Each step with its run; ``ladder_round`` runs the same steps again in every later round."""
     steps: list[tuple[Scenario, list[LiveFigures]]] = []
     for share in LADDER:
         rate = share * closed_peak
         step = Scenario(f"ladder {share:g}", rate, 4 * KIB, 1.0, args.ladder_seconds, processes=DRIVER_PROCESSES)
-        run = drive(endpoint, step, paths, 7, server_pid)
-        summary = live_summary(run)
-        completed = run.in_window / run.window_s
-        print(
-            f"open loop {rate:.0f}/s ({share:.0%} of the closed-loop peak): completed {completed:.0f}/s, "
-            f"{_line(summary)}",
-            flush=True,
-        )
+        for attempt in range(2):
+            run = drive(endpoint, step, paths, 7 + attempt, server_pid)
+            summary = live_summary(run)
+            completed = run.in_window / run.window_s
+            print(
+                f"open loop {rate:.0f}/s ({share:.0%} of the closed-loop peak): completed {completed:.0f}/s, "
+                f"{_line(summary)}",
+                flush=True,
+            )
+            if fell_behind(run) or summary["late"] <= 0.05:
+                break
+            if not attempt:
+                print("late over 5 % although it kept up: the step once more", flush=True)
         steps.append((step, [run]))
         if fell_behind(run) or summary["late"] > 0.05:
             break
@@ -666,8 +674,9 @@ def main() -> None:
     parser.add_argument(
         "--ladder-seconds",
         type=float,
-        default=8.0,
-        help="window of each open-loop GET cell at a share of the closed-loop peak (0: none)",
+        default=None,
+        help="window of each open-loop GET cell at a share of the closed-loop peak (0: none; default: --seconds, "
+        "the scenarios' window: moto's tail over 20 s at 210/s was 1.8x its tail over 8 s at the same rate)",
     )
     parser.add_argument(
         "--open-cells",
@@ -684,6 +693,8 @@ def main() -> None:
         "profile and print the table (for trying a model change on figures already measured)",
     )
     args = parser.parse_args()
+    if args.ladder_seconds is None:
+        args.ladder_seconds = args.seconds
     if args.live is not None:
         if args.profile is None:
             parser.error("--live needs --profile (the profile the live run kept with --profile-out)")
