@@ -255,7 +255,7 @@ def test_sigkill_then_cleanup_command(s3_env: S3Server, bucket: str, tmp_path: P
 
 
 def test_endpoint_with_credentials_is_refused(tmp_path: Path) -> None:
-    from planner.cli.measure import build_options
+    from planner.cli.measure_options import build_options
 
     with pytest.raises(InputError, match="must not contain credentials") as caught:
         build_options(
