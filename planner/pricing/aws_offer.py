@@ -26,84 +26,11 @@ from pydantic import ValidationError
 
 from planner.errors import InputError, PricingError, validation_problem
 from planner.pricing import catalog
+from planner.pricing.aws_usage_types import INTER_REGION, LOCATIONS, REGION_PREFIX, UNITS, USAGE_TYPES, Target
 from planner.pricing.models import PriceTable
 from planner.writing import safe_name
 
 PROVIDER = "aws-s3"
-
-# Usage types carry a region prefix (EUC1-, APN1-, EU- for Ireland; none or USE1- for us-east-1).
-_PREFIX = re.compile(r"^[A-Z]{2,4}[0-9]?-(?=[A-Z][a-z])")
-_INTER_REGION = re.compile(r"^[A-Z]{2,4}[0-9]?-[A-Z]{2,4}[0-9]?-AWS-Out-Bytes$")
-
-# Offers without a regionCode name the location instead.
-_LOCATIONS = {
-    "US East (N. Virginia)": "us-east-1",
-    "US East (Ohio)": "us-east-2",
-    "US West (N. California)": "us-west-1",
-    "US West (Oregon)": "us-west-2",
-    "EU (Ireland)": "eu-west-1",
-    "EU (London)": "eu-west-2",
-    "EU (Paris)": "eu-west-3",
-    "EU (Frankfurt)": "eu-central-1",
-    "EU (Stockholm)": "eu-north-1",
-    "Asia Pacific (Tokyo)": "ap-northeast-1",
-    "Asia Pacific (Seoul)": "ap-northeast-2",
-    "Asia Pacific (Osaka)": "ap-northeast-3",
-    "Asia Pacific (Singapore)": "ap-southeast-1",
-    "Asia Pacific (Sydney)": "ap-southeast-2",
-    "Asia Pacific (Mumbai)": "ap-south-1",
-    "Canada (Central)": "ca-central-1",
-    "South America (Sao Paulo)": "sa-east-1",
-}
-
-# What each usage type prices: (kind, class, key). Keyed by (usage type, operation); an operation of
-# None matches any operation, for usage types the offer prices once.
-Target = tuple[str, str, str]
-_MAP: dict[tuple[str, str | None], Target] = {
-    ("TimedStorage-ByteHrs", None): ("storage", "standard", ""),
-    ("TimedStorage-SIA-ByteHrs", None): ("storage", "standard-ia", ""),
-    ("TimedStorage-ZIA-ByteHrs", None): ("storage", "onezone-ia", ""),
-    ("TimedStorage-GIR-ByteHrs", None): ("storage", "glacier-ir", ""),
-    ("TimedStorage-GlacierByteHrs", None): ("storage", "glacier-flexible", ""),
-    ("TimedStorage-GDA-ByteHrs", None): ("storage", "deep-archive", ""),
-    ("TimedStorage-INT-FA-ByteHrs", None): ("storage", "intelligent-tiering", ""),
-    ("TimedStorage-INT-IA-ByteHrs", None): ("access_tier", "intelligent-tiering", "infrequent"),
-    ("TimedStorage-INT-AIA-ByteHrs", None): ("access_tier", "intelligent-tiering", "archive-instant"),
-    ("Requests-Tier1", None): ("request", "standard", "tier-1"),
-    ("Requests-Tier2", None): ("request", "standard", "tier-2"),
-    ("Requests-SIA-Tier1", None): ("request", "standard-ia", "tier-1"),
-    ("Requests-SIA-Tier2", None): ("request", "standard-ia", "tier-2"),
-    ("Requests-ZIA-Tier1", None): ("request", "onezone-ia", "tier-1"),
-    ("Requests-ZIA-Tier2", None): ("request", "onezone-ia", "tier-2"),
-    ("Requests-GIR-Tier1", None): ("request", "glacier-ir", "tier-1"),
-    ("Requests-GIR-Tier2", None): ("request", "glacier-ir", "tier-2"),
-    ("Requests-INT-Tier1", None): ("request", "intelligent-tiering", "tier-1"),
-    ("Requests-INT-Tier2", None): ("request", "intelligent-tiering", "tier-2"),
-    ("Requests-GLACIER-Tier1", "PutObject"): ("request", "glacier-flexible", "tier-1"),
-    ("Requests-GLACIER-Tier1", "S3-GlacierTransition"): ("request", "glacier-flexible", "lifecycle-transition"),
-    ("Requests-GLACIER-Tier2", None): ("request", "glacier-flexible", "tier-2"),
-    ("Requests-GDA-Tier1", None): ("request", "deep-archive", "tier-1"),
-    ("Requests-GDA-Tier2", None): ("request", "deep-archive", "tier-2"),
-    ("Requests-Tier3", "S3-GDATransition"): ("request", "deep-archive", "lifecycle-transition"),
-    ("Requests-Tier3", "RestoreObject"): ("retrieval_requests", "glacier-flexible", "standard"),
-    ("Retrieval-SIA", None): ("retrieval", "standard-ia", "standard"),
-    ("Retrieval-ZIA", None): ("retrieval", "onezone-ia", "standard"),
-    ("Retrieval-GIR", None): ("retrieval", "glacier-ir", "standard"),
-    ("Standard-Retrieval-Bytes", "RestoreObject"): ("retrieval", "glacier-flexible", "standard"),
-    ("Standard-Retrieval-Bytes", "DeepArchiveRestoreObject"): ("retrieval", "deep-archive", "standard"),
-    ("Monitoring-Automation-INT", None): ("monitoring", "intelligent-tiering", ""),
-    ("DataTransfer-Out-Bytes", None): ("egress", "", "internet"),
-}
-_UNITS = {
-    "storage": ("GB-Mo",),
-    "access_tier": ("GB-Mo",),
-    "request": ("Requests",),
-    "retrieval_requests": ("Requests",),
-    "retrieval": ("GB",),
-    "monitoring": ("Objects",),
-    "egress": ("GB",),
-    "inter_region": ("GB",),
-}
 
 
 @dataclass(frozen=True)
@@ -177,14 +104,14 @@ def _region_of(attributes: dict[str, Any], *, transfer: bool) -> str | None:
     if isinstance(code, str) and code:
         return code
     location = attributes.get("fromLocation" if transfer else "location")
-    return _LOCATIONS.get(location) if isinstance(location, str) else None
+    return LOCATIONS.get(location) if isinstance(location, str) else None
 
 
 def _target(usagetype: str, operation: str | None, attributes: dict[str, Any]) -> tuple[Target | None, str]:
-    stripped = _PREFIX.sub("", usagetype)
-    if _INTER_REGION.match(usagetype):
+    stripped = REGION_PREFIX.sub("", usagetype)
+    if INTER_REGION.match(usagetype):
         return ("inter_region", "", usagetype), stripped
-    found = _MAP.get((stripped, operation)) or _MAP.get((stripped, None))
+    found = USAGE_TYPES.get((stripped, operation)) or USAGE_TYPES.get((stripped, None))
     if found is not None and found[0] == "egress":
         outbound = attributes.get("transferType", "AWS Outbound") == "AWS Outbound"
         external = attributes.get("toLocation", "External") == "External"
@@ -280,7 +207,7 @@ def _collect(
             raise _fail(source, f"{usagetype}: neither a region code nor a known location", f"products.{sku}")
         if sku not in terms:
             raise _fail(source, f"{usagetype}: no on-demand term for SKU {sku}", "terms.OnDemand")
-        price = _steps(sku, terms[sku], source, _UNITS[target[0]], usagetype)
+        price = _steps(sku, terms[sku], source, UNITS[target[0]], usagetype)
         price = _Price(price.steps, price.sku, price.usagetype, label, price.effective)
         if target[0] == "egress" and all(step.price == 0 for step in price.steps):
             continue  # the free allowance's own SKU (same attributes, $0): the table states the allowance
