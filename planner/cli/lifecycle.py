@@ -2,8 +2,9 @@
 provider proposed against today's."""
 
 # No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
+import datetime as dt
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -20,7 +21,54 @@ from planner.cli.common import (
 from planner.cli.settings import settings
 from planner.errors import InputError
 
+if TYPE_CHECKING:
+    from planner.workload import Workload
+
 app = typer.Typer()
+
+
+def _print_samples(
+    workload: "Workload",
+    provider: str,
+    samples: int,
+    seed: int,
+    current: str | None,
+    months: int | None,
+    day: dt.date | None,
+    region: str | None,
+    output: OutputFormat,
+) -> None:
+    """``lifecycle --samples``: storage.lifecycle priced at seeded outcomes of the workload's ranges."""
+    from planner.decide.lifecycle_ranges import sample_policy
+    from planner.present import text as render
+    from planner.present.text.lifecycle_ranges import policy_outcomes
+
+    answer = sample_policy(
+        workload, provider, samples, seed=seed, months=months, as_of=day, region=region, current_class=current
+    )
+    typer.echo(render.as_json(answer) if output == OutputFormat.json else policy_outcomes(answer, output.value))
+
+
+def _print_age_sweep(
+    workload: "Workload",
+    provider: str,
+    vary_age: str,
+    current: str | None,
+    months: int | None,
+    day: dt.date | None,
+    region: str | None,
+    output: OutputFormat,
+) -> None:
+    """``lifecycle --vary-age``: one rule's age swept over a range."""
+    from planner.decide.lifecycle import parse_age_range, sweep_rule_age
+    from planner.present import text as render
+    from planner.present.text.lifecycle import age_sweep
+
+    rule, ages = parse_age_range(vary_age)
+    swept = sweep_rule_age(
+        workload, provider, rule, ages, current_class=current, months=months, as_of=day, region=region
+    )
+    typer.echo(render.as_json(swept) if output == OutputFormat.json else age_sweep(swept, output.value))
 
 
 @app.command("lifecycle")
@@ -85,25 +133,12 @@ def lifecycle_command(
     width = settings(ctx).width
     with fields_of(workload_file):
         if samples is not None:
-            from planner.decide.lifecycle_ranges import sample_policy
-            from planner.present.text.lifecycle_ranges import policy_outcomes
-
             if vary_age is not None or month is not None:
                 raise InputError("prices outcomes of the ranges: leave out --vary-age and --month", source="--samples")
-            answer = sample_policy(
-                workload, provider, samples, seed=seed, months=months, as_of=day, region=region, current_class=current
-            )
-            typer.echo(render.as_json(answer) if output == OutputFormat.json else policy_outcomes(answer, output.value))
+            _print_samples(workload, provider, samples, seed, current, months, day, region, output)
             return
         if vary_age is not None:
-            from planner.decide.lifecycle import parse_age_range, sweep_rule_age
-            from planner.present.text.lifecycle import age_sweep
-
-            rule, ages = parse_age_range(vary_age)
-            swept = sweep_rule_age(
-                workload, provider, rule, ages, current_class=current, months=months, as_of=day, region=region
-            )
-            typer.echo(render.as_json(swept) if output == OutputFormat.json else age_sweep(swept, output.value))
+            _print_age_sweep(workload, provider, vary_age, current, months, day, region, output)
             return
         if price_only:
             from planner.costing.lifecycle import price_lifecycle

@@ -236,6 +236,37 @@ def _report_run(profile: "Profile", options: "MeasureOptions", reporter: Any) ->
     reporter.info(f"wrote {options.out} ({len(profile.cells)} cells)")
 
 
+def _check_outputs(options: "MeasureOptions", *, dry_run: bool, dask: str | None, force: bool) -> None:
+    """Before anything is sent: the profile (and, with --dask, each host's beside it) is not replaced
+    without --force, and --dask has its extra installed."""
+    if not dry_run:
+        # with --dask each host's profile is also written beside --out, as <stem>.<host><suffix>
+        beside = options.out.parent.glob(f"{glob.escape(options.out.stem)}.*{glob.escape(options.out.suffix)}")
+        refuse_overwrite([options.out, *(sorted(beside) if dask is not None else [])], force)
+    if dask is not None:
+        from planner.cluster import require_distributed
+
+        require_distributed()
+
+
+def _run(options: "MeasureOptions", plan_lines: list[str], *, quiet: bool, dry_run: bool, dask: str | None) -> None:
+    """The run itself (or its plan, with --dry-run): here, or from every worker of a Dask cluster."""
+    from planner.measure.run.measurement import Measurement
+
+    reporter = _rich_reporter(quiet)
+    for line in plan_lines:
+        typer.echo(line, err=not dry_run)
+    if dry_run:
+        _print_dry_run(options)
+        return
+    if dask is not None:
+        from planner.measure.distributed import measure_and_report
+
+        measure_and_report(options, dask, reporter)
+        return
+    _report_run(Measurement(options, reporter).run(), options, reporter)
+
+
 @app.callback(invoke_without_command=True)
 def measure(
     ctx: typer.Context,
@@ -323,28 +354,8 @@ def measure(
     )  # fmt: skip
     if for_workload is not None:
         options = dataclasses.replace(options, only_cells=planned.cells)
-    if not dry_run:
-        # with --dask each host's profile is also written beside --out, as <stem>.<host><suffix>
-        beside = options.out.parent.glob(f"{glob.escape(options.out.stem)}.*{glob.escape(options.out.suffix)}")
-        refuse_overwrite([options.out, *(sorted(beside) if dask is not None else [])], force)
-    if dask is not None:
-        from planner.cluster import require_distributed
-
-        require_distributed()
-    from planner.measure.run.measurement import Measurement
-
-    reporter = _rich_reporter(quiet)
-    for line in plan_lines:
-        typer.echo(line, err=not dry_run)
-    if dry_run:
-        _print_dry_run(options)
-        return
-    if dask is not None:
-        from planner.measure.distributed import measure_and_report
-
-        measure_and_report(options, dask, reporter)
-        return
-    _report_run(Measurement(options, reporter).run(), options, reporter)
+    _check_outputs(options, dry_run=dry_run, dask=dask, force=force)
+    _run(options, plan_lines, quiet=quiet, dry_run=dry_run, dask=dask)
 
 
 @app.command("cleanup")

@@ -99,6 +99,41 @@ def billing_options(restore_days: str, calendar: bool, retrieval: str | None = N
     )
 
 
+def _check_cost_options(
+    storage_class: str | None,
+    region: str | None,
+    plot: Path | None,
+    months: int | None,
+    force: bool,
+    output: OutputFormat,
+    out: Path | None,
+) -> None:
+    """``cost``'s options, checked before the workload is read."""
+    if storage_class is not None and not storage_class.strip():
+        raise InputError("give a storage class, e.g. standard", source="--class")
+    if region is not None and not region.strip():
+        raise InputError("give a region, e.g. us-east-1", source="--region")
+    if plot is not None and not months:
+        raise InputError("a plot needs a projection: add --months N", source="--plot")
+    check_plot(plot, force)
+    focus.check_out(output, out, force)
+
+
+def _cost_class(workload: "Workload", storage_class: str | None, workload_file: Path) -> str | None:
+    """The class ``cost`` prices: --class, else the workload's placement (None), else standard; one the
+    workload's constraints allow."""
+    allowed = workload.constraints.storage_classes
+    if storage_class is None and workload.storage.placement is None:
+        storage_class = "standard"
+    if allowed and storage_class is not None and storage_class not in allowed:
+        raise InputError(
+            f"allows only {', '.join(allowed)}, not --class {storage_class}",
+            source=str(workload_file),
+            field="constraints.storage_classes",
+        )
+    return storage_class
+
+
 @app.command("cost")
 def cost_command(
     ctx: typer.Context,
@@ -144,26 +179,11 @@ def cost_command(
     from planner.present import text as render
     from planner.workload import load_workload
 
-    if storage_class is not None and not storage_class.strip():
-        raise InputError("give a storage class, e.g. standard", source="--class")
-    if region is not None and not region.strip():
-        raise InputError("give a region, e.g. us-east-1", source="--region")
-    if plot is not None and not months:
-        raise InputError("a plot needs a projection: add --months N", source="--plot")
-    check_plot(plot, force)
-    focus.check_out(output, out, force)
+    _check_cost_options(storage_class, region, plot, months, force, output, out)
     options = billing_options(restore_days, calendar, retrieval)
     workload = load_workload(workload_file)
     region = region or _workload_region(workload, provider, workload_file)
-    allowed = workload.constraints.storage_classes
-    if storage_class is None and workload.storage.placement is None:
-        storage_class = "standard"
-    if allowed and storage_class is not None and storage_class not in allowed:
-        raise InputError(
-            f"allows only {', '.join(allowed)}, not --class {storage_class}",
-            source=str(workload_file),
-            field="constraints.storage_classes",
-        )
+    storage_class = _cost_class(workload, storage_class, workload_file)
     day = parse_date(as_of)
     if months:
         with fields_of(workload_file):
@@ -405,6 +425,57 @@ def parse_cdns(value: str | None) -> list[str] | None:
     return cdns
 
 
+def _check_recommend_outputs(
+    plot: Path | None,
+    tornado_plot: Path | None,
+    output: OutputFormat,
+    out: Path | None,
+    force: bool,
+    *,
+    sampled: bool,
+    lifecycle: bool,
+) -> None:
+    """``recommend``'s output options, checked before any work: two pictures, two files; files not
+    overwritten without --force; --format focus writes bills, not outcomes; --lifecycle needs text."""
+    if plot is not None and tornado_plot is not None and plot.resolve() == tornado_plot.resolve():
+        raise InputError("names the same file as --plot: give each picture its own file", source="--tornado-plot")
+    check_plot(plot, force)
+    check_plot(tornado_plot, force, "--tornado-plot")
+    focus.check_out(output, out, force)
+    if output == OutputFormat.focus and sampled:
+        raise InputError(
+            "prices outcomes, which --format focus does not write (it writes the bills): leave out --samples",
+            source="--samples",
+        )
+    if lifecycle:
+        from planner.cli.lifecycle import check_text_output
+
+        check_text_output(output)
+
+
+def _recommend_billing(
+    restore_days: str, calendar: bool, cdn: str | None, *, sampled: bool
+) -> tuple["BillingOptions", list[str] | None]:
+    """``recommend``'s billing options and --cdn, refused with --samples where the outcomes cannot honour
+    them (they are priced as arrays, in 30-day months with restored copies kept a day, with the
+    workload's own CDN)."""
+    from planner.costing.bills import BillingOptions
+
+    billing = billing_options(restore_days, calendar)
+    if sampled and billing != BillingOptions():
+        raise InputError(
+            "the --samples outcomes are priced in 30-day months with restored copies kept a day: leave out"
+            " --samples, or this option",
+            source="--calendar" if calendar else "--restore-days",
+        )
+    cdns = parse_cdns(cdn)
+    if cdns is not None and sampled:
+        raise InputError(
+            "the --samples outcomes price the workload's own CDN: leave out --samples, or this option", source="--cdn"
+        )
+    return billing, cdns
+
+
 @app.command("recommend")
 def recommend_command(
     ctx: typer.Context,
@@ -441,40 +512,14 @@ def recommend_command(
 ) -> None:
     """Rank every allowed provider and storage class for a workload, and explain the choice."""
     from planner.cli import progress
-    from planner.costing.bills import BillingOptions
     from planner.decide.recommendation import recommend
     from planner.workload import load_workload
 
     window_s = _sim_window_s(
         sim_window, samples=samples, dask=dask, tornado_plot=tornado_plot, prices=prices, profiles=profiles
     )
-    if plot is not None and tornado_plot is not None and plot.resolve() == tornado_plot.resolve():
-        raise InputError("names the same file as --plot: give each picture its own file", source="--tornado-plot")
-    check_plot(plot, force)
-    check_plot(tornado_plot, force, "--tornado-plot")
-    focus.check_out(output, out, force)
-    if output == OutputFormat.focus and samples is not None:
-        raise InputError(
-            "prices outcomes, which --format focus does not write (it writes the bills): leave out --samples",
-            source="--samples",
-        )
-    if lifecycle:
-        from planner.cli.lifecycle import check_text_output
-
-        check_text_output(output)
-    billing = billing_options(restore_days, calendar)
-    if samples is not None and billing != BillingOptions():
-        # the outcomes are priced as arrays, in 30-day months with restored copies kept a day
-        raise InputError(
-            "the --samples outcomes are priced in 30-day months with restored copies kept a day: leave out"
-            " --samples, or this option",
-            source="--calendar" if calendar else "--restore-days",
-        )
-    cdns = parse_cdns(cdn)
-    if cdns is not None and samples is not None:
-        raise InputError(
-            "the --samples outcomes price the workload's own CDN: leave out --samples, or this option", source="--cdn"
-        )
+    _check_recommend_outputs(plot, tornado_plot, output, out, force, sampled=samples is not None, lifecycle=lifecycle)
+    billing, cdns = _recommend_billing(restore_days, calendar, cdn, sampled=samples is not None)
     workload = load_workload(workload_file)
     if providers is not None:
         from planner.workload.providers import with_providers
