@@ -265,6 +265,28 @@ def _small_share(workload: Workload, least: int) -> Decimal:
 # --------------------------------------------------------------------------- the pipeline
 
 
+def _ranking(
+    priced: list[tuple[LifecycleCost, str | None]], winner: LifecycleCost, workload: Workload, least: int
+) -> list[RankedPolicy]:
+    """Every priced candidate in order, each with why it is not proposed: the restore it cannot serve,
+    or what it pays beyond ``winner`` (``least``: the size below which an object counts as small for
+    the class's minimum object size)."""
+    small = _small_share(workload, least)
+    return [
+        RankedPolicy(
+            policy=cost.policy,
+            start_class=cost.start_class,
+            rules=cost.rules,
+            total_usd=cost.total_usd,
+            last_month_usd=cost.months[-1].total_usd,
+            one_time_usd=cost.one_time_usd,
+            feasible=problem is None,
+            why=problem if problem is not None else _why_it_loses(cost, winner, small, least),
+        )
+        for cost, problem in priced
+    ]
+
+
 def propose_lifecycle(
     workload: Workload,
     provider: str,
@@ -347,21 +369,7 @@ def propose_lifecycle(
     cheapest = priced[0][0] if priced and priced[0][1] is None else None
     # today's policy wins ties: a change that saves nothing is not proposed
     winner = cheapest if cheapest is not None and cheapest.total_usd < current.total_usd else current
-    least = allowed.default_min_object_bytes or 131072
-    small = _small_share(workload, least)
-    ranking = [
-        RankedPolicy(
-            policy=cost.policy,
-            start_class=cost.start_class,
-            rules=cost.rules,
-            total_usd=cost.total_usd,
-            last_month_usd=cost.months[-1].total_usd,
-            one_time_usd=cost.one_time_usd,
-            feasible=problem is None,
-            why=problem if problem is not None else _why_it_loses(cost, winner, small, least),
-        )
-        for cost, problem in priced
-    ]
+    ranking = _ranking(priced, winner, workload, allowed.default_min_object_bytes or 131072)
     return LifecycleProposal(
         workload=workload.name,
         provider=provider,
