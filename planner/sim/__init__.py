@@ -53,7 +53,8 @@ if TYPE_CHECKING:
         SizeDistribution,
         SLOTargets,
     )
-    from planner.sim.store import ObjectStore, OperationSummary, Recorder, StoreRecord
+    from planner.sim.store import ObjectStore
+    from planner.sim.store_records import OperationSummary, Recorder, StoreRecord
     from planner.sim.workload_adapter import adapt_workload, spec_from_workload
     from planner.sim.workload_sim import billed_usage, simulate
 
@@ -93,7 +94,8 @@ _WHERE = {
         "SizeDistribution",
         "SLOTargets",
     ),
-    "planner.sim.store": ("ObjectStore", "OperationSummary", "Recorder", "StoreRecord"),
+    "planner.sim.store": ("ObjectStore",),
+    "planner.sim.store_records": ("OperationSummary", "Recorder", "StoreRecord"),
     "planner.sim.workload_adapter": ("adapt_workload", "spec_from_workload"),
     "planner.sim.workload_sim": ("billed_usage", "simulate"),
 }

@@ -19,8 +19,10 @@ the server queue for every request (as the engine does for arrivals whose rate v
 the latency of busy clients (the engine mixes in idle-client latency by the window's mean load).
 
 ``store.recorder`` keeps what it did: percentiles per operation, throttled and failed counts,
-throughput, billed requests and bytes; ``store.bill(...)`` prices them with the cost engine, line
-items as ``planner cost`` prints them.
+throughput, billed requests and bytes (``planner.sim.store_records``: ``StoreRecord``, ``Recorder``);
+``store.bill(...)`` prices them with the cost engine, line items as ``planner cost`` prints them
+(``planner.sim.store_billing``, with ``restore``). This module holds the store's set-up, its
+operations and each request's steps.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ import datetime as dt
 import math
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass
 from heapq import heappush
 from pathlib import Path
 from typing import Any
@@ -41,8 +42,6 @@ from planner.costing.bills import price_table
 from planner.errors import InputError
 from planner.measure.profile import Profile
 from planner.measure.reference import load_profile, load_reference
-from planner.pricing.billing import bill
-from planner.pricing.models import CostBreakdown, Usage
 from planner.sim._network import FluidNetwork
 from planner.sim._parts import (
     _ERROR,
@@ -64,11 +63,8 @@ from planner.sim._parts import (
     _RETRY,
     Part,
     _new_part,
-    _Request,
 )
-from planner.sim._records import RawRun
 from planner.sim._setup import _admission, _network, _server_queues, admit, server_start
-from planner.sim._stats import delivered_bytes
 from planner.sim._tables import (
     _B_COMPLETE,
     _B_CREATE,
@@ -82,73 +78,16 @@ from planner.sim._tables import (
 from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
 from planner.sim.spec import ClientSpec, ClosedLoop, KeyPopularity, SimSpec, SizeDistribution
+from planner.sim.store_billing import StoreBilling
+from planner.sim.store_records import _OK, Recorder, StoreRecord
 
-__all__ = ["OPERATIONS", "ObjectStore", "OperationSummary", "Recorder", "StoreRecord"]
+__all__ = ["ObjectStore"]
 
-OPERATIONS: tuple[str, ...] = ("GET", "PUT", "HEAD", "LIST", "DELETE")
-"""The store's operations; the first four are the engine's logical operations, in its order."""
 _DELETE = 4
 _B_DELETE = len(BILLED_OPERATIONS)  # billed as the price tables' "delete", which the engine never issues
-_PRICED_AS = (*BILLED_OPERATIONS, "delete")
 _PREFIX_BITS = 20  # a key's id is its number << 20 | its prefix's: a rate limit per prefix takes it modulo 2**20
 _NORMAL = 1  # simpy.events.NORMAL
 _Event = simpy.Event
-_OK = "200 OK"
-_NONE_QUEUED: list[int] = []  # the queued parts of every operation but a multipart upload: never added to
-
-
-class StoreRecord(_Request):
-    """One operation as the application saw it, from its call to its last byte, retries included: filled
-    in as the operation goes (it is the operation's state in the store, a ``_parts._Request``), complete
-    when its event succeeds with it."""
-
-    __slots__ = ("attempts", "event", "key_id", "split", "status", "t_end")
-
-    def __init__(self, event: simpy.Event, lop: int, key: Any, key_id: int, size: int, now: float) -> None:
-        # ``_Request``'s fields set here, not by its ``__init__``: one call less on every request
-        self.lop, self.key, self.size, self.t_arrival = lop, key, size, now
-        self.t_conn = self.t_first = self.t_end = -1.0
-        self.outstanding = 1
-        self.failed = self.completing = False
-        self.queued = _NONE_QUEUED  # part sizes a multipart upload has yet to send (its own list then)
-        self.event: simpy.Event | None = event
-        self.key_id = key_id
-        self.attempts = 0
-        self.status = ""  # "" in flight; "200 OK", or the refusal of a part that ran out of attempts
-        self.split = False  # a ranged GET or a multipart upload
-
-    @property
-    def operation(self) -> str:
-        return OPERATIONS[self.lop]
-
-    @property
-    def bytes(self) -> int:
-        return self.size
-
-    @property
-    def ok(self) -> bool:
-        return self.status == _OK
-
-    @property
-    def start_s(self) -> float:
-        """When the application asked."""
-        return self.t_arrival
-
-    @property
-    def ttfb_s(self) -> float:
-        """Call to first byte (a write's: its response, after its body)."""
-        return self.t_first - self.t_arrival
-
-    @property
-    def latency_s(self) -> float:
-        """Call to last byte."""
-        return self.t_end - self.t_arrival
-
-    def __repr__(self) -> str:
-        return (
-            f"StoreRecord({self.operation} {self.key!r} {self.bytes} B: {self.status}, ttfb {self.ttfb_s:.6f} s, "
-            f"latency {self.latency_s:.6f} s, {self.attempts} attempt(s))"
-        )
 
 
 class _Due:
@@ -162,122 +101,7 @@ class _Due:
         self.part = part
 
 
-@dataclass(frozen=True)
-class OperationSummary:
-    """One operation's figures over a stretch of simulated time (requests that arrived in it)."""
-
-    operation: str
-    requests: int
-    failed: int
-    throttled: int
-    """error responses (503, 429), every attempt counted"""
-    retries: int
-    mean_latency_s: float
-    latency_p50_s: float
-    latency_p95_s: float
-    latency_p99_s: float
-    mean_ttfb_s: float
-    ttfb_p50_s: float
-    ttfb_p95_s: float
-    ttfb_p99_s: float
-    throughput_bytes_per_s: float
-    """bytes moved per second over the stretch (each transfer spread over its span)"""
-
-
-class Recorder:
-    """What a store did: a record of each operation ended, each body moved and each error answered,
-    kept as flat lists (7, 4 and 4 numbers each) until asked; and the requests billed and bytes moved."""
-
-    def __init__(self) -> None:
-        self.records: list[float] = []
-        """operation, arrival, connection, first byte, end, bytes, ok (2: a whole GET whose record stands
-        for its transfer too), as ``planner.sim._records.RawRun.recorded`` reads them"""
-        self.transfers: list[float] = []
-        self.errors: list[tuple[float, int, str, bool]] = []
-        """(time, operation, error, retried) of each error response"""
-        self.billed = [0] * len(_PRICED_AS)
-        """requests billed by operation (``_PRICED_AS``), retries included"""
-        self.restores = 0
-        self.restored_bytes = 0
-
-    def raw_run(self) -> RawRun:
-        """Everything recorded, as the arrays the engine's statistics read."""
-        return RawRun.recorded(
-            self.records,
-            self.transfers,
-            [t for t, *_ in self.errors],
-            errors=self.throttled(),
-            retries=[sum(1 for _, lop, _, retried in self.errors if retried and lop == code) for code in range(5)],
-            billed=self.billed[: len(BILLED_OPERATIONS)],
-            unfinished=0,
-        )
-
-    def throttled(self, start_s: float = 0.0, end_s: float = math.inf) -> dict[tuple[int, str], int]:
-        """Error responses by (operation, error) answered in [start_s, end_s)."""
-        counts: dict[tuple[int, str], int] = {}
-        for t, lop, error, _ in self.errors:
-            if start_s <= t < end_s:
-                counts[lop, error] = counts.get((lop, error), 0) + 1
-        return counts
-
-    @property
-    def read_bytes(self) -> int:
-        """Bytes GETs read: whole objects' (records with ok 2) and the parts' of ranged GETs (transfers)."""
-        records, transfers = self.records, self.transfers
-        whole = sum(records[i + 5] for i in range(0, len(records), 7) if records[i + 6] == 2)
-        parts = sum(transfers[i + 3] for i in range(0, len(transfers), 4) if transfers[i] == _B_GET)
-        return int(whole + parts)
-
-    @property
-    def billed_requests(self) -> dict[str, int]:
-        """Requests billed so far by the price tables' operation names (retries included)."""
-        return {op: n for op, n in zip(_PRICED_AS, self.billed, strict=True) if n}
-
-    def summary(self, start_s: float = 0.0, end_s: float | None = None) -> dict[str, OperationSummary]:
-        """Figures per operation for the requests that arrived in [start_s, end_s) (default: all so far);
-        percentiles over those that succeeded."""
-        run = self.raw_run()
-        counted_to = math.inf if end_s is None else end_s  # errors and arrivals counted up to here
-        if end_s is None:  # throughput over the time to the last end
-            end_s = float(max(run.t_end.max(initial=0.0), start_s + 1e-9))
-        edges = np.array([start_s, end_s])
-        throttled = self.throttled(start_s, counted_to)
-        out: dict[str, OperationSummary] = {}
-        for code, name in enumerate(OPERATIONS):
-            mine = (run.lop == code) & (run.t_arrival >= start_s) & (run.t_arrival < counted_to)
-            if not mine.any():
-                continue
-            done = mine & run.ok
-            latency = run.t_end[done] - run.t_arrival[done]
-            ttfb = run.t_first[done] - run.t_arrival[done]
-            moved = run.transfer_lop == code
-            delivered = delivered_bytes(
-                run.transfer_start[moved], run.transfer_end[moved], run.transfer_bytes[moved], edges
-            )
-            lat = np.percentile(latency, (50, 95, 99)).tolist() if latency.size else [math.nan] * 3
-            first = np.percentile(ttfb, (50, 95, 99)).tolist() if ttfb.size else [math.nan] * 3
-            out[name] = OperationSummary(
-                operation=name,
-                requests=int(mine.sum()),
-                failed=int((mine & ~run.ok).sum()),
-                throttled=sum(n for (lop, _), n in throttled.items() if lop == code),
-                retries=sum(
-                    1 for t, lop, _, retried in self.errors if retried and lop == code and start_s <= t < counted_to
-                ),
-                mean_latency_s=float(latency.mean()) if latency.size else math.nan,
-                latency_p50_s=lat[0],
-                latency_p95_s=lat[1],
-                latency_p99_s=lat[2],
-                mean_ttfb_s=float(ttfb.mean()) if ttfb.size else math.nan,
-                ttfb_p50_s=first[0],
-                ttfb_p95_s=first[1],
-                ttfb_p99_s=first[2],
-                throughput_bytes_per_s=float(delivered[1] - delivered[0]) / (end_s - start_s),
-            )
-        return out
-
-
-class ObjectStore:
+class ObjectStore(StoreBilling):
     """A provider's object storage on a SimPy ``env``, as ``model`` describes it.
 
     ``link`` is the client's link in bits a second (None: unlimited), ``client`` the rest of the
@@ -452,21 +276,6 @@ class ObjectStore:
                 field="latency_by_size.delete",
             )
         return self._issue(_B_DELETE, key, 0, False)
-
-    def restore(self, key: Any, *, ready_after_s: float) -> simpy.Event:
-        """Restore an archived object: readable ``ready_after_s`` later (the restore tier's time, which
-        the profile does not measure); billed as a retrieval request and its bytes."""
-        if not self.archive:
-            raise InputError(f"restore {key!r}: {self.storage_class} objects are read without a restore", field="key")
-        if ready_after_s < 0:
-            raise InputError(f"restore {key!r}: ready_after_s {ready_after_s!r} is negative", field="ready_after_s")
-        size = self.objects.get(key, 0)
-        self.recorder.restores += 1
-        self.recorder.restored_bytes += size
-        restored = self.restored
-        event = self.env.timeout(ready_after_s, key)
-        event.callbacks.append(lambda _: restored.add(key))
-        return event
 
     # -- one operation's life: the engine's steps (``Replication._loop``), on SimPy's clock --
 
@@ -728,38 +537,3 @@ class ObjectStore:
         if not self._uniforms:
             self._uniforms = self.rng.random(8192).tolist()[::-1]
         return self._uniforms.pop()
-
-    # -- the bill --
-
-    def usage(self, *, scale: float = 1.0, stored_bytes: int | None = None, egress: bool = True) -> Usage:
-        """The month ``cost`` prices: the requests billed and bytes read so far times ``scale`` (e.g.
-        ``planner.workload.MONTH_S / env.now`` for a month of this load), the bytes stored now (or
-        ``stored_bytes``), reads as egress unless ``egress`` is False, restores as retrievals."""
-        recorder = self.recorder
-        requests = {op: round(n * scale) for op, n in recorder.billed_requests.items()}
-        return Usage(
-            stored_bytes=sum(self.objects.values()) if stored_bytes is None else stored_bytes,
-            object_count=len(self.objects),
-            requests=requests,
-            egress_bytes=round(recorder.read_bytes * scale) if egress else 0,
-            retrieval_requests=round(recorder.restores * scale),
-            retrieval_bytes=round(recorder.restored_bytes * scale),
-        )
-
-    def bill(
-        self,
-        *,
-        provider: str | None = None,
-        as_of: dt.date | None = None,
-        prices: Path | None = None,
-        region: str | None = None,
-        scale: float = 1.0,
-        stored_bytes: int | None = None,
-        egress: bool = True,
-    ) -> CostBreakdown:
-        """``usage`` priced by the cost engine (``planner cost``'s line items): ``provider``'s table in force
-        on ``as_of`` (default the model's provider, today), or an override file ``prices``."""
-        day = as_of or dt.date.today()
-        table = price_table(provider or self.model.provider_id, day, prices, region)
-        usage = self.usage(scale=scale, stored_bytes=stored_bytes, egress=egress)
-        return bill(table, self.storage_class, usage, as_of=day)

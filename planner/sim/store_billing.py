@@ -1,0 +1,83 @@
+"""What an ``ObjectStore`` is billed for beyond its requests, and its bill: the restores of an archive
+class's objects (retrieval requests and bytes) and the month of usage the cost engine prices.
+
+``StoreBilling`` is a mixin of ``ObjectStore`` holding these rarely called methods; no request's path
+goes through it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import simpy
+
+from planner.costing.bills import price_table
+from planner.errors import InputError
+from planner.pricing.billing import bill
+from planner.pricing.models import CostBreakdown, Usage
+from planner.sim.provider import ProviderModel
+from planner.sim.store_records import Recorder
+
+__all__ = ["StoreBilling"]
+
+
+class StoreBilling:
+    """``ObjectStore``'s restores and bill (the store sets the attributes below)."""
+
+    env: simpy.Environment
+    model: ProviderModel
+    storage_class: str
+    archive: bool
+    objects: dict[Any, int]
+    restored: set[Any]
+    recorder: Recorder
+
+    def restore(self, key: Any, *, ready_after_s: float) -> simpy.Event:
+        """Restore an archived object: readable ``ready_after_s`` later (the restore tier's time, which
+        the profile does not measure); billed as a retrieval request and its bytes."""
+        if not self.archive:
+            raise InputError(f"restore {key!r}: {self.storage_class} objects are read without a restore", field="key")
+        if ready_after_s < 0:
+            raise InputError(f"restore {key!r}: ready_after_s {ready_after_s!r} is negative", field="ready_after_s")
+        size = self.objects.get(key, 0)
+        self.recorder.restores += 1
+        self.recorder.restored_bytes += size
+        restored = self.restored
+        event = self.env.timeout(ready_after_s, key)
+        event.callbacks.append(lambda _: restored.add(key))
+        return event
+
+    def usage(self, *, scale: float = 1.0, stored_bytes: int | None = None, egress: bool = True) -> Usage:
+        """The month ``cost`` prices: the requests billed and bytes read so far times ``scale`` (e.g.
+        ``planner.workload.MONTH_S / env.now`` for a month of this load), the bytes stored now (or
+        ``stored_bytes``), reads as egress unless ``egress`` is False, restores as retrievals."""
+        recorder = self.recorder
+        requests = {op: round(n * scale) for op, n in recorder.billed_requests.items()}
+        return Usage(
+            stored_bytes=sum(self.objects.values()) if stored_bytes is None else stored_bytes,
+            object_count=len(self.objects),
+            requests=requests,
+            egress_bytes=round(recorder.read_bytes * scale) if egress else 0,
+            retrieval_requests=round(recorder.restores * scale),
+            retrieval_bytes=round(recorder.restored_bytes * scale),
+        )
+
+    def bill(
+        self,
+        *,
+        provider: str | None = None,
+        as_of: dt.date | None = None,
+        prices: Path | None = None,
+        region: str | None = None,
+        scale: float = 1.0,
+        stored_bytes: int | None = None,
+        egress: bool = True,
+    ) -> CostBreakdown:
+        """``usage`` priced by the cost engine (``planner cost``'s line items): ``provider``'s table in force
+        on ``as_of`` (default the model's provider, today), or an override file ``prices``."""
+        day = as_of or dt.date.today()
+        table = price_table(provider or self.model.provider_id, day, prices, region)
+        usage = self.usage(scale=scale, stored_bytes=stored_bytes, egress=egress)
+        return bill(table, self.storage_class, usage, as_of=day)

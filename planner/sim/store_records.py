@@ -1,0 +1,199 @@
+"""What an ``ObjectStore`` keeps: each operation's ``StoreRecord`` and the ``Recorder`` of a run.
+
+A ``StoreRecord`` is one operation as the application saw it (the value of the event an operation
+returns, filled in by the store as the operation goes); the ``Recorder`` keeps what the store did as
+flat lists and reads them back as the engine's arrays (``RawRun``), error counts, bytes read,
+requests billed and an ``OperationSummary`` per operation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import simpy
+
+from planner.sim._parts import _Request
+from planner.sim._records import RawRun
+from planner.sim._stats import delivered_bytes
+from planner.sim._tables import _B_GET
+from planner.sim.provider import BILLED_OPERATIONS
+
+__all__ = ["OPERATIONS", "OperationSummary", "Recorder", "StoreRecord"]
+
+OPERATIONS: tuple[str, ...] = ("GET", "PUT", "HEAD", "LIST", "DELETE")
+"""The store's operations; the first four are the engine's logical operations, in its order."""
+_PRICED_AS = (*BILLED_OPERATIONS, "delete")
+_OK = "200 OK"
+_NONE_QUEUED: list[int] = []  # the queued parts of every operation but a multipart upload: never added to
+
+
+class StoreRecord(_Request):
+    """One operation as the application saw it, from its call to its last byte, retries included: filled
+    in as the operation goes (it is the operation's state in the store, a ``_parts._Request``), complete
+    when its event succeeds with it."""
+
+    __slots__ = ("attempts", "event", "key_id", "split", "status", "t_end")
+
+    def __init__(self, event: simpy.Event, lop: int, key: Any, key_id: int, size: int, now: float) -> None:
+        # ``_Request``'s fields set here, not by its ``__init__``: one call less on every request
+        self.lop, self.key, self.size, self.t_arrival = lop, key, size, now
+        self.t_conn = self.t_first = self.t_end = -1.0
+        self.outstanding = 1
+        self.failed = self.completing = False
+        self.queued = _NONE_QUEUED  # part sizes a multipart upload has yet to send (its own list then)
+        self.event: simpy.Event | None = event
+        self.key_id = key_id
+        self.attempts = 0
+        self.status = ""  # "" in flight; "200 OK", or the refusal of a part that ran out of attempts
+        self.split = False  # a ranged GET or a multipart upload
+
+    @property
+    def operation(self) -> str:
+        return OPERATIONS[self.lop]
+
+    @property
+    def bytes(self) -> int:
+        return self.size
+
+    @property
+    def ok(self) -> bool:
+        return self.status == _OK
+
+    @property
+    def start_s(self) -> float:
+        """When the application asked."""
+        return self.t_arrival
+
+    @property
+    def ttfb_s(self) -> float:
+        """Call to first byte (a write's: its response, after its body)."""
+        return self.t_first - self.t_arrival
+
+    @property
+    def latency_s(self) -> float:
+        """Call to last byte."""
+        return self.t_end - self.t_arrival
+
+    def __repr__(self) -> str:
+        return (
+            f"StoreRecord({self.operation} {self.key!r} {self.bytes} B: {self.status}, ttfb {self.ttfb_s:.6f} s, "
+            f"latency {self.latency_s:.6f} s, {self.attempts} attempt(s))"
+        )
+
+
+@dataclass(frozen=True)
+class OperationSummary:
+    """One operation's figures over a stretch of simulated time (requests that arrived in it)."""
+
+    operation: str
+    requests: int
+    failed: int
+    throttled: int
+    """error responses (503, 429), every attempt counted"""
+    retries: int
+    mean_latency_s: float
+    latency_p50_s: float
+    latency_p95_s: float
+    latency_p99_s: float
+    mean_ttfb_s: float
+    ttfb_p50_s: float
+    ttfb_p95_s: float
+    ttfb_p99_s: float
+    throughput_bytes_per_s: float
+    """bytes moved per second over the stretch (each transfer spread over its span)"""
+
+
+class Recorder:
+    """What a store did: a record of each operation ended, each body moved and each error answered,
+    kept as flat lists (7, 4 and 4 numbers each) until asked; and the requests billed and bytes moved."""
+
+    def __init__(self) -> None:
+        self.records: list[float] = []
+        """operation, arrival, connection, first byte, end, bytes, ok (2: a whole GET whose record stands
+        for its transfer too), as ``planner.sim._records.RawRun.recorded`` reads them"""
+        self.transfers: list[float] = []
+        self.errors: list[tuple[float, int, str, bool]] = []
+        """(time, operation, error, retried) of each error response"""
+        self.billed = [0] * len(_PRICED_AS)
+        """requests billed by operation (``_PRICED_AS``), retries included"""
+        self.restores = 0
+        self.restored_bytes = 0
+
+    def raw_run(self) -> RawRun:
+        """Everything recorded, as the arrays the engine's statistics read."""
+        return RawRun.recorded(
+            self.records,
+            self.transfers,
+            [t for t, *_ in self.errors],
+            errors=self.throttled(),
+            retries=[sum(1 for _, lop, _, retried in self.errors if retried and lop == code) for code in range(5)],
+            billed=self.billed[: len(BILLED_OPERATIONS)],
+            unfinished=0,
+        )
+
+    def throttled(self, start_s: float = 0.0, end_s: float = math.inf) -> dict[tuple[int, str], int]:
+        """Error responses by (operation, error) answered in [start_s, end_s)."""
+        counts: dict[tuple[int, str], int] = {}
+        for t, lop, error, _ in self.errors:
+            if start_s <= t < end_s:
+                counts[lop, error] = counts.get((lop, error), 0) + 1
+        return counts
+
+    @property
+    def read_bytes(self) -> int:
+        """Bytes GETs read: whole objects' (records with ok 2) and the parts' of ranged GETs (transfers)."""
+        records, transfers = self.records, self.transfers
+        whole = sum(records[i + 5] for i in range(0, len(records), 7) if records[i + 6] == 2)
+        parts = sum(transfers[i + 3] for i in range(0, len(transfers), 4) if transfers[i] == _B_GET)
+        return int(whole + parts)
+
+    @property
+    def billed_requests(self) -> dict[str, int]:
+        """Requests billed so far by the price tables' operation names (retries included)."""
+        return {op: n for op, n in zip(_PRICED_AS, self.billed, strict=True) if n}
+
+    def summary(self, start_s: float = 0.0, end_s: float | None = None) -> dict[str, OperationSummary]:
+        """Figures per operation for the requests that arrived in [start_s, end_s) (default: all so far);
+        percentiles over those that succeeded."""
+        run = self.raw_run()
+        counted_to = math.inf if end_s is None else end_s  # errors and arrivals counted up to here
+        if end_s is None:  # throughput over the time to the last end
+            end_s = float(max(run.t_end.max(initial=0.0), start_s + 1e-9))
+        edges = np.array([start_s, end_s])
+        throttled = self.throttled(start_s, counted_to)
+        out: dict[str, OperationSummary] = {}
+        for code, name in enumerate(OPERATIONS):
+            mine = (run.lop == code) & (run.t_arrival >= start_s) & (run.t_arrival < counted_to)
+            if not mine.any():
+                continue
+            done = mine & run.ok
+            latency = run.t_end[done] - run.t_arrival[done]
+            ttfb = run.t_first[done] - run.t_arrival[done]
+            moved = run.transfer_lop == code
+            delivered = delivered_bytes(
+                run.transfer_start[moved], run.transfer_end[moved], run.transfer_bytes[moved], edges
+            )
+            lat = np.percentile(latency, (50, 95, 99)).tolist() if latency.size else [math.nan] * 3
+            first = np.percentile(ttfb, (50, 95, 99)).tolist() if ttfb.size else [math.nan] * 3
+            out[name] = OperationSummary(
+                operation=name,
+                requests=int(mine.sum()),
+                failed=int((mine & ~run.ok).sum()),
+                throttled=sum(n for (lop, _), n in throttled.items() if lop == code),
+                retries=sum(
+                    1 for t, lop, _, retried in self.errors if retried and lop == code and start_s <= t < counted_to
+                ),
+                mean_latency_s=float(latency.mean()) if latency.size else math.nan,
+                latency_p50_s=lat[0],
+                latency_p95_s=lat[1],
+                latency_p99_s=lat[2],
+                mean_ttfb_s=float(ttfb.mean()) if ttfb.size else math.nan,
+                ttfb_p50_s=first[0],
+                ttfb_p95_s=first[1],
+                ttfb_p99_s=first[2],
+                throughput_bytes_per_s=float(delivered[1] - delivered[0]) / (end_s - start_s),
+            )
+        return out
