@@ -211,6 +211,59 @@ def default_write_class(table: PriceTable) -> str:
     return "standard" if "standard" in table.classes else next(iter(table.classes))
 
 
+def _check_classes(table: PriceTable, written: tuple[str, str], placement: dict[str, int] | None) -> None:
+    """The classes a policy starts from, and the placement's, are the table's (one-line errors naming
+    --current, which sets both of ``written``, or storage.placement)."""
+    for name in written:
+        if name not in table.classes:
+            raise InputError(
+                f"{name!r} is not a storage class of {table.version} (classes: {', '.join(table.classes)})",
+                source="--current",
+            )
+    for name in placement or {}:
+        if name not in table.classes:
+            raise InputError(
+                f"{name!r} is not a storage class of {table.version} (classes: {', '.join(table.classes)})",
+                field="storage.placement",
+            )
+
+
+def _reads_and_assumptions(
+    workload: Workload,
+    provider: str,
+    allowed: LifecycleRules,
+    placement: dict[str, int] | None,
+    applied: bool,
+) -> tuple[list[tuple[AgeBin, Decimal]], list[str]]:
+    """How the reads fall over the objects' ages (``traffic.reads_by_age``, else alike on every age),
+    and the assumptions the bill states."""
+    assumptions = [
+        "each month is 30 days; every cohort of objects ages 30 days a month, and a month's writes are stored"
+        " from its first day (the first month's are among the data stored at the start)",
+        "each age holds the same mix of object sizes",
+    ]
+    read_bins = workload.traffic.read_age_bins()
+    if read_bins is not None:
+        assumptions.append(
+            "the reads of each age bin fall on its objects alike, at random: an object unread for a tier's days"
+            " moves to that access tier with probability e^(-reads per object a month x days / 30)"
+        )
+    else:
+        read_bins = [(AgeBin(label="0d+", lo_days=0, hi_days=None), Decimal(1))]
+        assumptions.append("no traffic.reads_by_age: reads fall on objects of every age alike")
+    if allowed.default_min_object_bytes:
+        assumptions.append(
+            f"objects under {allowed.default_min_object_bytes:,} bytes do not move unless a rule's min_object_size"
+            f" says ({provider}'s default)"
+        )
+    if placement:
+        assumptions.append(
+            "the data stored today is in storage.placement's classes, each with the same mix of ages and sizes"
+            + ("; it stays there, new objects follow the policy" if applied else "")
+        )
+    return read_bins, assumptions
+
+
 def price_lifecycle(
     workload: Workload,
     provider: str,
@@ -241,47 +294,13 @@ def price_lifecycle(
     start_class = start_class or current_class or default_write_class(table)
     current = current_class or start_class
     placement = workload.storage.placement if current_class is None else None
-    for name in (current, start_class):  # the command's --current sets both
-        if name not in table.classes:
-            raise InputError(
-                f"{name!r} is not a storage class of {table.version} (classes: {', '.join(table.classes)})",
-                source="--current",
-            )
-    for name in placement or {}:
-        if name not in table.classes:
-            raise InputError(
-                f"{name!r} is not a storage class of {table.version} (classes: {', '.join(table.classes)})",
-                field="storage.placement",
-            )
+    _check_classes(table, (current, start_class), placement)
     check_policy(chosen, start_class, table, allowed)
     tiering = workload.storage.intelligent_tiering
     archive = archive_tiers(workload, tiering, chosen, start_class, placement, table, allowed, check_restore)
     retention = workload.storage.retention
     expire_at = round(retention / DAY_S) if retention is not None else None
-    assumptions = [
-        "each month is 30 days; every cohort of objects ages 30 days a month, and a month's writes are stored"
-        " from its first day (the first month's are among the data stored at the start)",
-        "each age holds the same mix of object sizes",
-    ]
-    read_bins = workload.traffic.read_age_bins()
-    if read_bins is not None:
-        assumptions.append(
-            "the reads of each age bin fall on its objects alike, at random: an object unread for a tier's days"
-            " moves to that access tier with probability e^(-reads per object a month x days / 30)"
-        )
-    else:
-        read_bins = [(AgeBin(label="0d+", lo_days=0, hi_days=None), Decimal(1))]
-        assumptions.append("no traffic.reads_by_age: reads fall on objects of every age alike")
-    if allowed.default_min_object_bytes:
-        assumptions.append(
-            f"objects under {allowed.default_min_object_bytes:,} bytes do not move unless a rule's min_object_size"
-            f" says ({provider}'s default)"
-        )
-    if placement:
-        assumptions.append(
-            "the data stored today is in storage.placement's classes, each with the same mix of ages and sizes"
-            + ("; it stays there, new objects follow the policy" if applied else "")
-        )
+    read_bins, assumptions = _reads_and_assumptions(workload, provider, allowed, placement, applied)
     policy = Policy(
         workload,
         provider,
