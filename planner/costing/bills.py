@@ -18,7 +18,9 @@ from pydantic import BaseModel, ConfigDict
 from planner.costing.delivery import delivery_path, with_cdn
 from planner.errors import InputError
 from planner.pricing import catalog
-from planner.pricing.billing import bill, is_minimum_charge, round_line, with_minimum_charge
+from planner.pricing.bill_account import is_minimum_charge, with_minimum_charge
+from planner.pricing.bill_lines import round_line
+from planner.pricing.billing import bill
 from planner.pricing.models import CostBreakdown, LineItem, Money, PriceTable, Usage
 from planner.workload import DAY_S, MONTH_S, Workload
 

@@ -21,7 +21,8 @@ from pydantic import BaseModel, ConfigDict
 
 from planner.errors import InputError
 from planner.pricing import catalog
-from planner.pricing.billing import bill, round_line
+from planner.pricing.bill_lines import round_line
+from planner.pricing.billing import bill
 from planner.pricing.lifecycle import NO_TRANSITIONS, ArchiveTier, LifecycleRules, lifecycle_rules
 from planner.pricing.models import Deletion, LineItem, Money, PriceTable, SizeBin, Status, Usage
 from planner.units import format_bytes, format_duration

@@ -16,7 +16,8 @@ from decimal import Decimal
 
 from planner.decide.migration.models import LIST_PAGE_KEYS, ZERO, Check, MigrationOptions
 from planner.evidence import weakest_price
-from planner.pricing.billing import bill, round_line
+from planner.pricing.bill_lines import round_line
+from planner.pricing.billing import bill
 from planner.pricing.models import CostBreakdown, Deletion, LineItem, PriceTable, Usage
 from planner.workload import Workload
 
