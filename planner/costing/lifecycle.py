@@ -23,8 +23,11 @@ from planner.errors import InputError
 from planner.pricing import catalog
 from planner.pricing.bill_lines import round_line
 from planner.pricing.billing import bill
+from planner.pricing.breakdown import LineItem
 from planner.pricing.lifecycle import NO_TRANSITIONS, ArchiveTier, LifecycleRules, lifecycle_rules
-from planner.pricing.models import Deletion, LineItem, Money, PriceTable, SizeBin, Status, Usage
+from planner.pricing.models import PriceTable
+from planner.pricing.primitives import Money, Status
+from planner.pricing.usage import Deletion, SizeBin, Usage
 from planner.units import format_bytes, format_duration
 from planner.workload import DAY_S, Workload
 from planner.workload.lifecycle import AgeBin, IntelligentTiering, LifecycleRule, describe_policy

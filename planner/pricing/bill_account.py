@@ -8,11 +8,9 @@ from decimal import Decimal
 
 from planner.pricing import rules
 from planner.pricing.bill_lines import ZERO, _BillLines, _number, _worst, round_line
-from planner.pricing.models import (
-    LineItem,
-    PriceTable,
-    Status,
-)
+from planner.pricing.breakdown import LineItem
+from planner.pricing.models import PriceTable
+from planner.pricing.primitives import Status
 
 
 class _AccountLines(_BillLines):

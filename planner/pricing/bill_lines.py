@@ -13,16 +13,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from planner.pricing import rules
-from planner.pricing.models import (
-    LineItem,
-    PolicyBreach,
-    PriceTable,
-    Status,
-    StorageClass,
-    Tier,
-    TieredPrice,
-    Usage,
-)
+from planner.pricing.breakdown import LineItem, PolicyBreach
+from planner.pricing.models import PriceTable
+from planner.pricing.primitives import Status, Tier, TieredPrice
+from planner.pricing.storage_classes import StorageClass
+from planner.pricing.usage import Usage
 
 ZERO = Decimal(0)
 

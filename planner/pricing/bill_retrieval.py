@@ -10,9 +10,7 @@ from decimal import Decimal
 from planner.errors import PricingError
 from planner.pricing import rules
 from planner.pricing.bill_lines import _BillLines, _number
-from planner.pricing.models import (
-    PolicyBreach,
-)
+from planner.pricing.breakdown import PolicyBreach
 from planner.units import format_bytes
 
 

@@ -10,9 +10,7 @@ from decimal import Decimal
 from planner.errors import PricingError
 from planner.pricing import rules
 from planner.pricing.bill_lines import ZERO, _BillLines, _number
-from planner.pricing.models import (
-    SizeBin,
-)
+from planner.pricing.usage import SizeBin
 
 
 class _StorageLines(_BillLines):

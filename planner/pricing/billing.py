@@ -21,7 +21,9 @@ from planner.pricing.bill_lines import ZERO, round_line, rounding_statement
 from planner.pricing.bill_requests import _RequestLines
 from planner.pricing.bill_retrieval import _RetrievalLines
 from planner.pricing.bill_storage import _StorageLines
-from planner.pricing.models import CostBreakdown, PriceTable, Usage
+from planner.pricing.breakdown import CostBreakdown
+from planner.pricing.models import PriceTable
+from planner.pricing.usage import Usage
 
 
 class _Bill(_StorageLines, _RequestLines, _RetrievalLines, _AccountLines):

@@ -42,7 +42,8 @@ from planner.errors import InputError
 from planner.measure.profile import Profile
 from planner.measure.reference import load_profile, load_reference
 from planner.pricing.billing import bill
-from planner.pricing.models import CostBreakdown, Usage
+from planner.pricing.breakdown import CostBreakdown
+from planner.pricing.usage import Usage
 from planner.sim._network import FluidNetwork
 from planner.sim._parts import (
     _ERROR,
