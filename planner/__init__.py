@@ -15,7 +15,9 @@ if TYPE_CHECKING:
     from planner.decide.migration import MigrationOptions, MigrationPlan, estimate_migration
     from planner.decide.recommendation import Recommendation, recommend
     from planner.errors import InputError, MeasureError, PlannerError, PricingError
-    from planner.pricing.models import CostBreakdown, PriceTable, Usage
+    from planner.pricing.breakdown import CostBreakdown
+    from planner.pricing.models import PriceTable
+    from planner.pricing.usage import Usage
     from planner.sim import SimulationResult, WorkloadSimulation, simulate
     from planner.workload import Workload, load_workload
 
@@ -38,9 +40,9 @@ _EXPORTS: dict[str, str] = {
     "estimate_migration": "planner.decide.migration",
     "MigrationOptions": "planner.decide.migration",
     "MigrationPlan": "planner.decide.migration",
-    "CostBreakdown": "planner.pricing.models",
+    "CostBreakdown": "planner.pricing.breakdown",
     "PriceTable": "planner.pricing.models",
-    "Usage": "planner.pricing.models",
+    "Usage": "planner.pricing.usage",
 }
 
 __all__ = [

@@ -140,7 +140,7 @@ def measurement_bill_lines(options: "MeasureOptions", estimate: Any) -> list[str
 
     from planner.errors import PricingError
     from planner.pricing.billing import estimate as price
-    from planner.pricing.models import Deletion, Usage
+    from planner.pricing.usage import Deletion, Usage
     from planner.units import format_bytes
 
     provider, why = _pricing_provider(options)

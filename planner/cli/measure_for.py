@@ -15,7 +15,7 @@ from planner.measure.plan import PlanEstimate
 from planner.measure.plan import estimate as plan_estimate
 from planner.measure.run.options import MeasureOptions, cell_label
 from planner.pricing.billing import estimate as price
-from planner.pricing.models import Deletion, Usage
+from planner.pricing.usage import Deletion, Usage
 from planner.workload import Workload, load_workload
 
 

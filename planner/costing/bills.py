@@ -18,8 +18,13 @@ from pydantic import BaseModel, ConfigDict
 from planner.costing.delivery import delivery_path, with_cdn
 from planner.errors import InputError
 from planner.pricing import catalog
-from planner.pricing.billing import bill, is_minimum_charge, round_line, with_minimum_charge
-from planner.pricing.models import CostBreakdown, LineItem, Money, PriceTable, Usage
+from planner.pricing.bill_account import is_minimum_charge, with_minimum_charge
+from planner.pricing.bill_lines import round_line
+from planner.pricing.billing import bill
+from planner.pricing.breakdown import CostBreakdown, LineItem
+from planner.pricing.models import PriceTable
+from planner.pricing.primitives import Money
+from planner.pricing.usage import Usage
 from planner.workload import DAY_S, MONTH_S, Workload
 
 WORKLOAD_MONTH_DAYS = round(MONTH_S / DAY_S)

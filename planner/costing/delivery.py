@@ -18,7 +18,8 @@ from planner.errors import InputError
 from planner.pricing import catalog
 from planner.pricing import delivery as cdn_prices
 from planner.pricing.billing import bill
-from planner.pricing.models import CostBreakdown, LineItem, PriceTable
+from planner.pricing.breakdown import CostBreakdown, LineItem
+from planner.pricing.models import PriceTable
 from planner.units import format_bytes
 from planner.workload import Workload
 from planner.workload.delivery import cdn_bytes

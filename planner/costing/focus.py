@@ -43,7 +43,8 @@ from typing import TypeAlias
 from planner.costing.bills import CostProjection, add_months
 from planner.errors import PricingError
 from planner.pricing import catalog
-from planner.pricing.models import CostBreakdown, LineItem, PriceTable
+from planner.pricing.breakdown import CostBreakdown, LineItem
+from planner.pricing.models import PriceTable
 
 FOCUS_VERSION = "1.2"
 

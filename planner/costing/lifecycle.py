@@ -23,9 +23,13 @@ from pydantic import BaseModel, ConfigDict
 
 from planner.errors import InputError
 from planner.pricing import catalog
-from planner.pricing.billing import bill, round_line
+from planner.pricing.bill_lines import round_line
+from planner.pricing.billing import bill
+from planner.pricing.breakdown import LineItem
 from planner.pricing.lifecycle import NO_TRANSITIONS, LifecycleRules, lifecycle_rules
-from planner.pricing.models import Deletion, LineItem, Money, PriceTable, SizeBin, Usage
+from planner.pricing.models import PriceTable
+from planner.pricing.primitives import Money
+from planner.pricing.usage import Deletion, SizeBin, Usage
 from planner.workload import DAY_S, Workload
 from planner.workload.lifecycle import AgeBin, IntelligentTiering, LifecycleRule, describe_policy
 

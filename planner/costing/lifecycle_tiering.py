@@ -14,9 +14,11 @@ import itertools
 from decimal import Decimal, localcontext
 
 from planner.errors import InputError
-from planner.pricing.billing import round_line
+from planner.pricing.bill_lines import round_line
+from planner.pricing.breakdown import LineItem
 from planner.pricing.lifecycle import ArchiveTier, LifecycleRules
-from planner.pricing.models import LineItem, PriceTable, Status
+from planner.pricing.models import PriceTable
+from planner.pricing.primitives import Status
 from planner.units import format_bytes, format_duration
 from planner.workload import Workload
 from planner.workload.lifecycle import IntelligentTiering, LifecycleRule, describe_policy

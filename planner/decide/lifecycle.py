@@ -22,7 +22,8 @@ from planner.costing.lifecycle import LifecycleCost, default_write_class, price_
 from planner.errors import InputError
 from planner.pricing import catalog
 from planner.pricing.lifecycle import LifecycleRules, lifecycle_rules
-from planner.pricing.models import Money, PriceTable
+from planner.pricing.models import PriceTable
+from planner.pricing.primitives import Money
 from planner.units import parse_duration
 from planner.workload import Workload
 from planner.workload.lifecycle import DAY_S, IntelligentTiering, LifecycleRule, check_rules

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.costing.lifecycle import price_lifecycle
 from planner.errors import InputError, PlannerError
-from planner.pricing.models import Money
+from planner.pricing.primitives import Money
 from planner.workload import DAY_S, Uncertain, Workload, at, draw
 from planner.workload.model import is_rule_age
 

@@ -14,7 +14,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planner.pricing.models import CostBreakdown, LineItem, Money
+from planner.pricing.breakdown import CostBreakdown, LineItem
+from planner.pricing.primitives import Money
 from planner.workload import Workload
 
 ZERO = Decimal(0)

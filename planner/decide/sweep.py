@@ -19,7 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from planner.decide.lifecycle_ranges import PolicyPoint, policy_points
 from planner.errors import InputError, validation_problem
 from planner.evidence import weakest_price
-from planner.pricing.models import PolicyBreach, PriceTable
+from planner.pricing.breakdown import PolicyBreach
+from planner.pricing.models import PriceTable
 from planner.workload import SIZE_FIELDS, Workload
 
 MAX_BILLS = 50_000

@@ -15,7 +15,8 @@ from planner.ingest.models import Bill, IngestedWorkload, ReconcileLine, Reconci
 from planner.ingest.workloads import gb_to_bytes, workloads
 from planner.pricing.billing import bill as price_bill
 from planner.pricing.catalog import load_yaml, versions
-from planner.pricing.models import PriceTable, Usage
+from planner.pricing.models import PriceTable
+from planner.pricing.usage import Usage
 from planner.workload import Traffic, parse_workload
 
 _TIER_OPERATION = {"tier-1": "put", "tier-2": "get"}

@@ -22,7 +22,9 @@ import numpy.typing as npt
 
 from planner.errors import PricingError
 from planner.pricing import rules
-from planner.pricing.models import PriceTable, StorageClass, TieredPrice
+from planner.pricing.models import PriceTable
+from planner.pricing.primitives import TieredPrice
+from planner.pricing.storage_classes import StorageClass
 
 Array = npt.NDArray[np.float64]
 

@@ -23,8 +23,9 @@ from pydantic import Field, ValidationError, model_validator
 from planner.errors import InputError, PricingError, validation_problem
 from planner.files import load_yaml
 from planner.pricing import rules
+from planner.pricing.breakdown import LineItem
 from planner.pricing.catalog import find_boolean
-from planner.pricing.models import LineItem, Price, Status, TieredPrice, _Model
+from planner.pricing.primitives import Price, Status, TieredPrice, _Model
 from planner.units import format_bytes
 
 ZERO = Decimal(0)

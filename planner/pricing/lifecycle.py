@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from planner.errors import PricingError, validation_problem
 from planner.files import load_yaml
-from planner.pricing.models import Status
+from planner.pricing.primitives import Status
 
 
 class _Model(BaseModel):

@@ -17,7 +17,9 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from planner.pricing.models import EgressRules, LineRounding, RequestClass, Tier, TieredPrice
+    from planner.pricing.models import LineRounding
+    from planner.pricing.primitives import Tier, TieredPrice
+    from planner.pricing.storage_classes import EgressRules, RequestClass
 
 Q = TypeVar("Q", Decimal, "npt.NDArray[np.float64]")
 """A quantity: one exact ``Decimal`` or an array of float64 points."""

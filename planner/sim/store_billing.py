@@ -16,7 +16,8 @@ import simpy
 from planner.costing.bills import price_table
 from planner.errors import InputError
 from planner.pricing.billing import bill
-from planner.pricing.models import CostBreakdown, Usage
+from planner.pricing.breakdown import CostBreakdown
+from planner.pricing.usage import Usage
 from planner.sim.provider import ProviderModel
 from planner.sim.store_records import Recorder
 

@@ -2,7 +2,7 @@
 
 It builds the provider model (profile -> ``ProviderModel``) and runs ``simulate_workload``
 (``planner.sim.run``) over both windows; ``billed_usage`` turns the result into a
-``pricing.models.Usage`` so ``pricing.billing.bill`` prices the month's requests as simulated,
+``pricing.usage.Usage`` so ``pricing.billing.bill`` prices the month's requests as simulated,
 retries included.
 """
 
@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from planner.errors import InputError
 from planner.evidence import TargetVerdict
-from planner.pricing.models import Limits, Usage
+from planner.pricing.models import Limits
+from planner.pricing.usage import Usage
 from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.provider import BILLED_OPERATIONS
 from planner.sim.result import Estimate, SimulationResult, WorkloadSimulation

@@ -28,7 +28,8 @@ from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
 from planner.errors import InputError, validation_problem
-from planner.pricing.models import Deletion, Limits, SizeBin, Usage
+from planner.pricing.models import Limits
+from planner.pricing.usage import Deletion, SizeBin, Usage
 from planner.units import MAX_BYTES, format_bytes
 from planner.workload.catalog import CATALOG, Catalog, with_catalog
 from planner.workload.delivery import Delivery, delivery_problem, drop_unset_delivery, with_hit_ratio

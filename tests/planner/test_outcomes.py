@@ -21,7 +21,8 @@ from planner.costing.outcomes import PricedOutcomes, price_outcomes
 from planner.decide.uncertainty import at
 from planner.pricing import rules
 from planner.pricing.billing import bill
-from planner.pricing.models import LineRounding, Status
+from planner.pricing.models import LineRounding
+from planner.pricing.primitives import Status
 from planner.workload import Workload, load_workload, parse_workload
 
 AS_OF = dt.date(2026, 12, 1)

@@ -23,7 +23,7 @@ from planner.errors import InputError
 from planner.pricing import catalog
 from planner.pricing.aws_offer import import_offer
 from planner.pricing.billing import bill
-from planner.pricing.models import Usage
+from planner.pricing.usage import Usage
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GIB = 2**30

@@ -13,7 +13,8 @@ import pytest
 
 from planner.errors import PricingError
 from planner.pricing.billing import estimate
-from planner.pricing.models import CostBreakdown, Deletion, SizeBin, Usage
+from planner.pricing.breakdown import CostBreakdown
+from planner.pricing.usage import Deletion, SizeBin, Usage
 
 GB = 10**9
 TB = 10**12

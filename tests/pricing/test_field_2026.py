@@ -15,7 +15,8 @@ from planner.errors import InputError
 from planner.pricing import catalog
 from planner.pricing.arrays import monthly_bills, monthly_totals
 from planner.pricing.billing import bill
-from planner.pricing.models import SizeBin, Status, Usage
+from planner.pricing.primitives import Status
+from planner.pricing.usage import SizeBin, Usage
 
 DAY = dt.date(2026, 12, 1)
 GB = 10**9

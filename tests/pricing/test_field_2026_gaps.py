@@ -21,7 +21,8 @@ import pytest
 
 from planner.pricing import catalog
 from planner.pricing.billing import bill
-from planner.pricing.models import Status, Usage
+from planner.pricing.primitives import Status
+from planner.pricing.usage import Usage
 
 DAY = dt.date(2026, 12, 1)
 GiB = 2**30

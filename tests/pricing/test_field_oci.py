@@ -8,7 +8,8 @@ from decimal import Decimal
 
 from planner.pricing import catalog
 from planner.pricing.billing import bill
-from planner.pricing.models import Deletion, Status, Usage
+from planner.pricing.primitives import Status
+from planner.pricing.usage import Deletion, Usage
 
 DAY = dt.date(2026, 12, 1)
 GiB = 2**30

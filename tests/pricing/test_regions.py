@@ -14,7 +14,7 @@ import pytest
 from planner.errors import PricingError
 from planner.pricing import catalog
 from planner.pricing.billing import estimate
-from planner.pricing.models import Usage
+from planner.pricing.usage import Usage
 
 GIB = 2**30  # AWS's GB in every region (S3 FAQ: 1,073,741,824 bytes per GB)
 NOW = dt.date(2026, 12, 1)

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from planner.pricing import rules
-from planner.pricing.models import RequestClass, Tier, TieredPrice
+from planner.pricing.primitives import Tier, TieredPrice
+from planner.pricing.storage_classes import RequestClass
 
 
 def ladder(position: str) -> TieredPrice:

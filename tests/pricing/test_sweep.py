@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from planner.pricing import catalog
 from planner.pricing.arrays import monthly_totals
 from planner.pricing.billing import bill
-from planner.pricing.models import Usage
+from planner.pricing.usage import Usage
 
 NOW = dt.date(2026, 12, 1)
 CLASSES = [(p, c) for p in catalog.providers() for c in catalog.table_for(p, NOW).classes]

@@ -12,7 +12,9 @@ import pytest
 from planner.errors import InputError, PlannerError
 from planner.pricing import catalog
 from planner.pricing.billing import bill
-from planner.pricing.models import OPERATIONS, Deletion, PriceTable, Status, Usage
+from planner.pricing.models import PriceTable
+from planner.pricing.primitives import OPERATIONS, Status
+from planner.pricing.usage import Deletion, Usage
 
 GB = 10**9
 TB = 10**12

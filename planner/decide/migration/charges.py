@@ -16,8 +16,11 @@ from decimal import Decimal
 
 from planner.decide.migration.models import LIST_PAGE_KEYS, ZERO, Check, MigrationOptions
 from planner.evidence import weakest_price
-from planner.pricing.billing import bill, round_line
-from planner.pricing.models import CostBreakdown, Deletion, LineItem, PriceTable, Usage
+from planner.pricing.bill_lines import round_line
+from planner.pricing.billing import bill
+from planner.pricing.breakdown import CostBreakdown, LineItem
+from planner.pricing.models import PriceTable
+from planner.pricing.usage import Deletion, Usage
 from planner.workload import Workload
 
 _NOISE = Decimal("1e-6")

@@ -27,7 +27,8 @@ from planner.decide.migration.models import DESTINATION_SERVICES, LIST_PAGE_KEYS
 from planner.decide.migration.schedules import Coverage, read_coverage
 from planner.errors import InputError
 from planner.pricing.billing import bill
-from planner.pricing.models import PriceTable, Usage
+from planner.pricing.models import PriceTable
+from planner.pricing.usage import Usage
 from planner.workload import DAY_S, MONTH_S, Workload
 
 

@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.errors import InputError
 from planner.evidence import Evidence
-from planner.pricing.models import LineItem, Money
+from planner.pricing.breakdown import LineItem
+from planner.pricing.primitives import Money
 
 ZERO = Decimal(0)
 MAX_COPY_HOURS = 10 * 365 * 24

@@ -17,7 +17,7 @@ from planner.decide.migration.charges import MonthFlow, bill_month
 from planner.decide.migration.inputs import MigrationInputs
 from planner.decide.migration.models import ZERO, Strategy, TimelineMonth
 from planner.decide.migration.schedules import Schedule, young
-from planner.pricing.models import LineItem
+from planner.pricing.breakdown import LineItem
 from planner.workload import DAY_S
 
 

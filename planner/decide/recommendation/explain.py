@@ -10,7 +10,7 @@ from planner.decide.recommendation.curves import egress_curves
 from planner.decide.recommendation.inputs import Inputs
 from planner.decide.recommendation.models import BreakEven, Choice, RankedOption, Recommendation
 from planner.evidence import marked
-from planner.pricing.models import CostBreakdown
+from planner.pricing.breakdown import CostBreakdown
 from planner.units import format_duration, format_rate
 
 

@@ -19,7 +19,7 @@ from planner.decide.recommendation.performance import (
     simulate_option,
 )
 from planner.evidence import TargetVerdict, combine, weakest_price
-from planner.pricing.models import CostBreakdown
+from planner.pricing.breakdown import CostBreakdown
 from planner.workload.targets import restore_times
 
 ZERO = Decimal(0)

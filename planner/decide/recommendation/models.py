@@ -12,7 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 from planner.costing.bills import CostProjection
 from planner.evidence import Evidence, TargetVerdict
 from planner.measure.profile import Profile
-from planner.pricing.models import CostBreakdown, Money
+from planner.pricing.breakdown import CostBreakdown
+from planner.pricing.primitives import Money
 from planner.workload import Workload
 
 

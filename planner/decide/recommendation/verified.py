@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from planner.decide.recommendation.models import RankedOption
 from planner.errors import InputError
-from planner.pricing.models import CostBreakdown
+from planner.pricing.breakdown import CostBreakdown
 
 
 def unverified_lines(bills: Iterable[CostBreakdown]) -> list[str]:

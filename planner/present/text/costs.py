@@ -18,7 +18,7 @@ from planner.present.text.tables import (
     table,
     wrap_prose,
 )
-from planner.pricing.models import CostBreakdown, LineItem
+from planner.pricing.breakdown import CostBreakdown, LineItem
 from planner.units import format_bytes
 
 if TYPE_CHECKING:  # the results' modules (and numpy behind them) only for the type checker: start-up

@@ -21,7 +21,7 @@ from planner.decide.migration import MigrationPlan
 from planner.decide.recommendation import Recommendation
 from planner.errors import InputError
 from planner.present.text.tables import csv_text
-from planner.pricing.models import CostBreakdown
+from planner.pricing.breakdown import CostBreakdown
 
 PARQUET_SCALE = 18
 """Decimal places of the Parquet decimal columns (decimal128(38, 18)): money to a billionth of a

@@ -6,7 +6,9 @@ from __future__ import annotations
 from decimal import Decimal
 
 from planner.present.text.tables import heading, quantity, table, unit_price
-from planner.pricing.models import PriceTable, StorageClass, TieredPrice
+from planner.pricing.models import PriceTable
+from planner.pricing.primitives import TieredPrice
+from planner.pricing.storage_classes import StorageClass
 
 
 def _tiers(price: TieredPrice) -> str:

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from tabulate import tabulate
 
 from planner.evidence import PRICE_MARKERS, price_legend, price_marked
-from planner.pricing.models import LineItem
+from planner.pricing.breakdown import LineItem
 
 CENT = Decimal("0.01")
 

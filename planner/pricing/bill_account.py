@@ -1,0 +1,85 @@
+"""Account charges on a bill: the monthly base fee, buckets beyond those included, and the minimum
+monthly charge a month's lines are raised to (for one class, or once for a placement's classes).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from planner.pricing import rules
+from planner.pricing.bill_lines import ZERO, _BillLines, _number, _worst, round_line
+from planner.pricing.breakdown import LineItem
+from planner.pricing.models import PriceTable
+from planner.pricing.primitives import Status
+
+
+class _AccountLines(_BillLines):
+    """Lines charged to the account rather than to the usage: base fee, buckets, minimum monthly charge."""
+
+    def base_fee(self) -> None:
+        """A fixed charge each month (a subscription or base price; what it includes is the prices' free units)."""
+        fee = self.table.billing.base_fee
+        if fee is not None:
+            self.add("other", "monthly base fee", Decimal(1), "month", fee.price, self.status(fee.status))
+
+    def minimum_charge(self) -> None:
+        """Raise the month's charges to the table's minimum (Storj: "$5 minimum monthly fee")."""
+        least = self.table.billing.minimum_charge
+        if least is not None:
+            self.items[:] = with_minimum_charge(self.table, self.items, self.status(least.status))
+
+    def buckets(self) -> None:
+        fee = self.table.buckets
+        if fee is None or self.usage.buckets <= fee.included:
+            return
+        self.add(
+            "other",
+            f"buckets beyond the {fee.included:,} included",
+            Decimal(self.usage.buckets - fee.included),
+            "bucket-month",
+            fee.price,
+            self.status(fee.status),
+        )
+
+
+_MINIMUM_CHARGE = "minimum monthly charge of"
+
+
+def is_minimum_charge(item: LineItem) -> bool:
+    """Whether ``item`` is the shortfall line of a minimum monthly charge (not a minimum object size's)."""
+    return item.category == "minimum" and item.description.startswith(_MINIMUM_CHARGE)
+
+
+def with_minimum_charge(table: PriceTable, items: list[LineItem], status: Status) -> list[LineItem]:
+    """``items`` with a line of the shortfall that raises them to ``table``'s minimum monthly charge, on the
+    rounded lines as the invoice adds them (and on the unrounded ones for the sweep); ``items`` unchanged when
+    they reach it. A bill of several classes (a placement) calls it once on all their lines: the minimum is
+    the account's, not each class's (Storj: "applies to all active storage accounts")."""
+    least = table.billing.minimum_charge
+    if least is None:
+        return items
+    rate = table.exchange_rate
+    minimum_usd = rules.in_usd(least.price, None if rate is None else rate.usd_per_unit)
+    charged = sum((item.amount_usd for item in items), ZERO)
+    shortfall = rules.minimum_shortfall(charged, minimum_usd)
+    if shortfall <= 0:
+        return items
+    unrounded = sum(
+        (i.amount_unrounded_usd if i.amount_unrounded_usd is not None else i.amount_usd for i in items), ZERO
+    )
+    if rate is not None:
+        status = _worst(status, rate.status)
+    return [
+        *items,
+        LineItem(
+            category="minimum",
+            description=f"{_MINIMUM_CHARGE} ${_number(minimum_usd)}: the shortfall",
+            quantity=Decimal(1),
+            unit="month",
+            unit_price_usd=shortfall,
+            amount_usd=round_line(shortfall, table),
+            amount_unrounded_usd=rules.minimum_shortfall(unrounded, minimum_usd),
+            table_version=table.version,
+            price_status=status,
+        ),
+    ]
