@@ -369,6 +369,7 @@ class FaultProxy:
     injected: Counter[str] = field(default_factory=Counter)
     _active: dict[str, int] = field(default_factory=dict)
     _loop: asyncio.AbstractEventLoop | None = None
+    _thread: threading.Thread | None = None
     _throttle_free_at: float = 0.0
 
     @property
@@ -540,13 +541,28 @@ class FaultProxy:
             ready.set()
             loop.run_forever()
             server.close()
+            # the connections still open are cancelled and closed here, on their own loop, before
+            # it closes: left pending, they were collected later, in another test, and warned that
+            # their loop was closed
+            loop.run_until_complete(_cancelled(asyncio.all_tasks(loop)))
+            loop.close()
 
-        threading.Thread(target=serve, daemon=True).start()
+        self._thread = threading.Thread(target=serve, daemon=True)
+        self._thread.start()
         ready.wait(10)
 
     def stop(self) -> None:
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._loop.stop)
+        if self._thread is not None:
+            self._thread.join(10)
+
+
+async def _cancelled(tasks: set[asyncio.Task[Any]]) -> None:
+    """Cancel ``tasks`` and wait until each has ended (run on their own loop)."""
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 @pytest.fixture
