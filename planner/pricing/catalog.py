@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from planner.errors import InputError, PricingError, validation_problem
 from planner.files import WORKLOAD_LIMIT_BYTES, read_input_text
 from planner.files import load_yaml as load_yaml  # the loader lived here; callers may still import it from here
+from planner.pricing import quotes
 from planner.pricing.models import SCHEMA_VERSION, PriceTable
 
 
@@ -73,10 +74,12 @@ def _validate(raw: Any, source: str) -> PriceTable:
             field="schema_version",
         )
     try:
-        return PriceTable.model_validate(raw)
+        table = PriceTable.model_validate(raw)
     except ValidationError as error:
         field, message = validation_problem(error)
         raise InputError(message, source=source, field=field or "(top level)") from None
+    quotes.check(table, source)
+    return table
 
 
 Versions = list[tuple[dt.date, dict[str, Any], str]]
@@ -295,4 +298,26 @@ def load_override(path: Path | str, as_of: dt.date | None = None, region: str | 
     except PricingError as error:
         raise InputError(str(error), source=source, field="provider") from None
     merged = merge(base.model_dump(mode="python", exclude={"label"}), raw)
+    _drop_replaced_quotes(merged, raw)
     return _validate(merged, source)
+
+
+# The keys that hold a price: where an override replaces one, the shipped quote no longer speaks for it.
+_PRICE_KEYS = frozenset(
+    {"price", "per_gb", "per_1000_requests", "upload", "retrieval", "usd_per_unit", "minimum_charge"}
+)
+
+
+def _drop_replaced_quotes(merged: Any, change: Any) -> None:
+    """An override's own prices come from its contract, not the provider's page: the quotes of what it
+    replaces go (a price it states with its own quote keeps that one)."""
+    if not isinstance(merged, dict) or not isinstance(change, dict):
+        return
+    if _PRICE_KEYS & set(change) and "quote" not in change and "quote" in merged:
+        merged["quote"] = None
+    if "access_tiers" in change and isinstance(merged.get("quotes"), dict) and "quotes" not in change:
+        replaced = change["access_tiers"]
+        merged["quotes"] = {k: v for k, v in merged["quotes"].items() if k.split(".", 1)[-1] not in replaced}
+    for key, value in change.items():
+        if isinstance(value, dict):
+            _drop_replaced_quotes(merged.get(key), value)

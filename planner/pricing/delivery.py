@@ -22,10 +22,10 @@ from pydantic import Field, ValidationError, model_validator
 
 from planner.errors import InputError, PricingError, validation_problem
 from planner.files import load_yaml
-from planner.pricing import rules
+from planner.pricing import quotes, rules
 from planner.pricing.breakdown import LineItem
 from planner.pricing.catalog import find_boolean
-from planner.pricing.primitives import Price, Status, TieredPrice, _Model
+from planner.pricing.primitives import Price, Quote, Status, TieredPrice, _Model
 from planner.units import format_bytes
 
 ZERO = Decimal(0)
@@ -39,6 +39,7 @@ class CdnRequests(_Model):
     free_per_month: int = Field(0, ge=0, le=10**15)
     status: Status
     source: str = Field(min_length=1)
+    quote: Quote | None = Field(None, description="the words the price was read from")
     note: str | None = None
 
 
@@ -49,6 +50,7 @@ class Fee(_Model):
     price: Annotated[Price, Field(ge=0)] = Field(description="USD a month")
     status: Status
     source: str = Field(min_length=1)
+    quote: Quote | None = Field(None, description="the words the price was read from")
 
 
 class CdnTable(_Model):
@@ -87,6 +89,7 @@ class Route(_Model):
     fill: TieredPrice | None = Field(None, description="the cache-fill price (cache-fill routes only)")
     status: Status
     source: str = Field(min_length=1)
+    quote: Quote | None = Field(None, description="the words the route's kind was read from")
     note: str | None = None
 
     @model_validator(mode="after")
@@ -161,10 +164,12 @@ def _dated(folder: Traversable, prefix: str) -> list[tuple[dt.date, dict[str, An
 
 def _validated(model: type[CdnTable] | type[RouteTable], raw: dict[str, Any], source: str) -> Any:
     try:
-        return model.model_validate(raw)
+        table = model.model_validate(raw)
     except ValidationError as error:
         field, message = validation_problem(error)
         raise InputError(message, source=source, field=field or "(top level)") from None
+    quotes.check(table, source)
+    return table
 
 
 @functools.cache

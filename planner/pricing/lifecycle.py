@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+from decimal import Decimal
 from importlib import resources
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from planner.errors import PricingError, validation_problem
+from planner.errors import InputError, PricingError, validation_problem
 from planner.files import load_yaml
-from planner.pricing.primitives import Status
+from planner.pricing import quotes as quoting
+from planner.pricing.primitives import Quote, Status
 
 
 class _Model(BaseModel):
@@ -68,7 +70,23 @@ class LifecycleRules(_Model):
     archive_tiers: list[ArchiveTier] = Field(
         default_factory=list, description="opt-in archive access tiers of a self-tiering class, colder last"
     )
+    quotes: dict[str, Quote] = Field(
+        default_factory=dict,
+        description="the words each figure was read from, by its field (min_age_days.standard-ia,"
+        " default_min_object_bytes, archive_tiers.0.min_days, ...)",
+    )
     note: str | None = None
+
+    def figures(self) -> dict[str, Decimal]:
+        """Every figure of the rules by dotted field: the ages, days and sizes a quote must give."""
+        found: dict[str, Decimal] = {"default_min_object_bytes": Decimal(self.default_min_object_bytes)}
+        for name in ("min_age_days", "min_days_in_source", "min_object_bytes"):
+            for key, value in getattr(self, name).items():
+                found[f"{name}.{key}"] = Decimal(value)
+        for index, tier in enumerate(self.archive_tiers):
+            found[f"archive_tiers.{index}.min_days"] = Decimal(tier.min_days)
+            found[f"archive_tiers.{index}.max_days"] = Decimal(tier.max_days)
+        return found
 
     @model_validator(mode="after")
     def _known_classes(self) -> LifecycleRules:
@@ -113,10 +131,17 @@ def _provider_rules(provider: str) -> ProviderLifecycle | None:
         return None
     raw = load_yaml(path.read_text(encoding="utf-8"), f"lifecycle_rules/{provider}.yaml", shipped=True)
     try:
-        return ProviderLifecycle.model_validate(raw)
+        rules = ProviderLifecycle.model_validate(raw)
     except ValidationError as error:
         field, message = validation_problem(error)
         raise PricingError(f"lifecycle_rules/{provider}.yaml: {field}: {message}") from None
+    for index, version in enumerate(rules.versions):
+        try:
+            source = f"lifecycle_rules/{provider}.yaml"
+            quoting.check_figures(version.figures(), version.quotes, source, f"versions.{index}.")
+        except InputError as error:
+            raise PricingError(str(error)) from None
+    return rules
 
 
 def lifecycle_rules(provider: str, day: dt.date) -> LifecycleRules:

@@ -6,12 +6,13 @@ beside its storage classes: billing units and rounding, fees and minimums, excha
 from __future__ import annotations
 
 import datetime as dt
+import re
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from planner.pricing.primitives import MAX_QUANTITY, OPERATIONS, Money, Price, Status, _Model
+from planner.pricing.primitives import MAX_QUANTITY, OPERATIONS, PRICE, Money, Price, Quote, Status, _Model
 from planner.pricing.storage_classes import EgressRules, StorageClass
 
 SCHEMA_VERSION = 1
@@ -21,6 +22,7 @@ class BucketFee(_Model):
     included: int = Field(ge=0, le=10**9, description="buckets included per account")
     price: Price = Field(ge=0, description="USD per bucket-month beyond the included count")
     status: Status | None = None
+    quote: Quote | None = Field(None, description="the words the price was read from")
 
 
 class Multipart(_Model):
@@ -104,11 +106,12 @@ class LineRounding(_Model):
 
     places: int = Field(2, ge=0, le=10, description="decimal places of a line item's amount on the invoice")
     mode: RoundingMode = "half-up"
-    minimum_charge: Annotated[Money, Field(ge=0, le=1)] | None = Field(
+    minimum_charge: Annotated[Money, Field(ge=0, le=1), PRICE] | None = Field(
         None, description="a line above zero but below this amount is billed as this amount (AWS: $0.01)"
     )
     status: Status
     source: str = Field(min_length=1)
+    quote: Quote | None = Field(None, description="the words the minimum was read from")
     note: str | None = None
 
 
@@ -120,6 +123,7 @@ class MonthlyFee(_Model):
     price: Price = Field(ge=0, description="in the table's currency per month")
     status: Status
     source: str = Field(min_length=1)
+    quote: Quote | None = Field(None, description="the words the price was read from")
     note: str | None = None
 
 
@@ -127,10 +131,55 @@ class ExchangeRate(_Model):
     """US dollars per unit of the table's currency, dated and cited: a non-USD table's prices are billed in
     USD at this rate (an override file gives another), each line showing both."""
 
-    usd_per_unit: Annotated[Decimal, Field(gt=0, le=1000)]
+    usd_per_unit: Annotated[Decimal, Field(gt=0, le=1000), PRICE]
     as_of: dt.date
     status: Status
     source: str = Field(min_length=1)
+    quote: Quote | None = Field(None, description="the words the rate was read from")
+
+
+class ErrorResponses(_Model):
+    """Which error responses the provider bills as requests (AWS: "no charge for 5xx errors", and since
+    August 2024 none for a 403 to a request from outside the account). A code is a status (``503``), a
+    class (``5xx``) or a status with a condition (``403-outside-account``); the most specific match decides,
+    and a code matched by neither list is billed like the request it answers."""
+
+    billed: list[str] = Field(default_factory=list, description="codes billed as the request they answer")
+    not_billed: list[str] = Field(default_factory=list, description="codes the provider does not bill")
+    status: Status
+    quote: Quote = Field(description="the words the rule was read from")
+    note: str | None = None
+
+    @field_validator("billed", "not_billed")
+    @classmethod
+    def _codes(cls, codes: list[str]) -> list[str]:
+        for code in codes:
+            if not _ERROR_CODE.match(code):
+                raise ValueError(f"{code!r} is not a status code, a class like 5xx, or a code with a condition")
+        return codes
+
+    @model_validator(mode="after")
+    def _once(self) -> ErrorResponses:
+        both = sorted(set(self.billed) & set(self.not_billed))
+        if both:
+            raise ValueError(f"{both[0]} is both billed and not billed")
+        return self
+
+    def bills(self, status: int, *, outside_account: bool = False) -> bool:
+        """Whether an attempt answered with ``status`` is billed (a success always is)."""
+        if status < 400:
+            return True
+        keys = [f"{status}-outside-account"] if outside_account else []
+        keys += [str(status), f"{status // 100}xx"]
+        for key in keys:
+            if key in self.not_billed:
+                return False
+            if key in self.billed:
+                return True
+        return True
+
+
+_ERROR_CODE = re.compile(r"^[45](?:[0-9]{2}|xx)(?:-[a-z][a-z-]*)?$")
 
 
 class Billing(_Model):
@@ -153,6 +202,9 @@ class Billing(_Model):
     base_fee: MonthlyFee | None = Field(None, description="a fixed charge each month (a subscription, a base price)")
     minimum_charge: MonthlyFee | None = Field(
         None, description="the month's charges are raised to at least this (Storj's $5 minimum)"
+    )
+    error_responses: ErrorResponses | None = Field(
+        None, description="which error responses are billed (none stated: every attempt is billed, and bills say so)"
     )
     status: Status | None = None
     note: str | None = None

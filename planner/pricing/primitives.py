@@ -9,11 +9,20 @@ engine), so a GB that is 10**9 bytes at one provider and 2**30 at another stays 
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from decimal import Decimal
 from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainSerializer, field_validator, model_validator
+
+
+class PriceMark:
+    """Marks a field as a price: the figure a quote must give (``planner.pricing.quotes`` finds them by it)."""
+
+
+PRICE = PriceMark()
 
 # Money and prices serialise as strings of decimal numbers: JSON numbers are floats to most readers.
 Money = Annotated[Decimal, PlainSerializer(lambda d: format(d, "f"), return_type=str, when_used="json")]
@@ -33,7 +42,7 @@ def _real_price(value: Decimal) -> Decimal:
     return value
 
 
-Price = Annotated[Money, Field(le=MAX_PRICE_USD), AfterValidator(_real_price)]
+Price = Annotated[Money, Field(le=MAX_PRICE_USD), AfterValidator(_real_price), PRICE]
 Quantity = Annotated[Decimal, Field(ge=0, le=MAX_QUANTITY)]
 ByteCount = Annotated[int, Field(ge=0, le=MAX_QUANTITY)]
 
@@ -87,6 +96,52 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+# The first reading date a quote may carry (S3 launched in March 2006) and the ops a derivation knows.
+FIRST_READING = dt.date(2006, 1, 1)
+_DERIVE = re.compile(r"^\s*(?:(?:[*/]\s*[0-9][0-9,]*(?:\.[0-9]+)?|round\s+[0-9]+|free)\s*)*$")
+
+
+class Quote(_Model):
+    """The words a figure was read from: a short passage of the source (a table row or a sentence, as the
+    page gives it), the address it was read at, the day it was read and, where the unit changes, how the
+    figure follows from the passage (``derive``: ``/ 1000`` for "$4.50 per million" priced per 1,000, ``* 730``
+    for an hourly rate priced per month, ``round 6``; ``free`` for a passage that says the thing costs
+    nothing). ``planner.pricing.quotes`` checks that the figure follows."""
+
+    text: str = Field(min_length=1, max_length=2000, description="the passage, quoted as the source words it")
+    url: str = Field(min_length=8, max_length=500, description="the address it was read at (a URL, or owner/repo:path)")
+    read: dt.date = Field(description="the day the passage was read")
+    derive: str | dict[str, str] | None = Field(
+        None,
+        description="how the figure follows from a number in the passage, or by field where a model has several"
+        " prices ({per_gb: '/ 1000'}): ops '/ N', '* N', 'round N' (half-up, N places), 'free'",
+    )
+    note: str | None = None
+
+    @field_validator("read")
+    @classmethod
+    def _plausible_day(cls, read: dt.date) -> dt.date:
+        latest = dt.date.today() + dt.timedelta(days=1)
+        if not FIRST_READING <= read <= latest:
+            raise ValueError(f"{read.isoformat()} is not a day a page was read (from {FIRST_READING} to {latest})")
+        return read
+
+    @field_validator("url")
+    @classmethod
+    def _address(cls, url: str) -> str:
+        if any(c.isspace() for c in url) or ("/" not in url and "." not in url):
+            raise ValueError(f"{url!r} is not an address (a URL, or owner/repo:path)")
+        return url
+
+    @field_validator("derive")
+    @classmethod
+    def _known_ops(cls, derive: str | dict[str, str] | None) -> str | dict[str, str] | None:
+        for ops in [derive] if isinstance(derive, str) else (derive or {}).values():
+            if not _DERIVE.match(ops):
+                raise ValueError(f"derive {ops!r}: ops are '/ N', '* N', 'round N' and 'free'")
+        return derive
+
+
 class Tier(_Model):
     """One slice of a marginal tier ladder: units above the previous bound up to ``up_to``."""
 
@@ -94,6 +149,7 @@ class Tier(_Model):
     price: Price = Field(description="USD per unit within this slice")
     status: Status | None = Field(None, description="how well this slice's price is sourced, if not as the whole")
     source: str | None = Field(None, description="where this price was read (an offer file's SKU and rate code)")
+    quote: Quote | None = Field(None, description="the words the price was read from")
 
 
 class TieredPrice(_Model):

@@ -10,7 +10,17 @@ from typing import Annotated
 
 from pydantic import Field, model_validator
 
-from planner.pricing.primitives import OPERATIONS, ByteCount, Price, Quantity, Status, TieredPrice, _check_unit, _Model
+from planner.pricing.primitives import (
+    OPERATIONS,
+    ByteCount,
+    Price,
+    Quantity,
+    Quote,
+    Status,
+    TieredPrice,
+    _check_unit,
+    _Model,
+)
 
 
 class EgressRules(_Model):
@@ -46,6 +56,7 @@ class RequestClass(_Model):
     )
     status: Status | None = None
     source: str | None = Field(None, description="where this price was read (an offer file's SKU and rate code)")
+    quote: Quote | None = Field(None, description="the words the price was read from")
     note: str | None = None
 
 
@@ -57,6 +68,7 @@ class RetrievalOption(_Model):
     time: str | None = Field(None, description="how long a retrieval takes, as the provider states it")
     status: Status | None = None
     source: str | None = Field(None, description="where this price was read (an offer file's SKU and rate code)")
+    quote: Quote | None = Field(None, description="the words the prices were read from")
 
 
 class Retrieval(_Model):
@@ -80,6 +92,7 @@ class ObjectOverhead(_Model):
     standard_rate_bytes: ByteCount = Field(description="bytes per object billed at `standard_rate_class` prices")
     standard_rate_class: str = Field(description="the class whose first-tier price the second part pays")
     status: Status | None = None
+    quote: Quote | None = Field(None, description="the words the overhead was read from")
 
 
 class Monitoring(_Model):
@@ -89,6 +102,7 @@ class Monitoring(_Model):
     per: int = Field(gt=0, le=10**9, description="objects the price is quoted for")
     min_object_bytes: ByteCount = Field(description="smaller objects are not monitored (and never move tier)")
     status: Status | None = None
+    quote: Quote | None = Field(None, description="the words the price was read from")
 
 
 class RequestPayload(_Model):
@@ -101,6 +115,7 @@ class RequestPayload(_Model):
     retrieval: Price = Field(ge=0, description="per unit of bytes read (GET)")
     status: Status
     source: str = Field(min_length=1)
+    quote: Quote | None = Field(None, description="the words the prices were read from")
     note: str | None = None
 
     @model_validator(mode="after")
@@ -118,12 +133,25 @@ class Replication(_Model):
     price: Price = Field(ge=0, description="per storage unit-month in each additional region")
     status: Status
     source: str = Field(min_length=1)
+    quote: Quote | None = Field(None, description="the words the price was read from")
     note: str | None = None
 
     @model_validator(mode="after")
     def _unit(self) -> Replication:
         _check_unit(self.unit, self.unit_bytes)
         return self
+
+
+class Redundancy(_Model):
+    """Where a class keeps an object's copies, as the provider states it: a class in one zone loses the
+    objects a zone's loss destroys (S3 One Zone-IA: "data stored in this storage class will be lost in the
+    event of Availability Zone destruction")."""
+
+    zones: int = Field(ge=1, le=10, description="availability zones (or independent facilities) holding copies")
+    regions: int = Field(1, ge=1, le=10, description="regions holding copies without the user's replication")
+    status: Status
+    quote: Quote = Field(description="the words the zones were read from")
+    note: str | None = None
 
 
 class StorageClass(_Model):
@@ -153,6 +181,10 @@ class StorageClass(_Model):
     compared_by_default: bool = Field(
         True, description="ranked when the workload names only the provider (false: only when asked for by name)"
     )
+    redundancy: Redundancy | None = Field(None, description="the zones and regions the class keeps copies in")
+    quotes: dict[str, Quote] = Field(
+        default_factory=dict, description="the words each access tier's price was read from, by access_tiers.<tier>"
+    )
     status: Status | None = None
     note: str | None = None
 
@@ -161,6 +193,9 @@ class StorageClass(_Model):
         unknown = set(self.access_tier_after_days) - set(self.access_tiers)
         if unknown:
             raise ValueError(f"access_tier_after_days names tiers that have no price: {', '.join(sorted(unknown))}")
+        stray = sorted(set(self.quotes) - {f"access_tiers.{tier}" for tier in self.access_tiers})
+        if stray:
+            raise ValueError(f"quotes.{stray[0]}: names no price (quotes are by access_tiers.<tier>)")
         seen: dict[str, str] = {}
         for group_id, ops in [(rc.id, rc.operations) for rc in self.requests] + [("free", self.free_operations)]:
             for op in ops:
