@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from planner.pricing.breakdown import CostBreakdown
     from planner.pricing.models import PriceTable
     from planner.pricing.usage import Usage
+    from planner.recording import PricedMix, Recording, price_mix, record
     from planner.sim import SimulationResult, WorkloadSimulation, simulate
     from planner.workload import Workload, load_workload
 
@@ -43,6 +44,10 @@ _EXPORTS: dict[str, str] = {
     "CostBreakdown": "planner.pricing.breakdown",
     "PriceTable": "planner.pricing.models",
     "Usage": "planner.pricing.usage",
+    "record": "planner.recording",
+    "Recording": "planner.recording",
+    "price_mix": "planner.recording",
+    "PricedMix": "planner.recording",
 }
 
 __all__ = [
@@ -53,8 +58,10 @@ __all__ = [
     "MigrationPlan",
     "PlannerError",
     "PriceTable",
+    "PricedMix",
     "PricingError",
     "Recommendation",
+    "Recording",
     "SimulationResult",
     "Usage",
     "Workload",
@@ -63,8 +70,10 @@ __all__ = [
     "estimate_cost",
     "estimate_migration",
     "load_workload",
+    "price_mix",
     "project_costs",
     "recommend",
+    "record",
     "simulate",
 ]
 

@@ -22,8 +22,10 @@ PUBLIC = {
     "MigrationPlan",
     "PlannerError",
     "PriceTable",
+    "PricedMix",
     "PricingError",
     "Recommendation",
+    "Recording",
     "SimulationResult",
     "Usage",
     "Workload",
@@ -32,8 +34,10 @@ PUBLIC = {
     "estimate_cost",
     "estimate_migration",
     "load_workload",
+    "price_mix",
     "project_costs",
     "recommend",
+    "record",
     "simulate",
 }
 

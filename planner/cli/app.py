@@ -17,7 +17,19 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from planner.cli import ingest, lifecycle, measure, migrate, plan, pricing, profiles, report, simulate, workloads
+from planner.cli import (
+    ingest,
+    lifecycle,
+    measure,
+    migrate,
+    plan,
+    pricing,
+    profiles,
+    record,
+    report,
+    simulate,
+    workloads,
+)
 from planner.cli.common import run
 from planner.cli.settings import Settings
 
@@ -92,6 +104,7 @@ app.add_typer(lifecycle.app)
 app.add_typer(migrate.app)
 app.add_typer(report.app)
 app.add_typer(workloads.app)
+app.add_typer(record.app)
 app.add_typer(measure.app, name="measure")
 app.add_typer(profiles.profiles_app, name="profiles")
 app.add_typer(pricing.app, name="pricing")

@@ -40,11 +40,14 @@ class _RequestLines(_BillLines):
             status = self.status(rc.status)
             unit = f"{rc.per:,} requests"
             used = self.usage.request_allowance_used.get(rc.id, 0) if rc.free_shared else 0
-            free = min(count, rules.request_allowance(rc, month_days, used))
+            days = self.usage.request_days
+            free = min(count, rules.request_allowance(rc, month_days, used, days))
             if rc.free_shared and free:
                 self.allowance_taken[rc.id] = free
             if free:
                 how = f"{rc.free_per_day:,} a day" if rc.free_per_day else f"{rc.free_per_month:,} a month"
+                if rc.free_per_day and days is not None and days < month_days:
+                    how += f" on the {days} day{'s' if days != 1 else ''} with requests"
                 if used:
                     how += f", {used:,} of them taken by the account's other classes"
                 self.add(
@@ -55,7 +58,7 @@ class _RequestLines(_BillLines):
                     ZERO,
                     status,
                 )
-            billable = rules.request_units(Decimal(count), rc, month_days, self.table.billing.round_up, used)
+            billable = rules.request_units(Decimal(count), rc, month_days, self.table.billing.round_up, used, days)
             if billable > 0:
                 ops = ", ".join(op for op in rc.operations if self.usage.requests.get(op))
                 self.add("requests", f"{rc.id} requests ({ops})", billable, unit, rc.price, status)

@@ -176,15 +176,26 @@ def monitored_objects(object_bytes: Q, count: Q, min_object_bytes: int) -> Q:
 # ----------------------------------------------------------------------------- requests and egress
 
 
-def request_allowance(requests: RequestClass, month_days: int, used_elsewhere: int = 0) -> int:
-    """Free requests of a class in a month: the monthly allowance plus the daily one over the month, less
-    what other classes of the account already took from it when it is one allowance for all of them."""
-    return max(0, requests.free_per_month + requests.free_per_day * month_days - used_elsewhere)
+def request_allowance(
+    requests: RequestClass, month_days: int, used_elsewhere: int = 0, request_days: int | None = None
+) -> int:
+    """Free requests of a class in a month: the monthly allowance plus the daily one over the days requests are
+    made (``request_days``; none: every day of the month), less what other classes of the account already took
+    from it when it is one allowance for all of them."""
+    days = month_days if request_days is None else min(request_days, month_days)
+    return max(0, requests.free_per_month + requests.free_per_day * days - used_elsewhere)
 
 
-def request_units(count: Q, requests: RequestClass, month_days: int, round_up: bool, used_elsewhere: int = 0) -> Q:
+def request_units(
+    count: Q,
+    requests: RequestClass,
+    month_days: int,
+    round_up: bool,
+    used_elsewhere: int = 0,
+    request_days: int | None = None,
+) -> Q:
     """Billed units (of ``per`` requests) after the allowance."""
-    free = request_allowance(requests, month_days, used_elsewhere)
+    free = request_allowance(requests, month_days, used_elsewhere, request_days)
     billable = maximum(count - scalar(count, free), scalar(count, 0))
     return units_of(billable, requests.per, round_up)
 

@@ -78,6 +78,13 @@ class Usage(_Model):
         description="days each restored copy of an archived object is kept (the restore request's Days; 1, the"
         " least a request takes, by default)",
     )
+    request_days: int | None = Field(
+        None,
+        ge=1,
+        le=31,
+        description="days of the month on which the requests are made (a run once a week: 4 or 5); a daily free"
+        " allowance counts only those days (none: requests every day)",
+    )
     month_days: int | None = Field(
         None,
         ge=28,
