@@ -333,8 +333,9 @@ def price_lifecycle(
         for month in range(horizon):
             day = add_months(start, month)
             month_table = catalog.table_for(provider, day, region)
-            if month:
-                cohorts.append(policy.new_cohort(month))
+            # each month's writes, the first month's too: objects written in month 1 that cross a rule's age
+            # in it (a 0-day rule at once) move, and their transitions are billed, in month 1
+            cohorts.append(policy.new_cohort(month))
             classes = policy.age_month(cohorts)
             cohorts = [c for c in cohorts if any(h.count for h in c.holdings)]
             result.append(_bill_month(policy, month_table, classes, month, day))

@@ -5,7 +5,10 @@ productFamily) and their on-demand terms (price dimensions: beginRange, endRange
 pricePerUnit.USD). ``import_offer`` maps the usage types it knows onto the table schema, one table
 per region, each price citing its rate code; what the offer file does not say (minimum durations and
 sizes, limits, billing units, request groups) comes from the default aws-s3 table in force on the
-offer's date, and a price the file lacks keeps that table's figure marked unverified. Usage types it
+offer's date, and a price the file lacks keeps that table's figure marked unverified (and unquoted). Each
+price the file gives is quoted from its price dimension: the ``description`` with the ``pricePerUnit`` and
+``unit`` beside it, the region file's address in the offer's version, the day of the import, and the
+scale from a price per request or object to the table's per 1,000 (``derive: '* 1000'``). Usage types it
 does not price (S3 Select, replication, Express One Zone...) are skipped and counted; a known usage
 type it cannot read (another unit, no USD price, gaps in a tier ladder, two SKUs at two prices) is
 refused with a one-line ``InputError``.
@@ -39,6 +42,8 @@ class _Step:
     end: Decimal | None
     price: Decimal
     rate_code: str
+    words: str = ""
+    """The price dimension as the file words it: its description, pricePerUnit and unit."""
 
 
 @dataclass(frozen=True)
@@ -50,9 +55,24 @@ class _Price:
     usagetype: str
     offer: str
     effective: dt.date | None
+    address: str = ""
+    read: dt.date | None = None
 
     def cite(self, step: _Step) -> str:
         return f"{self.offer} SKU {self.sku} ({self.usagetype}), rate {step.rate_code}"
+
+    def quote(self, step: _Step, scale: Decimal = Decimal(1)) -> dict[str, Any]:
+        """The words ``step`` was read from, as a table's ``quote``; ``scale`` takes the file's price per
+        request (or object) to the table's per 1,000."""
+        found: dict[str, Any] = {
+            "text": step.words,
+            "url": self.address,
+            "read": self.read or dt.date.today(),
+            "note": self.cite(step),
+        }
+        if scale != 1:
+            found["derive"] = f"* {_plain(scale)}"
+        return found
 
     def same(self, other: _Price) -> bool:
         return [(s.begin, s.end, s.price) for s in self.steps] == [(s.begin, s.end, s.price) for s in other.steps]
@@ -147,10 +167,13 @@ def _steps(sku: str, terms: Any, source: str, expected_units: tuple[str, ...], u
         usd = per_unit.get("USD")
         if usd is None:
             raise _fail(source, f"{usagetype}: no USD price (only USD tables are written)", at)
+        description = dimension.get("description")
+        said = f"{description} " if isinstance(description, str) and description.strip() else ""
+        words = f"{said}(pricePerUnit.USD {usd}, unit {unit})"[:1000]
         end_text = dimension.get("endRange", "Inf")
         end = None if end_text in ("Inf", "", None) else _decimal(end_text, source, f"{at}.endRange")
         begin = _decimal(dimension.get("beginRange", "0") or "0", source, f"{at}.beginRange")
-        steps.append(_Step(begin, end, _decimal(usd, source, f"{at}.pricePerUnit.USD"), str(rate_code)))
+        steps.append(_Step(begin, end, _decimal(usd, source, f"{at}.pricePerUnit.USD"), str(rate_code), words))
     steps.sort(key=lambda s: s.begin)
     if not steps:
         raise _fail(source, f"{usagetype}: the term has no price dimensions", where)
@@ -184,8 +207,18 @@ def _read_offer(offer: Any, source: str, expected_code: str) -> tuple[dict[str, 
     return products, terms, label
 
 
+OFFERS = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws"
+
+
+def _address(code: str, version: Any, region: str, source: str) -> str:
+    """The region file of the offer's version at AWS (where a version is given), else the file read."""
+    if isinstance(version, str) and re.fullmatch(r"[0-9]{14}", version) and _REGION_NAME.fullmatch(region):
+        return f"{OFFERS}/{code}/{version}/{region}/index.json"
+    return source if len(source) >= 8 and ("/" in source or "." in source) else f"{OFFERS}/{code}/current/{region}"
+
+
 def _collect(
-    offer: Any, source: str, expected_code: str, *, transfer: bool
+    offer: Any, source: str, expected_code: str, *, transfer: bool, read: dt.date | None = None
 ) -> tuple[dict[str, dict[Target, _Price]], int, dict[str, Any]]:
     """Every mapped price by region and target; the count of usage types skipped; the offer's header."""
     products, terms, label = _read_offer(offer, source, expected_code)
@@ -208,7 +241,8 @@ def _collect(
         if sku not in terms:
             raise _fail(source, f"{usagetype}: no on-demand term for SKU {sku}", "terms.OnDemand")
         price = _steps(sku, terms[sku], source, UNITS[target[0]], usagetype)
-        price = _Price(price.steps, price.sku, price.usagetype, label, price.effective)
+        address = _address(expected_code, offer.get("version"), region, source)
+        price = _Price(price.steps, price.sku, price.usagetype, label, price.effective, address, read)
         if target[0] == "egress" and all(step.price == 0 for step in price.steps):
             continue  # the free allowance's own SKU (same attributes, $0): the table states the allowance
         if target[0] == "inter_region":
@@ -243,9 +277,15 @@ def _tiers(price: _Price, scale: Decimal = Decimal(1)) -> list[dict[str, Any]]:
             "price": _plain(step.price * scale),
             "status": "verified-primary",
             "source": price.cite(step),
+            "quote": price.quote(step, scale),
         }
         for step in price.steps
     ]
+
+
+def _unquoted(tiers: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Tiers kept from the template: its quotes are of its own region's page, not this region's."""
+    return [{k: v for k, v in tier.items() if k != "quote"} for tier in tiers]
 
 
 def _plain(value: Decimal) -> Decimal:
@@ -402,6 +442,7 @@ def _price_egress(
             "note": "The price to most other regions (the commonest of the offer's per-destination prices).",
         }
     elif "inter_region" in egress:
+        egress["inter_region"]["tiers"] = _unquoted(egress["inter_region"]["tiers"])
         egress["inter_region"]["status"] = "unverified"
         egress["inter_region"]["note"] = f"Not in the offer files: {template.version}'s price."
         imported.from_defaults.append("inter-region transfer")
@@ -431,8 +472,11 @@ def _class_entry(
             for option_id, option in entry["retrieval"]["options"].items()
         }
         entry["retrieval"] = {**entry["retrieval"], "options": options}
+    entry.pop("quotes", None)
     if "access_tiers" in entry:
-        entry["access_tiers"] = _access_tiers(entry["access_tiers"], class_id, prices, source, inherited)
+        entry["access_tiers"], quotes = _access_tiers(entry["access_tiers"], class_id, prices, source, inherited)
+        if quotes:
+            entry["quotes"] = quotes
     if "monitoring" in entry:
         entry["monitoring"] = _monitoring(entry["monitoring"], prices.get(("monitoring", class_id, "")), source)
         if entry["monitoring"]["status"] == "unverified":
@@ -445,13 +489,14 @@ def _class_entry(
 def _request_group(
     group: dict[str, Any], price: _Price | None, template: PriceTable, source: str, inherited: list[str]
 ) -> dict[str, Any]:
-    group = {k: v for k, v in group.items() if k != "note"}
+    group = {k: v for k, v in group.items() if k not in ("note", "quote")}
     if price is None:
         group.update(status="unverified", source=f"not in the offer file: {template.version}'s price")
         inherited.append(f"{group['id']} requests")
     else:
         per_request, cite = _single(price, source, "a request price")
-        group.update(price=_plain(per_request * 1000), per=1000, status="verified-primary", source=cite)
+        quote = price.quote(price.steps[0], Decimal(1000))
+        group.update(price=_plain(per_request * 1000), per=1000, status="verified-primary", source=cite, quote=quote)
     return group
 
 
@@ -464,45 +509,66 @@ def _retrieval_option(
     source: str,
     inherited: list[str],
 ) -> dict[str, Any]:
-    option = dict(option)
+    option = {k: v for k, v in option.items() if k != "quote"}
     per_gb = prices.get(("retrieval", class_id, option_id))
     per_restore = prices.get(("retrieval_requests", class_id, option_id))
     cites = []
+    words = []
     if per_gb is not None:
         option["per_gb"], cite = _single(per_gb, source, "a retrieval price")
         option["per_gb"] = _plain(option["per_gb"])
         cites.append(cite)
+        words.append(per_gb.quote(per_gb.steps[0]))
     if per_restore is not None:
         value, cite = _single(per_restore, source, "a retrieval request price")
         option["per_1000_requests"] = _plain(value * 1000)
         cites.append(cite)
+        words.append(per_restore.quote(per_restore.steps[0], Decimal(1000)))
     missing = per_gb is None or (per_restore is None and option.get("per_1000_requests"))
     option["status"] = "unverified" if missing else "verified-primary"
     if missing:
         inherited.append(f"{option_id} retrieval")
         cites.append(f"otherwise {template.version}'s price")
+    else:
+        # per_gb's words first; a restore price's beside them, or none: the file prices no restore request
+        assert per_gb is not None
+        quote = words[0]
+        if per_restore is not None:
+            quote["text"] = f"{quote['text']} | {words[1]['text']}"
+            quote["note"] = f"{quote['note']}; {words[1]['note']}"
+            quote["derive"] = {"per_1000_requests": "* 1000"}
+        else:
+            quote["derive"] = {"per_1000_requests": "free"}
+            quote["note"] = f"{quote['note']}; the file prices no retrieval request for this class"
+        option["quote"] = quote
     option["source"] = "; ".join(cites)
     return option
 
 
 def _access_tiers(
     tiers: dict[str, Any], class_id: str, prices: dict[Target, _Price], source: str, inherited: list[str]
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The access tiers' prices from the offer (the template's where it has none) and the quotes of those
+    it gives, by ``access_tiers.<tier>``."""
     tiers = dict(tiers)
+    quotes = {}
     for tier_id in tiers:
         tier_price = prices.get(("access_tier", class_id, tier_id))
         if tier_price is None:
             inherited.append(f"{tier_id} access tier")
         else:
             tiers[tier_id] = _plain(_single(tier_price, source, "an access-tier price")[0])
-    return tiers
+            quotes[f"access_tiers.{tier_id}"] = tier_price.quote(tier_price.steps[0])
+    return tiers, quotes
 
 
 def _monitoring(monitoring: dict[str, Any], price: _Price | None, source: str) -> dict[str, Any]:
+    monitoring = {k: v for k, v in monitoring.items() if k != "quote"}
     if price is None:
         return {**monitoring, "status": "unverified"}
     per_object, _ = _single(price, source, "a monitoring price")
-    return {**monitoring, "price": _plain(per_object * monitoring["per"]), "status": "verified-primary"}
+    quote = price.quote(price.steps[0], Decimal(monitoring["per"]))
+    return {**monitoring, "price": _plain(per_object * monitoring["per"]), "status": "verified-primary", "quote": quote}
 
 
 def import_offer(
@@ -512,14 +578,16 @@ def import_offer(
     transfer_source: str | None = None,
     *,
     regions: list[str] | None = None,
+    read: dt.date | None = None,
 ) -> ImportResult:
     """Tables for every region the S3 offer prices (or only ``regions``), egress from the S3 offer or the
-    data-transfer offer. Raises InputError (one line) on what it cannot map."""
-    s3_prices, skipped, header = _collect(offer, offer_source, "AmazonS3", transfer=False)
+    data-transfer offer, each price quoted from its price dimension as read on ``read`` (default today).
+    Raises InputError (one line) on what it cannot map."""
+    s3_prices, skipped, header = _collect(offer, offer_source, "AmazonS3", transfer=False, read=read)
     sources = [_describe(header, "AmazonS3")]
     if transfer is not None:
         transfer_prices, skipped_transfer, transfer_header = _collect(
-            transfer, transfer_source or "--transfer", "AWSDataTransfer", transfer=True
+            transfer, transfer_source or "--transfer", "AWSDataTransfer", transfer=True, read=read
         )
         skipped += skipped_transfer
         sources.append(_describe(transfer_header, "AWSDataTransfer"))

@@ -68,6 +68,7 @@ class _StorageLines(_BillLines):
         if bins is not None:
             padding = self._minimum_object_size(bins)
             self._object_overhead(bins)
+            self._access_tier_overhead(bins)
             self._monitoring(bins)
         self._minimum_storage(Decimal(usage.stored_bytes) + padding)
 
@@ -161,6 +162,43 @@ class _StorageLines(_BillLines):
             Decimal(objects * overhead.standard_rate_bytes) / Decimal(standard.unit_bytes) * self.storage_scale,
             status,
         )
+
+    def _access_tier_overhead(self, bins: list[SizeBin]) -> None:
+        """The per-object overhead of the objects in an access tier that has one (S3 Intelligent-Tiering's
+        Archive Access and Deep Archive Access: "8 KB ... billed at S3 Standard storage rates and 32 KB ...
+        billed at S3 Glacier Flexible Retrieval and S3 Glacier Deep Archive storage rates"). A tier holds its
+        share of the monitored objects, as of their bytes: every monitored object alike."""
+        sc = self.storage_class
+        if not sc.access_tier_overhead:
+            return
+        least = sc.monitoring.min_object_bytes if sc.monitoring is not None else 0
+        monitored = Decimal(sum(b.count for b in bins if b.bytes >= least))
+        price = sc.storage
+        for tier_id, share in self.access_shares().items():
+            overhead = sc.access_tier_overhead.get(tier_id)
+            objects = monitored * share
+            if overhead is None or not objects:
+                continue
+            status = self.status(overhead.status)
+            count = _number(self.round(objects))
+            self.add(
+                "storage",
+                f"per-object overhead: {count} objects in the {tier_id} access tier x"
+                f" {overhead.class_rate_bytes:,} bytes at its rate",
+                self.round(objects * overhead.class_rate_bytes / Decimal(price.unit_bytes) * self.storage_scale),
+                price.unit,
+                sc.access_tiers[tier_id],
+                status,
+            )
+            standard = self.table.classes[overhead.standard_rate_class].storage
+            self.on_standard_tiers(
+                "storage",
+                f"per-object overhead: {count} objects in the {tier_id} access tier x"
+                f" {overhead.standard_rate_bytes:,} bytes",
+                overhead.standard_rate_class,
+                objects * overhead.standard_rate_bytes / Decimal(standard.unit_bytes) * self.storage_scale,
+                status,
+            )
 
     def _monitoring(self, bins: list[SizeBin]) -> None:
         """Intelligent-Tiering's monitoring and automation charge, per object large enough to monitor."""

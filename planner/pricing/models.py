@@ -288,6 +288,10 @@ class PriceTable(_Model):
             overhead = storage_class.object_overhead
             if overhead and overhead.standard_rate_class not in self.classes:
                 raise ValueError(f"classes.{class_id}.object_overhead: unknown class {overhead.standard_rate_class!r}")
+            for tier_id, tier_overhead in storage_class.access_tier_overhead.items():
+                if tier_overhead.standard_rate_class not in self.classes:
+                    where = f"classes.{class_id}.access_tier_overhead.{tier_id}"
+                    raise ValueError(f"{where}: unknown class {tier_overhead.standard_rate_class!r}")
         unknown = [c for c in self.limits.restore_required if c not in self.classes]
         if unknown:
             raise ValueError(f"limits.restore_required: unknown class {unknown[0]!r}")

@@ -169,6 +169,11 @@ class StorageClass(_Model):
     min_duration_days: int = Field(0, ge=0, le=36500, description="objects deleted sooner pay for the remaining days")
     min_object_bytes: ByteCount = Field(0, description="smaller objects are billed as this size")
     object_overhead: ObjectOverhead | None = None
+    access_tier_overhead: dict[str, ObjectOverhead] = Field(
+        default_factory=dict,
+        description="per-object overhead of each object in an access tier, its class_rate_bytes at that tier's price"
+        " (S3 Intelligent-Tiering's Archive Access and Deep Archive Access: 32 KB there and 8 KB at S3 Standard's)",
+    )
     monitoring: Monitoring | None = None
     requests: list[RequestClass] = Field(default_factory=list)
     free_operations: list[str] = Field(default_factory=list)
@@ -193,6 +198,9 @@ class StorageClass(_Model):
         unknown = set(self.access_tier_after_days) - set(self.access_tiers)
         if unknown:
             raise ValueError(f"access_tier_after_days names tiers that have no price: {', '.join(sorted(unknown))}")
+        unpriced = sorted(set(self.access_tier_overhead) - set(self.access_tiers))
+        if unpriced:
+            raise ValueError(f"access_tier_overhead names tiers that have no price: {', '.join(unpriced)}")
         stray = sorted(set(self.quotes) - {f"access_tiers.{tier}" for tier in self.access_tiers})
         if stray:
             raise ValueError(f"quotes.{stray[0]}: names no price (quotes are by access_tiers.<tier>)")

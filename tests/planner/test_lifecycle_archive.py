@@ -61,6 +61,8 @@ def _lines(cost: Any, month: int) -> dict[str, Decimal]:
 
 FREQUENT = "S3 Intelligent-Tiering storage (frequent access), first 51,200 GB-month"
 MONITORING = "monitoring and automation: 1,024,000 objects of at least 131,072 bytes"
+ARCHIVE_OVERHEAD = "per-object overhead: {objects} objects in the {tier} access tier x 32,768 bytes at its rate"
+STANDARD_OVERHEAD = "per-object overhead: {objects} objects in the {tier} access tier x 8,192 bytes at S3 Standard rate"
 
 
 def test_a_cold_tail_under_archive_access_at_90d_and_deep_archive_access_at_180d() -> None:
@@ -77,16 +79,25 @@ def test_a_cold_tail_under_archive_access_at_90d_and_deep_archive_access_at_180d
             MONITORING: D("2.56"),
         }
     # Months 4-6 (ages 90-180d): unread 90 days, straight to Archive Access (bypassing Archive Instant Access):
-    # 1,000 x $0.0036 = $3.60.
+    # 1,000 x $0.0036 = $3.60. Each archived object carries "8 KB ... (billed at S3 Standard storage rates) and
+    # 32 KB ... (billed at S3 Glacier Flexible Retrieval and S3 Glacier Deep Archive storage rates)"
+    # (aws.amazon.com/s3/pricing, Storage pricing footnote): 1,024,000 x 32,768 bytes = 31.25 GB x $0.0036 =
+    # $0.1125 -> $0.11, and 1,024,000 x 8,192 bytes = 7.8125 GB x $0.023 = $0.1797 -> $0.18.
+    assert D(1024000 * 32768) / 2**30 == D("31.25")
     for month in (4, 5, 6):
         assert _lines(cost, month) == {
             "S3 Intelligent-Tiering storage (archive access)": D("3.60"),
+            ARCHIVE_OVERHEAD.format(objects="1,024,000", tier="archive"): D("0.11"),
+            STANDARD_OVERHEAD.format(objects="1,024,000", tier="archive"): D("0.18"),
             MONITORING: D("2.56"),
         }
-    # Months 7-10 (ages 180-300d): Deep Archive Access, 1,000 x $0.00099 = $0.99.
+    # Months 7-10 (ages 180-300d): Deep Archive Access, 1,000 x $0.00099 = $0.99; overhead 31.25 GB x $0.00099 =
+    # $0.0309 -> $0.03 and 7.8125 GB x $0.023 -> $0.18.
     for month in (7, 8, 9, 10):
         assert _lines(cost, month) == {
             "S3 Intelligent-Tiering storage (deep-archive access)": D("0.99"),
+            ARCHIVE_OVERHEAD.format(objects="1,024,000", tier="deep-archive"): D("0.03"),
+            STANDARD_OVERHEAD.format(objects="1,024,000", tier="deep-archive"): D("0.18"),
             MONITORING: D("2.56"),
         }
     # Months 11-12 (ages 300d+): 50,000 reads on 1,024,000 objects, r = 0.048828125 reads per object a month;
@@ -113,10 +124,18 @@ def test_a_cold_tail_under_archive_access_at_90d_and_deep_archive_access_at_180d
             ),
             "restores from the Deep Archive Access tier: 37,302 objects, 39.11 GB, standard restore (within 12 hours;"
             " fee none)": D("0.00"),
+            # the objects in each archive tier as its share of the 1,024,000: 120,518.42 in Archive Access,
+            # 3.678 GB x $0.0036 = $0.013 -> $0.01 and 0.919 GB x $0.023 = $0.021 -> $0.02; 763,950.55 in Deep
+            # Archive Access, 23.314 GB x $0.00099 = $0.023 -> $0.02 and 5.829 GB x $0.023 = $0.134 -> $0.13
+            ARCHIVE_OVERHEAD.format(objects="120,518.424475", tier="archive"): D("0.01"),
+            STANDARD_OVERHEAD.format(objects="120,518.424475", tier="archive"): D("0.02"),
+            ARCHIVE_OVERHEAD.format(objects="763,950.545155", tier="deep-archive"): D("0.02"),
+            STANDARD_OVERHEAD.format(objects="763,950.545155", tier="deep-archive")
+            + ", first 51,200 GB-month (above the 0.919483 GB-month of S3 Standard billed before it)": D("0.13"),
         }
     assert (
         cost.month_totals()
-        == [D("25.58"), D("15.06"), D("15.06")] + [D("6.16")] * 3 + [D("3.55")] * 4 + [D("5.95")] * 2
+        == [D("25.58"), D("15.06"), D("15.06")] + [D("6.45")] * 3 + [D("3.76")] * 4 + [D("6.13")] * 2
     )
     assert cost.restored_tiers == ["archive_access", "deep_archive_access"]
 

@@ -22,6 +22,10 @@ TB = 10**12
 # Fields that document a table for people (shown by `planner pricing show`) rather than price it.
 DOCUMENTATION = {"sources", "notes", "note", "region", "effective_from_status", "free_scope", "time", "provider_name"}
 DOCUMENTATION |= {"source"}  # where a price was read (an offer file's SKU and rate code, a page)
+DOCUMENTATION |= {"quote", "quotes"}  # the words a figure was read from (the loader checks the figure follows)
+# Facts read outside a month's bill: a class's zones (durability constraints) and which error responses are
+# billed (the simulator's and ObjectStore's attempts).
+DOCUMENTATION |= {"redundancy", "error_responses"}
 # Read by the workload compiler (multipart part counts, object size checks), not by the bill.
 NOT_BILLING = {"limits", "schema_version", "provider", "currency", "effective_from", "label"}
 # The table-wide status is the fallback for figures without their own; every class states its own.
