@@ -34,6 +34,11 @@ NOT_BILLING |= {"status"}
 NOT_BILLING |= {"regions", "regional_folder"}
 # Which providers and classes a comparison ranks unasked is the recommendation's choice, not the bill's.
 DOCUMENTATION |= {"compared_by_default"}
+# The words a price was read from, and where a class keeps its copies: what a reader checks, not what a bill sums.
+DOCUMENTATION |= {"quote", "quotes", "redundancy"}
+# Which error responses are billed: read where attempts are counted (simulator, ObjectStore, migrate), not by a
+# month's bill of a usage; skipped like documentation here.
+DOCUMENTATION |= {"error_responses"}
 
 
 def probe_usages(table: PriceTable, class_id: str) -> list[Usage]:
