@@ -109,9 +109,16 @@ def test_a_lifecycle_move_into_coldline_pays_coldlines_class_a_rate() -> None:
         "GCS Coldline, ages 90d+: GCS Coldline storage": (D(1000), COLDLINE, D("4.00")),
         "GCS Coldline, ages 90d+: class-a requests (lifecycle-transition)": (D(1024), COLD_A, D("20.48")),
     }
-    # month 1: (1,000 - 5 free) x $0.020 = $19.90; month 2: 1,000 x $0.010 + 1,024 x $0.01 = $20.24;
-    # month 3: $10.00; month 4: $24.48; month 5: $4.00
-    assert STANDARD == D("0.020") and NEARLINE == D("0.010") and NEAR_A == D("0.01")
+    # month 2 (ages 30-90d): 1,000 GiB x $0.010 = $10.00; the move into Nearline, 1,024 x $0.01 = $10.24
+    month_2 = {i.description: (i.quantity, i.unit_price_usd, i.amount_usd) for i in cost.months[1].line_items}
+    assert month_2 == {
+        "GCS Nearline, ages 30-90d: GCS Nearline storage": (D(1000), NEARLINE, D("10.00")),
+        "GCS Nearline, ages 30-90d: class-a requests (lifecycle-transition)": (D(1024), NEAR_A, D("10.24")),
+    }
+    # month 1 (ages 0-30d): (1,000 - 5 Always Free) x $0.020 = $19.90
+    month_1 = [(i.description, i.quantity, i.unit_price_usd, i.amount_usd) for i in cost.months[0].line_items]
+    assert ("GCS Standard, ages 0-30d: GCS Standard storage", D(995), STANDARD, D("19.90")) in month_1
+    # months 1-5: $19.90, $20.24, $10.00 (Nearline alone), $24.48, $4.00
     assert cost.month_totals() == [D("19.90"), D("20.24"), D("10.00"), D("24.48"), D("4.00")]
 
 
