@@ -69,7 +69,7 @@ def test_gcs_standard_then_nearline_at_30_days_over_12_months() -> None:
 
 def test_gcs_nearline_at_30_days_then_coldline_at_90() -> None:
     # Coldline (us-central1): $0.004 per GiB-month ($0.000005479 per GiB-hour x 730), 90-day minimum; its Class A
-    # $0.10 per 10,000 (oneuptime.com 2026-02-17, unverified) is what each SetStorageClass into it pays.
+    # rate is what each SetStorageClass into it pays ($0.01 per 1,000 in gcs@2026-09-20, $0.02 from 2026-12-05).
     rules = [{"after": "30d", "to": "nearline"}, {"after": "90d", "to": "coldline"}]
     cost = price_lifecycle(_bucket(rules), "gcs", as_of=DEC_2026, months=5)
     # month 2: Nearline 1,000 GiB x $0.010 = $10.00 and 1,024,000 moves x $0.01 / 1,000 = $10.24
@@ -77,13 +77,15 @@ def test_gcs_nearline_at_30_days_then_coldline_at_90() -> None:
         "GCS Nearline, ages 30-90d: GCS Nearline storage": D("10.00"),
         "GCS Nearline, ages 30-90d: class-a requests (lifecycle-transition)": D("10.24"),
     }
-    # month 4 (ages 90-120d): Coldline 1,000 GiB x $0.004 = $4.00 and 1,024,000 moves x $0.01 / 1,000 = $10.24;
+    # month 4 (ages 90-120d, March 2027, priced by gcs@2026-12-05): Coldline 1,000 GiB x $0.004 = $4.00 and
+    # 1,024,000 moves x $0.02 / 1,000 = $20.48 (cloud.google.com/storage/pricing read 2026-12-05: "Coldline
+    # storage $0.02" Class A per 1,000, "billed at the Class A operation rate for Coldline storage");
     # the objects spent 60 days in Nearline, past its 30-day minimum: no early deletion
     assert _lines(cost, 4) == {
         "GCS Coldline, ages 90d+: GCS Coldline storage": D("4.00"),
-        "GCS Coldline, ages 90d+: class-a requests (lifecycle-transition)": D("10.24"),
+        "GCS Coldline, ages 90d+: class-a requests (lifecycle-transition)": D("20.48"),
     }
-    assert cost.month_totals() == [D("19.90"), D("20.24"), D("10.00"), D("14.24"), D("4.00")]
+    assert cost.month_totals() == [D("19.90"), D("20.24"), D("10.00"), D("24.48"), D("4.00")]
 
 
 def test_gcs_nearline_left_before_30_days_pays_the_rest() -> None:

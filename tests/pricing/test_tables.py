@@ -288,9 +288,10 @@ def test_every_version_states_its_providers_gb_and_tb(table: PriceTable) -> None
     binary = {"aws-s3", "wasabi", "gcs", "digitalocean-spaces", "oci"}  # GCS and Spaces quote GiB; OCI assumed
     expected = 2**30 if table.provider in binary else 10**9
     assert units.gb_bytes == expected and units.tb_bytes in (10**12, 2**40)
-    # AWS's GB is verified on its own FAQ, Storj's on its pricing page ("simple base 10 conversion"); the
-    # others' byte counts are not stated by any page read.
-    assert (units.status == Status.verified_primary) == (table.provider in ("aws-s3", "storj"))
+    # AWS's GB is verified on its own FAQ, Storj's on its pricing page ("simple base 10 conversion"), Google's
+    # from 2026-12-05 on its pricing page ("1 JEDEC GB is 2^30 bytes"); the others' are not stated by a page read.
+    google = table.provider == "gcs" and table.effective_from >= dt.date(2026, 12, 5)
+    assert (units.status == Status.verified_primary) == (table.provider in ("aws-s3", "storj") or google)
 
 
 def test_the_shipped_tables_read_the_same_with_libyaml() -> None:
