@@ -26,9 +26,7 @@ TiB = 2**40
 FIELD = ("gcs", "azure-blob", "tigris", "digitalocean-spaces", "hetzner", "storj", "scaleway", "akamai")
 
 
-def lines(
-    provider: str, storage_class: str, usage: Usage, day: dt.date = DAY
-) -> tuple[dict[str, Decimal], Decimal]:
+def lines(provider: str, storage_class: str, usage: Usage, day: dt.date = DAY) -> tuple[dict[str, Decimal], Decimal]:
     cost = bill(catalog.table_for(provider, day), storage_class, usage)
     return {item.description: item.amount_usd for item in cost.line_items if item.amount_usd}, cost.total_usd
 
