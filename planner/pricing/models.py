@@ -166,8 +166,9 @@ class ErrorResponses(_Model):
         return self
 
     def bills(self, status: int, *, outside_account: bool = False) -> bool:
-        """Whether an attempt answered with ``status`` is billed (a success always is)."""
-        if status < 400:
+        """Whether an attempt answered with ``status`` is billed (a success always is; a redirect or 304 is
+        unless the provider says otherwise, as Tigris does for 301, 304 and 307)."""
+        if status < 300:
             return True
         keys = [f"{status}-outside-account"] if outside_account else []
         keys += [str(status), f"{status // 100}xx"]
@@ -179,7 +180,7 @@ class ErrorResponses(_Model):
         return True
 
 
-_ERROR_CODE = re.compile(r"^[45](?:[0-9]{2}|xx)(?:-[a-z][a-z-]*)?$")
+_ERROR_CODE = re.compile(r"^[345](?:[0-9]{2}|xx)(?:-[a-z][a-z-]*)?$")
 
 
 class Billing(_Model):

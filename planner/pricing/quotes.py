@@ -27,8 +27,11 @@ from pydantic import BaseModel
 from planner.errors import InputError
 from planner.pricing.primitives import PriceMark, Quote
 
-# A number as a page writes it: 1,000 / 4.50 / .023 / 10 (a date's parts are numbers too, and harmless).
-_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d*\.\d+|\d+")
+# A number as a page writes it: 1,000 / 4.50 / .023 / 10 (a date's parts are numbers too, and harmless), or
+# with a decimal comma after a lone zero, as European pages write prices (Scaleway's "€0,0000165/GB/hour"): no
+# page groups thousands after a leading 0, so "0,0000165" is 0.0000165 and never 165.
+_NUMBER = re.compile(r"(?<![\d.,])0,\d+|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d*\.\d+|\d+")
+_DECIMAL_COMMA = re.compile(r"0,\d+")
 _WORDS = {
     "zero": 0,
     "one": 1,
@@ -58,9 +61,15 @@ _FREE = re.compile(
 
 def figures(text: str) -> list[Decimal]:
     """Every number the passage states, in digits or in words ("a single zone", "one million")."""
-    found = [Decimal(m.group().replace(",", "")) for m in _NUMBER.finditer(text)]
+    found = [_decimal(m.group()) for m in _NUMBER.finditer(text)]
     found += [Decimal(_WORDS[m.group().lower()]) for m in _WORD.finditer(text)]
     return found
+
+
+def _decimal(number: str) -> Decimal:
+    if _DECIMAL_COMMA.fullmatch(number):
+        return Decimal(number.replace(",", "."))
+    return Decimal(number.replace(",", ""))
 
 
 def derive(ops: str, figure: Decimal) -> Decimal:

@@ -13,7 +13,7 @@ import pytest
 from planner.costing.bills import estimate_cost
 from planner.workload import parse_workload
 
-DAY = dt.date(2026, 12, 1)
+DAY = dt.date(2026, 6, 30)  # the tiered prices, in force until Simplified pricing began on 2026-07-01
 
 
 @pytest.mark.parametrize(

@@ -35,7 +35,7 @@ def test_providers_all_ranks_every_provider_and_class_and_marks_unverified_price
     assert set(options) == every
     # GCS carries its first egress tier's price beyond 10 TiB, unverified: its options say so
     assert options[("gcs", "standard")]["price_status"] == "unverified"
-    assert options[("storj", "regional-workflows")]["price_status"] == "verified-primary"
+    assert options[("storj", "standard")]["price_status"] == "verified-primary"
     text = run_cli("recommend", EXAMPLE, "--providers", "all", "--no-simulate", "--as-of", DAY)
     gcs_rows = [line for line in text.out.splitlines() if re.match(r"\d+ +gcs ", line)]  # the ranking rows
     assert gcs_rows and all("*" in line for line in gcs_rows)  # "* = rests on an unverified price"
@@ -86,7 +86,7 @@ def test_pricing_list_shows_every_provider_with_its_sourcing(run_cli: Run) -> No
 
 def test_pricing_show_states_a_eur_tables_prices_fee_and_rate(run_cli: Run) -> None:
     out = run_cli("pricing", "show", "hetzner").out
-    assert "Monthly base fee: €4.99 (verified-secondary: " in out
+    assert "Monthly base fee: €6.49 (verified-secondary: " in out
     assert "Billed in USD at 1.1133 USD per EUR of 2026-10-28 (verified-secondary: " in out
-    assert "per TB-hour [1,000,000,000,000 bytes]: all: €0.0067" in out and "$" not in out.split("Sources:")[0]
+    assert "per TB-hour [1,000,000,000,000 bytes]: all: €0.0087" in out and "$" not in out.split("Sources:")[0]
     assert "Minimum monthly charge: $5.00 (verified-primary: " in run_cli("pricing", "show", "storj").out

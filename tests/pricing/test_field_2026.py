@@ -26,8 +26,8 @@ TiB = 2**40
 FIELD = ("gcs", "azure-blob", "tigris", "digitalocean-spaces", "hetzner", "storj", "scaleway", "akamai")
 
 
-def lines(provider: str, storage_class: str, usage: Usage) -> tuple[dict[str, Decimal], Decimal]:
-    cost = bill(catalog.table_for(provider, DAY), storage_class, usage)
+def lines(provider: str, storage_class: str, usage: Usage, day: dt.date = DAY) -> tuple[dict[str, Decimal], Decimal]:
+    cost = bill(catalog.table_for(provider, day), storage_class, usage)
     return {item.description: item.amount_usd for item in cost.line_items if item.amount_usd}, cost.total_usd
 
 
@@ -56,27 +56,27 @@ def test_akamai_subscription_includes_250_gb_and_1_tb_of_transfer() -> None:
 @pytest.mark.parametrize(
     ("month_days", "storage_usd", "total_usd"),
     [
-        # 3 TB for 744 h = 2,232 TB-h, 744 included; 1,488 x EUR 0.0067 = EUR 9.9696 x 1.1133 = $11.0991
-        (31, "11.10", "18.33"),
-        # the table's 30-day month: 720 h; 1,440 x EUR 0.0067 = EUR 9.648 x 1.1133 = $10.7411
-        (None, "10.74", "17.97"),
+        # 3 TB for 744 h = 2,232 TB-h, 744 included; 1,488 x EUR 0.0087 = EUR 12.9456 x 1.1133 = $14.4123
+        (31, "14.41", "23.31"),
+        # the table's 30-day month: 720 h; 1,440 x EUR 0.0087 = EUR 12.528 x 1.1133 = $13.9474
+        (None, "13.95", "22.85"),
     ],
 )
 def test_hetzner_bills_storage_by_the_hour_in_eur(month_days: int | None, storage_usd: str, total_usd: str) -> None:
-    # docs.hetzner.com overview: EUR 0.0067 per TB-hour beyond the 1 TB (max 744 TB-h) the base price includes;
-    # product page: EUR 4.99 base, EUR 1.00 per TB of traffic beyond 1 TB. ECB rate 1.1133 USD/EUR (2026-10-28).
+    # 2026-04-01 prices: "a base of €6.49 per month ... It includes 1 TB of storage and 1 TB of egress. Beyond
+    # that, storage is €0.0087 per TB-hour and egress €1 per TB". ECB rate 1.1133 USD/EUR (2026-10-28).
     usage = Usage(stored_bytes=3 * TB, egress_bytes=2500 * GB, month_days=month_days)
     cost = bill(catalog.table_for("hetzner", DAY), "standard", usage)
     by_category = {item.category: item for item in cost.line_items if item.amount_usd}
     assert by_category["storage"].amount_usd == Decimal(storage_usd)
     assert by_category["storage"].quantity == (1488 if month_days == 31 else 1440)
-    # the 1 TB-hour an hour the base price includes, worth EUR 0.0067 x 744 = EUR 4.9848 = $5.549578 in USD
+    # the 1 TB-hour an hour the base price includes, worth EUR 0.0087 x 744 = EUR 6.4728 = $7.206168 in USD
     if month_days == 31:
         free = [item.description for item in cost.line_items if item.category == "free_allowance"]
-        assert "worth $5.549578 off this bill" in free[0]
-    assert "(EUR 0.0067 per TB-hour at 1.1133 USD per EUR, 2026-10-28)" in by_category["storage"].description
+        assert "worth $7.206168 off this bill" in free[0]
+    assert "(EUR 0.0087 per TB-hour at 1.1133 USD per EUR, 2026-10-28)" in by_category["storage"].description
     assert by_category["egress"].amount_usd == Decimal("1.67")  # 1.5 TB x EUR 1.00 x 1.1133 = $1.66995
-    assert by_category["other"].amount_usd == Decimal("5.56")  # EUR 4.99 x 1.1133 = $5.5554
+    assert by_category["other"].amount_usd == Decimal("7.23")  # EUR 6.49 x 1.1133 = $7.225317
     assert cost.total_usd == Decimal(total_usd)
     # the rate is verified-secondary, so no line converted with it is verified-primary
     assert by_category["storage"].price_status == Status.verified_secondary
@@ -92,19 +92,21 @@ def test_a_users_exchange_rate_replaces_the_tables(tmp_path: Path) -> None:
     table = catalog.load_override(override, DAY)
     cost = bill(table, "standard", Usage(stored_bytes=TB))
     assert [(i.description, i.amount_usd) for i in cost.line_items if i.amount_usd] == [
-        ("monthly base fee (EUR 4.99 per month at 1.2 USD per EUR, 2026-12-04)", Decimal("5.99"))  # 4.99 x 1.20
+        ("monthly base fee (EUR 6.49 per month at 1.2 USD per EUR, 2026-12-04)", Decimal("7.79"))  # 6.49 x 1.20
     ]
     assert cost.line_items[-1].price_status == Status.unverified
 
 
 def test_storj_tiers_minimum_object_size_own_egress_and_the_5_dollar_minimum() -> None:
-    # storj tiered page (2025-11-01): Regional Workflows $10/TB-month, 1x egress included then $0.01/GB
-    items, total = lines("storj", "regional-workflows", Usage(stored_bytes=2 * TB, egress_bytes=3 * TB))
+    # storj tiered page (2025-11-01, in force until 2026-07-01): Regional Workflows $10/TB-month, 1x egress
+    # included then $0.01/GB
+    tiered = dt.date(2026, 6, 30)
+    items, total = lines("storj", "regional-workflows", Usage(stored_bytes=2 * TB, egress_bytes=3 * TB), tiered)
     assert items == {"Storj Regional Workflows storage": Decimal("20.00"), "internet egress": Decimal("10.00")}
     assert total == Decimal("30.00")  # above the $5 minimum: no minimum line
     # Active Archive: 100 kB minimum object size, $0.02/GB egress with no allowance, $6/TB-month
     usage = Usage(stored_bytes=50 * GB, object_sizes=[SizeBin(bytes=50_000, count=1_000_000)], egress_bytes=10 * GB)
-    items, total = lines("storj", "active-archive", usage)
+    items, total = lines("storj", "active-archive", usage, tiered)
     assert items == {
         "Storj Active Archive storage": Decimal("0.30"),  # 50 GB x $0.006
         "minimum billable object size: 1,000,000 objects under 100,000 bytes billed as that size": Decimal("0.30"),
@@ -113,15 +115,16 @@ def test_storj_tiers_minimum_object_size_own_egress_and_the_5_dollar_minimum() -
     }
     assert total == Decimal("5.00")
     # usage rounded up to a whole GB per tier total: 1.5 GB is billed as 2 GB
-    items, _ = lines("storj", "global-collaboration", Usage(stored_bytes=1_500_000_000))
+    items, _ = lines("storj", "global-collaboration", Usage(stored_bytes=1_500_000_000), tiered)
     assert items["Storj Global Collaboration storage"] == Decimal("0.03")  # 2 GB x $0.015
 
 
 def test_tigris_requests_free_tier_free_egress_and_replication() -> None:
     # tigrisdata.com/docs/pricing: Standard $0.02/GB-month (5 GB free), Class A $0.005 and Class B $0.0005 per
-    # 1,000 (10,000 and 100,000 free), no egress charge; site.tigrisdata.com/pricing: $0.02/GB-month a region
+    # 1,000 (10,000 and 100,000 free), no egress charge; site.tigrisdata.com/pricing: $0.02/GB-month a region.
+    # Tigris's GB is a GiB: "1 GiB = 2^30 bytes ... we refer to this as 'GB'"
     usage = Usage(
-        stored_bytes=100 * GB,
+        stored_bytes=100 * GiB,
         requests={"put": 1_000_000, "get": 10_000_000},
         egress_bytes=TB,
         replica_regions=2,
@@ -197,7 +200,7 @@ def test_s3_express_one_zone_is_the_faqs_example_1() -> None:
     ("provider", "storage_class", "usage"),
     [
         ("hetzner", "standard", {"stored_bytes": 3 * TB, "egress_bytes": 2 * TB}),
-        ("storj", "active-archive", {"stored_bytes": 10 * GB, "object_count": 1000, "egress_bytes": 10 * GB}),
+        ("storj", "standard", {"stored_bytes": 10 * GB, "object_count": 1000, "egress_bytes": 10 * GB}),
         ("digitalocean-spaces", "standard", {"stored_bytes": 300 * GiB}),
         ("tigris", "standard", {"stored_bytes": 100 * GB, "replica_regions": 2}),
         ("aws-s3", "express-one-zone", {"stored_bytes": GiB, "upload_bytes": 5 * GiB, "retrieval_bytes": 7 * GiB}),

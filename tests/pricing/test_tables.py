@@ -83,7 +83,8 @@ def probe_usages(table: PriceTable, class_id: str) -> list[Usage]:
                 )
             )
     # a calendar month of 31 days reads the days a storage price is for (billing.storage_period_days)
-    return [*usages, usages[-1].model_copy(update={"month_days": 31})]
+    # and an empty month, where a minimum monthly charge is all there is to bill (Storj)
+    return [*usages, usages[-1].model_copy(update={"month_days": 31}), Usage()]
 
 
 def outcome(table: PriceTable, class_id: str) -> list[str]:
@@ -108,7 +109,7 @@ def perturbations(value: Any) -> list[Any]:
     if isinstance(value, bool):
         return [not value]
     if isinstance(value, Status):
-        return [s for s in Status if s != value][:1]
+        return [s for s in Status if s != value]  # every other: a weaker status can show where a stronger cannot
     if isinstance(value, int | Decimal):
         return [value * 2 + 1, value + Decimal("0.5"), value / 2, value + 10**6]
     if isinstance(value, str):
@@ -285,13 +286,15 @@ def test_missing_override_file(tmp_path: Path) -> None:
 def test_every_version_states_its_providers_gb_and_tb(table: PriceTable) -> None:
     units = table.billing.units
     assert units is not None and units.sources
-    binary = {"aws-s3", "wasabi", "gcs", "digitalocean-spaces", "oci"}  # GCS and Spaces quote GiB; OCI assumed
+    # GCS and Spaces quote GiB, Tigris "measures storage in gibibytes (GiB, base-2)"; OCI assumed
+    binary = {"aws-s3", "wasabi", "gcs", "digitalocean-spaces", "oci", "tigris"}
     expected = 2**30 if table.provider in binary else 10**9
     assert units.gb_bytes == expected and units.tb_bytes in (10**12, 2**40)
-    # AWS's GB is verified on its own FAQ, Storj's on its pricing page ("simple base 10 conversion"), Google's
-    # from 2026-12-05 on its pricing page ("1 JEDEC GB is 2^30 bytes"); the others' are not stated by a page read.
+    # AWS's GB is verified on its own FAQ, Storj's and Tigris's on their pricing pages ("simple base 10
+    # conversion", "1 GiB = 2^30 bytes"), Google's from 2026-12-05 on its pricing page ("1 JEDEC GB is 2^30
+    # bytes"); the others' byte counts are not stated by any page read.
     google = table.provider == "gcs" and table.effective_from >= dt.date(2026, 12, 5)
-    assert (units.status == Status.verified_primary) == (table.provider in ("aws-s3", "storj") or google)
+    assert (units.status == Status.verified_primary) == (table.provider in ("aws-s3", "storj", "tigris") or google)
 
 
 def test_the_shipped_tables_read_the_same_with_libyaml() -> None:
