@@ -64,18 +64,27 @@ def stale_before(today: dt.date) -> dt.date:
     return today.replace(year=year, day=28) if (today.month, today.day) == (2, 29) else today.replace(year=year)
 
 
+class PriceReading(_Model):
+    """One price a bill rests on: its field in a table version and the day its quote was read (none: no quote)."""
+
+    table_version: str
+    field: str
+    read_on: dt.date | None
+
+
 class Freshness(_Model):
-    """When the prices some lines rest on were read, which readings are stale, and which have no quote."""
+    """When the prices some lines rest on were read, which readings are stale, and which prices have no quote."""
 
     judged_on: dt.date = Field(description="the day staleness was judged: a reading older than 12 months is stale")
     read_from: dt.date | None = Field(description="the oldest reading a line rests on (none: no quoted price)")
     read_to: dt.date | None = Field(description="the newest reading a line rests on")
-    stale: list[str] = Field(description="readings older than 12 months: 'VERSION FIELD (read DAY)'")
+    stale: list[PriceReading] = Field(description="readings older than 12 months, oldest first")
     unquoted_lines: int = Field(ge=0, description="lines resting on a price with no quote")
-    unquoted: list[str] = Field(description="the prices with no quote those lines rest on: 'VERSION FIELD'")
+    unquoted: list[PriceReading] = Field(description="the prices with no quote those lines rest on")
 
     @classmethod
     def of(cls, items: Iterable[LineItem], today: dt.date | None = None) -> Freshness:
+        """The freshness of ``items``' prices, judged on ``today`` (the day it is asked when omitted)."""
         day = today or dt.date.today()
         oldest_fresh = stale_before(day)
         read: dict[tuple[str, str], dt.date] = {}
@@ -91,14 +100,18 @@ class Freshness(_Model):
             else:
                 read[key] = item.price_read_on
         days = sorted(read.values())
-        stale = [f"{v} {f} (read {d})" for (v, f), d in sorted(read.items(), key=lambda e: e[1]) if d < oldest_fresh]
+        stale = [
+            PriceReading(table_version=version, field=field, read_on=on)
+            for (version, field), on in sorted(read.items(), key=lambda entry: entry[1])
+            if on < oldest_fresh
+        ]
         return cls(
             judged_on=day,
             read_from=days[0] if days else None,
             read_to=days[-1] if days else None,
             stale=stale,
             unquoted_lines=lines,
-            unquoted=[f"{v} {f}" for v, f in unquoted],
+            unquoted=[PriceReading(table_version=version, field=field, read_on=None) for version, field in unquoted],
         )
 
 

@@ -14,7 +14,9 @@ from planner.present.text.tables import (
     line_item_row,
     marked_usd,
     plain_number,
+    price_freshness,
     price_legends,
+    reading_cells,
     table,
     wrap_prose,
 )
@@ -71,8 +73,9 @@ def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None, width:
     """One month's line items and total."""
     if fmt == "csv":  # the line items alone, as numbers
         headers = ["category", "item", "quantity", "unit", "unit_price_usd", "amount_usd", "amount_unrounded_usd"]
+        readings = ["price_field", "price_read_on", "price_quoted", "price_stale"]
         return csv_text(
-            [*headers, "discount", "table_version", "price_status"],
+            [*headers, "discount", "table_version", "price_status", *readings],
             [
                 (
                     i.category,
@@ -85,6 +88,7 @@ def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None, width:
                     plain_number(i.discount),
                     i.table_version,
                     i.price_status,
+                    *reading_cells(i),
                 )
                 for i in bill.line_items
             ],
@@ -104,6 +108,7 @@ def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None, width:
         "",
         table(["category", "item", "quantity", "unit", "unit price", "amount"], rows, fmt, width=width),
         *price_legends((item.price_status.value for item in bill.line_items), width=width),
+        *price_freshness(bill.line_items, width=width),
     ]
     for assumption in bill.assumptions:
         parts.append(wrap_prose(f"assumed: {assumption}", "  ", width=width))
@@ -168,6 +173,7 @@ def projection(result: CostProjection, fmt: str, *, width: int | None = None) ->
                 width=width,
             ),
             *price_legends((item.price_status.value for item in items), width=width),
+            *price_freshness(items, width=width),
             *(
                 wrap_prose(f"assumed: {a}", "  ", width=width)
                 for a in (result.months[0].cost.assumptions if result.months else [])
