@@ -183,3 +183,16 @@ def test_pricing_show_gives_each_price_its_quote(
     lines = out.splitlines()
     assert f'- {STORAGE} = 0.006: "{LONG}" (https://acme.example/pricing, read {FRESH})' in lines
     assert f"- {PUTS} = 0.005: no quote" in lines
+
+
+def test_the_readme_commands_for_quotes_run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## How to read a quote") : readme.index("## Measuring an endpoint")]
+    commands = [line[len("$ planner ") :].split() for line in section.splitlines() if line.startswith("$ planner ")]
+    assert len(commands) == 2
+    for args in commands:
+        code, out, err = run(monkeypatch, capsys, *args)
+        assert (code, err) == (0, ""), args
+        assert out.splitlines()[0].startswith("table")  # the audit's header row (text and CSV alike)
