@@ -273,3 +273,21 @@ def test_the_report_says_when_its_prices_were_read(
     code, _, err = run(monkeypatch, capsys, "report", str(EXAMPLES / "web-assets.yaml"), "--out", str(out))
     assert code in (0, 1), err
     assert _says_when_prices_were_read(out.read_text())
+
+
+def test_a_projection_names_the_readings_of_all_its_months(
+    acme: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(yaml.safe_dump(WORKLOAD))
+    args = ["cost", str(path), "-p", "acme", "--as-of", "2026-06-01", "--months", "3"]
+    code, out, err = run(monkeypatch, capsys, *args, "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert (data["freshness"]["read_from"], data["freshness"]["unquoted_lines"]) == (
+        "2024-03-01",
+        3,
+    )  # a PUT line a month
+    assert all(m["cost"]["freshness"]["unquoted_lines"] == 1 for m in data["months"])
+    code, out, err = run(monkeypatch, capsys, *args)
+    assert out.splitlines()[-2:] == [FRESHNESS_LINE, f"3 lines rest on a price with no quote: {VERSION}: {PUTS}"]

@@ -20,7 +20,7 @@ from planner.present.text.tables import (
     table,
     wrap_prose,
 )
-from planner.pricing.breakdown import CostBreakdown, LineItem
+from planner.pricing.breakdown import CostBreakdown, Freshness, LineItem
 from planner.units import format_bytes
 
 if TYPE_CHECKING:  # the results' modules (and numpy behind them) only for the type checker: start-up
@@ -57,7 +57,7 @@ def breakdown_json(bill: CostBreakdown) -> str:
 
 def projection_json(result: CostProjection) -> str:
     """A projection as JSON with the sourcing of the weakest price beside each month's bill (by
-    category too) and beside the total."""
+    category too) and beside the total, and when the prices of all its months were read."""
     payload: dict[str, Any] = result.model_dump(mode="json")
     for shown, month in zip(payload["months"], result.months, strict=True):
         shown["cost"]["price_status"] = price_status(month.cost.line_items)
@@ -66,6 +66,7 @@ def projection_json(result: CostProjection) -> str:
             for category in month.cost.by_category()
         }
     payload["price_status"] = price_status(i for m in result.months for i in m.cost.line_items)
+    payload["freshness"] = Freshness.of(i for m in result.months for i in m.cost.line_items).model_dump(mode="json")
     return json.dumps(payload, indent=2)
 
 
