@@ -196,6 +196,8 @@ class _StorageLines(_BillLines):
                 price.unit,
                 sc.access_tiers[tier_id],
                 status,
+                field=f"{self.class_path}.access_tiers.{tier_id}",
+                quote=sc.quotes.get(f"access_tiers.{tier_id}"),
             )
             standard = self.table.classes[overhead.standard_rate_class].storage
             self.on_standard_tiers(
