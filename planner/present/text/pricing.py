@@ -284,7 +284,8 @@ def _summary_line(found: Summary) -> str:
     if oldest is None or oldest.quote is None:
         return f"{text}; no reading"
     stale = f"; {found.stale} reading{'' if found.stale == 1 else 's'} older than 12 months" if found.stale else ""
-    return f"{text}{stale}; oldest reading {oldest.quote.read} ({oldest.source} {oldest.field}, {oldest.age_days} days)"
+    days = f"{oldest.age_days} day{'' if oldest.age_days == 1 else 's'}"
+    return f"{text}{stale}; oldest reading {oldest.quote.read} ({oldest.source} {oldest.field}, {days})"
 
 
 def _cells(row: AuditRow, *, limit: int | None) -> tuple[Any, ...]:
