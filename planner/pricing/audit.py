@@ -200,7 +200,7 @@ def _route_rows(today: dt.date) -> Iterator[AuditRow]:
     yield from _priced(ROUTES, table, table.version, "USD", today)
 
 
-_AGE = re.compile(r"^\s*([0-9]{1,5})\s*([dmy])\s*$", re.IGNORECASE)
+_AGE = re.compile(r"([0-9]{1,5}) ?([dmy])", re.IGNORECASE)
 
 
 def _months_before(day: dt.date, months: int) -> dt.date:
@@ -219,7 +219,7 @@ def _months_before(day: dt.date, months: int) -> dt.date:
 
 def age_days(text: str, today: dt.date | None = None) -> int:
     """An age as ``--older-than`` gives it ("30d", "6m", "12m", "1y") in days back from ``today``."""
-    found = _AGE.match(text)
+    found = _AGE.fullmatch(text)
     if found is None:
         raise InputError(f"{text!r}: an age is a number of days, months or years (30d, 6m, 1y)", source="--older-than")
     count, unit = int(found.group(1)), found.group(2).lower()
