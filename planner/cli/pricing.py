@@ -1,4 +1,4 @@
-"""``planner pricing``: list, show, import and compare the versioned price tables."""
+"""``planner pricing``: list, show, import, compare and audit the versioned price tables."""
 
 # No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
@@ -21,7 +21,7 @@ from planner.cli.common import (
 from planner.cli.settings import settings
 from planner.errors import InputError
 
-app = typer.Typer(help="The versioned price tables: list, show and compare them.", no_args_is_help=True)
+app = typer.Typer(help="The versioned price tables: list, show, compare and audit them.", no_args_is_help=True)
 
 
 @app.command("list")
@@ -183,3 +183,32 @@ def pricing_diff(
             width=settings(ctx).width,
         )
     )
+
+
+@app.command("audit")
+def pricing_audit(
+    ctx: typer.Context,
+    provider: Annotated[
+        str | None, typer.Argument(help="a provider id, a CDN id or routes (default: every table)")
+    ] = None,
+    older_than: Annotated[
+        str | None,
+        typer.Option(
+            "--older-than",
+            help="only readings older than this (30d, 6m, 12m, 1y) and the prices with no quote, whose age is unknown",
+        ),
+    ] = None,
+    output: FormatOption = OutputFormat.table,
+) -> None:
+    """Every price in force today with its quote, address, day read, sourcing and age; a summary line."""
+    from planner.present.text.pricing import audit, audit_json
+    from planner.pricing import audit as auditing
+
+    today = dt.date.today()
+    days = auditing.age_days(older_than, today) if older_than is not None else None
+    rows = auditing.audit(provider, days, today)
+    found = auditing.summary(rows)
+    if output == OutputFormat.json:
+        typer.echo(audit_json(rows, found))
+        return
+    typer.echo(audit(rows, found, output.value, width=settings(ctx).width))

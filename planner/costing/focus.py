@@ -28,7 +28,11 @@ None); ``planner.present.text.focus`` writes them as CSV or Parquet. The convent
   issued or provisional invoice, and FOCUS requires null then.
 - planner's own columns are ``x_``-prefixed: ``x_OptionId`` (which option or side of a plan the row
   belongs to), ``x_TableVersion``, ``x_PriceStatus`` (verified-primary, verified-secondary or
-  unverified) and ``x_LineCategory`` (planner's category of the line: storage, egress, requests...).
+  unverified) and ``x_LineCategory`` (planner's category of the line: storage, egress, requests...);
+  ``x_PriceField`` (the field of the table version the unit price is), ``x_PriceReadOn`` (the day that
+  price's quote was read, YYYY-MM-DD), ``x_PriceQuoted`` (true, or false for a price with no quote) and
+  ``x_PriceStale`` (true for a reading older than 12 months on the day the rows are written); all four
+  null on a line at no price of a table (a free allowance).
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from typing import TypeAlias
 from planner.costing.bills import CostProjection, add_months
 from planner.errors import PricingError
 from planner.pricing import catalog
-from planner.pricing.breakdown import CostBreakdown, LineItem
+from planner.pricing.breakdown import CostBreakdown, LineItem, stale_before
 from planner.pricing.models import PriceTable
 
 FOCUS_VERSION = "1.2"
@@ -96,6 +100,10 @@ COLUMNS: tuple[str, ...] = (
     "x_TableVersion",
     "x_PriceStatus",
     "x_LineCategory",
+    "x_PriceField",
+    "x_PriceReadOn",
+    "x_PriceQuoted",
+    "x_PriceStale",
 )
 """Every column written, in order."""
 
@@ -295,8 +303,23 @@ def line_row(
         "x_TableVersion": item.table_version,
         "x_PriceStatus": item.price_status.value,
         "x_LineCategory": item.category,
+        **_reading(item),
     }
     return row
+
+
+def _reading(item: LineItem) -> FocusRow:
+    """The price a line rests on and when its quote was read (all null for a line at no price of a table)."""
+    if item.price_field is None:
+        return {"x_PriceField": None, "x_PriceReadOn": None, "x_PriceQuoted": None, "x_PriceStale": None}
+    read = item.price_read_on
+    stale = None if read is None else str(read < stale_before(dt.date.today())).lower()
+    return {
+        "x_PriceField": item.price_field,
+        "x_PriceReadOn": None if read is None else read.isoformat(),
+        "x_PriceQuoted": "true" if read is not None else "false",
+        "x_PriceStale": stale,
+    }
 
 
 def bill_rows(

@@ -9,10 +9,13 @@ engine. ``monthly_totals`` gives the lines before the invoice rounds them
 (``CostBreakdown.unrounded_total_usd``); ``monthly_bills`` rounds each line as the invoice does,
 so its totals are the engine's ``total_usd`` (a test holds it to the cent), and says where a
 free-egress policy is broken. Use it to explore; quote the exact engine's line items.
+``monthly_readings`` names the prices those lines rest on (field and quote's reading day), as the
+engine's lines name them; recording them costs each line a reference, nothing per point.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -22,9 +25,9 @@ import numpy.typing as npt
 
 from planner.errors import PricingError
 from planner.pricing import rules
+from planner.pricing.bill_lines import reading, tier_field
 from planner.pricing.models import PriceTable
-from planner.pricing.primitives import TieredPrice
-from planner.pricing.storage_classes import StorageClass
+from planner.pricing.primitives import Quote, TieredPrice
 
 Array = npt.NDArray[np.float64]
 
@@ -48,15 +51,22 @@ class _Lines:
 
     size: int
     usd_per_unit: Decimal | None = None  # a table priced in another currency is billed in USD at its rate
+    rate_quote: Quote | None = None
     amounts: list[Array] = field(default_factory=list)
+    readings: list[tuple[Array, str | None, dt.date | None]] = field(default_factory=list)
+    """Each line's units (or amount), the price's field and its quote's reading day, as the engine names them."""
 
-    def add(self, amount: Array) -> None:
+    def add(self, amount: Array, field: str, quote: Quote | None, units: Array | None = None) -> None:
+        """A line's amounts at the price in ``field`` (read from ``quote``); ``units`` where a zero price
+        still makes a line (a free tier), else the line is written where its amount is not zero."""
         self.amounts.append(rules.in_usd(amount, self.usd_per_unit))
+        price_field, read = reading(field, quote, self.rate_quote, self.usd_per_unit is not None)
+        self.readings.append((amount if units is None else units, price_field, read))
 
-    def tiered(self, quantity: Array, price: TieredPrice, extra_free: Array, round_up: bool) -> None:
+    def tiered(self, quantity: Array, price: TieredPrice, extra_free: Array, round_up: bool, path: str) -> None:
         free = rules.free_units(quantity, price, extra_free)
         for tier, _, units in rules.billed_tiers(quantity, price, free, round_up):
-            self.add(units * float(tier.price))
+            self.add(units * float(tier.price), tier_field(path, price, tier), tier.quote, units)
 
 
 def _lines(
@@ -90,46 +100,57 @@ def _lines(
     egress = _as_array(egress_bytes, size)
     retrieval = _as_array(retrieval_bytes, size)
     inter = _as_array(inter_region_bytes, size)
-    lines = _Lines(size, None if table.exchange_rate is None else table.exchange_rate.usd_per_unit)
-    standard_units = _storage_lines(lines, table, sc, stored, object_count)
+    rate = table.exchange_rate
+    lines = _Lines(size, None if rate is None else rate.usd_per_unit, None if rate is None else rate.quote)
+    standard_units = _storage_lines(lines, table, storage_class, stored, object_count)
     if deletions is not None and sc.min_duration_days:
-        _early_deletion_lines(lines, table, sc, deletions)
+        _early_deletion_lines(lines, table, storage_class, deletions)
     _request_lines(lines, table, storage_class, requests or {})
     if sc.retrieval is not None:
         option = sc.retrieval.options[sc.retrieval.default]
+        at = f"classes.{storage_class}.retrieval.options.{sc.retrieval.default}"
         round_up = table.billing.round_up
-        lines.add(rules.units_of(retrieval, sc.retrieval.unit_bytes, round_up) * float(option.per_gb))
+        units = rules.units_of(retrieval, sc.retrieval.unit_bytes, round_up)
+        lines.add(units * float(option.per_gb), f"{at}.per_gb", option.quote, units)
         if option.per_1000_requests:
             restores = _as_array(retrieval_requests, size)
-            lines.add(rules.units_of(restores, 1000, round_up) * float(option.per_1000_requests))
+            amount = rules.units_of(restores, 1000, round_up) * float(option.per_1000_requests)
+            lines.add(amount, f"{at}.per_1000_requests", option.quote)
     copy = table.limits.restored_copy
     if copy is not None and table.restore_required(storage_class):
         # each restore's copy kept the engine's default day, on the Standard tiers above the overhead
         copy_price = table.classes[copy.storage_class].storage
         copy_units = retrieval / float(copy_price.unit_bytes) / table.billing.month_days
-        _standard_tier_lines(lines, table, copy_price, standard_units, copy_units)
+        _standard_tier_lines(lines, table, copy.storage_class, standard_units, copy_units)
     egress_units = _transfer_lines(lines, table, storage_class, stored, egress, inter)
     fee = table.buckets
     if fee is not None and buckets > fee.included:
-        lines.add(np.full(size, float((buckets - fee.included) * fee.price)))
-    _payload_and_replication_lines(lines, table, sc, stored, retrieval, _as_array(upload_bytes, size), replica_regions)
-    if table.billing.base_fee is not None:
-        lines.add(np.full(size, float(table.billing.base_fee.price)))
+        lines.add(np.full(size, float((buckets - fee.included) * fee.price)), "buckets.price", fee.quote, np.ones(size))
+    written = _as_array(upload_bytes, size)
+    _payload_and_replication_lines(lines, table, storage_class, stored, retrieval, written, replica_regions)
+    base = table.billing.base_fee
+    if base is not None:
+        lines.add(np.full(size, float(base.price)), "billing.base_fee.price", base.quote, np.ones(size))
     return lines, egress_units
 
 
 def _payload_and_replication_lines(
-    lines: _Lines, table: PriceTable, sc: StorageClass, stored: Array, read: Array, written: Array, regions: int
+    lines: _Lines, table: PriceTable, class_id: str, stored: Array, read: Array, written: Array, regions: int
 ) -> None:
     """Charges per unit of request payload (S3 Express One Zone) and storage billed again in each extra region."""
     round_up = table.billing.round_up
+    sc = table.classes[class_id]
     payload = sc.request_payload
     if payload is not None:
-        lines.add(rules.units_of(written, payload.unit_bytes, round_up) * float(payload.upload))
-        lines.add(rules.units_of(read, payload.unit_bytes, round_up) * float(payload.retrieval))
-    if sc.replication is not None and regions:
-        units = rules.replicated_units(stored / float(sc.replication.unit_bytes), regions)
-        lines.add(rules.round_units(units, round_up) * float(sc.replication.price))
+        at = f"classes.{class_id}.request_payload"
+        units = rules.units_of(written, payload.unit_bytes, round_up)
+        lines.add(units * float(payload.upload), f"{at}.upload", payload.quote, units)
+        units = rules.units_of(read, payload.unit_bytes, round_up)
+        lines.add(units * float(payload.retrieval), f"{at}.retrieval", payload.quote, units)
+    replication = sc.replication
+    if replication is not None and regions:
+        units = rules.round_units(rules.replicated_units(stored / float(replication.unit_bytes), regions), round_up)
+        lines.add(units * float(replication.price), f"classes.{class_id}.replication.price", replication.quote, units)
 
 
 def _minimum_usd(table: PriceTable) -> float:
@@ -141,25 +162,31 @@ def _minimum_usd(table: PriceTable) -> float:
     return float(rules.in_usd(least.price, rate))
 
 
-def _standard_tier_lines(lines: _Lines, table: PriceTable, price: TieredPrice, start: Array, units: Array) -> Array:
+def _standard_tier_lines(lines: _Lines, table: PriceTable, class_id: str, start: Array, units: Array) -> Array:
     """Units billed on a Standard-rate class's tiers above ``start`` units already there, a line per tier."""
+    price = table.classes[class_id].storage
     for tier, _, amount in rules.ladder_slices(start, units, price.tiers):
-        lines.add(rules.round_units(amount, table.billing.round_up) * float(tier.price))
+        billed = rules.round_units(amount, table.billing.round_up)
+        lines.add(
+            billed * float(tier.price), tier_field(f"classes.{class_id}.storage", price, tier), tier.quote, billed
+        )
     return start + units
 
 
 def _storage_lines(
-    lines: _Lines, table: PriceTable, sc: StorageClass, stored: Array, object_count: npt.ArrayLike | None
+    lines: _Lines, table: PriceTable, class_id: str, stored: Array, object_count: npt.ArrayLike | None
 ) -> Array:
     """Storage and what is billed with it, as the engine writes them; the units it put on the
     Standard-rate class's tiers (S3 Glacier's 8 KB per object)."""
     round_up = table.billing.round_up
+    sc = table.classes[class_id]
     price = sc.storage
+    at, quote = f"classes.{class_id}.storage.tiers.0.price", price.tiers[0].quote
     scale = rules.hourly_scale(price.per_hour, table.billing.month_days)
     first = float(price.tiers[0].price)
     zero = np.zeros(lines.size)
     hourly_free = np.full(lines.size, float((price.free_per_hour or 0) * scale))
-    lines.tiered(stored / float(price.unit_bytes) * scale, price, hourly_free, round_up)
+    lines.tiered(stored / float(price.unit_bytes) * scale, price, hourly_free, round_up, f"classes.{class_id}.storage")
     padding = zero
     standard_units = zero
     if object_count is not None:
@@ -167,24 +194,30 @@ def _storage_lines(
         mean = np.floor(stored / np.where(count > 0, count, 1.0))  # the engine's one bin of the mean size
         if sc.min_object_bytes:
             padding = rules.padding_bytes(mean, count, sc.min_object_bytes)
-            lines.add(rules.units_of(padding * scale, price.unit_bytes, round_up) * first)
+            units = rules.units_of(padding * scale, price.unit_bytes, round_up)
+            lines.add(units * first, at, quote, units)
         if sc.object_overhead:
             overhead = sc.object_overhead
             standard = table.classes[overhead.standard_rate_class].storage
-            lines.add(rules.units_of(count * overhead.class_rate_bytes * scale, price.unit_bytes, round_up) * first)
+            units = rules.units_of(count * overhead.class_rate_bytes * scale, price.unit_bytes, round_up)
+            lines.add(units * first, at, quote, units)
             units = count * overhead.standard_rate_bytes / float(standard.unit_bytes)
-            standard_units = _standard_tier_lines(lines, table, standard, standard_units, units)
+            standard_units = _standard_tier_lines(lines, table, overhead.standard_rate_class, standard_units, units)
         if sc.monitoring:
             monitored = rules.monitored_objects(mean, count, sc.monitoring.min_object_bytes)
-            lines.add(rules.units_of(monitored, sc.monitoring.per, round_up) * float(sc.monitoring.price))
+            units = rules.units_of(monitored, sc.monitoring.per, round_up)
+            field_at = f"classes.{class_id}.monitoring.price"
+            lines.add(units * float(sc.monitoring.price), field_at, sc.monitoring.quote, units)
     if sc.minimum_billable_bytes:
         shortfall = rules.shortfall_bytes(stored + padding, sc.minimum_billable_bytes)
-        lines.add(rules.units_of(shortfall * scale, price.unit_bytes, round_up) * first)
+        units = rules.units_of(shortfall * scale, price.unit_bytes, round_up)
+        lines.add(units * first, at, quote, units)
     return standard_units
 
 
-def _early_deletion_lines(lines: _Lines, table: PriceTable, sc: StorageClass, deletions: Deletions) -> None:
+def _early_deletion_lines(lines: _Lines, table: PriceTable, class_id: str, deletions: Deletions) -> None:
     """Objects deleted before the class's minimum duration pay for the remaining days."""
+    sc = table.classes[class_id]
     assert sc.min_duration_days
     round_up, days = table.billing.round_up, table.billing.month_days
     price = sc.storage
@@ -192,11 +225,14 @@ def _early_deletion_lines(lines: _Lines, table: PriceTable, sc: StorageClass, de
     remaining = np.full(lines.size, float(sc.min_duration_days) - deletions.age_days)
     if remaining[0] > 0:
         deleted = _as_array(deletions.deleted_bytes, lines.size)
-        lines.add(rules.early_deletion_units(deleted, price.unit_bytes, remaining, days, round_up) * first)
+        at, quote = f"classes.{class_id}.storage.tiers.0.price", price.tiers[0].quote
+        units = rules.early_deletion_units(deleted, price.unit_bytes, remaining, days, round_up)
+        lines.add(units * first, at, quote, units)
         if sc.min_object_bytes:
             padded = _as_array(deletions.objects, lines.size) * sc.min_object_bytes
             short = np.where(padded > deleted, padded - deleted, 0.0)
-            lines.add(rules.early_deletion_units(short, price.unit_bytes, remaining, days, round_up) * first)
+            units = rules.early_deletion_units(short, price.unit_bytes, remaining, days, round_up)
+            lines.add(units * first, at, quote, units)
 
 
 def _request_lines(lines: _Lines, table: PriceTable, storage_class: str, requests: Mapping[str, npt.ArrayLike]) -> None:
@@ -210,12 +246,10 @@ def _request_lines(lines: _Lines, table: PriceTable, storage_class: str, request
         if op not in owner:
             raise PricingError(f"{table.version} {storage_class}: operation {op!r} is not priced and not free")
         counts[owner[op].id] = counts.get(owner[op].id, np.zeros(lines.size)) + _as_array(values, lines.size)
-    for rc in sc.requests:
+    for index, rc in enumerate(sc.requests):
         if rc.id in counts:
-            lines.add(
-                rules.request_units(counts[rc.id], rc, table.billing.month_days, table.billing.round_up)
-                * float(rc.price)
-            )
+            units = rules.request_units(counts[rc.id], rc, table.billing.month_days, table.billing.round_up)
+            lines.add(units * float(rc.price), f"classes.{storage_class}.requests.{index}.price", rc.quote, units)
 
 
 def _transfer_lines(
@@ -228,10 +262,12 @@ def _transfer_lines(
     egress_unit = float(egress_rules.internet.unit_bytes)
     egress_units = egress / egress_unit
     extra = rules.egress_extra_free(egress_rules, stored / egress_unit, table.billing.month_days, zero)
-    lines.tiered(egress_units, egress_rules.internet, extra, round_up)
+    own = table.classes[storage_class].egress is not None
+    path = f"classes.{storage_class}.egress.internet" if own else "egress.internet"
+    lines.tiered(egress_units, egress_rules.internet, extra, round_up, path)
     if table.egress.inter_region is not None:
         inter_units = inter / float(table.egress.inter_region.unit_bytes)
-        lines.tiered(inter_units, table.egress.inter_region, zero, round_up)
+        lines.tiered(inter_units, table.egress.inter_region, zero, round_up, "egress.inter_region")
     return egress_units
 
 
@@ -314,3 +350,47 @@ def monthly_bills(
         stored_units = _as_array(stored_bytes, lines.size) / float(table.egress_for(storage_class).internet.unit_bytes)
         breaks = np.asarray(rules.exceeds_multiple(egress_units, multiple, stored_units), dtype=bool)
     return total, breaks
+
+
+def monthly_readings(
+    table: PriceTable,
+    storage_class: str,
+    *,
+    stored_bytes: npt.ArrayLike,
+    egress_bytes: npt.ArrayLike = 0.0,
+    object_count: npt.ArrayLike | None = None,
+    requests: Mapping[str, npt.ArrayLike] | None = None,
+    retrieval_bytes: npt.ArrayLike = 0.0,
+    retrieval_requests: npt.ArrayLike = 0.0,
+    inter_region_bytes: npt.ArrayLike = 0.0,
+    deletions: Deletions | None = None,
+    buckets: int = 1,
+    upload_bytes: npt.ArrayLike = 0.0,
+    replica_regions: int = 0,
+) -> dict[str, dt.date | None]:
+    """The prices the bills of these points rest on, by field (in ``table``), with their quotes' reading days
+    (None: no quote): every price a line is written at in some point's bill, as the engine's line items
+    name them (``LineItem.price_field``, ``price_read_on``), the minimum monthly charge where it raises one."""
+    lines, _ = _lines(
+        table,
+        storage_class,
+        stored_bytes=stored_bytes,
+        egress_bytes=egress_bytes,
+        object_count=object_count,
+        requests=requests,
+        retrieval_bytes=retrieval_bytes,
+        retrieval_requests=retrieval_requests,
+        inter_region_bytes=inter_region_bytes,
+        deletions=deletions,
+        buckets=buckets,
+        upload_bytes=upload_bytes,
+        replica_regions=replica_regions,
+    )
+    found = {name: read for units, name, read in lines.readings if name is not None and np.any(units > 0)}
+    least = table.billing.minimum_charge
+    if least is not None and np.any(sum(lines.amounts, np.zeros(lines.size)) < _minimum_usd(table)):
+        rate = table.exchange_rate
+        rated = rate is not None
+        name, read = reading("billing.minimum_charge.price", least.quote, rate.quote if rate else None, rated)
+        found[str(name)] = read
+    return found

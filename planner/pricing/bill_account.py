@@ -7,7 +7,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from planner.pricing import rules
-from planner.pricing.bill_lines import ZERO, _BillLines, _number, _worst, round_line
+from planner.pricing.bill_lines import ZERO, _BillLines, _number, _worst, reading, round_line
 from planner.pricing.breakdown import LineItem
 from planner.pricing.models import PriceTable
 from planner.pricing.primitives import Status
@@ -20,7 +20,16 @@ class _AccountLines(_BillLines):
         """A fixed charge each month (a subscription or base price; what it includes is the prices' free units)."""
         fee = self.table.billing.base_fee
         if fee is not None:
-            self.add("other", "monthly base fee", Decimal(1), "month", fee.price, self.status(fee.status))
+            self.add(
+                "other",
+                "monthly base fee",
+                Decimal(1),
+                "month",
+                fee.price,
+                self.status(fee.status),
+                field="billing.base_fee.price",
+                quote=fee.quote,
+            )
 
     def minimum_charge(self) -> None:
         """Raise the month's charges to the table's minimum (Storj: "$5 minimum monthly fee")."""
@@ -39,6 +48,8 @@ class _AccountLines(_BillLines):
             "bucket-month",
             fee.price,
             self.status(fee.status),
+            field="buckets.price",
+            quote=fee.quote,
         )
 
 
@@ -69,6 +80,9 @@ def with_minimum_charge(table: PriceTable, items: list[LineItem], status: Status
     )
     if rate is not None:
         status = _worst(status, rate.status)
+    field, read_on = reading(
+        "billing.minimum_charge.price", least.quote, rate.quote if rate is not None else None, rate is not None
+    )
     return [
         *items,
         LineItem(
@@ -81,5 +95,7 @@ def with_minimum_charge(table: PriceTable, items: list[LineItem], status: Status
             amount_unrounded_usd=rules.minimum_shortfall(unrounded, minimum_usd),
             table_version=table.version,
             price_status=status,
+            price_field=field,
+            price_read_on=read_on,
         ),
     ]

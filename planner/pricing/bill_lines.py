@@ -4,18 +4,21 @@
 requests, retrieval and egress, account charges: ``bill_storage``, ``bill_requests``,
 ``bill_retrieval``, ``bill_account``) add their lines through ``add``, ``tiered`` and
 ``on_standard_tiers``: the table's currency at its exchange rate, negotiated discounts, tier
-ladders, free allowances and the invoice's rounding of each line.
+ladders, free allowances and the invoice's rounding of each line. Each line names the price it rests on
+(its field in the table and the quote's reading day, ``LineItem.price_field`` and ``price_read_on``): a
+part passes ``field`` and ``quote`` to ``add``, and ``tiered`` finds each tier's from the ladder's ``path``.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from decimal import Decimal
 
 from planner.pricing import rules
 from planner.pricing.breakdown import LineItem, PolicyBreach
 from planner.pricing.models import PriceTable
-from planner.pricing.primitives import Status, Tier, TieredPrice
+from planner.pricing.primitives import Quote, Status, Tier, TieredPrice
 from planner.pricing.storage_classes import StorageClass
 from planner.pricing.usage import Usage
 
@@ -43,6 +46,26 @@ _STRENGTH = {Status.verified_primary: 2, Status.verified_secondary: 1, Status.un
 def _worst(a: Status, b: Status) -> Status:
     """The weaker of two sourcings: a price converted at an unverified rate is unverified."""
     return a if _STRENGTH[a] <= _STRENGTH[b] else b
+
+
+def tier_field(path: str, price: TieredPrice, tier: Tier) -> str:
+    """The field of ``tier``'s price in a ladder at ``path``: ``classes.standard.storage.tiers.0.price``."""
+    index = next(i for i, t in enumerate(price.tiers) if t is tier)
+    return f"{path}.tiers.{index}.price"
+
+
+def reading(
+    field: str | None, quote: Quote | None, rate_quote: Quote | None = None, rated: bool = False
+) -> tuple[str | None, dt.date | None]:
+    """A line's price field and reading day; a price converted at the table's exchange rate rests on both
+    figures: the field names both, the day is the older reading (none when either has no quote)."""
+    if field is None:
+        return None, None
+    read = quote.read if quote is not None else None
+    if not rated:
+        return field, read
+    both = None if read is None or rate_quote is None else min(read, rate_quote.read)
+    return f"{field} + exchange_rate.usd_per_unit", both
 
 
 _DEFAULT_ROUNDING = "to the cent, half-up (the provider states no rule; assumed)"
@@ -87,6 +110,16 @@ class _BillLines:
             if candidate is not None:
                 return candidate
         return Status.unverified
+
+    @property
+    def class_path(self) -> str:
+        """Where the class's prices are in the table: ``classes.<id>``."""
+        return f"classes.{self.storage_class_id}"
+
+    @property
+    def first_tier_field(self) -> str:
+        """The field of the class's first storage tier, the price minimums and overheads bill at."""
+        return f"{self.class_path}.storage.tiers.0.price"
 
     def round(self, quantity: Decimal) -> Decimal:
         return rules.round_units(quantity, self.table.billing.round_up)
@@ -135,9 +168,16 @@ class _BillLines:
         unit: str,
         unit_price: Decimal,
         status: Status,
+        *,
+        field: str | None = None,
+        quote: Quote | None = None,
     ) -> None:
-        """A line at ``unit_price`` in the table's currency, billed in USD (at the table's rate, both shown)."""
+        """A line at ``unit_price`` in the table's currency, billed in USD (at the table's rate, both shown);
+        ``field`` is the price's field in the table (none: no price of the table, a free allowance) and
+        ``quote`` the words it was read from."""
         rate = self.table.exchange_rate
+        rated = rate is not None and bool(unit_price)
+        price_field, read_on = reading(field, quote, rate.quote if rate is not None else None, rated)
         if rate is not None and unit_price:
             description = (
                 f"{description} ({self.table.currency} {_number(unit_price)} per {unit} at "
@@ -162,6 +202,8 @@ class _BillLines:
                 discount=discount or None,
                 table_version=self.table.version,
                 price_status=status,
+                price_field=price_field,
+                price_read_on=read_on,
             )
         )
 
@@ -172,10 +214,12 @@ class _BillLines:
         price: TieredPrice,
         quantity: Decimal,
         *,
+        path: str,
         extra_free: Decimal = ZERO,
         free_label: str = "free allowance",
     ) -> None:
-        """Bill a quantity on a tiered price, after its free allowance (and any extra free units).
+        """Bill a quantity on a tiered price (at ``path`` in the table), after its free allowance (and any
+        extra free units).
 
         Where the free units sit follows the table: before the tiers (the tier bounds count only the
         units beyond the allowance) or inside the first tier (the bounds count every unit).
@@ -202,7 +246,14 @@ class _BillLines:
         for amount, tier, lower in slices:
             where = "" if single else _tier_range(price, tier, lower)
             self.add(
-                category, f"{label}{where}", amount, price.unit, tier.price, self.status(tier.status, price.status)
+                category,
+                f"{label}{where}",
+                amount,
+                price.unit,
+                tier.price,
+                self.status(tier.status, price.status),
+                field=tier_field(path, price, tier),
+                quote=tier.quote,
             )
 
     def on_standard_tiers(self, category: str, label: str, class_id: str, units: Decimal, status: Status) -> None:
@@ -232,4 +283,6 @@ class _BillLines:
                 price.unit,
                 tier.price,
                 self.status(status, tier.status),
+                field=tier_field(f"classes.{class_id}.storage", price, tier),
+                quote=tier.quote,
             )

@@ -33,7 +33,7 @@ class _RequestLines(_BillLines):
         for op, count in free_ops.items():
             self.add("requests", f"{op} requests: free", Decimal(count), "requests", ZERO, self.status())
         month_days = self.month_days
-        for rc in sc.requests:
+        for index, rc in enumerate(sc.requests):
             count = by_class.get(rc.id, 0)
             if not count:
                 continue
@@ -61,7 +61,16 @@ class _RequestLines(_BillLines):
             billable = rules.request_units(Decimal(count), rc, month_days, self.table.billing.round_up, used, days)
             if billable > 0:
                 ops = ", ".join(op for op in rc.operations if self.usage.requests.get(op))
-                self.add("requests", f"{rc.id} requests ({ops})", billable, unit, rc.price, status)
+                self.add(
+                    "requests",
+                    f"{rc.id} requests ({ops})",
+                    billable,
+                    unit,
+                    rc.price,
+                    status,
+                    field=f"{self.class_path}.requests.{index}.price",
+                    quote=rc.quote,
+                )
 
     def request_payload(self) -> None:
         """Charges per unit of the bytes requests carry (S3 Express One Zone's upload and retrieval per GB)."""
@@ -83,4 +92,6 @@ class _RequestLines(_BillLines):
                     payload.unit,
                     price,
                     status,
+                    field=f"{self.class_path}.request_payload.{what}",
+                    quote=payload.quote,
                 )

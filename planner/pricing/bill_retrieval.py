@@ -34,7 +34,14 @@ class _RetrievalLines(_BillLines):
                 Decimal(usage.retrieval_bytes), sc.retrieval.unit_bytes, self.table.billing.round_up
             )
             self.add(
-                "retrieval", f"{sc.name} data retrieval ({name})", quantity, sc.retrieval.unit, option.per_gb, status
+                "retrieval",
+                f"{sc.name} data retrieval ({name})",
+                quantity,
+                sc.retrieval.unit,
+                option.per_gb,
+                status,
+                field=f"{self.class_path}.retrieval.options.{name}.per_gb",
+                quote=option.quote,
             )
         if usage.retrieval_requests and option.per_1000_requests:
             self.add(
@@ -44,6 +51,8 @@ class _RetrievalLines(_BillLines):
                 "1,000 requests",
                 option.per_1000_requests,
                 status,
+                field=f"{self.class_path}.retrieval.options.{name}.per_1000_requests",
+                quote=option.quote,
             )
 
     def restored_copies(self) -> None:
@@ -109,11 +118,13 @@ class _RetrievalLines(_BillLines):
             labels.append(f"{_number(egress_rules.free_per_day)} {price.unit} a day")
         if price.free_per_month:
             labels.append(f"{_number(price.free_per_month)} {price.unit} a month")
+        own = self.storage_class.egress is not None
         self.tiered(
             "egress",
             "internet egress",
             price,
             quantity,
+            path=f"{self.class_path}.egress.internet" if own else "egress.internet",
             extra_free=extra,
             free_label="free allowance" + (f" ({', '.join(labels)})" if labels else ""),
         )
@@ -127,5 +138,9 @@ class _RetrievalLines(_BillLines):
             return
         price = egress_rules.inter_region
         self.tiered(
-            "transfer", "inter-region transfer", price, Decimal(usage.inter_region_bytes) / Decimal(price.unit_bytes)
+            "transfer",
+            "inter-region transfer",
+            price,
+            Decimal(usage.inter_region_bytes) / Decimal(price.unit_bytes),
+            path="egress.inter_region",
         )

@@ -101,6 +101,7 @@ class _StorageLines(_BillLines):
             label + self.period_note,
             price,
             frequent / unit_bytes * self.storage_scale,
+            path=f"{self.class_path}.storage",
             extra_free=hourly_free,
         )
         for tier_id, tier_b in tier_bytes.items():
@@ -112,6 +113,8 @@ class _StorageLines(_BillLines):
                     price.unit,
                     sc.access_tiers[tier_id],
                     self.status(price.status),
+                    field=f"{self.class_path}.access_tiers.{tier_id}",
+                    quote=sc.quotes.get(f"access_tiers.{tier_id}"),
                 )
 
     def _minimum_object_size(self, bins: list[SizeBin]) -> Decimal:
@@ -134,6 +137,8 @@ class _StorageLines(_BillLines):
                 price.unit,
                 price.tiers[0].price,
                 self.status(price.status),
+                field=self.first_tier_field,
+                quote=price.tiers[0].quote,
             )
         return padding
 
@@ -153,6 +158,8 @@ class _StorageLines(_BillLines):
             price.unit,
             price.tiers[0].price,
             status,
+            field=self.first_tier_field,
+            quote=price.tiers[0].quote,
         )
         standard = self.table.classes[overhead.standard_rate_class].storage
         self.on_standard_tiers(
@@ -189,6 +196,8 @@ class _StorageLines(_BillLines):
                 price.unit,
                 sc.access_tiers[tier_id],
                 status,
+                field=f"{self.class_path}.access_tiers.{tier_id}",
+                quote=sc.quotes.get(f"access_tiers.{tier_id}"),
             )
             standard = self.table.classes[overhead.standard_rate_class].storage
             self.on_standard_tiers(
@@ -215,6 +224,8 @@ class _StorageLines(_BillLines):
                 f"{monitoring.per:,} objects",
                 monitoring.price,
                 self.status(monitoring.status),
+                field=f"{self.class_path}.monitoring.price",
+                quote=monitoring.quote,
             )
 
     def _minimum_storage(self, billed_bytes: Decimal) -> None:
@@ -233,6 +244,8 @@ class _StorageLines(_BillLines):
                 price.unit,
                 price.tiers[0].price,
                 self.status(price.status),
+                field=self.first_tier_field,
+                quote=price.tiers[0].quote,
             )
 
     def early_deletion(self) -> None:
@@ -270,6 +283,8 @@ class _StorageLines(_BillLines):
                 price.unit,
                 price.tiers[0].price,
                 status,
+                field=self.first_tier_field,
+                quote=price.tiers[0].quote,
             )
             padded = deletion.objects * sc.min_object_bytes
             if sc.min_object_bytes and padded > deletion.bytes:
@@ -285,6 +300,8 @@ class _StorageLines(_BillLines):
                     price.unit,
                     price.tiers[0].price,
                     status,
+                    field=self.first_tier_field,
+                    quote=price.tiers[0].quote,
                 )
 
     def replication(self) -> None:
@@ -301,4 +318,6 @@ class _StorageLines(_BillLines):
             replication.unit,
             replication.price,
             self.status(replication.status),
+            field=f"{self.class_path}.replication.price",
+            quote=replication.quote,
         )

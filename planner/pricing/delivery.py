@@ -264,8 +264,18 @@ class _Lines:
         self.status = status
 
     def add(
-        self, category: str, description: str, quantity: Decimal, unit: str, price: Decimal, status: Status | None
+        self,
+        category: str,
+        description: str,
+        quantity: Decimal,
+        unit: str,
+        price: Decimal,
+        status: Status | None,
+        *,
+        field: str | None = None,
+        quote: Quote | None = None,
     ) -> None:
+        """A line; ``field`` is the price's field in the table (none: no price of it) and ``quote`` its words."""
         exact = quantity * price if quantity and price else ZERO
         self.items.append(
             LineItem(
@@ -278,11 +288,16 @@ class _Lines:
                 amount_unrounded_usd=exact,
                 table_version=self.version,
                 price_status=status or self.status,
+                price_field=field,
+                price_read_on=quote.read if field is not None and quote is not None else None,
             )
         )
 
-    def tiered(self, category: str, label: str, price: TieredPrice, quantity: Decimal, free_label: str) -> None:
-        """A quantity on a tier ladder after its monthly allowance: a free-allowance line, then a line a tier."""
+    def tiered(
+        self, category: str, label: str, price: TieredPrice, quantity: Decimal, free_label: str, path: str
+    ) -> None:
+        """A quantity on a tier ladder (at ``path`` in its table) after its monthly allowance: a free-allowance
+        line, then a line a tier."""
         free = rules.free_units(quantity, price, ZERO)
         slices = [(t, lower, u) for t, lower, u in rules.billed_tiers(quantity, price, free, False) if u > 0]
         if free > 0:
@@ -302,7 +317,17 @@ class _Lines:
                 where = f", over {_number(lower)} {price.unit}"
             else:
                 where = f", {_number(lower)} to {_number(tier.up_to)} {price.unit}"
-            self.add(category, f"{label}{where}", units, price.unit, tier.price, tier.status or price.status)
+            index = next(i for i, t in enumerate(price.tiers) if t is tier)
+            self.add(
+                category,
+                f"{label}{where}",
+                units,
+                price.unit,
+                tier.price,
+                tier.status or price.status,
+                field=f"{path}.tiers.{index}.price",
+                quote=tier.quote,
+            )
 
 
 def cdn_bill(table: CdnTable, route: Route, route_version: str, usage: CdnUsage, origin_name: str) -> list[LineItem]:
@@ -315,7 +340,8 @@ def cdn_bill(table: CdnTable, route: Route, route_version: str, usage: CdnUsage,
         served = Decimal(usage.served_bytes) / Decimal(price.unit_bytes)
         allowance = f"free allowance ({_number(price.free_per_month)} {price.unit} a month)"
         if served:
-            lines.tiered("egress", f"{table.name} data out ({table.delivery_region})", price, served, allowance)
+            label = f"{table.name} data out ({table.delivery_region})"
+            lines.tiered("egress", label, price, served, allowance, "data_out")
         requests = table.requests
         if requests is not None and usage.requests:
             count = Decimal(usage.requests)
@@ -338,12 +364,22 @@ def cdn_bill(table: CdnTable, route: Route, route_version: str, usage: CdnUsage,
                     unit,
                     requests.price,
                     requests.status,
+                    field="requests.price",
+                    quote=requests.quote,
                 )
         usage_total = sum((i.amount_usd for i in lines.items), ZERO)
         lines.items.extend(_origin_fetch(route, route_version, usage, origin_name, table.name))
         if table.plan is not None:
+            plan = table.plan
             lines.add(
-                "other", f"{table.name} {table.plan.name}", Decimal(1), "month", table.plan.price, table.plan.status
+                "other",
+                f"{table.name} {plan.name}",
+                Decimal(1),
+                "month",
+                plan.price,
+                plan.status,
+                field="plan.price",
+                quote=plan.quote,
             )
         minimum = table.monthly_minimum
         if minimum is not None and usage_total < minimum.price:
@@ -354,6 +390,8 @@ def cdn_bill(table: CdnTable, route: Route, route_version: str, usage: CdnUsage,
                 "month",
                 minimum.price - usage_total,
                 minimum.status,
+                field="monthly_minimum.price",
+                quote=minimum.quote,
             )
         return lines.items
 
@@ -365,6 +403,7 @@ def _origin_fetch(route: Route, version: str, usage: CdnUsage, origin_name: str,
         return []
     lines = _Lines(version, route.status)
     label = f"origin fetches {origin_name} -> {cdn_name}"
+    path = _route_field(route, version)
     if route.kind == "free":
         lines.add(
             "transfer",
@@ -373,6 +412,8 @@ def _origin_fetch(route: Route, version: str, usage: CdnUsage, origin_name: str,
             "GB",
             ZERO,
             route.status,
+            field=path,
+            quote=route.quote,
         )
     else:
         assert route.fill is not None
@@ -383,5 +424,17 @@ def _origin_fetch(route: Route, version: str, usage: CdnUsage, origin_name: str,
             fill,
             Decimal(usage.fill_bytes) / Decimal(fill.unit_bytes),
             "free allowance",
+            f"{path}.fill",
         )
     return lines.items
+
+
+def _route_field(route: Route, version: str) -> str:
+    """Where ``route`` is in the route table ``version``: ``routes.3``; a route of no shipped table is named
+    by its pair."""
+    for table in route_tables():
+        if table.version == version:
+            for index, listed in enumerate(table.routes):
+                if listed is route or listed == route:
+                    return f"routes.{index}"
+    return f"routes[{route.origin} -> {route.cdn}]"

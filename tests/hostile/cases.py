@@ -351,6 +351,13 @@ OPTION_SLOTS: tuple[OptionSlot, ...] = (
     ),
     OptionSlot("pricing-diff-date", ("pricing", "diff", "aws-s3", "2020-01-01", "@"), "SECOND", NOT_A_DATE[2:]),
     OptionSlot(
+        "pricing-audit-older-than",
+        ("pricing", "audit", "wasabi", "--older-than", "@"),
+        "--older-than",
+        ("", " ", "-1m", "6x", "nan", "1e309d", I.DIGITS_5000 + "d", "12m\n", "6 months", "99999y"),
+        valid=("99999y",),
+    ),
+    OptionSlot(
         "measure-sizes",
         (
             "measure",
@@ -600,6 +607,7 @@ def _cli_cases() -> Iterable[Case]:
     yield Case("measure-profiles-list", ("measure", "profiles", "list", "-f", "json"), codes=(0,), out="aws-s3")
     yield Case("measure-profiles-show-unknown", ("measure", "profiles", "show", "nowhere"), codes=(2,), names="nowhere")
     yield Case("pricing-diff-reversed", ("pricing", "diff", "aws-s3", "2026-01-01", "2020-01-01"), codes=(0, 2))
+    yield Case("pricing-audit-unknown", ("pricing", "audit", "../nowhere"), codes=(2,), names="nowhere")
     yield Case("schema-workload", ("schema", "workload"), codes=(0,), out="{")
     yield Case("unknown-option", ("cost", WORKLOAD_ARG, "--nope"), codes=(2,), names="--nope")
     yield Case("unknown-command", ("cots", WORKLOAD_ARG), codes=(2,), names="cots")

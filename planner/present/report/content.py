@@ -20,6 +20,7 @@ from planner.present.text import (
     ranking_rows,
 )
 from planner.present.text.ranking import horizon_price_status
+from planner.present.text.tables import price_freshness
 from planner.units import format_bytes, format_duration, format_rate
 
 if TYPE_CHECKING:
@@ -146,6 +147,7 @@ def _line_items_section(option: RankedOption | None) -> Section:
             f"line; prices from {bill.table_version}{when}."
         ),
         Table(["category", "item", "quantity", "unit", "unit price", "amount", "prices", "price status"], rows),
+        *(Paragraph(line) for line in price_freshness(bill.line_items)),
     ]
     if bill.warnings:
         section.blocks += [Heading("Warnings"), Bullets(bill.warnings)]

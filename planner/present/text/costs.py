@@ -14,11 +14,13 @@ from planner.present.text.tables import (
     line_item_row,
     marked_usd,
     plain_number,
+    price_freshness,
     price_legends,
+    reading_cells,
     table,
     wrap_prose,
 )
-from planner.pricing.breakdown import CostBreakdown, LineItem
+from planner.pricing.breakdown import CostBreakdown, Freshness, LineItem
 from planner.units import format_bytes
 
 if TYPE_CHECKING:  # the results' modules (and numpy behind them) only for the type checker: start-up
@@ -55,7 +57,7 @@ def breakdown_json(bill: CostBreakdown) -> str:
 
 def projection_json(result: CostProjection) -> str:
     """A projection as JSON with the sourcing of the weakest price beside each month's bill (by
-    category too) and beside the total."""
+    category too) and beside the total, and when the prices of all its months were read."""
     payload: dict[str, Any] = result.model_dump(mode="json")
     for shown, month in zip(payload["months"], result.months, strict=True):
         shown["cost"]["price_status"] = price_status(month.cost.line_items)
@@ -64,6 +66,7 @@ def projection_json(result: CostProjection) -> str:
             for category in month.cost.by_category()
         }
     payload["price_status"] = price_status(i for m in result.months for i in m.cost.line_items)
+    payload["freshness"] = Freshness.of(i for m in result.months for i in m.cost.line_items).model_dump(mode="json")
     return json.dumps(payload, indent=2)
 
 
@@ -71,8 +74,9 @@ def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None, width:
     """One month's line items and total."""
     if fmt == "csv":  # the line items alone, as numbers
         headers = ["category", "item", "quantity", "unit", "unit_price_usd", "amount_usd", "amount_unrounded_usd"]
+        readings = ["price_field", "price_read_on", "price_quoted", "price_stale"]
         return csv_text(
-            [*headers, "discount", "table_version", "price_status"],
+            [*headers, "discount", "table_version", "price_status", *readings],
             [
                 (
                     i.category,
@@ -85,6 +89,7 @@ def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None, width:
                     plain_number(i.discount),
                     i.table_version,
                     i.price_status,
+                    *reading_cells(i),
                 )
                 for i in bill.line_items
             ],
@@ -104,6 +109,7 @@ def breakdown(bill: CostBreakdown, fmt: str, *, title: str | None = None, width:
         "",
         table(["category", "item", "quantity", "unit", "unit price", "amount"], rows, fmt, width=width),
         *price_legends((item.price_status.value for item in bill.line_items), width=width),
+        *price_freshness(bill.line_items, width=width),
     ]
     for assumption in bill.assumptions:
         parts.append(wrap_prose(f"assumed: {assumption}", "  ", width=width))
@@ -168,6 +174,7 @@ def projection(result: CostProjection, fmt: str, *, width: int | None = None) ->
                 width=width,
             ),
             *price_legends((item.price_status.value for item in items), width=width),
+            *price_freshness(items, width=width),
             *(
                 wrap_prose(f"assumed: {a}", "  ", width=width)
                 for a in (result.months[0].cost.assumptions if result.months else [])

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from planner.costing.lifecycle import LifecycleCost
 from planner.decide.lifecycle import AgeSweep, LifecycleProposal
-from planner.present.text.tables import heading, quantity, table, unit_price, usd, wrap_prose
+from planner.present.text.tables import heading, price_freshness, quantity, table, unit_price, usd, wrap_prose
 from planner.units import format_bytes
 
 
@@ -48,6 +48,7 @@ def lifecycle_cost(cost: LifecycleCost, fmt: str, *, width: int | None = None, l
     )
     parts.extend(["", *(wrap_prose(f"- {a}", "  ", width=width) for a in cost.assumptions)])
     parts.extend(wrap_prose(f"! {w}", "  ", width=width) for w in cost.warnings)
+    parts.extend(price_freshness((i for m in cost.months for i in m.line_items), width=width))
     return "\n".join(parts)
 
 
@@ -138,6 +139,8 @@ def lifecycle_proposal(proposal: LifecycleProposal, fmt: str, *, width: int | No
             )
         )
     parts.extend(["", *(wrap_prose(f"- {a}", "  ", width=width) for a in proposed.assumptions)])
+    priced = (i for policy in (current, proposed) for m in policy.months for i in m.line_items)
+    parts.extend(price_freshness(priced, width=width))
     return "\n".join(parts)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from planner.evidence import MARKERS, legend, weakest_price
-from planner.present.text.tables import heading, line_item_row, marked_usd, price_legends, table
+from planner.present.text.tables import heading, line_item_row, marked_usd, price_freshness, price_legends, table
 from planner.units import format_bytes
 
 if TYPE_CHECKING:  # the results' modules (and numpy behind them) only for the type checker: start-up
@@ -37,6 +37,7 @@ def migration(plan: MigrationPlan, fmt: str, *, width: int | None = None) -> str
         heading("One-time costs", fmt, level=3),
         _one_time(plan, fmt, width=width),
         *price_legends((item.price_status.value for item in plan.one_time), width=width),
+        *price_freshness(plan.one_time, width=width),
         "",
         heading("What bounds the duration", fmt, level=3),
         _bounds(plan, fmt, width=width),

@@ -1,14 +1,21 @@
 """A provider's price table as people read it: what is charged, in which unit, with each figure's
-sourcing."""
+sourcing and the words it was read from; and the audit of every price in force with its reading."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
-from planner.present.text.tables import heading, quantity, table, unit_price
+from planner.present.text.tables import csv_text, heading, quantity, table, unit_price, wrap_prose
+from planner.pricing import quotes
 from planner.pricing.models import PriceTable
-from planner.pricing.primitives import TieredPrice
+from planner.pricing.primitives import Quote, TieredPrice
 from planner.pricing.storage_classes import StorageClass
+
+if TYPE_CHECKING:  # the audit (and the CDN and lifecycle tables behind it) only for the type checker: start-up
+    from planner.pricing.audit import AuditRow, Summary
 
 
 def _tiers(price: TieredPrice) -> str:
@@ -48,6 +55,7 @@ def price_table(priced: PriceTable, fmt: str, class_filter: str | None = None, *
     # a table in another currency states its prices in it (the bill converts them to USD); one character for
     # another keeps the columns aligned
     lines += [text.replace("$", _SYMBOL[priced.currency]) for text in listed]
+    lines += ["", heading("Quotes", fmt, level=3), *_quote_lines(priced, class_filter, width)]
     lines += ["", "Sources:"] + [f"- {source}" for source in priced.sources]
     lines += [f"note: {note}" for note in priced.notes]
     return "\n".join(lines)
@@ -228,3 +236,127 @@ def _retrieval_rows(storage_class: StorageClass, status: str) -> list[Row]:
             )
         )
     return rows
+
+
+def _number(value: Decimal) -> str:
+    return format(value.normalize(), "f") if value else "0"
+
+
+def quote_words(quote: Quote | None, *, limit: int | None = None) -> str:
+    """A quote as people read it: the passage in quotation marks (cut to ``limit`` characters), then where and
+    when it was read and how the figure follows; "no quote" for a price without one."""
+    if quote is None:
+        return "no quote"
+    text = " ".join(quote.text.split())
+    if limit is not None and len(text) > limit:
+        text = text[: limit - 3].rstrip() + "..."
+    how = ""
+    if quote.derive:
+        steps = (
+            quote.derive if isinstance(quote.derive, str) else "; ".join(f"{k}: {v}" for k, v in quote.derive.items())
+        )
+        how = f", derived: {steps}"
+    return f'"{text}" ({quote.url}, read {quote.read}{how})'
+
+
+def _quote_lines(priced: PriceTable, class_filter: str | None, width: int | None) -> list[str]:
+    """Each price of the table with the words it was read from (or "no quote"), one under the other."""
+    lines = []
+    for reading in quotes.readings(priced):
+        parts = reading.field.split(".")
+        if class_filter and parts[0] == "classes" and parts[1] != class_filter:
+            continue
+        line = f"- {reading.field} = {_number(reading.figure)}: {quote_words(reading.quote)}"
+        lines.append(wrap_prose(line, "    ", width=width))
+    return lines
+
+
+_AUDIT_COLUMNS = ["table", "field", "figure", "unit", "status", "read", "age_days", "stale", "quote", "address"]
+_SHORT_QUOTE = 60
+
+
+def _summary_line(found: Summary) -> str:
+    """The audit's totals: prices, quoted, unquoted, the stale readings and the oldest reading."""
+    text = (
+        f"{found.prices} price{'' if found.prices == 1 else 's'}: {found.quoted} quoted, {found.unquoted} with no quote"
+    )
+    oldest = found.oldest
+    if oldest is None or oldest.quote is None:
+        return f"{text}; no reading"
+    stale = f"; {found.stale} reading{'' if found.stale == 1 else 's'} older than 12 months" if found.stale else ""
+    days = f"{oldest.age_days} day{'' if oldest.age_days == 1 else 's'}"
+    return f"{text}{stale}; oldest reading {oldest.quote.read} ({oldest.source} {oldest.field}, {days})"
+
+
+def _cells(row: AuditRow, *, limit: int | None) -> tuple[Any, ...]:
+    quote = row.quote
+    if quote is None:
+        words: str | None = None
+    else:
+        words = " ".join(quote.text.split())
+        if limit is not None and len(words) > limit:
+            words = words[: limit - 3].rstrip() + "..."
+    return (
+        row.source,
+        row.field,
+        row.figure,
+        row.unit,
+        row.status,
+        quote.read.isoformat() if quote is not None else None,
+        row.age_days,
+        ("true" if row.stale else "false") if quote is not None else None,
+        words,
+        quote.url if quote is not None else None,
+    )
+
+
+def audit(rows: Sequence[AuditRow], found: Summary, fmt: str, *, width: int | None = None) -> str:
+    """The audit as a table (each quote cut short, "no quote" where a price has none) and its summary line, or
+    as CSV (every quote whole)."""
+    if fmt == "csv":
+        return csv_text(_AUDIT_COLUMNS, (_cells(r, limit=None) for r in rows))
+    shown = []
+    for row in rows:
+        cells = list(_cells(row, limit=_SHORT_QUOTE))
+        cells[5] = cells[5] or "-"
+        cells[6] = "-" if cells[6] is None else f"{cells[6]:,}"
+        cells[7] = "stale" if row.stale else ""
+        cells[8] = f'"{cells[8]}"' if cells[8] else "no quote"
+        cells[3] = cells[3] or ""
+        cells[9] = cells[9] or ""
+        shown.append(cells)
+    headers = ["table", "field", "figure", "unit", "status", "read", "age (days)", "stale", "quote", "address"]
+    return "\n".join([table(headers, shown, fmt, width=width), "", wrap_prose(_summary_line(found), "  ", width=width)])
+
+
+def audit_json(rows: Sequence[AuditRow], found: Summary) -> str:
+    """The audit as JSON: every row with its quote whole, and the summary."""
+    listed = [
+        {
+            "provider": r.provider,
+            "table": r.source,
+            "field": r.field,
+            "figure": r.figure,
+            "unit": r.unit,
+            "currency": r.currency,
+            "status": r.status,
+            "quoted": r.quoted,
+            "quote": None if r.quote is None else r.quote.model_dump(mode="json", exclude_none=True),
+            "read": None if r.read is None else r.read.isoformat(),
+            "age_days": r.age_days,
+            "stale": r.stale,
+        }
+        for r in rows
+    ]
+    oldest = found.oldest
+    summary = {
+        "prices": found.prices,
+        "quoted": found.quoted,
+        "unquoted": found.unquoted,
+        "stale": found.stale,
+        "oldest_reading": None
+        if oldest is None or oldest.read is None
+        else {"read": oldest.read.isoformat(), "table": oldest.source, "field": oldest.field},
+        "line": _summary_line(found),
+    }
+    return json.dumps({"prices": listed, "summary": summary}, indent=2)

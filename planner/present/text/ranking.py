@@ -6,7 +6,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from planner.evidence import PRICE_MARKERS, Evidence, legend, marked, price_legend, weakest_price
-from planner.present.text.tables import csv_text, heading, plain_number, table, usd, wrap_prose
+from planner.present.text.tables import csv_text, heading, plain_number, price_freshness, table, usd, wrap_prose
 from planner.units import format_duration, format_rate
 
 if TYPE_CHECKING:  # the results' modules (and numpy behind them) only for the type checker: start-up
@@ -146,6 +146,25 @@ def ranking_csv(result: Recommendation) -> str:
     return csv_text(headers, rows)
 
 
+def _freshness(result: Recommendation, width: int | None) -> list[str]:
+    """When the prices of the answer's bill were read: the chosen option's (else the provisional one's, else
+    the cheapest's) every month of the horizon."""
+    shown = result.recommendation or result.provisional
+    option = next(
+        (
+            o
+            for o in result.ranking
+            if shown is not None and (o.label, o.storage_class) == (shown.label, shown.storage_class)
+        ),
+        result.ranking[0] if result.ranking else None,
+    )
+    if option is None:
+        return []
+    months = option.projection.months if option.projection is not None else []
+    items = [i for m in months for i in m.cost.line_items] or option.cost.line_items
+    return price_freshness(items, width=width, subject=f"{option.label} {option.storage_class}")
+
+
 def recommendation(
     result: Recommendation, fmt: str, *, width: int | None = None, exact_measure_follows: bool = False
 ) -> str:
@@ -173,6 +192,7 @@ def recommendation(
         "",
         *(wrap_prose(text, width=width) for text in legends()),
         *(wrap_prose(f"Left out (--verified-only): {text}", "  ", width=width) for text in result.left_out),
+        *_freshness(result, width),
         "",
     ]
     if result.recommendation is None:

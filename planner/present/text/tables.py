@@ -1,10 +1,11 @@
 """The shared layout of every text renderer: money and quantities, tables (plain, Markdown, CSV),
-headings, wrapped prose and JSON.
+headings, wrapped prose and JSON, and the lines under every bill that say when its prices were read.
 """
 
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import json
 from collections.abc import Iterable, Sequence
@@ -15,7 +16,7 @@ from pydantic import BaseModel
 from tabulate import tabulate
 
 from planner.evidence import PRICE_MARKERS, price_legend, price_marked
-from planner.pricing.breakdown import LineItem
+from planner.pricing.breakdown import Freshness, LineItem, PriceReading, stale_before
 
 CENT = Decimal("0.01")
 
@@ -137,3 +138,53 @@ def price_legends(statuses: Iterable[str], *, width: int | None = None) -> list[
     """The price marks' legend, as a line wrapped to ``width``, when any of ``statuses`` puts a mark
     after an amount."""
     return [wrap_prose(price_legend(), width=width)] if any(PRICE_MARKERS.get(status) for status in statuses) else []
+
+
+def _by_version(readings: Sequence[PriceReading]) -> str:
+    """Readings grouped by table version: ``v1: field (read day), field; v2: field``."""
+    groups: dict[str, list[str]] = {}
+    for reading in readings:
+        read = f" (read {reading.read_on})" if reading.read_on is not None else ""
+        groups.setdefault(reading.table_version, []).append(f"{reading.field}{read}")
+    return "; ".join(f"{version}: {', '.join(fields)}" for version, fields in groups.items())
+
+
+def freshness_lines(fresh: Freshness) -> list[str]:
+    """What a bill's prices rest on, in words: the span of its readings and the stale ones, then the lines
+    resting on a price with no quote (nothing for lines at no price of a table)."""
+    lines = []
+    if fresh.read_from is not None:
+        span = str(fresh.read_from) if fresh.read_from == fresh.read_to else f"{fresh.read_from} to {fresh.read_to}"
+        text = f"prices read {span}"
+        if fresh.stale:
+            count = len(fresh.stale)
+            text += f"; {count} reading{'' if count == 1 else 's'} older than 12 months: {_by_version(fresh.stale)}"
+        lines.append(text)
+    if fresh.unquoted_lines:
+        count = fresh.unquoted_lines
+        lines_rest = "1 line rests" if count == 1 else f"{count} lines rest"
+        prices = "a price" if len(fresh.unquoted) == 1 else "prices"
+        lines.append(f"{lines_rest} on {prices} with no quote: {_by_version(fresh.unquoted)}")
+    return lines
+
+
+def price_freshness(
+    items: Iterable[LineItem], *, width: int | None = None, today: dt.date | None = None, subject: str | None = None
+) -> list[str]:
+    """The lines under a bill (or any lines of bills) saying when the prices they rest on were read, each
+    wrapped to ``width`` (and led by ``subject``, the bill's name, where several bills are shown): every
+    renderer that prints a bill's amounts prints these beside them."""
+    lead = f"{subject}: " if subject else ""
+    return [wrap_prose(lead + line, "  ", width=width) for line in freshness_lines(Freshness.of(items, today))]
+
+
+def reading_cells(item: LineItem, today: dt.date | None = None) -> tuple[str | None, str | None, str, str]:
+    """A line's price reading as CSV cells: price_field, price_read_on, price_quoted, price_stale (true or
+    false; both empty for a line at no price of a table)."""
+    if item.price_field is None:
+        return None, None, "", ""
+    read = item.price_read_on
+    if read is None:
+        return item.price_field, None, "false", ""
+    stale = read < stale_before(today or dt.date.today())
+    return item.price_field, read.isoformat(), "true", "true" if stale else "false"
