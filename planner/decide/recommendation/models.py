@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from planner.costing.bills import CostProjection
-from planner.evidence import Evidence, TargetVerdict
+from planner.evidence import Evidence, Sentence, TargetVerdict
 from planner.measure.profile import Profile
 from planner.pricing.breakdown import CostBreakdown
 from planner.pricing.primitives import Money
@@ -130,6 +130,7 @@ class BreakEven(_Model):
     at: float = Field(description="bytes of egress a month, or GET requests a month, where the costs cross")
     ratio_to_stored: float | None = None
     statement: str
+    sentence: Sentence | None = Field(None, description="the statement with the numbers it states")
 
 
 class Choice(_Model):
