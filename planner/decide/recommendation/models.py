@@ -138,6 +138,9 @@ class Choice(_Model):
     storage_class: str
     region: str | None = None
     reasons: list[str]
+    sentences: list[Sentence] = Field(
+        default_factory=list, description="the comparative reasons (lowest, saves, cheaper than) with their numbers"
+    )
     cdn: str | None = None
 
     @property
