@@ -136,9 +136,10 @@ def _reasons(
             chosen.horizon_cost_usd,
             runner.horizon_cost_usd,
             runner.monthly_cost_usd,
+            _drivers(runner.cost),
         )
         said.append(saving)
-        reasons.append(f"{saving.text}; drivers: {_drivers(runner.cost)}{_unverified_prices(runner)}")
+        reasons.append(saving.text + _unverified_prices(runner))
     for rival in rivals:
         if rival.status == "ok" or rival.status == chosen.status:
             continue

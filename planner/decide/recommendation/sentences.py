@@ -46,12 +46,14 @@ def lowest(option: str, group: str, months: int, total: Decimal, month_one: Deci
     )
 
 
-def saves(option: str, other: str, months: int, total: Decimal, other_total: Decimal, other_month: Decimal) -> Sentence:
+def saves(
+    option: str, other: str, months: int, total: Decimal, other_total: Decimal, other_month: Decimal, drivers: str
+) -> Sentence:
     """ "saves $X over N months against the next such option, OTHER": X is the difference of the totals."""
     saving = other_total - total
     text = (
         f"saves {_usd(saving)} over {months} months against the next such option, {other} "
-        f"({_usd(other_total)} over {months} months, {_usd(other_month)} this month)"
+        f"({_usd(other_total)} over {months} months, {_usd(other_month)} this month; drivers: {drivers})"
     )
     return Sentence(
         kind="saves",
