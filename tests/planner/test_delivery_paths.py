@@ -63,7 +63,58 @@ def test_recommend_ranks_storage_and_cdn_together() -> None:
     reasons = result.recommendation.reasons
     assert reasons[1] == (
         "saves $19,319.04 over 12 months against the next such option, cloudflare-r2 + cloudflare standard"
-            " ($35,998.20 over 12 months, $2,999.85 this month; drivers: storage 100%)"  # 2.5 M Class B reads: 10 M free
+        " ($35,998.20 over 12 months, $2,999.85 this month; drivers: storage 100%)"  # 2.5 M Class B reads: 10 M free
+    )
+    paths = [r for r in reasons if r.startswith("priced path: ")]
+    assert len(paths) == 1
+    assert paths[0].startswith(
+        "priced path: 200 TB a month served by Cloudflare CDN (cloudflare@2012-07-01, everywhere (one price)) at a"
+        " 95% hit ratio; Backblaze B2 sees the misses: 10 TB and 2,500,000 of 50,000,000 GETs; origin fetches"
+        " Backblaze B2 -> Cloudflare CDN are free"
+    )
+
+
+def test_the_three_headline_paths() -> None:
+    """ "R2 + Cloudflare" vs "S3 + CloudFront" vs "B2 + bunny": each its README figure, in that order."""
+    result = recommend(_three_providers(), as_of=NOW, simulate=False, cdns=CDNS)
+    wanted = ["cloudflare-r2 + cloudflare", "backblaze-b2 + bunny", "aws-s3 + cloudfront"]
+    picked = [(o.label, o.monthly_cost_usd) for o in result.ranking if o.label in wanted]
+    assert picked == [
+        ("cloudflare-r2 + cloudflare", Decimal("2999.85")),
+        ("backblaze-b2 + bunny", Decimal("3389.93")),
+        ("aws-s3 + cloudfront", Decimal("15748.09")),
+    ]
+
+
+def test_each_curve_is_priced_behind_its_own_cdn() -> None:
+    result = recommend(_three_providers(), as_of=NOW, simulate=False, cdns=CDNS)
+    assert result.egress_curves is not None
+    today = result.egress_curves.egress_bytes.index(200e12)
+    by_rank = {o.rank: o for o in result.ranking}
+    at_today = {by_rank[c.rank].label: c.monthly_cost_usd[today] for c in result.egress_curves.curves}
+    assert at_today == {
+        "backblaze-b2 + cloudflare": 1389.93,
+        "cloudflare-r2 + cloudflare": 2999.85,
+        "aws-s3 + cloudflare": 4980.46,
+    }
+
+
+def test_a_break_even_point_prices_each_side_behind_its_own_cdn() -> None:
+    """R2 + Cloudflare costs $2,999.85 at any egress up to 800 TB (R2 egress free, Cloudflare free, the 10 M
+    free Class B reads cover the misses' GETs); B2 + bunny.net costs $1,389.93 + $0.01/GB served. They cross
+    where 0.01 x GB = 1,609.92: 160,992 GB. Priced behind one CDN both sides would pay the same CDN bill and
+    B2 would be cheaper at every volume."""
+    workload = _three_providers()
+    result = recommend(workload, as_of=NOW, simulate=False, cdns=CDNS, curves=False)
+    by_label = {o.label: o for o in result.ranking}
+    points = break_even_points(
+        workload, by_label["cloudflare-r2 + cloudflare"], [by_label["backblaze-b2 + bunny"]], NOW, {}
+    )
+    assert [(p.statement, p.at) for p in points] == [
+        (
+            "cloudflare-r2 + cloudflare:standard stays cheaper than backblaze-b2 + bunny:standard until monthly"
+            " egress falls below 160.99 TB (0.80x stored) ($2,999.85 against $3,389.93 a month at today's 200 TB)",
+            160_992e9,
         )
     ]
 
