@@ -5,7 +5,7 @@ chosen, assembled into the ``Recommendation``."""
 from __future__ import annotations
 
 from planner.costing.delivery import priced_paths
-from planner.decide.recommendation import sentences
+from planner.decide.recommendation import notes, sentences
 from planner.decide.recommendation.break_even import break_even_points
 from planner.decide.recommendation.curves import egress_curves
 from planner.decide.recommendation.inputs import Inputs
@@ -34,14 +34,24 @@ def explain(inputs: Inputs, ranking: list[RankedOption], *, curves: bool = True)
             sentences=said,
             cdn=shown.cdn,
         )
+    warnings = notes.link_fit(inputs.workload)
     break_even: list[BreakEven] = []
     if chosen is not None:
         feasible_rivals = [r for r in rivals if r.feasible][:3]
         break_even = break_even_points(
             inputs.workload, chosen, feasible_rivals, inputs.day, inputs.prices, tables=inputs.regional
         )
+    said = [
+        *(choice.sentences if choice is not None else []),
+        *(point.sentence for point in break_even if point.sentence is not None),
+        *warnings,
+        *(v.sentence(f"{o.label} {o.storage_class}") for o in ranking for v in o.verdicts),
+        *(note for o in ranking for note in o.notes),
+    ]
     return Recommendation(
         workload=inputs.workload,
+        warnings=warnings,
+        sentences=said,
         as_of=inputs.day,
         months=inputs.months,
         ranking=ranking,
