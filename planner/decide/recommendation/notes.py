@@ -79,24 +79,57 @@ def single_zone(option: str, zones: int, quote: str) -> Sentence:
     return Sentence(kind="single-zone", text=text, option=option, numbers={"zones": zones})
 
 
+def peak_rates(workload: Workload) -> tuple[float, float] | None:
+    """GETs and PUTs a second at the peak, as the store sees them: traffic.peak_rate's share, else the
+    month's at traffic.peak_factor; None for a closed loop (traffic.workers), whose rate is what the
+    provider answers."""
+    store, _ = store_requests(workload)
+    traffic = store.traffic
+    if traffic.workers is not None:
+        return None
+    reads, writes = store.reads_per_month(), store.writes_per_month()
+    total = reads + writes + traffic.heads + traffic.lists
+    if not total:
+        return 0.0, 0.0
+    factor = traffic.peak_rate / (total / MONTH_S) if traffic.peak_rate is not None else traffic.peak_factor
+    return reads / MONTH_S * factor, writes / MONTH_S * factor
+
+
+def no_get_in_window(workload: Workload, window_s: float, replications: int, unfinished: float) -> Sentence:
+    """Why the simulated peak has no GET figure: the client saturated (requests still open when the window
+    ended), or, none open, too few GETs to arrive in the window at the workload's peak rate."""
+    rates = peak_rates(workload)
+    per_s = rates[0] if rates is not None else None
+    numbers: dict[str, float | str | None] = {
+        "window_s": window_s,
+        "replications": replications,
+        "unfinished_requests": unfinished,
+        "peak_gets_per_s": per_s,
+    }
+    if unfinished > 0:
+        text = (
+            f"simulated peak: no GET completed inside the window ({window_s:g} s x {replications}) and"
+            f" {unfinished:,.4g} requests were still open when it ended (the client is saturated)"
+        )
+        return Sentence(kind="client-saturated", text=text, numbers=numbers)
+    expected = "" if per_s is None else f": at {per_s:.3g} GETs a second the window expects {per_s * window_s:.3g}"
+    text = (
+        f"simulated peak: no GET arrived inside the window ({window_s:g} s x {replications}){expected}; no GET figure"
+    )
+    return Sentence(kind="no-get-in-window", text=text, numbers=numbers)
+
+
 def link_fit(workload: Workload) -> list[Sentence]:
     """The peak's reads (and writes) in bits a second against the client's link: a sentence for each way
     the peak cannot pass it. The peak is traffic.peak_rate's share of reads, else the month's reads at
     traffic.peak_factor; a closed loop (traffic.workers) asks only what the provider answers, so none."""
-    store, _ = store_requests(workload)
-    traffic = store.traffic
-    if traffic.workers is not None:
+    rates = peak_rates(workload)
+    if rates is None:
         return []
-    reads, writes = store.reads_per_month(), store.writes_per_month()
-    total = reads + writes + traffic.heads + traffic.lists
-    if not total:
-        return []
-    factor = traffic.peak_rate / (total / MONTH_S) if traffic.peak_rate is not None else traffic.peak_factor
-    mean = store.storage.mean_object_bytes
-    link = store.client.link
+    mean = workload.storage.mean_object_bytes
+    link = workload.client.link
     said = []
-    for direction, count in (("reads", reads), ("writes", writes)):
-        per_s = count / MONTH_S * factor
+    for direction, per_s in zip(("reads", "writes"), rates, strict=True):
         bits = per_s * mean * 8
         if bits > link:
             text = (
