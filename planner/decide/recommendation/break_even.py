@@ -49,7 +49,11 @@ def _read_breakpoints(table: PriceTable, storage_class: str) -> list[float]:
 
 
 def solve_crossing(difference: Callable[[float], Decimal], breakpoints: list[float], upper: float) -> float | None:
-    """The smallest x in (0, upper] where a piecewise-linear difference changes sign."""
+    """The smallest x in (0, upper] where a piecewise-linear difference changes sign.
+
+    The zero is first read off the line through the segment's ends; where the difference is not linear
+    there (a breakpoint the tables do not state, a line rounded to the cent), it is narrowed by bisection
+    until the two bills agree to the cent, so the point is where the bills cross, not where a line would."""
     xs = sorted({0.0, upper, *[b for b in breakpoints if 0 < b < upper]})
     previous_x, previous = xs[0], difference(xs[0])
     for x in xs[1:]:
@@ -57,9 +61,34 @@ def solve_crossing(difference: Callable[[float], Decimal], breakpoints: list[flo
         if (previous < 0 < value) or (previous > 0 > value) or (value == 0 and previous != 0):
             # Linear on this segment: the zero lies where the line crosses.
             share = float(previous / (previous - value)) if previous != value else 1.0
-            return previous_x + (x - previous_x) * share
+            return _narrowed(difference, previous_x, previous, x, previous_x + (x - previous_x) * share)
         previous_x, previous = x, value
     return None
+
+
+_CENT = Decimal("0.01")
+
+
+def _narrowed(difference: Callable[[float], Decimal], low: float, at_low: Decimal, high: float, guess: float) -> float:
+    """The zero of ``difference`` between ``low`` and ``high`` (where its sign changes), from ``guess``: the
+    guess when the difference there is within a cent, else bisection to a cent (or to a byte)."""
+    value = difference(guess)
+    if abs(value) <= _CENT:
+        return guess
+    if (value < 0) == (at_low < 0):
+        low, at_low = guess, value
+    else:
+        high = guess
+    for _ in range(100):
+        middle = (low + high) / 2
+        value = difference(middle)
+        if abs(value) <= _CENT or high - low <= 1.0:
+            return middle
+        if (value < 0) == (at_low < 0):
+            low, at_low = middle, value
+        else:
+            high = middle
+    return (low + high) / 2
 
 
 def _monthly(workload: Workload, table: PriceTable, storage_class: str, day: dt.date) -> Decimal:
