@@ -125,7 +125,12 @@ def test_a_figure_measured_in_region_is_provisional_for_a_client_on_the_internet
 
 
 def test_a_client_in_another_region_or_cloud_is_not_in_region() -> None:
-    for location in ({"cloud": "aws", "region": "eu-west-1"}, {"cloud": "gcp", "region": "us-east1"}):
+    # another region of the same cloud; another cloud, even under the same region name (the figure's client is EC2)
+    for location in (
+        {"cloud": "aws", "region": "eu-west-1"},
+        {"cloud": "gcp", "region": "us-east1"},
+        {"cloud": "gcp", "region": "us-east-1"},
+    ):
         workload = parse_workload(_with(FAST_READS, client={"location": location}))
         result = recommend(workload, as_of=NOW, simulate=False, curves=False)
         verdict = _verdict(_option(result, "aws-s3", "onezone-ia"), "read throughput")

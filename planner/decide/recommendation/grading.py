@@ -8,8 +8,13 @@ from planner.evidence import TargetVerdict
 from planner.measure.profile import Citation, ProfileSummary
 from planner.workload import Workload
 
-PROVIDER_CLOUD: dict[str, str] = {"aws-s3": "aws", "gcs": "gcp", "azure-blob": "azure", "oci": "oci"}
-"""The cloud whose regions a provider's buckets live in: a client there, in the bucket's region, is in-region."""
+CLOUD_WORDS: dict[str, tuple[str, ...]] = {
+    "aws": ("ec2", "aws"),
+    "gcp": ("compute engine", "gce", "google cloud"),
+    "azure": ("azure",),
+    "oci": ("oracle cloud", "oci "),
+}
+"""How a figure's conditions name the cloud its client ran in ("EC2 instances in the bucket's region")."""
 
 _IN_REGION = ("in the bucket's region", "same region as the client", "in-region")
 
@@ -98,10 +103,20 @@ def measured_in_region(citation: Citation) -> bool:
     return any(words in said for words in _IN_REGION)
 
 
-def client_in_region(workload: Workload, provider: str, region: str) -> bool:
-    """Whether the workload's client runs in the provider's cloud, in the region of the bucket priced."""
+def measured_cloud(citation: Citation) -> str | None:
+    """The cloud the citation's client ran in, as its conditions name it (None when they name none)."""
+    said = (citation.conditions.client or "").lower() if citation.conditions is not None else ""
+    return next((cloud for cloud, words in CLOUD_WORDS.items() if any(w in said for w in words)), None)
+
+
+def client_in_region(workload: Workload, citation: Citation, region: str) -> bool:
+    """Whether the workload's client runs where the citation's figure was measured: in the region of the
+    bucket priced, and in the cloud the figure's client ran in (when its conditions name one)."""
     location = workload.client.location
-    return location != "internet" and location.cloud == PROVIDER_CLOUD.get(provider) and location.region == region
+    if location == "internet" or location.region != region:
+        return False
+    cloud = measured_cloud(citation)
+    return cloud is None or cloud == location.cloud
 
 
 def _client_text(workload: Workload) -> str:
@@ -114,7 +129,6 @@ def with_basis(
     summary: ProfileSummary | None,
     workload: Workload | None = None,
     *,
-    provider: str = "",
     region: str = "",
 ) -> list[TargetVerdict]:
     """``verdicts`` with what each rests on appended to its reason, where a published figure was judged;
@@ -133,7 +147,7 @@ def with_basis(
             inside = [
                 c for c in figure_citations(summary, verdict.target, size, verdict.judged_on) if measured_in_region(c)
             ]
-            if inside and not client_in_region(workload, provider, region):
+            if inside and not client_in_region(workload, inside[0], region):
                 where = inside[0].conditions.client if inside[0].conditions is not None else None
                 would = verdict.reason.replace(" meets the ", " would meet the ", 1)
                 reason = (

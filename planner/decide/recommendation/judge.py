@@ -91,9 +91,7 @@ def _judge(inputs: Inputs, option: PricedOption, simulated: dict[str, SimulatedJ
         performance = _with_simulation(performance, sim_estimate)
     combined = _combined(verdicts + sim_verdicts)
     if not restore_required:  # an archive class's verdicts rest on its restore times, not on the profile
-        combined = with_basis(
-            combined, inputs.summaries.get(provider), workload, provider=provider, region=option.region or table.region
-        )
+        combined = with_basis(combined, inputs.summaries.get(provider), workload, region=option.region or table.region)
     missed = [Rejection(kind="target", target=v.target, statement=v.reason) for v in combined if v.verdict == "missed"]
     rejections: dict[str, Rejection] = {}  # one for each statement, the first
     for rejection in missed + violations + sim_violations + _policy_violation(option):
