@@ -282,7 +282,7 @@ def test_a_workload_of_eight_gets_a_month_is_not_called_client_saturated() -> No
 
 def _redundancy_override(tmp_path: Path) -> Path:
     """aws-s3's table with the zones its classes keep copies in (S3 says so for One Zone-IA and Standard);
-    Standard-IA is left without a fact."""
+    Standard-IA's fact is taken away, to stand for a class whose table states none."""
 
     def fact(zones: int, text: str) -> dict[str, Any]:
         quote = {"text": text, "url": "https://aws.amazon.com/s3/storage-classes/", "read": "2026-12-05"}
@@ -296,6 +296,7 @@ def _redundancy_override(tmp_path: Path) -> Path:
             "onezone-ia": {
                 "redundancy": fact(1, "data stored in this storage class will be lost in the event of AZ destruction")
             },
+            "standard-ia": {"redundancy": None},
         },
     }
     path = tmp_path / "aws-s3.yaml"
