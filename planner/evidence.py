@@ -8,7 +8,12 @@
 - ``assumed``: a default with nothing behind it.
 
 A figure computed from several others is only as good as the weakest (``weakest``). A target
-judged on an ``assumed`` or ``extrapolated`` figure is ``unverified``, never ``met``.
+judged on an ``assumed`` or ``extrapolated`` figure is never ``met`` on it; a figure that falls on the
+wrong side of the target misses it whatever backs it (it decides), and the reason says what the figure
+is. ``unverified`` is for figures that do not decide.
+
+Every comparative or verdict sentence the tool prints is a ``Sentence``: its words and the numbers
+they state, so a script can check one against the other.
 """
 
 from __future__ import annotations
@@ -60,7 +65,45 @@ def legend() -> str:
 
 
 Verdict = Literal["met", "missed", "unverified"]
-"""How a target fares: ``met`` and ``missed`` rest on backed figures; ``unverified`` when none decides."""
+"""How a target fares: ``met`` rests on a backed figure, ``missed`` on any figure on the wrong side of the
+target (its evidence said beside it); ``unverified`` when no figure decides."""
+
+SentenceKind = Literal[
+    "lowest",
+    "cheaper-than",
+    "saves",
+    "stays-cheaper-until",
+    "becomes-cheaper-at",
+    "cheaper-everywhere",
+    "dearer-everywhere",
+    "fair-use-limit",
+    "met",
+    "missed",
+    "unverified",
+    "at-risk",
+    "client-saturated",
+    "no-get-in-window",
+    "terms",
+    "link-fit",
+    "single-zone",
+    "redundancy-unknown",
+    "redundancy-missed",
+    "conditions",
+]
+
+
+class Sentence(BaseModel):
+    """One sentence the tool prints, with the numbers it states (amounts as exact decimal text, rates in
+    bits a second, bytes, seconds) and the options it names, so a script can check the words."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: SentenceKind
+    text: str
+    option: str | None = Field(None, description="the option the sentence is about (provider:class, or its label)")
+    other: str | None = Field(None, description="the option it is compared with")
+    numbers: dict[str, float | str | None] = Field(default_factory=dict)
+
 
 Bound = Literal["estimate", "at least", "at most"]
 """What a figure says about the quantity: an estimate of it, or a lower or upper bound on it."""
@@ -78,6 +121,26 @@ class TargetVerdict(BaseModel):
     verdict: Verdict
     judged_on: str = Field(description="profile or simulation")
     reason: str = Field(description="the verdict in words, with the figure, its evidence and its source")
+    wanted_value: float | None = Field(None, description="the target as a number (seconds, or bits a second)")
+    achieved_value: float | None = Field(None, description="the figure judged as a number, in the target's unit")
+    higher_is_better: bool | None = Field(None, description="a throughput (True) or a time (False)")
+    bound: Bound = Field("estimate", description="what the figure says of the quantity")
+
+    def sentence(self, option: str | None = None) -> Sentence:
+        """The verdict as a sentence with its numbers (``option``: the option it judges)."""
+        return Sentence(
+            kind=self.verdict,
+            text=self.reason,
+            option=option,
+            numbers={
+                "target": self.target,
+                "wanted": self.wanted_value,
+                "achieved": self.achieved_value,
+                "evidence": self.evidence,
+                "bound": self.bound,
+                "higher_is_better": None if self.higher_is_better is None else str(self.higher_is_better).lower(),
+            },
+        )
 
 
 def judge_target(
@@ -97,8 +160,9 @@ def judge_target(
 
     A backed estimate meets or misses it. A backed bound decides only one way: a TTFB of at least
     40 ms misses a 5 ms target but says nothing of a 150 ms one; a throughput of at most 3 Gbps misses
-    10 Gbps. A figure that is only assumed or extrapolated, or no figure, leaves the target unverified,
-    whichever side of the target it falls on.
+    10 Gbps. A figure that is only assumed or extrapolated never meets a target, but one on the wrong
+    side of it misses (an option that misses on an assumed figure ranks below one that misses nothing),
+    its reason saying the figure is assumed; no figure leaves the target unverified.
     """
 
     def verdict(outcome: Verdict, reason: str) -> TargetVerdict:
@@ -110,18 +174,25 @@ def judge_target(
             verdict=outcome,
             judged_on=judged_on,
             reason=reason,
+            wanted_value=wanted,
+            achieved_value=figure if figure_text is not None else None,
+            higher_is_better=higher_is_better,
+            bound=bound,
         )
 
     if figure is None or figure_text is None:
         return verdict("unverified", f"{target}: no figure ({judged_on}){why_weak and ': ' + why_weak}")
     shown = f"{'' if bound == 'estimate' else bound + ' '}{figure_text} ({evidence}, {judged_on})"
     good = figure >= wanted if higher_is_better else figure <= wanted
-    if not is_backed(evidence):
-        weak = why_weak or f"the figure is {evidence}"
-        return verdict("unverified", f"{target} {shown} against the {wanted_text} target is not evidence: {weak}")
     # A lower bound proves only a miss of an upper target (and vice versa).
     decides_miss = bound == "estimate" or (bound == "at least") != higher_is_better
     decides_met = bound == "estimate" or (bound == "at least") == higher_is_better
+    if not is_backed(evidence):
+        weak = why_weak or f"the figure is {evidence}"
+        if not good and decides_miss:
+            said = f"the figure is {evidence}" + (f": {why_weak}" if why_weak else "")
+            return verdict("missed", f"{target} {shown} misses the {wanted_text} target ({said})")
+        return verdict("unverified", f"{target} {shown} against the {wanted_text} target is not evidence: {weak}")
     if not good and decides_miss:
         return verdict("missed", f"{target} {shown} misses the {wanted_text} target")
     if good and decides_met:
@@ -130,11 +201,14 @@ def judge_target(
 
 
 def combine(verdicts: list[TargetVerdict]) -> TargetVerdict | None:
-    """One target's verdict over several figures: a backed miss wins, then a backed met, else unverified."""
-    for outcome in ("missed", "met"):
-        found = next((v for v in verdicts if v.verdict == outcome), None)
-        if found is not None:
-            return found
+    """One target's verdict over several figures: a miss wins (a backed one first), then a backed met, else
+    unverified."""
+    misses = [v for v in verdicts if v.verdict == "missed"]
+    if misses:
+        return next((v for v in misses if is_backed(v.evidence)), misses[0])
+    found = next((v for v in verdicts if v.verdict == "met"), None)
+    if found is not None:
+        return found
     # unverified everywhere: say so on the figure that exists, if one does
     return next((v for v in verdicts if v.achieved is not None), verdicts[0] if verdicts else None)
 

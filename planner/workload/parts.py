@@ -11,7 +11,7 @@ import itertools
 import math
 import re
 from decimal import Decimal
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -471,7 +471,28 @@ class Performance(_Model):
     )
 
 
+CLOUDS: tuple[str, ...] = ("aws", "gcp", "azure", "oci", "other")
+"""Clouds a client may run in; a figure measured in a provider's own cloud region names the same ones."""
+
+
+class CloudLocation(_Model):
+    """A client inside a cloud region: ``{cloud: aws, region: us-east-1}``."""
+
+    cloud: Literal["aws", "gcp", "azure", "oci", "other"] = Field(description="the cloud the client runs in")
+    region: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)] = Field(
+        description="the cloud region the client runs in, e.g. us-east-1"
+    )
+
+    def text(self) -> str:
+        return f"{self.cloud} {self.region}"
+
+
 class Client(_Model):
+    location: Literal["internet"] | CloudLocation = Field(
+        "internet",
+        description='where the client runs: "internet" (the default), or {cloud: aws, region: us-east-1}; a figure'
+        " measured in the bucket's region decides a target only for a client in that region",
+    )
     link: BitsPerSecond = Field(parse_rate("10 Gbps"), gt=0, description="client network capacity")
     concurrency: int = Field(64, ge=1, le=100_000, description="concurrent requests the client keeps in flight")
     part_size: Bytes = Field(100 * 2**20, gt=0, description="multipart upload part size")
@@ -503,7 +524,33 @@ def expand_providers(entries: list[Any], known: tuple[str, ...]) -> dict[str, li
     return {"providers": list(dict.fromkeys(providers)), "named_classes": list(dict.fromkeys(named))}
 
 
+class RedundancyNeed(_Model):
+    """How many copies the data must survive on: ``zones: 2`` (availability zones, or a class kept in
+    several regions), or ``copies: 2`` across regions or providers."""
+
+    zones: int | None = Field(None, ge=1, le=10, description="availability zones the class must keep copies in")
+    copies: int | None = Field(
+        None, ge=1, le=10, description="copies in separate regions (or providers) the class must keep by itself"
+    )
+
+    @model_validator(mode="after")
+    def _one_given(self) -> RedundancyNeed:
+        if self.zones is None and self.copies is None:
+            raise ValueError("give zones (e.g. zones: 2) or copies (e.g. copies: 2)")
+        return self
+
+    def text(self) -> str:
+        said = [f"zones: {self.zones}"] if self.zones is not None else []
+        said += [f"copies: {self.copies}"] if self.copies is not None else []
+        return ", ".join(said)
+
+
 class Constraints(_Model):
+    redundancy: RedundancyNeed | None = Field(
+        None,
+        description="copies the data must survive on, e.g. {zones: 2} or {copies: 2}: a class whose price table"
+        " states fewer is rejected; unset, a single-zone class carries a warning",
+    )
     providers: list[str] = Field(default_factory=lambda: list(shipped_catalog().compared_by_default), min_length=1)
     storage_classes: list[str] | None = Field(None, description="consider only these storage class ids")
     months: int = Field(12, ge=1, le=120, description="horizon for totals and growth")

@@ -15,7 +15,7 @@ from planner.errors import InputError
 from planner.measure.profile import citations_in
 from planner.measure.reference import load_reference, parse_profile, reference_providers
 from planner.measure.summary import lognormal_p99_s
-from planner.workload import load_workload
+from planner.workload import CloudLocation, load_workload
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 NOW = dt.date(2026, 12, 5)
@@ -84,7 +84,16 @@ def test_a_verdict_on_published_figures_names_its_grade_conditions_and_address()
     assert "another cloud than the bucket" in ttfb.reason
     assert ttfb.reason.endswith("https://www.tigrisdata.com/blog/benchmark-small-objects]")
     read = next(v for v in s3.verdicts if v.target == "read throughput")
-    assert read.verdict == "met"
+    # Durner et al. measured from EC2 in the bucket's region; the example's client is on the internet
+    assert read.verdict == "unverified" and "provisional: Durner, Leis, Neumann measured it from EC2" in read.reason
+    inside = workload.model_copy(
+        update={
+            "client": workload.client.model_copy(update={"location": CloudLocation(cloud="aws", region="us-east-1")})
+        }
+    )
+    in_region = recommend(inside, as_of=NOW, simulate=False)
+    s3_inside = next(o for o in in_region.ranking if o.provider == "aws-s3" and o.storage_class == "standard")
+    assert next(v for v in s3_inside.verdicts if v.target == "read throughput").verdict == "met"
     assert "Durner, Leis, Neumann (peer-reviewed; 2023-07;" in read.reason
     assert '"per-object bandwidth about 25-95 MiB/s, median 55-60 MiB/s"' in read.reason
     assert "https://doi.org/10.14778/3611479.3611486" in read.reason

@@ -63,7 +63,7 @@ def test_recommend_ranks_storage_and_cdn_together() -> None:
     reasons = result.recommendation.reasons
     assert reasons[1] == (
         "saves $19,319.04 over 12 months against the next such option, cloudflare-r2 + cloudflare standard"
-        " ($2,999.85 this month; drivers: storage 100%)"  # 2.5 M Class B reads within the 10 M free
+        " ($35,998.20 over 12 months, $2,999.85 this month; drivers: storage 100%)"  # 2.5 M Class B reads: 10 M free
     )
     paths = [r for r in reasons if r.startswith("priced path: ")]
     assert len(paths) == 1
@@ -113,7 +113,7 @@ def test_a_break_even_point_prices_each_side_behind_its_own_cdn() -> None:
     assert [(p.statement, p.at) for p in points] == [
         (
             "cloudflare-r2 + cloudflare:standard stays cheaper than backblaze-b2 + bunny:standard until monthly"
-            " egress falls below 160.99 TB (0.80x stored)",
+            " egress falls below 160.99 TB (0.80x stored) ($2,999.85 against $3,389.93 a month at today's 200 TB)",
             160_992e9,
         )
     ]

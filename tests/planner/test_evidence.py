@@ -14,7 +14,7 @@ from planner.units import format_duration, format_rate, significant
         (0.021, 0.150, False, "estimate", "measured", "met"),  # a measured p99 under the target
         (0.200, 0.150, False, "estimate", "derived", "missed"),
         (0.021, 0.150, False, "estimate", "assumed", "unverified"),  # a constant taken for a p99
-        (0.200, 0.150, False, "estimate", "assumed", "unverified"),  # an assumed miss is no miss either
+        (0.200, 0.150, False, "estimate", "assumed", "missed"),  # an assumed figure on the wrong side decides: missed
         (0.040, 0.005, False, "at least", "published", "missed"),  # R2's 40 ms floor against 5 ms
         (0.040, 0.150, False, "at least", "published", "unverified"),  # ... says nothing of 150 ms
         (3.35e9, 10e9, True, "at most", "published", "missed"),  # an exact ceiling below the target

@@ -81,11 +81,13 @@ def test_a_target_no_profile_backs_is_unverified_not_met(tmp_path: Path) -> None
     assert _verdict(r2, "p99 TTFB") == "missed" and r2.status == "rejected"
     for provider in ("idrive-e2", "backblaze-b2", "aws-s3"):
         option = _option(result, provider)
-        # their TTFB is a mean latency taken as a constant: the p99 is not known either way
-        assert _verdict(option, "p99 TTFB") == "unverified", provider
-        assert option.status == "unverified" and not option.chosen
-    assert result.recommendation is None
-    assert result.provisional is not None and result.provisional.provider == "idrive-e2"
+        # their TTFB is a mean latency taken as a constant, above the 5 ms target: a figure only assumed, but
+        # on the wrong side of the target, so it decides (missed), and the option ranks below any that misses none
+        verdict = next(v for v in option.verdicts if v.target == "p99 TTFB")
+        assert verdict.verdict == "missed" and verdict.evidence in ("assumed", "extrapolated"), provider
+        assert f"(the figure is {verdict.evidence}" in verdict.reason
+        assert option.status == "rejected" and not option.chosen
+    assert result.recommendation is None and result.provisional is None
     # unverified options rank after options with evidence... and before rejected ones
     statuses = [o.status for o in result.ranking]
     assert statuses == sorted(statuses, key=["ok", "unverified", "rejected"].index)
@@ -100,7 +102,8 @@ def test_recommend_exits_1_when_no_option_meets_every_target_with_evidence(run_c
     data = json.loads(run_cli("recommend", str(path), "--as-of", "2026-12-01", "--sim-window", "2s", "-f", "json").out)
     idrive = next(o for o in data["ranking"] if o["provider"] == "idrive-e2")
     ttfb = next(v for v in idrive["verdicts"] if v["target"] == "p99 TTFB")
-    assert ttfb["verdict"] == "unverified" and ttfb["evidence"] == "assumed"
+    assert ttfb["verdict"] == "missed" and ttfb["evidence"] == "assumed"
+    assert ttfb["achieved_value"] > ttfb["wanted_value"] == 0.005
 
 
 # 2. Throughput extrapolated to the client link ----------------------------------------------
@@ -192,7 +195,8 @@ def test_simulate_does_not_report_a_constant_latency_as_a_distribution(run_cli: 
     path = _workload(tmp_path, SMALL_OBJECTS)
     result = simulate(_parse(SMALL_OBJECTS), "idrive-e2", duration_s=2, replications=2)
     ttfb = next(v for v in result.slo if "TTFB" in v.target)
-    assert ttfb.verdict == "unverified" and ttfb.evidence == "assumed"
+    # a constant above the 5 ms target: an assumed figure that misses decides, and says it is assumed
+    assert ttfb.verdict == "missed" and ttfb.evidence == "assumed" and "the figure is assumed" in ttfb.reason
     out = run_cli("simulate", str(path), "-p", "idrive-e2", "--duration", "2s", "--replications", "2").out
     assert "9.8 / 9.8 / 9.8 / 9.8" not in out
     assert "constant" in out

@@ -17,7 +17,9 @@ from pathlib import Path
 
 from planner.costing.bills import price_table
 from planner.costing.delivery import behind, delivered_bill, served_egress_cap_bytes
+from planner.decide.recommendation import sentences
 from planner.decide.recommendation.models import BreakEven, RankedOption
+from planner.evidence import Sentence
 from planner.pricing.models import PriceTable
 from planner.units import format_bytes
 from planner.workload import Workload
@@ -47,7 +49,11 @@ def _read_breakpoints(table: PriceTable, storage_class: str) -> list[float]:
 
 
 def solve_crossing(difference: Callable[[float], Decimal], breakpoints: list[float], upper: float) -> float | None:
-    """The smallest x in (0, upper] where a piecewise-linear difference changes sign."""
+    """The smallest x in (0, upper] where a piecewise-linear difference changes sign.
+
+    The zero is first read off the line through the segment's ends; where the difference is not linear
+    there (a breakpoint the tables do not state, a line rounded to the cent), it is narrowed by bisection
+    until the two bills agree to the cent, so the point is where the bills cross, not where a line would."""
     xs = sorted({0.0, upper, *[b for b in breakpoints if 0 < b < upper]})
     previous_x, previous = xs[0], difference(xs[0])
     for x in xs[1:]:
@@ -55,9 +61,34 @@ def solve_crossing(difference: Callable[[float], Decimal], breakpoints: list[flo
         if (previous < 0 < value) or (previous > 0 > value) or (value == 0 and previous != 0):
             # Linear on this segment: the zero lies where the line crosses.
             share = float(previous / (previous - value)) if previous != value else 1.0
-            return previous_x + (x - previous_x) * share
+            return _narrowed(difference, previous_x, previous, x, previous_x + (x - previous_x) * share)
         previous_x, previous = x, value
     return None
+
+
+_CENT = Decimal("0.01")
+
+
+def _narrowed(difference: Callable[[float], Decimal], low: float, at_low: Decimal, high: float, guess: float) -> float:
+    """The zero of ``difference`` between ``low`` and ``high`` (where its sign changes), from ``guess``: the
+    guess when the difference there is within a cent, else bisection to a cent (or to a byte)."""
+    value = difference(guess)
+    if abs(value) <= _CENT:
+        return guess
+    if (value < 0) == (at_low < 0):
+        low, at_low = guess, value
+    else:
+        high = guess
+    for _ in range(100):
+        middle = (low + high) / 2
+        value = difference(middle)
+        if abs(value) <= _CENT or high - low <= 1.0:
+            return middle
+        if (value < 0) == (at_low < 0):
+            low, at_low = middle, value
+        else:
+            high = middle
+    return (low + high) / 2
 
 
 def _monthly(workload: Workload, table: PriceTable, storage_class: str, day: dt.date) -> Decimal:
@@ -122,17 +153,20 @@ class _Side:
 
 
 def _egress_break_even(workload: Workload, chosen: _Side, other: _Side) -> list[BreakEven]:
-    """The egress volumes, above and below today's, where ``chosen`` stops being the cheaper of the two; a
-    free-egress cap that ends either first; or that it is cheaper at every volume."""
+    """The egress volumes, above and below today's, where the cheaper of the two changes; a free-egress cap
+    that ends either first; or, no crossing in range, that ``chosen`` is cheaper (or dearer) at every volume,
+    as today's two bills say."""
     stored = workload.stored_bytes()
 
-    def egress_diff(egress: float) -> Decimal:
+    def bill(side: _Side, egress: float) -> Decimal:
         variant = workload.model_copy(update={"traffic": workload.traffic.model_copy(update={"egress": round(egress)})})
-        return _monthly(behind(variant, chosen.cdn), chosen.table, chosen.storage_class, chosen.day) - _monthly(
-            behind(variant, other.cdn), other.table, other.storage_class, other.day
-        )
+        return _monthly(behind(variant, side.cdn), side.table, side.storage_class, side.day)
+
+    def egress_diff(egress: float) -> Decimal:
+        return bill(chosen, egress) - bill(other, egress)
 
     current = float(workload.traffic.egress)
+    chosen_now, other_now = bill(chosen, current), bill(other, current)
     upper = max(current * 10, stored * 10, 10.0**15)
     points = _egress_breakpoints(chosen.table, workload) + _egress_breakpoints(other.table, workload)
     if workload.traffic.reads is None:  # reads follow egress: their allowances are breakpoints too
@@ -152,65 +186,64 @@ def _egress_break_even(workload: Workload, chosen: _Side, other: _Side) -> list[
     below = (
         solve_crossing(lambda x: egress_diff(current - x), [current - p for p in points], current) if current else None
     )
+    now = sentences.Today(current, float(stored), chosen_now, other_now)
     results = []
-    for crossing, direction in ((above, "exceeds"), (below, "falls below")):
-        if crossing is None:
+    for found, direction in ((above, "exceeds"), (below, "falls below")):
+        if found is None:
             continue
-        at = current + crossing if direction == "exceeds" else current - crossing
-        ratio = at / stored if stored else None
-        ratio_text = f" ({ratio:.2f}x stored)" if ratio is not None else ""
-        statement = (
-            f"{chosen.label} stays cheaper than {other.label} until monthly egress {direction} "
-            f"{format_bytes(at)}{ratio_text}"
-        )
+        at = current + found if direction == "exceeds" else current - found
         results.append(
-            BreakEven(
-                dimension="egress",
-                option=chosen.label,
-                other=other.label,
-                at=at,
-                ratio_to_stored=ratio,
-                statement=statement,
-            )
+            _point(chosen, other, sentences.crossing(chosen.label, other.label, at=at, direction=direction, today=now))
         )
     if above is None and caps:
-        results.append(_capped(chosen, other, caps, stored))
+        results.append(_capped(chosen, other, caps, now))
     elif above is None and below is None:
-        statement = f"{chosen.label} is cheaper than {other.label} at every monthly egress up to {format_bytes(upper)}"
         results.append(
-            BreakEven(
-                dimension="egress",
-                option=chosen.label,
-                other=other.label,
-                at=math.inf,
-                ratio_to_stored=None,
-                statement=statement,
-            )
+            _point(chosen, other, sentences.everywhere(chosen.label, other.label, up_to=upper, today=now), at=math.inf)
         )
     return results
 
 
-def _capped(chosen: _Side, other: _Side, caps: dict[str, float], stored: float) -> BreakEven:
-    """The nearer free-egress cap ends the comparison: past it its option is rejected."""
-    capped = min(caps, key=lambda name: caps[name])
-    at = caps[capped]
-    ratio = at / stored
-    whose = "its" if capped == chosen.label else f"{other.label}'s"
-    statement = (
-        f"{chosen.label} stays cheaper than {other.label} until monthly egress exceeds {format_bytes(at)} "
-        f"({ratio:g}x stored), where {whose} free-egress policy ends"
-        if capped == chosen.label
-        else f"{chosen.label} is cheaper than {other.label} at every monthly egress up to {format_bytes(at)} "
-        f"({ratio:g}x stored), where {whose} free-egress policy ends"
-    )
+def _point(
+    chosen: _Side, other: _Side, sentence: Sentence, *, at: float | None = None, kind: str = "price"
+) -> BreakEven:
+    """A break-even point stating ``sentence``, at its egress (``at``: where else it stands)."""
+    numbers = sentence.numbers
+    where = at if at is not None else numbers.get("egress_bytes", numbers.get("up_to_bytes"))
+    assert isinstance(where, float)
+    ratio = numbers.get("ratio_to_stored")
     return BreakEven(
         dimension="egress",
-        kind="policy",
+        kind="policy" if kind == "policy" else "price",
         option=chosen.label,
         other=other.label,
+        at=where,
+        ratio_to_stored=ratio if isinstance(ratio, float) else None,
+        statement=sentence.text,
+        sentence=sentence,
+    )
+
+
+def _capped(chosen: _Side, other: _Side, caps: dict[str, float], now: sentences.Today) -> BreakEven:
+    """The nearer free-egress cap ends the comparison: past it its option is rejected. Up to it the bills do
+    not cross, so the option stays as cheap or as dear as it is today."""
+    capped = min(caps, key=lambda name: caps[name])
+    at = caps[capped]
+    whose = "its" if capped == chosen.label else f"{other.label}'s"
+    note = unverified_policy_note(chosen.table if capped == chosen.label else other.table)
+    ends = f", where {whose} free-egress policy ends{note}"
+    sentence = (
+        sentences.crossing(chosen.label, other.label, at=at, direction="exceeds", ends=ends, today=now)
+        if capped == chosen.label and now.option_usd <= now.other_usd
+        else sentences.everywhere(chosen.label, other.label, up_to=at, ends=ends, today=now)
+    )
+    ratio = at / now.stored if now.stored else None
+    return _point(
+        chosen,
+        other,
+        sentence.model_copy(update={"numbers": {**sentence.numbers, "ratio_to_stored": ratio}}),
         at=at,
-        ratio_to_stored=ratio,
-        statement=statement + unverified_policy_note(chosen.table if capped == chosen.label else other.table),
+        kind="policy",
     )
 
 
@@ -230,6 +263,7 @@ def _fair_use_limit(workload: Workload, chosen: _Side) -> list[BreakEven]:
         if workload.delivery is None
         else f"; the CDN's misses, the origin egress the policy counts, reach {format_bytes(origin)} there"
     )
+    sentence = sentences.fair_use(chosen.label, limit, float(policy), via_cdn, unverified_policy_note(chosen.table))
     return [
         BreakEven(
             dimension="egress",
@@ -238,10 +272,7 @@ def _fair_use_limit(workload: Workload, chosen: _Side) -> list[BreakEven]:
             other="free-egress policy",
             at=limit,
             ratio_to_stored=float(policy),
-            statement=(
-                f"{chosen.label} egress is free only while it stays at or below {format_bytes(limit)} a month "
-                f"({float(policy):g}x stored{via_cdn}); above that the provider may limit or suspend the account"
-                + unverified_policy_note(chosen.table)
-            ),
+            statement=sentence.text,
+            sentence=sentence,
         )
     ]

@@ -5,11 +5,12 @@ chosen, assembled into the ``Recommendation``."""
 from __future__ import annotations
 
 from planner.costing.delivery import priced_paths
+from planner.decide.recommendation import notes, sentences
 from planner.decide.recommendation.break_even import break_even_points
 from planner.decide.recommendation.curves import egress_curves
 from planner.decide.recommendation.inputs import Inputs
 from planner.decide.recommendation.models import BreakEven, Choice, RankedOption, Recommendation
-from planner.evidence import marked
+from planner.evidence import Sentence, marked
 from planner.pricing.breakdown import CostBreakdown
 from planner.units import format_duration, format_rate
 
@@ -24,22 +25,33 @@ def explain(inputs: Inputs, ranking: list[RankedOption], *, curves: bool = True)
     rivals = _rivals(shown, ranking) if shown is not None else []
     choice = None
     if shown is not None:
-        reasons = _reasons(shown, ranking, rivals, inputs.months)
+        reasons, said = _reasons(shown, ranking, rivals, inputs.months)
         choice = Choice(
             provider=shown.provider,
             storage_class=shown.storage_class,
             region=shown.region,
             reasons=reasons,
+            sentences=said,
             cdn=shown.cdn,
         )
+    warnings = notes.link_fit(inputs.workload)
     break_even: list[BreakEven] = []
     if chosen is not None:
         feasible_rivals = [r for r in rivals if r.feasible][:3]
         break_even = break_even_points(
             inputs.workload, chosen, feasible_rivals, inputs.day, inputs.prices, tables=inputs.regional
         )
+    said = [
+        *(choice.sentences if choice is not None else []),
+        *(point.sentence for point in break_even if point.sentence is not None),
+        *warnings,
+        *(v.sentence(f"{o.label} {o.storage_class}") for o in ranking for v in o.verdicts),
+        *(note for o in ranking for note in o.notes),
+    ]
     return Recommendation(
         workload=inputs.workload,
+        warnings=warnings,
+        sentences=said,
         as_of=inputs.day,
         months=inputs.months,
         ranking=ranking,
@@ -107,7 +119,10 @@ def _unverified_prices(option: RankedOption) -> str:
     return f" (rests on unverified prices: {', '.join(items[:3])}{', ...' if len(items) > 3 else ''})"
 
 
-def _reasons(chosen: RankedOption, ranking: list[RankedOption], rivals: list[RankedOption], months: int) -> list[str]:
+def _reasons(
+    chosen: RankedOption, ranking: list[RankedOption], rivals: list[RankedOption], months: int
+) -> tuple[list[str], list[Sentence]]:
+    """The choice's reasons in words, and the comparative ones among them as sentences with their numbers."""
     group = (
         "options whose targets are unverified (none missed)"
         if chosen.status != "ok"
@@ -115,31 +130,43 @@ def _reasons(chosen: RankedOption, ranking: list[RankedOption], rivals: list[Ran
         if chosen.verdicts
         else "options that break no provider policy"
     )
-    reasons = [
-        f"lowest {months}-month cost among {group}: ${chosen.horizon_cost_usd:,.2f} "
-        f"(${chosen.monthly_cost_usd:,.2f} this month; drivers: {_drivers(chosen.cost)})"
-        f"{_unverified_prices(chosen)}"
+    name = f"{chosen.label} {chosen.storage_class}"
+    said = [
+        sentences.lowest(name, group, months, chosen.horizon_cost_usd, chosen.monthly_cost_usd, _drivers(chosen.cost))
     ]
+    reasons = [said[0].text + _unverified_prices(chosen)]
     runner = next((o for o in ranking if o.status == chosen.status and o is not chosen and not o.chosen), None)
     if runner is not None and runner.label == chosen.label and runner.storage_class == chosen.storage_class:
         runner = None
     if runner is not None:
-        saving = runner.horizon_cost_usd - chosen.horizon_cost_usd
-        reasons.append(
-            f"saves ${saving:,.2f} over {months} months against the next such option, "
-            f"{runner.label} {runner.storage_class} (${runner.monthly_cost_usd:,.2f} this month; "
-            f"drivers: {_drivers(runner.cost)}){_unverified_prices(runner)}"
+        saving = sentences.saves(
+            name,
+            f"{runner.label} {runner.storage_class}",
+            months,
+            chosen.horizon_cost_usd,
+            runner.horizon_cost_usd,
+            runner.monthly_cost_usd,
+            _drivers(runner.cost),
         )
+        said.append(saving)
+        reasons.append(saving.text + _unverified_prices(runner))
     for rival in rivals:
         if rival.status == "ok" or rival.status == chosen.status:
             continue
-        cheaper = " although cheaper" if rival.horizon_cost_usd < chosen.horizon_cost_usd else ""
-        if rival.status == "rejected":
-            reasons.append(f"{rival.label} {rival.storage_class} rejected{cheaper}: {'; '.join(rival.violations)}")
-        else:
-            reasons.append(
-                f"{rival.label} {rival.storage_class} not chosen{cheaper}: unverified: {'; '.join(rival.unverified)}"
-            )
+        why = (
+            "; ".join(rival.violations) if rival.status == "rejected" else f"unverified: {'; '.join(rival.unverified)}"
+        )
+        passed = sentences.passed_over(
+            f"{rival.label} {rival.storage_class}",
+            name,
+            months,
+            rival.horizon_cost_usd,
+            chosen.horizon_cost_usd,
+            rival.status,
+            why,
+        )
+        said.append(passed)
+        reasons.append(passed.text)
     early = [li for li in chosen.cost.line_items if li.category == "early_deletion"]
     if early:
         reasons.append(
@@ -163,4 +190,4 @@ def _reasons(chosen: RankedOption, ranking: list[RankedOption], rivals: list[Ran
             )
         if facts:
             reasons.append(f"performance from the {perf.source}: {', '.join(facts)}")
-    return reasons
+    return reasons, said

@@ -6,10 +6,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from decimal import Decimal
 
+from planner.decide.recommendation import notes
 from planner.decide.recommendation.break_even import unverified_policy_note
 from planner.decide.recommendation.grading import with_basis
 from planner.decide.recommendation.inputs import Inputs
-from planner.decide.recommendation.models import OptionStatus, PerformanceEstimate, RankedOption, Rejection
+from planner.decide.recommendation.models import (
+    OptionStatus,
+    PerformanceEstimate,
+    RankedOption,
+    Rejection,
+    option_label,
+)
 from planner.decide.recommendation.options import PricedOption
 from planner.decide.recommendation.performance import (
     SimulatedJudgement,
@@ -84,15 +91,20 @@ def _judge(inputs: Inputs, option: PricedOption, simulated: dict[str, SimulatedJ
         performance = _with_simulation(performance, sim_estimate)
     combined = _combined(verdicts + sim_verdicts)
     if not restore_required:  # an archive class's verdicts rest on its restore times, not on the profile
-        combined = with_basis(combined, inputs.summaries.get(provider))
+        combined = with_basis(combined, inputs.summaries.get(provider), workload, region=option.region or table.region)
     missed = [Rejection(kind="target", target=v.target, statement=v.reason) for v in combined if v.verdict == "missed"]
     rejections: dict[str, Rejection] = {}  # one for each statement, the first
     for rejection in missed + violations + sim_violations + _policy_violation(option):
         rejections.setdefault(rejection.statement, rejection)
-    unverified = [v.reason for v in combined if v.verdict == "unverified"]
+    name = f"{option_label(provider, option.region, option.cdn)} {option.storage_class}"
+    kept, unknown, zone_warnings = notes.redundancy(name, workload, table, option.storage_class)
+    for rejection in kept:
+        rejections.setdefault(rejection.statement, rejection)
+    unverified = [v.reason for v in combined if v.verdict == "unverified"] + [u.text for u in unknown]
     breaches = {b.statement for b in month_one.policy_breaches}  # they are violations, above
     warnings = warnings + sim_warnings + prefix_warnings(workload, table.limits)
     warnings += [w for w in month_one.warnings if w not in breaches]
+    warnings += [w.text for w in zone_warnings]
     status: OptionStatus = "rejected" if rejections else ("unverified" if unverified else "ok")
     return RankedOption(
         rank=0,
@@ -107,6 +119,11 @@ def _judge(inputs: Inputs, option: PricedOption, simulated: dict[str, SimulatedJ
         unverified=unverified,
         verdicts=combined,
         warnings=warnings,
+        notes=[
+            *zone_warnings,
+            *unknown,
+            *notes.table_terms(name, workload, table, option.storage_class, option.cdn, inputs.day),
+        ],
         performance=performance,
         cost=month_one,
         price_status=weakest_price(item.price_status.value for item in month_one.line_items),

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from planner.costing.bills import CostProjection
-from planner.evidence import Evidence, TargetVerdict
+from planner.evidence import Evidence, Sentence, TargetVerdict
 from planner.measure.profile import Profile
 from planner.pricing.breakdown import CostBreakdown
 from planner.pricing.primitives import Money
@@ -45,7 +45,7 @@ class PerformanceEstimate(_Model):
     simulation: str | None = Field(None, description="what was simulated, on which profile")
 
 
-RejectionKind = Literal["target", "hot-object", "failed-requests", "policy", "unpriceable"]
+RejectionKind = Literal["target", "hot-object", "failed-requests", "policy", "unpriceable", "redundancy"]
 
 
 class Rejection(_Model):
@@ -56,7 +56,8 @@ class Rejection(_Model):
     kind: RejectionKind = Field(
         description="target: a performance target missed; hot-object: more concurrent reads of one object than "
         "the provider serves; failed-requests: requests that fail after every retry in the simulated peak; "
-        "policy: a provider policy broken; unpriceable: no bill could be made"
+        "policy: a provider policy broken; unpriceable: no bill could be made; redundancy: the class keeps fewer "
+        "copies than constraints.redundancy needs"
     )
     target: str | None = Field(None, description="the performance target missed (kind target)")
     policy: Literal["free-egress"] | None = Field(None, description="the provider policy broken (kind policy)")
@@ -86,6 +87,11 @@ class RankedOption(_Model):
     unverified: list[str] = Field(default_factory=list, description="targets no backed figure decides, and why")
     verdicts: list[TargetVerdict] = Field(default_factory=list, description="one per performance target")
     warnings: list[str] = Field(default_factory=list)
+    notes: list[Sentence] = Field(
+        default_factory=list,
+        description="what bears on the answer beside the bill: its tables' terms (price table notes, egress policy,"
+        " the CDN's terms), a single-zone class's warning, a redundancy the table does not state",
+    )
     price_status: str = Field(
         "verified-primary", description="the weakest sourcing of the prices its bill rests on (see each line item)"
     )
@@ -113,7 +119,7 @@ class RankedOption(_Model):
     def label(self) -> str:
         """provider, or provider/region when the workload ranks the provider's regions; "+ cdn" after it
         when recommend compares CDNs."""
-        return _label(self.provider, self.region, self.cdn)
+        return option_label(self.provider, self.region, self.cdn)
 
     @model_serializer(mode="wrap")
     def _cdn_when_compared(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -130,6 +136,7 @@ class BreakEven(_Model):
     at: float = Field(description="bytes of egress a month, or GET requests a month, where the costs cross")
     ratio_to_stored: float | None = None
     statement: str
+    sentence: Sentence | None = Field(None, description="the statement with the numbers it states")
 
 
 class Choice(_Model):
@@ -137,11 +144,14 @@ class Choice(_Model):
     storage_class: str
     region: str | None = None
     reasons: list[str]
+    sentences: list[Sentence] = Field(
+        default_factory=list, description="the comparative reasons (lowest, saves, cheaper than) with their numbers"
+    )
     cdn: str | None = None
 
     @property
     def label(self) -> str:
-        return _label(self.provider, self.region, self.cdn)
+        return option_label(self.provider, self.region, self.cdn)
 
     @model_serializer(mode="wrap")
     def _cdn_when_compared(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -155,7 +165,7 @@ def _without_unset_cdn(data: Any) -> Any:
     return data
 
 
-def _label(provider: str, region: str | None, cdn: str | None) -> str:
+def option_label(provider: str, region: str | None, cdn: str | None) -> str:
     where = f"{provider}/{region}" if region else provider
     return f"{where} + {cdn}" if cdn else where
 
@@ -222,6 +232,14 @@ class Recommendation(_Model):
         None,
         description="how the months were billed when not as 30-day months with restored copies kept a day"
         " (calendar months, the days restored copies are kept)",
+    )
+    warnings: list[Sentence] = Field(
+        default_factory=list, description="what bears on every option: a peak that cannot pass the client's link"
+    )
+    sentences: list[Sentence] = Field(
+        default_factory=list,
+        description="every comparative and verdict sentence the answer prints, with the numbers it states: the"
+        " choice's reasons, the break-even points, each option's verdicts and notes, the warnings",
     )
 
     def profile_of(self, provider: str) -> JudgedProfile | None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from planner.decide.recommendation.models import PerformanceEstimate, Rejection
+from planner.decide.recommendation.notes import no_get_in_window
 from planner.decide.recommendation.spread import spread_decides
 from planner.errors import InputError, PlannerError
 from planner.evidence import Evidence, TargetVerdict, is_backed, judge_target, weakest
@@ -373,7 +374,9 @@ def simulate_option(
     read_bits = sum(op.throughput_bytes_per_s.mean for op in gets) * 8
     rate, violations, warnings = _peak_errors(peak)
     if gets and not gets[0].requests.mean:
-        warnings.append("simulated peak: no GET completed inside the window (the client is saturated)")
+        warnings.append(
+            no_get_in_window(workload, peak.window_s, peak.replications, peak.unfinished_requests.mean).text
+        )
     shown = demonstrated_bits_per_s(summary)["read"]
     read_evidence = run.evidence["GET.throughput"]
     if is_backed(read_evidence) and (shown is None or read_bits > shown * 1.0001):

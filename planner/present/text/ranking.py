@@ -59,6 +59,16 @@ def horizon_price_status(option: RankedOption) -> str:
     )
 
 
+def _judged_cell(option: RankedOption, target: str) -> str | None:
+    """The figure the option's verdict on ``target`` was judged on, marked with its evidence (a bound said
+    as one): the column shows what the reasons say. None without such a verdict."""
+    verdict = next((v for v in option.verdicts if v.target == target and v.achieved is not None), None)
+    if verdict is None or verdict.achieved is None:
+        return None
+    bound = {"at least": ">=", "at most": "<="}.get(verdict.bound, "")
+    return bound + _figure(verdict.achieved.split(" ± ")[0], verdict.evidence)
+
+
 def ranking_rows(result: Recommendation) -> list[tuple[str, ...]]:
     """One row per option, as `planner recommend` prints them (the report uses the same rows)."""
     from planner.decide.recommendation.performance import RESTORE_FIRST  # loaded with the result already
@@ -66,8 +76,8 @@ def ranking_rows(result: Recommendation) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
     for option in result.ranking:
         perf = option.performance
-        ttfb = _ttfb_cell(perf)
-        reads = (
+        ttfb = _judged_cell(option, "p99 TTFB") or _ttfb_cell(perf)
+        reads = _judged_cell(option, "read throughput") or (
             "no figure"
             if perf.read_throughput_bits_per_s is None
             else _figure(format_rate(perf.read_throughput_bits_per_s), perf.read_throughput_evidence)
@@ -85,6 +95,7 @@ def ranking_rows(result: Recommendation) -> list[tuple[str, ...]]:
             ]
         verdict = "CHOSEN" if option.chosen else option.status
         why = option.violations or [f"unverified: {reason}" for reason in option.unverified]
+        why += [n.text for n in option.notes if n.kind == "single-zone"]  # wherever the class is ranked
         rows.append(
             (
                 str(option.rank),
@@ -193,6 +204,7 @@ def recommendation(
         *(wrap_prose(text, width=width) for text in legends()),
         *(wrap_prose(f"Left out (--verified-only): {text}", "  ", width=width) for text in result.left_out),
         *_freshness(result, width),
+        *(wrap_prose(f"Warning: {w.text}", "  ", width=width) for w in result.warnings),
         "",
     ]
     if result.recommendation is None:
@@ -222,7 +234,7 @@ def recommendation(
             parts += ["", heading("Caveats", fmt, level=3)] + [
                 wrap_prose(f"- {w}", "  ", width=width) for w in option.warnings
             ]
-        return "\n".join(parts)
+        return "\n".join(parts + _terms(option, fmt, width))
     choice = result.recommendation
     parts.append(heading(f"Use {choice.label} {choice.storage_class}", fmt, level=3))
     parts += [wrap_prose(f"- {reason}", "  ", width=width) for reason in choice.reasons]
@@ -234,4 +246,13 @@ def recommendation(
         parts += ["", heading("Caveats", fmt, level=3)] + [
             wrap_prose(f"- {w}", "  ", width=width) for w in chosen.warnings
         ]
-    return "\n".join(parts)
+    return "\n".join(parts + _terms(chosen, fmt, width))
+
+
+def _terms(option: RankedOption, fmt: str, width: int | None) -> list[str]:
+    """The terms of the option's tables (price table notes, egress policy, the CDN's), under the option."""
+    said = [n for n in option.notes if n.kind == "terms"]
+    if not said:
+        return []
+    title = f"Terms that bear on {option.label} {option.storage_class}"
+    return ["", heading(title, fmt, level=3), *(wrap_prose(f"- {n.text}", "  ", width=width) for n in said)]
