@@ -239,7 +239,9 @@ def _report_run(profile: "Profile", options: "MeasureOptions", reporter: Any) ->
 def _check_outputs(options: "MeasureOptions", *, dry_run: bool, dask: str | None, force: bool) -> None:
     """Before anything is sent: the profile (and, with --dask, each host's beside it) is not replaced
     without --force, and --dask has its extra installed."""
-    if not dry_run:
+    if dry_run:  # a plan of a run that could not write its profile is no plan: a folder in --out's place
+        refuse_overwrite([options.out], force=True)
+    else:
         # with --dask each host's profile is also written beside --out, as <stem>.<host><suffix>
         beside = options.out.parent.glob(f"{glob.escape(options.out.stem)}.*{glob.escape(options.out.suffix)}")
         refuse_overwrite([options.out, *(sorted(beside) if dask is not None else [])], force)
