@@ -269,6 +269,22 @@ def _run(options: "MeasureOptions", plan_lines: list[str], *, quiet: bool, dry_r
     _report_run(Measurement(options, reporter).run(), options, reporter)
 
 
+PLANNED_BY_FOR = ("sizes", "concurrency", "ops", "probes", "open_loop")
+"""The options ``--for`` sets itself, from the cells that decide the workload."""
+
+
+def _refuse_with_for(ctx: typer.Context) -> None:
+    """An option ``--for`` would silently override, given on the command line: refused, naming it."""
+    for name in PLANNED_BY_FOR:  # typer vendors click: its ParameterSource is matched by name
+        if getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT":
+            option = "--" + name.replace("_", "-")
+            raise InputError(
+                "--for measures the cells that decide the workload (their ops, sizes and concurrency, no probes):"
+                " leave this option out, or leave out --for",
+                source=option,
+            )
+
+
 @app.callback(invoke_without_command=True)
 def measure(
     ctx: typer.Context,
@@ -337,6 +353,8 @@ def measure(
     plan_lines: list[str] = []
     if for_workload is not None:
         from planner.cli.measure_for import measurement_for
+
+        _refuse_with_for(ctx)
 
         planned = measurement_for(for_workload, provider, profiles_dir)
         plan_lines = planned.plan.lines()
