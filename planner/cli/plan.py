@@ -509,6 +509,13 @@ def recommend_command(
         typer.Option("--lifecycle", help="also propose each provider's cheapest lifecycle policy (planner lifecycle)"),
     ] = False,
     cdn: CdnOption = None,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict",
+            help="exit 1 when no option meets every target with evidence (a target unmet or unverified)",
+        ),
+    ] = False,
 ) -> None:
     """Rank every allowed provider and storage class for a workload, and explain the choice."""
     from planner.cli import progress
@@ -571,4 +578,5 @@ def recommend_command(
 
         for line in settle:
             typer.echo(wrap_prose(line, "  ", width=settings(ctx).width))
-        raise typer.Exit(1)
+        if strict:  # an answer was given (exit 0); --strict asks for 1 when it is only provisional
+            raise typer.Exit(1)

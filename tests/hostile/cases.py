@@ -48,7 +48,7 @@ class Slot:
 
 
 def _recommend_codes() -> tuple[int, ...]:
-    return (0, 1, 2)  # recommend: 1 is "no option meets every target with evidence"
+    return (0, 2)  # recommend: 1 only with --strict ("no option meets every target with evidence")
 
 
 SLOTS: tuple[Slot, ...] = (
