@@ -43,7 +43,7 @@ FormatOption = Annotated[
 TextFormatOption = Annotated[TextFormat, typer.Option("--format", "-f", help="table, json or markdown")]
 PlotOption = Annotated[
     Path | None,
-    typer.Option("--plot", help="also draw the result to FILE.png or FILE.svg (needs objstore-planner\\[plot])"),
+    typer.Option("--plot", help="also draw the result to FILE.png or FILE.svg (needs objstore-planner[plot])"),
 ]
 AsOfOption = Annotated[
     str | None, typer.Option("--as-of", help="price tables in force on this date (YYYY-MM-DD; default today)")
