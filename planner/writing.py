@@ -20,6 +20,33 @@ from typing import IO, Literal, overload
 
 from planner.errors import InputError
 
+_UNSAFE_ON_A_TERMINAL = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)"
+)
+"""What text from an input must not write to a terminal as it is: C0 controls but the tab and the line
+break (ESC begins CSI and OSC sequences), DEL, C1 controls (0x9b is a CSI on its own), a carriage return
+that ends no line, the line and paragraph separators, and the characters that reorder text (U+202E)."""
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with each character a terminal would act on written as its ``\\uXXXX`` escape: shown, not
+    obeyed. The escape is JSON's own, so JSON printed through this still reads back as the same text."""
+    return _UNSAFE_ON_A_TERMINAL.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?")
+
+
+def spreadsheet_cell(value: object) -> object:
+    """A CSV cell a spreadsheet will not run: text that begins with ``=``, ``+``, ``-``, ``@``, a tab or a
+    carriage return (a formula to Excel, LibreOffice and Google Sheets) is given a leading ``'``, which
+    they show as text; a number (``-12.50``) and anything not text are returned as they are."""
+    if isinstance(value, str) and len(value) > 1 and value.startswith(_FORMULA_STARTS) and not _NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
 NAME_LIMIT_BYTES = 255
 """A file or folder name's longest form on the usual file systems (ext4, APFS, NTFS)."""
 
