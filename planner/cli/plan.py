@@ -386,6 +386,8 @@ def _print_recommendation(
     answer: "UncertainAnswer | None",
     output: OutputFormat,
     settle: list[str] | None = None,
+    lifecycle_of: Path | None = None,
+    as_of: str | None = None,
 ) -> None:
     from planner.present import text as render
 
@@ -393,6 +395,14 @@ def _print_recommendation(
         payload = result.model_dump(mode="json")
         if answer is not None:
             payload["uncertainty"] = answer.model_dump(mode="json")
+        if lifecycle_of is not None:  # --lifecycle: each provider's proposal, and where none is made
+            from planner.cli.lifecycle import proposals
+
+            found, elsewhere = proposals(lifecycle_of, as_of)
+            payload["lifecycle"] = {
+                "proposals": [p.model_dump(mode="json") for p in found],
+                "not_proposed": elsewhere,
+            }
         typer.echo(render.as_json(payload))
         return
     typer.echo(
@@ -568,8 +578,10 @@ def recommend_command(
 
         focus.emit(recommendation_rows(result), out)
     else:
-        _print_recommendation(ctx, workload, result, answer, output, settle)
-    if lifecycle:
+        _print_recommendation(
+            ctx, workload, result, answer, output, settle, lifecycle_of=workload_file if lifecycle else None, as_of=as_of
+        )
+    if lifecycle and output != OutputFormat.json:
         from planner.cli.lifecycle import print_proposals
 
         print_proposals(ctx, workload_file, as_of, output)
