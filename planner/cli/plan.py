@@ -3,6 +3,7 @@ ranking of every allowed option."""
 
 # No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
+import datetime as dt
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -183,8 +184,15 @@ def cost_command(
     options = billing_options(restore_days, calendar, retrieval)
     workload = load_workload(workload_file)
     region = region or _workload_region(workload, provider, workload_file)
-    storage_class = _cost_class(workload, storage_class, workload_file)
     day = parse_date(as_of)
+    if workload.storage.lifecycle:
+        _cost_with_lifecycle(
+            ctx, workload, workload_file, provider, storage_class, months, day, region, output,
+            unpriced={"--prices": prices is not None, "--plot": plot is not None, "--retrieval": retrieval is not None,
+                      "--restore-days": restore_days != "1", "--calendar": calendar, "--verified-only": verified_only},
+        )  # fmt: skip
+        return
+    storage_class = _cost_class(workload, storage_class, workload_file)
     if months:
         with fields_of(workload_file):
             result = project_costs(
@@ -232,6 +240,53 @@ def cost_command(
     )
 
 
+def _cost_with_lifecycle(
+    ctx: typer.Context,
+    workload: "Workload",
+    workload_file: Path,
+    provider: str,
+    storage_class: str | None,
+    months: int | None,
+    day: "dt.date | None",
+    region: str | None,
+    output: OutputFormat,
+    *,
+    unpriced: dict[str, bool],
+) -> None:
+    """``cost`` of a workload with ``storage.lifecycle``: the policy billed month by month (``--months``,
+    default one month) as ``planner lifecycle --price-only`` bills it; the options that bill does not take
+    are refused, naming the command."""
+    from planner.costing.lifecycle import price_lifecycle
+    from planner.present import text as render
+    from planner.present.text.lifecycle import lifecycle_cost
+
+    given = [option for option, on in unpriced.items() if on]
+    if output in (OutputFormat.csv, OutputFormat.focus):
+        given.insert(0, "--format")
+    if given:
+        raise InputError(
+            "is not priced with storage.lifecycle: the policy's bill is planner lifecycle --price-only's"
+            " (text, markdown or json); leave this option out",
+            source=given[0],
+        )
+    with fields_of(workload_file):
+        cost = price_lifecycle(
+            workload,
+            provider,
+            start_class=storage_class,
+            current_class=storage_class,
+            applied=True,
+            months=months or 1,
+            as_of=day,
+            region=region,
+        )
+    typer.echo(
+        render.as_json(cost)
+        if output == OutputFormat.json
+        else lifecycle_cost(cost, output.value, width=settings(ctx).width)
+    )
+
+
 DaskOption = Annotated[
     str | None,
     typer.Option(
@@ -274,6 +329,13 @@ def sweep_command(
 
     check_plot(plot, force)
     workload = load_workload(workload_file)
+    if workload.storage.lifecycle:
+        raise InputError(
+            "a sweep prices each cell in one class, not the lifecycle policy: planner lifecycle --vary-age prices the"
+            " policy over a rule's age (and planner cost bills it month by month)",
+            source=str(workload_file),
+            field="storage.lifecycle",
+        )
     axes = [parse_axis(workload, text) for text in vary]
     points = 1
     for axis in axes:
@@ -538,6 +600,13 @@ def recommend_command(
     _check_recommend_outputs(plot, tornado_plot, output, out, force, sampled=samples is not None, lifecycle=lifecycle)
     billing, cdns = _recommend_billing(restore_days, calendar, cdn, sampled=samples is not None)
     workload = load_workload(workload_file)
+    if samples is not None and workload.storage.lifecycle:
+        raise InputError(
+            "the --samples outcomes are priced in one class, not the lifecycle policy: planner lifecycle -p PROVIDER"
+            " --samples N prices the policy's outcomes",
+            source=str(workload_file),
+            field="storage.lifecycle",
+        )
     if providers is not None:
         from planner.workload.providers import with_providers
 
