@@ -134,7 +134,7 @@ class _TerminalSafe:
 @contextlib.contextmanager
 def _safe_stdout() -> Iterator[None]:
     saved = sys.stdout
-    sys.stdout = _TerminalSafe(saved)  # type: ignore[assignment]
+    sys.stdout = _TerminalSafe(saved)
     try:
         yield
     finally:

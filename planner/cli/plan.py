@@ -648,7 +648,14 @@ def recommend_command(
         focus.emit(recommendation_rows(result), out)
     else:
         _print_recommendation(
-            ctx, workload, result, answer, output, settle, lifecycle_of=workload_file if lifecycle else None, as_of=as_of
+            ctx,
+            workload,
+            result,
+            answer,
+            output,
+            settle,
+            lifecycle_of=workload_file if lifecycle else None,
+            as_of=as_of,
         )
     if lifecycle and output != OutputFormat.json:
         from planner.cli.lifecycle import print_proposals

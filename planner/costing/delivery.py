@@ -116,9 +116,7 @@ def store_requests(workload: Workload) -> tuple[Workload, str | None]:
     return store, note
 
 
-def delivery_path(
-    workload: Workload, provider: str, day: dt.date, region: str | None = None
-) -> DeliveryPath | None:
+def delivery_path(workload: Workload, provider: str, day: dt.date, region: str | None = None) -> DeliveryPath | None:
     """The origin's workload and the CDN's bill for ``provider`` (its bucket in ``region``, when known) behind
     the workload's CDN; None without one."""
     check_same_region(workload, provider, day)

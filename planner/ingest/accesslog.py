@@ -195,7 +195,9 @@ def _cloudflare_time(value: object) -> dt.datetime:
     """EdgeStartTimestamp as Logpush writes it: RFC 3339 text, or unix seconds or nanoseconds (its
     timestamp_format option: rfc3339, unix, unixnano)."""
     if isinstance(value, str):
-        return plausible(dt.datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(dt.UTC), "EdgeStartTimestamp")
+        return plausible(
+            dt.datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(dt.UTC), "EdgeStartTimestamp"
+        )
     if isinstance(value, int | float) and not isinstance(value, bool):
         return _unix_time(value / 1e9 if value > 1e14 else float(value), "EdgeStartTimestamp")
     raise ValueError(f"EdgeStartTimestamp {value!r} is not a time")

@@ -836,8 +836,13 @@ def _issue_41_cases() -> Iterable[Case]:
     yield Case(
         "lifecycle-expire-0d",
         ("cost", "{tmp}/w.yaml", "-p", "aws-s3", "--as-of", AS_OF),
-        {"w.yaml": I.text(_LIFECYCLE.replace("{after: 400d, expire: true}", "{after: 0d, expire: true}").replace(
-            "[{after: 30d, to: standard-ia}, ", "["))},
+        {
+            "w.yaml": I.text(
+                _LIFECYCLE.replace("{after: 400d, expire: true}", "{after: 0d, expire: true}").replace(
+                    "[{after: 30d, to: standard-ia}, ", "["
+                )
+            )
+        },
         codes=(2,),
         names="storage.lifecycle.0",
     )
@@ -848,8 +853,13 @@ def _issue_41_cases() -> Iterable[Case]:
         codes=(2,),
         names="traffic.reads_by_age",
     )
-    yield Case("cost-lifecycle-by-month", ("cost", "{tmp}/w.yaml", "-p", "aws-s3", "--as-of", AS_OF, "--months", "3"),
-               {"w.yaml": I.text(_LIFECYCLE)}, codes=(0,), out="standard -> 30d standard-ia -> 400d expire")  # fmt: skip
+    yield Case(
+        "cost-lifecycle-by-month",
+        ("cost", "{tmp}/w.yaml", "-p", "aws-s3", "--as-of", AS_OF, "--months", "3"),
+        {"w.yaml": I.text(_LIFECYCLE)},
+        codes=(0,),
+        out="standard -> 30d standard-ia -> 400d expire",
+    )
     yield Case("cost-lifecycle-json", ("cost", "{tmp}/w.yaml", "-p", "aws-s3", "--as-of", AS_OF, "-f", "json"),
                {"w.yaml": I.text(_LIFECYCLE)}, codes=(0,), out='"months"')  # fmt: skip
     yield Case("cost-lifecycle-focus", ("cost", "{tmp}/w.yaml", "-p", "aws-s3", "--as-of", AS_OF, "-f", "focus"),
@@ -881,8 +891,12 @@ def _issue_41_cases() -> Iterable[Case]:
                names="--out")  # fmt: skip
     yield Case("trace-out-name-300-bytes", ("trace", WORKLOAD_ARG, "--out", _long(".csv"), "--duration", "1s"),
                codes=(2,), names="--out")  # fmt: skip
-    yield Case("focus-out-name-300-bytes", ("cost", WORKLOAD_ARG, "-p", "aws-s3", "-f", "focus", "--out", _long(".csv")),
-               codes=(2,), names="--out")  # fmt: skip
+    yield Case(
+        "focus-out-name-300-bytes",
+        ("cost", WORKLOAD_ARG, "-p", "aws-s3", "-f", "focus", "--out", _long(".csv")),
+        codes=(2,),
+        names="--out",
+    )
     yield Case("plot-name-300-bytes", ("cost", WORKLOAD_ARG, "-p", "aws-s3", "--months", "2", "--plot", _long(".png")),
                codes=(2,), names="--plot")  # fmt: skip
     yield Case("measure-out-name-300-bytes", (*MEASURE_DRY, "--out", _long(".json")), codes=(2,), names="--out")

@@ -12,9 +12,8 @@ $0.90 per million, retrieval $0.01/GB; every R2 unit rounds up.
 
 from __future__ import annotations
 
-import json
-
 import datetime as dt
+import json
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -474,4 +473,7 @@ def test_recommend_lifecycle_refuses_csv_before_printing(tmp_path: Path, run_cli
     result = run_cli("recommend", str(path), "--no-simulate", "--lifecycle", "-f", "csv")
     assert result.code == 2
     assert result.out == ""
-    assert result.err.strip() == "planner: --lifecycle: prints proposals, not csv rows: give --format table, markdown or json"
+    assert (
+        result.err.strip()
+        == "planner: --lifecycle: prints proposals, not csv rows: give --format table, markdown or json"
+    )

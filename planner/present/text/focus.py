@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from planner.costing.bills import CostProjection, add_months
+from planner.costing.bills import CostProjection
 from planner.costing.focus import COLUMNS, DATETIME_COLUMNS, DECIMAL_COLUMNS, FocusRow, bill_rows, projection_rows
 from planner.decide.migration import MigrationPlan
 from planner.decide.recommendation import Recommendation
