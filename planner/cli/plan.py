@@ -329,13 +329,6 @@ def sweep_command(
 
     check_plot(plot, force)
     workload = load_workload(workload_file)
-    if workload.storage.lifecycle:
-        raise InputError(
-            "a sweep prices each cell in one class, not the lifecycle policy: planner lifecycle --vary-age prices the"
-            " policy over a rule's age (and planner cost bills it month by month)",
-            source=str(workload_file),
-            field="storage.lifecycle",
-        )
     axes = [parse_axis(workload, text) for text in vary]
     points = 1
     for axis in axes:
@@ -600,13 +593,6 @@ def recommend_command(
     _check_recommend_outputs(plot, tornado_plot, output, out, force, sampled=samples is not None, lifecycle=lifecycle)
     billing, cdns = _recommend_billing(restore_days, calendar, cdn, sampled=samples is not None)
     workload = load_workload(workload_file)
-    if samples is not None and workload.storage.lifecycle:
-        raise InputError(
-            "the --samples outcomes are priced in one class, not the lifecycle policy: planner lifecycle -p PROVIDER"
-            " --samples N prices the policy's outcomes",
-            source=str(workload_file),
-            field="storage.lifecycle",
-        )
     if providers is not None:
         from planner.workload.providers import with_providers
 
