@@ -20,31 +20,114 @@ from typing import IO, Literal, overload
 
 from planner.errors import InputError
 
+_UNSAFE_ON_A_TERMINAL = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)"
+)
+"""What text from an input must not write to a terminal as it is: C0 controls but the tab and the line
+break (ESC begins CSI and OSC sequences), DEL, C1 controls (0x9b is a CSI on its own), a carriage return
+that ends no line, the line and paragraph separators, and the characters that reorder text (U+202E)."""
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with each character a terminal would act on written as its ``\\uXXXX`` escape: shown, not
+    obeyed. The escape is JSON's own, so JSON printed through this still reads back as the same text."""
+    return _UNSAFE_ON_A_TERMINAL.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?")
+
+
+def spreadsheet_cell(value: object) -> object:
+    """A CSV cell a spreadsheet will not run: text that begins with ``=``, ``+``, ``-``, ``@``, a tab or a
+    carriage return (a formula to Excel, LibreOffice and Google Sheets) is given a leading ``'``, which
+    they show as text; a number (``-12.50``) and anything not text are returned as they are."""
+    if isinstance(value, str) and len(value) > 1 and value.startswith(_FORMULA_STARTS) and not _NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
 NAME_LIMIT_BYTES = 255
 """A file or folder name's longest form on the usual file systems (ext4, APFS, NTFS)."""
 
 _ODD = re.compile(r"[\x00-\x1f\x7f/\\]")
 
 
+_MUST_BE_NEW: set[str] = set()
+"""The files checked by ``refuse_existing`` without ``--force``, by absolute path: each is written by
+creating it (a hard link from its temporary file, which fails if the file exists), never by replacing
+it, so of two runs writing one file without ``--force`` the second is refused, not raced."""
+
+
+def _key(path: Path) -> str:
+    return os.path.abspath(path)
+
+
+def check_name(path: Path, option: str = "--out") -> None:
+    """A path to write whose every part fits the file system's names (255 bytes each), refused in one line."""
+    for part in path.parts:
+        if len(part.encode("utf-8", "surrogateescape")) > NAME_LIMIT_BYTES:
+            shown = part[:40] + "..."
+            raise InputError(f"the name {shown!r} is longer than {NAME_LIMIT_BYTES} bytes", source=option)
+
+
 def refuse_existing(paths: Iterable[Path], force: bool, option: str = "--out") -> None:
     """Refuse before any work when a file the command would write exists and ``force`` is not set:
-    the first one is named. A folder in a file's place is refused even with ``force``."""
+    the first one is named. A folder in a file's place is refused even with ``force``. Without
+    ``force`` each file is also claimed as new: written later only if it still does not exist."""
     for path in paths:
-        if path.is_dir():
+        check_name(path, option)
+        try:
+            is_dir, exists = path.is_dir(), path.exists() or path.is_symlink()
+        except OSError as error:
+            raise InputError(f"cannot write {path} ({error.strerror or error})", source=option) from None
+        if is_dir:
             raise InputError(f"{path} is a folder, not a file to write", source=option)
-        if not force and (path.exists() or path.is_symlink()):
+        if not force and exists:
             raise InputError(f"{path} exists (use --force to replace it)", source=option)
+        if force:
+            _MUST_BE_NEW.discard(_key(path))
+        else:
+            _MUST_BE_NEW.add(_key(path))
+
+
+def _commit(temp: Path, path: Path, claimed: bool, source: str | None) -> None:
+    """Put the written temporary file in ``path``'s place: replacing it, or, for a file claimed as new,
+    creating it, refused when another run wrote it meanwhile."""
+    if not claimed:
+        os.replace(temp, path)
+        return
+    try:
+        os.link(temp, path)  # atomic, and fails if the file exists
+    except FileExistsError:
+        raise InputError(
+            f"{path} exists: another run wrote it meanwhile (use --force to replace it)", source=source
+        ) from None
+    except OSError:  # a file system without hard links: create the name exclusively, then fill it
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except FileExistsError:
+            raise InputError(
+                f"{path} exists: another run wrote it meanwhile (use --force to replace it)", source=source
+            ) from None
+        os.replace(temp, path)
+        return
+    finally:
+        _MUST_BE_NEW.discard(_key(path))
+    temp.unlink(missing_ok=True)
 
 
 def check_folder(folder: Path, option: str = "--out") -> None:
     """An output folder: one that exists, or none yet (it is made when the files are written); never
     a file."""
+    check_name(folder, option)
     if folder.exists() and not folder.is_dir():
         raise InputError(f"{folder} is a file, not a folder to write in", source=option)
 
 
 def check_parent(path: Path, option: str = "--out") -> None:
-    """A file to write checked before any work: the folder it goes in exists."""
+    """A file to write checked before any work: its name fits, the folder it goes in exists."""
+    check_name(path, option)
     if not path.parent.is_dir():
         raise InputError(f"no such folder {str(path.parent)!r} to write {path.name} in", source=option)
 
@@ -129,6 +212,8 @@ def _in_place(path: Path, source: str | None, what: str, binary: bool) -> Iterat
 
 @contextlib.contextmanager
 def _atomic(path: Path, source: str | None, what: str, binary: bool) -> Iterator[IO[str] | IO[bytes]]:
+    check_name(path, source or "--out")
+    claimed = _key(path) in _MUST_BE_NEW
     path, stream = _replaced(path, source, what)
     if stream:
         with _in_place(path, source, what, binary) as stream_handle:
@@ -148,7 +233,7 @@ def _atomic(path: Path, source: str | None, what: str, binary: bool) -> Iterator
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temp, 0o666 & ~_umask())
-        os.replace(temp, path)
+        _commit(temp, path, claimed, source)
     except OSError as error:
         temp.unlink(missing_ok=True)
         raise InputError(f"cannot write {what} ({error.strerror or error})", source=source) from None
@@ -163,9 +248,14 @@ def write_all_atomically(files: Sequence[tuple[Path, str | bytes]], *, source: s
     replace their targets; on an error every temporary file is deleted."""
     temps: list[tuple[Path, Path]] = []
     current: Path | None = None
+    claimed: set[Path] = set()
     try:
         for current, data in files:
+            check_name(current, source or "--out")
+            was_claimed = _key(current) in _MUST_BE_NEW
             current, stream = _replaced(current, source, str(current))
+            if was_claimed:
+                claimed.add(current)
             if stream:
                 raise InputError(f"cannot write {current} (not a regular file)", source=source)
             descriptor, temp_name = tempfile.mkstemp(
@@ -178,7 +268,7 @@ def write_all_atomically(files: Sequence[tuple[Path, str | bytes]], *, source: s
                 os.fsync(handle.fileno())
             os.chmod(temp_name, 0o666 & ~_umask())
         for temp, current in temps:
-            os.replace(temp, current)
+            _commit(temp, current, current in claimed, source)
     except BaseException as error:
         for temp, _ in temps:
             temp.unlink(missing_ok=True)

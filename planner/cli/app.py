@@ -97,6 +97,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # click's plain help: wrapped at the terminal's width, no word cut short
 )
 app.add_typer(simulate.app)
 app.add_typer(plan.app)

@@ -12,13 +12,13 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Literal, NoReturn, TypeVar, overload
+from typing import Annotated, Literal, NoReturn, TextIO, TypeVar, overload
 
 import typer
 
 from planner.cli import completion
 from planner.errors import InputError, PlannerError
-from planner.writing import check_parent, refuse_existing
+from planner.writing import check_parent, refuse_existing, terminal_safe
 
 T = TypeVar("T")
 
@@ -43,7 +43,7 @@ FormatOption = Annotated[
 TextFormatOption = Annotated[TextFormat, typer.Option("--format", "-f", help="table, json or markdown")]
 PlotOption = Annotated[
     Path | None,
-    typer.Option("--plot", help="also draw the result to FILE.png or FILE.svg (needs objstore-planner\\[plot])"),
+    typer.Option("--plot", help="also draw the result to FILE.png or FILE.svg (needs objstore-planner[plot])"),
 ]
 AsOfOption = Annotated[
     str | None, typer.Option("--as-of", help="price tables in force on this date (YYYY-MM-DD; default today)")
@@ -116,14 +116,46 @@ def parse_option(parse: Callable[[str], T], text: str | None, option: str) -> T 
         raise InputError(str(error), source=option) from None
 
 
+class _TerminalSafe:
+    """A text stream that writes through ``planner.writing.terminal_safe``: the names, descriptions and
+    labels an answer repeats from its inputs reach the terminal (or a pipe) shown, never obeyed."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(terminal_safe(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _safe_stdout() -> Iterator[None]:
+    saved = sys.stdout
+    sys.stdout = _TerminalSafe(saved)
+    try:
+        yield
+    finally:
+        sys.stdout = saved
+
+
+def _error_line(text: str) -> str:
+    """An error for stderr: one line, safe for the terminal."""
+    return terminal_safe(text).replace("\n", "\\n")
+
+
 def run(app: typer.Typer) -> NoReturn:
     """Run a command-line app and exit: a ``PlannerError`` or a usage error is one line on stderr and
-    exit code 2, never a traceback; anything else is a bug and keeps its traceback."""
+    exit code 2, never a traceback; anything else is a bug and keeps its traceback. What the command
+    prints is made safe for the terminal (``planner.writing.terminal_safe``)."""
     try:
         # named planner however it is started (python -m planner, or in-process under a test runner)
-        code = app(standalone_mode=False, prog_name="planner")
+        with _safe_stdout():
+            code = app(standalone_mode=False, prog_name="planner")
     except PlannerError as error:
-        typer.echo(f"planner: {error}", err=True)
+        typer.echo(_error_line(f"planner: {error}"), err=True)
         sys.exit(2)
     except typer.Abort:
         typer.echo("planner: aborted", err=True)
@@ -138,7 +170,8 @@ def run(app: typer.Typer) -> NoReturn:
         context = getattr(error, "ctx", None)
         subcommand = context.command_path.partition(" ")[2] if context is not None else ""
         where = f"{subcommand}: " if subcommand else ""
-        typer.echo(f"{_one_line('planner: ' + where + error.format_message())}", err=True)  # type: ignore[attr-defined]
+        message = error.format_message()  # type: ignore[attr-defined]
+        typer.echo(_error_line(_one_line(f"planner: {where}{message}")), err=True)
         sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)
 

@@ -22,6 +22,7 @@ from planner.cli.settings import settings
 from planner.errors import InputError
 
 if TYPE_CHECKING:
+    from planner.decide.lifecycle import LifecycleProposal
     from planner.workload import Workload
 
 app = typer.Typer()
@@ -171,27 +172,33 @@ def lifecycle_command(
     )
 
 
-def print_proposals(ctx: typer.Context, workload_file: Path, as_of: str | None, output: OutputFormat) -> None:
-    """``recommend --lifecycle``: after the ranking, the cheapest lifecycle policy at each provider the workload
-    considers, against today's (text and Markdown only: ``planner lifecycle -f json`` gives the JSON)."""
-    import datetime as dt
-
+def proposals(workload_file: Path, as_of: str | None) -> "tuple[list[LifecycleProposal], list[str]]":
+    """``recommend --lifecycle``: the cheapest lifecycle policy at each provider the workload considers,
+    against today's, and the providers that do not have the classes the data is placed in."""
     from planner.decide.lifecycle import propose_lifecycle
-    from planner.present.text.lifecycle import lifecycle_proposal
     from planner.pricing import catalog
     from planner.workload import load_workload
 
     workload = load_workload(workload_file)
     day = parse_date(as_of)
     placed = set(workload.storage.placement or {})
-    elsewhere = []
+    found, elsewhere = [], []
     with fields_of(workload_file):
         for provider in workload.constraints.providers:
             if not placed <= set(catalog.table_for(provider, day or dt.date.today()).classes):
                 elsewhere.append(provider)
                 continue
-            proposal = propose_lifecycle(workload, provider, as_of=day)
-            typer.echo("\n" + lifecycle_proposal(proposal, output.value, width=settings(ctx).width, top=3))
+            found.append(propose_lifecycle(workload, provider, as_of=day))
+    return found, elsewhere
+
+
+def print_proposals(ctx: typer.Context, workload_file: Path, as_of: str | None, output: OutputFormat) -> None:
+    """``recommend --lifecycle`` in text or Markdown: after the ranking, each provider's proposal."""
+    from planner.present.text.lifecycle import lifecycle_proposal
+
+    found, elsewhere = proposals(workload_file, as_of)
+    for proposal in found:
+        typer.echo("\n" + lifecycle_proposal(proposal, output.value, width=settings(ctx).width, top=3))
     if elsewhere:
         typer.echo(
             f"\nNot proposed at {', '.join(elsewhere)}: the data is placed in classes they do not have"
@@ -200,9 +207,9 @@ def print_proposals(ctx: typer.Context, workload_file: Path, as_of: str | None, 
 
 
 def check_text_output(output: OutputFormat) -> None:
-    """``recommend --lifecycle`` prints text: refuse JSON and CSV before anything is printed."""
-    if output not in (OutputFormat.table, OutputFormat.markdown):
+    """``recommend --lifecycle`` prints text, Markdown or JSON: refuse CSV and FOCUS before anything is printed."""
+    if output not in (OutputFormat.table, OutputFormat.markdown, OutputFormat.json):
         raise InputError(
-            f"prints text, not {output.value}: give --format table or markdown (planner lifecycle -f json gives JSON)",
+            f"prints proposals, not {output.value} rows: give --format table, markdown or json",
             source="--lifecycle",
         )

@@ -239,7 +239,9 @@ def _report_run(profile: "Profile", options: "MeasureOptions", reporter: Any) ->
 def _check_outputs(options: "MeasureOptions", *, dry_run: bool, dask: str | None, force: bool) -> None:
     """Before anything is sent: the profile (and, with --dask, each host's beside it) is not replaced
     without --force, and --dask has its extra installed."""
-    if not dry_run:
+    if dry_run:  # a plan of a run that could not write its profile is no plan: a folder in --out's place
+        refuse_overwrite([options.out], force=True)
+    else:
         # with --dask each host's profile is also written beside --out, as <stem>.<host><suffix>
         beside = options.out.parent.glob(f"{glob.escape(options.out.stem)}.*{glob.escape(options.out.suffix)}")
         refuse_overwrite([options.out, *(sorted(beside) if dask is not None else [])], force)
@@ -265,6 +267,22 @@ def _run(options: "MeasureOptions", plan_lines: list[str], *, quiet: bool, dry_r
         measure_and_report(options, dask, reporter)
         return
     _report_run(Measurement(options, reporter).run(), options, reporter)
+
+
+PLANNED_BY_FOR = ("sizes", "concurrency", "ops", "probes", "open_loop")
+"""The options ``--for`` sets itself, from the cells that decide the workload."""
+
+
+def _refuse_with_for(ctx: typer.Context) -> None:
+    """An option ``--for`` would silently override, given on the command line: refused, naming it."""
+    for name in PLANNED_BY_FOR:  # typer vendors click: its ParameterSource is matched by name
+        if getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT":
+            option = "--" + name.replace("_", "-")
+            raise InputError(
+                "--for measures the cells that decide the workload (their ops, sizes and concurrency, no probes):"
+                " leave this option out, or leave out --for",
+                source=option,
+            )
 
 
 @app.callback(invoke_without_command=True)
@@ -335,6 +353,8 @@ def measure(
     plan_lines: list[str] = []
     if for_workload is not None:
         from planner.cli.measure_for import measurement_for
+
+        _refuse_with_for(ctx)
 
         planned = measurement_for(for_workload, provider, profiles_dir)
         plan_lines = planned.plan.lines()

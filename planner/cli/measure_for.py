@@ -15,6 +15,7 @@ from planner.measure.plan import PlanEstimate
 from planner.measure.plan import estimate as plan_estimate
 from planner.measure.run.options import MeasureOptions, cell_label
 from planner.pricing.billing import estimate as price
+from planner.pricing.catalog import providers
 from planner.pricing.usage import Deletion, Usage
 from planner.workload import Workload, load_workload
 
@@ -33,6 +34,8 @@ class ForWorkload:
 def measurement_for(path: Path, provider: str | None, profiles_dir: Path | None = None) -> ForWorkload:
     """Judge the workload on the profiles at hand (the shipped references, or ``profiles_dir``'s) and plan
     the cells of ``provider`` that decide what is left unverified."""
+    if provider is not None and provider not in providers():
+        raise InputError(f"unknown provider {provider!r} (known: {', '.join(providers())})", source="--provider")
     workload = load_workload(path)
     result = recommend(workload, as_of=dt.date.today(), profiles_dir=profiles_dir)
     if provider is None:

@@ -3,6 +3,7 @@ ranking of every allowed option."""
 
 # No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
+import datetime as dt
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -183,8 +184,15 @@ def cost_command(
     options = billing_options(restore_days, calendar, retrieval)
     workload = load_workload(workload_file)
     region = region or _workload_region(workload, provider, workload_file)
-    storage_class = _cost_class(workload, storage_class, workload_file)
     day = parse_date(as_of)
+    if workload.storage.lifecycle:
+        _cost_with_lifecycle(
+            ctx, workload, workload_file, provider, storage_class, months, day, region, output,
+            unpriced={"--prices": prices is not None, "--plot": plot is not None, "--retrieval": retrieval is not None,
+                      "--restore-days": restore_days != "1", "--calendar": calendar, "--verified-only": verified_only},
+        )  # fmt: skip
+        return
+    storage_class = _cost_class(workload, storage_class, workload_file)
     if months:
         with fields_of(workload_file):
             result = project_costs(
@@ -229,6 +237,53 @@ def cost_command(
         render.breakdown_json(bill)
         if output == OutputFormat.json
         else render.breakdown(bill, output.value, width=settings(ctx).width)
+    )
+
+
+def _cost_with_lifecycle(
+    ctx: typer.Context,
+    workload: "Workload",
+    workload_file: Path,
+    provider: str,
+    storage_class: str | None,
+    months: int | None,
+    day: "dt.date | None",
+    region: str | None,
+    output: OutputFormat,
+    *,
+    unpriced: dict[str, bool],
+) -> None:
+    """``cost`` of a workload with ``storage.lifecycle``: the policy billed month by month (``--months``,
+    default one month) as ``planner lifecycle --price-only`` bills it; the options that bill does not take
+    are refused, naming the command."""
+    from planner.costing.lifecycle import price_lifecycle
+    from planner.present import text as render
+    from planner.present.text.lifecycle import lifecycle_cost
+
+    given = [option for option, on in unpriced.items() if on]
+    if output in (OutputFormat.csv, OutputFormat.focus):
+        given.insert(0, "--format")
+    if given:
+        raise InputError(
+            "is not priced with storage.lifecycle: the policy's bill is planner lifecycle --price-only's"
+            " (text, markdown or json); leave this option out",
+            source=given[0],
+        )
+    with fields_of(workload_file):
+        cost = price_lifecycle(
+            workload,
+            provider,
+            start_class=storage_class,
+            current_class=storage_class,
+            applied=True,
+            months=months or 1,
+            as_of=day,
+            region=region,
+        )
+    typer.echo(
+        render.as_json(cost)
+        if output == OutputFormat.json
+        else lifecycle_cost(cost, output.value, width=settings(ctx).width)
     )
 
 
@@ -386,6 +441,8 @@ def _print_recommendation(
     answer: "UncertainAnswer | None",
     output: OutputFormat,
     settle: list[str] | None = None,
+    lifecycle_of: Path | None = None,
+    as_of: str | None = None,
 ) -> None:
     from planner.present import text as render
 
@@ -393,6 +450,14 @@ def _print_recommendation(
         payload = result.model_dump(mode="json")
         if answer is not None:
             payload["uncertainty"] = answer.model_dump(mode="json")
+        if lifecycle_of is not None:  # --lifecycle: each provider's proposal, and where none is made
+            from planner.cli.lifecycle import proposals
+
+            found, elsewhere = proposals(lifecycle_of, as_of)
+            payload["lifecycle"] = {
+                "proposals": [p.model_dump(mode="json") for p in found],
+                "not_proposed": elsewhere,
+            }
         typer.echo(render.as_json(payload))
         return
     typer.echo(
@@ -509,6 +574,13 @@ def recommend_command(
         typer.Option("--lifecycle", help="also propose each provider's cheapest lifecycle policy (planner lifecycle)"),
     ] = False,
     cdn: CdnOption = None,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict",
+            help="exit 1 when no option meets every target with evidence (a target unmet or unverified)",
+        ),
+    ] = False,
 ) -> None:
     """Rank every allowed provider and storage class for a workload, and explain the choice."""
     from planner.cli import progress
@@ -561,8 +633,17 @@ def recommend_command(
 
         focus.emit(recommendation_rows(result), out)
     else:
-        _print_recommendation(ctx, workload, result, answer, output, settle)
-    if lifecycle:
+        _print_recommendation(
+            ctx,
+            workload,
+            result,
+            answer,
+            output,
+            settle,
+            lifecycle_of=workload_file if lifecycle else None,
+            as_of=as_of,
+        )
+    if lifecycle and output != OutputFormat.json:
         from planner.cli.lifecycle import print_proposals
 
         print_proposals(ctx, workload_file, as_of, output)
@@ -571,4 +652,5 @@ def recommend_command(
 
         for line in settle:
             typer.echo(wrap_prose(line, "  ", width=settings(ctx).width))
-        raise typer.Exit(1)
+        if strict:  # an answer was given (exit 0); --strict asks for 1 when it is only provisional
+            raise typer.Exit(1)

@@ -55,7 +55,7 @@ TraceOption = Annotated[
 ]
 PeakPlotOption = Annotated[
     Path | None,
-    typer.Option("--plot", help="also draw the peak window to FILE.png or FILE.svg (needs planner\\[plot])"),
+    typer.Option("--plot", help="also draw the peak window to FILE.png or FILE.svg (needs objstore-planner[plot])"),
 ]
 
 

@@ -145,7 +145,9 @@ def add_months(day: dt.date, months: int) -> dt.date:
     year, month = day.year + month_index // 12, month_index % 12 + 1
     if year > dt.MAXYEAR:
         raise InputError(f"a {months}-month horizon from {day} runs past the year {dt.MAXYEAR}", source="--as-of")
-    return dt.date(year, month, min(day.day, 28))
+    if months == 0:  # the day itself: a table that begins on the 29th to the 31st is in force on it
+        return day
+    return dt.date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
 
 
 def check_horizon(start: dt.date, months: int) -> None:
@@ -362,7 +364,7 @@ def estimate_cost(
     days restored copies are kept and a calendar month."""
     day = add_months(as_of or dt.date.today(), month)
     table = price_table(provider, day, prices, region)
-    path = delivery_path(workload, provider, day)  # a CDN in front: the origin bills the misses
+    path = delivery_path(workload, provider, day, table.region)  # a CDN in front: the origin bills the misses
     workload = path.origin if path is not None else workload
     if storage_class is None and workload.storage.placement is not None:
         priced = placement_cost(workload, table, day, month, options)

@@ -17,12 +17,16 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from planner.errors import InputError
 from planner.pricing import catalog
 from planner.pricing import delivery as cdn_prices
+from planner.pricing.aws_usage_types import LOCATIONS
 from planner.pricing.billing import bill
 from planner.pricing.breakdown import CostBreakdown, LineItem
 from planner.pricing.models import PriceTable
 from planner.units import format_bytes
 from planner.workload import Workload
 from planner.workload.delivery import cdn_bytes
+
+AWS_REGIONS = frozenset(LOCATIONS.values())
+"""AWS's region names (an S3 bucket's other region is one of them)."""
 
 PATH_PREFIX = "delivery: "
 """How a bill's assumptions begin the statement of the delivery path it priced."""
@@ -61,6 +65,28 @@ def check_same_region(workload: Workload, provider: str, day: dt.date) -> None:
         )
 
 
+def check_other_region(workload: Workload, provider: str, region: str | None) -> None:
+    """Refuse ``traffic.egress.other_region.region`` where it cannot be another region of ``provider``'s
+    bucket in ``region``: the bucket's own region (those reads are same_region), or a name that is none of
+    the provider's regions where the tables know them (more than one)."""
+    egress_to = workload.traffic.egress_to
+    name = egress_to.other_region_name if egress_to is not None and egress_to.other_region else None
+    if name is None or region is None:
+        return
+    field = "traffic.egress.other_region.region"
+    if name == region:
+        raise InputError(
+            f"{name} is the region {provider}'s bucket is priced in: reads there are same_region, not other_region",
+            field=field,
+        )
+    known = set(catalog.regions(provider))
+    if region in AWS_REGIONS:
+        known |= AWS_REGIONS
+    if len(known) > 1 and name not in known:
+        shown = ", ".join(sorted(known)[:8]) + (", ..." if len(known) > 8 else "")
+        raise InputError(f"{name!r} is not a region of {provider} (e.g. {shown})", field=field)
+
+
 def _reads(workload: Workload, served: int, hit: Decimal) -> tuple[int, int, int]:
     """GETs a month: all of them, those through the CDN (its share of the bytes read), those reaching the store."""
     traffic = workload.traffic
@@ -90,9 +116,11 @@ def store_requests(workload: Workload) -> tuple[Workload, str | None]:
     return store, note
 
 
-def delivery_path(workload: Workload, provider: str, day: dt.date) -> DeliveryPath | None:
-    """The origin's workload and the CDN's bill for ``provider`` behind the workload's CDN; None without one."""
+def delivery_path(workload: Workload, provider: str, day: dt.date, region: str | None = None) -> DeliveryPath | None:
+    """The origin's workload and the CDN's bill for ``provider`` (its bucket in ``region``, when known) behind
+    the workload's CDN; None without one."""
     check_same_region(workload, provider, day)
+    check_other_region(workload, provider, region)
     delivery = workload.delivery
     if delivery is None:
         return None
@@ -147,7 +175,7 @@ def delivered_bill(
 ) -> CostBreakdown:
     """Month ``month`` of ``workload`` in ``storage_class`` billed with ``table``, behind the workload's CDN if
     it names one: the engine's ``bill`` for callers that price a table directly (the sweep, the outcomes)."""
-    path = delivery_path(workload, table.provider, day)
+    path = delivery_path(workload, table.provider, day, table.region)
     origin = path.origin if path is not None else workload
     priced = bill(table, storage_class, origin.usage_for(storage_class, table.limits, month), as_of=day)
     return with_cdn(priced, path) if path is not None else priced

@@ -326,28 +326,27 @@ def bill_rows(
     bill: CostBreakdown,
     *,
     start: dt.date,
-    end: dt.date | None = None,
     account_name: str,
     option_id: str | None = None,
 ) -> list[FocusRow]:
-    """Every line item of one month's bill as FOCUS rows; the month runs from ``start`` to ``end``
-    (default a month later)."""
+    """Every line item of one month's bill as FOCUS rows, in the calendar month that holds ``start``: a
+    provider bills calendar months, from the 1st at midnight UTC to the next month's 1st (a forecast
+    month that begins on the 6th is billed in the period of the month it begins in)."""
     table = _provider_table(bill.provider, bill.as_of, bill.region)
     option = option_id or f"{bill.provider}:{bill.storage_class.replace(' ', '')}"
-    last = end or add_months(start, 1)
+    first = start.replace(day=1)
+    last = add_months(first, 1)
     return [
-        line_row(bill, item, start=start, end=last, account_name=account_name, option_id=option, table=table)
+        line_row(bill, item, start=first, end=last, account_name=account_name, option_id=option, table=table)
         for item in bill.line_items
     ]
 
 
 def projection_rows(projection: CostProjection, *, account_name: str, option_id: str | None = None) -> list[FocusRow]:
-    """Every month of a projection as FOCUS rows, each month ending where the next begins."""
+    """Every month of a projection as FOCUS rows, each in its calendar month."""
     rows: list[FocusRow] = []
-    months = projection.months
-    for index, month in enumerate(months):
-        end = months[index + 1].as_of if index + 1 < len(months) else add_months(month.as_of, 1)
-        rows += bill_rows(month.cost, start=month.as_of, end=end, account_name=account_name, option_id=option_id)
+    for month in projection.months:
+        rows += bill_rows(month.cost, start=month.as_of, account_name=account_name, option_id=option_id)
     return rows
 
 

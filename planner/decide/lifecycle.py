@@ -288,6 +288,29 @@ def _ranking(
     ]
 
 
+SEARCH_BUDGET = 8_000
+"""The largest (age bins + 10) x months ** 1.25 the search prices: every candidate policy bills each month's
+cohorts against each bin, so its time grows with both (measured: 100 bins over 12 months or 5 over 120
+months in about 10 s of one core, 100 over 120 in over 2 minutes); past this it is refused, not waited on."""
+
+
+def check_search_size(workload: Workload, months: int) -> None:
+    """Refuse, in one line naming the field, age bins too many for the search over ``months`` to answer
+    within a minute."""
+    by_age = workload.traffic.reads_by_age or {}
+    stored = workload.storage.age or {}
+    bins = len(by_age) + len(stored)
+    if (bins + 10) * months**1.25 <= SEARCH_BUDGET:
+        return
+    most = max(int(SEARCH_BUDGET / months**1.25) - 10, 0)
+    field = "traffic.reads_by_age" if len(by_age) >= len(stored) else "storage.age"
+    raise InputError(
+        f"{bins:,} age bins over {months} months are more than the lifecycle search prices in a minute"
+        f" (at most {most:,} bins over {months} months): merge neighbouring bins, or give fewer months",
+        field=field,
+    )
+
+
 def propose_lifecycle(
     workload: Workload,
     provider: str,
@@ -302,6 +325,7 @@ def propose_lifecycle(
     the placement's data staying where it is; without a placement, standard)."""
     start = as_of or dt.date.today()
     horizon = months or workload.constraints.months
+    check_search_size(workload, horizon)
     table = catalog.table_for(provider, start, region)
     allowed = lifecycle_rules(provider, start)
     placement = workload.storage.placement if current_class is None else None

@@ -70,12 +70,11 @@ def price_policy_at(
 def policy_points(
     workload: Workload, points: list[dict[str, float]], *, as_of: dt.date | None = None
 ) -> list[PolicyPoint]:
-    """The workload's lifecycle policy at each point of a sweep that varies one of its rules
-    (``storage.lifecycle.N.after``), at each of its providers (none for a sweep of other fields, whose
-    cells and time stay what they were); refused when there would be more than ``MAX_POLICY_BILLS``
-    months to price."""
-    varied = points[0] if points else {}
-    if not workload.storage.lifecycle or not any(field.startswith("storage.lifecycle.") for field in varied):
+    """The workload's lifecycle policy at each point of a sweep, at each of its providers: whatever the axes
+    vary (a rule's age, ``storage.lifecycle.N.after``, or any other field), the policy is billed there as
+    ``planner lifecycle --price-only`` bills it; none without a policy. Refused when there would be more
+    than ``MAX_POLICY_BILLS`` months to price."""
+    if not workload.storage.lifecycle or not points:
         return []
     providers = workload.constraints.providers
     bills = len(points) * len(providers) * workload.constraints.months

@@ -76,8 +76,7 @@ class Sweep(_Model):
     lifecycle: list[PolicyPoint] = Field(
         default_factory=list,
         description="the workload's storage.lifecycle priced at each point at each provider (its total over"
-        " constraints.months and its last month; planner.decide.lifecycle_ranges), when an axis varies one of its"
-        " rules",
+        " constraints.months and its last month; planner.decide.lifecycle_ranges), whenever it has one",
     )
 
     def option_price_status(self, option: str) -> str:

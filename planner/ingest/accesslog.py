@@ -44,6 +44,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.errors import InputError
 from planner.files import open_stream, parse_json, text_lines
+from planner.ingest.ages import plausible
 from planner.ingest.escape import comment_text
 from planner.ingest.inventory import replace_section
 from planner.units import format_duration
@@ -159,7 +160,7 @@ def _time(text: str) -> dt.datetime:
     ss, zone = rest2.split(" ")
     offset = dt.timedelta(hours=int(zone[1:3]), minutes=int(zone[3:5])) * (1 if zone[0] == "+" else -1)
     moment = dt.datetime(int(year), _MONTHS[month], int(day), int(hh), int(mm), int(ss), tzinfo=dt.timezone(offset))
-    return moment.astimezone(dt.UTC)
+    return plausible(moment.astimezone(dt.UTC), "the request's time")
 
 
 def _number(text: str) -> int:
@@ -194,7 +195,9 @@ def _cloudflare_time(value: object) -> dt.datetime:
     """EdgeStartTimestamp as Logpush writes it: RFC 3339 text, or unix seconds or nanoseconds (its
     timestamp_format option: rfc3339, unix, unixnano)."""
     if isinstance(value, str):
-        return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(dt.UTC)
+        return plausible(
+            dt.datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(dt.UTC), "EdgeStartTimestamp"
+        )
     if isinstance(value, int | float) and not isinstance(value, bool):
         return _unix_time(value / 1e9 if value > 1e14 else float(value), "EdgeStartTimestamp")
     raise ValueError(f"EdgeStartTimestamp {value!r} is not a time")
@@ -203,9 +206,10 @@ def _cloudflare_time(value: object) -> dt.datetime:
 def _unix_time(seconds: float, field: str) -> dt.datetime:
     """A Unix time as a UTC datetime; one outside the years 1 to 9999 (or NaN) is a ValueError naming the field."""
     try:
-        return dt.datetime.fromtimestamp(seconds, tz=dt.UTC)
+        moment = dt.datetime.fromtimestamp(seconds, tz=dt.UTC)
     except (OverflowError, OSError, ValueError):
         raise ValueError(f"{field} {seconds!r} s is not a time between the years 1 and 9999") from None
+    return plausible(moment, field)
 
 
 # CacheCacheStatus values answered from the cache without asking the bucket ("revalidated" asked it)

@@ -6,6 +6,22 @@ policy's transitions fall on their edges; every bin is written, empty ones as 0%
 
 from __future__ import annotations
 
+import datetime as dt
+
+EARLIEST_DATA = dt.datetime(2006, 1, 1, tzinfo=dt.UTC)
+"""No object storage bill, inventory or log is older (Amazon S3 opened in March 2006)."""
+
+
+def plausible(moment: dt.datetime, what: str) -> dt.datetime:
+    """``moment`` read from an input, refused (a ValueError naming ``what``) before 2006 or after today
+    plus a day: such a date is a corrupt input, not an age to clamp."""
+    aware = moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+    latest = dt.datetime.now(dt.UTC) + dt.timedelta(days=1)
+    if not EARLIEST_DATA <= aware <= latest:
+        raise ValueError(f"{what} {aware:%Y-%m-%d} is not a possible date (before 2006 or after tomorrow)")
+    return moment
+
+
 AGE_EDGES_DAYS = (0, 30, 90, 180, 365)
 
 

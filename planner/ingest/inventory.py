@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.errors import InputError
 from planner.files import check_input_file, load_json, open_stream, text_lines
-from planner.ingest.ages import age_lines, age_shares
+from planner.ingest.ages import age_lines, age_shares, plausible
 from planner.ingest.escape import comment_text
 from planner.ingest.rows import snake
 from planner.units import format_bytes
@@ -178,7 +178,7 @@ class _Tally:
 
 def _timestamp(text: str) -> dt.datetime:
     value = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+    return plausible(value if value.tzinfo else value.replace(tzinfo=dt.UTC), "last-modified date")
 
 
 def _manifest(path: Path) -> tuple[str, list[str], list[Path], str | None, dt.datetime | None]:
@@ -215,8 +215,12 @@ def _manifest(path: Path) -> tuple[str, list[str], list[Path], str | None, dt.da
     if stamp is not None:
         try:
             taken = dt.datetime.fromtimestamp(int(stamp) / 1000, tz=dt.UTC)
-        except (TypeError, ValueError, OverflowError):
+        except (TypeError, ValueError, OverflowError, OSError):
             raise InputError(f"creationTimestamp {stamp!r} is not milliseconds since 1970", source=source) from None
+        try:
+            plausible(taken, "creationTimestamp")
+        except ValueError as error:
+            raise InputError(str(error), source=source) from None
     bucket = manifest.get("sourceBucket")
     return fmt, columns, files, str(bucket) if bucket else None, taken
 

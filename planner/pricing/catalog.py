@@ -178,7 +178,12 @@ def _load_all(extra: str) -> tuple[dict[str, tuple[PriceTable, ...]], dict[tuple
         if not path.is_dir():
             raise InputError("not a folder of price tables", source=f"{TABLES_ENV}={folder}")
         more, more_regional = load_tables(path)
-        for provider in more:
+        for provider, found in more.items():
+            if not found:  # every lookup begins at the default region's latest version
+                raise InputError(
+                    "holds no price table of its own (<YYYY-MM-DD>.yaml, beside any region's folder)",
+                    source=f"{TABLES_ENV}={folder}/{provider}",
+                )
             if provider in default:
                 raise InputError(
                     f"provider {provider!r} is already defined by another tables folder", source=f"{folder}/{provider}"

@@ -109,6 +109,10 @@ class LifecycleRule(BaseModel):
         days = self.after / DAY_S
         if days != int(days):
             raise ValueError(f"after: give whole days, e.g. {round(days)}d")
+        if self.expire and days < 1:
+            # S3 Lifecycle: an Expiration's Days "must be a non-zero positive integer"; at 0 days nothing would
+            # be stored while its reads and egress went on being billed
+            raise ValueError("after: an expiry acts at 1 day of age or more, not 0d")
         return self
 
     @property

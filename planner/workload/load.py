@@ -114,9 +114,16 @@ def _set(data: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, A
 
 
 def _read(workload: Workload, path: tuple[str, ...]) -> Any:
+    """The value at ``path`` in the validated workload, or None where the model holds no such field (a
+    mapping's key, a field folded into another): the caller refuses a range there."""
     value: Any = workload
     for part in path:
-        value = value[int(part)] if isinstance(value, list) else getattr(value, part)
+        if isinstance(value, list):
+            value = value[int(part)] if part.isdigit() and int(part) < len(value) else None
+        elif isinstance(value, dict):
+            value = value.get(part)
+        else:
+            value = getattr(value, part, None)
     return value
 
 
@@ -133,6 +140,13 @@ def with_ranges(data: dict[str, Any], source: str, *, catalog: Catalog | None = 
     uncertain = []
     for path, spec in found:
         field = ".".join(path)
+        if path[:2] == ("traffic", "egress") and len(path) > 2:
+            raise InputError(
+                "a range inside the egress split cannot be priced (the split is folded into fixed sizes):"
+                " give traffic.egress as one range, or the split's parts as sizes",
+                source=source,
+                field=field,
+            )
         keys = set(spec)
         if keys == {"low", "likely", "high"}:
             kind: Literal["triangular", "uniform", "lognormal"] = "triangular"

@@ -48,7 +48,7 @@ class Slot:
 
 
 def _recommend_codes() -> tuple[int, ...]:
-    return (0, 1, 2)  # recommend: 1 is "no option meets every target with evidence"
+    return (0, 2)  # recommend: 1 only with --strict ("no option meets every target with evidence")
 
 
 SLOTS: tuple[Slot, ...] = (
@@ -767,13 +767,166 @@ def _gzip_cases() -> Iterable[Case]:
         )
 
 
+# -- issue 41, item 8: the new surfaces (egress splits, lifecycle, FOCUS, measure --for, tables, outputs) ----
+
+_SPLIT = "name: s\nstorage: {stored: 10 TB, object_size: 1 MB}\ntraffic:\n  egress: %s\n"
+_CDN = "delivery: {cdn: {provider: cloudfront, hit_ratio: 0.9}}\n"
+_RANGE_IN_SPLIT = _SPLIT % "{internet: 10 TB, cdn: {low: 50 TB, high: 90 TB}}" + _CDN
+_LIFECYCLE = (
+    "name: l\nstorage:\n  stored: 10 TB\n  object_size: 1 MB\n"
+    "  lifecycle: [{after: 30d, to: standard-ia}, {after: 400d, expire: true}]\ntraffic: {egress: 1 TB}\n"
+)
+
+
+def _many_bins(count: int) -> str:
+    share = 1 / (count + 1)
+    bins = "".join(f'    "{i}-{i + 1}d": {share!r}\n' for i in range(count))
+    return (
+        "name: bins\nstorage: {stored: 10 TB, object_size: 1 MB, growth_per_month: 1 TB}\ntraffic:\n  egress: 5 TB\n"
+        f'  reads_by_age:\n{bins}    "{count}d+": {1 - share * count!r}\n'
+    )
+
+
+def _long(name: str) -> str:
+    return "{tmp}/" + "x" * 300 + name
+
+
+MEASURE_DRY = ("measure", "--endpoint", "http://127.0.0.1:9", "--bucket", "b", "--dry-run")
+
+
+def _issue_41_cases() -> Iterable[Case]:
+    split = {"w.yaml": I.text(_RANGE_IN_SPLIT)}
+    for command in (
+        ("cost", "{tmp}/w.yaml", "-p", "aws-s3", "--as-of", AS_OF),
+        ("recommend", "{tmp}/w.yaml", "--no-simulate", "--as-of", AS_OF),
+        ("sweep", "{tmp}/w.yaml", "--vary", "storage.stored=1TB..2TB:2", "--as-of", AS_OF),
+        ("simulate", "{tmp}/w.yaml", "-p", "aws-s3", "--duration", "1s"),
+        ("lifecycle", "{tmp}/w.yaml", "-p", "aws-s3", "--as-of", AS_OF),
+        ("migrate", "{tmp}/w.yaml", "--from", "aws-s3", "--to", "wasabi"),
+    ):
+        yield Case(f"split-range-{command[0]}", command, split, codes=(2,), names="traffic.egress.cdn")
+    for region in ("us-east-1", "mars-north-9"):
+        yield Case(
+            f"split-other-region-{region}",
+            ("cost", "{tmp}/w.yaml", "-p", "aws-s3", "--as-of", AS_OF),
+            {"w.yaml": I.text(_SPLIT % f"{{internet: 10 TB, other_region: {{bytes: 5 TB, region: {region}}}}}")},
+            codes=(2,),
+            names="traffic.egress.other_region.region",
+        )
+    yield Case(
+        "split-other-region-elsewhere",
+        ("cost", "{tmp}/w.yaml", "-p", "aws-s3", "--as-of", AS_OF),
+        {"w.yaml": I.text(_SPLIT % "{internet: 10 TB, other_region: {bytes: 5 TB, region: eu-west-1}}")},
+        codes=(0,),
+        out="inter-region transfer",
+    )
+    yield Case(  # a valid split by shares: priced, never refused naming a field that does not exist
+        "split-shares-valid",
+        ("cost", "{tmp}/w.yaml", "-p", "aws-s3", "--as-of", AS_OF),
+        {"w.yaml": I.text(_SPLIT % '{total: 20 TB, internet: "50%", same_region: "50%"}')},
+        codes=(0,),
+        out="internet egress",
+    )
+    yield Case(
+        "tables-empty-provider-folder-region",
+        ("cost", WORKLOAD_ARG, "-p", "acme", "--region", "eu-west-1", "--as-of", AS_OF),
+        {"pt/acme": I.folder},
+        codes=(2,),
+        names="acme",
+        env={"PLANNER_PRICE_TABLES": "{tmp}/pt"},
+    )
+    yield Case(  # a table that begins on the 30th is in force on the 30th
+        "as-of-30-november-2021",
+        ("cost", WORKLOAD_ARG, "-p", "aws-s3", "--as-of", "2021-11-30", "-f", "json"),
+        codes=(0,),
+        out="aws-s3@2021-11-30",
+    )
+    yield Case(
+        "lifecycle-expire-0d",
+        ("cost", "{tmp}/w.yaml", "-p", "aws-s3", "--as-of", AS_OF),
+        {
+            "w.yaml": I.text(
+                _LIFECYCLE.replace("{after: 400d, expire: true}", "{after: 0d, expire: true}").replace(
+                    "[{after: 30d, to: standard-ia}, ", "["
+                )
+            )
+        },
+        codes=(2,),
+        names="storage.lifecycle.0",
+    )
+    yield Case(
+        "lifecycle-20000-bins",
+        ("lifecycle", "{tmp}/w.yaml", "-p", "aws-s3", "--as-of", AS_OF),
+        {"w.yaml": I.text(_many_bins(20_000))},
+        codes=(2,),
+        names="traffic.reads_by_age",
+    )
+    yield Case(
+        "cost-lifecycle-by-month",
+        ("cost", "{tmp}/w.yaml", "-p", "aws-s3", "--as-of", AS_OF, "--months", "3"),
+        {"w.yaml": I.text(_LIFECYCLE)},
+        codes=(0,),
+        out="standard -> 30d standard-ia -> 400d expire",
+    )
+    yield Case("cost-lifecycle-json", ("cost", "{tmp}/w.yaml", "-p", "aws-s3", "--as-of", AS_OF, "-f", "json"),
+               {"w.yaml": I.text(_LIFECYCLE)}, codes=(0,), out='"months"')  # fmt: skip
+    yield Case("cost-lifecycle-focus", ("cost", "{tmp}/w.yaml", "-p", "aws-s3", "--as-of", AS_OF, "-f", "focus"),
+               {"w.yaml": I.text(_LIFECYCLE)}, codes=(2,), names=("--format", "planner lifecycle"))  # fmt: skip
+    yield Case("sweep-lifecycle", ("sweep", "{tmp}/w.yaml", "--vary", "traffic.egress=1TB..2TB:2", "--as-of", AS_OF,
+               "-f", "json"), {"w.yaml": I.text(_LIFECYCLE)}, codes=(0,), out='"last_month_usd"')  # fmt: skip
+    yield Case(
+        "recommend-lifecycle-json",
+        ("recommend", "{tmp}/w.yaml", "--no-simulate", "--lifecycle", "-f", "json", "--as-of", AS_OF),
+        {"w.yaml": I.text(_LIFECYCLE + "constraints: {providers: [aws-s3]}\n")},
+        codes=(0,),
+        out='"lifecycle": {',
+    )
+    yield Case(
+        "recommend-focus-out-exits-0",
+        ("recommend", WORKLOAD_ARG, "--no-simulate", "-f", "focus", "--out", "{tmp}/f.csv", "--as-of", AS_OF),
+        codes=(0,),
+    )
+    for_args = ("measure", "--for", WORKLOAD_ARG, "--bucket", "b", "--out", "{tmp}/m.json", "--dry-run")
+    yield Case("measure-for-provider-nope", (*for_args, "--provider", "nope"), codes=(2,), names="--provider")
+    for option, value in (("--probes", "none"), ("--sizes", "1MiB"), ("--concurrency", "4")):
+        yield Case(
+            f"measure-for-ignores{option}",
+            (*for_args, "--provider", "aws-s3", option, value),
+            codes=(2,),
+            names=option,
+        )
+    yield Case("measure-dry-run-out-folder", (*MEASURE_DRY, "--out", "{tmp}/dir"), {"dir": I.folder}, codes=(2,),
+               names="--out")  # fmt: skip
+    yield Case("trace-out-name-300-bytes", ("trace", WORKLOAD_ARG, "--out", _long(".csv"), "--duration", "1s"),
+               codes=(2,), names="--out")  # fmt: skip
+    yield Case(
+        "focus-out-name-300-bytes",
+        ("cost", WORKLOAD_ARG, "-p", "aws-s3", "-f", "focus", "--out", _long(".csv")),
+        codes=(2,),
+        names="--out",
+    )
+    yield Case("plot-name-300-bytes", ("cost", WORKLOAD_ARG, "-p", "aws-s3", "--months", "2", "--plot", _long(".png")),
+               codes=(2,), names="--plot")  # fmt: skip
+    yield Case("measure-out-name-300-bytes", (*MEASURE_DRY, "--out", _long(".json")), codes=(2,), names="--out")
+    yield Case(
+        "inventory-created-in-385",
+        ("ingest", "inventory", "{tmp}/inv/2026/manifest.json", "--out", "{tmp}/out"),
+        {
+            "inv/2026/manifest.json": I.text(I.manifest().replace('"1793491200000"', '"-50000000000000"')),
+            "inv/data/part-0.csv.gz": I.data(I.inventory_rows(I.INVENTORY_CSV)),
+        },
+        codes=(2,),
+        names="creationTimestamp",
+    )
+
+
 def _xfail(case: Case) -> Case:
     reason = XFAIL.get(case.id)
     return replace(case, xfail=reason) if reason else case
 
 
 def all_cases() -> list[Case]:
-    found = [*_slot_cases(), *_option_cases(), *_output_cases(), *_cli_cases(), *_gzip_cases()]
+    found = [*_slot_cases(), *_option_cases(), *_output_cases(), *_cli_cases(), *_gzip_cases(), *_issue_41_cases()]
     return [_xfail(c) for c in found]
 
 

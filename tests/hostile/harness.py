@@ -1,7 +1,7 @@
 """The hostile corpus's harness: a case is a command line and the input files it is given, made in
 the test's own folder; running it checks what every command owes any input, however hostile.
 
-- the exit code is one the case allows (0 or 2 by default; ``recommend`` may also answer 1);
+- the exit code is one the case allows (0 or 2; 1 is only ``recommend --strict``'s);
 - stderr holds no traceback, and an error is one line, ``planner: ...``, naming the case's option,
   field or file;
 - every file that existed before the run is unchanged after it, unless the command line says ``--force``;

@@ -36,7 +36,7 @@ def test_measure_for_turns_a_provisional_answer_into_a_backed_one(
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300, env=env)
 
-    before = run("recommend", str(workload), "--as-of", "2026-12-05")
+    before = run("recommend", str(workload), "--as-of", "2026-12-05", "--strict")
     assert before.returncode == 1, before.stderr
     assert f"to settle p99 TTFB on idrive-e2: planner measure --for {workload} --provider idrive-e2" in before.stdout
     measured = tmp_path / "measured"

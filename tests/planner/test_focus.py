@@ -182,9 +182,14 @@ def test_an_aws_storage_line_is_priced_in_gib_months(run_cli: Run) -> None:
         "SkuId": "aws-s3/us-east-1/standard/storage",
         "SkuPriceId": "aws-s3/us-east-1/standard/storage/aws-s3@2025-12-01/0.023",
     }
+    # a provider bills calendar months: the forecast of 5 December is December's bill
     assert (storage["ChargePeriodStart"], storage["ChargePeriodEnd"]) == (
-        "2026-12-05T00:00:00Z",
-        "2027-01-05T00:00:00Z",
+        "2026-12-01T00:00:00Z",
+        "2027-01-01T00:00:00Z",
+    )
+    assert (storage["BillingPeriodStart"], storage["BillingPeriodEnd"]) == (
+        "2026-12-01T00:00:00Z",
+        "2027-01-01T00:00:00Z",
     )
     assert (storage["x_TableVersion"], storage["x_PriceStatus"], storage["x_OptionId"]) == (
         "aws-s3@2025-12-01",
@@ -233,7 +238,7 @@ def test_every_examples_cost_projection_keeps_focus_1_2(run_cli: Run, example: P
     months = json.loads(projection.out)["months"]
     rows = _rows(result.out)
     for month in months:
-        start = f"{month['as_of']}T00:00:00Z"
+        start = f"{month['as_of'][:8]}01T00:00:00Z"  # the calendar month the forecast month begins in
         billed = sum(Decimal(r["BilledCost"]) for r in rows if r["ChargePeriodStart"] == start)
         assert billed == Decimal(month["cost"]["total_usd"])
 

@@ -13,6 +13,7 @@ $0.90 per million, retrieval $0.01/GB; every R2 unit rounds up.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -459,13 +460,24 @@ def test_recommend_lifecycle_shows_the_placement_the_proposal_and_the_payback(tm
     assert "Not proposed at backblaze-b2, cloudflare-r2, idrive-e2, wasabi: the data is placed in classes" in result.out
 
 
-def test_recommend_lifecycle_refuses_json_before_printing(tmp_path: Path, run_cli: Any) -> None:
+def test_recommend_lifecycle_gives_its_proposals_in_json(tmp_path: Path, run_cli: Any) -> None:
+    """The JSON carries what the text shows: aws-s3's proposal, and the providers without the placed classes."""
     path = tmp_path / "w.yaml"
     path.write_text(_PLACED, encoding="utf-8")
     result = run_cli("recommend", str(path), "--no-simulate", "--lifecycle", "-f", "json")
+    assert result.code == 0, result.err
+    lifecycle = json.loads(result.out)["lifecycle"]
+    assert [p["provider"] for p in lifecycle["proposals"]] == ["aws-s3"]
+    assert lifecycle["not_proposed"] == ["backblaze-b2", "cloudflare-r2", "idrive-e2", "wasabi"]
+
+
+def test_recommend_lifecycle_refuses_csv_before_printing(tmp_path: Path, run_cli: Any) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(_PLACED, encoding="utf-8")
+    result = run_cli("recommend", str(path), "--no-simulate", "--lifecycle", "-f", "csv")
     assert result.code == 2
     assert result.out == ""
-    assert result.err.strip() == (
-        "planner: --lifecycle: prints text, not json: give --format table or markdown (planner lifecycle -f json"
-        " gives JSON)"
+    assert (
+        result.err.strip()
+        == "planner: --lifecycle: prints proposals, not csv rows: give --format table, markdown or json"
     )

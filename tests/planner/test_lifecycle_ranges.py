@@ -85,11 +85,17 @@ def test_sweep_prices_the_policy_at_each_age_of_its_rule(tmp_path: Path, run_cli
     ]
 
 
-def test_a_sweep_of_other_fields_prices_no_policy(tmp_path: Path, run_cli: Any) -> None:
+def test_a_sweep_of_other_fields_prices_the_policy_too(tmp_path: Path, run_cli: Any) -> None:
+    """A sweep reads the whole workload: its policy is billed at every point, whatever the axis."""
     path = _file(tmp_path, "30d")
     out = run_cli("sweep", str(path), "--vary", "storage.stored=1TB..2TB:2", "--as-of", AS_OF, "-f", "json")
     assert out.code == 0, out.err
-    assert json.loads(out.out)["lifecycle"] == []
+    policy = json.loads(out.out)["lifecycle"]
+    assert [(p["point"], p["provider"]) for p in policy] == [
+        ({"storage.stored": 1e12}, "aws-s3"),
+        ({"storage.stored": 2e12}, "aws-s3"),
+    ]
+    assert Decimal(policy[0]["total_usd"]) < Decimal(policy[1]["total_usd"])
 
 
 def test_a_rule_index_past_the_list_is_one_line_naming_the_field(tmp_path: Path, run_cli: Any) -> None:

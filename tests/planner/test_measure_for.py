@@ -73,7 +73,7 @@ def test_measure_for_needs_the_provider_it_measures(run_cli: Run, tmp_path: Path
 
 
 def test_recommend_names_the_measure_command_that_would_settle_an_unverified_target(run_cli: Run) -> None:
-    done = run_cli("recommend", EXAMPLE, "--as-of", "2026-12-05")
+    done = run_cli("recommend", EXAMPLE, "--as-of", "2026-12-05", "--strict")
     assert done.code == 1
     settle = [line for line in done.out.splitlines() if line.startswith("to settle ")]
     assert settle[0].startswith(

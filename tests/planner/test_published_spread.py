@@ -112,7 +112,7 @@ def test_the_read_verdict_says_which_part_of_the_spread_decided_it(read_gbps: fl
 
 
 def test_recommend_gives_only_the_exact_measure_advice(run_cli: Callable[..., Any]) -> None:
-    done = run_cli("recommend", str(VIDEO), "--as-of", "2026-12-05", "--no-simulate")
+    done = run_cli("recommend", str(VIDEO), "--as-of", "2026-12-05", "--no-simulate", "--strict")
     assert done.code == 1
     assert "measure it (planner measure) and run recommend again with --profiles" not in done.out
     assert [line for line in done.out.splitlines() if line.startswith("to settle p99 TTFB on idrive-e2: ")]

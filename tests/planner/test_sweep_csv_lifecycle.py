@@ -38,8 +38,11 @@ def test_the_csv_holds_the_policy_at_each_point(tmp_path: Path, run_cli: Any) ->
     assert [(r["month_usd"], r["winner"], r["horizon_usd"]) for r in standard] == [("21.42", "yes", "")] * 2
 
 
-def test_a_sweep_without_a_policy_keeps_its_columns(tmp_path: Path, run_cli: Any) -> None:
+def test_a_sweep_of_another_field_holds_the_policy_too(tmp_path: Path, run_cli: Any) -> None:
     path = _file(tmp_path, "30d")
     out = run_cli("sweep", str(path), "--vary", "storage.stored=1TB..2TB:2", "--as-of", AS_OF, "-f", "csv")
     assert out.code == 0, out.err
-    assert out.out.splitlines()[0] == "storage.stored,option,month_usd,price_status,policy_breach,winner"
+    assert (
+        out.out.splitlines()[0]
+        == "storage.stored,option,month_usd,price_status,policy_breach,winner,horizon_usd,refused"
+    )

@@ -95,7 +95,7 @@ def test_a_target_no_profile_backs_is_unverified_not_met(tmp_path: Path) -> None
 
 def test_recommend_exits_1_when_no_option_meets_every_target_with_evidence(run_cli: Run, tmp_path: Path) -> None:
     path = _workload(tmp_path, SMALL_OBJECTS)
-    result = run_cli("recommend", str(path), "--as-of", "2026-12-01", "--sim-window", "2s")
+    result = run_cli("recommend", str(path), "--as-of", "2026-12-01", "--sim-window", "2s", "--strict")
     assert result.code == 1, result.out + result.err
     assert "CHOSEN" not in result.out
     assert "unverified" in result.out and "no option meets every target with evidence" in result.out.lower()

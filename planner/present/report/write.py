@@ -11,7 +11,7 @@ from planner.errors import InputError
 from planner.present.report.as_html import html_document
 from planner.present.report.as_markdown import PICTURES, markdown_document, picture_path
 from planner.present.report.content import build_sections
-from planner.writing import refuse_existing, write_atomically
+from planner.writing import refuse_existing, terminal_safe, write_atomically
 
 if TYPE_CHECKING:
     from planner.costing.bills import BillingOptions
@@ -71,5 +71,5 @@ def write_report(
         if suffix == ".html"
         else markdown_document(title, sections, generated, target, pictures)
     )
-    write_atomically(target, text, source="--out", what="the report")
+    write_atomically(target, terminal_safe(text), source="--out", what="the report")
     return target

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from planner.costing.bills import CostProjection, add_months
+from planner.costing.bills import CostProjection
 from planner.costing.focus import COLUMNS, DATETIME_COLUMNS, DECIMAL_COLUMNS, FocusRow, bill_rows, projection_rows
 from planner.decide.migration import MigrationPlan
 from planner.decide.recommendation import Recommendation
@@ -64,7 +64,6 @@ def migration_rows(plan: MigrationPlan) -> list[FocusRow]:
         endpoint = plan.source if side == "source" else plan.destination
         provider, _, storage_class = endpoint.partition(":")
         start = starts[index]
-        end = starts[index + 1] if index + 1 < len(starts) else add_months(start, 1)
         bill = CostBreakdown(
             provider=provider,
             storage_class=storage_class,
@@ -73,9 +72,7 @@ def migration_rows(plan: MigrationPlan) -> list[FocusRow]:
             line_items=[item],
             total_usd=item.amount_usd,
         )
-        rows += bill_rows(
-            bill, start=start, end=end, account_name=plan.workload, option_id=f"{plan.strategy}/{side}/{endpoint}"
-        )
+        rows += bill_rows(bill, start=start, account_name=plan.workload, option_id=f"{plan.strategy}/{side}/{endpoint}")
     return rows
 
 

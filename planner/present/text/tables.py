@@ -17,6 +17,7 @@ from tabulate import tabulate
 
 from planner.evidence import PRICE_MARKERS, price_legend, price_marked
 from planner.pricing.breakdown import Freshness, LineItem, PriceReading, stale_before
+from planner.writing import spreadsheet_cell
 
 CENT = Decimal("0.01")
 
@@ -40,11 +41,12 @@ def quantity(value: Decimal) -> str:
 
 
 def csv_text(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    """Rows as CSV (RFC 4180 quoting), a header row first; None is an empty cell."""
+    """Rows as CSV (RFC 4180 quoting), a header row first; None is an empty cell, and text a spreadsheet
+    would read as a formula is written as text (``planner.writing.spreadsheet_cell``)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(headers)
-    writer.writerows(["" if v is None else v for v in row] for row in rows)
+    writer.writerows(["" if v is None else spreadsheet_cell(v) for v in row] for row in rows)
     return out.getvalue().rstrip("\n")
 
 
