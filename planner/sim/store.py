@@ -214,7 +214,7 @@ class ObjectStore(StoreBilling):
         elif not isinstance(profile, Profile):
             profile = load_profile(profile)
         model, notes = provider_model_from_profile(profile, table.limits)
-        model = model.model_copy(update={"provider_id": provider})
+        model = model.model_copy(update={"provider_id": provider, "error_responses": table.billing.error_responses})
         archive = table.restore_required(storage_class)
         store = cls(env, model, storage_class=storage_class, archive=archive, **options)
         store.assumptions += notes
@@ -502,7 +502,10 @@ class ObjectStore(StoreBilling):
         backoff with full jitter, as the engine's ``_on_error``), False if it ran out of attempts."""
         retry = self.client.retry
         retried = part[_P_ATTEMPT] < retry.max_attempts
-        self.recorder.errors.append((now, part[_P_LOP], part[_P_ERROR], retried))
+        error = part[_P_ERROR]
+        self.recorder.errors.append((now, part[_P_LOP], error, retried))
+        attempts = self.recorder.error_attempts
+        attempts[part[_P_BILLED], error] = attempts.get((part[_P_BILLED], error), 0) + 1
         if not retried:
             operation.status = part[_P_ERROR]
             return False

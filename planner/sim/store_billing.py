@@ -17,11 +17,19 @@ from planner.costing.bills import price_table
 from planner.errors import InputError
 from planner.pricing.billing import bill
 from planner.pricing.breakdown import CostBreakdown
+from planner.pricing.models import ErrorResponses
 from planner.pricing.usage import Usage
-from planner.sim.provider import ProviderModel
+from planner.sim.provider import ProviderModel, error_billing
 from planner.sim.store_records import Recorder
 
 __all__ = ["StoreBilling"]
+
+
+class _Unset:
+    """No argument given (None is one: a rule not stated)."""
+
+
+_UNSET = _Unset()
 
 
 class StoreBilling:
@@ -50,12 +58,22 @@ class StoreBilling:
         event.callbacks.append(lambda _: restored.add(key))
         return event
 
-    def usage(self, *, scale: float = 1.0, stored_bytes: int | None = None, egress: bool = True) -> Usage:
+    def usage(
+        self,
+        *,
+        scale: float = 1.0,
+        stored_bytes: int | None = None,
+        egress: bool = True,
+        error_responses: ErrorResponses | _Unset | None = _UNSET,
+    ) -> Usage:
         """The month ``cost`` prices: the requests billed and bytes read so far times ``scale`` (e.g.
         ``planner.workload.MONTH_S / env.now`` for a month of this load), the bytes stored now (or
-        ``stored_bytes``), reads as egress unless ``egress`` is False, restores as retrievals."""
+        ``stored_bytes``), reads as egress unless ``egress`` is False, restores as retrievals. Requests
+        billed: every attempt less the error answers the provider does not bill, as ``error_responses``
+        (default the model's, from its price table; None: not stated, every attempt billed) says."""
         recorder = self.recorder
-        requests = {op: round(n * scale) for op, n in recorder.billed_requests.items()}
+        rule = self.model.error_responses if isinstance(error_responses, _Unset) else error_responses
+        requests = {op: round(n * scale) for op, n in recorder.billed_under(rule).items()}
         return Usage(
             stored_bytes=sum(self.objects.values()) if stored_bytes is None else stored_bytes,
             object_count=len(self.objects),
@@ -80,5 +98,15 @@ class StoreBilling:
         on ``as_of`` (default the model's provider, today), or an override file ``prices``."""
         day = as_of or dt.date.today()
         table = price_table(provider or self.model.provider_id, day, prices, region)
-        usage = self.usage(scale=scale, stored_bytes=stored_bytes, egress=egress)
-        return bill(table, self.storage_class, usage, as_of=day)
+        rule = table.billing.error_responses
+        usage = self.usage(scale=scale, stored_bytes=stored_bytes, egress=egress, error_responses=rule)
+        priced = bill(table, self.storage_class, usage, as_of=day)
+        errors = sum(self.recorder.error_attempts.values())
+        if not errors:
+            return priced
+        unbilled = self.recorder.unbilled_errors(rule)
+        said = (
+            f"{errors:,} error answer(s) so far, {unbilled:,} of them not billed; {error_billing(rule)}"
+            f" ({table.version})"
+        )
+        return priced.model_copy(update={"assumptions": [*priced.assumptions, said]})

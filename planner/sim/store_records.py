@@ -15,11 +15,12 @@ from typing import Any
 import numpy as np
 import simpy
 
+from planner.pricing.models import ErrorResponses
 from planner.sim._parts import _Request
 from planner.sim._records import RawRun
 from planner.sim._stats import delivered_bytes
 from planner.sim._tables import _B_GET
-from planner.sim.provider import BILLED_OPERATIONS
+from planner.sim.provider import BILLED_OPERATIONS, error_status
 
 __all__ = ["OPERATIONS", "OperationSummary", "Recorder", "StoreRecord"]
 
@@ -118,7 +119,10 @@ class Recorder:
         self.errors: list[tuple[float, int, str, bool]] = []
         """(time, operation, error, retried) of each error response"""
         self.billed = [0] * len(_PRICED_AS)
-        """requests billed by operation (``_PRICED_AS``), retries included"""
+        """requests sent by operation (``_PRICED_AS``), retries included: the attempts the provider saw, which
+        it bills but for the error answers its rule does not (``billed_under``)"""
+        self.error_attempts: dict[tuple[int, str], int] = {}
+        """error answers by (operation as ``_PRICED_AS`` numbers it, error), every attempt counted"""
         self.restores = 0
         self.restored_bytes = 0
 
@@ -152,8 +156,30 @@ class Recorder:
 
     @property
     def billed_requests(self) -> dict[str, int]:
-        """Requests billed so far by the price tables' operation names (retries included)."""
+        """Requests sent so far by the price tables' operation names (retries included): billed where the
+        provider bills every error answer (``billed_under`` takes its rule)."""
         return {op: n for op, n in zip(_PRICED_AS, self.billed, strict=True) if n}
+
+    def billed_under(self, rule: ErrorResponses | None) -> dict[str, int]:
+        """Requests billed so far by the price tables' operation names: every attempt, less the error answers
+        ``rule`` does not bill (None: the rule is not stated, every attempt is billed)."""
+        billed = list(self.billed)
+        if rule is not None:
+            for (code, error), count in self.error_attempts.items():
+                status = error_status(error)
+                if status is not None and not rule.bills(status):
+                    billed[code] -= count
+        return {op: n for op, n in zip(_PRICED_AS, billed, strict=True) if n}
+
+    def unbilled_errors(self, rule: ErrorResponses | None) -> int:
+        """Error answers ``rule`` does not bill (every attempt counted)."""
+        if rule is None:
+            return 0
+        return sum(
+            count
+            for (_, error), count in self.error_attempts.items()
+            if (status := error_status(error)) is not None and not rule.bills(status)
+        )
 
     def summary(self, start_s: float = 0.0, end_s: float | None = None) -> dict[str, OperationSummary]:
         """Figures per operation for the requests that arrived in [start_s, end_s) (default: all so far);
