@@ -79,7 +79,7 @@ from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
 from planner.sim.spec import ClientSpec, ClosedLoop, KeyPopularity, SimSpec, SizeDistribution
 from planner.sim.store_billing import StoreBilling
-from planner.sim.store_records import _OK, Recorder, StoreRecord
+from planner.sim.store_records import _OK, OPERATIONS, Recorder, StoreRecord
 
 __all__ = ["ObjectStore"]
 
@@ -88,6 +88,34 @@ _B_DELETE = len(BILLED_OPERATIONS)  # billed as the price tables' "delete", whic
 _PREFIX_BITS = 20  # a key's id is its number << 20 | its prefix's: a rate limit per prefix takes it modulo 2**20
 _NORMAL = 1  # simpy.events.NORMAL
 _Event = simpy.Event
+
+
+def _count(value: Any, name: str, what: str) -> int:
+    """``value`` as a whole number of 0 or more (1 or more for prefixes), or a one-line refusal naming ``name``."""
+    least = 1 if name == "prefixes" else 0
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
+        raise InputError(f"{name} {value!r}: give {what} as a whole number of {least} or more", field=name)
+    return int(value)
+
+
+def _key(key: Any, what: str) -> None:
+    """Refuse a key that is neither a string nor a whole number."""
+    if isinstance(key, bool) or not isinstance(key, str | int | np.integer):
+        raise InputError(f"{what} {key!r}: a key is a string or a whole number", field="key")
+
+
+def _byte_range(key: Any, byte_range: Any) -> int:
+    """A ranged GET's length, once ``byte_range`` is checked to be (first byte, length) in whole bytes of 0 or more."""
+    if (
+        not isinstance(byte_range, tuple | list)
+        or len(byte_range) != 2
+        or any(isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0 for n in byte_range)
+    ):
+        raise InputError(
+            f"GET {key!r}: byte_range {byte_range!r} is not (first byte, length) in whole bytes of 0 or more",
+            field="byte_range",
+        )
+    return int(byte_range[1])
 
 
 class _Due:
@@ -126,8 +154,24 @@ class ObjectStore(StoreBilling):
         seed: int = 0,
     ) -> None:
         client = client if client is not None else ClientSpec()
+        if not isinstance(env, simpy.Environment):
+            raise InputError(f"env {env!r}: give the simpy.Environment the store runs on", field="env")
+        if not isinstance(model, ProviderModel):
+            raise InputError(f"model {type(model).__name__}: give a ProviderModel", field="model")
+        if not isinstance(client, ClientSpec):
+            raise InputError(f"client {type(client).__name__}: give a ClientSpec (or None)", field="client")
+        if delete_latency is not None and not isinstance(delete_latency, LatencyModel):
+            raise InputError(
+                f"delete_latency {type(delete_latency).__name__}: give a LatencyModel (or None)", field="delete_latency"
+            )
+        if not isinstance(storage_class, str) or not storage_class:
+            raise InputError(f"storage_class {storage_class!r}: give a class name", field="storage_class")
+        if not isinstance(archive, bool):
+            raise InputError(f"archive {archive!r}: give True or False", field="archive")
+        seed = _count(seed, "seed", "a seed")
+        prefixes = _count(prefixes, "prefixes", "a number of prefixes")
         if link is not None:
-            if not link > 0 or not math.isfinite(link):
+            if isinstance(link, bool) or not isinstance(link, int | float) or not link > 0 or not math.isfinite(link):
                 raise InputError(
                     f"link {link!r} bits/s: give the client's link speed in bits a second above 0 (None: unlimited)",
                     field="link",
@@ -237,16 +281,14 @@ class ObjectStore(StoreBilling):
         """GET ``key``: the whole object (``size`` bytes, default what was PUT), split into ranged GETs from
         the client's ``ranged_get`` threshold; or ``byte_range`` (first byte, length), one request."""
         if self.archive and key not in self.restored:
+            _key(key, "GET")
             raise InputError(
                 f"GET {key!r}: {self.storage_class} objects are read only after a restore "
                 f"(yield store.restore({key!r}, ready_after_s=...) first)",
                 field="key",
             )
         if byte_range is not None:
-            first, length = byte_range
-            if first < 0 or length < 0:
-                raise InputError(f"GET {key!r}: byte range {byte_range!r} is negative", field="byte_range")
-            return self._issue(_B_GET, key, length, False)
+            return self._issue(_B_GET, key, _byte_range(key, byte_range), False)
         if size is None:
             size = self.objects.get(key)
             if size is None:
@@ -266,6 +308,8 @@ class ObjectStore(StoreBilling):
 
     def list(self, prefix: str = "") -> simpy.Event:
         """One LIST request (a page of keys under ``prefix``)."""
+        if not isinstance(prefix, str):
+            raise InputError(f"LIST {prefix!r}: a prefix is a string", field="prefix")
         return self._issue(3, prefix, 0, False)
 
     def delete(self, key: Any) -> simpy.Event:
@@ -280,14 +324,15 @@ class ObjectStore(StoreBilling):
     # -- one operation's life: the engine's steps (``Replication._loop``), on SimPy's clock --
 
     def _size(self, key: Any, size: int, what: str) -> int:
-        if not isinstance(size, int | np.integer) or size < 0:
+        if isinstance(size, bool) or not isinstance(size, int | np.integer) or size < 0:
             raise InputError(
                 f"{what} {key!r}: size {size!r} is not a byte count (give an int of 0 or more)", field="size"
             )
         return int(size)
 
-    def _key_id(self, key: Any) -> int:
+    def _key_id(self, key: Any, what: str) -> int:
         """A new key's id: its number << 20 | its prefix's number (a limit per prefix takes it modulo 2**20)."""
+        _key(key, what)
         label = key % self.prefixes if isinstance(key, int) else str(key).rpartition("/")[0]
         prefix = self.prefix_ids.setdefault(label, len(self.prefix_ids) & ((1 << _PREFIX_BITS) - 1))
         key_id = self.key_ids[key] = len(self.key_ids) << _PREFIX_BITS | prefix
@@ -296,12 +341,15 @@ class ObjectStore(StoreBilling):
     def _issue(self, billed: int, key: Any, size: int, split: bool) -> simpy.Event:
         env = self.env
         now = env._now
+        lop = _DELETE if billed == _B_DELETE else billed
+        try:
+            key_id = self.key_ids.get(key)
+        except TypeError:  # not hashable: not a key
+            key_id = self._key_id(key, OPERATIONS[lop])
+        if key_id is None:
+            key_id = self._key_id(key, OPERATIONS[lop])
         event = _Event.__new__(_Event)  # ``simpy.Event(env)`` without a call to its ``__init__``
         event.env, event.callbacks = env, []
-        lop = _DELETE if billed == _B_DELETE else billed
-        key_id = self.key_ids.get(key)
-        if key_id is None:
-            key_id = self._key_id(key)
         operation = StoreRecord(event, lop, key, key_id, size, now)
         if split and size >= self.split_from[lop]:
             operation.split = True

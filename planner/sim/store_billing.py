@@ -8,6 +8,7 @@ goes through it.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,21 @@ class _Unset:
 _UNSET = _Unset()
 
 
+def _usage_arguments(scale: Any, stored_bytes: Any, egress: Any) -> None:
+    """Refuse, in one line naming it, a scale that is not a finite number of 0 or more, stored bytes that are
+    not a whole number of 0 or more, an egress that is not True or False."""
+    if isinstance(scale, bool) or not isinstance(scale, int | float) or not math.isfinite(scale) or scale < 0:
+        raise InputError(f"scale {scale!r}: give a finite number of 0 or more", field="scale")
+    if stored_bytes is not None and (
+        isinstance(stored_bytes, bool) or not isinstance(stored_bytes, int) or stored_bytes < 0
+    ):
+        raise InputError(
+            f"stored_bytes {stored_bytes!r}: give a whole number of bytes of 0 or more", field="stored_bytes"
+        )
+    if not isinstance(egress, bool):
+        raise InputError(f"egress {egress!r}: give True or False", field="egress")
+
+
 class StoreBilling:
     """``ObjectStore``'s restores and bill (the store sets the attributes below)."""
 
@@ -48,8 +64,18 @@ class StoreBilling:
         the profile does not measure); billed as a retrieval request and its bytes."""
         if not self.archive:
             raise InputError(f"restore {key!r}: {self.storage_class} objects are read without a restore", field="key")
-        if ready_after_s < 0:
-            raise InputError(f"restore {key!r}: ready_after_s {ready_after_s!r} is negative", field="ready_after_s")
+        if (
+            isinstance(ready_after_s, bool)
+            or not isinstance(ready_after_s, int | float)
+            or not math.isfinite(ready_after_s)
+            or ready_after_s < 0
+        ):
+            raise InputError(
+                f"restore {key!r}: ready_after_s {ready_after_s!r} is not a finite number of seconds of 0 or more",
+                field="ready_after_s",
+            )
+        if isinstance(key, bool) or not isinstance(key, str | int):
+            raise InputError(f"restore {key!r}: a key is a string or a whole number", field="key")
         size = self.objects.get(key, 0)
         self.recorder.restores += 1
         self.recorder.restored_bytes += size
@@ -71,6 +97,7 @@ class StoreBilling:
         ``stored_bytes``), reads as egress unless ``egress`` is False, restores as retrievals. Requests
         billed: every attempt less the error answers the provider does not bill, as ``error_responses``
         (default the model's, from its price table; None: not stated, every attempt billed) says."""
+        _usage_arguments(scale, stored_bytes, egress)
         recorder = self.recorder
         rule = self.model.error_responses if isinstance(error_responses, _Unset) else error_responses
         requests = {op: round(n * scale) for op, n in recorder.billed_under(rule).items()}
@@ -96,6 +123,14 @@ class StoreBilling:
     ) -> CostBreakdown:
         """``usage`` priced by the cost engine (``planner cost``'s line items): ``provider``'s table in force
         on ``as_of`` (default the model's provider, today), or an override file ``prices``."""
+        _usage_arguments(scale, stored_bytes, egress)
+        if as_of is not None and not isinstance(as_of, dt.date):
+            raise InputError(f"as_of {as_of!r}: give a datetime.date", field="as_of")
+        for name, value in (("provider", provider), ("region", region)):
+            if value is not None and (not isinstance(value, str) or not value):
+                raise InputError(f"{name} {value!r}: give a name", field=name)
+        if prices is not None and not isinstance(prices, str | Path):
+            raise InputError(f"prices {prices!r}: give the price file's path", field="prices")
         day = as_of or dt.date.today()
         table = price_table(provider or self.model.provider_id, day, prices, region)
         rule = table.billing.error_responses
