@@ -30,8 +30,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections import deque
-from collections.abc import Iterator
-from heapq import heappush
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -86,8 +85,7 @@ __all__ = ["ObjectStore"]
 _DELETE = 4
 _B_DELETE = len(BILLED_OPERATIONS)  # billed as the price tables' "delete", which the engine never issues
 _PREFIX_BITS = 20  # a key's id is its number << 20 | its prefix's: a rate limit per prefix takes it modulo 2**20
-_NORMAL = 1  # simpy.events.NORMAL
-_Event = simpy.Event
+_Timeout = simpy.Timeout
 
 
 def _count(value: Any, name: str, what: str) -> int:
@@ -116,17 +114,6 @@ def _byte_range(key: Any, byte_range: Any) -> int:
             field="byte_range",
         )
     return int(byte_range[1])
-
-
-class _Due:
-    """A bare event on SimPy's queue: a part's next step (``ObjectStore._on_step``) is due."""
-
-    __slots__ = ("callbacks", "part")
-    _ok = True  # read by SimPy's step; never failed
-
-    def __init__(self, part: Part, callbacks: list[Any]) -> None:
-        self.callbacks = callbacks  # ``ObjectStore._on_step_callbacks``, shared: SimPy only reads it
-        self.part = part
 
 
 class ObjectStore(StoreBilling):
@@ -226,10 +213,9 @@ class ObjectStore(StoreBilling):
         self.billed = self.recorder.billed  # counted where a part begins
         self.records = self.recorder.records
         self._uniforms: list[float] = []
-        # SimPy's queue and event ids: a step is pushed as ``env.schedule`` pushes it, without its call
-        self._queue: list[Any] = env._queue
-        self._eid: Iterator[int] = env._eid
-        self._on_step_callbacks = [self._on_step]  # every ``_Due``'s callbacks
+        # a part's next step is a SimPy timeout whose value is the part; every one has these callbacks (one
+        # list, shared: SimPy only reads an event's callbacks, and nothing else sees these timeouts)
+        self._on_step_callbacks: list[Callable[[Any], None]] = [self._on_step]
 
     # -- constructors --
 
@@ -340,7 +326,7 @@ class ObjectStore(StoreBilling):
 
     def _issue(self, billed: int, key: Any, size: int, split: bool) -> simpy.Event:
         env = self.env
-        now = env._now
+        now = env.now
         lop = _DELETE if billed == _B_DELETE else billed
         try:
             key_id = self.key_ids.get(key)
@@ -348,8 +334,7 @@ class ObjectStore(StoreBilling):
             key_id = self._key_id(key, OPERATIONS[lop])
         if key_id is None:
             key_id = self._key_id(key, OPERATIONS[lop])
-        event = _Event.__new__(_Event)  # ``simpy.Event(env)`` without a call to its ``__init__``
-        event.env, event.callbacks = env, []
+        event = env.event()
         operation = StoreRecord(event, lop, key, key_id, size, now)
         if split and size >= self.split_from[lop]:
             operation.split = True
@@ -408,7 +393,7 @@ class ObjectStore(StoreBilling):
             if queue is None:  # ``_send``'s common case, here: every GET takes it
                 if latency < 0.0:
                     latency = next(self.latencies[part[_P_NBYTES] << 3])  # _B_GET is 0
-                heappush(self._queue, (now + latency, _NORMAL, next(self._eid), _Due(part, self._on_step_callbacks)))
+                _Timeout(self.env, latency, part).callbacks = self._on_step_callbacks
                 return
         else:
             nbytes = part[_P_NBYTES]
@@ -430,7 +415,7 @@ class ObjectStore(StoreBilling):
         queue = self.queues[billed] if queued else None
         if queue is not None:
             latency += server_start(part, queue, self.service_s, self.spreads, now) - now
-        heappush(self._queue, (now + latency, _NORMAL, next(self._eid), _Due(part, self._on_step_callbacks)))
+        _Timeout(self.env, latency, part).callbacks = self._on_step_callbacks
 
     def _draw(self, billed: int, nbytes: int) -> float:
         if billed != _B_DELETE:
@@ -442,9 +427,10 @@ class ObjectStore(StoreBilling):
             draws = self.delete_draws[nbytes] = _draws(model, self.rng, self.client.round_trip_s)
         return next(draws)
 
-    def _on_step(self, due: _Due) -> None:
-        part = due.part
-        now = self.env._now
+    def _on_step(self, due: Any) -> None:
+        """A part's next step is due (``due``: the SimPy timeout whose value is the part)."""
+        part: Part = due.value
+        now = self.env.now
         step = part[_P_STEP]
         if step == _FIRST_BYTE:
             part[_P_FIRST] = part[_P_TRANSFER] = now
@@ -462,12 +448,12 @@ class ObjectStore(StoreBilling):
         self._end(part, now)
 
     def _on_transfer_done(self, part: Part) -> None:
-        now = self.env._now
+        now = self.env.now
         if part[_P_BILLED] == _B_GET:
             tail = self.body_tails[part[_P_NBYTES]] if self.body_tails is not None else None
             if tail is not None:  # its body stalls: its last bytes come later, as its response
                 part[_P_STEP] = _RESPONSE
-                heappush(self._queue, (now + next(tail), _NORMAL, next(self._eid), _Due(part, self._on_step_callbacks)))
+                _Timeout(self.env, next(tail), part).callbacks = self._on_step_callbacks
                 return
             self._end(part, now)
         else:  # an upload's body: its response follows
@@ -531,12 +517,7 @@ class ObjectStore(StoreBilling):
         event = operation.event
         assert event is not None
         operation.event = None  # no cycle between the record and its event: both freed by reference counts
-        event._ok = True
-        event._value = operation
-        if event.callbacks:
-            heappush(self._queue, (now, _NORMAL, next(self._eid), event))  # ``env.schedule(event)``
-        else:  # nothing waits for it: processed now, as SimPy would process it (a process yielding it later goes on)
-            event.callbacks = None  # type: ignore[assignment]
+        event.succeed(operation)
         if self._ready:
             self._begin_ready(now)
 
@@ -561,7 +542,7 @@ class ObjectStore(StoreBilling):
         ceiling = min(retry.max_backoff_s, retry.base_s * 2.0 ** (part[_P_ATTEMPT] - 2))
         part[_P_STEP] = _RETRY
         backoff = ceiling * self._uniform()
-        heappush(self._queue, (now + backoff, _NORMAL, next(self._eid), _Due(part, self._on_step_callbacks)))
+        _Timeout(self.env, backoff, part).callbacks = self._on_step_callbacks
         return True
 
     def _next_parts(self, operation: StoreRecord, ok: bool, now: float) -> bool:
