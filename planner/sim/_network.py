@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 import simpy
+from simpy.events import NORMAL
 
 _INF = math.inf
 
@@ -230,7 +231,8 @@ class FluidNetwork:
 
     def _on_timer(self, event: simpy.Timeout) -> None:
         """End the transfers due now (``complete``, here inline: once a transfer) and arm for the next
-        unless a transfer begun meanwhile armed a timer."""
+        with the timer that fired (``Environment.schedule`` takes a processed event again) unless a
+        transfer begun meanwhile armed one."""
         if event is not self._timer:
             return  # an earlier completion came after it was armed: a newer timer stands
         env = self._timer_env
@@ -241,10 +243,10 @@ class FluidNetwork:
         while self.next_at <= now:
             on_done(finish_next(now))
         at = self.next_at
-        if at < self._timer_at:
-            timer = simpy.Timeout(env, max(at - now, 0.0))
-            timer.callbacks = self._timer_callbacks
-            self._timer, self._timer_at = timer, at
+        if at < self._timer_at:  # the timer that fired, processed, goes back on SimPy's queue
+            event.callbacks = self._timer_callbacks
+            env.schedule(event, NORMAL, max(at - now, 0.0))
+            self._timer, self._timer_at = event, at
 
     # -- sharing --
 
