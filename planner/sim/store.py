@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from array import array
 from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -41,7 +42,7 @@ from planner.costing.bills import price_table
 from planner.errors import InputError
 from planner.measure.profile import Profile
 from planner.measure.reference import load_profile, load_reference
-from planner.sim._network import FluidNetwork
+from planner.sim._network import FlowClass, FluidNetwork
 from planner.sim._parts import (
     _ERROR,
     _FIRST_BYTE,
@@ -70,6 +71,7 @@ from planner.sim._tables import (
     _B_GET,
     _B_PART,
     _B_PUT,
+    BySizeClass,
     _draws,
     _DrawTable,
     _TailTable,
@@ -78,13 +80,15 @@ from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
 from planner.sim.spec import ClientSpec, ClosedLoop, KeyPopularity, SimSpec, SizeDistribution
 from planner.sim.store_billing import StoreBilling
-from planner.sim.store_records import _OK, OPERATIONS, Recorder, StoreRecord
+from planner.sim.store_records import _OK, OPERATIONS, Record, Recorder, StoreRecord
 
 __all__ = ["ObjectStore"]
 
 _DELETE = 4
 _B_DELETE = len(BILLED_OPERATIONS)  # billed as the price tables' "delete", which the engine never issues
-_PREFIX_BITS = 20  # a key's id is its number << 20 | its prefix's: a rate limit per prefix takes it modulo 2**20
+_FIRST_BLOCK = 64  # the first block of draws of a size class (then twice the last, up to 1,024)
+_PREFIX_BITS = 20
+_KEYS_KEPT = 1 << 12  # a key's id is its number << 20 | its prefix's: a rate limit per prefix takes it modulo 2**20
 _Timeout = simpy.Timeout
 
 
@@ -124,7 +128,9 @@ class ObjectStore(StoreBilling):
     ``ClientSpec``). Keys are strings (their prefix is what precedes the last ``/``) or integers
     (spread round-robin over ``prefixes``, as the engine spreads its keys). ``archive``: objects are
     read only after a ``restore`` (an archive class). ``delete_latency`` is DELETE's latency where
-    the model has no ``latency_by_size["delete"]`` (the engine never issues a DELETE).
+    the model has no ``latency_by_size["delete"]`` (the engine never issues a DELETE). ``record``:
+    what ``recorder`` keeps of each operation, for ``summary`` and ``table``: ``"all"``, ``"none"``
+    (the bill and its counts only, memory flat in the number of operations) or N (one operation in N).
     """
 
     def __init__(
@@ -139,6 +145,7 @@ class ObjectStore(StoreBilling):
         archive: bool = False,
         delete_latency: LatencyModel | None = None,
         seed: int = 0,
+        record: Record = "all",
     ) -> None:
         client = client if client is not None else ClientSpec()
         if not isinstance(env, simpy.Environment):
@@ -179,13 +186,23 @@ class ObjectStore(StoreBilling):
         )
         queued = [True] * len(BILLED_OPERATIONS)
         unloaded = [0.0] * len(BILLED_OPERATIONS)
-        self.latencies = _DrawTable(model, self.rng, client.round_trip_s, 0.0, unloaded, queued)
-        self.body_tails = _TailTable(model, self.rng) if model.body_tail_by_size else None
-        queues, self.service_s, spreads = _server_queues(model, queued, self.rng)
+        # what the model answers at a size, asked once per size class (``_tables.size_class``) and drawn in
+        # blocks that start small: memory does not grow with the number of distinct sizes a model moves
+        self.latencies: dict[int, Iterator[float]] = BySizeClass(
+            _DrawTable(model, self.rng, client.round_trip_s, 0.0, unloaded, queued, first_block=_FIRST_BLOCK), 3
+        )
+        self.body_tails = (
+            BySizeClass(_TailTable(model, self.rng, first_block=_FIRST_BLOCK), 0) if model.body_tail_by_size else None
+        )
+        queues, service_s, spreads = _server_queues(model, queued, self.rng)
+        self.service_s: dict[int, float] = BySizeClass(service_s, 3)
         self.queues = [*queues, None]
         self.spreads = [*spreads, None]
         self.network: FluidNetwork
-        self.network, self.read_flows, self.write_flows = _network(spec, model, env, self._on_transfer_done)
+        self.network, read_flows, write_flows = _network(spec, model, env, self._on_transfer_done)
+        self.read_flows: dict[int, FlowClass | None] = BySizeClass(read_flows, 0)
+        self.write_flows: dict[int, FlowClass | None] = BySizeClass(write_flows, 0)
+        self.read_flows[0] = self.write_flows[0] = None  # no bytes, no transfer
         admission, self.hot_counts = _admission(spec, model)
         self.admission = [*admission, []]
         sized_delete = model.latency_by_size.get("delete")
@@ -200,6 +217,9 @@ class ObjectStore(StoreBilling):
             client.multipart.threshold_bytes if client.multipart else math.inf,
         ]
         self.key_ids: dict[Any, int] = {}
+        # a limit per key or on a hot object tells keys apart; without one a key's id is its prefix's and
+        # no id is kept per key past the first ``_KEYS_KEPT`` (a model of millions of keys stays small)
+        self._keys_matter = model.hot_object is not None or any(r.scope == "key" for r in model.rate_limits)
         self.prefix_ids: dict[Any, int] = {}
         self.objects: dict[Any, int] = {}
         """bytes of each object stored (its PUT answered, no DELETE answered since)"""
@@ -209,9 +229,12 @@ class ObjectStore(StoreBilling):
         ]
         """what the store assumes beyond its model (and, from a profile, how the model was built)"""
         self.restored: set[Any] = set()
-        self.recorder = Recorder()
+        self.recorder = Recorder(record)
         self.billed = self.recorder.billed  # counted where a part begins
-        self.records = self.recorder.records
+        self._every, self._issued = self.recorder.every, 0
+        # where recorded operations and transfers go (with record="none" no operation is sampled)
+        self._records = self.recorder.records if self.recorder.records is not None else array("d")
+        self._transfers = self.recorder.transfers if self.recorder.transfers is not None else array("d")
         self._uniforms: list[float] = []
         # a part's next step is a SimPy timeout whose value is the part; every one has these callbacks (one
         # list, shared: SimPy only reads an event's callbacks, and nothing else sees these timeouts)
@@ -321,7 +344,12 @@ class ObjectStore(StoreBilling):
         _key(key, what)
         label = key % self.prefixes if isinstance(key, int) else str(key).rpartition("/")[0]
         prefix = self.prefix_ids.setdefault(label, len(self.prefix_ids) & ((1 << _PREFIX_BITS) - 1))
-        key_id = self.key_ids[key] = len(self.key_ids) << _PREFIX_BITS | prefix
+        if self._keys_matter:
+            key_id = self.key_ids[key] = len(self.key_ids) << _PREFIX_BITS | prefix
+        else:  # no check tells keys apart: a key's id is its prefix's, kept for the first keys only
+            key_id = prefix
+            if len(self.key_ids) < _KEYS_KEPT:
+                self.key_ids[key] = key_id
         return key_id
 
     def _issue(self, billed: int, key: Any, size: int, split: bool) -> simpy.Event:
@@ -336,6 +364,10 @@ class ObjectStore(StoreBilling):
             key_id = self._key_id(key, OPERATIONS[lop])
         event = env.event()
         operation = StoreRecord(event, lop, key, key_id, size, now)
+        every = self._every
+        if every != 1:  # one in ``every`` recorded (none at 0)
+            self._issued += 1
+            operation.sampled = every != 0 and self._issued % every == 1
         if split and size >= self.split_from[lop]:
             operation.split = True
             if lop == _B_GET:
@@ -457,7 +489,8 @@ class ObjectStore(StoreBilling):
                 return
             self._end(part, now)
         else:  # an upload's body: its response follows
-            self.recorder.transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, part[_P_NBYTES]))
+            if part[_P_REQUEST].sampled:
+                self._transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, part[_P_NBYTES]))
             part[_P_STEP] = _RESPONSE
             self._send(part, part[_P_LATENCY], now)
 
@@ -489,7 +522,9 @@ class ObjectStore(StoreBilling):
             if operation.split:  # a part's transfer (a whole GET's record stands for its transfer)
                 nbytes = part[_P_NBYTES]
                 if nbytes and part[_P_BILLED] == _B_GET:
-                    self.recorder.transfers.extend((_B_GET, part[_P_TRANSFER], now, nbytes))
+                    self.recorder.read_bytes += nbytes
+                    if operation.sampled:
+                        self._transfers.extend((_B_GET, part[_P_TRANSFER], now, nbytes))
             if waiting:
                 self._ready.append(waiting.popleft())
         operation.attempts += part[_P_ATTEMPT]
@@ -512,8 +547,12 @@ class ObjectStore(StoreBilling):
                 self.objects.pop(operation.key, None)
                 self.restored.discard(operation.key)
             # ok 2: a whole GET's record stands for its transfer too (``RawRun.recorded``)
-            ok_code = 2 if lop == _B_GET and size and not operation.split else 1
-        self.records.extend((lop, operation.t_arrival, operation.t_conn, operation.t_first, now, size, ok_code))
+            ok_code = 1
+            if lop == _B_GET and size and not operation.split:
+                ok_code = 2
+                self.recorder.read_bytes += size
+        if operation.sampled:
+            self._records.extend((lop, operation.t_arrival, operation.t_conn, operation.t_first, now, size, ok_code))
         event = operation.event
         assert event is not None
         operation.event = None  # no cycle between the record and its event: both freed by reference counts
@@ -532,7 +571,8 @@ class ObjectStore(StoreBilling):
         retry = self.client.retry
         retried = part[_P_ATTEMPT] < retry.max_attempts
         error = part[_P_ERROR]
-        self.recorder.errors.append((now, part[_P_LOP], error, retried))
+        if part[_P_REQUEST].sampled:
+            self.recorder.errors.append((now, part[_P_LOP], error, retried))
         attempts = self.recorder.error_attempts
         attempts[part[_P_BILLED], error] = attempts.get((part[_P_BILLED], error), 0) + 1
         if not retried:
