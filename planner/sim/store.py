@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import weakref
+import zlib
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -92,6 +94,35 @@ _KEYS_KEPT = 1 << 12  # a key's id is its number << 20 | its prefix's: a rate li
 _Timeout = simpy.Timeout
 
 
+_STORES_ON: weakref.WeakKeyDictionary[simpy.Environment, int] = weakref.WeakKeyDictionary()
+"""how many stores were made on each environment (the default seed of the next one)"""
+
+
+def _entropy(env: simpy.Environment, seed: int | None, name: str | None) -> int | list[int]:
+    """A store's seed: ``seed`` as given; with a ``name``, ``seed`` (default 0) and the name's CRC-32; with
+    neither, the store's number on ``env`` (the first store: 0). Two stores of one model draw the same
+    numbers only if given the same seed and name."""
+    number = _STORES_ON.get(env, 0)
+    _STORES_ON[env] = number + 1
+    if name is not None:
+        return [0 if seed is None else seed, zlib.crc32(name.encode())]
+    if seed is not None:
+        return seed
+    return 0 if number == 0 else [0, number]
+
+
+def _delete_latency(model: ProviderModel, options: dict[str, Any]) -> list[str]:
+    """A profile measures no DELETE: unless the model has a DELETE cell or ``options`` give one, DELETE takes
+    HEAD's latency (both answer with headers only), and the assumption is said."""
+    if "delete" in model.latency_by_size or options.get("delete_latency") is not None:
+        return []
+    options["delete_latency"] = model.latency("head")
+    return [
+        "DELETE's latency: assumed equal to HEAD's (a request answered with headers only; the profile measures no "
+        "DELETE)"
+    ]
+
+
 def _count(value: Any, name: str, what: str) -> int:
     """``value`` as a whole number of 0 or more (1 or more for prefixes), or a one-line refusal naming ``name``."""
     least = 1 if name == "prefixes" else 0
@@ -131,6 +162,7 @@ class ObjectStore(StoreBilling):
     the model has no ``latency_by_size["delete"]`` (the engine never issues a DELETE). ``record``:
     what ``recorder`` keeps of each operation, for ``summary`` and ``table``: ``"all"``, ``"none"``
     (the bill and its counts only, memory flat in the number of operations) or N (one operation in N).
+    ``seed`` and ``name`` seed its draws (``_entropy``): unseeded stores of one model draw apart.
     """
 
     def __init__(
@@ -144,8 +176,9 @@ class ObjectStore(StoreBilling):
         storage_class: str = "standard",
         archive: bool = False,
         delete_latency: LatencyModel | None = None,
-        seed: int = 0,
+        seed: int | None = None,
         record: Record = "all",
+        name: str | None = None,
     ) -> None:
         client = client if client is not None else ClientSpec()
         if not isinstance(env, simpy.Environment):
@@ -162,7 +195,10 @@ class ObjectStore(StoreBilling):
             raise InputError(f"storage_class {storage_class!r}: give a class name", field="storage_class")
         if not isinstance(archive, bool):
             raise InputError(f"archive {archive!r}: give True or False", field="archive")
-        seed = _count(seed, "seed", "a seed")
+        if seed is not None:
+            seed = _count(seed, "seed", "a seed")
+        if name is not None and (not isinstance(name, str) or not name):
+            raise InputError(f"name {name!r}: give the store a name (a string) or None", field="name")
         prefixes = _count(prefixes, "prefixes", "a number of prefixes")
         if link is not None:
             if isinstance(link, bool) or not isinstance(link, int | float) or not link > 0 or not math.isfinite(link):
@@ -175,7 +211,8 @@ class ObjectStore(StoreBilling):
             raise InputError(f"prefixes {prefixes!r}: give 1 or more", field="prefixes")
         self.env, self.model, self.client = env, model, client
         self.storage_class, self.archive, self.prefixes = storage_class, archive, prefixes
-        self.rng = np.random.default_rng(seed)
+        self.name = name
+        self.rng = np.random.default_rng(_entropy(env, seed, name))
         # the engine's provider set-up, on SimPy's clock (``_setup``): the spec carries the client and a
         # prefix modulus for the rate limits per prefix (a key's id modulo it is its prefix's number)
         spec = SimSpec(
@@ -269,6 +306,7 @@ class ObjectStore(StoreBilling):
         model, notes = provider_model_from_profile(profile, table.limits)
         model = model.model_copy(update={"provider_id": provider, "error_responses": table.billing.error_responses})
         archive = table.restore_required(storage_class)
+        notes += _delete_latency(model, options)
         store = cls(env, model, storage_class=storage_class, archive=archive, **options)
         store.assumptions += notes
         return store
@@ -280,6 +318,7 @@ class ObjectStore(StoreBilling):
         if not isinstance(profile, Profile):
             profile = load_profile(profile)
         model, notes = provider_model_from_profile(profile)
+        notes += _delete_latency(model, options)
         store = cls(env, model, **options)
         store.assumptions += notes
         return store

@@ -119,3 +119,42 @@ def test_memory_is_flat_in_the_number_of_distinct_sizes() -> None:
     asked = [key >> 3 for key in store.latencies.inner]  # type: ignore[attr-defined]
     assert len(asked) <= SIZE_CLASSES_PER_OCTAVE + 1
     assert len(store.latencies) <= 4096  # exact sizes remembered at most
+
+
+@pytest.mark.parametrize("provider", ["aws-s3", "cloudflare-r2", "backblaze-b2", "wasabi", "idrive-e2"])
+def test_delete_runs_on_every_shipped_profile_with_heads_latency_said(provider: str) -> None:
+    store = ObjectStore.for_provider(simpy.Environment(), provider)
+    records = []
+
+    def user(env: simpy.Environment) -> Generator[Any, Any, None]:
+        records.append((yield store.put("k", 1000)))
+        records.append((yield store.delete("k")))
+
+    store.env.process(user(store.env))
+    store.env.run()
+    assert [r.status for r in records] == ["200 OK", "200 OK"]
+    assert store.objects == {}
+    assert store.delete_latency == store.model.latency("head")
+    assert any(line.startswith("DELETE's latency: assumed equal to HEAD's") for line in store.assumptions)
+
+
+def _ttfbs(store: ObjectStore) -> list[float]:
+    records = []
+
+    def user(env: simpy.Environment) -> Generator[Any, Any, None]:
+        for i in range(20):
+            records.append((yield store.get(f"k{i}", 1000)))
+
+    store.env.process(user(store.env))
+    store.env.run()
+    return [r.ttfb_s for r in records]
+
+
+def test_two_unseeded_stores_of_one_model_draw_apart_and_a_given_seed_repeats() -> None:
+    spread = MODEL.model_copy(update={"ttfb_get": LatencyModel(p50_s=0.03, p99_s=0.12, floor_s=0.01)})
+    env = simpy.Environment()
+    first, second = ObjectStore(env, spread), ObjectStore(env, spread)
+    assert _ttfbs(first) != _ttfbs(second)
+    assert _ttfbs(ObjectStore(simpy.Environment(), spread)) == _ttfbs(ObjectStore(simpy.Environment(), spread))
+    named = [ObjectStore(simpy.Environment(), spread, seed=3, name="backups") for _ in range(2)]
+    assert _ttfbs(named[0]) == _ttfbs(named[1]) != _ttfbs(ObjectStore(simpy.Environment(), spread, seed=3))
