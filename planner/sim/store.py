@@ -31,7 +31,6 @@ import datetime as dt
 import math
 import weakref
 import zlib
-from array import array
 from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -82,7 +81,7 @@ from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
 from planner.sim.spec import ClientSpec, ClosedLoop, KeyPopularity, SimSpec, SizeDistribution
 from planner.sim.store_billing import StoreBilling
-from planner.sim.store_records import _OK, OPERATIONS, Record, Recorder, StoreRecord
+from planner.sim.store_records import _OK, FLUSH_AT, OPERATIONS, Record, Recorder, StoreRecord
 
 __all__ = ["ObjectStore"]
 
@@ -269,9 +268,10 @@ class ObjectStore(StoreBilling):
         self.recorder = Recorder(record)
         self.billed = self.recorder.billed  # counted where a part begins
         self._every, self._issued = self.recorder.every, 0
-        # where recorded operations and transfers go (with record="none" no operation is sampled)
-        self._records = self.recorder.records if self.recorder.records is not None else array("d")
-        self._transfers = self.recorder.transfers if self.recorder.transfers is not None else array("d")
+        # where recorded operations and transfers go, flushed to the recorder's arrays (with record="none"
+        # no operation is sampled)
+        self._records = self.recorder.pending_records
+        self._transfers = self.recorder.pending_transfers
         self._uniforms: list[float] = []
         # a part's next step is a SimPy timeout whose value is the part; every one has these callbacks (one
         # list, shared: SimPy only reads an event's callbacks, and nothing else sees these timeouts)
@@ -591,7 +591,10 @@ class ObjectStore(StoreBilling):
                 ok_code = 2
                 self.recorder.read_bytes += size
         if operation.sampled:
-            self._records.extend((lop, operation.t_arrival, operation.t_conn, operation.t_first, now, size, ok_code))
+            records = self._records
+            records.extend((lop, operation.t_arrival, operation.t_conn, operation.t_first, now, size, ok_code))
+            if len(records) >= FLUSH_AT:
+                self.recorder.flush()
         event = operation.event
         assert event is not None
         operation.event = None  # no cycle between the record and its event: both freed by reference counts
