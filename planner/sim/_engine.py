@@ -133,6 +133,9 @@ class Replication(RequestDraws):
         self.errors: dict[tuple[int, str], int] = {}
         self.retries = [0] * len(LOGICAL_OPERATIONS)
         self.billed = [0] * len(BILLED_OPERATIONS)
+        """requests billed in the window by billed operation: every attempt sent, less the error answers
+        the provider does not bill"""
+        self.bills_error: dict[str, bool] = {}  # whether an error answer is billed, by answer, asked once
         self.issued = 0  # logical operations issued; those not recorded are unfinished
         self.ended = 0  # logical operations recorded and handed on
 
@@ -440,6 +443,13 @@ class Replication(RequestDraws):
     # -- one request's life: connection, admission, latency, transfer, response --
 
     def _reject(self, part: Part, error: str, now: float) -> None:
+        """The provider refuses a part it was sent (counted as billed where it began): unbilled if the
+        provider does not bill that answer (``ProviderModel.bills_error``: AWS bills no 5xx)."""
+        billed = self.bills_error.get(error)
+        if billed is None:
+            billed = self.bills_error[error] = self.provider.bills_error(error)
+        if not billed and self.warmup_s <= now < self.duration_s:
+            self.billed[part[_P_BILLED]] -= 1
         part[_P_ERROR] = error
         part[_P_LATENCY] = -1.0  # a retry draws its own
         part[_P_STEP] = _ERROR

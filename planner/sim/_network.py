@@ -18,29 +18,16 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Iterator
-from heapq import heappush
+from collections.abc import Callable
 from typing import Any
 
 import simpy
+from simpy.events import NORMAL
 
-_NORMAL = 1  # simpy.events.NORMAL
 _INF = math.inf
 
-Schedule = Callable[[Any, int, float], None]
-"""``Environment.schedule`` as the simulator calls it: any object with ``callbacks`` and ``_ok``."""
 _SLACK = 1 + 1e-12  # demand within this factor of a capacity is not congestion (float drift)
 _IN_ORDER_MAX = 1024  # streams a class keeps as a sorted list at most (popping the front is O(n))
-
-
-class _Wakeup:
-    """A bare event for SimPy's queue: the network's completion timer."""
-
-    __slots__ = ("_ok", "callbacks")
-
-    def __init__(self, callbacks: list[Callable[[Any], None]]) -> None:
-        self._ok = True
-        self.callbacks = callbacks
 
 
 class FlowClass:
@@ -95,7 +82,7 @@ class FluidNetwork:
         self._by_key: dict[tuple[tuple[int, ...], float], FlowClass] = {}
         self._on_done = on_done
         self._congested = False
-        self._timer: _Wakeup | None = None
+        self._timer: simpy.Timeout | None = None
         self._timer_at = _INF
         self._seq = 0
         self._single = -1  # the one resource every class uses (water-filling is one pass), or -1
@@ -106,10 +93,9 @@ class FluidNetwork:
         self._use_timer = timer
         if timer:
             assert env is not None, "a network with a timer needs the environment to arm it on"
-            # SimPy's queue and event ids: the timer is pushed as ``env.schedule`` pushes it, without its call
-            self._queue: list[Any] = env._queue
-            self._eid: Iterator[int] = env._eid
-            # every timer's callbacks, one list: SimPy only reads an event's (nothing is added to a timer's)
+            self._timer_env: simpy.Environment = env
+            # the timer is a SimPy timeout; every timer's callbacks are this one list (SimPy only reads an
+            # event's callbacks, and nothing else sees the timers)
             self._timer_callbacks: list[Callable[[Any], None]] = [self._on_timer]
         self.next_at = _INF
         """Time of the next completion (``inf`` with nothing in flight)."""
@@ -239,26 +225,28 @@ class FluidNetwork:
         # A later completion keeps the armed timer: it fires early, finds nothing, re-arms.
         at = self.next_at
         if at < self._timer_at:
-            timer = _Wakeup(self._timer_callbacks)
+            timer = simpy.Timeout(self._timer_env, max(at - now, 0.0))
+            timer.callbacks = self._timer_callbacks
             self._timer, self._timer_at = timer, at
-            heappush(self._queue, (now + (at - now), _NORMAL, next(self._eid), timer))
 
-    def _on_timer(self, event: _Wakeup) -> None:
-        """End the transfers due now (``complete``, here inline: once a transfer) and arm for the next,
-        with the timer that fired (off SimPy's queue now) unless a transfer begun meanwhile armed one."""
+    def _on_timer(self, event: simpy.Timeout) -> None:
+        """End the transfers due now (``complete``, here inline: once a transfer) and arm for the next
+        with the timer that fired (``Environment.schedule`` takes a processed event again) unless a
+        transfer begun meanwhile armed one."""
         if event is not self._timer:
             return  # an earlier completion came after it was armed: a newer timer stands
-        now = self._env._now  # type: ignore[union-attr]
+        env = self._timer_env
+        now = env.now
         self._timer, self._timer_at = None, _INF
         on_done, finish_next = self._on_done, self.finish_next
         assert on_done is not None
         while self.next_at <= now:
             on_done(finish_next(now))
         at = self.next_at
-        if at < self._timer_at:
+        if at < self._timer_at:  # the timer that fired, processed, goes back on SimPy's queue
             event.callbacks = self._timer_callbacks
+            env.schedule(event, NORMAL, max(at - now, 0.0))
             self._timer, self._timer_at = event, at
-            heappush(self._queue, (now + (at - now), _NORMAL, next(self._eid), event))
 
     # -- sharing --
 

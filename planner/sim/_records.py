@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,8 +36,8 @@ class RawRun:
     @classmethod
     def recorded(
         cls,
-        records: list[float],
-        transfers: list[float],
+        records: Sequence[float],
+        transfers: Sequence[float],
         error_times: list[float],
         *,
         errors: dict[tuple[int, str], int],

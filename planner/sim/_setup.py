@@ -236,7 +236,7 @@ def _admission(spec: SimSpec, provider: ProviderModel) -> tuple[list[list[_Check
     return admission, hot_counts
 
 
-def admit(part: Part, checks: list[_Check], now: float, latencies: _DrawTable) -> str | None:
+def admit(part: Part, checks: list[_Check], now: float, latencies: dict[int, Iterator[float]]) -> str | None:
     """Ask a part's admission checks (``_admission``) in order: the refusal of the first that
     refuses it, None if all admit it. A hot-object check draws the part's latency from ``latencies``
     if it was not drawn (``_P_LATENCY`` -1) and makes it longer if the hot object degrades it."""
@@ -266,7 +266,7 @@ def admit(part: Part, checks: list[_Check], now: float, latencies: _DrawTable) -
 
 
 def server_start(
-    part: Part, queue: list[float], service_s: _ServiceTable, spreads: list[Iterator[float] | None], now: float
+    part: Part, queue: list[float], service_s: dict[int, float], spreads: list[Iterator[float] | None], now: float
 ) -> float:
     """When a server of ``part``'s operation's queue takes it: at ``now`` or when the first of ``queue``'s
     servers (their free times, a heap) is free, for the operation's service time at its size times a

@@ -338,6 +338,7 @@ def _summarise(
         scale_to_month=scale,
         scaled_billed_requests=scaled,
         scaling=scaling,
+        error_billing=provider.error_billing,
         slo=_verdicts(spec, figures),
         time_series=series,
         unfinished_requests=estimate("unfinished"),

@@ -14,6 +14,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planner.evidence import Evidence, weakest
+from planner.pricing.models import ErrorResponses
 from planner.sim.saturation import Knee
 from planner.sim.wakeup import WakeUp
 from planner.units import BitsPerSecond, Bytes, Seconds
@@ -34,6 +35,28 @@ BILLED_OPERATIONS: tuple[str, ...] = (
     "complete-multipart",
 )
 """The requests the simulator issues, named as the price tables name them."""
+
+
+def error_status(error: str) -> int | None:
+    """The status code an error answer starts with (``"503 SlowDown"``: 503), None if it has none."""
+    code = error.split(maxsplit=1)[0] if error else ""
+    return int(code) if code.isdigit() and len(code) == 3 else None
+
+
+def error_billing(rule: ErrorResponses | None) -> str:
+    """A rule for billing error responses in words, with the words it was read from (or that there is none)."""
+    if rule is None:
+        return (
+            "error responses: the price table states no rule for them, so every attempt is billed (errors and "
+            "retries included)"
+        )
+    said = []
+    if rule.not_billed:
+        said.append(f"not billed: {', '.join(rule.not_billed)}")
+    if rule.billed:
+        said.append(f"billed: {', '.join(rule.billed)}")
+    said.append("any other error billed as the request it answers")
+    return f"error responses {'; '.join(said)} ({rule.quote.text!r}, {rule.quote.url}, read {rule.quote.read})"
 
 
 def _measured_as(operation: str) -> str:
@@ -503,6 +526,11 @@ class ProviderModel(_Frozen):
     write_ceiling_bits_per_s: BitsPerSecond | None = Field(None, gt=0, description="all writes together")
     rate_limits: list[RateLimit] = Field(default_factory=list)
     hot_object: HotObjectLimit | None = None
+    error_responses: ErrorResponses | None = Field(
+        None,
+        description="which error responses the provider bills (a price table's billing.error_responses); None: "
+        "not stated, every attempt is billed",
+    )
     source: str = Field("", description="where the numbers come from (profile file, seed, hand-made)")
     evidence: dict[str, Evidence] = Field(
         default_factory=dict,
@@ -519,6 +547,17 @@ class ProviderModel(_Frozen):
         description="a published spread of one GET request's whole rate, by the object size it was measured at: "
         "(probability, bytes/s) knots, slowest first (``planner.sim.published_spread``)",
     )
+
+    def bills_error(self, error: str) -> bool:
+        """Whether an attempt answered ``error`` (``"503 SlowDown"``) is billed: as ``error_responses`` says,
+        and every attempt where it says nothing or the answer has no status code."""
+        status = error_status(error)
+        return self.error_responses is None or status is None or self.error_responses.bills(status)
+
+    @property
+    def error_billing(self) -> str:
+        """How the model bills error responses, in words, with the rule's source."""
+        return error_billing(self.error_responses)
 
     def evidence_of(self, key: str) -> Evidence:
         """How part ``key`` of the model is backed (``assumed`` when the model does not say)."""

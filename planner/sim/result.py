@@ -128,10 +128,16 @@ class SimulationResult(_Result):
     window_s: float
     warmup_s: float
     operations: dict[str, OperationStats]
-    billed_requests: dict[str, Estimate] = Field(description="requests billed in the window, retries included")
+    billed_requests: dict[str, Estimate] = Field(
+        description="requests billed in the window: every attempt, retries included, less the error answers the"
+        " provider does not bill (``error_billing``)"
+    )
     scale_to_month: float
     scaled_billed_requests: dict[str, int]
     scaling: str = Field(description="how the window was scaled to the month, in words")
+    error_billing: str = Field(
+        "", description="which error answers the billed requests count, and the words the rule was read from"
+    )
     slo: list[SLOVerdict]
     time_series: TimeSeries
     unfinished_requests: Estimate = Field(description="requests still open when the drain time ran out")
@@ -178,7 +184,9 @@ class WorkloadSimulation(_Result):
     profile: str = Field(description="the profile the provider model was built from")
     peak: SimulationResult
     mean: SimulationResult
-    month_billed_requests: dict[str, int] = Field(description="billed requests a month, retries included")
+    month_billed_requests: dict[str, int] = Field(
+        description="billed requests a month, retries included, error answers as the price table bills them"
+    )
     month_billed_requests_ci95: dict[str, Estimate] = Field(
         default_factory=dict,
         description="billed requests a month as the mean window's replications spread them: the window's 95 % t"

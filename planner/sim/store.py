@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import weakref
+import zlib
 from collections import deque
-from collections.abc import Iterator
-from heapq import heappush
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ from planner.costing.bills import price_table
 from planner.errors import InputError
 from planner.measure.profile import Profile
 from planner.measure.reference import load_profile, load_reference
-from planner.sim._network import FluidNetwork
+from planner.sim._network import FlowClass, FluidNetwork
 from planner.sim._parts import (
     _ERROR,
     _FIRST_BYTE,
@@ -71,6 +72,7 @@ from planner.sim._tables import (
     _B_GET,
     _B_PART,
     _B_PUT,
+    BySizeClass,
     _draws,
     _DrawTable,
     _TailTable,
@@ -79,26 +81,73 @@ from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
 from planner.sim.spec import ClientSpec, ClosedLoop, KeyPopularity, SimSpec, SizeDistribution
 from planner.sim.store_billing import StoreBilling
-from planner.sim.store_records import _OK, Recorder, StoreRecord
+from planner.sim.store_records import _OK, FLUSH_AT, OPERATIONS, Record, Recorder, StoreRecord
 
 __all__ = ["ObjectStore"]
 
 _DELETE = 4
 _B_DELETE = len(BILLED_OPERATIONS)  # billed as the price tables' "delete", which the engine never issues
-_PREFIX_BITS = 20  # a key's id is its number << 20 | its prefix's: a rate limit per prefix takes it modulo 2**20
-_NORMAL = 1  # simpy.events.NORMAL
-_Event = simpy.Event
+_FIRST_BLOCK = 64  # the first block of draws of a size class (then twice the last, up to 1,024)
+_PREFIX_BITS = 20
+_KEYS_KEPT = 1 << 12  # a key's id is its number << 20 | its prefix's: a rate limit per prefix takes it modulo 2**20
+_Timeout = simpy.Timeout
 
 
-class _Due:
-    """A bare event on SimPy's queue: a part's next step (``ObjectStore._on_step``) is due."""
+_STORES_ON: weakref.WeakKeyDictionary[simpy.Environment, int] = weakref.WeakKeyDictionary()
+"""how many stores were made on each environment (the default seed of the next one)"""
 
-    __slots__ = ("callbacks", "part")
-    _ok = True  # read by SimPy's step; never failed
 
-    def __init__(self, part: Part, callbacks: list[Any]) -> None:
-        self.callbacks = callbacks  # ``ObjectStore._on_step_callbacks``, shared: SimPy only reads it
-        self.part = part
+def _entropy(env: simpy.Environment, seed: int | None, name: str | None) -> int | list[int]:
+    """A store's seed: ``seed`` as given; with a ``name``, ``seed`` (default 0) and the name's CRC-32; with
+    neither, the store's number on ``env`` (the first store: 0). Two stores of one model draw the same
+    numbers only if given the same seed and name."""
+    number = _STORES_ON.get(env, 0)
+    _STORES_ON[env] = number + 1
+    if name is not None:
+        return [0 if seed is None else seed, zlib.crc32(name.encode())]
+    if seed is not None:
+        return seed
+    return 0 if number == 0 else [0, number]
+
+
+def _delete_latency(model: ProviderModel, options: dict[str, Any]) -> list[str]:
+    """A profile measures no DELETE: unless the model has a DELETE cell or ``options`` give one, DELETE takes
+    HEAD's latency (both answer with headers only), and the assumption is said."""
+    if "delete" in model.latency_by_size or options.get("delete_latency") is not None:
+        return []
+    options["delete_latency"] = model.latency("head")
+    return [
+        "DELETE's latency: assumed equal to HEAD's (a request answered with headers only; the profile measures no "
+        "DELETE)"
+    ]
+
+
+def _count(value: Any, name: str, what: str) -> int:
+    """``value`` as a whole number of 0 or more (1 or more for prefixes), or a one-line refusal naming ``name``."""
+    least = 1 if name == "prefixes" else 0
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
+        raise InputError(f"{name} {value!r}: give {what} as a whole number of {least} or more", field=name)
+    return int(value)
+
+
+def _key(key: Any, what: str) -> None:
+    """Refuse a key that is neither a string nor a whole number."""
+    if isinstance(key, bool) or not isinstance(key, str | int | np.integer):
+        raise InputError(f"{what} {key!r}: a key is a string or a whole number", field="key")
+
+
+def _byte_range(key: Any, byte_range: Any) -> int:
+    """A ranged GET's length, once ``byte_range`` is checked to be (first byte, length) in whole bytes of 0 or more."""
+    if (
+        not isinstance(byte_range, tuple | list)
+        or len(byte_range) != 2
+        or any(isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0 for n in byte_range)
+    ):
+        raise InputError(
+            f"GET {key!r}: byte_range {byte_range!r} is not (first byte, length) in whole bytes of 0 or more",
+            field="byte_range",
+        )
+    return int(byte_range[1])
 
 
 class ObjectStore(StoreBilling):
@@ -109,7 +158,10 @@ class ObjectStore(StoreBilling):
     ``ClientSpec``). Keys are strings (their prefix is what precedes the last ``/``) or integers
     (spread round-robin over ``prefixes``, as the engine spreads its keys). ``archive``: objects are
     read only after a ``restore`` (an archive class). ``delete_latency`` is DELETE's latency where
-    the model has no ``latency_by_size["delete"]`` (the engine never issues a DELETE).
+    the model has no ``latency_by_size["delete"]`` (the engine never issues a DELETE). ``record``:
+    what ``recorder`` keeps of each operation, for ``summary`` and ``table``: ``"all"``, ``"none"``
+    (the bill and its counts only, memory flat in the number of operations) or N (one operation in N).
+    ``seed`` and ``name`` seed its draws (``_entropy``): unseeded stores of one model draw apart.
     """
 
     def __init__(
@@ -123,11 +175,32 @@ class ObjectStore(StoreBilling):
         storage_class: str = "standard",
         archive: bool = False,
         delete_latency: LatencyModel | None = None,
-        seed: int = 0,
+        seed: int | None = None,
+        record: Record = "all",
+        name: str | None = None,
     ) -> None:
         client = client if client is not None else ClientSpec()
+        if not isinstance(env, simpy.Environment):
+            raise InputError(f"env {env!r}: give the simpy.Environment the store runs on", field="env")
+        if not isinstance(model, ProviderModel):
+            raise InputError(f"model {type(model).__name__}: give a ProviderModel", field="model")
+        if not isinstance(client, ClientSpec):
+            raise InputError(f"client {type(client).__name__}: give a ClientSpec (or None)", field="client")
+        if delete_latency is not None and not isinstance(delete_latency, LatencyModel):
+            raise InputError(
+                f"delete_latency {type(delete_latency).__name__}: give a LatencyModel (or None)", field="delete_latency"
+            )
+        if not isinstance(storage_class, str) or not storage_class:
+            raise InputError(f"storage_class {storage_class!r}: give a class name", field="storage_class")
+        if not isinstance(archive, bool):
+            raise InputError(f"archive {archive!r}: give True or False", field="archive")
+        if seed is not None:
+            seed = _count(seed, "seed", "a seed")
+        if name is not None and (not isinstance(name, str) or not name):
+            raise InputError(f"name {name!r}: give the store a name (a string) or None", field="name")
+        prefixes = _count(prefixes, "prefixes", "a number of prefixes")
         if link is not None:
-            if not link > 0 or not math.isfinite(link):
+            if isinstance(link, bool) or not isinstance(link, int | float) or not link > 0 or not math.isfinite(link):
                 raise InputError(
                     f"link {link!r} bits/s: give the client's link speed in bits a second above 0 (None: unlimited)",
                     field="link",
@@ -137,7 +210,8 @@ class ObjectStore(StoreBilling):
             raise InputError(f"prefixes {prefixes!r}: give 1 or more", field="prefixes")
         self.env, self.model, self.client = env, model, client
         self.storage_class, self.archive, self.prefixes = storage_class, archive, prefixes
-        self.rng = np.random.default_rng(seed)
+        self.name = name
+        self.rng = np.random.default_rng(_entropy(env, seed, name))
         # the engine's provider set-up, on SimPy's clock (``_setup``): the spec carries the client and a
         # prefix modulus for the rate limits per prefix (a key's id modulo it is its prefix's number)
         spec = SimSpec(
@@ -148,13 +222,23 @@ class ObjectStore(StoreBilling):
         )
         queued = [True] * len(BILLED_OPERATIONS)
         unloaded = [0.0] * len(BILLED_OPERATIONS)
-        self.latencies = _DrawTable(model, self.rng, client.round_trip_s, 0.0, unloaded, queued)
-        self.body_tails = _TailTable(model, self.rng) if model.body_tail_by_size else None
-        queues, self.service_s, spreads = _server_queues(model, queued, self.rng)
+        # what the model answers at a size, asked once per size class (``_tables.size_class``) and drawn in
+        # blocks that start small: memory does not grow with the number of distinct sizes a model moves
+        self.latencies: dict[int, Iterator[float]] = BySizeClass(
+            _DrawTable(model, self.rng, client.round_trip_s, 0.0, unloaded, queued, first_block=_FIRST_BLOCK), 3
+        )
+        self.body_tails = (
+            BySizeClass(_TailTable(model, self.rng, first_block=_FIRST_BLOCK), 0) if model.body_tail_by_size else None
+        )
+        queues, service_s, spreads = _server_queues(model, queued, self.rng)
+        self.service_s: dict[int, float] = BySizeClass(service_s, 3)
         self.queues = [*queues, None]
         self.spreads = [*spreads, None]
         self.network: FluidNetwork
-        self.network, self.read_flows, self.write_flows = _network(spec, model, env, self._on_transfer_done)
+        self.network, read_flows, write_flows = _network(spec, model, env, self._on_transfer_done)
+        self.read_flows: dict[int, FlowClass | None] = BySizeClass(read_flows, 0)
+        self.write_flows: dict[int, FlowClass | None] = BySizeClass(write_flows, 0)
+        self.read_flows[0] = self.write_flows[0] = None  # no bytes, no transfer
         admission, self.hot_counts = _admission(spec, model)
         self.admission = [*admission, []]
         sized_delete = model.latency_by_size.get("delete")
@@ -169,6 +253,9 @@ class ObjectStore(StoreBilling):
             client.multipart.threshold_bytes if client.multipart else math.inf,
         ]
         self.key_ids: dict[Any, int] = {}
+        # a limit per key or on a hot object tells keys apart; without one a key's id is its prefix's and
+        # no id is kept per key past the first ``_KEYS_KEPT`` (a model of millions of keys stays small)
+        self._keys_matter = model.hot_object is not None or any(r.scope == "key" for r in model.rate_limits)
         self.prefix_ids: dict[Any, int] = {}
         self.objects: dict[Any, int] = {}
         """bytes of each object stored (its PUT answered, no DELETE answered since)"""
@@ -178,14 +265,17 @@ class ObjectStore(StoreBilling):
         ]
         """what the store assumes beyond its model (and, from a profile, how the model was built)"""
         self.restored: set[Any] = set()
-        self.recorder = Recorder()
+        self.recorder = Recorder(record)
         self.billed = self.recorder.billed  # counted where a part begins
-        self.records = self.recorder.records
+        self._every, self._issued = self.recorder.every, 0
+        # where recorded operations and transfers go, flushed to the recorder's arrays (with record="none"
+        # no operation is sampled)
+        self._records = self.recorder.pending_records
+        self._transfers = self.recorder.pending_transfers
         self._uniforms: list[float] = []
-        # SimPy's queue and event ids: a step is pushed as ``env.schedule`` pushes it, without its call
-        self._queue: list[Any] = env._queue
-        self._eid: Iterator[int] = env._eid
-        self._on_step_callbacks = [self._on_step]  # every ``_Due``'s callbacks
+        # a part's next step is a SimPy timeout whose value is the part; every one has these callbacks (one
+        # list, shared: SimPy only reads an event's callbacks, and nothing else sees these timeouts)
+        self._on_step_callbacks: list[Callable[[Any], None]] = [self._on_step]
 
     # -- constructors --
 
@@ -214,8 +304,9 @@ class ObjectStore(StoreBilling):
         elif not isinstance(profile, Profile):
             profile = load_profile(profile)
         model, notes = provider_model_from_profile(profile, table.limits)
-        model = model.model_copy(update={"provider_id": provider})
+        model = model.model_copy(update={"provider_id": provider, "error_responses": table.billing.error_responses})
         archive = table.restore_required(storage_class)
+        notes += _delete_latency(model, options)
         store = cls(env, model, storage_class=storage_class, archive=archive, **options)
         store.assumptions += notes
         return store
@@ -227,6 +318,7 @@ class ObjectStore(StoreBilling):
         if not isinstance(profile, Profile):
             profile = load_profile(profile)
         model, notes = provider_model_from_profile(profile)
+        notes += _delete_latency(model, options)
         store = cls(env, model, **options)
         store.assumptions += notes
         return store
@@ -237,16 +329,14 @@ class ObjectStore(StoreBilling):
         """GET ``key``: the whole object (``size`` bytes, default what was PUT), split into ranged GETs from
         the client's ``ranged_get`` threshold; or ``byte_range`` (first byte, length), one request."""
         if self.archive and key not in self.restored:
+            _key(key, "GET")
             raise InputError(
                 f"GET {key!r}: {self.storage_class} objects are read only after a restore "
                 f"(yield store.restore({key!r}, ready_after_s=...) first)",
                 field="key",
             )
         if byte_range is not None:
-            first, length = byte_range
-            if first < 0 or length < 0:
-                raise InputError(f"GET {key!r}: byte range {byte_range!r} is negative", field="byte_range")
-            return self._issue(_B_GET, key, length, False)
+            return self._issue(_B_GET, key, _byte_range(key, byte_range), False)
         if size is None:
             size = self.objects.get(key)
             if size is None:
@@ -266,6 +356,8 @@ class ObjectStore(StoreBilling):
 
     def list(self, prefix: str = "") -> simpy.Event:
         """One LIST request (a page of keys under ``prefix``)."""
+        if not isinstance(prefix, str):
+            raise InputError(f"LIST {prefix!r}: a prefix is a string", field="prefix")
         return self._issue(3, prefix, 0, False)
 
     def delete(self, key: Any) -> simpy.Event:
@@ -280,29 +372,41 @@ class ObjectStore(StoreBilling):
     # -- one operation's life: the engine's steps (``Replication._loop``), on SimPy's clock --
 
     def _size(self, key: Any, size: int, what: str) -> int:
-        if not isinstance(size, int | np.integer) or size < 0:
+        if isinstance(size, bool) or not isinstance(size, int | np.integer) or size < 0:
             raise InputError(
                 f"{what} {key!r}: size {size!r} is not a byte count (give an int of 0 or more)", field="size"
             )
         return int(size)
 
-    def _key_id(self, key: Any) -> int:
+    def _key_id(self, key: Any, what: str) -> int:
         """A new key's id: its number << 20 | its prefix's number (a limit per prefix takes it modulo 2**20)."""
+        _key(key, what)
         label = key % self.prefixes if isinstance(key, int) else str(key).rpartition("/")[0]
         prefix = self.prefix_ids.setdefault(label, len(self.prefix_ids) & ((1 << _PREFIX_BITS) - 1))
-        key_id = self.key_ids[key] = len(self.key_ids) << _PREFIX_BITS | prefix
+        if self._keys_matter:
+            key_id = self.key_ids[key] = len(self.key_ids) << _PREFIX_BITS | prefix
+        else:  # no check tells keys apart: a key's id is its prefix's, kept for the first keys only
+            key_id = prefix
+            if len(self.key_ids) < _KEYS_KEPT:
+                self.key_ids[key] = key_id
         return key_id
 
     def _issue(self, billed: int, key: Any, size: int, split: bool) -> simpy.Event:
         env = self.env
-        now = env._now
-        event = _Event.__new__(_Event)  # ``simpy.Event(env)`` without a call to its ``__init__``
-        event.env, event.callbacks = env, []
+        now = env.now
         lop = _DELETE if billed == _B_DELETE else billed
-        key_id = self.key_ids.get(key)
+        try:
+            key_id = self.key_ids.get(key)
+        except TypeError:  # not hashable: not a key
+            key_id = self._key_id(key, OPERATIONS[lop])
         if key_id is None:
-            key_id = self._key_id(key)
+            key_id = self._key_id(key, OPERATIONS[lop])
+        event = env.event()
         operation = StoreRecord(event, lop, key, key_id, size, now)
+        every = self._every
+        if every != 1:  # one in ``every`` recorded (none at 0)
+            self._issued += 1
+            operation.sampled = every != 0 and self._issued % every == 1
         if split and size >= self.split_from[lop]:
             operation.split = True
             if lop == _B_GET:
@@ -360,7 +464,7 @@ class ObjectStore(StoreBilling):
             if queue is None:  # ``_send``'s common case, here: every GET takes it
                 if latency < 0.0:
                     latency = next(self.latencies[part[_P_NBYTES] << 3])  # _B_GET is 0
-                heappush(self._queue, (now + latency, _NORMAL, next(self._eid), _Due(part, self._on_step_callbacks)))
+                _Timeout(self.env, latency, part).callbacks = self._on_step_callbacks
                 return
         else:
             nbytes = part[_P_NBYTES]
@@ -382,7 +486,7 @@ class ObjectStore(StoreBilling):
         queue = self.queues[billed] if queued else None
         if queue is not None:
             latency += server_start(part, queue, self.service_s, self.spreads, now) - now
-        heappush(self._queue, (now + latency, _NORMAL, next(self._eid), _Due(part, self._on_step_callbacks)))
+        _Timeout(self.env, latency, part).callbacks = self._on_step_callbacks
 
     def _draw(self, billed: int, nbytes: int) -> float:
         if billed != _B_DELETE:
@@ -394,9 +498,10 @@ class ObjectStore(StoreBilling):
             draws = self.delete_draws[nbytes] = _draws(model, self.rng, self.client.round_trip_s)
         return next(draws)
 
-    def _on_step(self, due: _Due) -> None:
-        part = due.part
-        now = self.env._now
+    def _on_step(self, due: Any) -> None:
+        """A part's next step is due (``due``: the SimPy timeout whose value is the part)."""
+        part: Part = due.value
+        now = self.env.now
         step = part[_P_STEP]
         if step == _FIRST_BYTE:
             part[_P_FIRST] = part[_P_TRANSFER] = now
@@ -414,16 +519,17 @@ class ObjectStore(StoreBilling):
         self._end(part, now)
 
     def _on_transfer_done(self, part: Part) -> None:
-        now = self.env._now
+        now = self.env.now
         if part[_P_BILLED] == _B_GET:
             tail = self.body_tails[part[_P_NBYTES]] if self.body_tails is not None else None
             if tail is not None:  # its body stalls: its last bytes come later, as its response
                 part[_P_STEP] = _RESPONSE
-                heappush(self._queue, (now + next(tail), _NORMAL, next(self._eid), _Due(part, self._on_step_callbacks)))
+                _Timeout(self.env, next(tail), part).callbacks = self._on_step_callbacks
                 return
             self._end(part, now)
         else:  # an upload's body: its response follows
-            self.recorder.transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, part[_P_NBYTES]))
+            if part[_P_REQUEST].sampled:
+                self._transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, part[_P_NBYTES]))
             part[_P_STEP] = _RESPONSE
             self._send(part, part[_P_LATENCY], now)
 
@@ -455,7 +561,9 @@ class ObjectStore(StoreBilling):
             if operation.split:  # a part's transfer (a whole GET's record stands for its transfer)
                 nbytes = part[_P_NBYTES]
                 if nbytes and part[_P_BILLED] == _B_GET:
-                    self.recorder.transfers.extend((_B_GET, part[_P_TRANSFER], now, nbytes))
+                    self.recorder.read_bytes += nbytes
+                    if operation.sampled:
+                        self._transfers.extend((_B_GET, part[_P_TRANSFER], now, nbytes))
             if waiting:
                 self._ready.append(waiting.popleft())
         operation.attempts += part[_P_ATTEMPT]
@@ -478,17 +586,19 @@ class ObjectStore(StoreBilling):
                 self.objects.pop(operation.key, None)
                 self.restored.discard(operation.key)
             # ok 2: a whole GET's record stands for its transfer too (``RawRun.recorded``)
-            ok_code = 2 if lop == _B_GET and size and not operation.split else 1
-        self.records.extend((lop, operation.t_arrival, operation.t_conn, operation.t_first, now, size, ok_code))
+            ok_code = 1
+            if lop == _B_GET and size and not operation.split:
+                ok_code = 2
+                self.recorder.read_bytes += size
+        if operation.sampled:
+            records = self._records
+            records.extend((lop, operation.t_arrival, operation.t_conn, operation.t_first, now, size, ok_code))
+            if len(records) >= FLUSH_AT:
+                self.recorder.flush()
         event = operation.event
         assert event is not None
         operation.event = None  # no cycle between the record and its event: both freed by reference counts
-        event._ok = True
-        event._value = operation
-        if event.callbacks:
-            heappush(self._queue, (now, _NORMAL, next(self._eid), event))  # ``env.schedule(event)``
-        else:  # nothing waits for it: processed now, as SimPy would process it (a process yielding it later goes on)
-            event.callbacks = None  # type: ignore[assignment]
+        event.succeed(operation)
         if self._ready:
             self._begin_ready(now)
 
@@ -502,7 +612,11 @@ class ObjectStore(StoreBilling):
         backoff with full jitter, as the engine's ``_on_error``), False if it ran out of attempts."""
         retry = self.client.retry
         retried = part[_P_ATTEMPT] < retry.max_attempts
-        self.recorder.errors.append((now, part[_P_LOP], part[_P_ERROR], retried))
+        error = part[_P_ERROR]
+        if part[_P_REQUEST].sampled:
+            self.recorder.errors.append((now, part[_P_LOP], error, retried))
+        attempts = self.recorder.error_attempts
+        attempts[part[_P_BILLED], error] = attempts.get((part[_P_BILLED], error), 0) + 1
         if not retried:
             operation.status = part[_P_ERROR]
             return False
@@ -510,7 +624,7 @@ class ObjectStore(StoreBilling):
         ceiling = min(retry.max_backoff_s, retry.base_s * 2.0 ** (part[_P_ATTEMPT] - 2))
         part[_P_STEP] = _RETRY
         backoff = ceiling * self._uniform()
-        heappush(self._queue, (now + backoff, _NORMAL, next(self._eid), _Due(part, self._on_step_callbacks)))
+        _Timeout(self.env, backoff, part).callbacks = self._on_step_callbacks
         return True
 
     def _next_parts(self, operation: StoreRecord, ok: bool, now: float) -> bool:

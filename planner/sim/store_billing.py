@@ -8,6 +8,7 @@ goes through it.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +18,34 @@ from planner.costing.bills import price_table
 from planner.errors import InputError
 from planner.pricing.billing import bill
 from planner.pricing.breakdown import CostBreakdown
+from planner.pricing.models import ErrorResponses
 from planner.pricing.usage import Usage
-from planner.sim.provider import ProviderModel
+from planner.sim.provider import ProviderModel, error_billing
 from planner.sim.store_records import Recorder
 
 __all__ = ["StoreBilling"]
+
+
+class _Unset:
+    """No argument given (None is one: a rule not stated)."""
+
+
+_UNSET = _Unset()
+
+
+def _usage_arguments(scale: Any, stored_bytes: Any, egress: Any) -> None:
+    """Refuse, in one line naming it, a scale that is not a finite number of 0 or more, stored bytes that are
+    not a whole number of 0 or more, an egress that is not True or False."""
+    if isinstance(scale, bool) or not isinstance(scale, int | float) or not math.isfinite(scale) or scale < 0:
+        raise InputError(f"scale {scale!r}: give a finite number of 0 or more", field="scale")
+    if stored_bytes is not None and (
+        isinstance(stored_bytes, bool) or not isinstance(stored_bytes, int) or stored_bytes < 0
+    ):
+        raise InputError(
+            f"stored_bytes {stored_bytes!r}: give a whole number of bytes of 0 or more", field="stored_bytes"
+        )
+    if not isinstance(egress, bool):
+        raise InputError(f"egress {egress!r}: give True or False", field="egress")
 
 
 class StoreBilling:
@@ -40,8 +64,18 @@ class StoreBilling:
         the profile does not measure); billed as a retrieval request and its bytes."""
         if not self.archive:
             raise InputError(f"restore {key!r}: {self.storage_class} objects are read without a restore", field="key")
-        if ready_after_s < 0:
-            raise InputError(f"restore {key!r}: ready_after_s {ready_after_s!r} is negative", field="ready_after_s")
+        if (
+            isinstance(ready_after_s, bool)
+            or not isinstance(ready_after_s, int | float)
+            or not math.isfinite(ready_after_s)
+            or ready_after_s < 0
+        ):
+            raise InputError(
+                f"restore {key!r}: ready_after_s {ready_after_s!r} is not a finite number of seconds of 0 or more",
+                field="ready_after_s",
+            )
+        if isinstance(key, bool) or not isinstance(key, str | int):
+            raise InputError(f"restore {key!r}: a key is a string or a whole number", field="key")
         size = self.objects.get(key, 0)
         self.recorder.restores += 1
         self.recorder.restored_bytes += size
@@ -50,12 +84,23 @@ class StoreBilling:
         event.callbacks.append(lambda _: restored.add(key))
         return event
 
-    def usage(self, *, scale: float = 1.0, stored_bytes: int | None = None, egress: bool = True) -> Usage:
+    def usage(
+        self,
+        *,
+        scale: float = 1.0,
+        stored_bytes: int | None = None,
+        egress: bool = True,
+        error_responses: ErrorResponses | _Unset | None = _UNSET,
+    ) -> Usage:
         """The month ``cost`` prices: the requests billed and bytes read so far times ``scale`` (e.g.
         ``planner.workload.MONTH_S / env.now`` for a month of this load), the bytes stored now (or
-        ``stored_bytes``), reads as egress unless ``egress`` is False, restores as retrievals."""
+        ``stored_bytes``), reads as egress unless ``egress`` is False, restores as retrievals. Requests
+        billed: every attempt less the error answers the provider does not bill, as ``error_responses``
+        (default the model's, from its price table; None: not stated, every attempt billed) says."""
+        _usage_arguments(scale, stored_bytes, egress)
         recorder = self.recorder
-        requests = {op: round(n * scale) for op, n in recorder.billed_requests.items()}
+        rule = self.model.error_responses if isinstance(error_responses, _Unset) else error_responses
+        requests = {op: round(n * scale) for op, n in recorder.billed_under(rule).items()}
         return Usage(
             stored_bytes=sum(self.objects.values()) if stored_bytes is None else stored_bytes,
             object_count=len(self.objects),
@@ -78,7 +123,25 @@ class StoreBilling:
     ) -> CostBreakdown:
         """``usage`` priced by the cost engine (``planner cost``'s line items): ``provider``'s table in force
         on ``as_of`` (default the model's provider, today), or an override file ``prices``."""
+        _usage_arguments(scale, stored_bytes, egress)
+        if as_of is not None and not isinstance(as_of, dt.date):
+            raise InputError(f"as_of {as_of!r}: give a datetime.date", field="as_of")
+        for name, value in (("provider", provider), ("region", region)):
+            if value is not None and (not isinstance(value, str) or not value):
+                raise InputError(f"{name} {value!r}: give a name", field=name)
+        if prices is not None and not isinstance(prices, str | Path):
+            raise InputError(f"prices {prices!r}: give the price file's path", field="prices")
         day = as_of or dt.date.today()
         table = price_table(provider or self.model.provider_id, day, prices, region)
-        usage = self.usage(scale=scale, stored_bytes=stored_bytes, egress=egress)
-        return bill(table, self.storage_class, usage, as_of=day)
+        rule = table.billing.error_responses
+        usage = self.usage(scale=scale, stored_bytes=stored_bytes, egress=egress, error_responses=rule)
+        priced = bill(table, self.storage_class, usage, as_of=day)
+        errors = sum(self.recorder.error_attempts.values())
+        if not errors:
+            return priced
+        unbilled = self.recorder.unbilled_errors(rule)
+        said = (
+            f"{errors:,} error answer(s) so far, {unbilled:,} of them not billed; {error_billing(rule)}"
+            f" ({table.version})"
+        )
+        return priced.model_copy(update={"assumptions": [*priced.assumptions, said]})

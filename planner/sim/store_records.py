@@ -9,24 +9,28 @@ requests billed and an ``OperationSummary`` per operation.
 from __future__ import annotations
 
 import math
+from array import array
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import simpy
 
+from planner.errors import InputError
+from planner.pricing.models import ErrorResponses
 from planner.sim._parts import _Request
 from planner.sim._records import RawRun
 from planner.sim._stats import delivered_bytes
-from planner.sim._tables import _B_GET
-from planner.sim.provider import BILLED_OPERATIONS
+from planner.sim.provider import BILLED_OPERATIONS, error_status
 
-__all__ = ["OPERATIONS", "OperationSummary", "Recorder", "StoreRecord"]
+__all__ = ["OPERATIONS", "OperationSummary", "Record", "RecordTable", "Recorder", "StoreRecord"]
 
 OPERATIONS: tuple[str, ...] = ("GET", "PUT", "HEAD", "LIST", "DELETE")
 """The store's operations; the first four are the engine's logical operations, in its order."""
 _PRICED_AS = (*BILLED_OPERATIONS, "delete")
 _OK = "200 OK"
+FLUSH_AT = 7 * 4096
+"""numbers of records a store writes to a list before the recorder moves them into its array"""
 _NONE_QUEUED: list[int] = []  # the queued parts of every operation but a multipart upload: never added to
 
 
@@ -35,7 +39,7 @@ class StoreRecord(_Request):
     in as the operation goes (it is the operation's state in the store, a ``_parts._Request``), complete
     when its event succeeds with it."""
 
-    __slots__ = ("attempts", "event", "key_id", "split", "status", "t_end")
+    __slots__ = ("attempts", "event", "key_id", "sampled", "split", "status", "t_end")
 
     def __init__(self, event: simpy.Event, lop: int, key: Any, key_id: int, size: int, now: float) -> None:
         # ``_Request``'s fields set here, not by its ``__init__``: one call less on every request
@@ -49,6 +53,7 @@ class StoreRecord(_Request):
         self.attempts = 0
         self.status = ""  # "" in flight; "200 OK", or the refusal of a part that ran out of attempts
         self.split = False  # a ranged GET or a multipart upload
+        self.sampled = True  # recorded (``ObjectStore(..., record=...)``)
 
     @property
     def operation(self) -> str:
@@ -104,34 +109,131 @@ class OperationSummary:
     ttfb_p99_s: float
     throughput_bytes_per_s: float
     """bytes moved per second over the stretch (each transfer spread over its span)"""
+    sample_one_in: int = 1
+    """the store recorded one operation in this many (``record=N``): the counts and throughput are the
+    sample's, not the whole load's"""
+
+
+Record = Literal["all", "none"] | int
+"""What a store keeps of each operation: ``"all"``, ``"none"`` (counts and bills only), or one in N."""
+
+
+@dataclass(frozen=True)
+class RecordTable:
+    """The operations a store recorded, one column each (numpy arrays of equal length), for a model to
+    filter: ``table.where(table.operation == "GET")``."""
+
+    operation: np.ndarray[Any, np.dtype[np.str_]]
+    start_s: np.ndarray[Any, np.dtype[np.float64]]
+    """when the application asked"""
+    connection_s: np.ndarray[Any, np.dtype[np.float64]]
+    """when its first request had a connection"""
+    first_byte_s: np.ndarray[Any, np.dtype[np.float64]]
+    end_s: np.ndarray[Any, np.dtype[np.float64]]
+    bytes: np.ndarray[Any, np.dtype[np.int64]]
+    ok: np.ndarray[Any, np.dtype[np.bool_]]
+
+    @property
+    def ttfb_s(self) -> np.ndarray[Any, np.dtype[np.float64]]:
+        return self.first_byte_s - self.start_s
+
+    @property
+    def latency_s(self) -> np.ndarray[Any, np.dtype[np.float64]]:
+        return self.end_s - self.start_s
+
+    def __len__(self) -> int:
+        return len(self.start_s)
+
+    def where(self, mask: np.ndarray[Any, np.dtype[np.bool_]]) -> RecordTable:
+        """The rows where ``mask`` holds."""
+        return RecordTable(**{name: getattr(self, name)[mask] for name in _COLUMNS})
+
+
+_COLUMNS = ("operation", "start_s", "connection_s", "first_byte_s", "end_s", "bytes", "ok")
+
+
+def record_every(record: object) -> int:
+    """``record`` as one operation kept in so many (0: none kept), or a one-line refusal naming it."""
+    if record == "all":
+        return 1
+    if record == "none":
+        return 0
+    if isinstance(record, bool) or not isinstance(record, int | np.integer) or record < 1:
+        raise InputError(
+            f"record {record!r}: give 'all', 'none' or N (one operation in N) of 1 or more", field="record"
+        )
+    return int(record)
 
 
 class Recorder:
     """What a store did: a record of each operation ended, each body moved and each error answered,
-    kept as flat lists (7, 4 and 4 numbers each) until asked; and the requests billed and bytes moved."""
+    kept as flat arrays of floats (7, 4 numbers each) until asked, for every operation, none, or one in
+    ``every``; and, whatever is recorded, the requests billed and the bytes read."""
 
-    def __init__(self) -> None:
-        self.records: list[float] = []
+    def __init__(self, record: Record = "all") -> None:
+        self.every = record_every(record)
+        """one operation in ``every`` is recorded (1: all; 0: none)"""
+        self.records: array[float] | None = array("d") if self.every else None
         """operation, arrival, connection, first byte, end, bytes, ok (2: a whole GET whose record stands
         for its transfer too), as ``planner.sim._records.RawRun.recorded`` reads them"""
-        self.transfers: list[float] = []
+        self.transfers: array[float] | None = array("d") if self.every else None
+        # the store extends these lists (a list takes a tuple of floats several times faster than an
+        # array) and ``flush`` moves them into the arrays every ``FLUSH_AT`` numbers and before a read
+        self.pending_records: list[float] = []
+        self.pending_transfers: list[float] = []
         self.errors: list[tuple[float, int, str, bool]] = []
-        """(time, operation, error, retried) of each error response"""
+        """(time, operation, error, retried) of each error response of a recorded operation"""
         self.billed = [0] * len(_PRICED_AS)
-        """requests billed by operation (``_PRICED_AS``), retries included"""
+        """requests sent by operation (``_PRICED_AS``), retries included: the attempts the provider saw, which
+        it bills but for the error answers its rule does not (``billed_under``)"""
+        self.error_attempts: dict[tuple[int, str], int] = {}
+        """error answers by (operation as ``_PRICED_AS`` numbers it, error), every attempt counted"""
+        self.read_bytes = 0
+        """bytes GETs read (whole objects' and the parts' of ranged GETs), every operation counted"""
         self.restores = 0
         self.restored_bytes = 0
 
-    def raw_run(self) -> RawRun:
+    def flush(self) -> None:
+        """Move the numbers the store wrote since the last flush into the arrays."""
+        if self.records is not None and self.transfers is not None:
+            self.records.fromlist(self.pending_records)
+            self.transfers.fromlist(self.pending_transfers)
+        self.pending_records.clear()
+        self.pending_transfers.clear()
+
+    def _kept(self, what: str) -> tuple[array[float], array[float]]:
+        self.flush()
+        if self.records is None or self.transfers is None:
+            raise InputError(
+                f"{what}: the store records no operation (ObjectStore(..., record='none'))", field="record"
+            )
+        return self.records, self.transfers
+
+    def raw_run(self, what: str = "raw_run") -> RawRun:
         """Everything recorded, as the arrays the engine's statistics read."""
+        records, transfers = self._kept(what)
         return RawRun.recorded(
-            self.records,
-            self.transfers,
+            records,
+            transfers,
             [t for t, *_ in self.errors],
             errors=self.throttled(),
             retries=[sum(1 for _, lop, _, retried in self.errors if retried and lop == code) for code in range(5)],
             billed=self.billed[: len(BILLED_OPERATIONS)],
             unfinished=0,
+        )
+
+    def table(self) -> RecordTable:
+        """The recorded operations as a columnar table."""
+        records, _ = self._kept("table")
+        columns = np.frombuffer(records, dtype=np.float64).reshape(-1, 7).T
+        return RecordTable(
+            operation=np.array(OPERATIONS)[columns[0].astype(np.int64)],
+            start_s=columns[1].copy(),
+            connection_s=columns[2].copy(),
+            first_byte_s=columns[3].copy(),
+            end_s=columns[4].copy(),
+            bytes=columns[5].astype(np.int64),
+            ok=columns[6] != 0.0,
         )
 
     def throttled(self, start_s: float = 0.0, end_s: float = math.inf) -> dict[tuple[int, str], int]:
@@ -143,25 +245,47 @@ class Recorder:
         return counts
 
     @property
-    def read_bytes(self) -> int:
-        """Bytes GETs read: whole objects' (records with ok 2) and the parts' of ranged GETs (transfers)."""
-        records, transfers = self.records, self.transfers
-        whole = sum(records[i + 5] for i in range(0, len(records), 7) if records[i + 6] == 2)
-        parts = sum(transfers[i + 3] for i in range(0, len(transfers), 4) if transfers[i] == _B_GET)
-        return int(whole + parts)
-
-    @property
     def billed_requests(self) -> dict[str, int]:
-        """Requests billed so far by the price tables' operation names (retries included)."""
+        """Requests sent so far by the price tables' operation names (retries included): billed where the
+        provider bills every error answer (``billed_under`` takes its rule)."""
         return {op: n for op, n in zip(_PRICED_AS, self.billed, strict=True) if n}
 
-    def summary(self, start_s: float = 0.0, end_s: float | None = None) -> dict[str, OperationSummary]:
-        """Figures per operation for the requests that arrived in [start_s, end_s) (default: all so far);
-        percentiles over those that succeeded."""
-        run = self.raw_run()
-        counted_to = math.inf if end_s is None else end_s  # errors and arrivals counted up to here
-        if end_s is None:  # throughput over the time to the last end
-            end_s = float(max(run.t_end.max(initial=0.0), start_s + 1e-9))
+    def billed_under(self, rule: ErrorResponses | None) -> dict[str, int]:
+        """Requests billed so far by the price tables' operation names: every attempt, less the error answers
+        ``rule`` does not bill (None: the rule is not stated, every attempt is billed)."""
+        billed = list(self.billed)
+        if rule is not None:
+            for (code, error), count in self.error_attempts.items():
+                status = error_status(error)
+                if status is not None and not rule.bills(status):
+                    billed[code] -= count
+        return {op: n for op, n in zip(_PRICED_AS, billed, strict=True) if n}
+
+    def unbilled_errors(self, rule: ErrorResponses | None) -> int:
+        """Error answers ``rule`` does not bill (every attempt counted)."""
+        if rule is None:
+            return 0
+        return sum(
+            count
+            for (_, error), count in self.error_attempts.items()
+            if (status := error_status(error)) is not None and not rule.bills(status)
+        )
+
+    def summary(self, since: float | None = None, until: float | None = None) -> dict[str, OperationSummary]:
+        """Figures per operation for the recorded operations that arrived in [since, until): by default from
+        the store's first operation (not from t = 0: a store first used late in a model is measured from
+        then) to the last end; percentiles over those that succeeded. Throughput is over the same span."""
+        run = self.raw_run("summary")
+        for name, value in (("since", since), ("until", until)):
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value)
+            ):
+                raise InputError(f"summary: {name} {value!r} is not a finite time in seconds", field=name)
+        start_s = float(run.t_arrival.min()) if since is None and run.t_arrival.size else float(since or 0.0)
+        if until is not None and until <= start_s:
+            raise InputError(f"summary: until {until!r} is not after since ({start_s!r})", field="until")
+        counted_to = math.inf if until is None else float(until)  # errors and arrivals counted up to here
+        end_s = float(max(run.t_end.max(initial=0.0), start_s + 1e-9)) if until is None else float(until)
         edges = np.array([start_s, end_s])
         throttled = self.throttled(start_s, counted_to)
         out: dict[str, OperationSummary] = {}
@@ -195,5 +319,6 @@ class Recorder:
                 ttfb_p95_s=first[1],
                 ttfb_p99_s=first[2],
                 throughput_bytes_per_s=float(delivered[1] - delivered[0]) / (end_s - start_s),
+                sample_one_in=self.every,
             )
         return out

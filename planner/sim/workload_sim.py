@@ -3,7 +3,7 @@
 It builds the provider model (profile -> ``ProviderModel``) and runs ``simulate_workload``
 (``planner.sim.run``) over both windows; ``billed_usage`` turns the result into a
 ``pricing.usage.Usage`` so ``pricing.billing.bill`` prices the month's requests as simulated,
-retries included.
+retries included, error answers as the price table bills them.
 """
 
 from __future__ import annotations
@@ -71,6 +71,7 @@ def simulate(
     else:
         profile_source = _profile_source(profile, provider)
     model, assumptions = provider_model_from_profile(profile, table.limits)
+    model = model.model_copy(update={"error_responses": table.billing.error_responses})
     if profile.provider and profile.provider != provider:
         assumptions.insert(
             0,
@@ -95,7 +96,7 @@ def simulate(
         f"month's billed requests = the mean window's ({mean.window_s:g} s at the month's average rate, "
         f"mean of {mean.replications} replication(s), retries included) x {mean.scale_to_month:.6g} "
         f"(a {MONTH_S / 86400:g}-day month over the window's expected arrivals); the peak window is not "
-        "scaled, it would overstate the month's retries"
+        f"scaled, it would overstate the month's retries; {mean.error_billing}"
     )
     return WorkloadSimulation(
         workload=workload.name,
@@ -230,8 +231,9 @@ def billed_usage(
     """The workload's month (``Workload.usage_for``) with its requests replaced by the simulated ones.
 
     Every request the simulator issues (GET, PUT, HEAD, LIST and the three multipart calls,
-    retries included) comes from the simulation scaled to the month; storage, egress, deletions
-    and retrieval stay as the workload states them.
+    retries included, error answers as the price table bills them) comes from the simulation scaled
+    to the month; storage, egress, deletions and
+    retrieval stay as the workload states them.
     """
     base = workload.usage_for(storage_class, limits)
     counts = result.month_billed_requests if isinstance(result, WorkloadSimulation) else result.scaled_billed_requests

@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import math
-from typing import Any, cast
+from typing import Any
 
 import pytest
 import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.sim._network import FluidNetwork, Schedule
+from planner.sim._network import FluidNetwork
 
 
 class _Start:
-    __slots__ = ("_ok", "callbacks", "name", "nbytes")
+    """A stream to add to the network: the value of the timeout that starts it."""
 
-    def __init__(self, callback: Any, name: int, nbytes: int) -> None:
-        self._ok, self.callbacks, self.name, self.nbytes = True, [callback], name, nbytes
+    __slots__ = ("name", "nbytes")
+
+    def __init__(self, name: int, nbytes: int) -> None:
+        self.name, self.nbytes = name, nbytes
 
 
 def _shared_finish_times(capacity: float, cap: float, streams: list[tuple[float, int]]) -> list[float]:
@@ -64,10 +66,10 @@ def test_streams_end_when_processor_sharing_says(
     assert flow is not None
 
     def start(event: Any) -> None:
-        network.add(event, flow, event.nbytes, env.now)
+        network.add(event.value, flow, event.value.nbytes, env.now)
 
     for name, (at, nbytes) in enumerate(streams):
-        cast(Schedule, env.schedule)(_Start(start, name, nbytes), 1, at)
+        env.timeout(at, _Start(name, nbytes)).callbacks.append(start)
     env.run()
     expected = _shared_finish_times(capacity, cap, streams)
     assert [ended[i] for i in range(len(streams))] == pytest.approx(expected, rel=1e-6, abs=1e-6)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import simpy
@@ -22,16 +22,16 @@ from planner.sim import (
     SizeDistribution,
 )
 from planner.sim._engine import Replication
-from planner.sim._network import FluidNetwork, Schedule
+from planner.sim._network import FluidNetwork
 
 
 class _Start:
-    """A bare event that adds one stream to the network when it fires."""
+    """A stream to add to the network: the value of the timeout that starts it."""
 
-    __slots__ = ("_ok", "callbacks", "flow", "nbytes")
+    __slots__ = ("flow", "nbytes")
 
-    def __init__(self, callback: Any, flow: Any, nbytes: int) -> None:
-        self._ok, self.callbacks, self.flow, self.nbytes = True, [callback], flow, nbytes
+    def __init__(self, flow: Any, nbytes: int) -> None:
+        self.flow, self.nbytes = flow, nbytes
 
 
 @settings(max_examples=60, deadline=None)
@@ -55,12 +55,12 @@ def test_fluid_network_never_exceeds_capacity(
         assert used <= capacity * (1 + 1e-9)
 
     def start(event: Any) -> None:
-        network.add(event, event.flow, event.nbytes, env.now)
+        stream = event.value
+        network.add(stream, stream.flow, stream.nbytes, env.now)
         check()
 
     for at, which, nbytes in streams:
-        event = _Start(start, flows[which % len(flows)], nbytes)
-        cast(Schedule, env.schedule)(event, 1, at)
+        env.timeout(at, _Start(flows[which % len(flows)], nbytes)).callbacks.append(start)
     env.run()
     assert len(done) == len(streams)
 

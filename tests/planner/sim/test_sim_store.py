@@ -4,6 +4,7 @@ provider's documented limits from its price table, the recorder, the bill, and o
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Generator
 from decimal import Decimal
 from typing import Any
@@ -221,6 +222,72 @@ def test_an_archive_class_reads_only_after_a_restore() -> None:
             lambda env: ObjectStore(env, MODEL).restore("a", ready_after_s=1),
             "key: restore 'a': standard objects are read without a restore",
         ),
+        (
+            lambda env: ObjectStore(env, MODEL, archive=True).restore("a", ready_after_s=math.nan),
+            "ready_after_s: restore 'a': ready_after_s nan is not a finite number of seconds of 0 or more",
+        ),
+        (
+            lambda env: ObjectStore(env, MODEL, archive=True).restore("a", ready_after_s=math.inf),
+            "ready_after_s: restore 'a': ready_after_s inf is not a finite number of seconds of 0 or more",
+        ),
+        (
+            lambda env: ObjectStore(env, MODEL).get("a", byte_range=(0.5, 10.5)),
+            "byte_range: GET 'a': byte_range (0.5, 10.5) is not (first byte, length) in whole bytes of 0 or more",
+        ),
+        (
+            lambda env: ObjectStore(env, MODEL).get("a", byte_range=(0, -1)),
+            "byte_range: GET 'a': byte_range (0, -1) is not (first byte, length) in whole bytes of 0 or more",
+        ),
+        (
+            lambda env: ObjectStore(env, MODEL).get("a", byte_range=(1, 2, 3)),
+            "byte_range: GET 'a': byte_range (1, 2, 3) is not (first byte, length) in whole bytes of 0 or more",
+        ),
+        (
+            lambda env: ObjectStore(env, MODEL).put("a", 1.5),
+            "size: PUT 'a': size 1.5 is not a byte count (give an int of 0 or more)",
+        ),
+        (
+            lambda env: ObjectStore(env, MODEL).put("a", True),
+            "size: PUT 'a': size True is not a byte count (give an int of 0 or more)",
+        ),
+        (
+            lambda env: ObjectStore(env, MODEL).put(["a"], 1),
+            "key: PUT ['a']: a key is a string or a whole number",
+        ),
+        (
+            lambda env: ObjectStore(env, MODEL).head(1.5),
+            "key: HEAD 1.5: a key is a string or a whole number",
+        ),
+        (
+            lambda env: ObjectStore(env, MODEL).list(3),
+            "prefix: LIST 3: a prefix is a string",
+        ),
+        (
+            lambda env: ObjectStore(env, MODEL).bill(scale=math.nan),
+            "scale: scale nan: give a finite number of 0 or more",
+        ),
+        (lambda env: ObjectStore(env, MODEL).usage(scale=-1), "scale: scale -1: give a finite number of 0 or more"),
+        (
+            lambda env: ObjectStore(env, MODEL).usage(stored_bytes=2.5),
+            "stored_bytes: stored_bytes 2.5: give a whole number of bytes of 0 or more",
+        ),
+        (
+            lambda env: ObjectStore(env, MODEL).bill(as_of="2026-12-05"),
+            "as_of: as_of '2026-12-05': give a datetime.date",
+        ),
+        (
+            lambda env: ObjectStore(env, MODEL, link=math.nan),
+            "link: link nan bits/s: give the client's link speed in bits a second above 0 (None: unlimited)",
+        ),
+        (lambda env: ObjectStore(env, MODEL, seed=-1), "seed: seed -1: give a seed as a whole number of 0 or more"),
+        (lambda env: ObjectStore(env, MODEL, seed=1.5), "seed: seed 1.5: give a seed as a whole number of 0 or more"),
+        (
+            lambda env: ObjectStore(env, MODEL, prefixes=0),
+            "prefixes: prefixes 0: give a number of prefixes as a whole number of 1 or more",
+        ),
+        (lambda env: ObjectStore(None, MODEL), "env: env None: give the simpy.Environment the store runs on"),
+        (lambda env: ObjectStore(env, "aws-s3"), "model: model str: give a ProviderModel"),
+        (lambda env: ObjectStore(env, MODEL, client={}), "client: client dict: give a ClientSpec (or None)"),
     ],
 )
 def test_bad_input_is_one_line(make: Any, message: str) -> None:
