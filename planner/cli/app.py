@@ -19,6 +19,7 @@ from typer.core import TyperGroup
 
 from planner.cli import (
     ingest,
+    init,
     lifecycle,
     measure,
     migrate,
@@ -105,6 +106,7 @@ app.add_typer(lifecycle.app)
 app.add_typer(migrate.app)
 app.add_typer(report.app)
 app.add_typer(workloads.app)
+app.add_typer(init.app)
 app.add_typer(record.app)
 app.add_typer(measure.app, name="measure")
 app.add_typer(profiles.profiles_app, name="profiles")
