@@ -794,6 +794,33 @@ def _long(name: str) -> str:
 MEASURE_DRY = ("measure", "--endpoint", "http://127.0.0.1:9", "--bucket", "b", "--dry-run")
 
 
+def _record_and_init_cases() -> Iterable[Case]:
+    """``planner record`` refuses what it cannot record before it starts anything; ``planner init`` what it cannot
+    write, keeping a file that is there."""
+    local = ("record", "--out", "{tmp}/run")
+    closed = ("record", "--out", "{tmp}/run", "--endpoint", "http://127.0.0.1:9")
+    command = ("--", "true")
+    yield Case(
+        "record-both-sources", (*local, "--local", "--endpoint", "http://127.0.0.1:9", *command), names="--endpoint"
+    )
+    yield Case("record-no-source", (*local, *command), codes=(2,), names="--endpoint")
+    yield Case(
+        "record-https", (*local, "--endpoint", "https://s3.amazonaws.com", *command), codes=(2,), names="--endpoint"
+    )
+    yield Case("record-ftp", (*local, "--endpoint", "ftp://example.com", *command), codes=(2,), names="--endpoint")
+    yield Case("record-per-year", (*closed, "--per", "year", *command), codes=(2,), names="--per")
+    yield Case("record-max-time-nan", (*closed, "--max-time", "nan", *command), codes=(2,), names="--max-time")
+    yield Case("record-max-time-negative", (*closed, "--max-time", "-1", *command), codes=(2,), names="--max-time")
+    yield Case("record-times-zero", (*closed, "--times", "0", *command), codes=(2,), names="--times")
+    yield Case("record-no-command", closed, codes=(2,), names="command")
+    yield Case("record-out-is-a-file", (*closed, *command), {"run": I.text("x")}, codes=(2,), names="--out")
+    yield Case("init-unknown-preset", ("init", "{tmp}/w.yaml", "--preset", "tape"), codes=(2,), names="--preset")
+    yield Case(
+        "init-exists", ("init", "{tmp}/w.yaml", "--preset", "logs"), {"w.yaml": I.text("mine")}, codes=(2,), names="OUT"
+    )
+    yield Case("init-no-folder", ("init", "{tmp}/none/w.yaml", "--preset", "logs"), codes=(2,), names="OUT")
+
+
 def _issue_41_cases() -> Iterable[Case]:
     split = {"w.yaml": I.text(_RANGE_IN_SPLIT)}
     for command in (
@@ -926,7 +953,15 @@ def _xfail(case: Case) -> Case:
 
 
 def all_cases() -> list[Case]:
-    found = [*_slot_cases(), *_option_cases(), *_output_cases(), *_cli_cases(), *_gzip_cases(), *_issue_41_cases()]
+    found = [
+        *_slot_cases(),
+        *_option_cases(),
+        *_output_cases(),
+        *_cli_cases(),
+        *_gzip_cases(),
+        *_issue_41_cases(),
+        *_record_and_init_cases(),
+    ]
     return [_xfail(c) for c in found]
 
 

@@ -53,10 +53,8 @@ def aws_rule() -> ErrorResponses:
 
 
 def override(tmp_path: Path, rule: dict[str, Any] | None) -> Path:
-    """aws-s3's table in force with ``rule`` as its billing.error_responses (None: the table as shipped)."""
-    raw: dict[str, Any] = {"provider": "aws-s3", "label": "error-rule"}
-    if rule is not None:
-        raw["billing"] = {"error_responses": rule}
+    """aws-s3's table in force with ``rule`` as its billing.error_responses (None: a table that states none)."""
+    raw: dict[str, Any] = {"provider": "aws-s3", "label": "error-rule", "billing": {"error_responses": rule}}
     path = tmp_path / "aws-s3-errors.yaml"
     path.write_text(yaml.safe_dump(raw))
     return path

@@ -152,7 +152,8 @@ def test_a_provider_store_is_the_engines_model_under_its_documented_limits() -> 
     store = ObjectStore.for_provider(env, "cloudflare-r2")
     table = catalog.table_for("cloudflare-r2")
     expected, _ = provider_model_from_profile(load_reference("cloudflare-r2"), table.limits)
-    assert store.model == expected
+    # the store bills attempts by the table's error-response rule (R2: no charge for a 401 or 403)
+    assert store.model == expected.model_copy(update={"error_responses": table.billing.error_responses})
     first, second = run(store, (store.put, "k", 1000), (store.put, "k", 1000))
     assert first.status == "200 OK"
     assert second.status == "429 Too Many Requests"

@@ -173,6 +173,8 @@ def test_simulate_runs_the_one_simulate_workload_path() -> None:
     table = catalog.table_for("aws-s3", None)
     profile = load_reference("aws-s3")
     model, _ = provider_model_from_profile(profile, table.limits)
+    # simulate takes the table's error-response rule with the model (AWS: no charge for a 5xx)
+    model = model.model_copy(update={"error_responses": table.billing.error_responses})
     run = simulate_workload(
         workload,
         model,
