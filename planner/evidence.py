@@ -85,6 +85,7 @@ SentenceKind = Literal[
     "no-get-in-window",
     "terms",
     "link-fit",
+    "lifecycle-unpriced",
     "single-zone",
     "redundancy-unknown",
     "redundancy-missed",

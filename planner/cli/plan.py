@@ -4,6 +4,7 @@ ranking of every allowed option."""
 # No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
 import datetime as dt
+import shlex
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -619,6 +620,13 @@ def recommend_command(
         save_recommendation_plot(result, plot)
     answer = None
     if samples is not None:
+        if workload.storage.lifecycle:
+            raise InputError(
+                "prices each class holding all the data, not storage.lifecycle: the policy's outcomes at a"
+                f" provider are planner lifecycle {shlex.quote(str(workload_file))}"
+                f" --provider {workload.constraints.providers[0]} --samples {samples}'s",
+                source="--samples",
+            )
         answer = _outcomes(
             ctx, workload, samples, seed=seed, as_of=as_of, dask=dask, tornado_plot=tornado_plot,
             rejected=result.rejected_whatever_the_bill(),

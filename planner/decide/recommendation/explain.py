@@ -34,7 +34,7 @@ def explain(inputs: Inputs, ranking: list[RankedOption], *, curves: bool = True)
             sentences=said,
             cdn=shown.cdn,
         )
-    warnings = notes.link_fit(inputs.workload)
+    warnings = [*notes.link_fit(inputs.workload), *notes.lifecycle_unpriced(inputs.workload)]
     break_even: list[BreakEven] = []
     if chosen is not None:
         feasible_rivals = [r for r in rivals if r.feasible][:3]

@@ -50,6 +50,7 @@ def simulate_providers(
                 inputs.summaries[provider],
                 profile_label=f"{judged.kind} profile of {provider}",
                 limits=inputs.tables[provider].limits,
+                errors=inputs.tables[provider].billing.error_responses,
                 duration_s=duration_s,
                 seed=seed,
             )

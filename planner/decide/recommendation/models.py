@@ -234,7 +234,9 @@ class Recommendation(_Model):
         " (calendar months, the days restored copies are kept)",
     )
     warnings: list[Sentence] = Field(
-        default_factory=list, description="what bears on every option: a peak that cannot pass the client's link"
+        default_factory=list,
+        description="what bears on every option: a peak that cannot pass the client's link, a lifecycle policy"
+        " the bills leave out",
     )
     sentences: list[Sentence] = Field(
         default_factory=list,

@@ -11,7 +11,7 @@ from planner.costing.delivery import store_requests
 from planner.decide.recommendation.models import Rejection
 from planner.evidence import Sentence
 from planner.pricing.delivery import cdn_table_for
-from planner.pricing.models import PriceTable
+from planner.pricing.models import ErrorResponses, PriceTable
 from planner.units import format_bytes, format_rate
 from planner.workload import MONTH_S, Workload
 
@@ -144,3 +144,31 @@ def link_fit(workload: Workload) -> list[Sentence]:
                 )
             )
     return said
+
+
+def lifecycle_unpriced(workload: Workload) -> list[Sentence]:
+    """A workload with ``storage.lifecycle``: the ranking prices each class holding all the data, so the
+    policy is not in its bills; the sentence says so and names the commands that price it."""
+    rules = workload.storage.lifecycle
+    if not rules:
+        return []
+    policy = "; ".join(rule.describe() for rule in rules)
+    text = (
+        f"storage.lifecycle ({policy}) is not in these bills: each option is priced holding all the data in its"
+        " class; planner lifecycle prices the policy at each provider, and planner cost prices it month by month"
+    )
+    return [Sentence(kind="lifecycle-unpriced", text=text, numbers={"rules": len(rules)})]
+
+
+def throttle_billing(kinds: str, errors: ErrorResponses | None) -> str:
+    """Whether the provider bills the throttled attempts named in ``kinds`` ("503 SlowDown, 429 ..."), as its
+    table's error-response rule says (no rule: billed as successes are, as the simulator bills them)."""
+    statuses = sorted({int(kind[:3]) for kind in kinds.split(", ") if kind[:3].isdigit()})
+    if errors is None:
+        return "the price table does not say which error answers are billed, so they are billed as successes are"
+    billed = [status for status in statuses if errors.bills(status)]
+    if not billed:
+        return "the price table bills no throttled attempt"
+    if len(billed) == len(statuses):
+        return "the price table bills every attempt, throttled ones included"
+    return f"the price table bills the {', '.join(map(str, billed))} answers among them"

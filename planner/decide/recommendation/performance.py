@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Literal
 
 from planner.decide.recommendation.models import PerformanceEstimate, Rejection
-from planner.decide.recommendation.notes import no_get_in_window
+from planner.decide.recommendation.notes import no_get_in_window, throttle_billing
 from planner.decide.recommendation.spread import spread_decides
 from planner.errors import InputError, PlannerError
 from planner.evidence import Evidence, TargetVerdict, is_backed, judge_target, weakest
 from planner.measure.profile import Profile, ProfileSummary
 from planner.measure.reference import load_profile, load_reference, reference_providers
 from planner.measure.summary import lognormal_p99_s
-from planner.pricing.models import Limits
+from planner.pricing.models import ErrorResponses, Limits
 from planner.sim.provider import BandwidthCurve, BandwidthPoint, ProviderModel
 from planner.sim.result import SimulationResult, demonstrated_bits_per_s
 from planner.sim.run import simulate_workload
@@ -341,13 +341,15 @@ def simulate_option(
     *,
     profile_label: str,
     limits: Limits,
+    errors: ErrorResponses | None = None,
     duration_s: float,
     seed: int,
 ) -> SimulatedJudgement:
     """Feasibility from the simulator: the peak window's p99 TTFB, GET throughput and throttling.
 
     ``model`` is the provider model built from the profile ``summary`` (named ``profile_label``);
-    ``limits`` (the price table's) shape multipart uploads and give the documented request rates.
+    ``limits`` (the price table's) shape multipart uploads and give the documented request rates;
+    ``errors`` (the table's error-response rule) says whether throttled attempts are billed.
     Each target the simulation judges comes back with the evidence of what the figure rests on:
     a backed miss rejects the option like a published floor does; a figure resting on an assumed
     or extrapolated input leaves the target unverified.
@@ -372,7 +374,7 @@ def simulate_option(
     gets = [op for op in peak.operations.values() if op.operation.lower() == "get"]
     p99 = gets[0].ttfb_p99_s.mean if gets and gets[0].requests.mean else None
     read_bits = sum(op.throughput_bytes_per_s.mean for op in gets) * 8
-    rate, violations, warnings = _peak_errors(peak)
+    rate, violations, warnings = _peak_errors(peak, errors)
     if gets and not gets[0].requests.mean:
         warnings.append(
             no_get_in_window(workload, peak.window_s, peak.replications, peak.unfinished_requests.mean).text
@@ -394,7 +396,7 @@ def simulate_option(
     return estimate, violations, warnings, run.verdicts
 
 
-def _peak_errors(peak: SimulationResult) -> tuple[float, list[Rejection], list[str]]:
+def _peak_errors(peak: SimulationResult, errors: ErrorResponses | None) -> tuple[float, list[Rejection], list[str]]:
     """The share of request attempts throttled in the simulated peak, a rejection when requests fail after
     every retry, else a warning when some were throttled."""
     operations = peak.operations.values()
@@ -407,7 +409,14 @@ def _peak_errors(peak: SimulationResult) -> tuple[float, list[Rejection], list[s
         statement = f"simulated peak: {failed / attempts:.1%} of requests fail after every retry ({kinds})"
         return rate, [Rejection(kind="failed-requests", statement=statement)], []
     if throttled:
-        return rate, [], [f"simulated peak: {rate:.1%} of request attempts throttled ({kinds}), retried and billed"]
+        return (
+            rate,
+            [],
+            [
+                f"simulated peak: {rate:.1%} of request attempts throttled ({kinds}), retried;"
+                f" {throttle_billing(kinds, errors)}"
+            ],
+        )
     return rate, [], []
 
 
