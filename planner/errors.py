@@ -6,6 +6,7 @@ This module imports nothing from the rest of the project so every package can us
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -29,6 +30,14 @@ class InputError(PlannerError):
         self.field = field
         parts = [p for p in (source, field) if p]
         super().__init__(_one_line(": ".join([*parts, message])))
+
+
+def positive_number(value: float, argument: str) -> float:
+    """``value`` if it is a finite number above 0; otherwise an InputError naming ``argument`` (the library's
+    keyword, as a caller wrote it)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+        raise InputError(f"{value!r} is not a finite number above 0", field=argument)
+    return value
 
 
 def _one_line(text: str) -> str:

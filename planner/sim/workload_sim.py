@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from planner.errors import InputError
+from planner.errors import InputError, positive_number
 from planner.evidence import TargetVerdict
 from planner.pricing.models import Limits
 from planner.pricing.usage import Usage
@@ -53,6 +53,9 @@ def simulate(
     replaces the peak window's arrivals with a trace's (``planner.sim.trace``), replayed over its
     own span; the mean window stays the workload's, for the month's bill.
     """
+    positive_number(duration_s, "duration_s")
+    if isinstance(replications, bool) or not isinstance(replications, int) or replications < 1:
+        raise InputError(f"{replications!r} is not a whole number of replications above 0", field="replications")
     if provider is None:
         return _simulate_endpoint(workload, profile, duration_s, seed, replications, trace, progress)
     from planner.pricing import catalog

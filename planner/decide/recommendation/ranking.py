@@ -21,6 +21,7 @@ from planner.decide.recommendation.models import Recommendation
 from planner.decide.recommendation.options import price_options
 from planner.decide.recommendation.rank import rank
 from planner.decide.recommendation.verified import leave_out_unverified
+from planner.errors import positive_number
 from planner.workload import Workload
 
 
@@ -53,6 +54,8 @@ def recommend(
     workload's hit ratio (the workload names a CDN), and ranked together; one takes its CDN's place.
     """
     billing = billing or DEFAULT_BILLING
+    if simulate:
+        positive_number(sim_duration_s, "sim_duration_s")
     inputs = load_inputs(
         workload,
         as_of=as_of or dt.date.today(),
