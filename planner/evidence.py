@@ -126,11 +126,18 @@ class TargetVerdict(BaseModel):
     achieved_value: float | None = Field(None, description="the figure judged as a number, in the target's unit")
     higher_is_better: bool | None = Field(None, description="a throughput (True) or a time (False)")
     bound: Bound = Field("estimate", description="what the figure says of the quantity")
+    risk_band: tuple[float, float | None] | None = Field(
+        None,
+        description="met by the figure but at risk: the band (low, high; None unbounded) the figure spans near"
+        " capacity over the measured rounds, with the target inside it",
+    )
 
     def sentence(self, option: str | None = None) -> Sentence:
-        """The verdict as a sentence with its numbers (``option``: the option it judges)."""
+        """The verdict as a sentence with its numbers (``option``: the option it judges); a met target inside
+        its band near capacity is said as at risk, with the band."""
+        band = {} if self.risk_band is None else {"band_low": self.risk_band[0], "band_high": self.risk_band[1]}
         return Sentence(
-            kind=self.verdict,
+            kind="at-risk" if self.risk_band is not None else self.verdict,
             text=self.reason,
             option=option,
             numbers={
@@ -140,8 +147,21 @@ class TargetVerdict(BaseModel):
                 "evidence": self.evidence,
                 "bound": self.bound,
                 "higher_is_better": None if self.higher_is_better is None else str(self.higher_is_better).lower(),
+                **band,
             },
         )
+
+
+def at_risk(judged: TargetVerdict, low: float, high: float | None, band: str, rests_on: str) -> TargetVerdict:
+    """A target the figure meets, but whose wanted value lies inside the band ``low`` .. ``high`` (None:
+    unbounded; ``band`` is the same in words) the figure spans near capacity over ``rests_on``: unverified,
+    said as at risk with the band. A band that does not hold the wanted value leaves the verdict as it is."""
+    wanted = judged.wanted_value
+    inside = wanted is not None and low <= wanted and (high is None or wanted <= high)
+    if judged.verdict != "met" or not inside:
+        return judged
+    reason = f"{judged.reason}, but at risk: near capacity the {judged.target} spans {band} over {rests_on}"
+    return judged.model_copy(update={"verdict": "unverified", "reason": reason, "risk_band": (low, high)})
 
 
 def judge_target(

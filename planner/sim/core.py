@@ -17,7 +17,7 @@ from planner.sim._stats import RETAINED_SAMPLES, StreamingQuantiles, delivered_b
 from planner.sim._wake_window import with_wake_up_at
 from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
 from planner.sim.requests import LOGICAL_OPERATIONS
-from planner.sim.result import Estimate, OperationStats, SimulationResult, SLOVerdict, TimeSeries
+from planner.sim.result import Estimate, OperationStats, RiskBand, SimulationResult, SLOVerdict, TimeSeries
 from planner.sim.saturation import band_text, capacity_band
 from planner.sim.spec import OpenLoop, SimSpec, TraceArrivals
 from planner.sim.stretch import representative_stretch
@@ -145,7 +145,9 @@ def _near_capacity(spec: SimSpec, provider: ProviderModel, result: SimulationRes
     slo = [
         verdict.model_copy(
             update={
-                "at_risk": f"near capacity the GET p99 TTFB spans {band_text(ttfb)} over the rounds of {band.rests_on}"
+                "at_risk": RiskBand(
+                    low=ttfb.low, high=ttfb.high, band=band_text(ttfb), rests_on=f"the rounds of {band.rests_on}"
+                )
             }
         )
         if verdict.target == "GET p99 TTFB (s)" and ttfb is not None and ttfb.contains(verdict.threshold)

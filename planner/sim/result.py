@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planner.evidence import Evidence, TargetVerdict, is_backed, judge_target, weakest
+from planner.evidence import Evidence, TargetVerdict, at_risk, is_backed, judge_target, weakest
 from planner.units import format_duration, format_rate
 
 if TYPE_CHECKING:
@@ -65,6 +65,16 @@ class OperationStats(_Result):
     throughput_bytes_per_s: Estimate = Field(description="bytes moved per second over the window")
 
 
+class RiskBand(_Result):
+    """The band a simulated figure spans near capacity over the measured rounds: low, high (None unbounded),
+    the same in words, and what it rests on."""
+
+    low: float
+    high: float | None
+    band: str = Field(description="low .. high in words")
+    rests_on: str = Field(description="the measured rounds the band spans")
+
+
 class SLOVerdict(_Result):
     """A target from the spec and how the simulation did against it."""
 
@@ -73,9 +83,9 @@ class SLOVerdict(_Result):
     achieved: Estimate
     met: bool = Field(description="the mean meets the target")
     certain: bool = Field(description="the whole confidence interval is on the same side of the target")
-    at_risk: str | None = Field(
+    at_risk: RiskBand | None = Field(
         None,
-        description="near capacity, the target is inside the band the measured cells spread over (in words): "
+        description="near capacity, the target is inside the band the measured cells spread over: "
         "met by the simulated figure, but not in every round the cells were measured in",
     )
 
@@ -302,10 +312,10 @@ def judge_simulated(
             judged_on=judged_on,
             why_weak=_weakness(target, evidence),
         )
-        if judged.verdict == "met" and verdict.at_risk:
-            judged = judged.model_copy(
-                update={"verdict": "unverified", "reason": f"{judged.reason}, but at risk: {verdict.at_risk}"}
-            )
+        risk = verdict.at_risk
+        if judged.verdict == "met" and risk is not None:
+            high = None if risk.high is None else risk.high * scale
+            judged = at_risk(judged, risk.low * scale, high, risk.band, risk.rests_on)
         elif judged.verdict != "unverified" and not verdict.certain:
             judged = judged.model_copy(
                 update={

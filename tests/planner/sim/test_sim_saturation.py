@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from planner.cli.app import main
+from planner.evidence import TargetVerdict
 from planner.measure.profile import Cell, Percentiles, Profile, Source
 from planner.sim import LatencyModel, OpenLoop, ProviderModel, SimSpec, SizeDistribution, SLOTargets, simulate_spec
 from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.provider import BandwidthCurve
-from planner.sim.result import judge_simulated
+from planner.sim.result import BandFigure, judge_simulated
 from planner.sim.saturation import Knee, band_line, capacity_band, fit_knee, knee_from_cells
 from planner.sim.spec import OperationMix
 
@@ -107,6 +108,13 @@ def test_a_target_inside_the_band_is_at_risk_not_met() -> None:
     )
 
     def judged(target_s: float) -> tuple[str, str, float]:
+        verdict = judged_verdict(target_s)
+        band = verdict_band[0]
+        return verdict.verdict, verdict.reason, band.simulated
+
+    verdict_band: list[BandFigure] = []
+
+    def judged_verdict(target_s: float) -> TargetVerdict:
         spec = SimSpec(
             arrivals=OpenLoop(mean_rate_per_s=250.0),
             mix=OperationMix(get=1.0, put=0.0),
@@ -120,15 +128,25 @@ def test_a_target_inside_the_band_is_at_risk_not_met() -> None:
         )[0]
         band = result.near_capacity.figures["ttfb_p99_s"]
         assert (band.low, band.high) == pytest.approx((0.5 * band.simulated, 2.0 * band.simulated))
-        return verdict.verdict, verdict.reason, band.simulated
+        verdict_band[:] = [band]
+        return verdict
 
     # simulated p99 about 20 ms; the band about 10 ms .. 40 ms: 30 ms is met by the figure, but inside the band
     verdict, reason, simulated = judged(0.030)
     assert simulated == pytest.approx(0.020, rel=0.05)
     assert verdict == "unverified"
-    assert reason.startswith("p99 TTFB ") and "meets the 30 ms target, but at risk: near capacity the GET p99" in reason
+    assert reason.startswith("p99 TTFB ")
+    assert "meets the 30 ms target, but at risk: near capacity the p99 TTFB" in reason
     assert reason.endswith("over the rounds of the ladder's rungs at 200/s and 300/s over 3 round(s)")
     assert judged(0.050)[0] == "met"  # above the band
+    # the sentence is said as at risk, with the band it spans beside the target
+    risky = judged_verdict(0.030)
+    band = verdict_band[0]
+    sentence = risky.sentence("test standard")
+    assert sentence.kind == "at-risk" and sentence.text == risky.reason
+    assert sentence.numbers["band_low"] == band.low and sentence.numbers["band_high"] == band.high
+    assert band.low <= float(sentence.numbers["wanted"] or 0) <= (band.high or 0)
+    assert judged_verdict(0.050).sentence().kind == "met"
 
 
 def test_simulate_shows_the_band_of_a_profile_whose_ladder_ran_in_rounds(tmp_path: Path) -> None:
