@@ -196,6 +196,10 @@ def check_recommendation(workload: Workload, result: Recommendation) -> None:
             assert sentence.text in text, sentence.text
         elif sentence.kind in ("met", "missed", "unverified"):
             _check_verdict(sentence)
+        elif sentence.kind == "at-risk":
+            low, high, wanted = (sentence.numbers[k] for k in ("band_low", "band_high", "wanted"))
+            assert low is not None and wanted is not None and float(low) <= float(wanted)
+            assert high is None or float(wanted) <= float(high)
         elif sentence.kind == "link-fit":
             assert float(sentence.numbers["demand_bits_per_s"] or 0) > float(sentence.numbers["link_bits_per_s"] or 0)
     for option in result.ranking:
