@@ -20,7 +20,7 @@ import numpy as np
 import yaml
 
 from planner.recording.session import record
-from planner.recording.tools import LIST_PAGE, Coefficients, ToolProfile, ToolRun
+from planner.workload.tools import LIST_PAGE, Coefficients, ToolProfile, ToolRun
 
 _BIN = Path(sys.executable).parent
 
@@ -166,7 +166,7 @@ def fit(tool_id: str) -> ToolProfile:
 
 
 def main(argv: list[str]) -> None:
-    folder = Path(__file__).parent / "profiles"
+    folder = Path(__file__).parents[1] / "workload" / "tool_profiles"
     for tool_id in argv or sorted(COMMANDS):
         profile = fit(tool_id)
         data = profile.model_dump(mode="json", exclude_defaults=True)

@@ -70,8 +70,9 @@ def load_workload(path: Path | str, *, catalog: Catalog | None = None) -> Worklo
 
 def check_complete(workload: Workload, source: str = "workload") -> None:
     """Refuse traffic that reads from a store of 0 bytes (an ingested access log leaves ``stored`` for
-    the user to fill in): its requests would find nothing, and every answer would rest on that."""
-    if workload.storage.stored or not reads_anything(workload):
+    the user to fill in): its requests would find nothing, and every answer would rest on that. A workload
+    whose tools keep data (``tools:``) reads what they keep."""
+    if workload.storage.stored or workload.tools or not reads_anything(workload):
         return
     traffic = workload.traffic
     read = [

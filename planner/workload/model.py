@@ -43,6 +43,7 @@ from planner.workload.parts import (
     Traffic,
     _Model,
 )
+from planner.workload.tools import ToolUse
 from planner.workload.uncertain import Correlation, Uncertain, correlation_problem
 
 
@@ -58,6 +59,11 @@ class Workload(_Model):
     constraints: Constraints = Field(default_factory=Constraints)
     delivery: Delivery | None = Field(
         None, validate_default=True, description="a CDN in front of the bucket (planner.workload.delivery)"
+    )
+    tools: list[ToolUse] = Field(
+        default_factory=list,
+        description="backup or sync tools run against the bucket, from their shipped profiles: their month's"
+        " requests, uploads, kept history and read-backs are billed with the rest",
     )
     # A file gives these as ranges in place and a ``correlate`` list (planner.workload.load), so they
     # are no keys of the file and not in its schema; the fields they vary hold their central values.
@@ -302,17 +308,24 @@ class Workload(_Model):
             "delete": sum(d.objects for d in deletions),
         }
         traffic = self.traffic
-        retrieval_bytes = traffic.egress + traffic.internal_reads + traffic.inter_region
+        tools = [use.month() for use in self.tools]
+        for used in tools:
+            for op, n in used.requests.items():
+                requests[op] = requests.get(op, 0) + n
+            deletions += used.deletions
+        read_back = sum(used.read_back_bytes for used in tools)
+        retrieval_bytes = traffic.egress + traffic.internal_reads + traffic.inter_region + read_back
         bins = self.size_bins(month)
         return Usage(
-            stored_bytes=self.stored_bytes(month),
+            stored_bytes=self.stored_bytes(month) + sum(used.stored_bytes for used in tools),
             object_count=None if bins is not None else self.object_count(month),
             object_sizes=bins,
             requests={op: n for op, n in requests.items() if n},
-            egress_bytes=traffic.egress,
+            egress_bytes=traffic.egress + read_back,
             inter_region_bytes=traffic.inter_region,
             retrieval_bytes=retrieval_bytes,
-            upload_bytes=round(sum(writes * share * size for size, share in self.object_sizes())),
+            upload_bytes=round(sum(writes * share * size for size, share in self.object_sizes()))
+            + sum(used.upload_bytes for used in tools),
             # every read of a class that needs a restore is a restore request (the table says which do)
             retrieval_requests=self.reads_per_month(),
             deletions=deletions,

@@ -15,6 +15,7 @@ from planner.evidence import TargetVerdict
 from planner.pricing.models import PriceTable
 from planner.units import format_duration, format_rate
 from planner.workload.model import Workload
+from planner.workload.tools import ToolMonth
 
 _UNIT_S = {"second": 1.0, "minute": 60.0, "hour": 3600.0, "day": 86400.0}
 _STATED = re.compile(
@@ -120,11 +121,32 @@ def restore_times(table: PriceTable, storage_class: str) -> RestoreTimes:
 
 
 def reads_anything(workload: Workload) -> bool:
-    """Whether the workload reads its stored data: GETs, HEADs or bytes read out."""
+    """Whether the workload reads its stored data: GETs, HEADs or bytes read out, its tools' among them."""
     traffic = workload.traffic
     return bool(
-        workload.reads_per_month() or traffic.heads or traffic.egress or traffic.internal_reads or traffic.inter_region
+        _gets(workload)
+        or traffic.heads
+        or traffic.egress
+        or traffic.internal_reads
+        or traffic.inter_region
+        or any(used.requests.get("head") or used.read_back_bytes for used in _tool_months(workload))
     )
+
+
+def _tool_months(workload: Workload) -> list[ToolMonth]:
+    return [use.month() for use in workload.tools]
+
+
+def _gets(workload: Workload) -> int:
+    """GETs a month: the traffic's and its tools'."""
+    return workload.reads_per_month() + sum(used.requests.get("get", 0) for used in _tool_months(workload))
+
+
+def _reads(workload: Workload) -> str:
+    """The workload's reads in words, its tools' share named."""
+    by_tools = _gets(workload) - workload.reads_per_month()
+    of_them = f", {by_tools:,} of them by its tools" if by_tools else ""
+    return f"the workload reads ({_gets(workload):,} GETs a month{of_them})"
 
 
 def restore_time_verdict(workload: Workload, times: RestoreTimes) -> TargetVerdict | None:
@@ -134,7 +156,7 @@ def restore_time_verdict(workload: Workload, times: RestoreTimes) -> TargetVerdi
     if not reads_anything(workload):
         return None
     wanted_s = workload.performance.max_restore
-    reads = f"the workload reads ({workload.reads_per_month():,} GETs a month)"
+    reads = _reads(workload)
     base = f"{times.storage_class} objects must be restored before a read, and {times.phrase()}"
     achieved = times.span
     if wanted_s is None:

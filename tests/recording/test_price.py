@@ -14,7 +14,7 @@ from planner.pricing.billing import bill
 from planner.pricing.usage import Usage
 from planner.recording.price import OperationShare, dominant_sentence, price_mix
 from planner.recording.session import REQUEST_COLUMNS, OperationCount, Recording, load_recording
-from planner.recording.tools import profiles
+from planner.workload.tools import profiles
 
 GIB = 2**30
 

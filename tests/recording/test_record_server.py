@@ -15,7 +15,7 @@ import pytest
 from planner.errors import InputError
 from planner.recording.local import LocalServer
 from planner.recording.session import load_recording, record
-from planner.recording.tools import profiles
+from planner.workload.tools import profiles
 
 pytestmark = pytest.mark.server
 
