@@ -63,6 +63,55 @@ def split_target(host: str, target: str, endpoint_host: str) -> tuple[str, str, 
     return bucket, key, query
 
 
+# Per method, the subresources (query parameters) that name an operation, in the order S3 reads them; the
+# first whose parameters the request carries wins, and the entry with none is the method's default.
+_Rule = tuple[frozenset[str], str, str]
+_OBJECT: dict[str, tuple[_Rule, ...]] = {
+    "GET": (
+        (frozenset({"uploadId"}), "ListParts", "list-parts"),
+        (frozenset({"tagging"}), "GetObjectTagging", "get"),
+        (frozenset({"acl"}), "GetObjectAcl", "get"),
+        (frozenset(), "GetObject", "get"),
+    ),
+    "HEAD": ((frozenset(), "HeadObject", "head"),),
+    "PUT": (
+        (frozenset({"partNumber", "uploadId"}), "UploadPart", "upload-part"),
+        (frozenset({"tagging"}), "PutObjectTagging", "put"),
+        (frozenset({"acl"}), "PutObjectAcl", "put"),
+        (frozenset(), "PutObject", "put"),
+    ),
+    "POST": (
+        (frozenset({"uploads"}), "CreateMultipartUpload", "create-multipart"),
+        (frozenset({"uploadId"}), "CompleteMultipartUpload", "complete-multipart"),
+        (frozenset({"restore"}), "RestoreObject", "restore"),
+        (frozenset({"select"}), "SelectObjectContent", "select"),
+        (frozenset(), "PostObject", "post"),
+    ),
+    "DELETE": (
+        (frozenset({"uploadId"}), "AbortMultipartUpload", "abort-multipart"),
+        (frozenset({"tagging"}), "DeleteObjectTagging", "delete"),
+        (frozenset(), "DeleteObject", "delete"),
+    ),
+}
+# With an x-amz-copy-source header, these writes copy an object server-side instead.
+_COPY = {"UploadPart": ("UploadPartCopy", "upload-part"), "PutObject": ("CopyObject", "copy")}
+# A bucket's own subresources before its configuration ones; what is left is listing, creating, deleting.
+_BUCKET: dict[str, tuple[_Rule, ...]] = {
+    "GET": (
+        (frozenset({"versions"}), "ListObjectVersions", "list"),
+        (frozenset({"uploads"}), "ListMultipartUploads", "list-parts"),
+    ),
+    "HEAD": ((frozenset(), "HeadBucket", "head"),),
+    "POST": ((frozenset({"delete"}), "DeleteObjects", "delete"), (frozenset(), "PostObject", "post")),
+}
+_CONFIG_VERB = {"GET": "Get", "PUT": "Put", "DELETE": "Delete"}
+_BUCKET_ITSELF = {"PUT": "CreateBucket", "DELETE": "DeleteBucket"}
+
+
+def _first(rules: tuple[_Rule, ...], query: dict[str, list[str]]) -> tuple[str, str] | None:
+    return next(((s3, billed) for needs, s3, billed in rules if needs <= query.keys()), None)
+
+
 def classify(method: str, host: str, target: str, headers: dict[str, str], endpoint_host: str = "") -> Operation:
     """The operation of one request (``headers`` with lower-case names)."""
     bucket, key, query = split_target(host, target, endpoint_host)
@@ -73,63 +122,26 @@ def classify(method: str, host: str, target: str, headers: dict[str, str], endpo
 
     if not bucket:
         return op("ListBuckets", "list-buckets") if method == "GET" else op(f"{method} /", None)
-    config = sorted(_BUCKET_CONFIG & set(query))
     if method == "OPTIONS":
         return op("PreflightRequest", None)
-    if not key:
-        if method == "GET":
-            if "versions" in query:
-                return op("ListObjectVersions", "list")
-            if "uploads" in query:
-                return op("ListMultipartUploads", "list-parts")
-            if config:
-                return op(f"GetBucket{_camel(config[0])}", "bucket-config")
-            return op("ListObjectsV2" if query.get("list-type") == ["2"] else "ListObjects", "list")
-        if method == "HEAD":
-            return op("HeadBucket", "head")
-        if method == "PUT":
-            return op(f"PutBucket{_camel(config[0])}" if config else "CreateBucket", "bucket-config")
-        if method == "DELETE":
-            return op(f"DeleteBucket{_camel(config[0])}" if config else "DeleteBucket", "bucket-config")
-        if method == "POST":
-            return op("DeleteObjects", "delete") if "delete" in query else op("PostObject", "post")
-        return op(f"{method} bucket", None)
-    copy = "x-amz-copy-source" in headers
+    if key:
+        found = _first(_OBJECT.get(method, ()), query)
+        if found is None:
+            return op(f"{method} object", None)
+        if "x-amz-copy-source" in headers and found[0] in _COPY:
+            found = _COPY[found[0]]
+        return op(*found)
+    found = _first(_BUCKET.get(method, ()), query)
+    if found is not None:
+        return op(*found)
+    config = sorted(_BUCKET_CONFIG & set(query))
+    if config and method in _CONFIG_VERB:
+        return op(f"{_CONFIG_VERB[method]}Bucket{_camel(config[0])}", "bucket-config")
     if method == "GET":
-        if "uploadId" in query:
-            return op("ListParts", "list-parts")
-        if "tagging" in query:
-            return op("GetObjectTagging", "get")
-        if "acl" in query:
-            return op("GetObjectAcl", "get")
-        return op("GetObject", "get")
-    if method == "HEAD":
-        return op("HeadObject", "head")
-    if method == "PUT":
-        if "partNumber" in query and "uploadId" in query:
-            return op("UploadPartCopy" if copy else "UploadPart", "upload-part")
-        if "tagging" in query:
-            return op("PutObjectTagging", "put")
-        if "acl" in query:
-            return op("PutObjectAcl", "put")
-        return op("CopyObject", "copy") if copy else op("PutObject", "put")
-    if method == "POST":
-        if "uploads" in query:
-            return op("CreateMultipartUpload", "create-multipart")
-        if "uploadId" in query:
-            return op("CompleteMultipartUpload", "complete-multipart")
-        if "restore" in query:
-            return op("RestoreObject", "restore")
-        if "select" in query:
-            return op("SelectObjectContent", "select")
-        return op("PostObject", "post")
-    if method == "DELETE":
-        if "uploadId" in query:
-            return op("AbortMultipartUpload", "abort-multipart")
-        if "tagging" in query:
-            return op("DeleteObjectTagging", "delete")
-        return op("DeleteObject", "delete")
-    return op(f"{method} object", None)
+        return op("ListObjectsV2" if query.get("list-type") == ["2"] else "ListObjects", "list")
+    if method in _BUCKET_ITSELF:
+        return op(_BUCKET_ITSELF[method], "bucket-config")
+    return op(f"{method} bucket", None)
 
 
 def _camel(name: str) -> str:
