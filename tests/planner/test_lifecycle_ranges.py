@@ -153,11 +153,15 @@ def test_samples_without_a_range_is_one_line_naming_the_option(tmp_path: Path, r
     ]
 
 
-def test_recommend_samples_reads_a_rule_age_range_without_the_engine(tmp_path: Path, run_cli: Any) -> None:
+def test_recommend_samples_send_a_rule_age_range_to_lifecycle(tmp_path: Path, run_cli: Any) -> None:
+    # recommend's outcomes price each class holding all the data: a policy's range is lifecycle --samples'
     path = _file(tmp_path, "{low: 30d, high: 60d}")
     out = run_cli("recommend", str(path), "--samples", "20", "--no-simulate", "--as-of", AS_OF, "-f", "json")
-    assert out.code == 0, out.err
-    assert json.loads(out.out)["uncertainty"]["by_engine"] == {}
+    assert out.code == 2
+    assert f"planner lifecycle {path} --provider aws-s3 --samples 20" in out.err
+    policy = run_cli("lifecycle", str(path), "--provider", "aws-s3", "--samples", "20", "--as-of", AS_OF, "-f", "json")
+    assert policy.code == 0, policy.err
+    assert json.loads(policy.out)["samples"] == 20
 
 
 def test_a_rule_age_shows_as_days() -> None:
