@@ -126,6 +126,11 @@ def _open_regular(path: Path | str, what: str) -> IO[bytes]:
 MAX_LINE_BYTES = 1 * MIB
 """A line of a log, a trace or a billing export: real ones are at most a few KiB."""
 
+MAX_BLANK_RUN = 100_000
+"""Empty lines in a row: a real log or export has a few at most; a file of nothing but line ends (a gzip of
+gigabytes of newlines) is refused when it reaches this many, in a fraction of a second, instead of being read
+line by line for minutes."""
+
 DECOMPRESSED_FLOOR_BYTES = 256 * MIB
 MAX_COMPRESSION_RATIO = 100
 """Compressed input may unpack to ``DECOMPRESSED_FLOOR_BYTES`` or to this many times its size,
@@ -233,7 +238,7 @@ def text_lines(stream: IO[bytes], *, source: str, what: str, max_line_bytes: int
     dropped; a line longer than ``max_line_bytes`` (or a binary file's endless one) is refused with
     its number, and so is text that is not UTF-8 ("not a CSV export: line 3 is not UTF-8 text", with
     ``what`` the kind of file). Decompression and read errors are one line too."""
-    number = 0
+    number = blank = 0
     while True:
         try:
             raw = stream.readline(max_line_bytes + 1)
@@ -251,6 +256,12 @@ def text_lines(stream: IO[bytes], *, source: str, what: str, max_line_bytes: int
             )
         if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
+        blank = blank + 1 if raw in (b"\n", b"\r\n", b"\r") else 0
+        if blank > MAX_BLANK_RUN:
+            raise InputError(
+                f"line {number:,} ends a run of more than {MAX_BLANK_RUN:,} empty lines (is it {_a(what)}?)",
+                source=source,
+            )
         try:
             yield raw.decode("utf-8")
         except UnicodeDecodeError as error:

@@ -113,6 +113,36 @@ def test_a_bomb_of_short_lines_stops_at_the_decompressed_cap(tmp_path: Path, mon
     )
 
 
+def test_a_gzip_of_nothing_but_line_ends_stops_after_100000_of_them(tmp_path: Path) -> None:
+    # 64 MiB of "\n" (64 M empty lines) in a few KiB: every reader refuses at the 100,001st, not after reading
+    # the decompressed cap line by line (minutes of CPU); a reader's line numbers stay the file's.
+    bomb = tmp_path / "newlines.csv.gz"
+    with gzip.open(bomb, "wb", compresslevel=9) as out:
+        for _ in range(64):
+            out.write(b"\n" * (1 << 20))
+    assert bomb.stat().st_size < 100_000
+    said = "line 100,001 ends a run of more than 100,000 empty lines"
+    with pytest.raises(InputError, match=f"^{bomb}: {said} \\(is it a readable access log\\?\\)$"):
+        read_logs([bomb])
+    with pytest.raises(InputError, match=said):
+        list(read_rows(bomb))
+    with pytest.raises(InputError, match=said):
+        read_inventory([bomb], schema="Bucket, Key, Size")
+    trace = tmp_path / "trace.csv.gz"
+    with gzip.open(trace, "wb") as out:
+        out.write(b"time_s,operation,key,bytes_sent,object_size\n0,get,k,1,1\n" + b"\r\n" * 200_000)
+    with pytest.raises(InputError, match="line 100,003 ends a run of more than 100,000 empty lines"):
+        read_trace(trace)
+
+
+def test_empty_lines_short_of_the_run_still_read(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text("time_s,operation,key,bytes_sent,object_size\n" + "\n" * 100_000 + "0,get,k,1,1\n")
+    with open_stream(path, what="CSV trace") as raw:
+        lines = list(text_lines(raw, source=str(path), what="CSV trace"))
+    assert len(lines) == 100_002 and lines[-1] == "0,get,k,1,1\n"
+
+
 def test_a_name_that_promises_gzip_must_hold_gzip(tmp_path: Path) -> None:
     path = tmp_path / "logs.gz"
     path.write_bytes(b"not gzip")
