@@ -137,13 +137,14 @@ BACKBLAZE_Q1_2026 = Publication(
 )
 
 BACKBLAZE_STATS = (
-    "GET latency and TTFB of Backblaze's Performance Stats (Q3 2025, Q1 2026 US-East and EU-Central): the Q1 2026"
-    " post (read whole, 2026-12-06) gives its download averages and TTFB only as chart images, its text only which"
-    " provider led ('Amazon S3 still leads in time to first byte (TTFB)'), as monthly averages, not percentiles,"
-    " with possible caching; the stored copy of the Q3 2025 post and of the four-region benchmark"
-    " (https://integrated-digital.com/2025/09/object-storage-competitor-benchmarking: S3, B2, Wasabi, Storj from"
-    " HostHatch nodes in Los Angeles, London, New York and Sydney) end before their results; no GET figure used."
-    " Backblaze's upload averages are used where a page states them in words (PUT cells at one file)"
+    "GET latency and TTFB of Backblaze's Performance Stats (https://www.backblaze.com/blog/backblaze-performance-stats-q1-2026"
+    " for US-East and EU-Central, and Q3 2025): published for S3, R2, B2 and Wasabi from a Vultr VM, but the Q1 2026"
+    " post (read whole, 2026-12-06) gives its download averages and TTFB only as chart images: the post's text gives"
+    " no TTFB figure, only which provider led ('Amazon S3 still leads in time to first byte (TTFB)'), and its figures"
+    " are monthly averages, not percentiles, with possible caching. The copies read of the Q3 2025 post and of the"
+    " four-region benchmark (https://integrated-digital.com/2025/09/object-storage-competitor-benchmarking: S3, B2,"
+    " Wasabi, Storj from HostHatch nodes in Los Angeles, London, New York and Sydney) end before their results. No GET"
+    " figure used; Backblaze's upload averages are, where a page states them in words (PUT cells at one file)"
 )
 NO_TTFB = f"TTFB: no published percentile found; the model derives a latency from the HEAD figures ({BACKBLAZE_STATS})"
 
