@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from planner.measure._reference_sources import (
     AWS_CLI_CLAIM,
+    BACKBLAZE_Q1_2026,
+    BACKBLAZE_Q3_2025,
     BACKBLAZE_STATS,
     CAROLINA,
     DURNER,
@@ -21,6 +23,7 @@ from planner.measure._reference_sources import (
     RUSH,
     SEED002_LINK_CLAIM,
     TIGRIS,
+    backblaze_put_cell,
     cite,
     delete_cell,
     gbps_to_mib_per_s,
@@ -28,6 +31,7 @@ from planner.measure._reference_sources import (
     list_missing,
     seed002_matrix,
     tigris_cell,
+    with_cells,
 )
 from planner.measure.profile import (
     MIB,
@@ -44,6 +48,25 @@ from planner.measure.profile import (
     RateResult,
     Source,
 )
+
+Q3_UPLOADS = "Average upload times (ms)"
+Q3_HEADER = "Average upload times (ms) | Provider | 256 KiB | 2 MiB | 5 MiB |"
+Q1_US_EAST = "Backblaze Cloud Storage Performance Results Q1 2026: US-East"
+
+
+def q3_2025_puts(row: str, figures: tuple[float, float, float]) -> list[Cell]:
+    """One provider's row of Backblaze's Q3 2025 upload averages (256 KiB, 2 MiB, 5 MiB), as tabulated."""
+    quote = f"{Q3_HEADER} ... | {row} | " + " | ".join(f"{f:.2f}" for f in figures) + " |"
+    return [
+        backblaze_put_cell(size, mean_ms, BACKBLAZE_Q3_2025, Q3_UPLOADS, quote)
+        for size, mean_ms in zip((256 * KIB, 2 * MIB, 5 * MIB), figures, strict=True)
+    ]
+
+
+B2_Q1_2026 = (
+    "Backblaze B2 posted the lowest average upload time for 256KiB files at 7.08 ms and for 5MiB files at 87.62 ms"
+)
+WASABI_Q1_2026 = "Wasabi recorded the lowest result for 2MiB files at 56.74 ms"
 
 
 def idrive_e2() -> Profile:
@@ -106,6 +129,15 @@ def backblaze_b2() -> Profile:
         ("get", 5 * MIB, 5): (399.49, "2.2 5-Thread GET Throughput"),
     }
     cells = seed002_matrix(known, "Backblaze B2")
+    q3 = {c.object_size_bytes: c for c in q3_2025_puts("Backblaze B2", (12.11, 116.38, 268.28))}
+    cells = with_cells(
+        cells,
+        [
+            backblaze_put_cell(256 * KIB, 7.08, BACKBLAZE_Q1_2026, Q1_US_EAST, B2_Q1_2026),
+            q3[2 * MIB],
+            backblaze_put_cell(5 * MIB, 87.62, BACKBLAZE_Q1_2026, Q1_US_EAST, B2_Q1_2026),
+        ],
+    )
     cells += [
         head_cell(770.76, None),
         Cell(
@@ -124,7 +156,11 @@ def backblaze_b2() -> Profile:
         cells=cells,
         source=Source(
             kind="published",
-            citations=[cite(IDRIVE, "whole report")],
+            citations=[
+                cite(IDRIVE, "whole report"),
+                cite(BACKBLAZE_Q1_2026, Q1_US_EAST),
+                cite(BACKBLAZE_Q3_2025, Q3_UPLOADS),
+            ],
             claims=[SEED002_LINK_CLAIM],
             note="IDrive e2: five B2 GET tests failed (service unavailable during preparation) and one PUT"
             " test hit a DNS timeout; they are excluded there, never counted as zero (7.3 Aggregation)",
@@ -135,6 +171,7 @@ def backblaze_b2() -> Profile:
 
 def wasabi() -> Profile:
     cells = seed002_matrix({}, "Wasabi")
+    cells = with_cells(cells, [backblaze_put_cell(2 * MIB, 56.74, BACKBLAZE_Q1_2026, Q1_US_EAST, WASABI_Q1_2026)])
     cells += [head_cell(691.42, None), delete_cell(815.72, None), list_missing("no LIST figure for Wasabi")]
     return Profile(
         provider="wasabi",
@@ -156,11 +193,22 @@ def wasabi() -> Profile:
         ),
         source=Source(
             kind="published",
-            citations=[cite(IDRIVE, "whole report"), cite(CAROLINA, "hot-range paragraph")],
+            citations=[
+                cite(IDRIVE, "whole report"),
+                cite(CAROLINA, "hot-range paragraph"),
+                cite(BACKBLAZE_Q1_2026, Q1_US_EAST),
+            ],
             claims=[AWS_CLI_CLAIM, SEED002_LINK_CLAIM],
             note="the IDrive e2 comparison: three Wasabi PUT tests reached the Warp timeout and are excluded (7.3)",
         ),
-        missing=["all GET/PUT cells (charts only)", NO_TTFB, "hot-object knee", "part-size", "range-GET", "ceilings"],
+        missing=[
+            "GET/PUT cells but one PUT average (charts only)",
+            NO_TTFB,
+            "hot-object knee",
+            "part-size",
+            "range-GET",
+            "ceilings",
+        ],
     )
 
 
@@ -249,6 +297,7 @@ def s3_ceilings() -> Ceilings:
 
 def aws_s3() -> Profile:
     cells = seed002_matrix({("get", 5 * MIB, 1): (63.36, "2.1 1-Thread GET Throughput")}, "AWS S3")
+    cells = with_cells(cells, q3_2025_puts("AWS S3", (28.73, 76.79, 201.40)))
     cells += s3_cells()
     cells += [head_cell(475.95, None), delete_cell(1032.09, None), list_missing("no LIST figure for S3")]
     return Profile(
@@ -263,6 +312,7 @@ def aws_s3() -> Profile:
                 cite(IDRIVE, "whole report"),
                 cite(TIGRIS, "whole post", region="us-west-1"),
                 cite(DURNER, "Section 2"),
+                cite(BACKBLAZE_Q3_2025, Q3_UPLOADS),
             ],
             claims=s3_claims(),
             note=NOT_SHIPPED_NOTE,
@@ -432,6 +482,7 @@ def r2_ceilings() -> Ceilings:
 
 def cloudflare_r2() -> Profile:
     cells = seed002_matrix({}, "Cloudflare R2")
+    cells = with_cells(cells, q3_2025_puts("Cloudflare R2", (16.02, 123.25, 311.48)))
     cells.append(
         tigris_cell(
             "put",
@@ -458,6 +509,7 @@ def cloudflare_r2() -> Profile:
                 cite(IDRIVE, "6.3, 6.4"),
                 cite(RUSH, "README"),
                 cite(TIGRIS, "Load Phase Summary", region="WNAM (Western North America)"),
+                cite(BACKBLAZE_Q3_2025, Q3_UPLOADS),
             ],
             claims=r2_claims(),
             note=NOT_SHIPPED_NOTE,

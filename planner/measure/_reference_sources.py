@@ -103,11 +103,48 @@ DURNER = Publication(
 )
 
 
+BACKBLAZE_METHOD = Conditions(
+    client="an Ubuntu VM at Vultr in New York / New Jersey, over the internet (routed through Catchpoint's network)",
+    region="each provider's US-East region",
+    concurrency="one file per test; tests at regular intervals, their times averaged",
+    client_library="Catchpoint synthetic tests",
+)
+"""Backblaze's Performance Stats method for its upload and download averages (the Q1 2026 post's 'Test
+methodology': 'All tests originate from a Vultr-hosted Ubuntu virtual machine (VM) located in the respective
+test regions ... routing through Catchpoint's network into the object storage regions')."""
+
+BACKBLAZE_INTEREST = (
+    "Backblaze sells B2: its figures for S3, R2 and Wasabi are a competitor's measurements, and for B2 its own"
+)
+
+BACKBLAZE_Q3_2025 = Publication(
+    title="Backblaze Performance Stats for Q3 2025 (https://www.backblaze.com/blog/backblaze-performance-stats-for-q3-2025,"
+    " 2025-11-12; the copy read ends before its results), as tabulated by cloudnews.tech",
+    address="https://cloudnews.tech/?p=28647",
+    date="2025-11-12",
+    grade="vendor-with-method",
+    conditions=BACKBLAZE_METHOD.model_copy(
+        update={"client_library": "Catchpoint synthetic tests (the table's page names Warp)"}
+    ),
+)
+BACKBLAZE_Q1_2026 = Publication(
+    title="Backblaze Performance Stats Q1 2026 (https://www.backblaze.com/blog/backblaze-performance-stats-q1-2026,"
+    " 2026-04-02; its averages are chart images), as read off by StorageReview",
+    address="https://www.storagereview.com/news/backblaze-publishes-q1-2026-cloud-storage-performance-results",
+    date="2026-04-02",
+    grade="vendor-with-method",
+    conditions=BACKBLAZE_METHOD,
+)
+
 BACKBLAZE_STATS = (
-    "TTFB of Backblaze's Performance Stats (https://www.backblaze.com/blog/backblaze-performance-stats-q1-2026):"
-    " published for S3, R2, B2 and Wasabi from a Vultr VM in US East (and EU-Central), but only as chart images:"
-    " the post's text gives no TTFB figure, only which provider led, and its figures are monthly averages, not"
-    " percentiles, with possible caching (read 2026-12-05; not used)"
+    "GET latency and TTFB of Backblaze's Performance Stats (https://www.backblaze.com/blog/backblaze-performance-stats-q1-2026"
+    " for US-East and EU-Central, and Q3 2025): published for S3, R2, B2 and Wasabi from a Vultr VM, but the Q1 2026"
+    " post (read whole, 2026-12-06) gives its download averages and TTFB only as chart images: the post's text gives"
+    " no TTFB figure, only which provider led ('Amazon S3 still leads in time to first byte (TTFB)'), and its figures"
+    " are monthly averages, not percentiles, with possible caching. The copies read of the Q3 2025 post and of the"
+    " four-region benchmark (https://integrated-digital.com/2025/09/object-storage-competitor-benchmarking: S3, B2,"
+    " Wasabi, Storj from HostHatch nodes in Los Angeles, London, New York and Sydney) end before their results. No GET"
+    " figure used; Backblaze's upload averages are, where a page states them in words (PUT cells at one file)"
 )
 NO_TTFB = f"TTFB: no published percentile found; the model derives a latency from the HEAD figures ({BACKBLAZE_STATS})"
 
@@ -263,3 +300,31 @@ def tigris_cell(
         citation=cite(TIGRIS, section, quote, region=region),
         note=note,
     )
+
+
+def backblaze_put_cell(size: int, mean_ms: float, source: Publication, section: str, quote: str) -> Cell:
+    """One of Backblaze's upload averages: the mean time to upload one file of ``size`` (a mean over many
+    sparse tests, not a percentile; whether it includes connection setup the page does not say)."""
+    return Cell(
+        op="put",
+        object_size_bytes=size,
+        concurrency=1,
+        status="published",
+        latency_s=Percentiles(mean=round(mean_ms / 1000, 9)),
+        citation=cite(source, section, quote, object_size=_size_label(size)),
+        note="mean time to upload one file, averaged over Catchpoint tests (a mean, not a percentile);"
+        f" {BACKBLAZE_INTEREST}",
+    )
+
+
+def with_cells(cells: list[Cell], added: list[Cell]) -> list[Cell]:
+    """``cells`` with each of ``added`` in place of the missing cell at its key (or appended)."""
+    out = list(cells)
+    for cell in added:
+        at = next((i for i, c in enumerate(out) if c.key() == cell.key()), None)
+        if at is None:
+            out.append(cell)
+            continue
+        assert out[at].status == "missing", f"{cell.key()} already has a figure"
+        out[at] = cell
+    return out

@@ -12,6 +12,7 @@ citations it rests on. Both are re-exported here, where the rest of planner impo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any, Literal
 
@@ -336,6 +337,9 @@ class Profile(ProfileModel):
         for cell in self.cells:
             if cell.status != "missing" and cell.citation is None:
                 raise ValueError(f"published cell {cell.key()} has no citation")
+        for cell in self.cells:
+            if cell.status == "published" and cell.citation is not None and cell.citation.quote:
+                _latency_is_quoted(cell)
         for where, citation in citations_in(self):
             if citation.kind == "published" and not (citation.address or "").strip():
                 raise ValueError(
@@ -354,3 +358,20 @@ class Profile(ProfileModel):
 
     def summary(self) -> ProfileSummary:
         return summarise_profile(self)
+
+
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def _latency_is_quoted(cell: Cell) -> None:
+    """A published cell's latency and TTFB figures follow from its quote: each is a number the quoted words
+    state, in milliseconds or seconds (``S3 22.415 ms`` for a p50 of 0.022415 s). Refuses one that is not."""
+    assert cell.citation is not None and cell.citation.quote is not None
+    stated = [float(n.replace(",", "")) for n in _NUMBER.findall(cell.citation.quote)]
+    for kind, figures in (("latency_s", cell.latency_s), ("ttfb_s", cell.ttfb_s)):
+        for name, seconds in figures.pairs():
+            if not any(abs(n - v) <= 1e-9 * max(1.0, v) for n in stated for v in (seconds * 1000, seconds)):
+                raise ValueError(
+                    f"published cell {cell.key()} gives {kind}.{name} {seconds * 1000:g} ms, a number its quote"
+                    f" does not state: {cell.citation.quote!r}"
+                )
