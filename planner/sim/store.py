@@ -10,19 +10,22 @@ The store is another driver of the engine's model, not a second model: it asks t
 of ``planner.sim._setup`` (latency draws per operation and size, the server capacity queues and
 their service spread, the admission checks of the rate limits by key, prefix and bucket and of the
 hot-object limit, the fluid network that shares the client's link, here on SimPy's clock with its
-own timer) and takes the replication's steps (``planner.sim._engine``) in the same order: a
-connection from the client's pool, admission, the request through the server queue, first byte,
-body on the shared link, a body's stall, the response, an error answered and retried with capped
-exponential backoff and jitter, ranged GETs and multipart uploads split as the client's policies
-say. What it cannot know ahead, unlike a replication of a workload, is the window's load: it runs
-the server queue for every request (as the engine does for arrivals whose rate varies) and draws
-the latency of busy clients (the engine mixes in idle-client latency by the window's mean load).
+own timer) and takes the request steps the engine takes (``planner.sim.request_life.RequestLife``,
+one definition for both): a connection from the client's pool (``store.pool``, a SimPy resource
+the model can size, probe and use), admission, the request through the server queue, first byte,
+body on the shared link (``store.link``), a body's stall, the response, an error answered and
+retried with capped exponential backoff and jitter, ranged GETs and multipart uploads split as the
+client's policies and the provider's limits say. What it cannot know ahead, unlike a replication of
+a workload, is the window's load: it runs the server queue for every request (as the engine does
+for arrivals whose rate varies) and draws the latency of busy clients (the engine mixes in
+idle-client latency by the window's mean load). Its clock is SimPy's: each step due later is a
+``simpy.Timeout`` (public API only).
 
 ``store.recorder`` keeps what it did: percentiles per operation, throttled and failed counts,
 throughput, billed requests and bytes (``planner.sim.store_records``: ``StoreRecord``, ``Recorder``);
 ``store.bill(...)`` prices them with the cost engine, line items as ``planner cost`` prints them
 (``planner.sim.store_billing``, with ``restore``). This module holds the store's set-up, its
-operations and each request's steps.
+operations and the driver's part of each request's steps.
 """
 
 from __future__ import annotations
@@ -43,34 +46,21 @@ from planner.costing.bills import price_table
 from planner.errors import InputError
 from planner.measure.profile import Profile
 from planner.measure.reference import load_profile, load_reference
+from planner.pricing.models import Limits
 from planner.sim._network import FlowClass, FluidNetwork
 from planner.sim._parts import (
-    _ERROR,
-    _FIRST_BYTE,
-    _P_ATTEMPT,
     _P_BILLED,
-    _P_CONN,
     _P_ERROR,
-    _P_FIRST,
-    _P_HOT,
-    _P_LATENCY,
-    _P_LOP,
     _P_NBYTES,
-    _P_RANGE,
     _P_REQUEST,
-    _P_STEP,
     _P_TRANSFER,
     _RESPONSE,
-    _RETRY,
     Part,
-    _new_part,
+    _Request,
 )
-from planner.sim._setup import _admission, _network, _server_queues, admit, server_start
+from planner.sim._setup import _admission, _network, _server_queues
 from planner.sim._tables import (
-    _B_COMPLETE,
-    _B_CREATE,
     _B_GET,
-    _B_PART,
     _B_PUT,
     BySizeClass,
     _draws,
@@ -79,6 +69,7 @@ from planner.sim._tables import (
 )
 from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
+from planner.sim.request_life import ConnectionPool, RequestLife
 from planner.sim.spec import ClientSpec, ClosedLoop, KeyPopularity, SimSpec, SizeDistribution
 from planner.sim.store_billing import StoreBilling
 from planner.sim.store_records import _OK, FLUSH_AT, OPERATIONS, Record, Recorder, StoreRecord
@@ -150,7 +141,7 @@ def _byte_range(key: Any, byte_range: Any) -> int:
     return int(byte_range[1])
 
 
-class ObjectStore(StoreBilling):
+class ObjectStore(StoreBilling, RequestLife):
     """A provider's object storage on a SimPy ``env``, as ``model`` describes it.
 
     ``link`` is the client's link in bits a second (None: unlimited), ``client`` the rest of the
@@ -178,6 +169,8 @@ class ObjectStore(StoreBilling):
         seed: int | None = None,
         record: Record = "all",
         name: str | None = None,
+        pool: ConnectionPool | None = None,
+        limits: Limits | None = None,
     ) -> None:
         client = client if client is not None else ClientSpec()
         if not isinstance(env, simpy.Environment):
@@ -245,13 +238,30 @@ class ObjectStore(StoreBilling):
         self.delete_latency = delete_latency
         self.delete_draws: dict[int, Iterator[float]] = {}
         self._sized_delete = sized_delete
-        self.free_connections = client.connections
-        self.waiting: deque[Part] = deque()  # parts waiting for a connection
-        self._ready: deque[Part] = deque()  # parts a part that ended hands its connection on to, in order
+        if pool is None:
+            pool = ConnectionPool(client.connections, env)
+        elif not isinstance(pool, ConnectionPool) or pool.env is not env or pool.owner is not None:
+            raise InputError(
+                f"pool {pool!r}: give a ConnectionPool(capacity, env) of this environment that no other store uses",
+                field="pool",
+            )
+        pool.owner = self
+        self.pool = pool
+        """the client's connections (``ConnectionPool``): a SimPy resource the model can size, probe and use"""
+        self.ready: deque[Part] = deque()  # parts to begin, in order (``RequestLife``)
+        self.limits = limits
+        """the provider's documented limits (a price table's): single-PUT size, parts of a multipart upload"""
+        self.warmup_s, self.duration_s = 0.0, math.inf  # every request counted
+        retry = client.retry
+        self.max_attempts, self.retry_base_s, self.retry_cap_s = retry.max_attempts, retry.base_s, retry.max_backoff_s
+        self.joint_tails = None
         self.split_from = [
             client.ranged_get.threshold_bytes if client.ranged_get else math.inf,
             client.multipart.threshold_bytes if client.multipart else math.inf,
         ]
+        single = limits.max_single_put_bytes if limits is not None else None
+        self.single_put_max: float = single if single is not None else math.inf
+        """the largest PUT in one request the provider takes (``limits``; larger: a multipart upload)"""
         self.key_ids: dict[Any, int] = {}
         # a limit per key or on a hot object tells keys apart; without one a key's id is its prefix's and
         # no id is kept per key past the first ``_KEYS_KEPT`` (a model of millions of keys stays small)
@@ -307,6 +317,7 @@ class ObjectStore(StoreBilling):
         model = model.model_copy(update={"provider_id": provider, "error_responses": table.billing.error_responses})
         archive = table.restore_required(storage_class)
         notes += _delete_latency(model, options)
+        options.setdefault("limits", table.limits)
         store = cls(env, model, storage_class=storage_class, archive=archive, **options)
         store.assumptions += notes
         return store
@@ -409,84 +420,33 @@ class ObjectStore(StoreBilling):
             operation.sampled = every != 0 and self._issued % every == 1
         if split and size >= self.split_from[lop]:
             operation.split = True
-            if lop == _B_GET:
-                self._issue_ranged(operation, now)
-            else:
-                multipart = self.client.multipart
-                assert multipart is not None
-                step = multipart.part_size_bytes
-                operation.queued = [min(step, size - start) for start in range(0, size, step)][::-1]
-                self._begin(_new_part(lop, _B_CREATE, key_id, 0, now, operation), now)
-        else:  # ``_new_part``, written out (as ``Replication._issue`` writes it)
-            part = [_RESPONSE, lop, billed, key_id, size, now, -1.0, -1.0, now, 1, 0, -1, operation, "", -1.0]
-            self._begin(part, now)
+            self._split(operation, now)
+            self._begin_ready(now)
+        else:
+            if lop == _B_PUT and size > self.single_put_max:
+                self._too_large(key, size)
+            # ``_parts._new_part(lop, billed, key_id, size, now, operation)``, written out
+            self._begin(
+                [_RESPONSE, lop, billed, key_id, size, now, -1.0, -1.0, now, 1, 0, -1, operation, "", -1.0], now
+            )
+            if self.ready:
+                self._begin_ready(now)
         return event
 
-    def _issue_ranged(self, operation: StoreRecord, now: float) -> None:
-        ranged = self.client.ranged_get
-        assert ranged is not None
-        size = operation.size
-        chunk = -(-size // ranged.streams)
-        starts = range(0, size, chunk)
-        operation.outstanding = len(starts)
-        for index, start in enumerate(starts):
-            part = _new_part(_B_GET, _B_GET, operation.key_id, min(chunk, size - start), now, operation)
-            part[_P_RANGE] = index
-            self._begin(part, now)
+    def _too_large(self, key: Any, size: int) -> None:
+        raise InputError(
+            f"PUT {key!r}: {size:,} B is past {self.model.provider_id}'s single-PUT limit of {self.single_put_max:,} B "
+            "(give the client a MultipartPolicy whose threshold is at most that)",
+            field="size",
+        )
 
-    def _begin(self, part: Part, now: float) -> None:
-        """Take a connection (or wait for one), count the request, ask its admission checks, send it."""
-        if not self.free_connections:
-            self.waiting.append(part)
-            return
-        self.free_connections -= 1
-        if part[_P_CONN] < 0.0:
-            part[_P_CONN] = now
-            operation = part[_P_REQUEST]
-            if operation.t_conn < 0.0:
-                operation.t_conn = now
-        billed = part[_P_BILLED]
-        self.billed[billed] += 1
-        latency = part[_P_LATENCY]
-        checks = self.admission[billed]
-        if checks:
-            error = admit(part, checks, now, self.latencies)
-            latency = part[_P_LATENCY]
-            if error is not None:
-                part[_P_ERROR] = error
-                part[_P_STEP] = _ERROR
-                part[_P_LATENCY] = -1.0  # a retry draws its own
-                self._send(part, -1.0, now, queued=False)
-                return
-        if billed == _B_GET:
-            part[_P_STEP] = _FIRST_BYTE
-            queue = self.queues[_B_GET]
-            if queue is None:  # ``_send``'s common case, here: every GET takes it
-                if latency < 0.0:
-                    latency = next(self.latencies[part[_P_NBYTES] << 3])  # _B_GET is 0
-                _Timeout(self.env, latency, part).callbacks = self._on_step_callbacks
-                return
-        else:
-            nbytes = part[_P_NBYTES]
-            if billed in (_B_PUT, _B_PART):
-                flow = self.write_flows[nbytes]
-                if flow is not None:  # the body goes first, the response follows it
-                    part[_P_TRANSFER] = now
-                    part[_P_LATENCY] = latency
-                    self.network.add(part, flow, nbytes, now)
-                    return
-            part[_P_STEP] = _RESPONSE
-        self._send(part, latency, now)
+    # -- the driver's part of ``RequestLife``: SimPy's clock, the recorder --
 
-    def _send(self, part: Part, latency: float, now: float, *, queued: bool = True) -> None:
-        """Its next step comes ``latency`` (drawn if -1) after a server of its operation's queue takes it."""
-        billed = part[_P_BILLED]
-        if latency < 0.0:
-            latency = self._draw(billed, part[_P_NBYTES])
-        queue = self.queues[billed] if queued else None
-        if queue is not None:
-            latency += server_start(part, queue, self.service_s, self.spreads, now) - now
-        _Timeout(self.env, latency, part).callbacks = self._on_step_callbacks
+    def _after(self, part: Part, delay: float, now: float) -> None:
+        _Timeout(self.env, delay, part).callbacks = self._on_step_callbacks
+
+    def _at(self, part: Part, at: float, now: float) -> None:
+        _Timeout(self.env, at - now, part).callbacks = self._on_step_callbacks
 
     def _draw(self, billed: int, nbytes: int) -> float:
         if billed != _B_DELETE:
@@ -500,77 +460,41 @@ class ObjectStore(StoreBilling):
 
     def _on_step(self, due: Any) -> None:
         """A part's next step is due (``due``: the SimPy timeout whose value is the part)."""
-        part: Part = due.value
         now = self.env.now
-        step = part[_P_STEP]
-        if step == _FIRST_BYTE:
-            part[_P_FIRST] = part[_P_TRANSFER] = now
-            operation = part[_P_REQUEST]
-            if operation.t_first < 0.0:
-                operation.t_first = now
-            nbytes = part[_P_NBYTES]
-            flow = self.read_flows[nbytes]
-            if flow is not None:
-                self.network.add(part, flow, nbytes, now)
-                return
-        elif step == _RETRY:
-            self._begin(part, now)
-            return
-        self._end(part, now)
+        self._step(due.value, now)
+        if self.ready:
+            self._begin_ready(now)
 
     def _on_transfer_done(self, part: Part) -> None:
         now = self.env.now
-        if part[_P_BILLED] == _B_GET:
-            tail = self.body_tails[part[_P_NBYTES]] if self.body_tails is not None else None
-            if tail is not None:  # its body stalls: its last bytes come later, as its response
-                part[_P_STEP] = _RESPONSE
-                _Timeout(self.env, next(tail), part).callbacks = self._on_step_callbacks
-                return
-            self._end(part, now)
-        else:  # an upload's body: its response follows
-            if part[_P_REQUEST].sampled:
-                self._transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, part[_P_NBYTES]))
-            part[_P_STEP] = _RESPONSE
-            self._send(part, part[_P_LATENCY], now)
-
-    def _end(self, part: Part, now: float) -> None:
-        """A part ends (answered in full, or rejected): its connection goes to the first one waiting, then
-        to what follows the part (a retry later; the next parts of a split operation), as the engine orders
-        them. An operation whose last part ended is complete: its record is kept and its event succeeds."""
-        self.free_connections += 1
-        waiting = self.waiting
-        operation: StoreRecord = part[_P_REQUEST]
-        if part[_P_STEP] == _ERROR:
-            if waiting:
-                self._ready.append(waiting.popleft())
-            if self._on_error(part, operation, now):
-                self._begin_ready(now)
-                return
-            ok = False
-        else:
-            ok = True
-            hot_id = part[_P_HOT]
-            if hot_id >= 0:  # at 0 it leaves, as in the engine: the dict holds the keys in flight, not every key read
-                hot_counts = self.hot_counts
-                count = hot_counts[hot_id] - 1
-                if count:
-                    hot_counts[hot_id] = count
-                else:
-                    del hot_counts[hot_id]
-                part[_P_HOT] = -1
-            if operation.split:  # a part's transfer (a whole GET's record stands for its transfer)
-                nbytes = part[_P_NBYTES]
-                if nbytes and part[_P_BILLED] == _B_GET:
-                    self.recorder.read_bytes += nbytes
-                    if operation.sampled:
-                        self._transfers.extend((_B_GET, part[_P_TRANSFER], now, nbytes))
-            if waiting:
-                self._ready.append(waiting.popleft())
-        operation.attempts += part[_P_ATTEMPT]
-        if operation.split and self._next_parts(operation, ok, now):
+        self._body_done(part, now)
+        if self.ready:
             self._begin_ready(now)
-            return
-        # the operation ended (here, not in a function of its own: one call less on every request)
+
+    def _transfer(self, part: Part, lop: int, now: float) -> None:
+        nbytes = part[_P_NBYTES]
+        if lop == _B_GET:
+            self.recorder.read_bytes += nbytes
+        if part[_P_REQUEST].sampled:
+            self._transfers.extend((lop, part[_P_TRANSFER], now, nbytes))
+
+    def _error_billed(self, error: str) -> bool:
+        return True  # the store counts every request sent; its bill takes the unbilled answers off (``bill``)
+
+    def _count_error(self, part: Part, retried: bool, now: float) -> None:
+        error = part[_P_ERROR]
+        operation = part[_P_REQUEST]
+        if operation.sampled:
+            self.recorder.errors.append((now, part[1], error, retried))  # 1: _P_LOP
+        attempts = self.recorder.error_attempts
+        attempts[part[_P_BILLED], error] = attempts.get((part[_P_BILLED], error), 0) + 1
+        if not retried:
+            operation.status = error
+
+    def _ended(self, part: Part, request: _Request | None, ok: bool, now: float) -> None:
+        """The operation ended: its record is kept (if sampled) and its event succeeds with it."""
+        operation = request
+        assert isinstance(operation, StoreRecord)
         if operation.t_first < 0.0:
             operation.t_first = now
         operation.t_end = now
@@ -599,53 +523,6 @@ class ObjectStore(StoreBilling):
         assert event is not None
         operation.event = None  # no cycle between the record and its event: both freed by reference counts
         event.succeed(operation)
-        if self._ready:
-            self._begin_ready(now)
-
-    def _begin_ready(self, now: float) -> None:
-        ready = self._ready
-        while ready:
-            self._begin(ready.popleft(), now)
-
-    def _on_error(self, part: Part, operation: StoreRecord, now: float) -> bool:
-        """A rejection reached the client: record it; True if the part is retried (capped exponential
-        backoff with full jitter, as the engine's ``_on_error``), False if it ran out of attempts."""
-        retry = self.client.retry
-        retried = part[_P_ATTEMPT] < retry.max_attempts
-        error = part[_P_ERROR]
-        if part[_P_REQUEST].sampled:
-            self.recorder.errors.append((now, part[_P_LOP], error, retried))
-        attempts = self.recorder.error_attempts
-        attempts[part[_P_BILLED], error] = attempts.get((part[_P_BILLED], error), 0) + 1
-        if not retried:
-            operation.status = part[_P_ERROR]
-            return False
-        part[_P_ATTEMPT] += 1
-        ceiling = min(retry.max_backoff_s, retry.base_s * 2.0 ** (part[_P_ATTEMPT] - 2))
-        part[_P_STEP] = _RETRY
-        backoff = ceiling * self._uniform()
-        _Timeout(self.env, backoff, part).callbacks = self._on_step_callbacks
-        return True
-
-    def _next_parts(self, operation: StoreRecord, ok: bool, now: float) -> bool:
-        """Start what follows a part of a split operation (parts, then Complete); True while it goes on."""
-        operation.outstanding -= 1
-        if not ok:
-            operation.failed = True
-            operation.queued.clear()
-        if operation.lop == _B_PUT and not operation.failed:
-            multipart = self.client.multipart
-            assert multipart is not None
-            while operation.queued and operation.outstanding < multipart.queue_depth:
-                operation.outstanding += 1
-                size = operation.queued.pop()
-                self._ready.append(_new_part(_B_PUT, _B_PART, operation.key_id, size, now, operation))
-            if operation.outstanding == 0 and not operation.completing:
-                operation.completing = True
-                operation.outstanding = 1
-                self._ready.append(_new_part(_B_PUT, _B_COMPLETE, operation.key_id, 0, now, operation))
-                return True
-        return operation.outstanding != 0
 
     def _uniform(self) -> float:
         if not self._uniforms:

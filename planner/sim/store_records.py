@@ -39,7 +39,7 @@ class StoreRecord(_Request):
     in as the operation goes (it is the operation's state in the store, a ``_parts._Request``), complete
     when its event succeeds with it."""
 
-    __slots__ = ("attempts", "event", "key_id", "sampled", "split", "status", "t_end")
+    __slots__ = ("event", "sampled", "status", "t_end")
 
     def __init__(self, event: simpy.Event, lop: int, key: Any, key_id: int, size: int, now: float) -> None:
         # ``_Request``'s fields set here, not by its ``__init__``: one call less on every request
@@ -50,7 +50,8 @@ class StoreRecord(_Request):
         self.queued = _NONE_QUEUED  # part sizes a multipart upload has yet to send (its own list then)
         self.event: simpy.Event | None = event
         self.key_id = key_id
-        self.attempts = 0
+        self.attempts = 0  # requests the provider saw: every part's every attempt
+        self.parts = 1  # requests the operation is made of (a multipart upload's: Create, its parts, Complete)
         self.status = ""  # "" in flight; "200 OK", or the refusal of a part that ran out of attempts
         self.split = False  # a ranged GET or a multipart upload
         self.sampled = True  # recorded (``ObjectStore(..., record=...)``)
@@ -58,6 +59,11 @@ class StoreRecord(_Request):
     @property
     def operation(self) -> str:
         return OPERATIONS[self.lop]
+
+    @property
+    def retries(self) -> int:
+        """Requests sent again after an error answer (``attempts`` less ``parts``)."""
+        return self.attempts - self.parts
 
     @property
     def bytes(self) -> int:
