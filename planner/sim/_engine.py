@@ -26,6 +26,7 @@ import numpy as np
 from planner.sim._draws import RequestDraws
 from planner.sim._parts import (
     _BURST,
+    _FIRST_BYTE,
     _P_ARRIVAL,
     _P_BILLED,
     _P_CONN,
@@ -36,6 +37,7 @@ from planner.sim._parts import (
     _P_STEP,
     _P_TRANSFER,
     _RESPONSE,
+    _RETRY,
     _THINK,
     Part,
     _Request,
@@ -178,7 +180,13 @@ class Replication(RequestDraws, RequestLife):
         """
         network, heap, heappop, pending = self.network, self.heap, heapq.heappop, self.pending
         finish_next, issue, ready = network.finish_next, self._issue, self.ready
-        begin, step, body_done, on_timer = self._begin, self._step, self._body_done, self._on_timer
+        begin, first_byte, end, body_done, on_timer = (
+            self._begin,
+            self._first_byte,
+            self._end,
+            self._body_done,
+            self._on_timer,
+        )
         times, lops, sizes, keys = self.arrival_times, self.arrival_lop, self.arrival_size, self.arrival_key
         latencies_drawn = self.arrival_latency
         now = self.now
@@ -207,16 +215,25 @@ class Replication(RequestDraws, RequestLife):
                     break
                 now = heappop(heap)
                 part = pending.pop(now)
-                if part[_P_STEP] >= _THINK:  # a timer: a closed-loop worker's think time ended, or a hot burst
-                    on_timer(part[_P_STEP], now)
+                step = part[_P_STEP]  # ``RequestLife._step``, its dispatch written out
+                if step == _FIRST_BYTE:
+                    first_byte(part, now)
+                elif step == _RETRY:
+                    ready.append(part)
+                elif step >= _THINK:  # a timer: a closed-loop worker's think time ended, or a hot burst
+                    on_timer(step, now)
                 else:
-                    step(part, now)
+                    end(part, now)
         self.now = max(now, min(until_s, self.duration_s))
 
     # -- the driver's part of ``RequestLife``: the clock, the records --
 
     def _after(self, part: Part, delay: float, now: float) -> None:
-        self._push(part, now + delay)
+        at = now + delay  # ``_push``, written out (every step of every request takes it)
+        if self.pending.setdefault(at, part) is not part:
+            at = self._free_time(at)
+            self.pending[at] = part
+        heappush(self.heap, at)
 
     def _at(self, part: Part, at: float, now: float) -> None:
         self._push(part, at)

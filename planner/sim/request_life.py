@@ -313,7 +313,14 @@ class RequestLife:
                 self.network.add(part, flow, nbytes, now)
                 return
             part[_P_STEP] = _RESPONSE
-        self._send(part, part[_P_LATENCY], now)
+        latency = part[_P_LATENCY]  # ``_send``, written out (every request takes it)
+        if latency < 0.0:
+            latency = self._draw(billed, part[_P_NBYTES])
+        queue = self.queues[billed]
+        if queue is None:
+            self._after(part, latency, now)
+        else:
+            self._at(part, server_start(part, queue, self.service_s, self.spreads, now) + latency, now)
 
     def _send(self, part: Part, latency: float, now: float) -> None:
         """Send ``part`` (a request, or an upload's response): its next step comes ``latency`` (drawn if -1)

@@ -49,12 +49,15 @@ from planner.measure.reference import load_profile, load_reference
 from planner.pricing.models import Limits
 from planner.sim._network import FlowClass, FluidNetwork
 from planner.sim._parts import (
+    _FIRST_BYTE,
     _P_BILLED,
     _P_ERROR,
     _P_NBYTES,
     _P_REQUEST,
+    _P_STEP,
     _P_TRANSFER,
     _RESPONSE,
+    _RETRY,
     Part,
     _Request,
 )
@@ -461,7 +464,14 @@ class ObjectStore(StoreBilling, RequestLife):
     def _on_step(self, due: Any) -> None:
         """A part's next step is due (``due``: the SimPy timeout whose value is the part)."""
         now = self.env.now
-        self._step(due.value, now)
+        part: Part = due.value
+        step = part[_P_STEP]  # ``RequestLife._step``, its dispatch written out
+        if step == _FIRST_BYTE:
+            self._first_byte(part, now)
+        elif step == _RETRY:
+            self.ready.append(part)
+        else:
+            self._end(part, now)
         if self.ready:
             self._begin_ready(now)
 
