@@ -44,6 +44,7 @@ import simpy
 
 from planner.costing.bills import price_table
 from planner.errors import InputError
+from planner.evidence import Evidence, weakest
 from planner.measure.profile import Profile
 from planner.measure.reference import load_profile, load_reference
 from planner.pricing.models import Limits
@@ -71,10 +72,11 @@ from planner.sim._tables import (
     _TailTable,
 )
 from planner.sim.profile_adapter import provider_model_from_profile
-from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
+from planner.sim.provider import BILLED_OPERATIONS, Direction, LatencyModel, ProviderModel
 from planner.sim.request_life import ConnectionPool, RequestLife
 from planner.sim.spec import ClientSpec, ClosedLoop, KeyPopularity, SimSpec, SizeDistribution
 from planner.sim.store_billing import StoreBilling
+from planner.sim.store_probes import Link
 from planner.sim.store_records import _OK, FLUSH_AT, OPERATIONS, Record, Recorder, StoreRecord
 
 __all__ = ["ObjectStore"]
@@ -174,6 +176,7 @@ class ObjectStore(StoreBilling, RequestLife):
         name: str | None = None,
         pool: ConnectionPool | None = None,
         limits: Limits | None = None,
+        strict: bool = False,
     ) -> None:
         client = client if client is not None else ClientSpec()
         if not isinstance(env, simpy.Environment):
@@ -188,6 +191,8 @@ class ObjectStore(StoreBilling, RequestLife):
             )
         if not isinstance(storage_class, str) or not storage_class:
             raise InputError(f"storage_class {storage_class!r}: give a class name", field="storage_class")
+        if not isinstance(strict, bool):
+            raise InputError(f"strict {strict!r}: give True or False", field="strict")
         if not isinstance(archive, bool):
             raise InputError(f"archive {archive!r}: give True or False", field="archive")
         if seed is not None:
@@ -232,6 +237,8 @@ class ObjectStore(StoreBilling, RequestLife):
         self.spreads = [*spreads, None]
         self.network: FluidNetwork
         self.network, read_flows, write_flows = _network(spec, model, env, self._on_transfer_done)
+        self.link = Link(self.network, client.link_bits_per_s)
+        """the client's link as the transfers share it (``store_probes.Link``): transfers on it, rate, use"""
         self.read_flows: dict[int, FlowClass | None] = BySizeClass(read_flows, 0)
         self.write_flows: dict[int, FlowClass | None] = BySizeClass(write_flows, 0)
         self.read_flows[0] = self.write_flows[0] = None  # no bytes, no transfer
@@ -279,6 +286,10 @@ class ObjectStore(StoreBilling, RequestLife):
         """what the store assumes beyond its model (and, from a profile, how the model was built)"""
         self.restored: set[Any] = set()
         self.recorder = Recorder(record)
+        self.recorder.marks = self.figure_evidence
+        self.strict = strict
+        """refuse an operation whose figures rest on an assumption (``figure_evidence``), at its first use"""
+        self._unchecked: set[int] = set(range(len(OPERATIONS))) if strict else set()
         self.billed = self.recorder.billed  # counted where a part begins
         self._every, self._issued = self.recorder.every, 0
         # where recorded operations and transfers go, flushed to the recorder's arrays (with record="none"
@@ -415,8 +426,11 @@ class ObjectStore(StoreBilling, RequestLife):
             key_id = self._key_id(key, OPERATIONS[lop])
         if key_id is None:
             key_id = self._key_id(key, OPERATIONS[lop])
+        if self._unchecked and lop in self._unchecked:
+            self._refuse_assumed(lop, size)
         event = env.event()
         operation = StoreRecord(event, lop, key, key_id, size, now)
+        operation.marks = self.figure_evidence
         every = self._every
         if every != 1:  # one in ``every`` recorded (none at 0)
             self._issued += 1
@@ -435,6 +449,60 @@ class ObjectStore(StoreBilling, RequestLife):
             if self.ready:
                 self._begin_ready(now)
         return event
+
+    # -- how the figures are backed --
+
+    def model_evidence(self, operation: str, size: float = 0) -> dict[str, Evidence]:
+        """How each part of the model an ``operation`` of ``size`` bytes rests on is backed, by the model's
+        key (``ProviderModel.evidence``): its latency, a body's stream rate, the latency's tail."""
+        model, key = self.model, operation.lower()
+        parts: dict[str, Evidence] = {f"latency.{key}": model.evidence_of(f"latency.{key}")}
+        if key in ("get", "put") and size > 0:
+            direction: Direction = "read" if key == "get" else "write"
+            parts[f"stream.{direction}"] = model.stream_evidence(direction, max(1, round(size)))
+        parts["latency.tail"] = model.evidence_of("latency.tail")
+        return parts
+
+    def figure_evidence(self, operation: str, size: float = 0) -> dict[str, Evidence]:
+        """How each figure a summary of ``operation`` (mean size ``size`` bytes) reports is backed, by the
+        ``OperationSummary`` field's name: a simulated figure is at best derived, and no better than the
+        model's parts it rests on (``model_evidence``); counts of errors rest on the provider's documented
+        limits (a price table's: ``for_provider``) or are assumed (a model without them)."""
+        parts = self.model_evidence(operation, size)
+        ttfb = weakest("derived", parts[f"latency.{operation.lower()}"])
+        body = [e for k, e in parts.items() if k.startswith("stream.")]
+        latency = weakest(ttfb, *body)
+        tail = parts["latency.tail"]
+        limits: Evidence = "derived" if self.limits is not None else "assumed"
+        return {
+            "requests": "derived",
+            "failed": limits,
+            "throttled": limits,
+            "retries": limits,
+            "mean_latency_s": latency,
+            "latency_p50_s": latency,
+            "latency_p95_s": weakest(latency, tail),
+            "latency_p99_s": weakest(latency, tail),
+            "mean_ttfb_s": ttfb,
+            "ttfb_p50_s": ttfb,
+            "ttfb_p95_s": weakest(ttfb, tail),
+            "ttfb_p99_s": weakest(ttfb, tail),
+            "throughput_bytes_per_s": weakest("derived", *body) if body else "derived",
+        }
+
+    def _refuse_assumed(self, lop: int, size: int) -> None:
+        """``strict``: the first ``lop`` asked refuses to run if its latency or stream rate is assumed."""
+        self._unchecked.discard(lop)
+        name = OPERATIONS[lop]
+        parts = self.model_evidence(name, size)
+        del parts["latency.tail"]  # the tail's spread only widens the upper percentiles, marked as it is
+        assumed = [key for key, evidence in parts.items() if evidence == "assumed"]
+        if assumed:
+            raise InputError(
+                f"strict: {name} on the {self.model.provider_id} model rests on assumed figures: "
+                f"{', '.join(assumed)} (measure them: planner measure; or run without strict=True)",
+                field="strict",
+            )
 
     def _too_large(self, key: Any, size: int) -> None:
         raise InputError(
