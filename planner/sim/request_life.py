@@ -94,8 +94,8 @@ class ConnectionPool:
         self.held_s = 0.0
         """connection-seconds held, less those of the connections in use now: each take subtracts its time,
         each give-back adds its own"""
-        self.since = env.now if env is not None else 0.0
-        """when the pool was made: ``utilisation`` counts from then"""
+        self.since = -1.0
+        """when a connection was first taken (-1: not yet): ``utilisation`` counts from then"""
 
     @property
     def count(self) -> int:
@@ -103,13 +103,13 @@ class ConnectionPool:
         return self.capacity - self.free
 
     def utilisation(self, now: float | None = None) -> float:
-        """The share of the pool's connection-seconds in use from when it was made to ``now`` (default: the
+        """The share of the pool's connection-seconds in use from its first take to ``now`` (default: the
         environment's time)."""
         if now is None:
             if self.env is None:
                 raise InputError("now: give the time (the pool has no environment)", field="now")
             now = self.env.now
-        if now <= self.since:
+        if self.since < 0.0 or now <= self.since:
             return 0.0
         return (self.held_s + self.count * now) / (self.capacity * (now - self.since))
 
@@ -139,6 +139,8 @@ class ConnectionPool:
         self._give_back(self.env.now)
 
     def _take(self, now: float) -> None:
+        if self.since < 0.0:
+            self.since = now
         self.free -= 1
         self.held_s -= now
         if self.probes:
@@ -285,7 +287,9 @@ class RequestLife:
             if pool.probes:
                 pool.probed(now)
             return
-        pool.free = free - 1  # ``ConnectionPool._take``, written out (every request takes it)
+        if pool.since < 0.0:  # ``ConnectionPool._take``, written out (every request takes it)
+            pool.since = now
+        pool.free = free - 1
         pool.held_s -= now
         if pool.probes:
             pool.probed(now)

@@ -499,7 +499,7 @@ class ObjectStore(StoreBilling, RequestLife):
         assumed = [key for key, evidence in parts.items() if evidence == "assumed"]
         if assumed:
             raise InputError(
-                f"strict: {name} on the {self.model.provider_id} model rests on assumed figures: "
+                f"{name} on the {self.model.provider_id} model rests on assumed figures: "
                 f"{', '.join(assumed)} (measure them: planner measure; or run without strict=True)",
                 field="strict",
             )
