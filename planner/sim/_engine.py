@@ -189,6 +189,7 @@ class Replication(RequestDraws, RequestLife):
         )
         times, lops, sizes, keys = self.arrival_times, self.arrival_lop, self.arrival_size, self.arrival_key
         latencies_drawn = self.arrival_latency
+        body_tails = self.body_tails
         now = self.now
         i = 0
         next_arrival = times[0]
@@ -209,7 +210,11 @@ class Replication(RequestDraws, RequestLife):
                 if next_done > until_s:
                     break
                 now = next_done
-                body_done(finish_next(now), now)
+                part = finish_next(now)
+                if part[_P_BILLED] == _B_GET and body_tails is None:  # ``_body_done``'s common case: a GET ends
+                    end(part, now)
+                else:
+                    body_done(part, now)
             else:  # a part's next step
                 if next_step_at > until_s:
                     break

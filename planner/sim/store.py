@@ -286,7 +286,7 @@ class ObjectStore(StoreBilling, RequestLife):
         """what the store assumes beyond its model (and, from a profile, how the model was built)"""
         self.restored: set[Any] = set()
         self.recorder = Recorder(record)
-        self.recorder.marks = self.figure_evidence
+        self.recorder.marks = self._marks = self.figure_evidence
         self.strict = strict
         """refuse an operation whose figures rest on an assumption (``figure_evidence``), at its first use"""
         self._unchecked: set[int] = set(range(len(OPERATIONS))) if strict else set()
@@ -430,7 +430,7 @@ class ObjectStore(StoreBilling, RequestLife):
             self._refuse_assumed(lop, size)
         event = env.event()
         operation = StoreRecord(event, lop, key, key_id, size, now)
-        operation.marks = self.figure_evidence
+        operation.marks = self._marks
         every = self._every
         if every != 1:  # one in ``every`` recorded (none at 0)
             self._issued += 1
@@ -571,8 +571,7 @@ class ObjectStore(StoreBilling, RequestLife):
 
     def _ended(self, part: Part, request: _Request | None, ok: bool, now: float) -> None:
         """The operation ended: its record is kept (if sampled) and its event succeeds with it."""
-        operation = request
-        assert isinstance(operation, StoreRecord)
+        operation: StoreRecord = request  # type: ignore[assignment]  # the store's every part has its record
         if operation.t_first < 0.0:
             operation.t_first = now
         operation.t_end = now
@@ -597,8 +596,7 @@ class ObjectStore(StoreBilling, RequestLife):
             records.extend((lop, operation.t_arrival, operation.t_conn, operation.t_first, now, size, ok_code))
             if len(records) >= FLUSH_AT:
                 self.recorder.flush()
-        event = operation.event
-        assert event is not None
+        event: simpy.Event = operation.event  # type: ignore[assignment]  # set until it ends, here
         operation.event = None  # no cycle between the record and its event: both freed by reference counts
         event.succeed(operation)
 
