@@ -350,7 +350,7 @@ class ObjectStore(StoreBilling, RequestLife):
 
     # -- operations: each returns an event whose value is the operation's ``StoreRecord`` --
 
-    def get(self, key: Any, size: int | None = None, *, byte_range: tuple[int, int] | None = None) -> simpy.Event:
+    def get(self, key: str | int, size: int | None = None, *, byte_range: tuple[int, int] | None = None) -> simpy.Event:
         """GET ``key``: the whole object (``size`` bytes, default what was PUT), split into ranged GETs from
         the client's ``ranged_get`` threshold; or ``byte_range`` (first byte, length), one request."""
         if self.archive and key not in self.restored:
@@ -370,13 +370,13 @@ class ObjectStore(StoreBilling, RequestLife):
             size = self._size(key, size, "GET")
         return self._issue(_B_GET, key, size, True)
 
-    def put(self, key: Any, size: int) -> simpy.Event:
+    def put(self, key: str | int, size: int) -> simpy.Event:
         """PUT ``size`` bytes to ``key``: one request, or a multipart upload from the client's threshold."""
         if size.__class__ is not int or size < 0:
             size = self._size(key, size, "PUT")
         return self._issue(_B_PUT, key, size, True)
 
-    def head(self, key: Any) -> simpy.Event:
+    def head(self, key: str | int) -> simpy.Event:
         return self._issue(2, key, 0, False)
 
     def list(self, prefix: str = "") -> simpy.Event:
@@ -385,7 +385,7 @@ class ObjectStore(StoreBilling, RequestLife):
             raise InputError(f"LIST {prefix!r}: a prefix is a string", field="prefix")
         return self._issue(3, prefix, 0, False)
 
-    def delete(self, key: Any) -> simpy.Event:
+    def delete(self, key: str | int) -> simpy.Event:
         if self._sized_delete is None and self.delete_latency is None:
             raise InputError(
                 f"DELETE {key!r}: the {self.model.provider_id} model has no latency_by_size['delete'] cell "
