@@ -15,6 +15,15 @@ import planner
 ROOT = Path(__file__).resolve().parents[1]
 
 PUBLIC = {
+    "ClientSpec",
+    "ConnectionPool",
+    "Link",
+    "Monitor",
+    "MultipartPolicy",
+    "ObjectStore",
+    "OperationSummary",
+    "RecordTable",
+    "StoreRecord",
     "CostBreakdown",
     "InputError",
     "MeasureError",

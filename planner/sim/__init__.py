@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         ServerQueue,
         SizedLatency,
     )
+    from planner.sim.request_life import ConnectionPool
     from planner.sim.result import (
         Estimate,
         OperationStats,
@@ -54,7 +55,8 @@ if TYPE_CHECKING:
         SLOTargets,
     )
     from planner.sim.store import ObjectStore
-    from planner.sim.store_records import OperationSummary, Recorder, StoreRecord
+    from planner.sim.store_probes import Link, Monitor
+    from planner.sim.store_records import OperationSummary, Recorder, RecordTable, StoreRecord
     from planner.sim.workload_adapter import adapt_workload, spec_from_workload
     from planner.sim.workload_sim import billed_usage, simulate
 
@@ -95,7 +97,9 @@ _WHERE = {
         "SLOTargets",
     ),
     "planner.sim.store": ("ObjectStore",),
-    "planner.sim.store_records": ("OperationSummary", "Recorder", "StoreRecord"),
+    "planner.sim.store_records": ("OperationSummary", "RecordTable", "Recorder", "StoreRecord"),
+    "planner.sim.store_probes": ("Link", "Monitor"),
+    "planner.sim.request_life": ("ConnectionPool",),
     "planner.sim.workload_adapter": ("adapt_workload", "spec_from_workload"),
     "planner.sim.workload_sim": ("billed_usage", "simulate"),
 }
@@ -106,11 +110,14 @@ __all__ = [
     "BandwidthPoint",
     "ClientSpec",
     "ClosedLoop",
+    "ConnectionPool",
     "Estimate",
     "HotObjectLimit",
     "HotSet",
     "KeyPopularity",
     "LatencyModel",
+    "Link",
+    "Monitor",
     "MultipartPolicy",
     "ObjectStore",
     "OpenLoop",
@@ -120,6 +127,7 @@ __all__ = [
     "ProviderModel",
     "RangedGetPolicy",
     "RateLimit",
+    "RecordTable",
     "Recorder",
     "RetryPolicy",
     "SLOTargets",

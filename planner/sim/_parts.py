@@ -42,20 +42,29 @@ class _Request:
     """A logical operation split into several requests (ranged GET, multipart upload)."""
 
     __slots__ = (
+        "attempts",
         "completing",
         "failed",
         "key",
+        "key_id",
         "lop",
         "outstanding",
+        "parts",
         "queued",
         "size",
+        "split",
         "t_arrival",
         "t_conn",
         "t_first",
     )
 
     def __init__(self, lop: int, key: int, size: int, now: float) -> None:
-        self.lop, self.key, self.size, self.t_arrival = lop, key, size, now
+        self.lop, self.size, self.t_arrival = lop, size, now
+        self.key: str | int = key  # the application's key (the store's: a string or a whole number)
+        self.key_id = key  # the id the provider's checks see (the store's keys are strings; their ids ints)
+        self.split = True  # a ranged GET or a multipart upload (a store's whole-object operation: False)
+        self.attempts = 0  # requests the provider saw: every part's attempts
+        self.parts = 1  # requests the operation is made of (a multipart upload's: Create, its parts, Complete)
         self.t_conn = -1.0
         self.t_first = -1.0
         self.outstanding = 0

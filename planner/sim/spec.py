@@ -224,36 +224,36 @@ class KeyPopularity(_Spec):
 class MultipartPolicy(_Spec):
     """Uploads at or above ``threshold_bytes`` go in parts, ``queue_depth`` at a time."""
 
-    threshold_bytes: Bytes = Field(8 * 2**20, ge=1)
-    part_size_bytes: Bytes = Field(8 * 2**20, ge=5 * 2**20)
-    queue_depth: int = Field(4, ge=1)
+    threshold_bytes: Bytes = Field(default=8 * 2**20, ge=1)
+    part_size_bytes: Bytes = Field(default=8 * 2**20, ge=5 * 2**20)
+    queue_depth: int = Field(default=4, ge=1)
 
 
 class RangedGetPolicy(_Spec):
     """Reads at or above ``threshold_bytes`` are split into ``streams`` concurrent ranged GETs."""
 
-    threshold_bytes: Bytes = Field(64 * 2**20, ge=1)
-    streams: int = Field(16, ge=2)
+    threshold_bytes: Bytes = Field(default=64 * 2**20, ge=1)
+    streams: int = Field(default=16, ge=2)
 
 
 class RetryPolicy(_Spec):
     """Exponential backoff with full jitter: wait U(0, min(max_backoff_s, base_s * 2**(n-1)))."""
 
-    max_attempts: int = Field(3, ge=1, description="attempts in all, the first included")
-    base_s: Seconds = Field(0.1, ge=0)
-    max_backoff_s: Seconds = Field(20.0, ge=0)
+    max_attempts: int = Field(default=3, ge=1, description="attempts in all, the first included")
+    base_s: Seconds = Field(default=0.1, ge=0)
+    max_backoff_s: Seconds = Field(default=20.0, ge=0)
 
 
 class ClientSpec(_Spec):
     """The client: its link, connection pool and transfer strategy."""
 
-    link_bits_per_s: BitsPerSecond | None = Field(None, gt=0, description="None: unlimited")
+    link_bits_per_s: BitsPerSecond | None = Field(default=None, gt=0, description="None: unlimited")
     link_duplex: Literal["shared", "full"] = Field(
-        "shared", description="shared: reads and writes split one capacity; full: each way has it"
+        default="shared", description="shared: reads and writes split one capacity; full: each way has it"
     )
-    connections: int = Field(64, ge=1, description="requests in flight at most; the rest queue")
+    connections: int = Field(default=64, ge=1, description="requests in flight at most; the rest queue")
     round_trip_s: Seconds = Field(
-        0.0,
+        default=0.0,
         ge=0,
         description="network round trip the client adds to every request beyond the profile's own (a "
         "farther client, a proxy): added to each request's time to first byte or response",

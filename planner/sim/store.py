@@ -10,19 +10,22 @@ The store is another driver of the engine's model, not a second model: it asks t
 of ``planner.sim._setup`` (latency draws per operation and size, the server capacity queues and
 their service spread, the admission checks of the rate limits by key, prefix and bucket and of the
 hot-object limit, the fluid network that shares the client's link, here on SimPy's clock with its
-own timer) and takes the replication's steps (``planner.sim._engine``) in the same order: a
-connection from the client's pool, admission, the request through the server queue, first byte,
-body on the shared link, a body's stall, the response, an error answered and retried with capped
-exponential backoff and jitter, ranged GETs and multipart uploads split as the client's policies
-say. What it cannot know ahead, unlike a replication of a workload, is the window's load: it runs
-the server queue for every request (as the engine does for arrivals whose rate varies) and draws
-the latency of busy clients (the engine mixes in idle-client latency by the window's mean load).
+own timer) and takes the request steps the engine takes (``planner.sim.request_life.RequestLife``,
+one definition for both): a connection from the client's pool (``store.pool``, a SimPy resource
+the model can size, probe and use), admission, the request through the server queue, first byte,
+body on the shared link (``store.link``), a body's stall, the response, an error answered and
+retried with capped exponential backoff and jitter, ranged GETs and multipart uploads split as the
+client's policies and the provider's limits say. What it cannot know ahead, unlike a replication of
+a workload, is the window's load: it runs the server queue for every request (as the engine does
+for arrivals whose rate varies) and draws the latency of busy clients (the engine mixes in
+idle-client latency by the window's mean load). Its clock is SimPy's: each step due later is a
+``simpy.Timeout`` (public API only).
 
 ``store.recorder`` keeps what it did: percentiles per operation, throttled and failed counts,
 throughput, billed requests and bytes (``planner.sim.store_records``: ``StoreRecord``, ``Recorder``);
 ``store.bill(...)`` prices them with the cost engine, line items as ``planner cost`` prints them
 (``planner.sim.store_billing``, with ``restore``). This module holds the store's set-up, its
-operations and each request's steps.
+operations and the driver's part of each request's steps.
 """
 
 from __future__ import annotations
@@ -41,36 +44,27 @@ import simpy
 
 from planner.costing.bills import price_table
 from planner.errors import InputError
+from planner.evidence import Evidence, weakest
 from planner.measure.profile import Profile
 from planner.measure.reference import load_profile, load_reference
+from planner.pricing.models import Limits
 from planner.sim._network import FlowClass, FluidNetwork
 from planner.sim._parts import (
-    _ERROR,
     _FIRST_BYTE,
-    _P_ATTEMPT,
     _P_BILLED,
-    _P_CONN,
     _P_ERROR,
-    _P_FIRST,
-    _P_HOT,
-    _P_LATENCY,
-    _P_LOP,
     _P_NBYTES,
-    _P_RANGE,
     _P_REQUEST,
     _P_STEP,
     _P_TRANSFER,
     _RESPONSE,
     _RETRY,
     Part,
-    _new_part,
+    _Request,
 )
-from planner.sim._setup import _admission, _network, _server_queues, admit, server_start
+from planner.sim._setup import _admission, _network, _server_queues
 from planner.sim._tables import (
-    _B_COMPLETE,
-    _B_CREATE,
     _B_GET,
-    _B_PART,
     _B_PUT,
     BySizeClass,
     _draws,
@@ -78,9 +72,11 @@ from planner.sim._tables import (
     _TailTable,
 )
 from planner.sim.profile_adapter import provider_model_from_profile
-from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
+from planner.sim.provider import BILLED_OPERATIONS, Direction, LatencyModel, ProviderModel
+from planner.sim.request_life import ConnectionPool, RequestLife
 from planner.sim.spec import ClientSpec, ClosedLoop, KeyPopularity, SimSpec, SizeDistribution
 from planner.sim.store_billing import StoreBilling
+from planner.sim.store_probes import Link
 from planner.sim.store_records import _OK, FLUSH_AT, OPERATIONS, Record, Recorder, StoreRecord
 
 __all__ = ["ObjectStore"]
@@ -150,7 +146,7 @@ def _byte_range(key: Any, byte_range: Any) -> int:
     return int(byte_range[1])
 
 
-class ObjectStore(StoreBilling):
+class ObjectStore(StoreBilling, RequestLife):
     """A provider's object storage on a SimPy ``env``, as ``model`` describes it.
 
     ``link`` is the client's link in bits a second (None: unlimited), ``client`` the rest of the
@@ -178,6 +174,9 @@ class ObjectStore(StoreBilling):
         seed: int | None = None,
         record: Record = "all",
         name: str | None = None,
+        pool: ConnectionPool | None = None,
+        limits: Limits | None = None,
+        strict: bool = False,
     ) -> None:
         client = client if client is not None else ClientSpec()
         if not isinstance(env, simpy.Environment):
@@ -192,6 +191,8 @@ class ObjectStore(StoreBilling):
             )
         if not isinstance(storage_class, str) or not storage_class:
             raise InputError(f"storage_class {storage_class!r}: give a class name", field="storage_class")
+        if not isinstance(strict, bool):
+            raise InputError(f"strict {strict!r}: give True or False", field="strict")
         if not isinstance(archive, bool):
             raise InputError(f"archive {archive!r}: give True or False", field="archive")
         if seed is not None:
@@ -236,6 +237,8 @@ class ObjectStore(StoreBilling):
         self.spreads = [*spreads, None]
         self.network: FluidNetwork
         self.network, read_flows, write_flows = _network(spec, model, env, self._on_transfer_done)
+        self.link = Link(self.network, client.link_bits_per_s)
+        """the client's link as the transfers share it (``store_probes.Link``): transfers on it, rate, use"""
         self.read_flows: dict[int, FlowClass | None] = BySizeClass(read_flows, 0)
         self.write_flows: dict[int, FlowClass | None] = BySizeClass(write_flows, 0)
         self.read_flows[0] = self.write_flows[0] = None  # no bytes, no transfer
@@ -245,13 +248,30 @@ class ObjectStore(StoreBilling):
         self.delete_latency = delete_latency
         self.delete_draws: dict[int, Iterator[float]] = {}
         self._sized_delete = sized_delete
-        self.free_connections = client.connections
-        self.waiting: deque[Part] = deque()  # parts waiting for a connection
-        self._ready: deque[Part] = deque()  # parts a part that ended hands its connection on to, in order
+        if pool is None:
+            pool = ConnectionPool(client.connections, env)
+        elif not isinstance(pool, ConnectionPool) or pool.env is not env or pool.owner is not None:
+            raise InputError(
+                f"pool {pool!r}: give a ConnectionPool(capacity, env) of this environment that no other store uses",
+                field="pool",
+            )
+        pool.owner = self
+        self.pool = pool
+        """the client's connections (``ConnectionPool``): a SimPy resource the model can size, probe and use"""
+        self.ready: deque[Part] = deque()  # parts to begin, in order (``RequestLife``)
+        self.limits = limits
+        """the provider's documented limits (a price table's): single-PUT size, parts of a multipart upload"""
+        self.warmup_s, self.duration_s = 0.0, math.inf  # every request counted
+        retry = client.retry
+        self.max_attempts, self.retry_base_s, self.retry_cap_s = retry.max_attempts, retry.base_s, retry.max_backoff_s
+        self.joint_tails = None
         self.split_from = [
             client.ranged_get.threshold_bytes if client.ranged_get else math.inf,
             client.multipart.threshold_bytes if client.multipart else math.inf,
         ]
+        single = limits.max_single_put_bytes if limits is not None else None
+        self.single_put_max: float = single if single is not None else math.inf
+        """the largest PUT in one request the provider takes (``limits``; larger: a multipart upload)"""
         self.key_ids: dict[Any, int] = {}
         # a limit per key or on a hot object tells keys apart; without one a key's id is its prefix's and
         # no id is kept per key past the first ``_KEYS_KEPT`` (a model of millions of keys stays small)
@@ -266,6 +286,10 @@ class ObjectStore(StoreBilling):
         """what the store assumes beyond its model (and, from a profile, how the model was built)"""
         self.restored: set[Any] = set()
         self.recorder = Recorder(record)
+        self.recorder.marks = self._marks = self.figure_evidence
+        self.strict = strict
+        """refuse an operation whose figures rest on an assumption (``figure_evidence``), at its first use"""
+        self._unchecked: set[int] = set(range(len(OPERATIONS))) if strict else set()
         self.billed = self.recorder.billed  # counted where a part begins
         self._every, self._issued = self.recorder.every, 0
         # where recorded operations and transfers go, flushed to the recorder's arrays (with record="none"
@@ -307,6 +331,7 @@ class ObjectStore(StoreBilling):
         model = model.model_copy(update={"provider_id": provider, "error_responses": table.billing.error_responses})
         archive = table.restore_required(storage_class)
         notes += _delete_latency(model, options)
+        options.setdefault("limits", table.limits)
         store = cls(env, model, storage_class=storage_class, archive=archive, **options)
         store.assumptions += notes
         return store
@@ -325,7 +350,7 @@ class ObjectStore(StoreBilling):
 
     # -- operations: each returns an event whose value is the operation's ``StoreRecord`` --
 
-    def get(self, key: Any, size: int | None = None, *, byte_range: tuple[int, int] | None = None) -> simpy.Event:
+    def get(self, key: str | int, size: int | None = None, *, byte_range: tuple[int, int] | None = None) -> simpy.Event:
         """GET ``key``: the whole object (``size`` bytes, default what was PUT), split into ranged GETs from
         the client's ``ranged_get`` threshold; or ``byte_range`` (first byte, length), one request."""
         if self.archive and key not in self.restored:
@@ -345,13 +370,13 @@ class ObjectStore(StoreBilling):
             size = self._size(key, size, "GET")
         return self._issue(_B_GET, key, size, True)
 
-    def put(self, key: Any, size: int) -> simpy.Event:
+    def put(self, key: str | int, size: int) -> simpy.Event:
         """PUT ``size`` bytes to ``key``: one request, or a multipart upload from the client's threshold."""
         if size.__class__ is not int or size < 0:
             size = self._size(key, size, "PUT")
         return self._issue(_B_PUT, key, size, True)
 
-    def head(self, key: Any) -> simpy.Event:
+    def head(self, key: str | int) -> simpy.Event:
         return self._issue(2, key, 0, False)
 
     def list(self, prefix: str = "") -> simpy.Event:
@@ -360,7 +385,7 @@ class ObjectStore(StoreBilling):
             raise InputError(f"LIST {prefix!r}: a prefix is a string", field="prefix")
         return self._issue(3, prefix, 0, False)
 
-    def delete(self, key: Any) -> simpy.Event:
+    def delete(self, key: str | int) -> simpy.Event:
         if self._sized_delete is None and self.delete_latency is None:
             raise InputError(
                 f"DELETE {key!r}: the {self.model.provider_id} model has no latency_by_size['delete'] cell "
@@ -401,92 +426,98 @@ class ObjectStore(StoreBilling):
             key_id = self._key_id(key, OPERATIONS[lop])
         if key_id is None:
             key_id = self._key_id(key, OPERATIONS[lop])
+        if self._unchecked and lop in self._unchecked:
+            self._refuse_assumed(lop, size)
         event = env.event()
         operation = StoreRecord(event, lop, key, key_id, size, now)
+        operation.marks = self._marks
         every = self._every
         if every != 1:  # one in ``every`` recorded (none at 0)
             self._issued += 1
             operation.sampled = every != 0 and self._issued % every == 1
         if split and size >= self.split_from[lop]:
             operation.split = True
-            if lop == _B_GET:
-                self._issue_ranged(operation, now)
-            else:
-                multipart = self.client.multipart
-                assert multipart is not None
-                step = multipart.part_size_bytes
-                operation.queued = [min(step, size - start) for start in range(0, size, step)][::-1]
-                self._begin(_new_part(lop, _B_CREATE, key_id, 0, now, operation), now)
-        else:  # ``_new_part``, written out (as ``Replication._issue`` writes it)
-            part = [_RESPONSE, lop, billed, key_id, size, now, -1.0, -1.0, now, 1, 0, -1, operation, "", -1.0]
-            self._begin(part, now)
+            self._split(operation, now)
+            self._begin_ready(now)
+        else:
+            if lop == _B_PUT and size > self.single_put_max:
+                self._too_large(key, size)
+            # ``_parts._new_part(lop, billed, key_id, size, now, operation)``, written out
+            self._begin(
+                [_RESPONSE, lop, billed, key_id, size, now, -1.0, -1.0, now, 1, 0, -1, operation, "", -1.0], now
+            )
+            if self.ready:
+                self._begin_ready(now)
         return event
 
-    def _issue_ranged(self, operation: StoreRecord, now: float) -> None:
-        ranged = self.client.ranged_get
-        assert ranged is not None
-        size = operation.size
-        chunk = -(-size // ranged.streams)
-        starts = range(0, size, chunk)
-        operation.outstanding = len(starts)
-        for index, start in enumerate(starts):
-            part = _new_part(_B_GET, _B_GET, operation.key_id, min(chunk, size - start), now, operation)
-            part[_P_RANGE] = index
-            self._begin(part, now)
+    # -- how the figures are backed --
 
-    def _begin(self, part: Part, now: float) -> None:
-        """Take a connection (or wait for one), count the request, ask its admission checks, send it."""
-        if not self.free_connections:
-            self.waiting.append(part)
-            return
-        self.free_connections -= 1
-        if part[_P_CONN] < 0.0:
-            part[_P_CONN] = now
-            operation = part[_P_REQUEST]
-            if operation.t_conn < 0.0:
-                operation.t_conn = now
-        billed = part[_P_BILLED]
-        self.billed[billed] += 1
-        latency = part[_P_LATENCY]
-        checks = self.admission[billed]
-        if checks:
-            error = admit(part, checks, now, self.latencies)
-            latency = part[_P_LATENCY]
-            if error is not None:
-                part[_P_ERROR] = error
-                part[_P_STEP] = _ERROR
-                part[_P_LATENCY] = -1.0  # a retry draws its own
-                self._send(part, -1.0, now, queued=False)
-                return
-        if billed == _B_GET:
-            part[_P_STEP] = _FIRST_BYTE
-            queue = self.queues[_B_GET]
-            if queue is None:  # ``_send``'s common case, here: every GET takes it
-                if latency < 0.0:
-                    latency = next(self.latencies[part[_P_NBYTES] << 3])  # _B_GET is 0
-                _Timeout(self.env, latency, part).callbacks = self._on_step_callbacks
-                return
-        else:
-            nbytes = part[_P_NBYTES]
-            if billed in (_B_PUT, _B_PART):
-                flow = self.write_flows[nbytes]
-                if flow is not None:  # the body goes first, the response follows it
-                    part[_P_TRANSFER] = now
-                    part[_P_LATENCY] = latency
-                    self.network.add(part, flow, nbytes, now)
-                    return
-            part[_P_STEP] = _RESPONSE
-        self._send(part, latency, now)
+    def model_evidence(self, operation: str, size: float = 0) -> dict[str, Evidence]:
+        """How each part of the model an ``operation`` of ``size`` bytes rests on is backed, by the model's
+        key (``ProviderModel.evidence``): its latency, a body's stream rate, the latency's tail."""
+        model, key = self.model, operation.lower()
+        parts: dict[str, Evidence] = {f"latency.{key}": model.evidence_of(f"latency.{key}")}
+        if key in ("get", "put") and size > 0:
+            direction: Direction = "read" if key == "get" else "write"
+            parts[f"stream.{direction}"] = model.stream_evidence(direction, max(1, round(size)))
+        parts["latency.tail"] = model.evidence_of("latency.tail")
+        return parts
 
-    def _send(self, part: Part, latency: float, now: float, *, queued: bool = True) -> None:
-        """Its next step comes ``latency`` (drawn if -1) after a server of its operation's queue takes it."""
-        billed = part[_P_BILLED]
-        if latency < 0.0:
-            latency = self._draw(billed, part[_P_NBYTES])
-        queue = self.queues[billed] if queued else None
-        if queue is not None:
-            latency += server_start(part, queue, self.service_s, self.spreads, now) - now
-        _Timeout(self.env, latency, part).callbacks = self._on_step_callbacks
+    def figure_evidence(self, operation: str, size: float = 0) -> dict[str, Evidence]:
+        """How each figure a summary of ``operation`` (mean size ``size`` bytes) reports is backed, by the
+        ``OperationSummary`` field's name: a simulated figure is at best derived, and no better than the
+        model's parts it rests on (``model_evidence``); counts of errors rest on the provider's documented
+        limits (a price table's: ``for_provider``) or are assumed (a model without them)."""
+        parts = self.model_evidence(operation, size)
+        ttfb = weakest("derived", parts[f"latency.{operation.lower()}"])
+        body = [e for k, e in parts.items() if k.startswith("stream.")]
+        latency = weakest(ttfb, *body)
+        tail = parts["latency.tail"]
+        limits: Evidence = "derived" if self.limits is not None else "assumed"
+        return {
+            "requests": "derived",
+            "failed": limits,
+            "throttled": limits,
+            "retries": limits,
+            "mean_latency_s": latency,
+            "latency_p50_s": latency,
+            "latency_p95_s": weakest(latency, tail),
+            "latency_p99_s": weakest(latency, tail),
+            "mean_ttfb_s": ttfb,
+            "ttfb_p50_s": ttfb,
+            "ttfb_p95_s": weakest(ttfb, tail),
+            "ttfb_p99_s": weakest(ttfb, tail),
+            "throughput_bytes_per_s": weakest("derived", *body) if body else "derived",
+        }
+
+    def _refuse_assumed(self, lop: int, size: int) -> None:
+        """``strict``: the first ``lop`` asked refuses to run if its latency or stream rate is assumed."""
+        self._unchecked.discard(lop)
+        name = OPERATIONS[lop]
+        parts = self.model_evidence(name, size)
+        del parts["latency.tail"]  # the tail's spread only widens the upper percentiles, marked as it is
+        assumed = [key for key, evidence in parts.items() if evidence == "assumed"]
+        if assumed:
+            raise InputError(
+                f"{name} on the {self.model.provider_id} model rests on assumed figures: "
+                f"{', '.join(assumed)} (measure them: planner measure; or run without strict=True)",
+                field="strict",
+            )
+
+    def _too_large(self, key: Any, size: int) -> None:
+        raise InputError(
+            f"PUT {key!r}: {size:,} B is past {self.model.provider_id}'s single-PUT limit of {self.single_put_max:,} B "
+            "(give the client a MultipartPolicy whose threshold is at most that)",
+            field="size",
+        )
+
+    # -- the driver's part of ``RequestLife``: SimPy's clock, the recorder --
+
+    def _after(self, part: Part, delay: float, now: float) -> None:
+        _Timeout(self.env, delay, part).callbacks = self._on_step_callbacks
+
+    def _at(self, part: Part, at: float, now: float) -> None:
+        _Timeout(self.env, at - now, part).callbacks = self._on_step_callbacks
 
     def _draw(self, billed: int, nbytes: int) -> float:
         if billed != _B_DELETE:
@@ -500,77 +531,47 @@ class ObjectStore(StoreBilling):
 
     def _on_step(self, due: Any) -> None:
         """A part's next step is due (``due``: the SimPy timeout whose value is the part)."""
-        part: Part = due.value
         now = self.env.now
-        step = part[_P_STEP]
+        part: Part = due.value
+        step = part[_P_STEP]  # ``RequestLife._step``, its dispatch written out
         if step == _FIRST_BYTE:
-            part[_P_FIRST] = part[_P_TRANSFER] = now
-            operation = part[_P_REQUEST]
-            if operation.t_first < 0.0:
-                operation.t_first = now
-            nbytes = part[_P_NBYTES]
-            flow = self.read_flows[nbytes]
-            if flow is not None:
-                self.network.add(part, flow, nbytes, now)
-                return
+            self._first_byte(part, now)
         elif step == _RETRY:
-            self._begin(part, now)
-            return
-        self._end(part, now)
+            self.ready.append(part)
+        else:
+            self._end(part, now)
+        if self.ready:
+            self._begin_ready(now)
 
     def _on_transfer_done(self, part: Part) -> None:
         now = self.env.now
-        if part[_P_BILLED] == _B_GET:
-            tail = self.body_tails[part[_P_NBYTES]] if self.body_tails is not None else None
-            if tail is not None:  # its body stalls: its last bytes come later, as its response
-                part[_P_STEP] = _RESPONSE
-                _Timeout(self.env, next(tail), part).callbacks = self._on_step_callbacks
-                return
-            self._end(part, now)
-        else:  # an upload's body: its response follows
-            if part[_P_REQUEST].sampled:
-                self._transfers.extend((part[_P_LOP], part[_P_TRANSFER], now, part[_P_NBYTES]))
-            part[_P_STEP] = _RESPONSE
-            self._send(part, part[_P_LATENCY], now)
-
-    def _end(self, part: Part, now: float) -> None:
-        """A part ends (answered in full, or rejected): its connection goes to the first one waiting, then
-        to what follows the part (a retry later; the next parts of a split operation), as the engine orders
-        them. An operation whose last part ended is complete: its record is kept and its event succeeds."""
-        self.free_connections += 1
-        waiting = self.waiting
-        operation: StoreRecord = part[_P_REQUEST]
-        if part[_P_STEP] == _ERROR:
-            if waiting:
-                self._ready.append(waiting.popleft())
-            if self._on_error(part, operation, now):
-                self._begin_ready(now)
-                return
-            ok = False
-        else:
-            ok = True
-            hot_id = part[_P_HOT]
-            if hot_id >= 0:  # at 0 it leaves, as in the engine: the dict holds the keys in flight, not every key read
-                hot_counts = self.hot_counts
-                count = hot_counts[hot_id] - 1
-                if count:
-                    hot_counts[hot_id] = count
-                else:
-                    del hot_counts[hot_id]
-                part[_P_HOT] = -1
-            if operation.split:  # a part's transfer (a whole GET's record stands for its transfer)
-                nbytes = part[_P_NBYTES]
-                if nbytes and part[_P_BILLED] == _B_GET:
-                    self.recorder.read_bytes += nbytes
-                    if operation.sampled:
-                        self._transfers.extend((_B_GET, part[_P_TRANSFER], now, nbytes))
-            if waiting:
-                self._ready.append(waiting.popleft())
-        operation.attempts += part[_P_ATTEMPT]
-        if operation.split and self._next_parts(operation, ok, now):
+        self._body_done(part, now)
+        if self.ready:
             self._begin_ready(now)
-            return
-        # the operation ended (here, not in a function of its own: one call less on every request)
+
+    def _transfer(self, part: Part, lop: int, now: float) -> None:
+        nbytes = part[_P_NBYTES]
+        if lop == _B_GET:
+            self.recorder.read_bytes += nbytes
+        if part[_P_REQUEST].sampled:
+            self._transfers.extend((lop, part[_P_TRANSFER], now, nbytes))
+
+    def _error_billed(self, error: str) -> bool:
+        return True  # the store counts every request sent; its bill takes the unbilled answers off (``bill``)
+
+    def _count_error(self, part: Part, retried: bool, now: float) -> None:
+        error = part[_P_ERROR]
+        operation = part[_P_REQUEST]
+        if operation.sampled:
+            self.recorder.errors.append((now, part[1], error, retried))  # 1: _P_LOP
+        attempts = self.recorder.error_attempts
+        attempts[part[_P_BILLED], error] = attempts.get((part[_P_BILLED], error), 0) + 1
+        if not retried:
+            operation.status = error
+
+    def _ended(self, part: Part, request: _Request | None, ok: bool, now: float) -> None:
+        """The operation ended: its record is kept (if sampled) and its event succeeds with it."""
+        operation: StoreRecord = request  # type: ignore[assignment]  # the store's every part has its record
         if operation.t_first < 0.0:
             operation.t_first = now
         operation.t_end = now
@@ -595,57 +596,9 @@ class ObjectStore(StoreBilling):
             records.extend((lop, operation.t_arrival, operation.t_conn, operation.t_first, now, size, ok_code))
             if len(records) >= FLUSH_AT:
                 self.recorder.flush()
-        event = operation.event
-        assert event is not None
+        event: simpy.Event = operation.event  # type: ignore[assignment]  # set until it ends, here
         operation.event = None  # no cycle between the record and its event: both freed by reference counts
         event.succeed(operation)
-        if self._ready:
-            self._begin_ready(now)
-
-    def _begin_ready(self, now: float) -> None:
-        ready = self._ready
-        while ready:
-            self._begin(ready.popleft(), now)
-
-    def _on_error(self, part: Part, operation: StoreRecord, now: float) -> bool:
-        """A rejection reached the client: record it; True if the part is retried (capped exponential
-        backoff with full jitter, as the engine's ``_on_error``), False if it ran out of attempts."""
-        retry = self.client.retry
-        retried = part[_P_ATTEMPT] < retry.max_attempts
-        error = part[_P_ERROR]
-        if part[_P_REQUEST].sampled:
-            self.recorder.errors.append((now, part[_P_LOP], error, retried))
-        attempts = self.recorder.error_attempts
-        attempts[part[_P_BILLED], error] = attempts.get((part[_P_BILLED], error), 0) + 1
-        if not retried:
-            operation.status = part[_P_ERROR]
-            return False
-        part[_P_ATTEMPT] += 1
-        ceiling = min(retry.max_backoff_s, retry.base_s * 2.0 ** (part[_P_ATTEMPT] - 2))
-        part[_P_STEP] = _RETRY
-        backoff = ceiling * self._uniform()
-        _Timeout(self.env, backoff, part).callbacks = self._on_step_callbacks
-        return True
-
-    def _next_parts(self, operation: StoreRecord, ok: bool, now: float) -> bool:
-        """Start what follows a part of a split operation (parts, then Complete); True while it goes on."""
-        operation.outstanding -= 1
-        if not ok:
-            operation.failed = True
-            operation.queued.clear()
-        if operation.lop == _B_PUT and not operation.failed:
-            multipart = self.client.multipart
-            assert multipart is not None
-            while operation.queued and operation.outstanding < multipart.queue_depth:
-                operation.outstanding += 1
-                size = operation.queued.pop()
-                self._ready.append(_new_part(_B_PUT, _B_PART, operation.key_id, size, now, operation))
-            if operation.outstanding == 0 and not operation.completing:
-                operation.completing = True
-                operation.outstanding = 1
-                self._ready.append(_new_part(_B_PUT, _B_COMPLETE, operation.key_id, 0, now, operation))
-                return True
-        return operation.outstanding != 0
 
     def _uniform(self) -> float:
         if not self._uniforms:

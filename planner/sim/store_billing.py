@@ -59,7 +59,7 @@ class StoreBilling:
     restored: set[Any]
     recorder: Recorder
 
-    def restore(self, key: Any, *, ready_after_s: float) -> simpy.Event:
+    def restore(self, key: str | int, *, ready_after_s: float) -> simpy.Event:
         """Restore an archived object: readable ``ready_after_s`` later (the restore tier's time, which
         the profile does not measure); billed as a retrieval request and its bytes."""
         if not self.archive:

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import math
 from array import array
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 import simpy
 
 from planner.errors import InputError
+from planner.evidence import Evidence
 from planner.pricing.models import ErrorResponses
 from planner.sim._parts import _Request
 from planner.sim._records import RawRun
@@ -39,9 +41,12 @@ class StoreRecord(_Request):
     in as the operation goes (it is the operation's state in the store, a ``_parts._Request``), complete
     when its event succeeds with it."""
 
-    __slots__ = ("attempts", "event", "key_id", "sampled", "split", "status", "t_end")
+    __slots__ = ("event", "marks", "sampled", "status", "t_end")
 
-    def __init__(self, event: simpy.Event, lop: int, key: Any, key_id: int, size: int, now: float) -> None:
+    key: str | int
+    """the key the application gave (a string, or a whole number)"""
+
+    def __init__(self, event: simpy.Event, lop: int, key: str | int, key_id: int, size: int, now: float) -> None:
         # ``_Request``'s fields set here, not by its ``__init__``: one call less on every request
         self.lop, self.key, self.size, self.t_arrival = lop, key, size, now
         self.t_conn = self.t_first = self.t_end = -1.0
@@ -50,14 +55,30 @@ class StoreRecord(_Request):
         self.queued = _NONE_QUEUED  # part sizes a multipart upload has yet to send (its own list then)
         self.event: simpy.Event | None = event
         self.key_id = key_id
-        self.attempts = 0
+        self.attempts = 0  # requests the provider saw: every part's every attempt
+        self.parts = 1  # requests the operation is made of (a multipart upload's: Create, its parts, Complete)
         self.status = ""  # "" in flight; "200 OK", or the refusal of a part that ran out of attempts
         self.split = False  # a ranged GET or a multipart upload
         self.sampled = True  # recorded (``ObjectStore(..., record=...)``)
+        self.marks: Marks | None = None  # how the store's figures are backed (``evidence``)
 
     @property
     def operation(self) -> str:
         return OPERATIONS[self.lop]
+
+    @property
+    def evidence(self) -> dict[str, Evidence]:
+        """How ``ttfb_s`` and ``latency_s`` are backed (``planner.evidence``: measured, published, derived,
+        extrapolated, assumed), by the store's model at this operation and size."""
+        if self.marks is None:
+            return {"ttfb_s": "assumed", "latency_s": "assumed"}
+        found = self.marks(OPERATIONS[self.lop], self.size)
+        return {"ttfb_s": found["mean_ttfb_s"], "latency_s": found["mean_latency_s"]}
+
+    @property
+    def retries(self) -> int:
+        """Requests sent again after an error answer (``attempts`` less ``parts``)."""
+        return self.attempts - self.parts
 
     @property
     def bytes(self) -> int:
@@ -112,6 +133,13 @@ class OperationSummary:
     sample_one_in: int = 1
     """the store recorded one operation in this many (``record=N``): the counts and throughput are the
     sample's, not the whole load's"""
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+    """how each figure above is backed, by its field's name (``planner.evidence``): a simulation is at best
+    derived from its model, and no better than the weakest figure of the model it rests on"""
+
+
+Marks = Callable[[str, float], dict[str, Evidence]]
+"""How each figure of an operation's summary is backed, given the operation and its mean size (bytes)."""
 
 
 Record = Literal["all", "none"] | int
@@ -192,6 +220,8 @@ class Recorder:
         """bytes GETs read (whole objects' and the parts' of ranged GETs), every operation counted"""
         self.restores = 0
         self.restored_bytes = 0
+        self.marks: Marks | None = None
+        """how the store's figures are backed (the store sets it; ``summary`` marks each figure with it)"""
 
     def flush(self) -> None:
         """Move the numbers the store wrote since the last flush into the arrays."""
@@ -320,5 +350,6 @@ class Recorder:
                 ttfb_p99_s=first[2],
                 throughput_bytes_per_s=float(delivered[1] - delivered[0]) / (end_s - start_s),
                 sample_one_in=self.every,
+                evidence={} if self.marks is None else self.marks(name, float(run.size[mine].mean())),
             )
         return out

@@ -84,7 +84,7 @@ def _plain_case() -> tuple[SimSpec, ProviderModel]:
 
 @pytest.mark.parametrize(
     ("owner", "name"),
-    [(Replication, "_push"), (Replication, "_issue"), (FluidNetwork, "add"), (FluidNetwork, "finish_next")],
+    [(Replication, "_after"), (Replication, "_issue"), (FluidNetwork, "add"), (FluidNetwork, "finish_next")],
 )
 def test_the_loop_calls_the_step_methods_a_mock_replaces(owner: type, name: str) -> None:
     """The loop runs as written: a step patched on its class is the one called (as a debugger,
@@ -104,9 +104,9 @@ def test_a_replication_that_redefines_a_step_runs_it() -> None:
     class Counted(Replication):
         pushed = 0
 
-        def _push(self, part: Any, at: float) -> None:
+        def _after(self, part: Any, delay: float, now: float) -> None:
             Counted.pushed += 1
-            super()._push(part, at)
+            super()._after(part, delay, now)
 
     spec, provider = _plain_case()
     run = Counted(spec, provider, 1.0, np.random.default_rng(1)).run()
