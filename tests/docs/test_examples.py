@@ -248,7 +248,9 @@ def run_page(page: Path, work: Path, tier: str, server: dict[str, str] | None = 
                         step.shown = regenerated(step.shown, actual)
                         changed = True
                     else:
-                        failures.append(f"{where}\nshown:\n" + "\n".join(step.shown) + "\nprinted:\n" + "\n".join(actual))
+                        failures.append(
+                            f"{where}\nshown:\n" + "\n".join(step.shown) + "\nprinted:\n" + "\n".join(actual)
+                        )
             if changed:
                 rewrites.append((block, render_console(console)))
         elif block.language == "python":
@@ -292,8 +294,19 @@ def _known_type_failure(block: Block, script: Path, work: Path, env: dict[str, s
     if not block.reason:
         return [f"{block.id}: a mypy-fails block gives no reason"]
     checked = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--config-file", os.devnull, "--follow-imports", "silent"]
-        + ["--cache-dir", str(work / ".mypy"), str(script)],
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--config-file",
+            os.devnull,
+            "--follow-imports",
+            "silent",
+            "--cache-dir",
+            str(work / ".mypy"),
+            str(script),
+        ],
         cwd=work,
         env=env,
         capture_output=True,
