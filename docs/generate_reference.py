@@ -70,6 +70,7 @@ def _type(spec: dict[str, Any]) -> str:
 
 
 def _cell(text: str) -> str:
+    text = re.sub(r"``([^`]+)``", r"`\1`", text)  # docstrings' reStructuredText literals, as Markdown
     return " ".join(text.split()).replace("|", "\\|")
 
 
