@@ -388,10 +388,9 @@ def test_a_bad_age_range_is_one_line_naming_the_option(text: str, message: str) 
 
 
 def test_the_readme_shows_what_planner_lifecycle_prints(tmp_path: Path, run_cli: Any) -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## How data ages") : readme.index("## Layout")]
+    section = (Path(__file__).resolve().parents[2] / "docs" / "how-to" / "lifecycle.md").read_text(encoding="utf-8")
     workload = section.split("```yaml\n", 1)[1].split("```", 1)[0]
-    shown = section.split("```\n$ ", 1)[1].split("```", 1)[0]
+    shown = section.split("```console\n$ ", 1)[1].split("```", 1)[0]
     command, printed = shown.split("\n", 1)
     path = tmp_path / "binary-cache.yaml"
     path.write_text(workload, encoding="utf-8")

@@ -319,8 +319,9 @@ constraints: {providers: [idrive-e2, backblaze-b2]}
 def test_readme_explains_every_evidence_marker_and_the_exit_codes() -> None:
     from planner.evidence import MARKERS, PRICE_MARKERS
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme.split("### Evidence and verdicts")[1].split("###")[0]
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    section = (docs / "explanation" / "evidence.md").read_text().split("## Published evidence")[0]
+    section += (docs / "reference" / "conventions.md").read_text()
     for evidence, mark in MARKERS.items():
         assert f"`{evidence}`" in section and (not mark or f"`{mark}`" in section), evidence
     assert all(f"`{mark}`" in section for mark in PRICE_MARKERS.values() if mark)

@@ -188,8 +188,8 @@ def test_pricing_show_gives_each_price_its_quote(
 def test_the_readme_commands_for_quotes_run(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## How to read a quote") : readme.index("## Measuring an endpoint")]
+    page = (Path(__file__).resolve().parents[2] / "docs" / "explanation" / "bills.md").read_text(encoding="utf-8")
+    section = page[page.index("## How to read a quote") :]
     commands = [line[len("$ planner ") :].split() for line in section.splitlines() if line.startswith("$ planner ")]
     assert len(commands) == 2
     for args in commands:

@@ -30,12 +30,11 @@ def test_the_transcoding_farm_finds_where_storage_becomes_the_bottleneck(capsys:
 def test_the_readme_example_runs_in_under_30_lines(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    readme = (EXAMPLE.parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Your own SimPy model\n", 1)[1]
-    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    page = (EXAMPLE.parents[1] / "docs" / "how-to" / "simpy-model.md").read_text(encoding="utf-8")
+    code = page.split("```python\n", 1)[1].split("```", 1)[0]
     assert len(code.strip().splitlines()) < 30
     monkeypatch.chdir(EXAMPLE.parents[1])  # it reads the shipped R2 profile by its path in the checkout
-    exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+    exec(compile(code, "simpy-model.md", "exec"), {"__name__": "readme"})
     printed = capsys.readouterr().out
     assert printed.startswith("GET p99 TTFB 0.040 s, ")  # R2's published 40 ms floor
     assert "internet egress" in printed
