@@ -17,7 +17,7 @@ from planner.cli.common import (
     parse_date,
     parse_option,
 )
-from planner.cli.settings import settings
+from planner.cli.settings import echo, settings
 from planner.errors import InputError
 
 if TYPE_CHECKING:
@@ -230,8 +230,10 @@ def migrate_command(
 
         focus.emit(migration_rows(plan), out)
         return
-    typer.echo(
+    echo(
+        ctx,
         render.as_json(plan)
         if output == OutputFormat.json
-        else render.migration(plan, output.value, width=settings(ctx).width)
+        else render.migration(plan, output.value, width=settings(ctx).width),
+        output.value,
     )

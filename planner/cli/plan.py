@@ -24,7 +24,7 @@ from planner.cli.common import (
     parse_date,
     parse_option,
 )
-from planner.cli.settings import settings
+from planner.cli.settings import echo, settings
 from planner.errors import InputError
 
 if TYPE_CHECKING:
@@ -216,10 +216,12 @@ def cost_command(
 
             focus.emit(cost_rows(result, workload.name), out)
             return
-        typer.echo(
+        echo(
+            ctx,
             render.projection_json(result)
             if output == OutputFormat.json
-            else render.projection(result, output.value, width=settings(ctx).width)
+            else render.projection(result, output.value, width=settings(ctx).width),
+            output.value,
         )
         return
     with fields_of(workload_file):
@@ -233,10 +235,12 @@ def cost_command(
 
         focus.emit(cost_rows(bill, workload.name), out)
         return
-    typer.echo(
+    echo(
+        ctx,
         render.breakdown_json(bill)
         if output == OutputFormat.json
-        else render.breakdown(bill, output.value, width=settings(ctx).width)
+        else render.breakdown(bill, output.value, width=settings(ctx).width),
+        output.value,
     )
 
 
@@ -280,10 +284,12 @@ def _cost_with_lifecycle(
             as_of=day,
             region=region,
         )
-    typer.echo(
+    echo(
+        ctx,
         render.as_json(cost)
         if output == OutputFormat.json
-        else lifecycle_cost(cost, output.value, width=settings(ctx).width)
+        else lifecycle_cost(cost, output.value, width=settings(ctx).width),
+        output.value,
     )
 
 
@@ -341,10 +347,12 @@ def sweep_command(
         from planner.present.plots import save_sweep_plot
 
         save_sweep_plot(result, plot)
-    typer.echo(
+    echo(
+        ctx,
         render.as_json(result)
         if output == OutputFormat.json
-        else render.sweep(result, output.value, width=settings(ctx).width)
+        else render.sweep(result, output.value, width=settings(ctx).width),
+        output.value,
     )
 
 
@@ -460,13 +468,15 @@ def _print_recommendation(
             }
         typer.echo(render.as_json(payload))
         return
-    typer.echo(
-        render.recommendation(result, output.value, width=settings(ctx).width, exact_measure_follows=bool(settle))
+    echo(
+        ctx,
+        render.recommendation(result, output.value, width=settings(ctx).width, exact_measure_follows=bool(settle)),
+        output.value,
     )
     if workload.uncertain and output != OutputFormat.csv:
-        typer.echo(render.uncertain_note(workload.uncertain, answer, width=settings(ctx).width))
+        echo(ctx, render.uncertain_note(workload.uncertain, answer, width=settings(ctx).width), "table")
     if answer is not None:
-        typer.echo(render.uncertain_answer(answer, output.value, width=settings(ctx).width))
+        echo(ctx, render.uncertain_answer(answer, output.value, width=settings(ctx).width), output.value)
 
 
 CdnOption = Annotated[
