@@ -3,6 +3,7 @@ provider proposed against today's."""
 
 # No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 import datetime as dt
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -210,10 +211,16 @@ def print_proposals(ctx: typer.Context, workload_file: Path, as_of: str | None, 
     for proposal in found:
         echo(ctx, "\n" + lifecycle_proposal(proposal, output.value, width=settings(ctx).width, top=3), output.value)
     if elsewhere:
+        workload = shlex.quote(str(workload_file))
         echo(
             ctx,
-            f"\nNot proposed at {', '.join(elsewhere)}: the data is placed in classes they do not have"
-            " (planner lifecycle -p PROVIDER --current standard prices a policy there)",
+            "\n".join(
+                [
+                    f"\nNot proposed at {', '.join(elsewhere)}: the data is placed in classes they do not have;"
+                    " a policy there from their standard class:",
+                    *(f"  planner lifecycle {workload} -p {provider} --current standard" for provider in elsewhere),
+                ]
+            ),
             output.value,
         )
 

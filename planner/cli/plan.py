@@ -658,9 +658,7 @@ def recommend_command(
 
         print_proposals(ctx, workload_file, as_of, output)
     if result.recommendation is None:
-        from planner.present.text import wrap_prose
-
-        for line in settle:
-            typer.echo(wrap_prose(line, "  ", width=settings(ctx).width))
+        if settle:
+            echo(ctx, "\n".join(settle), output.value)
         if strict:  # an answer was given (exit 0); --strict asks for 1 when it is only provisional
             raise typer.Exit(1)

@@ -122,18 +122,26 @@ def _wrapped_widths(headers: list[str], rows: list[list[str]], width: int) -> li
     return widths if _total(widths) <= width else None
 
 
-def _groups(widths: list[int], keys: int, width: int) -> list[list[int]] | None:
-    """The other columns split into runs that fit beside the key columns; None when one does not."""
-    lead = widths[:keys]
+def _groups(
+    headers: list[str], rows: list[list[str]], natural: list[int], keys: int, width: int
+) -> tuple[list[int], list[list[int]]] | None:
+    """Column widths and the other columns split into runs that fit beside the key columns (a cell of
+    words wrapped when it is wider than the room beside them); None when a word does not fit."""
+    words = [max([_words(h)] + [_words(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    lead = natural[:keys]
+    if _total(lead) > width // 2:  # wide keys wrap, so the other columns keep room
+        lead = [min(n, max(w, _MIN_WRAP)) for n, w in zip(lead, words[:keys], strict=True)]
+    room = width - _total(lead) - GAP
+    widths = [*lead, *(min(n, room) for n in natural[keys:])]
+    if room < 1 or any(w < words[i] for i, w in enumerate(widths)):
+        return None
     groups: list[list[int]] = []
     for col in range(keys, len(widths)):
         if groups and _total(lead + [widths[c] for c in groups[-1]] + [widths[col]]) <= width:
             groups[-1].append(col)
-        elif _total([*lead, widths[col]]) <= width:
-            groups.append([col])
         else:
-            return None
-    return groups
+            groups.append([col])
+    return widths, groups
 
 
 def fit_table(headers: Sequence[str], rows: list[list[str]], width: int, *, keys: int = 1) -> list[str]:
@@ -148,13 +156,14 @@ def fit_table(headers: Sequence[str], rows: list[list[str]], width: int, *, keys
     if wrapped is not None:
         return _layout(heads, rows, wrapped)
     keys = max(1, min(keys, len(heads) - 1))
-    groups = _groups(natural, keys, width)
-    if groups is not None:
+    split = _groups(heads, rows, natural, keys, width)
+    if split is not None:
+        widths, groups = split
         out: list[str] = []
         for n, group in enumerate(groups):
             cols = list(range(keys)) + group
             out += ([""] if n else []) + _layout(
-                [heads[c] for c in cols], [[r[c] for c in cols] for r in rows], [natural[c] for c in cols]
+                [heads[c] for c in cols], [[r[c] for c in cols] for r in rows], [widths[c] for c in cols]
             )
         return out
     share = max(1, (width - GAP * (len(heads) - 1)) // len(heads))
@@ -187,9 +196,15 @@ _LEAD = re.compile(r"^(\s*)(- |\[\d+\] |\d+\. )?")
 def command_lines(command: str, indent: str, width: int) -> list[str]:
     """A shell command over lines of ``width``: broken between its words with a backslash at each line's
     end (so it still runs as printed when pasted), the lines after the first indented."""
+    words: list[str] = []
+    for word in _TOKEN.findall(command):  # an option and its value stay on one line
+        if words and words[-1].startswith("-") and " " not in words[-1] and not word.startswith("-"):
+            words[-1] += f" {word}"
+        else:
+            words.append(word)
     lines: list[str] = []
     line = ""
-    for word in _TOKEN.findall(command):
+    for word in words:
         candidate = f"{indent}{word}" if not line else f"{line} {word}"
         if line and len(candidate) + 2 > width:
             lines.append(line + " \\")
