@@ -51,7 +51,17 @@ def test_the_plan_lists_only_cells_that_decide_a_target_and_why_the_rest_is_skip
 def test_measure_for_dry_run_prints_the_plan_and_its_cost(run_cli: Run, tmp_path: Path) -> None:
     out = tmp_path / "idrive-e2.json"
     done = run_cli(
-        "measure", "--for", EXAMPLE, "--provider", "idrive-e2", "--bucket", "b", "--out", str(out), "--dry-run"
+        "--wide",
+        "measure",
+        "--for",
+        EXAMPLE,
+        "--provider",
+        "idrive-e2",
+        "--bucket",
+        "b",
+        "--out",
+        str(out),
+        "--dry-run",
     )
     assert done.code == 0, done.err
     lines = done.out.splitlines()
