@@ -127,25 +127,29 @@ def _migration_options(
     within = _days(age_out_within, "--age-out-within")
     if within is not None and within <= 0:
         raise InputError("give a positive duration, e.g. 180d", source="--age-out-within")
-    return MigrationOptions(
-        source=Endpoint.parse(source, "--from"),
-        destination=Endpoint.parse(destination, "--to"),
-        strategy=strategy,
-        copy_host=copy_from,
-        check=check,
-        never_read_share=never_read,
-        sweep_after_days=sweep,
-        age_out_within_days=within,
-        start=parse_date(start, "--start"),
-        months=months,
-        link_bits_per_s=_copy_link(parse_option(parse_rate, link, "--link")),
-        concurrency=concurrency,
-        egress_waiver=egress_waiver,
-        data_age_days=age,
-        verify_days=_days(verify, "--verify") or 0.0,
-        retrieval_option=retrieval,
-        source_prices=source_prices,
-        destination_prices=destination_prices,
+    # validated as the model validates its fields (the strings of --strategy, --copy-from and --check
+    # are checked there, as every other caller's are)
+    return MigrationOptions.model_validate(
+        {
+            "source": Endpoint.parse(source, "--from"),
+            "destination": Endpoint.parse(destination, "--to"),
+            "strategy": strategy,
+            "copy_host": copy_from,
+            "check": check,
+            "never_read_share": never_read,
+            "sweep_after_days": sweep,
+            "age_out_within_days": within,
+            "start": parse_date(start, "--start"),
+            "months": months,
+            "link_bits_per_s": _copy_link(parse_option(parse_rate, link, "--link")),
+            "concurrency": concurrency,
+            "egress_waiver": egress_waiver,
+            "data_age_days": age,
+            "verify_days": _days(verify, "--verify") or 0.0,
+            "retrieval_option": retrieval,
+            "source_prices": source_prices,
+            "destination_prices": destination_prices,
+        }
     )
 
 
