@@ -139,22 +139,8 @@ def test_an_editable_install_is_a_path_type_checkers_follow(tmp_path: Path) -> N
     (site / Path(pth).name).write_text("\n".join(lines) + "\n", encoding="utf-8")
     user = tmp_path / "user.py"
     user.write_text("import planner\n\nprint(planner.__version__)\n", encoding="utf-8")
-    found = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--config-file",
-            os.devnull,
-            "--python-executable",
-            str(venv / "bin" / "python"),
-            "--cache-dir",
-            str(tmp_path / "c"),
-            str(user),
-        ],  # fmt: skip
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-    )
+    python = str(venv / "bin" / "python")
+    args = ["--config-file", os.devnull, "--python-executable", python, "--cache-dir", str(tmp_path / "c"), str(user)]
+    found = subprocess.run([sys.executable, "-m", "mypy", *args], capture_output=True, text=True, cwd=tmp_path)
     assert "Cannot find implementation or library stub" not in found.stdout, found.stdout
     assert found.returncode == 0, found.stdout
