@@ -148,8 +148,12 @@ def fit_table(headers: Sequence[str], rows: list[list[str]], width: int, *, keys
     """The lines of a table of plain cells fitted to ``width`` columns (steps 2 to 5 of the module's)."""
     heads = list(headers)
     natural = _natural(heads, rows, whole_headers=True)
-    if _total(natural) > width:
-        natural = _natural(heads, rows)
+    wrapped_heads = _natural(heads, rows)
+    # headers wrap at their spaces one at a time, the one that saves most first, until the table fits
+    for col in sorted(range(len(heads)), key=lambda c: wrapped_heads[c] - natural[c]):
+        if _total(natural) <= width:
+            break
+        natural[col] = max(wrapped_heads[col], natural[col] - (_total(natural) - width))
     if _total(natural) <= width:
         return _layout(heads, rows, natural)
     wrapped = _wrapped_widths(heads, rows, width)
