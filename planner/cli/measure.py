@@ -310,7 +310,9 @@ def measure(
     ctx: typer.Context,
     endpoint: str | None = typer.Option(None, help="S3 endpoint URL (default: AWS for --region)"),
     bucket: str | None = typer.Option(None, help="a scratch bucket the run may write to"),
-    out: Path | None = typer.Option(None, "--out", help="profile JSON to write (after every cell)"),
+    out: Path | None = typer.Option(
+        None, "--out", help="profile JSON to write (after every cell; its folder is made if it does not exist)"
+    ),
     provider: str | None = typer.Option(None, help="provider id stored in the profile, e.g. cloudflare-r2"),
     region: str | None = typer.Option(None, help="signing region (default us-east-1)"),
     sizes: str = typer.Option("256KiB,5MiB,50MiB,100MiB", help="object sizes"),
@@ -348,7 +350,10 @@ def measure(
     ),
     quiet: bool = typer.Option(False, "--quiet", help="no progress bar, cell lines or notes (errors still show)"),
     dry_run: bool = typer.Option(
-        False, "--dry-run", help="print the plan, its time, requests, bytes and bill, and touch nothing"
+        False,
+        "--dry-run",
+        help="print the plan, its time, requests, bytes and bill, and touch nothing (no --bucket or --out needed:"
+        " without --out it shows measured/PROVIDER.json)",
     ),
     dask: str | None = typer.Option(
         None,
