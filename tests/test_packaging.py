@@ -8,6 +8,7 @@ Both are built through setuptools' own PEP 517 hooks, in a subprocess, from the 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tarfile
@@ -104,3 +105,42 @@ def test_the_distribution_is_objstore_planner(builds: dict[str, dict[str, set[st
         "sdist": f"objstore_planner-{planner.__version__}.tar.gz",
     }
     assert "planner/__init__.py" in builds["normal"]["wheel"]
+
+
+EDITABLE = """\
+import sys
+from setuptools import build_meta
+print(build_meta.build_editable(sys.argv[1]))
+"""
+
+
+def test_an_editable_install_is_a_path_type_checkers_follow(tmp_path: Path) -> None:
+    """``pip install -e .`` installs what setuptools' PEP 660 hook builds: here a .pth file holding the
+    checkout's path, which mypy and pyright read, not an import hook (a ``__editable__`` finder module
+    they cannot run, with which a user's ``mypy --strict`` finds no ``planner``)."""
+    if subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True).returncode != 0:
+        pytest.skip("not a git checkout")
+    checkout = _clone(tmp_path, "editable")
+    out = tmp_path / "editable-wheel"
+    out.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", EDITABLE, str(out)], cwd=checkout, check=True, capture_output=True, text=True
+    )
+    with zipfile.ZipFile(out / done.stdout.strip().splitlines()[-1]) as wheel:
+        names = [name for name in wheel.namelist() if ".dist-info/" not in name]
+        assert [name for name in names if not name.endswith(".pth")] == []  # no finder module
+        [pth] = names
+        lines = wheel.read(pth).decode("utf-8").splitlines()
+    assert [Path(line).resolve() for line in lines] == [checkout.resolve()]
+    # and mypy, given an environment with only that .pth in its site-packages, finds planner
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next(venv.glob("lib/python3*/site-packages"))
+    (site / Path(pth).name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    user = tmp_path / "user.py"
+    user.write_text("import planner\n\nprint(planner.__version__)\n", encoding="utf-8")
+    python = str(venv / "bin" / "python")
+    args = ["--config-file", os.devnull, "--python-executable", python, "--cache-dir", str(tmp_path / "c"), str(user)]
+    found = subprocess.run([sys.executable, "-m", "mypy", *args], capture_output=True, text=True, cwd=tmp_path)
+    assert "Cannot find implementation or library stub" not in found.stdout, found.stdout
+    assert found.returncode == 0, found.stdout

@@ -103,3 +103,115 @@ def test_a_users_type_checker_sees_the_types(tmp_path: Path) -> None:
     assert "does not explicitly export" not in done.stdout, done.stdout
     # and it catches a user's mistake
     assert 'Argument 1 to "recommend" has incompatible type "str"' in done.stdout, done.stdout
+
+
+# A user's script as the README writes one, checked the way a user checks theirs: mypy --strict with no
+# configuration, so no pydantic plugin. A constructor field with a default must be optional to mypy (a
+# default given as ``Field(default=...)``, the keyword dataclass_transform reads), and MigrationOptions
+# takes an endpoint as its fields, as it does at run time.
+USER_SCRIPT = """\
+import datetime as dt
+from decimal import Decimal
+
+import simpy
+
+import planner
+from planner.sim import ClientSpec, MultipartPolicy, ObjectStore, RetryPolicy
+from planner.workload import MONTH_S
+
+workload = planner.load_workload("examples/web-assets.yaml")
+result = planner.recommend(workload, as_of=dt.date(2026, 12, 1))
+choice = result.recommendation
+if choice is not None:
+    print(choice.label, choice.storage_class, choice.reasons)
+bill = planner.estimate_cost(workload, "aws-s3")
+total: Decimal = bill.total_usd
+projection = planner.project_costs(workload, "aws-s3", months=12)
+print(total, projection.total_usd)
+
+sim = planner.simulate(workload, "cloudflare-r2", duration_s=120, replications=3)
+print(sim.peak.operations["GET"].ttfb_p99_s, sim.month_billed_requests, sim.assumptions)
+
+plan = planner.estimate_migration(
+    workload,
+    planner.MigrationOptions(source={"provider": "aws-s3"}, destination={"provider": "cloudflare-r2"}),
+)
+print(plan.strategy, plan.chosen_because, plan.one_time_cost_usd, plan.duration_hours, plan.payback_month)
+options = planner.MigrationOptions(
+    source={"provider": "aws-s3", "storage_class": "glacier-ir"},
+    destination={"provider": "backblaze-b2"},
+    strategy="bulk",
+    start=dt.date(2027, 1, 1),
+    months=24,
+    link_bits_per_s=10e9,
+)
+usage = planner.Usage(stored_bytes=10**12)
+
+env = simpy.Environment()
+client = ClientSpec(
+    link_bits_per_s=1e9, connections=16, multipart=MultipartPolicy(part_size_bytes=16 * 2**20),
+    retry=RetryPolicy(max_attempts=5),
+)
+store = ObjectStore.from_profile(env, "planner/measure/profiles/cloudflare-r2.json", link=1e9, seed=1)
+other = ObjectStore.for_provider(env, "aws-s3", storage_class="standard", seed=2)
+env.run()
+month = store.bill(provider="cloudflare-r2", scale=MONTH_S / max(env.now, 1.0))
+print(month.total_usd, client.connections, other, options.source.provider, usage)
+"""
+
+
+def _bare_mypy(user: Path, text: str, cache: Path) -> str:
+    """mypy --strict on ``text`` as a user runs it: no configuration file, so no plugin."""
+    user.write_text(text, encoding="utf-8")
+    args = ["--strict", "--config-file", os.devnull, "--no-incremental", "--cache-dir", str(cache), str(user)]
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", *args],
+        cwd=user.parent,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},  # the checkout as the user's installed package
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout
+
+
+def test_the_public_constructors_type_check_without_the_pydantic_plugin(tmp_path: Path) -> None:
+    user, cache = tmp_path / "capacity.py", tmp_path / "c"
+    out = _bare_mypy(user, USER_SCRIPT, cache)
+    assert "Success: no issues found in 1 source file" in out, out
+    # the same script with a mistake in two constructors: the checks are live, not silenced
+    broken = USER_SCRIPT.replace('strategy="bulk"', 'strategy="fast"').replace("connections=16", 'connections="16"')
+    out = _bare_mypy(user, broken, cache)
+    assert 'Argument "strategy" to "MigrationOptions" has incompatible type' in out, out
+    assert 'Argument "connections" to "ClientSpec" has incompatible type "str"' in out, out
+
+
+def test_an_endpoint_given_as_its_fields_is_the_same_options() -> None:
+    from planner.decide.migration.models import Endpoint, MigrationOptions
+
+    given = MigrationOptions.model_validate(
+        {"source": {"provider": "aws-s3"}, "destination": {"provider": "cloudflare-r2", "storage_class": "standard"}}
+    )
+    assert given == MigrationOptions(source=Endpoint(provider="aws-s3"), destination=Endpoint(provider="cloudflare-r2"))
+    assert isinstance(given.source, Endpoint) and given.verify_days == 7.0 and given.copy_host == "on-premises"
+
+
+def test_the_typed_constructor_of_migration_options_names_every_field_with_its_default() -> None:
+    """``MigrationOptions.__init__`` for type checkers (under TYPE_CHECKING) lists the model's fields, each
+    with the model's default, so a field added to the model is added to it."""
+    from pydantic_core import PydanticUndefined
+
+    from planner.decide.migration.models import MigrationOptions
+
+    source = (ROOT / "planner" / "decide" / "migration" / "models.py").read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "MigrationOptions")
+    init = next(f for n in cls.body if isinstance(n, ast.If) for f in n.body if isinstance(f, ast.FunctionDef))
+    params = init.args.kwonlyargs
+    defaults = dict(zip([a.arg for a in params], init.args.kw_defaults, strict=True))
+    assert [a.arg for a in params] == list(MigrationOptions.model_fields)
+    for name, field in MigrationOptions.model_fields.items():
+        default = defaults[name]
+        if field.default is PydanticUndefined:
+            assert default is None, name
+        else:
+            assert default is not None and ast.literal_eval(default) == field.default, name

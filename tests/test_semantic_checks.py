@@ -97,7 +97,7 @@ def test_a_workload_that_reads_gets_no_archive_class_without_max_restore(tmp_pat
 
 
 def test_the_cli_says_the_tables_restore_times_never_minutes_to_hours(tmp_path: Path) -> None:
-    code, out, err = _run("recommend", str(_file(tmp_path, READS)), "--as-of", AS_OF, "--no-simulate")
+    code, out, err = _run("--wide", "recommend", str(_file(tmp_path, READS)), "--as-of", AS_OF, "--no-simulate")
     assert code == 0, err
     chosen = next(line for line in out.splitlines() if "CHOSEN" in line)
     assert "glacier-ir" in chosen and "deep-archive" not in chosen
@@ -165,7 +165,7 @@ def test_stated_restore_times_read_as_bounds(stated: str, low_s: float | None, h
 
 def test_simulate_of_an_archive_class_states_the_tables_restore_times(tmp_path: Path) -> None:
     code, out, err = _run(
-        "simulate", str(_file(tmp_path, READS)), "-p", "aws-s3", "--class", "deep-archive",
+        "--wide", "simulate", str(_file(tmp_path, READS)), "-p", "aws-s3", "--class", "deep-archive",
         "--duration", "2s", "--replications", "1",
     )  # fmt: skip
     assert code == 0, err
@@ -337,7 +337,7 @@ def test_migrate_retrieval_from_a_source_without_retrieval_is_an_error() -> None
 
 def test_migrate_retrieval_of_the_source_is_still_priced() -> None:
     code, out, err = _run(
-        "migrate", str(EXAMPLES / "backup-archive.yaml"), "--from", "aws-s3:glacier-flexible", "--to",
+        "--wide", "migrate", str(EXAMPLES / "backup-archive.yaml"), "--from", "aws-s3:glacier-flexible", "--to",
         "cloudflare-r2", "--retrieval", "expedited", "--start", AS_OF, "--strategy", "bulk",
     )  # fmt: skip
     assert code == 0, err

@@ -118,7 +118,12 @@ app.add_typer(ingest.app, name="ingest")
 def _options(
     ctx: typer.Context,
     wide: Annotated[
-        bool, typer.Option("--wide", help="never wrap tables to the terminal's width (piped output never wraps)")
+        bool,
+        typer.Option(
+            "--wide",
+            help="one line per table row, every reason inline (otherwise tables fit COLUMNS, the terminal, or 100"
+            " columns when piped, with long reasons numbered under the table)",
+        ),
     ] = False,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="no progress bars (before or after the command's name)")

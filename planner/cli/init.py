@@ -2,6 +2,7 @@
 
 # No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
+import shlex
 from pathlib import Path
 from typing import Annotated
 
@@ -54,4 +55,4 @@ def init_command(
         )
     with atomic_output(out, source="OUT", what="the workload file") as handle:
         handle.write(text)
-    typer.echo(f"wrote {out}; next: planner recommend {out}")
+    typer.echo(f"wrote {out}; next:\n  planner recommend {shlex.quote(str(out))}")

@@ -3,6 +3,7 @@ provider proposed against today's."""
 
 # No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 import datetime as dt
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -18,7 +19,7 @@ from planner.cli.common import (
     fields_of,
     parse_date,
 )
-from planner.cli.settings import settings
+from planner.cli.settings import echo, settings
 from planner.errors import InputError
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ app = typer.Typer()
 
 
 def _print_samples(
+    ctx: typer.Context,
     workload: "Workload",
     provider: str,
     samples: int,
@@ -47,10 +49,15 @@ def _print_samples(
     answer = sample_policy(
         workload, provider, samples, seed=seed, months=months, as_of=day, region=region, current_class=current
     )
-    typer.echo(render.as_json(answer) if output == OutputFormat.json else policy_outcomes(answer, output.value))
+    echo(
+        ctx,
+        render.as_json(answer) if output == OutputFormat.json else policy_outcomes(answer, output.value),
+        output.value,
+    )
 
 
 def _print_age_sweep(
+    ctx: typer.Context,
     workload: "Workload",
     provider: str,
     vary_age: str,
@@ -69,7 +76,7 @@ def _print_age_sweep(
     swept = sweep_rule_age(
         workload, provider, rule, ages, current_class=current, months=months, as_of=day, region=region
     )
-    typer.echo(render.as_json(swept) if output == OutputFormat.json else age_sweep(swept, output.value))
+    echo(ctx, render.as_json(swept) if output == OutputFormat.json else age_sweep(swept, output.value), output.value)
 
 
 @app.command("lifecycle")
@@ -136,10 +143,10 @@ def lifecycle_command(
         if samples is not None:
             if vary_age is not None or month is not None:
                 raise InputError("prices outcomes of the ranges: leave out --vary-age and --month", source="--samples")
-            _print_samples(workload, provider, samples, seed, current, months, day, region, output)
+            _print_samples(ctx, workload, provider, samples, seed, current, months, day, region, output)
             return
         if vary_age is not None:
-            _print_age_sweep(workload, provider, vary_age, current, months, day, region, output)
+            _print_age_sweep(ctx, workload, provider, vary_age, current, months, day, region, output)
             return
         if price_only:
             from planner.costing.lifecycle import price_lifecycle
@@ -156,19 +163,23 @@ def lifecycle_command(
             )
             if month is not None and month > len(cost.months):
                 raise InputError(f"{month} is past the {len(cost.months)}-month horizon", source="--month")
-            typer.echo(
+            echo(
+                ctx,
                 render.as_json(cost)
                 if output == OutputFormat.json
-                else lifecycle_cost(cost, output.value, width=width, lines_of=month)
+                else lifecycle_cost(cost, output.value, width=width, lines_of=month),
+                output.value,
             )
             return
         from planner.decide.lifecycle import propose_lifecycle
 
         proposal = propose_lifecycle(workload, provider, current_class=current, months=months, as_of=day, region=region)
-    typer.echo(
+    echo(
+        ctx,
         render.as_json(proposal)
         if output == OutputFormat.json
-        else lifecycle_proposal(proposal, output.value, width=width, top=top)
+        else lifecycle_proposal(proposal, output.value, width=width, top=top),
+        output.value,
     )
 
 
@@ -198,11 +209,19 @@ def print_proposals(ctx: typer.Context, workload_file: Path, as_of: str | None, 
 
     found, elsewhere = proposals(workload_file, as_of)
     for proposal in found:
-        typer.echo("\n" + lifecycle_proposal(proposal, output.value, width=settings(ctx).width, top=3))
+        echo(ctx, "\n" + lifecycle_proposal(proposal, output.value, width=settings(ctx).width, top=3), output.value)
     if elsewhere:
-        typer.echo(
-            f"\nNot proposed at {', '.join(elsewhere)}: the data is placed in classes they do not have"
-            " (planner lifecycle -p PROVIDER --current standard prices a policy there)"
+        workload = shlex.quote(str(workload_file))
+        echo(
+            ctx,
+            "\n".join(
+                [
+                    f"\nNot proposed at {', '.join(elsewhere)}: the data is placed in classes they do not have;"
+                    " a policy there from their standard class:",
+                    *(f"  planner lifecycle {workload} -p {provider} --current standard" for provider in elsewhere),
+                ]
+            ),
+            output.value,
         )
 
 

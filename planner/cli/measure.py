@@ -18,6 +18,7 @@ from planner.cli.common import refuse_overwrite
 from planner.cli.measure_options import build_options
 from planner.cli.profiles import fmt_figure as _fmt
 from planner.cli.profiles import profiles_app as profiles_app  # also planner measure profiles; tests import it here
+from planner.cli.settings import settings
 from planner.errors import InputError, MeasureError
 
 if TYPE_CHECKING:
@@ -175,14 +176,19 @@ def measurement_bill_lines(options: "MeasureOptions", estimate: Any) -> list[str
     return lines
 
 
-def dry_run_lines(options: "MeasureOptions", dropped: list[str], estimate: Any, prefix: str) -> list[str]:
+def dry_run_lines(
+    options: "MeasureOptions", dropped: list[str], estimate: Any, prefix: str, *, bucket_given: bool = True
+) -> list[str]:
     """What ``--dry-run`` prints: the plan, its estimated time, requests, bytes and bill."""
     from planner.measure.plan import BUDGET_MARGIN_S
     from planner.measure.s3client import sanitize_endpoint
 
     shown = sanitize_endpoint(options.endpoint) if options.endpoint else "(AWS default)"
     cells = [s for s in estimate.steps if not s.label.startswith(("probe ", "preparing "))]
-    lines = [f"dry run: would measure endpoint {shown} bucket {options.bucket} prefix {prefix}"]
+    bucket = (
+        options.bucket if bucket_given else "(none given: the run needs --bucket, a scratch bucket it may write to)"
+    )
+    lines = [f"dry run: would measure endpoint {shown} bucket {bucket} prefix {prefix}"]
     if options.budget_s is not None:
         lines.append(
             f"budget {_minutes(options.budget_s)}: the plan is fitted into it (a run overruns it by at most"
@@ -192,6 +198,7 @@ def dry_run_lines(options: "MeasureOptions", dropped: list[str], estimate: Any, 
     lines.append(
         f"{len(cells)} cells of {options.duration_s:.3g} s (+{options.warmup_s:.3g} s warm-up), probes:"
         f" {', '.join(options.probes) or 'none'}; output {options.out}"
+        + ("" if options.out.parent.exists() else f" (its folder {options.out.parent} is made when the run starts)")
     )
     lines.append(f"estimated duration: ~{_minutes(estimate.seconds)} (untimed writes included)")
     for step in estimate.steps:
@@ -204,7 +211,7 @@ def dry_run_lines(options: "MeasureOptions", dropped: list[str], estimate: Any, 
     return lines
 
 
-def _print_dry_run(options: "MeasureOptions") -> None:
+def _print_dry_run(options: "MeasureOptions", *, bucket_given: bool = True, width: int | None = None) -> None:
     """``--dry-run``: the plan (fitted to ``--budget`` if given), its time, requests, bytes and bill."""
     from planner.measure import plan
     from planner.measure.journal import run_prefix
@@ -218,8 +225,11 @@ def _print_dry_run(options: "MeasureOptions") -> None:
             raise InputError(str(error), source="--budget") from None
     else:
         estimate = plan.estimate(options)
-    for line in dry_run_lines(options, dropped, estimate, run_prefix(options.run_id or new_run_id())):
-        typer.echo(line)
+    from planner.present.text.fit import fit_text
+
+    prefix = run_prefix(options.run_id or new_run_id())
+    for line in dry_run_lines(options, dropped, estimate, prefix, bucket_given=bucket_given):
+        typer.echo(fit_text(line, width))
 
 
 def _report_run(profile: "Profile", options: "MeasureOptions", reporter: Any) -> None:
@@ -251,15 +261,25 @@ def _check_outputs(options: "MeasureOptions", *, dry_run: bool, dask: str | None
         require_distributed()
 
 
-def _run(options: "MeasureOptions", plan_lines: list[str], *, quiet: bool, dry_run: bool, dask: str | None) -> None:
+def _run(
+    options: "MeasureOptions",
+    plan_lines: list[str],
+    *,
+    quiet: bool,
+    dry_run: bool,
+    dask: str | None,
+    bucket_given: bool = True,
+    width: int | None = None,
+) -> None:
     """The run itself (or its plan, with --dry-run): here, or from every worker of a Dask cluster."""
     from planner.measure.run.measurement import Measurement
+    from planner.present.text.fit import fit_text
 
     reporter = _rich_reporter(quiet)
     for line in plan_lines:
-        typer.echo(line, err=not dry_run)
+        typer.echo(fit_text(line, width) if dry_run else line, err=not dry_run)
     if dry_run:
-        _print_dry_run(options)
+        _print_dry_run(options, bucket_given=bucket_given, width=width)
         return
     if dask is not None:
         from planner.measure.distributed import measure_and_report
@@ -290,7 +310,9 @@ def measure(
     ctx: typer.Context,
     endpoint: str | None = typer.Option(None, help="S3 endpoint URL (default: AWS for --region)"),
     bucket: str | None = typer.Option(None, help="a scratch bucket the run may write to"),
-    out: Path | None = typer.Option(None, "--out", help="profile JSON to write (after every cell)"),
+    out: Path | None = typer.Option(
+        None, "--out", help="profile JSON to write (after every cell; its folder is made if it does not exist)"
+    ),
     provider: str | None = typer.Option(None, help="provider id stored in the profile, e.g. cloudflare-r2"),
     region: str | None = typer.Option(None, help="signing region (default us-east-1)"),
     sizes: str = typer.Option("256KiB,5MiB,50MiB,100MiB", help="object sizes"),
@@ -328,7 +350,10 @@ def measure(
     ),
     quiet: bool = typer.Option(False, "--quiet", help="no progress bar, cell lines or notes (errors still show)"),
     dry_run: bool = typer.Option(
-        False, "--dry-run", help="print the plan, its time, requests, bytes and bill, and touch nothing"
+        False,
+        "--dry-run",
+        help="print the plan, its time, requests, bytes and bill, and touch nothing (no --bucket or --out needed:"
+        " without --out it shows measured/PROVIDER.json)",
     ),
     dask: str | None = typer.Option(
         None,
@@ -359,12 +384,21 @@ def measure(
         planned = measurement_for(for_workload, provider, profiles_dir)
         plan_lines = planned.plan.lines()
         if not planned.plan.cells:
+            from planner.present.text.fit import fit_text
+
             for line in plan_lines:
-                typer.echo(line)
+                typer.echo(fit_text(line, settings(ctx).width))
             return
         ops, sizes, concurrency, probes, open_loop = planned.ops, planned.sizes, planned.concurrency, "none", "none"
+    # --dry-run sends nothing, so it needs no bucket and writes nothing: without --bucket the plan names
+    # none, and without --out it shows the profile a run would write, measured/<provider>.json. A real run
+    # makes --out's folder when the checks have passed (an --out in a folder not yet made is no typo to
+    # refuse: `measure --for`'s printed command writes under measured/).
+    target = out if out is not None or not dry_run else default_out(provider)
+    checked = target if target is None or target.parent.exists() else Path(target.name)  # its folder: below
     options = build_options(
-        endpoint=endpoint, bucket=bucket, out=out, provider=provider, region=region, sizes=sizes,
+        endpoint=endpoint, bucket=DRY_RUN_BUCKET if bucket is None and dry_run else bucket, out=checked,
+        provider=provider, region=region, sizes=sizes,
         concurrency=concurrency, duration=duration, warmup=warmup, ops=ops, probes=probes, link=link,
         addressing=addressing.value, no_verify_tls=no_verify_tls, processes=processes,
         max_attempts=max_attempts, run_id=run_id, probe_duration=probe_duration,
@@ -372,10 +406,32 @@ def measure(
         range_object_size=range_object_size, range_streams=range_streams, rate_concurrency=rate_concurrency,
         read_timeout=read_timeout, open_loop=open_loop, connect_timeout=connect_timeout, budget=budget,
     )  # fmt: skip
+    assert target is not None  # build_options refused a run without --out
+    options = dataclasses.replace(options, out=target)
     if for_workload is not None:
         options = dataclasses.replace(options, only_cells=planned.cells)
     _check_outputs(options, dry_run=dry_run, dask=dask, force=force)
-    _run(options, plan_lines, quiet=quiet, dry_run=dry_run, dask=dask)
+    if not dry_run:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    _run(
+        options,
+        plan_lines,
+        quiet=quiet,
+        dry_run=dry_run,
+        dask=dask,
+        bucket_given=bucket is not None,
+        width=settings(ctx).width,
+    )
+
+
+DRY_RUN_BUCKET = "BUCKET"
+"""The bucket a dry run without ``--bucket`` plans for: a name to pass the checks, shown as not given."""
+
+
+def default_out(provider: str | None) -> Path:
+    """The profile a dry run without ``--out`` shows: ``measured/<provider>.json`` (the folder
+    ``recommend --profiles measured`` reads), ``measured/profile.json`` without ``--provider``."""
+    return Path("measured") / f"{provider or 'profile'}.json"
 
 
 @app.command("cleanup")

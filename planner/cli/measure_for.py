@@ -7,6 +7,7 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
+from shlex import quote
 
 from planner.decide.measure_for import MeasurementFor, in_contention, plan_measurement
 from planner.decide.recommendation import Recommendation, recommend
@@ -92,12 +93,15 @@ def settle_lines(path: Path, workload: Workload, result: Recommendation) -> list
             v.target for o in contending if o.provider == provider for v in o.verdicts if v.verdict == "unverified"
         )
         targets = ", ".join(dict.fromkeys(open_targets))
-        lines.append(
-            f"to settle {targets} on {provider}: planner measure --for {path} --provider {provider}"
-            f" --endpoint URL --bucket BUCKET --out measured/{provider}.json ({len(ran)} cell(s),"
-            f" ~{estimate.seconds / 60:.1f} min, about {costed} in requests and egress by its price table;"
-            " --dry-run shows the cells and why)"
-        )
+        command = f"planner measure --for {quote(str(path))} --provider {provider}"
+        lines += [
+            f"to settle {targets} on {provider} ({len(ran)} cell(s), ~{estimate.seconds / 60:.1f} min, about {costed}"
+            " in requests and egress by its price table): the plan, the cells and why (nothing is sent):",
+            f"  {command} --dry-run",
+            "  then the run, URL and BUCKET replaced by the endpoint and a scratch bucket there it may write to"
+            " (credentials as the AWS CLI finds them):",
+            f"  {command} --endpoint URL --bucket BUCKET --out measured/{provider}.json",
+        ]
     if lines:
-        lines.append(f"then: planner recommend {path} --profiles measured")
+        lines += ["then judge on what it measured:", f"  planner recommend {quote(str(path))} --profiles measured"]
     return lines

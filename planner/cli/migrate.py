@@ -17,7 +17,7 @@ from planner.cli.common import (
     parse_date,
     parse_option,
 )
-from planner.cli.settings import settings
+from planner.cli.settings import echo, settings
 from planner.errors import InputError
 
 if TYPE_CHECKING:
@@ -127,25 +127,29 @@ def _migration_options(
     within = _days(age_out_within, "--age-out-within")
     if within is not None and within <= 0:
         raise InputError("give a positive duration, e.g. 180d", source="--age-out-within")
-    return MigrationOptions(
-        source=Endpoint.parse(source, "--from"),
-        destination=Endpoint.parse(destination, "--to"),
-        strategy=strategy,
-        copy_host=copy_from,
-        check=check,
-        never_read_share=never_read,
-        sweep_after_days=sweep,
-        age_out_within_days=within,
-        start=parse_date(start, "--start"),
-        months=months,
-        link_bits_per_s=_copy_link(parse_option(parse_rate, link, "--link")),
-        concurrency=concurrency,
-        egress_waiver=egress_waiver,
-        data_age_days=age,
-        verify_days=_days(verify, "--verify") or 0.0,
-        retrieval_option=retrieval,
-        source_prices=source_prices,
-        destination_prices=destination_prices,
+    # validated as the model validates its fields (the strings of --strategy, --copy-from and --check
+    # are checked there, as every other caller's are)
+    return MigrationOptions.model_validate(
+        {
+            "source": Endpoint.parse(source, "--from"),
+            "destination": Endpoint.parse(destination, "--to"),
+            "strategy": strategy,
+            "copy_host": copy_from,
+            "check": check,
+            "never_read_share": never_read,
+            "sweep_after_days": sweep,
+            "age_out_within_days": within,
+            "start": parse_date(start, "--start"),
+            "months": months,
+            "link_bits_per_s": _copy_link(parse_option(parse_rate, link, "--link")),
+            "concurrency": concurrency,
+            "egress_waiver": egress_waiver,
+            "data_age_days": age,
+            "verify_days": _days(verify, "--verify") or 0.0,
+            "retrieval_option": retrieval,
+            "source_prices": source_prices,
+            "destination_prices": destination_prices,
+        }
     )
 
 
@@ -230,8 +234,10 @@ def migrate_command(
 
         focus.emit(migration_rows(plan), out)
         return
-    typer.echo(
+    echo(
+        ctx,
         render.as_json(plan)
         if output == OutputFormat.json
-        else render.migration(plan, output.value, width=settings(ctx).width)
+        else render.migration(plan, output.value, width=settings(ctx).width),
+        output.value,
     )

@@ -25,7 +25,7 @@ from planner.cli.common import (
     parse_date,
     parse_option,
 )
-from planner.cli.settings import settings
+from planner.cli.settings import echo, settings
 from planner.errors import InputError
 
 if TYPE_CHECKING:
@@ -217,10 +217,12 @@ def cost_command(
 
             focus.emit(cost_rows(result, workload.name), out)
             return
-        typer.echo(
+        echo(
+            ctx,
             render.projection_json(result)
             if output == OutputFormat.json
-            else render.projection(result, output.value, width=settings(ctx).width)
+            else render.projection(result, output.value, width=settings(ctx).width),
+            output.value,
         )
         return
     with fields_of(workload_file):
@@ -234,10 +236,12 @@ def cost_command(
 
         focus.emit(cost_rows(bill, workload.name), out)
         return
-    typer.echo(
+    echo(
+        ctx,
         render.breakdown_json(bill)
         if output == OutputFormat.json
-        else render.breakdown(bill, output.value, width=settings(ctx).width)
+        else render.breakdown(bill, output.value, width=settings(ctx).width),
+        output.value,
     )
 
 
@@ -281,10 +285,12 @@ def _cost_with_lifecycle(
             as_of=day,
             region=region,
         )
-    typer.echo(
+    echo(
+        ctx,
         render.as_json(cost)
         if output == OutputFormat.json
-        else lifecycle_cost(cost, output.value, width=settings(ctx).width)
+        else lifecycle_cost(cost, output.value, width=settings(ctx).width),
+        output.value,
     )
 
 
@@ -342,10 +348,12 @@ def sweep_command(
         from planner.present.plots import save_sweep_plot
 
         save_sweep_plot(result, plot)
-    typer.echo(
+    echo(
+        ctx,
         render.as_json(result)
         if output == OutputFormat.json
-        else render.sweep(result, output.value, width=settings(ctx).width)
+        else render.sweep(result, output.value, width=settings(ctx).width),
+        output.value,
     )
 
 
@@ -461,13 +469,15 @@ def _print_recommendation(
             }
         typer.echo(render.as_json(payload))
         return
-    typer.echo(
-        render.recommendation(result, output.value, width=settings(ctx).width, exact_measure_follows=bool(settle))
+    echo(
+        ctx,
+        render.recommendation(result, output.value, width=settings(ctx).width, exact_measure_follows=bool(settle)),
+        output.value,
     )
     if workload.uncertain and output != OutputFormat.csv:
-        typer.echo(render.uncertain_note(workload.uncertain, answer, width=settings(ctx).width))
+        echo(ctx, render.uncertain_note(workload.uncertain, answer, width=settings(ctx).width), "table")
     if answer is not None:
-        typer.echo(render.uncertain_answer(answer, output.value, width=settings(ctx).width))
+        echo(ctx, render.uncertain_answer(answer, output.value, width=settings(ctx).width), output.value)
 
 
 CdnOption = Annotated[
@@ -656,9 +666,7 @@ def recommend_command(
 
         print_proposals(ctx, workload_file, as_of, output)
     if result.recommendation is None:
-        from planner.present.text import wrap_prose
-
-        for line in settle:
-            typer.echo(wrap_prose(line, "  ", width=settings(ctx).width))
+        if settle:
+            echo(ctx, "\n".join(settle), output.value)
         if strict:  # an answer was given (exit 0); --strict asks for 1 when it is only provisional
             raise typer.Exit(1)

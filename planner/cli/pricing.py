@@ -18,7 +18,7 @@ from planner.cli.common import (
     read_json,
     refuse_overwrite,
 )
-from planner.cli.settings import settings
+from planner.cli.settings import echo, settings
 from planner.errors import InputError
 
 app = typer.Typer(help="The versioned price tables: list, show, compare and audit them.", no_args_is_help=True)
@@ -53,7 +53,8 @@ def pricing_list(ctx: typer.Context, output: FormatOption = OutputFormat.table) 
     if output == OutputFormat.json:
         typer.echo(render.as_json({"providers": rows}))
         return
-    typer.echo(
+    echo(
+        ctx,
         render.table(
             ["provider", "classes", "versions", "in force today", "regions", "sourcing", "compared"],
             [
@@ -70,7 +71,8 @@ def pricing_list(ctx: typer.Context, output: FormatOption = OutputFormat.table) 
             ],
             output.value,
             width=settings(ctx).width,
-        )
+        ),
+        output.value,
     )
 
 
@@ -106,7 +108,7 @@ def pricing_show(
             data["classes"] = {storage_class: data["classes"][storage_class]}
         typer.echo(render.as_json({"version": table.version, **data}))
         return
-    typer.echo(render.price_table(table, output.value, storage_class, width=settings(ctx).width))
+    echo(ctx, render.price_table(table, output.value, storage_class, width=settings(ctx).width), output.value)
 
 
 @app.command("import")
@@ -175,13 +177,15 @@ def pricing_diff(
     if not changes:
         typer.echo("no changes")
         return
-    typer.echo(
+    echo(
+        ctx,
         render.table(
             ["field", "before", "after"],
             [(c["field"], c["before"], c["after"]) for c in changes],
             output.value,
             width=settings(ctx).width,
-        )
+        ),
+        output.value,
     )
 
 
@@ -211,4 +215,4 @@ def pricing_audit(
     if output == OutputFormat.json:
         typer.echo(audit_json(rows, found))
         return
-    typer.echo(audit(rows, found, output.value, width=settings(ctx).width))
+    echo(ctx, audit(rows, found, output.value, width=settings(ctx).width), output.value)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from planner.cli.common import OutputFormat, TextFormat, check_plot
+from planner.cli.settings import echo, settings
 
 if TYPE_CHECKING:
     from planner.measure.profile import Profile
@@ -35,10 +36,21 @@ def _resolve_profile(ident: str) -> "Profile":
     return load_reference(ident)  # raises the "known: ..." error
 
 
-def _render(rows: list[list[Any]], headers: list[str], fmt: TextFormat) -> str:
+def _render(
+    rows: list[list[Any]], headers: list[str], fmt: TextFormat, width: int | None, notes: tuple[str, ...] = ()
+) -> str:
+    """The table as tabulate lays it out (numbers to the right) where it fits ``width``; else fitted, the
+    cells of the ``notes`` columns numbered under it (``planner.present.text.table``)."""
     from tabulate import tabulate
 
-    return tabulate(rows, headers=headers, tablefmt="github" if fmt is OutputFormat.markdown else "simple")
+    whole = tabulate(rows, headers=headers, tablefmt="github" if fmt is OutputFormat.markdown else "simple")
+    if fmt is OutputFormat.markdown or not width or max(map(len, whole.splitlines()), default=0) <= width:
+        return whole
+    from planner.present.text import table
+
+    return table(
+        headers, [["" if c is None else str(c) for c in row] for row in rows], fmt.value, width=width, notes=notes
+    )
 
 
 def _summary_rows(profile: "Profile") -> list[list[Any]]:
@@ -72,7 +84,7 @@ def _cite_text(cites: list[Any]) -> str:
 
 
 @profiles_app.command("list")
-def profiles_list(fmt: TextFormat = typer.Option(OutputFormat.table, "--format", "-f")) -> None:
+def profiles_list(ctx: typer.Context, fmt: TextFormat = typer.Option(OutputFormat.table, "--format", "-f")) -> None:
     """The shipped reference profiles (built from published benchmarks)."""
     from planner.measure.reference import load_reference, reference_providers
 
@@ -96,11 +108,12 @@ def profiles_list(fmt: TextFormat = typer.Option(OutputFormat.table, "--format",
         typer.echo(json.dumps(entries, indent=2))
         return
     headers = list(entries[0]) if entries else ["id"]
-    typer.echo(_render([list(e.values()) for e in entries], headers, fmt))
+    echo(ctx, _render([list(e.values()) for e in entries], headers, fmt, settings(ctx).width), fmt.value)
 
 
 @profiles_app.command("show")
 def profiles_show(
+    ctx: typer.Context,
     ident: str = typer.Argument(..., help="a reference id (see 'list') or a profile file"),
     fmt: TextFormat = typer.Option(OutputFormat.table, "--format", "-f"),
     plot: Path | None = typer.Option(
@@ -123,9 +136,10 @@ def profiles_show(
             )
         )
         return
+    width = settings(ctx).width
     provider = profile.provider or "not named (a measured endpoint without --provider)"
     lines = [f"{ident}: provider {provider}, source {profile.source.kind}, date {profile.date}"]
-    lines.append(_render(_summary_rows(profile), ["figure", "value", "source"], fmt))
+    lines.append(_render(_summary_rows(profile), ["figure", "value", "source"], fmt, width, ("source",)))
     cells = [c for c in profile.cells if c.status != "missing"]
     if cells:
         lines.append("")
@@ -148,6 +162,8 @@ def profiles_show(
                 ],
                 ["op", "size_bytes", "conc", "loop", "MiB/s", "ops/s", "in_flight", "p99_ms", "flags", "source"],
                 fmt,
+                width,
+                ("source",),
             )
         )
     missing = len(profile.cells) - len(cells)
@@ -160,6 +176,8 @@ def profiles_show(
                 [[c.action, c.claim, c.reason, _cite_text([c.citation])] for c in profile.source.claims],
                 ["action", "claim", "reason", "source"],
                 fmt,
+                width,
+                ("reason", "source"),
             )
         )
-    typer.echo("\n".join(lines))
+    echo(ctx, "\n".join(lines), fmt.value)

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from planner.cli.common import ForceOption, OutputFormat
-from planner.cli.settings import settings
+from planner.cli.settings import echo, settings
 from planner.errors import InputError
 
 app = typer.Typer()
@@ -74,5 +74,5 @@ def record_command(
         return
     typer.echo(recording_summary(recording))
     if mix is not None:
-        typer.echo(priced_mix(mix, output.value, width=settings(ctx).width))
+        echo(ctx, priced_mix(mix, output.value, width=settings(ctx).width), output.value)
     typer.echo(f"wrote {out / 'requests.csv'}, {out / 'trace.csv'} and {out / 'recording.json'}")

@@ -7,6 +7,7 @@ renderers and ``quiet`` to the progress bars as arguments. Nothing here is modul
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from dataclasses import dataclass
@@ -23,12 +24,36 @@ class Settings:
 
     @classmethod
     def for_this_terminal(cls, *, wide: bool, quiet: bool) -> Settings:
-        """Wrap to the terminal's width when stdout is one (not with ``--wide``; piped output never wraps)."""
-        width = None if wide or not sys.stdout.isatty() else shutil.get_terminal_size().columns
-        return cls(quiet=quiet, width=width)
+        """Fit the terminal: ``COLUMNS`` when set, else the terminal's width when stdout is one, else
+        100 columns (piped output fits a terminal too); never wrapped with ``--wide``."""
+        return cls(quiet=quiet, width=None if wide else terminal_width())
+
+
+DEFAULT_WIDTH = 100
+
+
+def terminal_width() -> int:
+    """The columns output should fit: ``COLUMNS`` when it holds a number, else the terminal's width when
+    stdout is one, else ``DEFAULT_WIDTH``."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
+    return DEFAULT_WIDTH
 
 
 def settings(ctx: typer.Context) -> Settings:
     """The settings the ``planner`` callback kept for this command, or the defaults (a command run alone)."""
     found = ctx.find_object(Settings)
     return found if found is not None else Settings()
+
+
+def echo(ctx: typer.Context, text: str, fmt: str = "table") -> None:
+    """Print a command's text output; plain text (``fmt`` "table") fitted to the settings' width
+    (``planner.present.text.fit.fit_text``), every other format exactly as rendered."""
+    if fmt == "table":
+        from planner.present.text.fit import fit_text
+
+        text = fit_text(text, settings(ctx).width)
+    typer.echo(text)

@@ -24,7 +24,7 @@ from planner.cli.common import (
     parse_option,
     refuse_overwrite,
 )
-from planner.cli.settings import settings
+from planner.cli.settings import echo, settings
 from planner.errors import InputError
 
 if TYPE_CHECKING:
@@ -168,7 +168,11 @@ def simulate_command(
     width = settings(ctx).width
     from planner.cli.simulation_text import report
 
-    typer.echo(report(result, output.value, lambda *table: render.table(*table, width=width), render.heading))
+    echo(
+        ctx,
+        report(result, output.value, lambda *table: render.table(*table, width=width), render.heading),
+        output.value,
+    )
 
 
 def _check_profile_provider(measured: "Profile", provider: str | None, path: Path) -> None:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 def report(result: WorkloadSimulation, fmt: str, table: _Table, heading: _Heading) -> str:
     """The result for people: both windows' operations, the target verdicts, the month, the assumptions."""
     from planner.evidence import legend
+    from planner.present.text.fit import Reasons
 
     parts = [
         heading(f"{result.workload} at {result.provider} {result.storage_class}: simulated", fmt),
@@ -46,7 +47,8 @@ def report(result: WorkloadSimulation, fmt: str, table: _Table, heading: _Headin
     if result.slo:
         parts.append(heading("Targets (peak window)", fmt, level=3))
         rows = [
-            (v.target, v.wanted, marked(v.achieved or "no figure", v.evidence), v.verdict, v.reason) for v in result.slo
+            (v.target, v.wanted, marked(v.achieved or "no figure", v.evidence), v.verdict, Reasons((v.reason,)))
+            for v in result.slo
         ]
         parts += [table(["target", "wanted", "achieved (95% CI)", "verdict", "why"], rows, fmt), ""]
     parts.append(heading("Billed requests a month", fmt, level=3))

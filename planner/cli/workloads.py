@@ -13,7 +13,7 @@ from planner.cli.common import (
     TextFormatOption,
     parse_date,
 )
-from planner.cli.settings import settings
+from planner.cli.settings import echo, settings
 
 app = typer.Typer()
 
@@ -58,8 +58,10 @@ def diff_command(
         as_of=parse_date(as_of),
         simulate=simulate,
     )
-    typer.echo(
+    echo(
+        ctx,
         render.as_json(result)
         if output == OutputFormat.json
-        else render_diff(result, output.value, width=settings(ctx).width)
+        else render_diff(result, output.value, width=settings(ctx).width),
+        output.value,
     )

@@ -16,7 +16,7 @@ class Deletion(_Model):
     """Objects deleted (or overwritten) this month and how old they were."""
 
     bytes: int = Field(ge=0)
-    objects: int = Field(0, ge=0)
+    objects: int = Field(default=0, ge=0)
     age_days: float = Field(ge=0)
 
 
@@ -30,18 +30,25 @@ class SizeBin(_Model):
 class Usage(_Model):
     """A month of usage for one provider and storage class, in bytes and request counts."""
 
-    stored_bytes: int = Field(0, ge=0, description="average stored over the month")
-    object_count: int | None = Field(None, ge=0, description="objects stored (average); derived from sizes if absent")
-    object_sizes: list[SizeBin] | None = Field(None, description="size histogram of stored objects")
-    requests: dict[str, int] = Field(default_factory=dict, description="requests by operation")
-    egress_bytes: int = Field(0, ge=0, description="bytes served to the internet")
-    inter_region_bytes: int = Field(0, ge=0)
-    retrieval_bytes: int = Field(0, ge=0, description="bytes read out of a class that charges retrieval")
-    upload_bytes: int = Field(0, ge=0, description="bytes written by requests (a per-GB request payload charge)")
-    replica_regions: int = Field(
-        0, ge=0, le=100, description="regions each object is replicated to beyond its first (a replication surcharge)"
+    stored_bytes: int = Field(default=0, ge=0, description="average stored over the month")
+    object_count: int | None = Field(
+        default=None, ge=0, description="objects stored (average); derived from sizes if absent"
     )
-    retrieval_requests: int = Field(0, ge=0)
+    object_sizes: list[SizeBin] | None = Field(default=None, description="size histogram of stored objects")
+    requests: dict[str, int] = Field(default_factory=dict, description="requests by operation")
+    egress_bytes: int = Field(default=0, ge=0, description="bytes served to the internet")
+    inter_region_bytes: int = Field(default=0, ge=0)
+    retrieval_bytes: int = Field(default=0, ge=0, description="bytes read out of a class that charges retrieval")
+    upload_bytes: int = Field(
+        default=0, ge=0, description="bytes written by requests (a per-GB request payload charge)"
+    )
+    replica_regions: int = Field(
+        default=0,
+        ge=0,
+        le=100,
+        description="regions each object is replicated to beyond its first (a replication surcharge)",
+    )
+    retrieval_requests: int = Field(default=0, ge=0)
     retrieval_option: str | None = None
     deletions: list[Deletion] = Field(default_factory=list)
     access_tier_shares: dict[str, Decimal] = Field(
@@ -55,9 +62,9 @@ class Usage(_Model):
     discounts: dict[str, Decimal] = Field(
         default_factory=dict, description="negotiated discount by provider id, as a fraction of each charged line"
     )
-    buckets: int = Field(1, ge=0)
+    buckets: int = Field(default=1, ge=0)
     egress_allowance_used_bytes: int = Field(
-        0, ge=0, description="part of a shared free egress allowance already used elsewhere in the account"
+        default=0, ge=0, description="part of a shared free egress allowance already used elsewhere in the account"
     )
     request_allowance_used: dict[str, int] = Field(
         default_factory=dict,
@@ -65,28 +72,28 @@ class Usage(_Model):
         " took this month (a placement's earlier classes)",
     )
     standard_rate_bytes_elsewhere: int = Field(
-        0,
+        default=0,
         ge=0,
         description="bytes the account bills at the Standard-rate class's storage price this month outside this bill"
         " (a placement's Standard class): S3 Glacier's per-object 8 KB and restored copies are billed on the"
         " Standard tiers above them, as AWS's Pricing Calculator adds them",
     )
     restored_copy_days: Decimal = Field(
-        Decimal(1),
+        default=Decimal(1),
         ge=0,
         le=36500,
         description="days each restored copy of an archived object is kept (the restore request's Days; 1, the"
         " least a request takes, by default)",
     )
     request_days: int | None = Field(
-        None,
+        default=None,
         ge=1,
         le=31,
         description="days of the month on which the requests are made (a run once a week: 4 or 5); a daily free"
         " allowance counts only those days (none: requests every day)",
     )
     month_days: int | None = Field(
-        None,
+        default=None,
         ge=28,
         le=31,
         description="days in the month billed when it is a calendar month (none: the table's month, 30 days)",

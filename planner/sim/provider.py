@@ -80,8 +80,8 @@ class LatencyModel(_Frozen):
     """
 
     p50_s: Seconds = Field(ge=0)
-    p99_s: Seconds | None = Field(None, ge=0, description="defaults to p50_s (a constant latency)")
-    floor_s: Seconds = Field(0.0, ge=0)
+    p99_s: Seconds | None = Field(default=None, ge=0, description="defaults to p50_s (a constant latency)")
+    floor_s: Seconds = Field(default=0.0, ge=0)
     distribution: Literal["lognormal", "exponential", "empirical"] = "lognormal"
     quantiles: list[tuple[float, float]] = Field(
         default_factory=list,
@@ -253,7 +253,7 @@ class LoadedLatency(_Frozen):
         "utilisations; empty: the queue always runs",
     )
     client_connections: int | None = Field(
-        None,
+        default=None,
         ge=1,
         description="connections of the client the open-loop cells were measured through: their latency runs from "
         "the arrival, so it holds that client's waits for a connection (``planner.sim._client_waits``)",
@@ -350,10 +350,10 @@ class ServerQueue(_Frozen):
     """
 
     operations: list[str] = Field(min_length=1, description="billed operations served by these servers")
-    servers: int = Field(1, ge=1)
+    servers: int = Field(default=1, ge=1)
     service_s: Seconds = Field(gt=0, description="a request's service time, unless service_by_size says")
     service_spread: LatencyModel | None = Field(
-        None,
+        default=None,
         description="a request's service time is its mean (service_s, service_by_size) times a draw of this "
         "distribution of mean 1 (None: every request takes exactly its mean)",
     )
@@ -451,7 +451,7 @@ class RateLimit(_Frozen):
     operations: list[str] = Field(min_length=1, description="billed operations the bucket counts")
     scope: Literal["key", "prefix", "bucket"]
     per_s: float = Field(gt=0)
-    burst: float | None = Field(None, ge=1, description="bucket size; defaults to one second of per_s")
+    burst: float | None = Field(default=None, ge=1, description="bucket size; defaults to one second of per_s")
     error: str = "503 SlowDown"
 
     @model_validator(mode="after")
@@ -483,7 +483,7 @@ class ProviderModel(_Frozen):
 
     provider_id: str
     ttfb_get: LatencyModel
-    ttfb_put: LatencyModel | None = Field(None, description="after the body is sent; defaults to ttfb_get")
+    ttfb_put: LatencyModel | None = Field(default=None, description="after the body is sent; defaults to ttfb_get")
     ttfb_head: LatencyModel | None = None
     ttfb_list: LatencyModel | None = None
     latency_by_size: dict[str, SizedLatency] = Field(
@@ -518,20 +518,20 @@ class ProviderModel(_Frozen):
     stream_read: BandwidthCurve = Field(default_factory=BandwidthCurve)
     stream_write: BandwidthCurve = Field(default_factory=BandwidthCurve)
     knee: Knee | None = Field(
-        None,
+        default=None,
         description="GET's open-loop ladder over several rounds, each rung's spread kept: near capacity the "
         "simulated figures become bands (``planner.sim.saturation``)",
     )
-    read_ceiling_bits_per_s: BitsPerSecond | None = Field(None, gt=0, description="all reads together")
-    write_ceiling_bits_per_s: BitsPerSecond | None = Field(None, gt=0, description="all writes together")
+    read_ceiling_bits_per_s: BitsPerSecond | None = Field(default=None, gt=0, description="all reads together")
+    write_ceiling_bits_per_s: BitsPerSecond | None = Field(default=None, gt=0, description="all writes together")
     rate_limits: list[RateLimit] = Field(default_factory=list)
     hot_object: HotObjectLimit | None = None
     error_responses: ErrorResponses | None = Field(
-        None,
+        default=None,
         description="which error responses the provider bills (a price table's billing.error_responses); None: "
         "not stated, every attempt is billed",
     )
-    source: str = Field("", description="where the numbers come from (profile file, seed, hand-made)")
+    source: str = Field(default="", description="where the numbers come from (profile file, seed, hand-made)")
     evidence: dict[str, Evidence] = Field(
         default_factory=dict,
         description="how each part of the model is backed, by key: latency.get, latency.put, latency.head, "

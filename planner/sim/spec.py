@@ -31,10 +31,10 @@ class OpenLoop(_Spec):
 
     kind: Literal["open"] = "open"
     mean_rate_per_s: float = Field(gt=0)
-    peak_factor: float = Field(1.0, ge=1)
+    peak_factor: float = Field(default=1.0, ge=1)
     profile: Literal["mean", "peak", "diurnal", "burst"] = "mean"
-    period_s: Seconds = Field(60.0, gt=0)
-    burst_s: Seconds = Field(5.0, gt=0)
+    period_s: Seconds = Field(default=60.0, gt=0)
+    burst_s: Seconds = Field(default=5.0, gt=0)
 
     @model_validator(mode="after")
     def _feasible(self) -> OpenLoop:
@@ -96,7 +96,7 @@ class ClosedLoop(_Spec):
 
     kind: Literal["closed"] = "closed"
     workers: int = Field(ge=1)
-    think_time_s: Seconds = Field(0.0, ge=0)
+    think_time_s: Seconds = Field(default=0.0, ge=0)
 
 
 class TraceArrivals(_Spec):
@@ -109,7 +109,7 @@ class TraceArrivals(_Spec):
     operations: tuple[int, ...]
     sizes: tuple[int, ...]
     keys: tuple[int, ...]
-    source: str = Field("trace", description="where the trace came from, for the report")
+    source: str = Field(default="trace", description="where the trace came from, for the report")
 
     @model_validator(mode="after")
     def _consistent(self) -> TraceArrivals:
@@ -149,10 +149,10 @@ Arrivals = Annotated[OpenLoop | ClosedLoop | TraceArrivals, Field(discriminator=
 class OperationMix(_Spec):
     """Relative weights of the operations; they need not add up to 1."""
 
-    get: float = Field(0.8, ge=0)
-    put: float = Field(0.2, ge=0)
-    head: float = Field(0.0, ge=0)
-    list_objects: float = Field(0.0, ge=0, description="LIST requests")
+    get: float = Field(default=0.8, ge=0)
+    put: float = Field(default=0.2, ge=0)
+    head: float = Field(default=0.0, ge=0)
+    list_objects: float = Field(default=0.0, ge=0, description="LIST requests")
 
     @model_validator(mode="after")
     def _some(self) -> OperationMix:
@@ -170,7 +170,7 @@ class SizeDistribution(_Spec):
     """Object sizes: one size, or a discrete distribution with weights."""
 
     sizes_bytes: list[Bytes] = Field(min_length=1)
-    weights: list[float] | None = Field(None, description="defaults to equal weights")
+    weights: list[float] | None = Field(default=None, description="defaults to equal weights")
 
     @model_validator(mode="after")
     def _weights(self) -> SizeDistribution:
@@ -204,20 +204,20 @@ class HotSet(_Spec):
     batch of tasks all opening the same file.
     """
 
-    objects: int = Field(1, ge=1)
-    share_of_reads: float = Field(0.0, ge=0, le=1)
-    peak_concurrency: int = Field(0, ge=0)
-    burst_every_s: Seconds | None = Field(None, gt=0)
-    replicas: int = Field(1, ge=1)
-    size_bytes: Bytes | None = Field(None, description="defaults to the workload's size distribution")
+    objects: int = Field(default=1, ge=1)
+    share_of_reads: float = Field(default=0.0, ge=0, le=1)
+    peak_concurrency: int = Field(default=0, ge=0)
+    burst_every_s: Seconds | None = Field(default=None, gt=0)
+    replicas: int = Field(default=1, ge=1)
+    size_bytes: Bytes | None = Field(default=None, description="defaults to the workload's size distribution")
 
 
 class KeyPopularity(_Spec):
     """Which keys requests touch: Zipf(``zipf_exponent``) over ``keys`` (0 is uniform), plus a hot set."""
 
-    keys: int = Field(10_000, ge=1)
-    zipf_exponent: float = Field(0.0, ge=0)
-    prefixes: int = Field(1, ge=1, description="keys are spread round-robin over this many prefixes")
+    keys: int = Field(default=10_000, ge=1)
+    zipf_exponent: float = Field(default=0.0, ge=0)
+    prefixes: int = Field(default=1, ge=1, description="keys are spread round-robin over this many prefixes")
     hot: HotSet | None = None
 
 
@@ -266,10 +266,10 @@ class ClientSpec(_Spec):
 class SLOTargets(_Spec):
     """Targets the result is judged against; each is optional."""
 
-    p99_ttfb_s: Seconds | None = Field(None, gt=0, description="GET time to first byte, p99")
-    read_bytes_per_s: float | None = Field(None, gt=0, description="GET throughput over the window")
-    write_bytes_per_s: float | None = Field(None, gt=0, description="PUT throughput over the window")
-    max_error_rate: float | None = Field(None, ge=0, le=1, description="failed requests / requests")
+    p99_ttfb_s: Seconds | None = Field(default=None, gt=0, description="GET time to first byte, p99")
+    read_bytes_per_s: float | None = Field(default=None, gt=0, description="GET throughput over the window")
+    write_bytes_per_s: float | None = Field(default=None, gt=0, description="PUT throughput over the window")
+    max_error_rate: float | None = Field(default=None, ge=0, le=1, description="failed requests / requests")
 
 
 class SimSpec(_Spec):
@@ -279,9 +279,9 @@ class SimSpec(_Spec):
     mix: OperationMix = Field(default_factory=OperationMix)
     sizes: SizeDistribution
     put_sizes: SizeDistribution | None = Field(
-        None, description="sizes of the objects PUT writes, when they differ from those read (None: ``sizes``)"
+        default=None, description="sizes of the objects PUT writes, when they differ from those read (None: ``sizes``)"
     )
     keys: KeyPopularity = Field(default_factory=KeyPopularity)
     client: ClientSpec = Field(default_factory=ClientSpec)
     slo: SLOTargets = Field(default_factory=SLOTargets)
-    month_s: Seconds = Field(MONTH_S, gt=0, description="length of the month billed counts scale to")
+    month_s: Seconds = Field(default=MONTH_S, gt=0, description="length of the month billed counts scale to")

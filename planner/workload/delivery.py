@@ -35,17 +35,17 @@ class _Model(BaseModel):
 class EgressTo(_Model):
     """The read bytes a month by destination, as the workload split them."""
 
-    internet: int = Field(0, ge=0)
-    cdn: int = Field(0, ge=0)
-    same_region: int = Field(0, ge=0)
-    other_region: int = Field(0, ge=0)
-    other_region_name: str | None = Field(None, description="the region the other-region bytes go to")
+    internet: int = Field(default=0, ge=0)
+    cdn: int = Field(default=0, ge=0)
+    same_region: int = Field(default=0, ge=0)
+    other_region: int = Field(default=0, ge=0)
+    other_region_name: str | None = Field(default=None, description="the region the other-region bytes go to")
 
 
 class CdnChoice(_Model):
     provider: str = Field(description="the CDN's id: a folder of planner/pricing/cdn (cloudfront, cloudflare, ...)")
     hit_ratio: float | None = Field(
-        None,
+        default=None,
         ge=0,
         le=1,
         description="share of the CDN's requests and bytes served from its cache (left out: derived from"

@@ -94,10 +94,10 @@ class LifecycleRule(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     after: Seconds = Field(ge=0, description='age of the object when the rule acts, e.g. "30d"')
-    to: str | None = Field(None, description="the storage class the objects move to, e.g. standard-ia")
-    expire: bool = Field(False, description="delete the objects at that age instead")
+    to: str | None = Field(default=None, description="the storage class the objects move to, e.g. standard-ia")
+    expire: bool = Field(default=False, description="delete the objects at that age instead")
     min_object_size: Bytes | None = Field(
-        None,
+        default=None,
         description='only objects of at least this size move (an S3 ObjectSizeGreaterThan filter), e.g. "128 KiB";'
         " unset: the provider's default (S3: objects under 128 KiB do not move)",
     )
@@ -156,10 +156,10 @@ class IntelligentTiering(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     archive_access: Seconds | None = Field(
-        None, description='days unread before objects move to the Archive Access tier, e.g. "90d" (S3: 90-730d)'
+        default=None, description='days unread before objects move to the Archive Access tier, e.g. "90d" (S3: 90-730d)'
     )
     deep_archive_access: Seconds | None = Field(
-        None,
+        default=None,
         description='days unread before objects move to the Deep Archive Access tier, e.g. "180d" (S3: 180-730d)',
     )
 

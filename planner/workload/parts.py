@@ -147,7 +147,7 @@ class Storage(_Model):
         description='average volume stored this month, e.g. "200 TB" (may be left out when placement is given: its sum)'
     )
     placement: dict[str, Bytes] | None = Field(
-        None,
+        default=None,
         min_length=1,
         description='the bytes in each storage class today, e.g. {standard: "40 TB", glacier-flexible: "60 TB"}'
         " (a bucket with lifecycle rules holds several at once): cost prices each class on its own; in a file it"
@@ -183,28 +183,33 @@ class Storage(_Model):
             raise ValueError("every class holds 0 bytes (leave placement out for an empty bucket)")
         return placement
 
-    object_size: Bytes | None = Field(None, description="mean object size (or give objects, or size_distribution)")
-    objects: Count | None = Field(None, gt=0, le=MAX_COUNT, description='number of objects stored, e.g. "2M"')
-    size_distribution: list[SizeShare] | None = Field(None, min_length=1, description="object sizes and their shares")
+    object_size: Bytes | None = Field(
+        default=None, description="mean object size (or give objects, or size_distribution)"
+    )
+    objects: Count | None = Field(default=None, gt=0, le=MAX_COUNT, description='number of objects stored, e.g. "2M"')
+    size_distribution: list[SizeShare] | None = Field(
+        default=None, min_length=1, description="object sizes and their shares"
+    )
     growth_per_month: MonthlyBytes = Field(
-        0, description='volume added each month, e.g. "2 TB" or "70 GB/day" (the horizon projection grows by it)'
+        default=0,
+        description='volume added each month, e.g. "2 TB" or "70 GB/day" (the horizon projection grows by it)',
     )
     growth_rate: Share = Field(
-        0.0,
+        default=0.0,
         ge=0,
         le=1,
         description='volume added each month as a share of what is stored then, e.g. "5%" (compounding over the'
         " horizon; with growth_per_month both add)",
     )
     prefixes: Count | None = Field(
-        None,
+        default=None,
         ge=1,
         le=MAX_COUNT,
         description="key prefixes the objects are spread over evenly (S3's request rates are per prefix);"
         " unset: as many as the peak needs",
     )
     retention: Seconds | None = Field(
-        None,
+        default=None,
         gt=0,
         description='how long an object lives before deletion, e.g. "365d" or "1y"; "forever" for never'
         " (drives minimum-duration charges)",
@@ -216,12 +221,12 @@ class Storage(_Model):
         return None if isinstance(value, str) and value.strip().lower() in ("forever", "never") else value
 
     unread: dict[str, float | str] | None = Field(
-        None,
+        default=None,
         description='share of the stored bytes not read for at least each period, e.g. {"30d": "60%", "90d": "40%",'
         ' "180d": "10%"}: S3 Intelligent-Tiering moves such data to its cheaper tiers by itself',
     )
     buckets: Count = Field(
-        1, ge=1, le=MAX_COUNT, description="buckets the data is kept in (R2 bills buckets beyond 100,000)"
+        default=1, ge=1, le=MAX_COUNT, description="buckets the data is kept in (R2 bills buckets beyond 100,000)"
     )
 
     @field_validator("unread", mode="before")
@@ -310,16 +315,16 @@ class Storage(_Model):
 
     # How data ages (planner.workload.lifecycle): priced by planner.costing.lifecycle.
     age: dict[str, float | str] | None = Field(
-        None,
+        default=None,
         description='share of the stored bytes (and objects) by age, e.g. {"0-30d": "20%", "30-180d": "30%",'
         ' "180d+": "50%"} (default: spread evenly over the ages the writes and retention give)',
     )
     lifecycle: list[LifecycleRule] | None = Field(
-        None,
+        default=None,
         description="lifecycle rules by age, e.g. [{after: 30d, to: standard-ia}, {after: 400d, expire: true}]",
     )
     intelligent_tiering: IntelligentTiering | None = Field(
-        None,
+        default=None,
         description="the bucket's Intelligent-Tiering archive tiers, e.g. {archive_access: 90d, deep_archive_access:"
         " 180d}: objects in intelligent-tiering unread that long move there, and a read restores them first",
     )
@@ -344,67 +349,77 @@ class Storage(_Model):
 class HotObjects(_Model):
     """A few objects read by many clients at once (an index, a reference genome, a manifest)."""
 
-    count: Count = Field(1, ge=1, le=MAX_COUNT, description="how many hot objects")
+    count: Count = Field(default=1, ge=1, le=MAX_COUNT, description="how many hot objects")
     share_of_reads: Share = Field(
-        0.0, ge=0, le=1, description='fraction of all reads that go to them, e.g. 0.3 or "30%"'
+        default=0.0, ge=0, le=1, description='fraction of all reads that go to them, e.g. 0.3 or "30%"'
     )
     peak_concurrency: Count = Field(
-        1,
+        default=1,
         ge=0,
         le=MAX_COUNT,
         description="concurrent readers of one hot object at peak, starting together (0: no burst, the hot share "
         "of reads arrives with the rest)",
     )
-    replicas: Count = Field(1, ge=1, le=MAX_COUNT, description="copies under different keys that readers spread over")
+    replicas: Count = Field(
+        default=1, ge=1, le=MAX_COUNT, description="copies under different keys that readers spread over"
+    )
     read_size: Bytes | None = Field(
-        None, description='bytes each hot read fetches, e.g. "1 MiB" for a header region (default: the whole object)'
+        default=None,
+        description='bytes each hot read fetches, e.g. "1 MiB" for a header region (default: the whole object)',
     )
 
 
 class Traffic(_Model):
     egress: MonthlyBytes = Field(
-        0,
+        default=0,
         description='bytes served to the internet per month, e.g. "120 TB" or "4 TB/day"',
         json_schema_extra=egress_split_schema,
     )
     reads: Count | None = Field(
-        None, ge=0, le=MAX_COUNT, description='GET requests per month, e.g. "60M" (default: egress / object size)'
+        default=None,
+        ge=0,
+        le=MAX_COUNT,
+        description='GET requests per month, e.g. "60M" (default: egress / object size)',
     )
     writes: Count | None = Field(
-        None, ge=0, le=MAX_COUNT, description="objects written per month (default: from growth and retention)"
+        default=None, ge=0, le=MAX_COUNT, description="objects written per month (default: from growth and retention)"
     )
-    read_write_ratio: str | None = Field(None, description='reads per write, e.g. "10:1" (instead of reads or writes)')
-    heads: Count = Field(0, ge=0, le=MAX_COUNT, description="HEAD requests per month")
-    lists: Count = Field(0, ge=0, le=MAX_COUNT, description="LIST requests per month")
+    read_write_ratio: str | None = Field(
+        default=None, description='reads per write, e.g. "10:1" (instead of reads or writes)'
+    )
+    heads: Count = Field(default=0, ge=0, le=MAX_COUNT, description="HEAD requests per month")
+    lists: Count = Field(default=0, ge=0, le=MAX_COUNT, description="LIST requests per month")
     reads_by_class: dict[str, Count] | None = Field(
-        None,
+        default=None,
         description='GETs a month from classes of storage.placement, e.g. {standard-ia: "20k"}: each pays its'
         " class's request price and retrieval (its share of the bytes read); the rest of reads go to the"
         " placement's class with the highest storage price",
     )
     internal_reads: MonthlyBytes = Field(
-        0, description="bytes read inside the provider's region per month (no egress, but retrieval fees)"
+        default=0, description="bytes read inside the provider's region per month (no egress, but retrieval fees)"
     )
-    inter_region: MonthlyBytes = Field(0, description="bytes copied to another region of the same provider per month")
+    inter_region: MonthlyBytes = Field(
+        default=0, description="bytes copied to another region of the same provider per month"
+    )
     hot_objects: HotObjects | None = None
-    peak_factor: float = Field(1.0, ge=1, le=1000, description="peak request rate / mean request rate")
+    peak_factor: float = Field(default=1.0, ge=1, le=1000, description="peak request rate / mean request rate")
     peak_rate: RequestsPerSecond | None = Field(
-        None,
+        default=None,
         gt=0,
         le=1e9,
         description='requests a second at peak, e.g. "300/s" (or "/min", "/h"): the simulated peak window runs '
         "at this rate, in the monthly counts' mix, instead of the month's average x peak_factor",
     )
     workers: int | None = Field(
-        None,
+        default=None,
         ge=1,
         le=100_000,
         description="the peak as a closed loop: this many clients, each sending its next request when its last "
         "one ends (after think_time), in the monthly counts' mix, instead of Poisson arrivals at a rate",
     )
-    think_time: Seconds = Field(0.0, ge=0, description='a worker\'s pause between requests, e.g. "50 ms"')
+    think_time: Seconds = Field(default=0.0, ge=0, description='a worker\'s pause between requests, e.g. "50 ms"')
     egress_to: EgressTo | None = Field(
-        None, description="egress by destination, when traffic.egress is a split (planner.workload.delivery)"
+        default=None, description="egress by destination, when traffic.egress is a split (planner.workload.delivery)"
     )
 
     @field_validator("read_write_ratio")
@@ -439,7 +454,7 @@ class Traffic(_Model):
         return reads / writes
 
     reads_by_age: dict[str, float | str] | None = Field(
-        None,
+        default=None,
         description='share of the reads (and bytes read) by object age, e.g. {"0-30d": "70%", "30-90d": "20%",'
         ' "90d+": "10%"} (default: in proportion to the objects of each age)',
     )
@@ -459,11 +474,15 @@ class Traffic(_Model):
 
 
 class Performance(_Model):
-    p99_ttfb: Seconds | None = Field(None, description='99th-percentile time to first byte target, e.g. "200 ms"')
-    read_throughput: BitsPerSecond | None = Field(None, description='aggregate read throughput needed, e.g. "10 Gbps"')
-    write_throughput: BitsPerSecond | None = Field(None, description="aggregate write throughput needed")
+    p99_ttfb: Seconds | None = Field(
+        default=None, description='99th-percentile time to first byte target, e.g. "200 ms"'
+    )
+    read_throughput: BitsPerSecond | None = Field(
+        default=None, description='aggregate read throughput needed, e.g. "10 Gbps"'
+    )
+    write_throughput: BitsPerSecond | None = Field(default=None, description="aggregate write throughput needed")
     max_restore: Seconds | None = Field(
-        None,
+        default=None,
         gt=0,
         description='the longest wait for a restore before a read that the reads accept, e.g. "12h": an archive'
         " class whose restores (as its price table states them) take longer is rejected; unset, data that is"
@@ -489,16 +508,18 @@ class CloudLocation(_Model):
 
 class Client(_Model):
     location: Literal["internet"] | CloudLocation = Field(
-        "internet",
+        default="internet",
         description='where the client runs: "internet" (the default), or {cloud: aws, region: us-east-1}; a figure'
         " measured in the bucket's region decides a target only for a client in that region",
     )
-    link: BitsPerSecond = Field(parse_rate("10 Gbps"), gt=0, description="client network capacity")
-    concurrency: int = Field(64, ge=1, le=100_000, description="concurrent requests the client keeps in flight")
-    part_size: Bytes = Field(100 * 2**20, gt=0, description="multipart upload part size")
-    multipart_threshold: Bytes = Field(100 * 2**20, gt=0, description="objects at least this large upload in parts")
-    read_streams: int = Field(1, ge=1, le=1024, description="parallel ranged GETs per large object read")
-    range_size: Bytes = Field(64 * 2**20, gt=0, description="bytes per ranged GET when read_streams > 1")
+    link: BitsPerSecond = Field(default=parse_rate("10 Gbps"), gt=0, description="client network capacity")
+    concurrency: int = Field(default=64, ge=1, le=100_000, description="concurrent requests the client keeps in flight")
+    part_size: Bytes = Field(default=100 * 2**20, gt=0, description="multipart upload part size")
+    multipart_threshold: Bytes = Field(
+        default=100 * 2**20, gt=0, description="objects at least this large upload in parts"
+    )
+    read_streams: int = Field(default=1, ge=1, le=1024, description="parallel ranged GETs per large object read")
+    range_size: Bytes = Field(default=64 * 2**20, gt=0, description="bytes per ranged GET when read_streams > 1")
 
 
 def _check_provider(provider: str, known: tuple[str, ...]) -> None:
@@ -528,9 +549,9 @@ class RedundancyNeed(_Model):
     """How many copies the data must survive on: ``zones: 2`` (availability zones, or a class kept in
     several regions), or ``copies: 2`` across regions or providers."""
 
-    zones: int | None = Field(None, ge=1, le=10, description="availability zones the class must keep copies in")
+    zones: int | None = Field(default=None, ge=1, le=10, description="availability zones the class must keep copies in")
     copies: int | None = Field(
-        None, ge=1, le=10, description="copies in separate regions (or providers) the class must keep by itself"
+        default=None, ge=1, le=10, description="copies in separate regions (or providers) the class must keep by itself"
     )
 
     @model_validator(mode="after")
@@ -547,13 +568,13 @@ class RedundancyNeed(_Model):
 
 class Constraints(_Model):
     redundancy: RedundancyNeed | None = Field(
-        None,
+        default=None,
         description="copies the data must survive on, e.g. {zones: 2} or {copies: 2}: a class whose price table"
         " states fewer is rejected; unset, a single-zone class carries a warning",
     )
     providers: list[str] = Field(default_factory=lambda: list(shipped_catalog().compared_by_default), min_length=1)
-    storage_classes: list[str] | None = Field(None, description="consider only these storage class ids")
-    months: int = Field(12, ge=1, le=120, description="horizon for totals and growth")
+    storage_classes: list[str] | None = Field(default=None, description="consider only these storage class ids")
+    months: int = Field(default=12, ge=1, le=120, description="horizon for totals and growth")
     discounts: dict[str, float | str] = Field(
         default_factory=dict,
         description='negotiated discounts by provider, e.g. {"aws-s3": "15%"}: taken off every charged line',

@@ -44,7 +44,7 @@ class Uncertain(_Model):
     low: float = Field(description="the lowest value (lognormal: the 10th percentile)")
     likely: float | None = None
     high: float = Field(description="the highest value (lognormal: the 90th percentile)")
-    whole: bool = Field(False, description="a count: samples are rounded to whole numbers")
+    whole: bool = Field(default=False, description="a count: samples are rounded to whole numbers")
 
     @property
     def central(self) -> float:

@@ -93,7 +93,18 @@ def test_dry_run_prints_time_bytes_and_the_bill_priced_from_the_table(tmp_path: 
     assert f"total ${sum(amounts)} (estimate" in lines[-2]
     out = tmp_path / "p.json"
     shown = subprocess.run(
-        [*CLI, "measure", "--bucket", "b", "--out", str(out), "--endpoint", "http://127.0.0.1:9", "--dry-run"],
+        [
+            *CLI,
+            "--wide",
+            "measure",
+            "--bucket",
+            "b",
+            "--out",
+            str(out),
+            "--endpoint",
+            "http://127.0.0.1:9",
+            "--dry-run",
+        ],
         capture_output=True,
         text=True,
         timeout=60,

@@ -4,6 +4,7 @@ a provisional answer (a target only the measurement can decide) into a backed on
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from planner.measure.reference import load_profile
+from tests.planner.test_printed_commands import suggested
 
 from .conftest import S3Server
 
@@ -31,27 +33,31 @@ def test_measure_for_turns_a_provisional_answer_into_a_backed_one(
 ) -> None:
     workload = tmp_path / "small-reads.yaml"
     workload.write_text(WORKLOAD)
-    env = {**os.environ, **s3_env.env}
+    env = {**os.environ, **s3_env.env, "COLUMNS": "80"}
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300, env=env)
+        return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
 
-    before = run("recommend", str(workload), "--as-of", "2026-12-05", "--strict")
+    before = run("recommend", "small-reads.yaml", "--as-of", "2026-12-05", "--strict")
     assert before.returncode == 1, before.stderr
-    assert f"to settle p99 TTFB on idrive-e2: planner measure --for {workload} --provider idrive-e2" in before.stdout
-    measured = tmp_path / "measured"
-    measured.mkdir()
-    out = measured / "idrive-e2.json"
-    done = run(
-        "measure", "--for", str(workload), "--provider", "idrive-e2", "--endpoint", s3_env.endpoint,
-        "--bucket", bucket, "--out", str(out), "--duration", "2s", "--warmup", "0.5s", "--quiet",
-    )  # fmt: skip
+    # the commands it prints, run as printed: the dry run, the run (the placeholders it names filled in,
+    # short windows added), then recommend on what the run wrote
+    dry, real, again = suggested(before.stdout)
+    command = "planner measure --for small-reads.yaml --provider idrive-e2"
+    assert (dry, real) == (
+        f"{command} --dry-run",
+        f"{command} --endpoint URL --bucket BUCKET --out measured/idrive-e2.json",
+    )
+    assert run(*shlex.split(dry)[1:]).returncode == 0
+    filled = [s3_env.endpoint if w == "URL" else bucket if w == "BUCKET" else w for w in shlex.split(real)[1:]]
+    done = run(*filled, "--duration", "2s", "--warmup", "0.5s", "--quiet")
     assert done.returncode == 0, done.stderr
     assert "measurement for idrive-e2: 3 cell(s) decide its unverified targets" in done.stderr
-    profile = load_profile(out)
+    profile = load_profile(tmp_path / "measured" / "idrive-e2.json")
     assert profile.provider == "idrive-e2" and profile.source.kind == "measured"
     cells = {(c.op, c.object_size_bytes, c.concurrency) for c in profile.cells if c.status != "missing"}
     assert cells == {("get", 256 * 2**10, 1), ("get", 2**20, 1), ("get", 2**20, 4)}  # the plan's, no more
-    after = run("recommend", str(workload), "--as-of", "2026-12-05", "--profiles", str(measured))
+    assert again == "planner recommend small-reads.yaml --profiles measured"
+    after = run(*shlex.split(again)[1:], "--as-of", "2026-12-05")
     assert after.returncode == 0, after.stdout + after.stderr
     assert "to settle" not in after.stdout

@@ -66,10 +66,10 @@ def daily(tmp_path: Path) -> Path:
 
 def test_cost_says_which_month_it_bills(run_cli: Callable[..., Result], daily: Path) -> None:
     args = ["cost", str(daily), "-p", "aws-s3", "--as-of", "2026-12-01"]
-    thirty = run_cli(*args)
+    thirty = run_cli("--wide", *args)
     assert thirty.code == 0, thirty.err
     assert "Month: 30 days (--calendar bills December 2026's 31)" in thirty.out.splitlines()
-    calendar = run_cli(*args, "--calendar")
+    calendar = run_cli("--wide", *args, "--calendar")
     assert calendar.code == 0, calendar.err
     assert (
         "Month: December 2026, 31 days (calendar month): the workload's 30-day monthly flows x 31/30, stored bytes"

@@ -164,7 +164,14 @@ def test_bad_cdn_lists_are_one_line_with_exit_2(args: list[str], message: str, r
 
 def test_the_cli_compares_paths(run_cli: Callable[..., Result]) -> None:
     result = run_cli(
-        "recommend", str(VIDEO_CDN), "--as-of", "2026-12-01", "--no-simulate", "--cdn", "cloudfront,cloudflare,bunny"
+        "--wide",
+        "recommend",
+        str(VIDEO_CDN),
+        "--as-of",
+        "2026-12-01",
+        "--no-simulate",
+        "--cdn",
+        "cloudfront,cloudflare,bunny",
     )
     assert result.code == 0, result.err
     assert "Use idrive-e2 + cloudflare standard" in result.out

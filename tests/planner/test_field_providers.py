@@ -30,13 +30,15 @@ def test_the_default_comparison_stays_the_five(run_cli: Run) -> None:
 
 
 def test_providers_all_ranks_every_provider_and_class_and_marks_unverified_prices(run_cli: Run) -> None:
-    options = ranked(run_cli("recommend", EXAMPLE, "--providers", "all", "--no-simulate", "--as-of", DAY, "-f", "json"))
+    options = ranked(
+        run_cli("--wide", "recommend", EXAMPLE, "--providers", "all", "--no-simulate", "--as-of", DAY, "-f", "json")
+    )
     every = {(p, c) for p in catalog.providers() for c in catalog.table_for(p, dt.date(2026, 12, 1)).classes}
     assert set(options) == every
     # GCS carries its first egress tier's price beyond 10 TiB, unverified: its options say so
     assert options[("gcs", "standard")]["price_status"] == "unverified"
     assert options[("storj", "standard")]["price_status"] == "verified-primary"
-    text = run_cli("recommend", EXAMPLE, "--providers", "all", "--no-simulate", "--as-of", DAY)
+    text = run_cli("--wide", "recommend", EXAMPLE, "--providers", "all", "--no-simulate", "--as-of", DAY)
     gcs_rows = [line for line in text.out.splitlines() if re.match(r"\d+ +gcs ", line)]  # the ranking rows
     assert gcs_rows and all("*" in line for line in gcs_rows)  # "* = rests on an unverified price"
 
@@ -85,8 +87,8 @@ def test_pricing_list_shows_every_provider_with_its_sourcing(run_cli: Run) -> No
 
 
 def test_pricing_show_states_a_eur_tables_prices_fee_and_rate(run_cli: Run) -> None:
-    out = run_cli("pricing", "show", "hetzner").out
+    out = run_cli("--wide", "pricing", "show", "hetzner").out
     assert "Monthly base fee: €6.49 (verified-secondary: " in out
     assert "Billed in USD at 1.1133 USD per EUR of 2026-10-28 (verified-secondary: " in out
     assert "per TB-hour [1,000,000,000,000 bytes]: all: €0.0087" in out and "$" not in out.split("Sources:")[0]
-    assert "Minimum monthly charge: $5.00 (verified-primary: " in run_cli("pricing", "show", "storj").out
+    assert "Minimum monthly charge: $5.00 (verified-primary: " in run_cli("--wide", "pricing", "show", "storj").out

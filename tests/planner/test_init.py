@@ -18,7 +18,7 @@ from planner.workload.init import PRESETS, Answers, set_value, workload_text
 def test_every_preset_is_a_workload_recommend_answers(preset: str, tmp_path: Path, run_cli: Any) -> None:
     out = tmp_path / f"{preset}.yaml"
     written = run_cli("init", str(out), "--preset", preset)
-    assert (written.code, written.out) == (0, f"wrote {out}; next: planner recommend {out}\n")
+    assert (written.code, written.out) == (0, f"wrote {out}; next:\n  planner recommend {out}\n")
     answer = run_cli("recommend", str(out), "--no-simulate", "-f", "json")
     assert answer.code == 0, answer.err
     assert '"chosen"' in answer.out

@@ -60,7 +60,7 @@ def test_the_tornado_of_a_growing_workload_spans_the_horizon(tmp_path: Path) -> 
 def test_the_tornado_text_names_the_horizon(run_cli: Callable[..., Result], tmp_path: Path) -> None:
     path = tmp_path / "growing.yaml"
     path.write_text(GROWING)
-    result = run_cli("recommend", str(path), "--no-simulate", "--samples", "200", "--as-of", "2026-01-01")
+    result = run_cli("--wide", "recommend", str(path), "--no-simulate", "--samples", "200", "--as-of", "2026-01-01")
     assert result.code == 0, result.err
     assert "What moves the favourite's bill over 12 months (one input at its p10 and p90, the others" in result.out
     row = next(line for line in result.out.splitlines() if line.startswith("storage.growth_per_month"))

@@ -395,7 +395,7 @@ def test_the_readme_shows_what_planner_lifecycle_prints(tmp_path: Path, run_cli:
     path = tmp_path / "binary-cache.yaml"
     path.write_text(workload, encoding="utf-8")
     args = command.split()[1:]
-    result = run_cli(*[str(path) if a == "binary-cache.yaml" else a for a in args])
+    result = run_cli("--wide", *[str(path) if a == "binary-cache.yaml" else a for a in args])
     assert result.code == 0, result.err
 
     def priced(text: str) -> list[str]:  # the freshness lines say how old the readings are today: left out

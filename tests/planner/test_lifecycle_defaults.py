@@ -36,7 +36,7 @@ def test_the_default_write_class_is_standard_or_the_first() -> None:
 def test_azure_blob_is_proposed_without_current(tmp_path: Path, run_cli: Any) -> None:
     path = tmp_path / "cold-tail.yaml"
     path.write_text(WORKLOAD)
-    done = run_cli("lifecycle", str(path), "-p", "azure-blob", "--as-of", "2026-12-01")
+    done = run_cli("--wide", "lifecycle", str(path), "-p", "azure-blob", "--as-of", "2026-12-01")
     assert done.code == 0, done.err
     today = next(line for line in done.out.splitlines() if line.startswith("today "))
     assert today.split()[:2] == ["today", "hot"]

@@ -59,7 +59,7 @@ def _file(tmp_path: Path, after: str) -> Path:
 def test_sweep_prices_the_policy_at_each_age_of_its_rule(tmp_path: Path, run_cli: Any) -> None:
     path = _file(tmp_path, "30d")
     args = ["sweep", str(path), "--vary", "storage.lifecycle.0.after=30d..60d:3", "--as-of", AS_OF]
-    out = run_cli(*args, "-f", "json")
+    out = run_cli("--wide", *args, "-f", "json")
     assert out.code == 0, out.err
     priced = json.loads(out.out)["lifecycle"]
     assert [(p["point"]["storage.lifecycle.0.after"] / DAY_S, p["provider"]) for p in priced] == [
@@ -74,7 +74,7 @@ def test_sweep_prices_the_policy_at_each_age_of_its_rule(tmp_path: Path, run_cli
     ]
     # the one-class bill planner cost prints does not move with the rule
     assert {D(cell["costs_usd"]["aws-s3:standard"]) for cell in json.loads(out.out)["cells"]} == {D("21.42")}
-    text = run_cli(*args)
+    text = run_cli("--wide", *args)
     assert text.code == 0, text.err
     assert "storage.lifecycle at each point: its total over constraints.months and its last month" in text.out
     rows = [line.split() for line in text.out.splitlines() if line.startswith(("30d ", "45d ", "60d "))]

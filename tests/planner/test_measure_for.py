@@ -51,7 +51,17 @@ def test_the_plan_lists_only_cells_that_decide_a_target_and_why_the_rest_is_skip
 def test_measure_for_dry_run_prints_the_plan_and_its_cost(run_cli: Run, tmp_path: Path) -> None:
     out = tmp_path / "idrive-e2.json"
     done = run_cli(
-        "measure", "--for", EXAMPLE, "--provider", "idrive-e2", "--bucket", "b", "--out", str(out), "--dry-run"
+        "--wide",
+        "measure",
+        "--for",
+        EXAMPLE,
+        "--provider",
+        "idrive-e2",
+        "--bucket",
+        "b",
+        "--out",
+        str(out),
+        "--dry-run",
     )
     assert done.code == 0, done.err
     lines = done.out.splitlines()
@@ -73,12 +83,16 @@ def test_measure_for_needs_the_provider_it_measures(run_cli: Run, tmp_path: Path
 
 
 def test_recommend_names_the_measure_command_that_would_settle_an_unverified_target(run_cli: Run) -> None:
-    done = run_cli("recommend", EXAMPLE, "--as-of", "2026-12-05", "--strict")
+    done = run_cli("--wide", "recommend", EXAMPLE, "--as-of", "2026-12-05", "--strict")
     assert done.code == 1
-    settle = [line for line in done.out.splitlines() if line.startswith("to settle ")]
-    assert settle[0].startswith(
-        f"to settle p99 TTFB on idrive-e2: planner measure --for {EXAMPLE} --provider idrive-e2 --endpoint URL"
-        " --bucket BUCKET --out measured/idrive-e2.json (3 cell(s), ~"
+    lines = done.out.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("to settle "))
+    assert lines[first].startswith("to settle p99 TTFB on idrive-e2 (3 cell(s), ~")
+    assert lines[first].endswith(
+        " in requests and egress by its price table): the plan, the cells and why (nothing is sent):"
     )
-    assert "in requests and egress by its price table; --dry-run shows the cells and why)" in settle[0]
-    assert done.out.splitlines()[-1] == f"then: planner recommend {EXAMPLE} --profiles measured"
+    command = f"planner measure --for {EXAMPLE} --provider idrive-e2"
+    assert lines[first + 1] == f"  {command} --dry-run"
+    assert lines[first + 2].startswith("  then the run, URL and BUCKET replaced by the endpoint and a scratch bucket")
+    assert lines[first + 3] == f"  {command} --endpoint URL --bucket BUCKET --out measured/idrive-e2.json"
+    assert lines[-2:] == ["then judge on what it measured:", f"  planner recommend {EXAMPLE} --profiles measured"]

@@ -16,7 +16,7 @@ ARGS = ["measure", "--for", EXAMPLE, "--provider", "idrive-e2", "--bucket", "b",
 
 
 def test_a_budget_shortens_the_planned_cells_windows(run_cli: Run, tmp_path: Path) -> None:
-    done = run_cli(*ARGS, "--out", str(tmp_path / "p.json"), "--budget", "60s")
+    done = run_cli("--wide", *ARGS, "--out", str(tmp_path / "p.json"), "--budget", "60s")
     assert done.code == 0, done.err
     assert "  to fit: cell windows 30 s -> 9.89 s, warm-ups 3 s -> 1 s, probe steps 5 s -> 2 s" in done.out
     assert "3 cells of 9.89 s (+1 s warm-up), probes: none" in done.out

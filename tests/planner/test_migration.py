@@ -416,7 +416,8 @@ def test_duration_keeps_the_evidence_of_the_bound_that_sets_it(run_cli: object) 
     assert linked.bottleneck == "client link" and linked.duration_evidence is None
     aged = estimate_migration(w, options("aws-s3", "cloudflare-r2", strategy="age-out"))
     assert aged.duration_evidence is None  # the workload's own retention
-    shown: Result = run_cli(  # type: ignore[operator]
+    shown: Result = run_cli(
+        "--wide",  # type: ignore[operator]
         "migrate",
         str(EXAMPLES / "video-streaming.yaml"),
         "--from",

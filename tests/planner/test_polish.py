@@ -87,10 +87,10 @@ def test_recommend_bills_calendar_months_and_restore_days_as_cost_does(run_cli: 
     kept a day; $26,954.18 in calendar months with each restore test's 1 TB copy kept 7 days at S3
     Standard, the figure ``cost --months 36 --calendar --restore-days 7`` gives."""
     args = ("recommend", BACKUP, "--no-simulate", "--as-of", AS_OF)
-    plain = run_cli(*args).out.splitlines()
+    plain = run_cli("--wide", *args).out.splitlines()
     assert plain[4].split()[:5] == ["1", "aws-s3", "deep-archive", "$576.90°", "$26,732.48°"]
     assert not any(line.startswith("Billed:") for line in plain)
-    result = run_cli(*args, "--calendar", "--restore-days", "7")
+    result = run_cli("--wide", *args, "--calendar", "--restore-days", "7")
     assert result.code == 0, result.err
     lines = result.out.splitlines()
     assert lines[2] == (
@@ -99,11 +99,12 @@ def test_recommend_bills_calendar_months_and_restore_days_as_cost_does(run_cli: 
     )
     assert lines[5].split()[:5] == ["1", "aws-s3", "deep-archive", "$585.27°", "$26,954.18°"]
     cost = run_cli(
+        "--wide",
         "cost", BACKUP, "-p", "aws-s3", "--class", "deep-archive", "--months", "36", "--as-of", AS_OF,
         "--calendar", "--restore-days", "7",
     )  # fmt: skip
     assert cost.out.splitlines()[0] == "aws-s3 deep-archive: $26,954.18° over 36 months"
-    refused = run_cli(*args, "--restore-days", "-1")
+    refused = run_cli("--wide", *args, "--restore-days", "-1")
     assert (refused.code, refused.err) == (
         2,
         "planner: --restore-days: '-1' is not a number of days from 0 to 36,500 (use e.g. 1 or 7)\n",
@@ -177,22 +178,24 @@ def test_simulate_takes_a_profile_naming_no_provider_as_the_one_given(run_cli: R
         reference.model_copy(update={"provider": None, "endpoint": "http://127.0.0.1:8333"}).model_dump_json()
     )
     args = ("simulate", WEB, "--profile", str(unnamed), "--replications", "1", "--duration", "5s")
-    result = run_cli(*args, "-p", "cloudflare-r2")
+    result = run_cli("--wide", *args, "-p", "cloudflare-r2")
     assert result.code == 0, result.err
     taken = (
         "published profile naming no provider (measured at http://127.0.0.1:8333), taken as a profile of"
         " cloudflare-r2 (the provider given), 2026"
     )
     assert result.out.splitlines()[2].startswith(f"Provider model: {taken}; part limits from cloudflare-r2@")
-    assert json.loads(run_cli(*args, "-p", "cloudflare-r2", "-f", "json").out)["profile"] == taken
+    assert json.loads(run_cli("--wide", *args, "-p", "cloudflare-r2", "-f", "json").out)["profile"] == taken
     # without -p it is the profile's own endpoint, as before
-    assert run_cli(*args).out.splitlines()[2] == (
+    assert run_cli("--wide", *args).out.splitlines()[2] == (
         "Provider model: published profile of unknown, 2026; part limits from no price table"
         " (the profile's own endpoint)"
     )
     named = tmp_path / "r2.json"
     named.write_text(reference.model_dump_json())
-    assert run_cli("simulate", WEB, "--profile", str(named), "-p", "cloudflare-r2", "--duration", "5s").code == 0
+    assert (
+        run_cli("--wide", "simulate", WEB, "--profile", str(named), "-p", "cloudflare-r2", "--duration", "5s").code == 0
+    )
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ Run = Callable[..., Result]
 
 
 def test_cost_marks_each_amount_and_the_total(run_cli: Run) -> None:
-    result = run_cli("cost", BACKUP, "-p", "idrive-e2", "--as-of", "2026-12-01")
+    result = run_cli("--wide", "cost", BACKUP, "-p", "idrive-e2", "--as-of", "2026-12-01")
     assert result.code == 0, result.err
     lines = result.out.splitlines()
     assert lines[0] == "idrive-e2 standard: $2,500.00* a month"
@@ -54,7 +54,7 @@ def test_a_verified_bill_has_no_mark_and_no_legend(run_cli: Run) -> None:
 
 def test_cost_months_marks_each_category_and_month(run_cli: Run) -> None:
     args = ("cost", BACKUP, "-p", "aws-s3", "--region", "eu-central-1", "--months", "2", "--as-of", "2026-12-01")
-    lines = run_cli(*args).out.splitlines()
+    lines = run_cli("--wide", *args).out.splitlines()
     assert lines[0] == "aws-s3 standard: $22,361.03* over 2 months"
     assert lines[2] == "Months: 30 days each (--calendar bills each calendar month's days)"
     assert lines[5].split() == [
@@ -71,11 +71,11 @@ def test_cost_months_marks_each_category_and_month(run_cli: Run) -> None:
     ]
     assert lines[7].split() == ["total", "$22,361.03*"]
     assert lines[8] == LEGEND
-    rows = run_cli(*args, "-f", "csv").out.splitlines()
+    rows = run_cli("--wide", *args, "-f", "csv").out.splitlines()
     assert rows[0] == "month,priced_on,stored_bytes,category,amount_usd,table_version,price_status"
     assert rows[1] == "1,2026-12-01,500000000000000,storage,10994.24,aws-s3/eu-central-1@2026-09-01,verified-secondary"
     assert rows[4] == "1,2026-12-01,500000000000000,egress,74.82,aws-s3/eu-central-1@2026-09-01,unverified"
-    projected = json.loads(run_cli(*args, "-f", "json").out)
+    projected = json.loads(run_cli("--wide", *args, "-f", "json").out)
     assert projected["price_status"] == "unverified"
     assert projected["months"][0]["cost"]["price_status_by_category"] == {
         "storage": "verified-secondary",
@@ -89,19 +89,19 @@ SWEEP = ("sweep", BACKUP, "--vary", "traffic.egress=0..500TB:3", "--as-of", "202
 
 
 def test_sweep_marks_the_cheapest_and_the_next(run_cli: Run) -> None:
-    lines = run_cli(*SWEEP).out.splitlines()
+    lines = run_cli("--wide", *SWEEP).out.splitlines()
     assert "250 TB            idrive-e2:standard   $2,500.00*  backblaze-b2:standard $3,474.93°    -" in lines
     assert "0 B               aws-s3:deep-archive  $482.74°    aws-s3:glacier-flexible $1,690.54°  -" in lines
     assert lines[-1] == LEGEND
-    rows = run_cli(*SWEEP, "-f", "csv").out.splitlines()
+    rows = run_cli("--wide", *SWEEP, "-f", "csv").out.splitlines()
     assert rows[0] == "traffic.egress,option,month_usd,price_status,policy_breach,winner"
     assert "250000000000000.0,idrive-e2:standard,2500.00,unverified,,yes" in rows
-    cells = json.loads(run_cli(*SWEEP, "-f", "json").out)["cells"]
+    cells = json.loads(run_cli("--wide", *SWEEP, "-f", "json").out)["cells"]
     assert cells[1]["price_status"]["idrive-e2:standard"] == "unverified"
 
 
 def test_sweep_verified_only_leaves_out_unverified_options_and_says_so(run_cli: Run) -> None:
-    result = run_cli(*SWEEP, "--verified-only")
+    result = run_cli("--wide", *SWEEP, "--verified-only")
     assert result.code == 0, result.err
     lines = result.out.splitlines()
     assert "250 TB            backblaze-b2:standard  $3,474.93°  wasabi:standard $3,633.43°          -" in lines
@@ -109,7 +109,7 @@ def test_sweep_verified_only_leaves_out_unverified_options_and_says_so(run_cli: 
         "Left out (rests on unverified prices): idrive-e2:standard: IDrive e2 storage, put requests: free,"
         " get requests: free, list requests: free, delete requests: free"
     )
-    payload = json.loads(run_cli(*SWEEP, "--verified-only", "-f", "json").out)
+    payload = json.loads(run_cli("--wide", *SWEEP, "--verified-only", "-f", "json").out)
     assert "idrive-e2:standard" not in payload["options"] and list(payload["left_out"]) == ["idrive-e2:standard"]
 
 
@@ -147,9 +147,9 @@ def test_recommend_verified_only_leaves_out_idrive_and_says_why(run_cli: Run, tm
     path = tmp_path / "two.yaml"
     path.write_text(TWO)
     args = ("recommend", str(path), "--no-simulate", "--as-of", "2026-12-01")
-    plain = run_cli(*args).out.splitlines()
+    plain = run_cli("--wide", *args).out.splitlines()
     assert plain[4].split()[:5] == ["1", "idrive-e2", "standard", "$50.00*", "$100.00*"]
-    result = run_cli(*args, "--verified-only")
+    result = run_cli("--wide", *args, "--verified-only")
     assert result.code == 0, result.err
     lines = result.out.splitlines()
     assert lines[4].split()[:5] == ["1", "cloudflare-r2", "infrequent-access", "$110.90", "$221.80"]
@@ -157,7 +157,7 @@ def test_recommend_verified_only_leaves_out_idrive_and_says_why(run_cli: Run, tm
     statement = "idrive-e2 standard: rests on unverified prices: IDrive e2 storage, get requests: free"
     assert f"Left out (--verified-only): {statement}" in lines
     assert "Use cloudflare-r2 infrequent-access" in lines
-    payload = json.loads(run_cli(*args, "--verified-only", "-f", "json").out)
+    payload = json.loads(run_cli("--wide", *args, "--verified-only", "-f", "json").out)
     assert payload["left_out"] == [statement]
     assert [o["provider"] for o in payload["ranking"]] == ["cloudflare-r2", "cloudflare-r2"]
 
@@ -191,7 +191,7 @@ def test_the_markdown_report_marks_the_choice_its_bill_and_its_months(run_cli: R
 def test_migrate_marks_the_one_time_items_and_their_total(run_cli: Run) -> None:
     """S3 us-east-1's request and egress prices (aws-s3@2025-12-01) are verified from a secondary source."""
     web = str(EXAMPLES / "web-assets.yaml")
-    result = run_cli("migrate", web, "--from", "aws-s3", "--to", "idrive-e2", "--start", "2026-12-01")
+    result = run_cli("--wide", "migrate", web, "--from", "aws-s3", "--to", "idrive-e2", "--start", "2026-12-01")
     assert result.code == 0, result.err
     lines = result.out.splitlines()
     assert lines[4].startswith("One-time cost: $417.72°. Duration: 1,207.0 hours (50.3 days)")
@@ -205,7 +205,7 @@ def test_migrate_marks_each_month_of_the_timeline_and_the_plot(run_cli: Run, tmp
     """Staying at S3 rests on secondary-verified prices; moving adds IDrive e2's unverified $5 a TB."""
     web = str(EXAMPLES / "web-assets.yaml")
     args = ("migrate", web, "--from", "aws-s3", "--to", "idrive-e2", "--start", "2026-12-01")
-    lines = run_cli(*args).out.splitlines()
+    lines = run_cli("--wide", *args).out.splitlines()
     assert lines[5].startswith("Month 1: $4,190.21° to stay; month 12: $4,237.34° to stay, $36.00* moving.")
     bulk = next(line for line in lines if line.startswith("bulk "))
     assert bulk.split()[1:3] == ["$808.01*", "$442.01°"]  # moving rests on IDrive's price, the copy on S3's
@@ -220,14 +220,14 @@ def test_migrate_marks_each_month_of_the_timeline_and_the_plot(run_cli: Run, tmp
         "100%",
     ]
     assert lines[lines.index(next(line for line in lines if line.startswith("12       2027-11-01"))) + 1] == LEGEND
-    month = json.loads(run_cli(*args, "-f", "json").out)["timeline"][0]
+    month = json.loads(run_cli("--wide", *args, "-f", "json").out)["timeline"][0]
     assert (month["stay_price_status"], month["source_price_status"], month["destination_price_status"]) == (
         "verified-secondary",
         "verified-secondary",
         "unverified",
     )
     out = tmp_path / "move.svg"
-    assert run_cli(*args, "--plot", str(out)).code == 0
+    assert run_cli("--wide", *args, "--plot", str(out)).code == 0
     texts = ["".join(node.itertext()) for node in ET.parse(out).getroot().iter() if node.tag.endswith("text")]
     assert "stay at aws-s3:standard°" in texts and "move to idrive-e2:standard*" in texts
     assert "one-time cost of the move: $417.72°" in texts
@@ -264,7 +264,7 @@ def test_the_outcomes_of_samples_mark_each_options_amounts(run_cli: Run, tmp_pat
     path = tmp_path / "growing.yaml"
     path.write_text(GROWING)
     args = ("recommend", str(path), "--no-simulate", "--samples", "200", "--as-of", "2026-01-01")
-    lines = run_cli(*args).out.splitlines()
+    lines = run_cli("--wide", *args).out.splitlines()
     idrive = next(line for line in lines if line.startswith("idrive-e2:standard "))
     assert idrive.split()[5:8] == ["$500.00*", "$500.00*", "$500.00*"]
     b2 = next(line for line in lines if line.startswith("backblaze-b2:standard "))
@@ -272,7 +272,7 @@ def test_the_outcomes_of_samples_mark_each_options_amounts(run_cli: Run, tmp_pat
     swing = next(line for line in lines if line.startswith("storage.growth_per_month "))
     assert all(cell.endswith("*") for cell in swing.split()[1:3])
     assert lines[-1] == LEGEND
-    answer = json.loads(run_cli(*args, "-f", "json").out)["uncertainty"]
+    answer = json.loads(run_cli("--wide", *args, "-f", "json").out)["uncertainty"]
     assert {o["option"]: o["price_status"] for o in answer["options"]} == {
         "idrive-e2:standard": "unverified",
         "backblaze-b2:standard": "verified-secondary",

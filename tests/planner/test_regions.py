@@ -95,11 +95,11 @@ def test_recommend_names_the_region_it_chooses(run_cli: Run, tmp_path: Path) -> 
 
 def test_cost_in_a_region(run_cli: Run, tmp_path: Path) -> None:
     path = _write(tmp_path)
-    result = run_cli("cost", str(path), "-p", "aws-s3", "--region", "eu-central-1", "--as-of", "2026-12-01")
+    result = run_cli("--wide", "cost", str(path), "-p", "aws-s3", "--region", "eu-central-1", "--as-of", "2026-12-01")
     assert result.code == 0, result.err
     assert "aws-s3/eu-central-1@2026-09-01" in result.out and "region eu-central-1" in result.out
     assert "$250.88" in result.out  # 10,240 GB x $0.0245
-    default = run_cli("cost", str(path), "-p", "aws-s3", "--as-of", "2026-12-01")
+    default = run_cli("--wide", "cost", str(path), "-p", "aws-s3", "--as-of", "2026-12-01")
     assert "aws-s3@2025-12-01" in default.out and "$235.52" in default.out
 
 

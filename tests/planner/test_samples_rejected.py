@@ -26,7 +26,7 @@ def _workload(tmp_path: Path) -> Path:
 
 def test_a_class_rejected_on_its_restore_time_is_never_the_cheapest_outcome(tmp_path: Path, run_cli: Any) -> None:
     args = ["recommend", str(_workload(tmp_path)), "--samples", "300", "--as-of", "2026-12-01", "--no-simulate"]
-    done = run_cli(*args, "-f", "json")
+    done = run_cli("--wide", *args, "-f", "json")
     assert done.code == 0, done.err
     answer = json.loads(done.out)["uncertainty"]
     by_option = {o["option"]: o for o in answer["options"]}
@@ -36,7 +36,7 @@ def test_a_class_rejected_on_its_restore_time_is_never_the_cheapest_outcome(tmp_
     assert sorted(answer["rejected"]) == ["aws-s3:deep-archive", "aws-s3:glacier-flexible"]
     assert "longer than performance.max_restore 1 h" in answer["rejected"]["aws-s3:deep-archive"]
     assert "aws-s3:express-one-zone" not in by_option
-    text = run_cli(*args)
+    text = run_cli("--wide", *args)
     assert text.code == 0, text.err
     assert "aws-s3:glacier-ir is the cheapest in 100 % of outcomes." in text.out
     row = next(line for line in text.out.splitlines() if line.startswith("aws-s3:deep-archive "))

@@ -219,7 +219,7 @@ def test_the_readme_workload_is_no_longer_won_by_its_least_backed_option(run_cli
         "the peak's reads ask 17.5 Tbps (272.7 a second of 8 GB) of a 10 Gbps client link (client.link):"
         " they cannot pass it"
     )
-    out = run_cli("recommend", str(path), "--as-of", "2026-12-01", "--sim-window", "5s").out
+    out = run_cli("--wide", "recommend", str(path), "--as-of", "2026-12-01", "--sim-window", "5s").out
     assert "Warning: the peak's reads ask 17.5 Tbps" in out
     # the reads column shows the figure the verdict was judged on, not the analytic 10 Gbps
     b2 = _option(result, "backblaze-b2")
@@ -254,10 +254,12 @@ def test_the_cdns_terms_for_large_files_are_printed_under_the_option(run_cli: An
     )
     path = tmp_path / "w.yaml"
     path.write_text(yaml.safe_dump(BIG_FILES_CDN))
-    out = run_cli("recommend", str(path), "--as-of", "2026-12-01", "--no-simulate").out
+    out = run_cli("--wide", "recommend", str(path), "--as-of", "2026-12-01", "--no-simulate").out
     under = out.split(f"Terms that bear on {chosen.label} {chosen.storage_class}")[1]
     assert "Cloudflare's terms limit serving video and large files" in under
-    data = json.loads(run_cli("recommend", str(path), "--as-of", "2026-12-01", "--no-simulate", "-f", "json").out)
+    data = json.loads(
+        run_cli("--wide", "recommend", str(path), "--as-of", "2026-12-01", "--no-simulate", "-f", "json").out
+    )
     assert any("large files" in n["text"] for o in data["ranking"] for n in o["notes"])
 
 
@@ -354,7 +356,9 @@ def test_without_the_field_a_single_zone_class_is_warned_of_wherever_it_is_ranke
     assert not any("single zone" in w for w in _option(result, "aws-s3", "standard").warnings)
     path = tmp_path / "w.yaml"
     path.write_text(yaml.safe_dump(BACKUP))
-    out = run_cli("recommend", str(path), "--as-of", "2026-12-01", "--no-simulate", "--prices", f"aws-s3={prices}")
+    out = run_cli(
+        "--wide", "recommend", str(path), "--as-of", "2026-12-01", "--no-simulate", "--prices", f"aws-s3={prices}"
+    )
     row = next(line for line in out.out.splitlines() if " onezone-ia " in line)
     assert "single zone" in row or "[" in row  # the warning, or its note's number in a narrow table
     assert "single zone: aws-s3 onezone-ia keeps its copies in 1 availability zone" in out.out.replace("\n  ", " ")

@@ -139,7 +139,7 @@ def test_a_profile_without_a_provider_says_so(run_cli: Run, tmp_path: Path) -> N
     profile["provider"] = None
     path = tmp_path / "local.json"
     path.write_text(json.dumps(profile), encoding="utf-8")
-    result = run_cli("profiles", "show", str(path))
+    result = run_cli("--wide", "profiles", "show", str(path))
     assert result.code == 0, result.err
     first = result.out.splitlines()[0]
     assert first.startswith(f"{path}: provider not named (a measured endpoint without --provider), source ")

@@ -186,7 +186,7 @@ def test_the_tornado_gives_no_share_to_an_input_that_moves_nothing(run_cli: Any,
         "traffic: {egress: {low: 1 TB, high: 9 TB}}\n"
         "constraints: {providers: [cloudflare-r2], storage_classes: [standard]}\n"
     )
-    result = run_cli("recommend", str(path), "--samples", "2000")
+    result = run_cli("--wide", "recommend", str(path), "--samples", "2000")
     assert result.code == 0, result.err
     row = next(line for line in result.out.splitlines() if line.startswith("traffic.egress"))
     assert row.split()[-1] == "-", row

@@ -124,7 +124,9 @@ def test_read_throughput_is_never_shown_above_what_the_profile_demonstrates_unma
     # R2 publishes no GET cells: a figure bound only by the client link is assumed
     assert r2.performance.read_throughput_evidence == "assumed"
     assert _verdict(r2, "read throughput") == "unverified"
-    out = run_cli("recommend", str(_workload(tmp_path, FAST_READS)), "--as-of", "2026-12-01", "--no-simulate").out
+    out = run_cli(
+        "--wide", "recommend", str(_workload(tmp_path, FAST_READS)), "--as-of", "2026-12-01", "--no-simulate"
+    ).out
     row = next(line for line in out.splitlines() if "backblaze-b2" in line and "standard" in line)
     assert "100 Gbps>" in row or "100 Gbps" not in row
     assert "unverified" in row

@@ -95,7 +95,7 @@ SUMMARY = (
 def test_the_text_audit_cuts_each_quote_short_and_ends_with_a_summary(
     acme: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = run(monkeypatch, capsys, "pricing", "audit", "acme")
+    code, out, err = run(monkeypatch, capsys, "--wide", "pricing", "audit", "acme")
     assert (code, err) == (0, "")
     lines = out.splitlines()
     assert lines[-1] == SUMMARY
@@ -178,7 +178,7 @@ def test_the_audit_runs_on_every_shipped_table(name: str) -> None:
 def test_pricing_show_gives_each_price_its_quote(
     acme: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = run(monkeypatch, capsys, "pricing", "show", "acme")
+    code, out, _ = run(monkeypatch, capsys, "--wide", "pricing", "show", "acme")
     assert code == 0
     lines = out.splitlines()
     assert f'- {STORAGE} = 0.006: "{LONG}" (https://acme.example/pricing, read {FRESH})' in lines
@@ -193,6 +193,6 @@ def test_the_readme_commands_for_quotes_run(
     commands = [line[len("$ planner ") :].split() for line in section.splitlines() if line.startswith("$ planner ")]
     assert len(commands) == 2
     for args in commands:
-        code, out, err = run(monkeypatch, capsys, *args)
+        code, out, err = run(monkeypatch, capsys, "--wide", *args)
         assert (code, err) == (0, ""), args
         assert out.splitlines()[0].startswith("table")  # the audit's header row (text and CSV alike)

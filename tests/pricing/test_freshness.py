@@ -234,7 +234,7 @@ def test_planner_cost_prints_the_freshness_lines(
 ) -> None:
     path = tmp_path / "w.yaml"
     path.write_text(yaml.safe_dump(WORKLOAD))
-    code, out, err = run(monkeypatch, capsys, "cost", str(path), "-p", "acme", "--as-of", "2026-06-01")
+    code, out, err = run(monkeypatch, capsys, "--wide", "cost", str(path), "-p", "acme", "--as-of", "2026-06-01")
     assert code == 0, err
     assert out.splitlines()[-2:] == [FRESHNESS_LINE, UNQUOTED_LINE]
 
@@ -280,7 +280,7 @@ def test_a_projection_names_the_readings_of_all_its_months(
 ) -> None:
     path = tmp_path / "w.yaml"
     path.write_text(yaml.safe_dump(WORKLOAD))
-    args = ["cost", str(path), "-p", "acme", "--as-of", "2026-06-01", "--months", "3"]
+    args = ["--wide", "cost", str(path), "-p", "acme", "--as-of", "2026-06-01", "--months", "3"]
     code, out, err = run(monkeypatch, capsys, *args, "--format", "json")
     assert code == 0, err
     data = json.loads(out)

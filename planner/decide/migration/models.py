@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 from pathlib import Path
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -57,41 +57,82 @@ class Endpoint(_Model):
         return f"{self.provider}:{self.storage_class}"
 
 
+class EndpointFields(TypedDict):
+    """An ``Endpoint`` as its fields (``{"provider": "aws-s3", "storage_class": "glacier-ir"}``), as
+    ``MigrationOptions`` takes one."""
+
+    provider: str
+    storage_class: NotRequired[str]
+
+
 class MigrationOptions(_Model):
     source: Endpoint
     destination: Endpoint
-    strategy: Strategy | None = Field(None, description="force one strategy; default: the cheapest within the horizon")
+    strategy: Strategy | None = Field(
+        default=None, description="force one strategy; default: the cheapest within the horizon"
+    )
     copy_host: CopyHost = Field(
-        "on-premises",
+        default="on-premises",
         description="where the copy runs: a host outside both clouds, a VM in the source's region, "
         "or the destination's own migration service",
     )
     check: Check = Field(
-        "list",
+        default="list",
         description="how the copy tool checks the destination: one listing (1,000 keys a page), "
         "a HEAD per object, or not at all",
     )
-    never_read_share: float = Field(0.0, ge=0, le=1, description="copy-on-read: share of objects never read")
+    never_read_share: float = Field(default=0.0, ge=0, le=1, description="copy-on-read: share of objects never read")
     sweep_after_days: float | None = Field(
-        None, ge=0, description="copy-on-read: bulk-copy what is still at the source after this many days"
+        default=None, ge=0, description="copy-on-read: bulk-copy what is still at the source after this many days"
     )
     age_out_within_days: float | None = Field(
-        None, gt=0, description="hybrid: data expiring within this many days ages out (default: the horizon)"
+        default=None, gt=0, description="hybrid: data expiring within this many days ages out (default: the horizon)"
     )
     start: dt.date | None = None
-    months: int | None = Field(None, ge=1, le=120, description="horizon for the timeline (default: the workload's)")
-    link_bits_per_s: float | None = Field(None, gt=0, description="copy link (default: the workload's client link)")
-    concurrency: int | None = Field(None, ge=1, description="copy streams (default: the workload's client concurrency)")
+    months: int | None = Field(
+        default=None, ge=1, le=120, description="horizon for the timeline (default: the workload's)"
+    )
+    link_bits_per_s: float | None = Field(
+        default=None, gt=0, description="copy link (default: the workload's client link)"
+    )
+    concurrency: int | None = Field(
+        default=None, ge=1, description="copy streams (default: the workload's client concurrency)"
+    )
     egress_waiver: bool = Field(
-        False, description="the source waives egress for leaving customers (AWS does on request)"
+        default=False, description="the source waives egress for leaving customers (AWS does on request)"
     )
     data_age_days: float | None = Field(
-        None, ge=0, description="age of all stored data at the move; default: uniform over the retention"
+        default=None, ge=0, description="age of all stored data at the move; default: uniform over the retention"
     )
-    verify_days: float = Field(7.0, ge=0, description="days both copies are kept while the copy is verified")
-    retrieval_option: str | None = Field(None, description="archive retrieval speed at the source (e.g. bulk)")
+    verify_days: float = Field(default=7.0, ge=0, description="days both copies are kept while the copy is verified")
+    retrieval_option: str | None = Field(default=None, description="archive retrieval speed at the source (e.g. bulk)")
     source_prices: Path | None = None
     destination_prices: Path | None = None
+
+    if TYPE_CHECKING:  # the constructor as a user's type checker sees it: an endpoint may be given as its fields
+
+        def __init__(
+            self,
+            *,
+            source: Endpoint | EndpointFields,
+            destination: Endpoint | EndpointFields,
+            strategy: Strategy | None = None,
+            copy_host: CopyHost = "on-premises",
+            check: Check = "list",
+            never_read_share: float = 0.0,
+            sweep_after_days: float | None = None,
+            age_out_within_days: float | None = None,
+            start: dt.date | None = None,
+            months: int | None = None,
+            link_bits_per_s: float | None = None,
+            concurrency: int | None = None,
+            egress_waiver: bool = False,
+            data_age_days: float | None = None,
+            verify_days: float = 7.0,
+            retrieval_option: str | None = None,
+            source_prices: Path | None = None,
+            destination_prices: Path | None = None,
+        ) -> None: ...
 
 
 class DurationBound(_Model):
@@ -99,7 +140,8 @@ class DurationBound(_Model):
     hours: float
     detail: str
     evidence: Evidence | None = Field(
-        None, description="how the rate behind it is backed (planner.evidence); None for the link the user states"
+        default=None,
+        description="how the rate behind it is backed (planner.evidence); None for the link the user states",
     )
 
 
@@ -119,13 +161,14 @@ class TimelineMonth(_Model):
     at_source_share: float = Field(description="share of the stored bytes whose only copy is at the source, month end")
     moved_share: float = Field(description="share of the stored bytes not (only) at the source by the end of the month")
     completed_day: float | None = Field(
-        None, description="day from the start on which the source stopped holding the only copy of any data"
+        default=None, description="day from the start on which the source stopped holding the only copy of any data"
     )
     stay_price_status: str = Field(
-        "verified-primary", description="the sourcing of the weakest price stay_usd rests on (see the line items)"
+        default="verified-primary",
+        description="the sourcing of the weakest price stay_usd rests on (see the line items)",
     )
-    source_price_status: str = Field("verified-primary", description="the same for source_usd")
-    destination_price_status: str = Field("verified-primary", description="the same for destination_usd")
+    source_price_status: str = Field(default="verified-primary", description="the same for source_usd")
+    destination_price_status: str = Field(default="verified-primary", description="the same for destination_usd")
 
 
 class StrategyOutcome(_Model):
@@ -138,16 +181,17 @@ class StrategyOutcome(_Model):
     one_time_cost_usd: Money | None = None
     duration_days: float | None = None
     duration_evidence: Evidence | None = Field(
-        None,
+        default=None,
         description="the evidence of the copy bound that sets the duration; None where the workload's own "
         "figures (retention, reads) or the user's link set it",
     )
     payback_month: int | None = None
     move_price_status: str = Field(
-        "verified-primary", description="the weakest sourcing of the prices total_move_usd rests on (both sides' bills)"
+        default="verified-primary",
+        description="the weakest sourcing of the prices total_move_usd rests on (both sides' bills)",
     )
     one_time_price_status: str = Field(
-        "verified-primary", description="the weakest sourcing of the prices of its one-time line items"
+        default="verified-primary", description="the weakest sourcing of the prices of its one-time line items"
     )
 
 
@@ -167,7 +211,7 @@ class MigrationPlan(_Model):
         description="from the timeline: when the source holds no data only it has; inf if not within the horizon"
     )
     bottleneck: str
-    duration_evidence: Evidence | None = Field(None, description="as StrategyOutcome.duration_evidence")
+    duration_evidence: Evidence | None = Field(default=None, description="as StrategyOutcome.duration_evidence")
     bounds: list[DurationBound]
     monthly_before_usd: Money = Field(description="the timeline's first month of staying")
     monthly_after_usd: Money = Field(description="the timeline's last month of moving")
@@ -175,7 +219,7 @@ class MigrationPlan(_Model):
     timeline: list[TimelineMonth]
     compared: list[StrategyOutcome]
     left_behind_share: float = Field(
-        0.0, description="share of the stored bytes still only at the source at the horizon"
+        default=0.0, description="share of the stored bytes still only at the source at the horizon"
     )
     assumptions: list[str] = Field(default_factory=list)
     horizon_months: int = Field(description="months the timeline covers")

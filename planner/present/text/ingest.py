@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from planner.present.text.fit import Reasons
 from planner.present.text.tables import csv_text, heading, plain_number, quantity, table, usd
 from planner.units import counted, format_bytes, format_duration
 
@@ -70,7 +71,7 @@ def reconciliation(result: Reconciliation, fmt: str, *, width: int | None = None
             ],
         )
 
-    def row(line: ReconcileLine) -> tuple[str, ...]:
+    def row(line: ReconcileLine) -> tuple[str | Reasons, ...]:
         return (
             line.scope,
             line.usage_type,
@@ -78,7 +79,7 @@ def reconciliation(result: Reconciliation, fmt: str, *, width: int | None = None
             _tiny_usd(line.billed_usd),
             _tiny_usd(line.planner_usd),
             _tiny_usd(line.difference_usd),
-            line.cause,
+            Reasons((line.cause,)) if line.cause else "",
         )
 
     rows = [row(line) for line in result.lines]

@@ -6,6 +6,7 @@ from decimal import Decimal
 
 from planner.costing.lifecycle import LifecycleCost
 from planner.decide.lifecycle import AgeSweep, LifecycleProposal
+from planner.present.text.fit import Reasons
 from planner.present.text.tables import heading, price_freshness, quantity, table, unit_price, usd, wrap_prose
 from planner.units import format_bytes
 
@@ -127,7 +128,7 @@ def lifecycle_proposal(proposal: LifecycleProposal, fmt: str, *, width: int | No
                 usd(r.total_usd),
                 usd(r.last_month_usd),
                 usd(r.one_time_usd),
-                r.why or "",
+                Reasons((r.why,)) if r.why else "",
             ]
         )
     parts.append(table(["#", "policy", "total", f"month {last}", "one-time", "why it loses"], rows, fmt, width=width))

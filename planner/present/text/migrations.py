@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from planner.evidence import MARKERS, legend, weakest_price
+from planner.present.text.fit import Reasons
 from planner.present.text.tables import heading, line_item_row, marked_usd, price_freshness, price_legends, table
 from planner.units import format_bytes
 
@@ -93,7 +94,7 @@ def _strategies(plan: MigrationPlan, fmt: str, *, width: int | None) -> str:
                 "chosen" if c.strategy == plan.strategy else "",
             )
             if c.applicable
-            else (c.strategy, "-", "-", "-", "-", f"does not apply: {c.reason}")
+            else (c.strategy, "-", "-", "-", "-", Reasons((f"does not apply: {c.reason}",)))
             for c in plan.compared
         ],
         fmt,

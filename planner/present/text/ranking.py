@@ -6,6 +6,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from planner.evidence import PRICE_MARKERS, Evidence, legend, marked, price_legend, weakest_price
+from planner.present.text.fit import Reasons
 from planner.present.text.tables import csv_text, heading, plain_number, price_freshness, table, usd, wrap_prose
 from planner.units import format_duration, format_rate
 
@@ -94,8 +95,6 @@ def ranking_rows(result: Recommendation) -> list[tuple[str, ...]]:
                 else _figure(format_rate(perf.write_throughput_bits_per_s), perf.write_throughput_evidence)
             ]
         verdict = "CHOSEN" if option.chosen else option.status
-        why = option.violations or [f"unverified: {reason}" for reason in option.unverified]
-        why += [n.text for n in option.notes if n.kind == "single-zone"]  # wherever the class is ranked
         rows.append(
             (
                 str(option.rank),
@@ -108,10 +107,17 @@ def ranking_rows(result: Recommendation) -> list[tuple[str, ...]]:
                 *writes,
                 throttled,
                 verdict,
-                "; ".join(why) or "-",
+                str(_why_not(option)),
             )
         )
     return rows
+
+
+def _why_not(option: RankedOption) -> Reasons:
+    """Why the option is not the answer: the targets it misses (else those unverified), and the single-zone
+    note wherever the class is ranked."""
+    why = option.violations or [f"unverified: {reason}" for reason in option.unverified]
+    return Reasons([*why, *(n.text for n in option.notes if n.kind == "single-zone")])
 
 
 def legends() -> list[str]:
@@ -183,23 +189,12 @@ def recommendation(
         return ranking_csv(result)
     rows = ranking_rows(result)
     name = result.workload.name
-    notes: list[str] = []
-    if fmt == "table" and width:
-        # on a terminal the reasons go under the table, numbered, so the table fits
-        for i, row in enumerate(rows):
-            if row[-1] != "-":
-                notes.append(wrap_prose(f"[{len(notes) + 1}] {row[1]} {row[2]}: {row[-1]}", "    ", width=width))
-                rows[i] = (*row[:-1], f"[{len(notes)}]")
+    # where the table does not fit, each reason goes under it, numbered (the same reason under one number)
+    reasoned = [(*row[:-1], _why_not(option)) for row, option in zip(rows, result.ranking, strict=True)]
     parts = [
         heading(f"Recommendation for {name} (prices in force on {result.as_of}, {result.months}-month horizon)", fmt),
         *([f"Billed: {result.billing}", *([""] if fmt == "markdown" else [])] if result.billing else []),
-        table(
-            ranking_headers(result),
-            rows,
-            fmt,
-            width=width,
-        ),
-        *notes,
+        table(ranking_headers(result), reasoned, fmt, width=width, keys=3),
         "",
         *(wrap_prose(text, width=width) for text in legends()),
         *(wrap_prose(f"Left out (--verified-only): {text}", "  ", width=width) for text in result.left_out),

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from tabulate import tabulate
 
 from planner.evidence import PRICE_MARKERS, price_legend, price_marked
+from planner.present.text.fit import Reasons, fit_table, note_lines, number_notes, wrap_line
 from planner.pricing.breakdown import Freshness, LineItem, PriceReading, stale_before
 from planner.writing import spreadsheet_cell
 
@@ -59,48 +60,38 @@ def plain_number(value: Decimal | float | None) -> str | None:
     return repr(value)
 
 
-# Renderers take ``width``: wrap plain tables and bullets to this many columns (the CLI passes the
-# terminal's; None: never).
-_MIN_COLUMN = 16
-
-
-def _column_limits(headers: Sequence[str], rows: list[Sequence[Any]], width: int) -> list[int | None] | None:
-    """Widths that fit the table into ``width`` by wrapping only its widest columns, all to one cap
-    (never below 16 characters: ids and amounts stay whole); None when the table fits already."""
-    natural = [len(str(h)) + 2 for h in headers]  # tabulate pads a header by 2 at least
-    for row in rows:
-        for i, cell in enumerate(row):
-            if i < len(natural):
-                natural[i] = max(natural[i], max((len(part) for part in str(cell).split("\n")), default=0))
-    gaps = 2 * (len(natural) - 1)
-    if sum(natural) + gaps <= width:
-        return None
-    cap = max(natural)
-    while cap > _MIN_COLUMN and sum(min(n, cap) for n in natural) + gaps > width:
-        cap -= 1
-    if sum(min(n, cap) for n in natural) + gaps > width:
-        return None  # too many columns to fit: wrapping would only make it taller
-    return [cap if n > cap else None for n in natural]
+# Renderers take ``width``: fit plain tables and prose to this many columns (the CLI passes the
+# terminal's, or 100 columns when piped; None with --wide: one line per row, every reason inline).
 
 
 def wrap_prose(text: str, indent: str = "", *, width: int | None = None) -> str:
     """A line of prose wrapped to ``width`` columns (unchanged without one: not writing to a terminal)."""
-    if not width or len(text) <= width:
-        return text
-    import textwrap
-
-    return textwrap.fill(text, width=width, subsequent_indent=indent, break_on_hyphens=False)
+    return wrap_line(text, indent, width)
 
 
-def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], fmt: str, *, width: int | None = None) -> str:
-    if fmt == "csv":
-        return csv_text(headers, rows)
-    style = "github" if fmt == "markdown" else "simple"
+def table(
+    headers: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    fmt: str,
+    *,
+    width: int | None = None,
+    keys: int = 1,
+    notes: Sequence[str] = (),
+) -> str:
+    """A table as CSV, Markdown or plain text. Plain text fits ``width`` (``planner.present.text.fit``):
+    reasons (cells given as ``Reasons``, and the cells of the columns named in ``notes``) go under it,
+    numbered, when it does not fit otherwise, and ``keys`` first columns lead each part of a table split
+    in several. Without a width every cell is inline."""
     listed = list(rows)
-    limits = _column_limits(headers, listed, width) if fmt == "table" and width else None
-    if limits is not None:
-        return tabulate(listed, headers=list(headers), tablefmt=style, disable_numparse=True, maxcolwidths=limits)
-    return tabulate(listed, headers=list(headers), tablefmt=style, disable_numparse=True)
+    inline = [[str(c) if isinstance(c, Reasons) else c for c in row] for row in listed]
+    if fmt == "csv":
+        return csv_text(headers, inline)
+    style = "github" if fmt == "markdown" else "simple"
+    whole = tabulate(inline, headers=list(headers), tablefmt=style, disable_numparse=True)
+    if fmt != "table" or not width or max(map(len, whole.splitlines()), default=0) <= width:
+        return whole
+    numbered, reasons = number_notes(headers, listed, notes)
+    return "\n".join([*fit_table(headers, numbered, width, keys=keys), *note_lines(reasons, width)])
 
 
 def as_json(value: BaseModel | list[BaseModel] | dict[str, Any]) -> str:

@@ -180,7 +180,7 @@ def test_simulate_shows_the_band_of_a_profile_whose_ladder_ran_in_rounds(tmp_pat
     )
     out = io.StringIO()
     argv = sys.argv
-    sys.argv = ["planner", "simulate", str(workload), "--profile", str(profile_path), "--duration", "20s",
+    sys.argv = ["planner", "--wide", "simulate", str(workload), "--profile", str(profile_path), "--duration", "20s",
                 "--replications", "1"]  # fmt: skip
     try:
         with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
