@@ -204,7 +204,7 @@ def recommendation(
     ]
     if result.recommendation is None:
         parts.append(
-            "No option meets every target with evidence (exit code 1). Not met on evidence anywhere: "
+            "No option meets every target with evidence (--strict exits 1 on this). Not met on evidence anywhere: "
             + ", ".join(result.failed_targets)
         )
         provisional = result.provisional
