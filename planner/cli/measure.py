@@ -21,6 +21,7 @@ from planner.cli.profiles import profiles_app as profiles_app  # also planner me
 from planner.errors import InputError, MeasureError
 
 if TYPE_CHECKING:
+    from planner.cli.measure_for import ForWorkload
     from planner.measure.profile import Cell, Profile
     from planner.measure.run.options import MeasureOptions
 
@@ -204,22 +205,41 @@ def dry_run_lines(options: "MeasureOptions", dropped: list[str], estimate: Any, 
     return lines
 
 
+def _fitted(options: "MeasureOptions") -> tuple["MeasureOptions", list[str], Any]:
+    """The options as the run will carry them out (fitted to ``--budget`` if given), what the budget
+    left out, and the plan's estimate."""
+    from planner.measure import plan
+
+    if options.budget_s is None:
+        return options, [], plan.estimate(options)
+    try:
+        return plan.fit_budget(options, options.budget_s)
+    except ValueError as error:
+        raise InputError(str(error), source="--budget") from None
+
+
 def _print_dry_run(options: "MeasureOptions") -> None:
     """``--dry-run``: the plan (fitted to ``--budget`` if given), its time, requests, bytes and bill."""
-    from planner.measure import plan
     from planner.measure.journal import run_prefix
     from planner.measure.run.options import new_run_id
 
-    dropped: list[str] = []
-    if options.budget_s is not None:
-        try:
-            options, dropped, estimate = plan.fit_budget(options, options.budget_s)
-        except ValueError as error:
-            raise InputError(str(error), source="--budget") from None
-    else:
-        estimate = plan.estimate(options)
+    options, dropped, estimate = _fitted(options)
     for line in dry_run_lines(options, dropped, estimate, run_prefix(options.run_id or new_run_id())):
         typer.echo(line)
+
+
+def plan_summary_line(options: "MeasureOptions", estimate: Any) -> str:
+    """Before a run: its cells, estimated time and the bill's total for the measurement itself."""
+    cells = [s for s in estimate.steps if not s.label.startswith(("probe ", "preparing "))]
+    bill = measurement_bill_lines(options, estimate)
+    total = next((line.split()[1] for line in bill if line.strip().startswith("total $")), None)
+    costed = f"about {total} in requests, egress and deletions (estimate)" if total is not None else bill[0]
+    probes = ", ".join(options.probes) or "none"
+    return (
+        f"plan: {len(cells)} cells and probes: {probes}, ~{_minutes(estimate.seconds)}"
+        + (f" (fitted to the {_minutes(options.budget_s)} budget)" if options.budget_s is not None else "")
+        + f"; {costed}; --dry-run lists the cells and the bill"
+    )
 
 
 def _report_run(profile: "Profile", options: "MeasureOptions", reporter: Any) -> None:
@@ -261,12 +281,54 @@ def _run(options: "MeasureOptions", plan_lines: list[str], *, quiet: bool, dry_r
     if dry_run:
         _print_dry_run(options)
         return
+    if not quiet:
+        fitted, _, estimate = _fitted(options)
+        typer.echo(plan_summary_line(fitted, estimate), err=True)
     if dask is not None:
         from planner.measure.distributed import measure_and_report
 
         measure_and_report(options, dask, reporter)
         return
     _report_run(Measurement(options, reporter).run(), options, reporter)
+
+
+DEFAULT_OPEN_LOOP = "10/s,40/s,0.5x,0.8x"
+"""``--open-loop``'s default: two sparse rates (the wake-up term) and two loaded ones (waits, the knee)."""
+LATENCY_PEAK_CONCURRENCY = 10
+"""The closed loop a latency target's open-loop fractions are of (``--concurrency``'s highest default)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _LatencyCells:
+    """What ``--for`` adds where a latency target is at stake: the GET open-loop cells at its size and
+    the closed loop whose peak their loaded rates are fractions of."""
+
+    sizes: list[int]
+    cells: list[str]
+    concurrency: str
+    lines: list[str]
+
+
+def _latency_cells(planned: "ForWorkload") -> _LatencyCells | None:
+    """The simulator's latency at a workload's rate rests on sparse open-loop cells at two rates (the
+    wake-up term) and loaded ones (its waits and knee): for a latency (TTFB) target's GET size, those
+    and a closed loop of ``LATENCY_PEAK_CONCURRENCY`` to take the fractions of. None without one."""
+    from planner.measure.run.options import cell_label
+    from planner.units import format_bytes
+
+    sizes = sorted({c.size_bytes for c in planned.plan.cells if c.op == "get" and "TTFB" in c.target})
+    if not sizes:
+        return None
+    levels = sorted({*(int(c) for c in planned.concurrency.split(",")), LATENCY_PEAK_CONCURRENCY})
+    peak = max(levels)
+    cells = [cell_label("get", size, peak) for size in sizes]
+    lines = [
+        f"  GET {format_bytes(size, binary=True)} open loop   for the latency target: {DEFAULT_OPEN_LOOP} (two sparse"
+        f" rates fit the wake-up term, the fractions of the x{peak} peak, run twice, the waits under load and"
+        " the knee)"
+        for size in sizes
+    ]
+    return _LatencyCells(sizes, [c for c in cells if c not in planned.cells], ",".join(map(str, levels)), lines)
 
 
 PLANNED_BY_FOR = ("sizes", "concurrency", "ops", "probes", "open_loop")
@@ -315,10 +377,12 @@ def measure(
     range_streams: str = typer.Option("4,8,16", help="range-get probe: parallel streams"),
     rate_concurrency: str = typer.Option("16,64", help="rate probe: concurrency ramp"),
     open_loop: str = typer.Option(
-        "10/s,0.5x,0.8x",
+        DEFAULT_OPEN_LOOP,
         "--open-loop",
-        help="open-loop GET and PUT cells per size: Poisson arrival rates (10/s) and fractions of the size's"
-        " measured closed-loop peak (0.5x), at most the highest --concurrency in flight; 'none' for none",
+        help="open-loop GET and PUT cells per size: Poisson arrival rates (10/s; two sparse rates fit the"
+        " simulator's wake-up term) and fractions of the size's measured closed-loop peak (0.5x; the smallest"
+        " size's GETs at these run twice, for the knee), at most the highest --concurrency in flight; 'none'"
+        " for none",
     ),
     budget: str | None = typer.Option(
         None,
@@ -351,6 +415,7 @@ def measure(
     if ctx.invoked_subcommand is not None:
         return
     plan_lines: list[str] = []
+    latency: _LatencyCells | None = None
     if for_workload is not None:
         from planner.cli.measure_for import measurement_for
 
@@ -363,6 +428,10 @@ def measure(
                 typer.echo(line)
             return
         ops, sizes, concurrency, probes, open_loop = planned.ops, planned.sizes, planned.concurrency, "none", "none"
+        latency = _latency_cells(planned)
+        if latency is not None:
+            concurrency, open_loop = latency.concurrency, DEFAULT_OPEN_LOOP
+            plan_lines += latency.lines
     options = build_options(
         endpoint=endpoint, bucket=bucket, out=out, provider=provider, region=region, sizes=sizes,
         concurrency=concurrency, duration=duration, warmup=warmup, ops=ops, probes=probes, link=link,
@@ -373,7 +442,9 @@ def measure(
         read_timeout=read_timeout, open_loop=open_loop, connect_timeout=connect_timeout, budget=budget,
     )  # fmt: skip
     if for_workload is not None:
-        options = dataclasses.replace(options, only_cells=planned.cells)
+        only = planned.cells + (latency.cells if latency is not None else [])
+        sized = latency.sizes if latency is not None else None
+        options = dataclasses.replace(options, only_cells=only, open_loop_sizes=sized)
     _check_outputs(options, dry_run=dry_run, dask=dask, force=force)
     _run(options, plan_lines, quiet=quiet, dry_run=dry_run, dask=dask)
 
