@@ -21,6 +21,7 @@ from planner.measure.run.options import (
     delete_warmup_s,
     in_plan,
     open_loop_steps,
+    open_window_s,
 )
 from planner.units import format_bytes
 
@@ -213,9 +214,10 @@ def _open_loop_estimates(
     offered += [(None, fraction) for fraction in fractions] * (1 + (len(again) // len(fractions) if fractions else 0))
     steps = []
     for label, (rate, fraction) in zip(first + again, offered, strict=False):
-        step = _load(label, op, size or 0, max(options.concurrency), cell_s, model)
+        window_s = cell_s - options.duration_s + open_window_s(options, rate)
+        step = _load(label, op, size or 0, max(options.concurrency), window_s, model)
         closed = sum(step.requests.values())
-        share = min(1.0, (rate * cell_s if rate is not None else fraction * closed) / max(closed, 1))
+        share = min(1.0, (rate * window_s if rate is not None else fraction * closed) / max(closed, 1))
         step.requests = {name: math.ceil(count * share) for name, count in step.requests.items()}
         step.uploaded_bytes = math.ceil(step.uploaded_bytes * share)
         step.downloaded_bytes = math.ceil(step.downloaded_bytes * share)

@@ -13,6 +13,7 @@ import pytest
 
 from planner.measure import plan
 from planner.measure.run.options import MeasureOptions, open_loop_steps, plan_steps
+from tests.measure.conftest import S3Server
 
 EXAMPLE = str(Path(__file__).resolve().parents[2] / "examples" / "video-streaming.yaml")
 
@@ -61,10 +62,15 @@ def test_open_loop_estimates_send_their_rate_not_the_closed_loop_s() -> None:
 
 def test_a_budget_drops_probes_and_the_middle_concurrency_before_the_models_cells() -> None:
     options = _options(sizes=[4096, 256 * 1024], ops=["get", "put"], probes=["rate"])
-    fitted, dropped, estimate = plan.fit_budget(options, 180)
-    assert estimate.seconds <= 180 * (1 - plan.CLEANUP_RESERVE_FRACTION)
+    fitted, dropped, estimate = plan.fit_budget(options, 240)
+    assert estimate.seconds <= 240 * (1 - plan.CLEANUP_RESERVE_FRACTION)
     assert [d.split(" (")[0] for d in dropped[1:]] == ["probe rate", "concurrency 5", "the knee's further rounds"]
     assert (fitted.open_rates_per_s, fitted.open_peak_fractions, fitted.open_loop_sizes) == ([10, 40], [0.5, 0.8], None)
+    # the windows are shortened, but a 10/s cell's stays long enough for 200 arrivals (a p99.5 of its own)
+    assert fitted.duration_s < 10
+    cell_s = fitted.warmup_s + plan.STEP_OVERHEAD_S
+    assert estimate.step("put 256KiB x10 open 10/s").seconds == pytest.approx(cell_s + 20)  # type: ignore[union-attr]
+    assert estimate.step("put 256KiB x10 open 40/s").seconds == pytest.approx(cell_s + fitted.duration_s)  # type: ignore[union-attr]
 
 
 def test_a_tight_budget_keeps_the_smallest_sizes_open_loop_cells_past_the_larger_sizes() -> None:
@@ -105,3 +111,27 @@ def test_measure_for_plans_the_open_loop_cells_where_a_latency_target_is_at_stak
         assert f"get 256KiB {step}" in printed
     # the read-throughput target's 100 MiB cells get none
     assert "get 256KiB x64 " in printed and "100MiB x64 open" not in printed
+
+
+@pytest.mark.server
+def test_the_default_open_loop_cells_give_the_wake_up_term_and_the_knee(
+    s3_env: S3Server, bucket: str, tmp_path: Path
+) -> None:
+    from planner.measure.run.measurement import Measurement
+    from planner.sim.profile_adapter import provider_model_from_profile
+    from planner.sim.saturation import knee_from_cells
+
+    options = MeasureOptions(
+        endpoint=s3_env.endpoint, bucket=bucket, out=tmp_path / "p.json", sizes=[4096], ops=["get", "put"],
+        probes=[], duration_s=2.0, warmup_s=0.5, addressing="path",
+    )  # fmt: skip
+    profile = Measurement(options).run()
+    sparse = [c for c in profile.cells if c.mode == "open" and c.offered_per_s == 10.0]
+    # 20 s windows at 10/s however short the others: enough arrivals for the p99 the simulator reads
+    assert [c.op for c in sparse] == ["get", "put"] and all((c.samples or 0) >= 150 for c in sparse)
+    _, notes = provider_model_from_profile(profile)
+    for op in ("GET", "PUT"):
+        assert any(note.startswith(f"{op} wake-up term from its sparse 4 KiB cells") for note in notes), notes
+    knee = knee_from_cells(profile.cells)
+    assert knee is not None and knee.size_bytes == 4096
+    assert sorted(rung.rounds for rung in knee.rungs) == [1, 1, 2, 2]  # 10/s, 40/s once; 0.5x, 0.8x twice

@@ -34,6 +34,7 @@ from planner.measure.run.options import (
     knee_rounds,
     new_run_id,
     open_loop_steps,
+    open_window_s,
     plan_steps,
 )
 from planner.measure.run.safety import (
@@ -493,7 +494,8 @@ class _CellMatrix:
             label = cell_label(op, size, cap, rate) + (f" round {round_}" if round_ > 1 else "")
             run.reporter.step(label, self.index, self.total)
             if self._admitted(op, size, label, planned):
-                self._measure_cell(op, size, cap, label, planned, rate)
+                window_s = open_window_s(options, rate if rate in fixed else None)
+                self._measure_cell(op, size, cap, label, planned, rate, window_s)
         for planned in first[len(rates) :] + again[len(repeats) :]:
             run.finished_step(run.planned_s(planned))
         self.index += len(first) + len(again) - len(runs)
@@ -561,10 +563,18 @@ class _CellMatrix:
         return False
 
     def _measure_cell(
-        self, op: Operation, size: int | None, concurrency: int, label: str, planned: str, rate: float | None = None
+        self,
+        op: Operation,
+        size: int | None,
+        concurrency: int,
+        label: str,
+        planned: str,
+        rate: float | None = None,
+        window_s: float | None = None,
     ) -> None:
         """One cell: a closed loop of ``concurrency``, or an open loop at ``rate`` with at most that
-        many in flight; an operation the endpoint refuses is noted and the run goes on."""
+        many in flight (for ``window_s``, default the cells' window); an operation the endpoint refuses
+        is noted and the run goes on."""
         options, run = self.options, self.run
         try:
             if op == "delete":
@@ -576,7 +586,7 @@ class _CellMatrix:
                 figures, results = self.cell_runner.measure(
                     op,
                     concurrency,
-                    duration_s=options.duration_s,
+                    duration_s=options.duration_s if window_s is None else window_s,
                     warmup_s=options.warmup_s,
                     count_bytes=op in ("put", "get"),
                     arrival_rate_per_s=rate,

@@ -151,6 +151,23 @@ def open_loop_steps(options: MeasureOptions, op: str, size: int | None) -> tuple
     return first, again
 
 
+SPARSE_MIN_SAMPLES = 200
+"""A fixed-rate open-loop cell's window holds at least this many arrivals: the simulator reads a
+cell's distribution only as far as its samples reach (a p99 needs 100, a p99.5 200), and a sparse
+cell's tail is the tail of every lightly loaded window it simulates."""
+SPARSE_MAX_WINDOW_S = 60.0
+"""... up to this long a window (at 1/s, 60 requests is what there is)."""
+
+
+def open_window_s(options: MeasureOptions, rate_per_s: float | None) -> float:
+    """An open-loop cell's window: the cells' window, or for a fixed rate (``rate_per_s``) at least long
+    enough for ``SPARSE_MIN_SAMPLES`` arrivals (at most ``SPARSE_MAX_WINDOW_S``); a budget shortens
+    no further."""
+    if rate_per_s is None:
+        return options.duration_s
+    return max(options.duration_s, min(SPARSE_MIN_SAMPLES / rate_per_s, SPARSE_MAX_WINDOW_S))
+
+
 def knee_rounds(options: MeasureOptions, op: str, size: int | None) -> int:
     """How many rounds the loaded open-loop rates of ``op`` and ``size`` run: ``knee_rounds`` for GET
     at the smallest size, else one."""
