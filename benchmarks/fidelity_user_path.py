@@ -25,6 +25,7 @@ ratios sim/live of the medians over rounds, against the bounds (p50 and p95 with
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -119,7 +120,7 @@ def main() -> None:
             live: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in SCENARIOS}
             for r in range(args.rounds):
                 for name, scenario, hot in SCENARIOS:
-                    scenario = fidelity.dataclasses.replace(scenario, seconds=args.seconds)
+                    scenario = dataclasses.replace(scenario, seconds=args.seconds)
                     gets, puts = paths[scenario.size_bytes]
                     run = fidelity.drive(server.endpoint, scenario, (gets[:1] if hot else gets, puts), 7 + r, pid)
                     summary = fidelity.live_summary(run)
@@ -142,7 +143,7 @@ def report(profile: Profile, live: dict[str, list[dict[str, float]]], args: argp
             print(f"note: {note}")
     figures: dict[str, Any] = {}
     for name, scenario, hot in SCENARIOS:
-        scenario = fidelity.dataclasses.replace(scenario, seconds=args.seconds)
+        scenario = dataclasses.replace(scenario, seconds=args.seconds)
         sim = simulate(profile, scenario, hot, seed=11)
         median = {k: statistics.median(run[k] for run in live[name]) for k in BOUNDS}
         ratios = {k: sim[k] / median[k] if median[k] > 0 else math.nan for k in BOUNDS}
