@@ -21,7 +21,7 @@ from planner.cli.profiles import profiles_app as profiles_app  # also planner me
 from planner.errors import InputError, MeasureError
 
 if TYPE_CHECKING:
-    from planner.cli.measure_for import ForWorkload
+    from planner.decide.measure_for import MeasurementFor
     from planner.measure.profile import Cell, Profile
     from planner.measure.run.options import MeasureOptions
 
@@ -298,37 +298,36 @@ LATENCY_PEAK_CONCURRENCY = 10
 """The closed loop a latency target's open-loop fractions are of (``--concurrency``'s highest default)."""
 
 
-@dataclasses.dataclass(frozen=True)
-class _LatencyCells:
-    """What ``--for`` adds where a latency target is at stake: the GET open-loop cells at its size and
-    the closed loop whose peak their loaded rates are fractions of."""
-
-    sizes: list[int]
-    cells: list[str]
-    concurrency: str
-    lines: list[str]
-
-
-def _latency_cells(planned: "ForWorkload") -> _LatencyCells | None:
-    """The simulator's latency at a workload's rate rests on sparse open-loop cells at two rates (the
-    wake-up term) and loaded ones (its waits and knee): for a latency (TTFB) target's GET size, those
-    and a closed loop of ``LATENCY_PEAK_CONCURRENCY`` to take the fractions of. None without one."""
-    from planner.measure.run.options import cell_label
+def for_latency(options: "MeasureOptions", plan: "MeasurementFor") -> tuple["MeasureOptions", list[str]]:
+    """``measure --for``'s options where a latency (TTFB) target is at stake, and the plan's lines saying
+    so: the simulator's latency at a workload's rate rests on sparse open-loop cells at two rates (the
+    wake-up term) and loaded ones (its waits and knee), so that GET size gets the default open-loop
+    cells and a closed loop of ``LATENCY_PEAK_CONCURRENCY`` to take the fractions of. ``options``
+    unchanged without such a target."""
+    from planner.measure.run.options import DEFAULT_OPEN_PEAK_FRACTIONS, DEFAULT_OPEN_RATES_PER_S, cell_label
     from planner.units import format_bytes
 
-    sizes = sorted({c.size_bytes for c in planned.plan.cells if c.op == "get" and "TTFB" in c.target})
+    sizes = sorted({c.size_bytes for c in plan.cells if c.op == "get" and "TTFB" in c.target})
     if not sizes:
-        return None
-    levels = sorted({*(int(c) for c in planned.concurrency.split(",")), LATENCY_PEAK_CONCURRENCY})
-    peak = max(levels)
-    cells = [cell_label("get", size, peak) for size in sizes]
+        return options, []
+    levels = sorted({*options.concurrency, LATENCY_PEAK_CONCURRENCY})
+    planned = options.only_cells or []
+    peaks = [cell_label("get", size, levels[-1]) for size in sizes]
     lines = [
         f"  GET {format_bytes(size, binary=True)} open loop   for the latency target: {DEFAULT_OPEN_LOOP} (two sparse"
-        f" rates fit the wake-up term, the fractions of the x{peak} peak, run twice, the waits under load and"
+        f" rates fit the wake-up term, the fractions of the x{levels[-1]} peak, run twice, the waits under load and"
         " the knee)"
         for size in sizes
     ]
-    return _LatencyCells(sizes, [c for c in cells if c not in planned.cells], ",".join(map(str, levels)), lines)
+    fitted = dataclasses.replace(
+        options,
+        concurrency=levels,
+        open_rates_per_s=list(DEFAULT_OPEN_RATES_PER_S),
+        open_peak_fractions=list(DEFAULT_OPEN_PEAK_FRACTIONS),
+        open_loop_sizes=sizes,
+        only_cells=[*planned, *(cell for cell in peaks if cell not in planned)],
+    )
+    return fitted, lines
 
 
 PLANNED_BY_FOR = ("sizes", "concurrency", "ops", "probes", "open_loop")
@@ -415,7 +414,6 @@ def measure(
     if ctx.invoked_subcommand is not None:
         return
     plan_lines: list[str] = []
-    latency: _LatencyCells | None = None
     if for_workload is not None:
         from planner.cli.measure_for import measurement_for
 
@@ -428,10 +426,6 @@ def measure(
                 typer.echo(line)
             return
         ops, sizes, concurrency, probes, open_loop = planned.ops, planned.sizes, planned.concurrency, "none", "none"
-        latency = _latency_cells(planned)
-        if latency is not None:
-            concurrency, open_loop = latency.concurrency, DEFAULT_OPEN_LOOP
-            plan_lines += latency.lines
     options = build_options(
         endpoint=endpoint, bucket=bucket, out=out, provider=provider, region=region, sizes=sizes,
         concurrency=concurrency, duration=duration, warmup=warmup, ops=ops, probes=probes, link=link,
@@ -442,9 +436,8 @@ def measure(
         read_timeout=read_timeout, open_loop=open_loop, connect_timeout=connect_timeout, budget=budget,
     )  # fmt: skip
     if for_workload is not None:
-        only = planned.cells + (latency.cells if latency is not None else [])
-        sized = latency.sizes if latency is not None else None
-        options = dataclasses.replace(options, only_cells=only, open_loop_sizes=sized)
+        options, latency_lines = for_latency(dataclasses.replace(options, only_cells=planned.cells), planned.plan)
+        plan_lines += latency_lines
     _check_outputs(options, dry_run=dry_run, dask=dask, force=force)
     _run(options, plan_lines, quiet=quiet, dry_run=dry_run, dask=dask)
 

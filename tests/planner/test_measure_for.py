@@ -81,7 +81,7 @@ def test_recommend_names_the_measure_command_that_would_settle_an_unverified_tar
     settle = [line for line in done.out.splitlines() if line.startswith("to settle ")]
     assert settle[0].startswith(
         f"to settle p99 TTFB on idrive-e2: planner measure --for {EXAMPLE} --provider idrive-e2 --endpoint URL"
-        " --bucket BUCKET --out measured/idrive-e2.json (3 cell(s), ~"
-    )
+        " --bucket BUCKET --out measured/idrive-e2.json (10 cell(s), ~"
+    )  # the dry run's 10: the 3 planned, the p99 TTFB target's x64 peak and its 6 open-loop cells
     assert "in requests and egress by its price table; --dry-run shows the cells and why)" in settle[0]
     assert done.out.splitlines()[-1] == f"then: planner recommend {EXAMPLE} --profiles measured"
