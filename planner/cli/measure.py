@@ -22,6 +22,7 @@ from planner.cli.settings import settings
 from planner.errors import InputError, MeasureError
 
 if TYPE_CHECKING:
+    from planner.decide.measure_for import MeasurementFor
     from planner.measure.profile import Cell, Profile
     from planner.measure.run.options import MeasureOptions
 
@@ -211,25 +212,44 @@ def dry_run_lines(
     return lines
 
 
+def _fitted(options: "MeasureOptions") -> tuple["MeasureOptions", list[str], Any]:
+    """The options as the run will carry them out (fitted to ``--budget`` if given), what the budget
+    left out, and the plan's estimate."""
+    from planner.measure import plan
+
+    if options.budget_s is None:
+        return options, [], plan.estimate(options)
+    try:
+        return plan.fit_budget(options, options.budget_s)
+    except ValueError as error:
+        raise InputError(str(error), source="--budget") from None
+
+
 def _print_dry_run(options: "MeasureOptions", *, bucket_given: bool = True, width: int | None = None) -> None:
     """``--dry-run``: the plan (fitted to ``--budget`` if given), its time, requests, bytes and bill."""
-    from planner.measure import plan
     from planner.measure.journal import run_prefix
     from planner.measure.run.options import new_run_id
 
-    dropped: list[str] = []
-    if options.budget_s is not None:
-        try:
-            options, dropped, estimate = plan.fit_budget(options, options.budget_s)
-        except ValueError as error:
-            raise InputError(str(error), source="--budget") from None
-    else:
-        estimate = plan.estimate(options)
+    options, dropped, estimate = _fitted(options)
     from planner.present.text.fit import fit_text
 
     prefix = run_prefix(options.run_id or new_run_id())
     for line in dry_run_lines(options, dropped, estimate, prefix, bucket_given=bucket_given):
         typer.echo(fit_text(line, width))
+
+
+def plan_summary_line(options: "MeasureOptions", estimate: Any) -> str:
+    """Before a run: its cells, estimated time and the bill's total for the measurement itself."""
+    cells = [s for s in estimate.steps if not s.label.startswith(("probe ", "preparing "))]
+    bill = measurement_bill_lines(options, estimate)
+    total = next((line.split()[1] for line in bill if line.strip().startswith("total $")), None)
+    costed = f"about {total} in requests, egress and deletions (estimate)" if total is not None else bill[0]
+    probes = ", ".join(options.probes) or "none"
+    return (
+        f"plan: {len(cells)} cells and probes: {probes}, ~{_minutes(estimate.seconds)}"
+        + (f" (fitted to the {_minutes(options.budget_s)} budget)" if options.budget_s is not None else "")
+        + f"; {costed}; --dry-run lists the cells and the bill"
+    )
 
 
 def _report_run(profile: "Profile", options: "MeasureOptions", reporter: Any) -> None:
@@ -281,12 +301,53 @@ def _run(
     if dry_run:
         _print_dry_run(options, bucket_given=bucket_given, width=width)
         return
+    if not quiet:
+        fitted, _, estimate = _fitted(options)
+        typer.echo(plan_summary_line(fitted, estimate), err=True)
     if dask is not None:
         from planner.measure.distributed import measure_and_report
 
         measure_and_report(options, dask, reporter)
         return
     _report_run(Measurement(options, reporter).run(), options, reporter)
+
+
+DEFAULT_OPEN_LOOP = "10/s,40/s,0.5x,0.8x"
+"""``--open-loop``'s default: two sparse rates (the wake-up term) and two loaded ones (waits, the knee)."""
+LATENCY_PEAK_CONCURRENCY = 10
+"""The closed loop a latency target's open-loop fractions are of (``--concurrency``'s highest default)."""
+
+
+def for_latency(options: "MeasureOptions", plan: "MeasurementFor") -> tuple["MeasureOptions", list[str]]:
+    """``measure --for``'s options where a latency (TTFB) target is at stake, and the plan's lines saying
+    so: the simulator's latency at a workload's rate rests on sparse open-loop cells at two rates (the
+    wake-up term) and loaded ones (its waits and knee), so that GET size gets the default open-loop
+    cells and a closed loop of ``LATENCY_PEAK_CONCURRENCY`` to take the fractions of. ``options``
+    unchanged without such a target."""
+    from planner.measure.run.options import DEFAULT_OPEN_PEAK_FRACTIONS, DEFAULT_OPEN_RATES_PER_S, cell_label
+    from planner.units import format_bytes
+
+    sizes = sorted({c.size_bytes for c in plan.cells if c.op == "get" and "TTFB" in c.target})
+    if not sizes:
+        return options, []
+    levels = sorted({*options.concurrency, LATENCY_PEAK_CONCURRENCY})
+    planned = options.only_cells or []
+    peaks = [cell_label("get", size, levels[-1]) for size in sizes]
+    lines = [
+        f"  GET {format_bytes(size, binary=True)} open loop   for the latency target: {DEFAULT_OPEN_LOOP} (two sparse"
+        f" rates fit the wake-up term, the fractions of the x{levels[-1]} peak, run twice, the waits under load and"
+        " the knee)"
+        for size in sizes
+    ]
+    fitted = dataclasses.replace(
+        options,
+        concurrency=levels,
+        open_rates_per_s=list(DEFAULT_OPEN_RATES_PER_S),
+        open_peak_fractions=list(DEFAULT_OPEN_PEAK_FRACTIONS),
+        open_loop_sizes=sizes,
+        only_cells=[*planned, *(cell for cell in peaks if cell not in planned)],
+    )
+    return fitted, lines
 
 
 PLANNED_BY_FOR = ("sizes", "concurrency", "ops", "probes", "open_loop")
@@ -337,10 +398,12 @@ def measure(
     range_streams: str = typer.Option("4,8,16", help="range-get probe: parallel streams"),
     rate_concurrency: str = typer.Option("16,64", help="rate probe: concurrency ramp"),
     open_loop: str = typer.Option(
-        "10/s,0.5x,0.8x",
+        DEFAULT_OPEN_LOOP,
         "--open-loop",
-        help="open-loop GET and PUT cells per size: Poisson arrival rates (10/s) and fractions of the size's"
-        " measured closed-loop peak (0.5x), at most the highest --concurrency in flight; 'none' for none",
+        help="open-loop GET and PUT cells per size: Poisson arrival rates (10/s; two sparse rates fit the"
+        " simulator's wake-up term) and fractions of the size's measured closed-loop peak (0.5x; the smallest"
+        " size's GETs at these run twice, for the knee), at most the highest --concurrency in flight; 'none'"
+        " for none",
     ),
     budget: str | None = typer.Option(
         None,
@@ -409,7 +472,8 @@ def measure(
     assert target is not None  # build_options refused a run without --out
     options = dataclasses.replace(options, out=target)
     if for_workload is not None:
-        options = dataclasses.replace(options, only_cells=planned.cells)
+        options, latency_lines = for_latency(dataclasses.replace(options, only_cells=planned.cells), planned.plan)
+        plan_lines += latency_lines
     _check_outputs(options, dry_run=dry_run, dask=dask, force=force)
     if not dry_run:
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -85,6 +85,9 @@ def settle_lines(path: Path, workload: Workload, result: Recommendation) -> list
             probes=[], open_rates_per_s=[], open_peak_fractions=[],
             only_cells=[cell_label(c.op, c.size_bytes, c.concurrency) for c in plan.cells],
         )  # fmt: skip
+        from planner.cli.measure import for_latency  # the open-loop cells a latency target adds
+
+        options, _ = for_latency(options, plan)
         estimate = plan_estimate(options)
         ran = [step for step in estimate.steps if not step.label.startswith(("probe ", "preparing "))]
         cost = _cost_usd(provider, estimate)

@@ -191,7 +191,7 @@ def build_options(
     range_streams: str,
     rate_concurrency: str,
     read_timeout: str = "60s",
-    open_loop: str = "10/s,0.5x,0.8x",
+    open_loop: str = "10/s,40/s,0.5x,0.8x",
     connect_timeout: str = "5s",
     budget: str | None = None,
 ) -> "MeasureOptions":

@@ -14,14 +14,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from planner.measure.run.options import (
-    OPEN_LOOP_OPS,
     MeasureOptions,
     cell_label,
     data_key_count,
     delete_budget_s,
     delete_warmup_s,
     in_plan,
-    open_loop_rates,
+    open_loop_steps,
+    open_window_s,
 )
 from planner.units import format_bytes
 
@@ -43,11 +43,13 @@ CLEANUP_RESERVE_FRACTION = 0.05
 
 DROP_ORDER = (
     "shorten cell windows (to 5 s), warm-ups (to 1 s) and probe steps (to 2 s)",
-    "drop open-loop cells",
     "drop probes: hot-object, then range-get, part-size, rate",
     "drop middle concurrency levels (keep the lowest and the highest)",
+    "drop the knee's further rounds",
+    "drop open-loop cells but the smallest size's",
     "drop object sizes, largest first (keep the smallest)",
     "drop operations: list, head, delete (keep put and get)",
+    "drop open-loop cells",
 )
 """How ``fit_budget`` makes a plan fit, in this order, stopping as soon as it fits."""
 
@@ -196,12 +198,31 @@ def estimate(options: MeasureOptions) -> PlanEstimate:
                 else:
                     step = _load(label, op, size or 0, concurrency, cell_s, model)
                 steps.append(step)
-            if op in OPEN_LOOP_OPS:
-                cap = max(options.concurrency)
-                for rate in open_loop_rates(options):
-                    steps.append(_load(f"{cell_label(op, size, cap)} open {rate}", op, size or 0, cap, cell_s, model))
+            steps += _open_loop_estimates(options, op, size, cell_s, model)
     steps += _probe_estimates(options, model)
     return PlanEstimate(steps, model.source)
+
+
+def _open_loop_estimates(
+    options: MeasureOptions, op: str, size: int | None, cell_s: float, model: RateModel
+) -> list[StepEstimate]:
+    """The open-loop steps of ``op`` and ``size``: each sends its arrival rate (a fixed one, or its
+    fraction of what the highest concurrency's closed loop would), never more than that closed loop."""
+    first, again = open_loop_steps(options, op, size)
+    fractions = list(options.open_peak_fractions)
+    offered: list[tuple[float | None, float]] = [(rate, 1.0) for rate in options.open_rates_per_s]
+    offered += [(None, fraction) for fraction in fractions] * (1 + (len(again) // len(fractions) if fractions else 0))
+    steps = []
+    for label, (rate, fraction) in zip(first + again, offered, strict=False):
+        window_s = cell_s - options.duration_s + open_window_s(options, rate)
+        step = _load(label, op, size or 0, max(options.concurrency), window_s, model)
+        closed = sum(step.requests.values())
+        share = min(1.0, (rate * window_s if rate is not None else fraction * closed) / max(closed, 1))
+        step.requests = {name: math.ceil(count * share) for name, count in step.requests.items()}
+        step.uploaded_bytes = math.ceil(step.uploaded_bytes * share)
+        step.downloaded_bytes = math.ceil(step.downloaded_bytes * share)
+        steps.append(step)
+    return steps
 
 
 def _probe_estimates(options: MeasureOptions, model: RateModel) -> list[StepEstimate]:
@@ -270,7 +291,7 @@ def fit_budget(options: MeasureOptions, budget_s: float) -> tuple[MeasureOptions
         dropped.append(change)
         current, plan = cut, estimate(cut)
         if plan.seconds <= target:
-            return current, dropped, plan
+            return _regrown(options, current, dropped[1 if shortening is not None else 0 :], target)
     if current.only_cells is not None:
         raise ValueError(
             f"the {len(current.only_cells)} cell(s) this workload's targets need take about {plan.seconds:.0f} s at"
@@ -281,6 +302,24 @@ def fit_budget(options: MeasureOptions, budget_s: float) -> tuple[MeasureOptions
         f"the smallest plan ({', '.join(current.ops)} at one size and concurrency, {MIN_CELL_S:g} s cells) takes"
         f" about {plan.seconds:.0f} s; give a budget of at least {math.ceil(plan.seconds / 0.95)} s"
     )
+
+
+def _regrown(
+    options: MeasureOptions, cut: MeasureOptions, cuts: list[str], target_s: float
+) -> tuple[MeasureOptions, list[str], PlanEstimate]:
+    """After the cuts, the windows as long again as the budget allows (no longer than asked): what
+    was cut makes room for the cells that are left."""
+    asked = replace(
+        cut,
+        duration_s=options.duration_s,
+        warmup_s=options.warmup_s,
+        probe_duration_s=options.probe_duration_s,
+        delete_write_s=options.delete_write_s or 2 * (options.warmup_s + options.duration_s),
+    )
+    if estimate(asked).seconds <= target_s:
+        return asked, cuts, estimate(asked)
+    regrown, shortening = _shortened_to_fit(options, asked, target_s)
+    return regrown, [shortening, *cuts] if shortening is not None else cuts, estimate(regrown)
 
 
 def _shortened_to_fit(
@@ -315,20 +354,25 @@ def _shortened_to_fit(
 
 def _cuts(current: MeasureOptions) -> Iterator[tuple[str, MeasureOptions]]:
     """``DROP_ORDER`` 2 onwards: each cut in turn, as (what was cut, the options after it), each made to
-    the options the cut before it left; the caller stops taking them once the plan fits."""
-    if current.open_rates_per_s or current.open_peak_fractions:
-        current = replace(current, open_rates_per_s=[], open_peak_fractions=[])
-        yield "open-loop cells", current
+    the options the cut before it left; the caller stops taking them once the plan fits. The
+    open-loop cells the simulator's model rests on (two sparse rates, the loaded rates, the knee's
+    rounds, at the smallest size) go after the probes, the middle concurrency levels and the
+    larger sizes' open loops, and only just before the last concurrency level."""
     for name in ("hot-object", "range-get", "part-size", "rate"):  # longest and least used first
         if name in current.probes:
             current = replace(current, probes=[p for p in current.probes if p != name])
             yield f"probe {name}", current
     if current.only_cells is not None:
-        return  # the cells a workload's targets need (measure --for): each one is why the run is made
+        # the cells a workload's targets need (measure --for): each one is why the run is made
+        yield from _open_loop_cuts(current, every_cut=True)
+        return
     levels = sorted(set(current.concurrency))
     if len(levels) > 2:
         current = replace(current, concurrency=[levels[0], levels[-1]])
         yield f"concurrency {', '.join(str(c) for c in levels[1:-1])}", current
+    for change, cut in _open_loop_cuts(current, every_cut=False):
+        current = cut
+        yield change, current
     while len(current.sizes) > 1:
         largest = max(current.sizes)
         current = replace(current, sizes=[s for s in current.sizes if s != largest])
@@ -337,7 +381,27 @@ def _cuts(current: MeasureOptions) -> Iterator[tuple[str, MeasureOptions]]:
         if op in current.ops and len(current.ops) > 1:
             current = replace(current, ops=[o for o in current.ops if o != op])
             yield f"operation {op}", current
+    if current.open_rates_per_s or current.open_peak_fractions:
+        current = replace(current, open_rates_per_s=[], open_peak_fractions=[])
+        yield "open-loop cells", current
     if len(current.concurrency) > 1:
         highest = max(current.concurrency)
         current = replace(current, concurrency=[min(current.concurrency)])
         yield f"concurrency {highest}", current
+
+
+def _open_loop_cuts(current: MeasureOptions, *, every_cut: bool) -> Iterator[tuple[str, MeasureOptions]]:
+    """The knee's further rounds, then the open-loop cells of every size but the smallest (and, with
+    ``every_cut``, then the rest of them)."""
+    if not (current.open_rates_per_s or current.open_peak_fractions):
+        return
+    if current.knee_rounds > 1 and current.open_peak_fractions:
+        current = replace(current, knee_rounds=1)
+        yield "the knee's further rounds (the loaded open-loop cells run once)", current
+    smallest = min(current.sizes)
+    if len(current.sizes) > 1 and current.open_loop_sizes != [smallest]:
+        current = replace(current, open_loop_sizes=[smallest])
+        yield f"open-loop cells but the {format_bytes(smallest, binary=True)} ones", current
+    if every_cut:
+        current = replace(current, open_rates_per_s=[], open_peak_fractions=[])
+        yield "open-loop cells", current

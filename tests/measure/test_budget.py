@@ -6,6 +6,7 @@ import math
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
@@ -46,12 +47,14 @@ def test_a_budget_fits_by_shortening_then_dropping_in_the_stated_order(budget_s:
     assert estimate.seconds <= budget_s * (1 - plan.CLEANUP_RESERVE_FRACTION)
     assert fitted.duration_s >= plan.MIN_CELL_S and fitted.probe_duration_s >= plan.MIN_PROBE_S
     assert dropped and dropped[0].startswith("cell windows 30 s ->")
-    order = ["cell windows", "open-loop", "probe hot-object", "probe range-get", "probe part-size", "probe rate"]
-    order += ["concurrency", "size", "operation"]
+    order = ["cell windows", "probe hot-object", "probe range-get", "probe part-size", "probe rate", "concurrency 5"]
+    # the open-loop cells the model rests on go last but the last concurrency level
+    order += ["the knee's", "open-loop cells but", "size", "operation", "open-loop cells", "concurrency 10"]
     ranks = [next(i for i, name in enumerate(order) if item.startswith(name)) for item in dropped]
     assert ranks == sorted(ranks)
-    if fitted.duration_s > plan.MIN_CELL_S:  # nothing is dropped while a window can still be shortened
-        assert len(dropped) == 1
+    if fitted.duration_s < options.duration_s:  # after any cuts, the windows are as long as what is left allows
+        longer = replace(fitted, duration_s=fitted.duration_s * 1.05)
+        assert plan.estimate(longer).seconds > budget_s * (1 - plan.CLEANUP_RESERVE_FRACTION)
 
 
 def test_a_budget_the_plan_already_fits_changes_nothing() -> None:

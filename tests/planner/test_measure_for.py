@@ -67,8 +67,11 @@ def test_measure_for_dry_run_prints_the_plan_and_its_cost(run_cli: Run, tmp_path
     lines = done.out.splitlines()
     assert lines[0] == "measurement for idrive-e2: 3 cell(s) decide its unverified targets"
     assert lines[1].startswith("  GET 256 KiB x1         decides p99 TTFB of idrive-e2 standard: the p99 TTFB of a GET")
-    # only the planned cells, not the op x size x concurrency grid they span (no GET 256 KiB x64)
-    assert "3 cells of 30 s (+3 s warm-up), probes: none" in done.out and "256KiB x64" not in done.out
+    # only the planned cells, not the op x size x concurrency grid they span (no GET 100 MiB open loop), and
+    # for the p99 TTFB target the open-loop cells the simulator's latency rests on and the x64 peak they are
+    # fractions of: 3 + 1 closed loops, 4 rates and the knee's 2 further rounds
+    assert "10 cells of 30 s (+3 s warm-up), probes: none" in done.out and "100MiB x64 open" not in done.out
+    assert "get 256KiB x64 open 40/s" in done.out and "get 256KiB x64 open 0.8x peak, round 2" in done.out
     assert "cost of the measurement itself (idrive-e2@" in done.out
     assert "nothing was sent to the endpoint" in done.out and not out.exists()
 
@@ -87,7 +90,7 @@ def test_recommend_names_the_measure_command_that_would_settle_an_unverified_tar
     assert done.code == 1
     lines = done.out.splitlines()
     first = next(i for i, line in enumerate(lines) if line.startswith("to settle "))
-    assert lines[first].startswith("to settle p99 TTFB on idrive-e2 (3 cell(s), ~")
+    assert lines[first].startswith("to settle p99 TTFB on idrive-e2 (10 cell(s), ~")  # the 3 planned, the target's x64 peak and its 6 open-loop cells
     assert lines[first].endswith(
         " in requests and egress by its price table): the plan, the cells and why (nothing is sent):"
     )

@@ -24,7 +24,6 @@ from planner.measure.pool import WorkerPool
 from planner.measure.profile import Cell, ClientHost, Operation, Probes, Profile, RunInfo, Source, UnsupportedStep
 from planner.measure.run.cells import CellRunner, figures_to_cell
 from planner.measure.run.options import (
-    OPEN_LOOP_OPS,
     MeasureOptions,
     Reporter,
     cell_label,
@@ -32,8 +31,10 @@ from planner.measure.run.options import (
     delete_budget_s,
     delete_warmup_s,
     in_plan,
+    knee_rounds,
     new_run_id,
-    open_loop_rates,
+    open_loop_steps,
+    open_window_s,
     plan_steps,
 )
 from planner.measure.run.safety import (
@@ -471,25 +472,33 @@ class _CellMatrix:
                     self.run.reporter.step(label, self.index, self.total)
                     if self._admitted(op, size, label, label):
                         self._measure_cell(op, size, concurrency, label, label)
-                if op in OPEN_LOOP_OPS:
-                    self._measure_open_loop(op, size)
+                self._measure_open_loop(op, size)
 
     def _measure_open_loop(self, op: Operation, size: int | None) -> None:
-        """The open-loop cells of one operation and size, at the rates ``Measurement._open_rates`` gives."""
+        """The open-loop cells of one operation and size, at the rates ``Measurement._open_rates`` gives,
+        then the knee's further rounds of those of them that are fractions of the peak."""
         options, run = self.options, self.run
         cap = max(options.concurrency)
-        planned_open = [f"{cell_label(op, size, cap)} open {rate}" for rate in open_loop_rates(options)]
+        first, again = open_loop_steps(options, op, size)
+        if not first:
+            return
         rates = run._open_rates(op, size)
-        for position, rate in enumerate(rates):
+        fixed = {float(f"{rate:.4g}") for rate in options.open_rates_per_s}
+        loaded = [rate for rate in rates if rate not in fixed] if again else []
+        runs = [(rate, first[min(i, len(first) - 1)], 1) for i, rate in enumerate(rates)]
+        rounds = knee_rounds(options, op, size)
+        repeats = [(rate, round_) for round_ in range(2, rounds + 1) for rate in loaded]
+        runs += [(rate, again[min(i, len(again) - 1)], round_) for i, (rate, round_) in enumerate(repeats)]
+        for rate, planned, round_ in runs:
             self.index += 1
-            label = cell_label(op, size, cap, rate)
-            planned = planned_open[min(position, len(planned_open) - 1)]
+            label = cell_label(op, size, cap, rate) + (f" round {round_}" if round_ > 1 else "")
             run.reporter.step(label, self.index, self.total)
             if self._admitted(op, size, label, planned):
-                self._measure_cell(op, size, cap, label, planned, rate)
-        for planned in planned_open[len(rates) :]:
+                window_s = open_window_s(options, rate if rate in fixed else None)
+                self._measure_cell(op, size, cap, label, planned, rate, window_s)
+        for planned in first[len(rates) :] + again[len(repeats) :]:
             run.finished_step(run.planned_s(planned))
-        self.index += len(open_loop_rates(options)) - len(rates)
+        self.index += len(first) + len(again) - len(runs)
 
     def _prep_label(self, size: int) -> str:
         return f"preparing {data_key_count(self.options, size)} objects of {size} B"
@@ -554,10 +563,18 @@ class _CellMatrix:
         return False
 
     def _measure_cell(
-        self, op: Operation, size: int | None, concurrency: int, label: str, planned: str, rate: float | None = None
+        self,
+        op: Operation,
+        size: int | None,
+        concurrency: int,
+        label: str,
+        planned: str,
+        rate: float | None = None,
+        window_s: float | None = None,
     ) -> None:
         """One cell: a closed loop of ``concurrency``, or an open loop at ``rate`` with at most that
-        many in flight; an operation the endpoint refuses is noted and the run goes on."""
+        many in flight (for ``window_s``, default the cells' window); an operation the endpoint refuses
+        is noted and the run goes on."""
         options, run = self.options, self.run
         try:
             if op == "delete":
@@ -569,7 +586,7 @@ class _CellMatrix:
                 figures, results = self.cell_runner.measure(
                     op,
                     concurrency,
-                    duration_s=options.duration_s,
+                    duration_s=options.duration_s if window_s is None else window_s,
                     warmup_s=options.warmup_s,
                     count_bytes=op in ("put", "get"),
                     arrival_rate_per_s=rate,

@@ -15,6 +15,11 @@ from planner.measure.s3client import Addressing, sanitize_endpoint
 from planner.units import format_bytes
 
 PROBES = ("hot-object", "part-size", "range-get", "rate")
+DEFAULT_OPEN_RATES_PER_S = (10.0, 40.0)
+"""Sparse open-loop rates of every GET and PUT size: two, so the simulator's wake-up term
+(``planner.sim.wakeup``: a server idle between requests answers slower) is fitted, not off."""
+DEFAULT_OPEN_PEAK_FRACTIONS = (0.5, 0.8)
+"""Loaded open-loop rates, as fractions of each size's closed-loop peak: the waits under load."""
 _MAX_POOL_BYTES = 1 << 30  # GET/HEAD object pool per size
 DELETE_WARMUP_S = 0.5
 
@@ -66,8 +71,11 @@ class MeasureOptions:
     rate_object_size: int = 4096
     rate_concurrency: list[int] = field(default_factory=lambda: [16, 64])
     # open-loop cells: Poisson arrivals at these rates, after each size's closed-loop cells
-    open_rates_per_s: list[float] = field(default_factory=lambda: [10.0])
-    open_peak_fractions: list[float] = field(default_factory=lambda: [0.5, 0.8])
+    # (two sparse rates give the wake-up term, planner.sim.wakeup; the fractions the loaded cells)
+    open_rates_per_s: list[float] = field(default_factory=lambda: list(DEFAULT_OPEN_RATES_PER_S))
+    open_peak_fractions: list[float] = field(default_factory=lambda: list(DEFAULT_OPEN_PEAK_FRACTIONS))
+    open_loop_sizes: list[int] | None = None  # the sizes that get open-loop cells (None: every size)
+    knee_rounds: int = 2  # runs of the smallest size's GET cells at the peak's fractions (the knee)
     budget_s: float | None = None  # the whole run, probes included (see measure.plan.fit_budget)
     delete_write_s: float | None = None  # writing one DELETE list may take this long (default: delete_budget_s)
     # only these cells of the op x size x concurrency grid (their labels, "get 256KiB x1"); None: all of them
@@ -121,12 +129,49 @@ def plan_steps(options: MeasureOptions) -> list[str]:
             for concurrency in options.concurrency:
                 if in_plan(options, op, size, concurrency):
                     steps.append(cell_label(op, size, concurrency))
-            if op in OPEN_LOOP_OPS:
-                steps += [
-                    f"{cell_label(op, size, max(options.concurrency))} open {rate}" for rate in open_loop_rates(options)
-                ]
+            first, again = open_loop_steps(options, op, size)
+            steps += first + again
     steps += [f"probe {name}" for name in options.probes]
     return steps
+
+
+def open_loop_steps(options: MeasureOptions, op: str, size: int | None) -> tuple[list[str], list[str]]:
+    """The open-loop steps planned for ``op`` and ``size``: one a rate asked for, then the knee's
+    further rounds of the loaded rates (GET at the smallest size: ``planner.sim.saturation`` reads a
+    knee where a rate was run in two rounds or more)."""
+    if op not in OPEN_LOOP_OPS or (options.open_loop_sizes is not None and size not in options.open_loop_sizes):
+        return [], []
+    shown = cell_label(op, size, max(options.concurrency))
+    first = [f"{shown} open {rate}" for rate in open_loop_rates(options)]
+    again = [
+        f"{shown} open {fraction:g}x peak, round {round_}"
+        for round_ in range(2, knee_rounds(options, op, size) + 1)
+        for fraction in options.open_peak_fractions
+    ]
+    return first, again
+
+
+SPARSE_MIN_SAMPLES = 200
+"""A fixed-rate open-loop cell's window holds at least this many arrivals: the simulator reads a
+cell's distribution only as far as its samples reach (a p99 needs 100, a p99.5 200), and a sparse
+cell's tail is the tail of every lightly loaded window it simulates."""
+SPARSE_MAX_WINDOW_S = 60.0
+"""... up to this long a window (at 1/s, 60 requests is what there is)."""
+
+
+def open_window_s(options: MeasureOptions, rate_per_s: float | None) -> float:
+    """An open-loop cell's window: the cells' window, or for a fixed rate (``rate_per_s``) at least long
+    enough for ``SPARSE_MIN_SAMPLES`` arrivals (at most ``SPARSE_MAX_WINDOW_S``); a budget shortens
+    no further."""
+    if rate_per_s is None:
+        return options.duration_s
+    return max(options.duration_s, min(SPARSE_MIN_SAMPLES / rate_per_s, SPARSE_MAX_WINDOW_S))
+
+
+def knee_rounds(options: MeasureOptions, op: str, size: int | None) -> int:
+    """How many rounds the loaded open-loop rates of ``op`` and ``size`` run: ``knee_rounds`` for GET
+    at the smallest size, else one."""
+    return options.knee_rounds if op == "get" and options.sizes and size == min(options.sizes) else 1
 
 
 def data_key_count(options: MeasureOptions, size: int) -> int:
