@@ -1,11 +1,12 @@
 """The vectorised path: many usage points priced at once with numpy, for sweeps and plots.
 
-It evaluates the engine's own rules (``pricing.rules``) on arrays of float64, so it agrees with
-the exact path to float precision (a test holds it to that) and a rule changed there changes
-here. It covers the dimensions a sweep varies: stored bytes, object count, egress, requests by
-operation, retrieval bytes and requests, inter-region bytes, early deletions of one object size,
-bucket fees and discounts. Access-tier and unread shares and size histograms stay with the exact
-engine. ``monthly_totals`` gives the lines before the invoice rounds them
+It evaluates the engine's own rules (``pricing.bill_rules``, on the shared arithmetic of
+``pricing.rules``) on arrays of float64, so it agrees with the exact path to float precision (a test
+holds it to that) and a rule changed there changes here; ``ON_ARRAYS`` says, rule by rule, which it
+evaluates and which it leaves to the exact engine. It covers the dimensions a sweep varies (``Points``):
+stored bytes, object count, egress, requests by operation, retrieval bytes and requests, inter-region
+bytes, early deletions of one object size, bucket fees and discounts. Access-tier and unread shares and
+size histograms stay with the exact engine. ``monthly_totals`` gives the lines before the invoice rounds them
 (``CostBreakdown.unrounded_total_usd``); ``monthly_bills`` rounds each line as the invoice does,
 so its totals are the engine's ``total_usd`` (a test holds it to the cent), and says where a
 free-egress policy is broken. Use it to explore; quote the exact engine's line items.
@@ -19,6 +20,7 @@ import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Required, TypedDict, Unpack
 
 import numpy as np
 import numpy.typing as npt
@@ -30,6 +32,32 @@ from planner.pricing.models import PriceTable
 from planner.pricing.primitives import Quote, TieredPrice
 
 Array = npt.NDArray[np.float64]
+
+ON_ARRAYS: Mapping[str, str | None] = {
+    "stored_bytes": None,
+    "minimum_object_size": None,
+    "object_overhead": None,
+    "access_tier_overhead": "the exact engine: a class with access tiers, where the workload gives unread shares "
+    "(costing.outcomes.engine_reasons); the arrays bill every byte as frequent access",
+    "monitoring": None,
+    "minimum_storage": None,
+    "early_deletion": None,
+    "requests": None,
+    "retrieval": None,
+    "restored_copies": None,
+    "egress": None,
+    "transfer": None,
+    "buckets": None,
+    "request_payload": None,
+    "replication": None,
+    "base_fee": None,
+    "minimum_charge": None,
+}
+"""Each billing rule (``planner.pricing.bill_rules.BILL_RULES``, in its order) and who evaluates it over many
+points: None, this module (the per-object rules on objects of the one mean size, the default retrieval
+option, the table's month); else which points the exact line-item engine prices instead, and why. A
+workload the arrays cannot derive at all (a size histogram, a CDN in front) goes to the exact engine whole
+(``costing.outcomes.engine_reasons`` gives the reason)."""
 
 
 def _as_array(value: npt.ArrayLike, size: int) -> Array:
@@ -69,26 +97,36 @@ class _Lines:
             self.add(units * float(tier.price), tier_field(path, price, tier), tier.quote, units)
 
 
-def _lines(
-    table: PriceTable,
-    storage_class: str,
-    *,
-    stored_bytes: npt.ArrayLike,
-    egress_bytes: npt.ArrayLike = 0.0,
-    object_count: npt.ArrayLike | None = None,
-    requests: Mapping[str, npt.ArrayLike] | None = None,
-    retrieval_bytes: npt.ArrayLike = 0.0,
-    retrieval_requests: npt.ArrayLike = 0.0,
-    inter_region_bytes: npt.ArrayLike = 0.0,
-    deletions: Deletions | None = None,
-    buckets: int = 1,
-    upload_bytes: npt.ArrayLike = 0.0,
-    replica_regions: int = 0,
-) -> tuple[_Lines, Array]:
+class Points(TypedDict, total=False):
+    """A sweep's usage at many points, each field a number or an array over the points (they broadcast
+    against each other): the keywords of ``monthly_totals``, ``monthly_bills`` and ``monthly_readings``."""
+
+    stored_bytes: Required[npt.ArrayLike]
+    egress_bytes: npt.ArrayLike
+    object_count: npt.ArrayLike | None
+    requests: Mapping[str, npt.ArrayLike] | None
+    retrieval_bytes: npt.ArrayLike
+    retrieval_requests: npt.ArrayLike
+    inter_region_bytes: npt.ArrayLike
+    deletions: Deletions | None
+    buckets: int
+    upload_bytes: npt.ArrayLike
+    replica_regions: int
+
+
+def _lines(table: PriceTable, storage_class: str, points: Points) -> tuple[_Lines, Array]:
     """Every line's amount before rounding and discount, and the egress quantity in the price's units."""
     if storage_class not in table.classes:
         raise PricingError(f"{table.version} has no storage class {storage_class!r}")
     sc = table.classes[storage_class]
+    stored_bytes, object_count = points["stored_bytes"], points.get("object_count")
+    egress_bytes = points.get("egress_bytes", 0.0)
+    retrieval_bytes = points.get("retrieval_bytes", 0.0)
+    retrieval_requests = points.get("retrieval_requests", 0.0)
+    inter_region_bytes = points.get("inter_region_bytes", 0.0)
+    upload_bytes = points.get("upload_bytes", 0.0)
+    requests, deletions = points.get("requests"), points.get("deletions")
+    buckets, replica_regions = points.get("buckets", 1), points.get("replica_regions", 0)
     inputs = [stored_bytes, egress_bytes, retrieval_bytes, retrieval_requests, inter_region_bytes, upload_bytes]
     inputs += list((requests or {}).values())
     if object_count is not None:
@@ -274,29 +312,10 @@ def _transfer_lines(
 def monthly_totals(
     table: PriceTable,
     storage_class: str,
-    *,
-    stored_bytes: npt.ArrayLike,
-    egress_bytes: npt.ArrayLike = 0.0,
-    object_count: npt.ArrayLike | None = None,
-    requests: Mapping[str, npt.ArrayLike] | None = None,
-    retrieval_bytes: npt.ArrayLike = 0.0,
-    inter_region_bytes: npt.ArrayLike = 0.0,
-    upload_bytes: npt.ArrayLike = 0.0,
-    replica_regions: int = 0,
+    **points: Unpack[Points],
 ) -> Array:
     """Monthly totals in USD (float64) before the invoice rounds them; inputs broadcast against ``stored_bytes``."""
-    lines, _ = _lines(
-        table,
-        storage_class,
-        stored_bytes=stored_bytes,
-        egress_bytes=egress_bytes,
-        object_count=object_count,
-        requests=requests,
-        retrieval_bytes=retrieval_bytes,
-        inter_region_bytes=inter_region_bytes,
-        upload_bytes=upload_bytes,
-        replica_regions=replica_regions,
-    )
+    lines, _ = _lines(table, storage_class, points)
     return np.maximum(sum(lines.amounts, np.zeros(lines.size)), _minimum_usd(table))
 
 
@@ -304,36 +323,12 @@ def monthly_bills(
     table: PriceTable,
     storage_class: str,
     *,
-    stored_bytes: npt.ArrayLike,
-    egress_bytes: npt.ArrayLike = 0.0,
-    object_count: npt.ArrayLike | None = None,
-    requests: Mapping[str, npt.ArrayLike] | None = None,
-    retrieval_bytes: npt.ArrayLike = 0.0,
-    retrieval_requests: npt.ArrayLike = 0.0,
-    inter_region_bytes: npt.ArrayLike = 0.0,
-    deletions: Deletions | None = None,
-    buckets: int = 1,
     discount: Decimal = Decimal(0),
-    upload_bytes: npt.ArrayLike = 0.0,
-    replica_regions: int = 0,
+    **points: Unpack[Points],
 ) -> tuple[Array, npt.NDArray[np.bool_]]:
     """Each point's monthly bill as the invoice totals it (every line discounted, then rounded as the
     table says, then summed) in USD, and whether it breaks the provider's free-egress policy."""
-    lines, egress_units = _lines(
-        table,
-        storage_class,
-        stored_bytes=stored_bytes,
-        egress_bytes=egress_bytes,
-        object_count=object_count,
-        requests=requests,
-        retrieval_bytes=retrieval_bytes,
-        retrieval_requests=retrieval_requests,
-        inter_region_bytes=inter_region_bytes,
-        deletions=deletions,
-        buckets=buckets,
-        upload_bytes=upload_bytes,
-        replica_regions=replica_regions,
-    )
+    lines, egress_units = _lines(table, storage_class, points)
     rule = table.billing.line_rounding
     keep = 1.0 - float(discount)
     total = np.zeros(lines.size)
@@ -347,7 +342,9 @@ def monthly_bills(
     if multiple is None:
         breaks = np.zeros(lines.size, dtype=bool)
     else:
-        stored_units = _as_array(stored_bytes, lines.size) / float(table.egress_for(storage_class).internet.unit_bytes)
+        stored_units = _as_array(points["stored_bytes"], lines.size) / float(
+            table.egress_for(storage_class).internet.unit_bytes
+        )
         breaks = np.asarray(rules.exceeds_multiple(egress_units, multiple, stored_units), dtype=bool)
     return total, breaks
 
@@ -355,37 +352,12 @@ def monthly_bills(
 def monthly_readings(
     table: PriceTable,
     storage_class: str,
-    *,
-    stored_bytes: npt.ArrayLike,
-    egress_bytes: npt.ArrayLike = 0.0,
-    object_count: npt.ArrayLike | None = None,
-    requests: Mapping[str, npt.ArrayLike] | None = None,
-    retrieval_bytes: npt.ArrayLike = 0.0,
-    retrieval_requests: npt.ArrayLike = 0.0,
-    inter_region_bytes: npt.ArrayLike = 0.0,
-    deletions: Deletions | None = None,
-    buckets: int = 1,
-    upload_bytes: npt.ArrayLike = 0.0,
-    replica_regions: int = 0,
+    **points: Unpack[Points],
 ) -> dict[str, dt.date | None]:
     """The prices the bills of these points rest on, by field (in ``table``), with their quotes' reading days
     (None: no quote): every price a line is written at in some point's bill, as the engine's line items
     name them (``LineItem.price_field``, ``price_read_on``), the minimum monthly charge where it raises one."""
-    lines, _ = _lines(
-        table,
-        storage_class,
-        stored_bytes=stored_bytes,
-        egress_bytes=egress_bytes,
-        object_count=object_count,
-        requests=requests,
-        retrieval_bytes=retrieval_bytes,
-        retrieval_requests=retrieval_requests,
-        inter_region_bytes=inter_region_bytes,
-        deletions=deletions,
-        buckets=buckets,
-        upload_bytes=upload_bytes,
-        replica_regions=replica_regions,
-    )
+    lines, _ = _lines(table, storage_class, points)
     found = {name: read for units, name, read in lines.readings if name is not None and np.any(units > 0)}
     least = table.billing.minimum_charge
     if least is not None and np.any(sum(lines.amounts, np.zeros(lines.size)) < _minimum_usd(table)):
