@@ -40,9 +40,10 @@ Adding a billing rule
    sits after ``bill_requests.request_payload``).
 
 Its price is a field of the table's model (``StorageClass.replication`` above), with its quote, so the
-loader checks it; ``tests/pricing/test_bill_rules.py`` then asks the vectorised path
-(``planner.pricing.arrays.ON_ARRAYS``) to say whether it evaluates the new rule itself or leaves it to
-this engine, and a bill priced by hand from the quoted words holds the rule to its figures.
+loader checks it; a bill priced by hand from the quoted words holds the rule to its figures. Sweeps price
+many points at once in ``planner.pricing.arrays``, whose ``ON_ARRAYS`` names every rule of this list with
+its array form (``_replication`` there) or a sentence saying which points the exact engine prices
+instead; ``tests/pricing/test_bill_rules.py`` fails until the new rule is named there too.
 """
 
 from __future__ import annotations
