@@ -282,7 +282,12 @@ class PriceTable(_Model):
         None, description="set by the loader on a table read from a region's folder: its versions name the region"
     )
     label: str | None = Field(None, description="set by an override file layered over a shipped version")
-    display: Display | None = Field(None, description="how planner names and draws the provider (FOCUS names, colour)")
+    display: Display | None = Field(
+        None,
+        exclude=True,
+        description="how planner names and draws the provider (FOCUS names, colour): no price, so left out of the"
+        " table's dump (a comparison of versions, the fields a bill reads, an override's merge)",
+    )
 
     def egress_for(self, storage_class: str) -> EgressRules:
         """The egress rules a class bills on: its own where it has them, else the table's."""
