@@ -126,17 +126,6 @@ FocusRow: TypeAlias = dict[str, Value]
 
 BILLING_ACCOUNT_ID = "planner-forecast"
 
-# The FOCUS names of the five providers planner compares by default: ProviderName (who offers the
-# service, as its own FOCUS export or bill names it) and ServiceName. A provider missing here (a table
-# added by PLANNER_PRICE_TABLES) is named by its table's provider_name for both.
-_NAMES: Mapping[str, tuple[str, str]] = {
-    "aws-s3": ("AWS", "Amazon Simple Storage Service"),  # as AWS's FOCUS export names S3
-    "cloudflare-r2": ("Cloudflare", "R2"),
-    "backblaze-b2": ("Backblaze", "B2 Cloud Storage"),
-    "wasabi": ("Wasabi", "Wasabi Hot Cloud Storage"),
-    "idrive-e2": ("IDrive", "IDrive e2"),
-}
-
 _METERS: Mapping[str, str] = {
     "storage": "Storage",
     "egress": "Data Transfer Out",
@@ -238,6 +227,15 @@ def _sku(bill: CostBreakdown, item: LineItem, region: str, storage_class: str) -
     return f"{bill.provider}/{region}/{storage_class}/{kind}"
 
 
+def focus_names(provider: str, table: PriceTable) -> tuple[str, str]:
+    """ProviderName and ServiceName of ``provider``'s rows: as its tables' ``display.focus`` gives them (AWS's
+    own FOCUS export names S3 "Amazon Simple Storage Service"), else the table's provider_name for both."""
+    shown = catalog.display(provider)
+    if shown is None or shown.focus is None:
+        return table.provider_name, table.provider_name
+    return shown.focus.provider, shown.focus.service
+
+
 def line_row(
     bill: CostBreakdown,
     item: LineItem,
@@ -250,7 +248,7 @@ def line_row(
 ) -> FocusRow:
     """One line item of ``bill`` as a FOCUS row for the forecast month [start, end)."""
     table = table or _provider_table(bill.provider, bill.as_of, bill.region)
-    provider_name, service_name = _NAMES.get(bill.provider, (table.provider_name, table.provider_name))
+    provider_name, service_name = focus_names(bill.provider, table)
     pricing_unit, block = focus_unit(item.unit, _unit_bytes(table))
     consumed_unit = pricing_unit.split(" ", 1)[1] if block != 1 else pricing_unit
     # the bill's own product (quantity x unit price, less the discount) where it has one, so that

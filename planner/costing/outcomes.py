@@ -2,8 +2,9 @@
 
 The workload's month of usage is derived for all outcomes together as numpy arrays, the way
 ``Workload.usage_for`` derives it for one (month 0), and priced by ``pricing.arrays.monthly_bills``,
-which evaluates the engine's own rules (``pricing.rules``) and rounds each line as the invoice
-does, so each amount is the engine's ``total_usd`` (a test holds the two to the cent).
+which evaluates the engine's own rules (``pricing.bill_rules``, as ``pricing.arrays.ON_ARRAYS`` lists
+them) and rounds each line as the invoice does, so each amount is the engine's ``total_usd`` (a test
+holds the two to the cent).
 
 What the arrays do not express is priced outcome by outcome with the exact line-item engine, and
 the result says which options and why: an uncertain field outside ``VECTORISED_FIELDS``, a size

@@ -1,5 +1,8 @@
-"""Account charges on a bill: the monthly base fee, buckets beyond those included, and the minimum
+"""The account rules of a bill: buckets beyond those included, the monthly base fee, and the minimum
 monthly charge a month's lines are raised to (for one class, or once for a placement's classes).
+
+Each rule is a function of the month's usage, the price table and the bill being written
+(``BillContext``) that returns its lines; ``planner.pricing.bill_rules`` lists them in billing order.
 """
 
 from __future__ import annotations
@@ -7,50 +10,58 @@ from __future__ import annotations
 from decimal import Decimal
 
 from planner.pricing import rules
-from planner.pricing.bill_lines import ZERO, _BillLines, _number, _worst, reading, round_line
+from planner.pricing.bill_lines import ZERO, BillContext, number, reading, round_line, worst
 from planner.pricing.breakdown import LineItem
 from planner.pricing.models import PriceTable
 from planner.pricing.primitives import Status
+from planner.pricing.usage import Usage
 
 
-class _AccountLines(_BillLines):
-    """Lines charged to the account rather than to the usage: base fee, buckets, minimum monthly charge."""
-
-    def base_fee(self) -> None:
-        """A fixed charge each month (a subscription or base price; what it includes is the prices' free units)."""
-        fee = self.table.billing.base_fee
-        if fee is not None:
-            self.add(
-                "other",
-                "monthly base fee",
-                Decimal(1),
-                "month",
-                fee.price,
-                self.status(fee.status),
-                field="billing.base_fee.price",
-                quote=fee.quote,
-            )
-
-    def minimum_charge(self) -> None:
-        """Raise the month's charges to the table's minimum (Storj: "$5 minimum monthly fee")."""
-        least = self.table.billing.minimum_charge
-        if least is not None:
-            self.items[:] = with_minimum_charge(self.table, self.items, self.status(least.status))
-
-    def buckets(self) -> None:
-        fee = self.table.buckets
-        if fee is None or self.usage.buckets <= fee.included:
-            return
-        self.add(
+def buckets(usage: Usage, table: PriceTable, bill: BillContext) -> list[LineItem]:
+    """Buckets beyond the number the account's price includes, per bucket-month."""
+    fee = table.buckets
+    if fee is None or usage.buckets <= fee.included:
+        return []
+    return [
+        bill.writer.line(
             "other",
             f"buckets beyond the {fee.included:,} included",
-            Decimal(self.usage.buckets - fee.included),
+            Decimal(usage.buckets - fee.included),
             "bucket-month",
             fee.price,
-            self.status(fee.status),
+            bill.status(fee.status),
             field="buckets.price",
             quote=fee.quote,
         )
+    ]
+
+
+def base_fee(usage: Usage, table: PriceTable, bill: BillContext) -> list[LineItem]:
+    """A fixed charge each month (a subscription or base price; what it includes is the prices' free units)."""
+    fee = table.billing.base_fee
+    if fee is None:
+        return []
+    return [
+        bill.writer.line(
+            "other",
+            "monthly base fee",
+            Decimal(1),
+            "month",
+            fee.price,
+            bill.status(fee.status),
+            field="billing.base_fee.price",
+            quote=fee.quote,
+        )
+    ]
+
+
+def minimum_charge(usage: Usage, table: PriceTable, bill: BillContext) -> list[LineItem]:
+    """The shortfall that raises the month's lines so far to the table's minimum (Storj: "$5 minimum
+    monthly fee"); the last rule, as it reads every line before it."""
+    least = table.billing.minimum_charge
+    if least is None:
+        return []
+    return with_minimum_charge(table, bill.items, bill.status(least.status))[len(bill.items) :]
 
 
 _MINIMUM_CHARGE = "minimum monthly charge of"
@@ -79,7 +90,7 @@ def with_minimum_charge(table: PriceTable, items: list[LineItem], status: Status
         (i.amount_unrounded_usd if i.amount_unrounded_usd is not None else i.amount_usd for i in items), ZERO
     )
     if rate is not None:
-        status = _worst(status, rate.status)
+        status = worst(status, rate.status)
     field, read_on = reading(
         "billing.minimum_charge.price", least.quote, rate.quote if rate is not None else None, rate is not None
     )
@@ -87,7 +98,7 @@ def with_minimum_charge(table: PriceTable, items: list[LineItem], status: Status
         *items,
         LineItem(
             category="minimum",
-            description=f"{_MINIMUM_CHARGE} ${_number(minimum_usd)}: the shortfall",
+            description=f"{_MINIMUM_CHARGE} ${number(minimum_usd)}: the shortfall",
             quantity=Decimal(1),
             unit="month",
             unit_price_usd=shortfall,

@@ -1,12 +1,14 @@
-"""A bill being written: its state, and the helpers that turn a quantity at a price into line items.
+"""The line-item writer, and the state of a bill being written.
 
-``_BillLines`` holds one month's bill for one storage class while the parts of the bill (storage,
-requests, retrieval and egress, account charges: ``bill_storage``, ``bill_requests``,
-``bill_retrieval``, ``bill_account``) add their lines through ``add``, ``tiered`` and
-``on_standard_tiers``: the table's currency at its exchange rate, negotiated discounts, tier
-ladders, free allowances and the invoice's rounding of each line. Each line names the price it rests on
-(its field in the table and the quote's reading day, ``LineItem.price_field`` and ``price_read_on``): a
-part passes ``field`` and ``quote`` to ``add``, and ``tiered`` finds each tier's from the ladder's ``path``.
+``LineWriter`` turns a quantity at a price into a ``LineItem``: the table's currency at its exchange rate,
+a negotiated discount, the invoice's rounding of each line, and the price the line rests on (its field in
+the table and its quote's reading day, ``LineItem.price_field`` and ``price_read_on``); ``tiered`` writes a
+quantity on a tier ladder after its free allowance, a line a tier. Both the provider's bill
+(``planner.pricing.billing``) and the CDN's (``planner.pricing.delivery.cdn_bill``) write their lines with it.
+
+``BillContext`` is one month's bill for one storage class while the rules (``planner.pricing.bill_rules``)
+write it: the inputs, the lines so far and what the bill reports beside them (warnings, policy breaches,
+the units put on a Standard-rate class's tiers, the shared request allowance taken).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from decimal import Decimal
 
 from planner.pricing import rules
 from planner.pricing.breakdown import LineItem, PolicyBreach
-from planner.pricing.models import PriceTable
+from planner.pricing.models import ExchangeRate, LineRounding, PriceTable
 from planner.pricing.primitives import Quote, Status, Tier, TieredPrice
 from planner.pricing.storage_classes import StorageClass
 from planner.pricing.usage import Usage
@@ -25,25 +27,26 @@ from planner.pricing.usage import Usage
 ZERO = Decimal(0)
 
 
-def _number(value: Decimal) -> str:
+def number(value: Decimal) -> str:
     """A quantity for people: thousands separators, no float noise, trailing zeros dropped."""
     text = f"{value:,.6f}".rstrip("0").rstrip(".")
     return text or "0"
 
 
-def _tier_range(price: TieredPrice, tier: Tier, lower: Decimal) -> str:
-    """Which slice of a tier ladder a line bills, for its description: ", first 51,200 GB-month"."""
+def tier_range(price: TieredPrice, tier: Tier, lower: Decimal, first: bool = True) -> str:
+    """Which slice of a tier ladder a line bills, for its description: ", first 51,200 GB-month" (or ", 0 to
+    51,200 GB-month" where ``first`` is false)."""
     if tier.up_to is None:
-        return f", over {_number(lower)} {price.unit}"
-    if lower == 0:
-        return f", first {_number(tier.up_to)} {price.unit}"
-    return f", {_number(lower)} to {_number(tier.up_to)} {price.unit}"
+        return f", over {number(lower)} {price.unit}"
+    if lower == 0 and first:
+        return f", first {number(tier.up_to)} {price.unit}"
+    return f", {number(lower)} to {number(tier.up_to)} {price.unit}"
 
 
 _STRENGTH = {Status.verified_primary: 2, Status.verified_secondary: 1, Status.unverified: 0}
 
 
-def _worst(a: Status, b: Status) -> Status:
+def worst(a: Status, b: Status) -> Status:
     """The weaker of two sourcings: a price converted at an unverified rate is unverified."""
     return a if _STRENGTH[a] <= _STRENGTH[b] else b
 
@@ -85,14 +88,145 @@ def rounding_statement(table: PriceTable) -> str:
 
 
 @dataclass
-class _BillLines:
-    """A month's bill for one storage class as it is written: the inputs, the lines so far and what the
-    bill reports beside them."""
+class LineWriter:
+    """Writes the line items of one price table's bill: ``line`` one line, ``tiered`` a quantity on a ladder.
+
+    ``fallback`` are the statuses a line takes when its price states none (the class's, then the table's);
+    ``rate`` converts a price in ``currency`` to US dollars; ``discount`` comes off every line with an
+    amount; ``rounding`` is the invoice's rule for a line (none: to the cent, half-up); ``round_up``
+    bills a metered quantity in whole units (R2); ``first_tier`` names a ladder's first slice "first N"
+    (else "0 to N", as the CDN bills do)."""
+
+    version: str
+    fallback: tuple[Status | None, ...] = ()
+    rounding: LineRounding | None = None
+    round_up: bool = False
+    rate: ExchangeRate | None = None
+    currency: str = "USD"
+    discount: Decimal = ZERO
+    first_tier: bool = True
+
+    def status(self, *candidates: Status | None) -> Status:
+        """The first status given, else the fallback's first, else unverified."""
+        for candidate in (*candidates, *self.fallback):
+            if candidate is not None:
+                return candidate
+        return Status.unverified
+
+    def line(
+        self,
+        category: str,
+        description: str,
+        quantity: Decimal,
+        unit: str,
+        unit_price: Decimal,
+        status: Status | None,
+        *,
+        field: str | None = None,
+        quote: Quote | None = None,
+    ) -> LineItem:
+        """A line at ``unit_price`` in the table's currency, billed in USD (at the table's rate, both shown);
+        ``field`` is the price's field in the table (none: no price of the table, a free allowance) and
+        ``quote`` the words it was read from."""
+        status = self.status(status)
+        rate = self.rate
+        rated = rate is not None and bool(unit_price)
+        price_field, read_on = reading(field, quote, rate.quote if rate is not None else None, rated)
+        if rate is not None and unit_price:
+            description = (
+                f"{description} ({self.currency} {number(unit_price)} per {unit} at "
+                f"{number(rate.usd_per_unit)} USD per {self.currency}, {rate.as_of})"
+            )
+            unit_price = rules.in_usd(unit_price, rate.usd_per_unit)
+            status = worst(status, rate.status)
+        exact = quantity * unit_price if unit_price and quantity else ZERO
+        discount = self.discount if exact > 0 else ZERO
+        if discount:
+            exact = exact * (1 - discount)
+            description = f"{description} (less the {number(discount * 100)}% discount)"
+        return LineItem(
+            category=category,
+            description=description,
+            quantity=quantity,
+            unit=unit,
+            unit_price_usd=unit_price,
+            amount_usd=rules.round_amount(exact, self.rounding),
+            amount_unrounded_usd=exact,
+            discount=discount or None,
+            table_version=self.version,
+            price_status=status,
+            price_field=price_field,
+            price_read_on=read_on,
+        )
+
+    def tiered(
+        self,
+        category: str,
+        label: str,
+        price: TieredPrice,
+        quantity: Decimal,
+        *,
+        path: str,
+        extra_free: Decimal = ZERO,
+        free_label: str = "free allowance",
+    ) -> list[LineItem]:
+        """A quantity on a tiered price (at ``path`` in the table) after its free allowance (and any extra free
+        units): a free-allowance line saying what it is worth (``free_label`` names it), then a line a tier."""
+        round_up = self.round_up
+        free = rules.free_units(quantity, price, extra_free)
+        slices = [(units, tier, lower) for tier, lower, units in rules.billed_tiers(quantity, price, free, round_up)]
+        slices = [(units, tier, lower) for units, tier, lower in slices if units > 0]
+        items = []
+        if free > 0:
+            without = rules.ladder_cost(rules.round_units(quantity, round_up), price.tiers)
+            usd_per_unit = None if self.rate is None else self.rate.usd_per_unit
+            worth = rules.in_usd(without - sum((a * t.price for a, t, _ in slices), ZERO), usd_per_unit)
+            items.append(
+                self.line(
+                    "free_allowance",
+                    f"{label}: {free_label}; worth ${number(worth)} off this bill",
+                    free,
+                    price.unit,
+                    ZERO,
+                    price.status,
+                )
+            )
+        single = len(price.tiers) == 1
+        for amount, tier, lower in slices:
+            where = "" if single else tier_range(price, tier, lower, self.first_tier)
+            items.append(
+                self.line(
+                    category,
+                    f"{label}{where}",
+                    amount,
+                    price.unit,
+                    tier.price,
+                    self.status(tier.status, price.status),
+                    field=tier_field(path, price, tier),
+                    quote=tier.quote,
+                )
+            )
+        return items
+
+
+def free_where(price: TieredPrice) -> str:
+    """Where a provider's tiered price takes its free units, for the allowance line: the scope it covers,
+    then before the tiers or out of the first."""
+    scope = f" ({price.free_scope})" if price.free_scope else ""
+    where = "out of the first tier" if price.free_position == "first-tier" else "before the tiers"
+    return f"{scope}, {where}"
+
+
+@dataclass
+class BillContext:
+    """A month's bill for one storage class as the rules write it: the inputs, the line writer, the lines so
+    far and what the bill reports beside them."""
 
     table: PriceTable
     storage_class_id: str
     storage_class: StorageClass
     usage: Usage
+    writer: LineWriter
     items: list[LineItem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     breaches: list[PolicyBreach] = field(default_factory=list)
@@ -103,13 +237,25 @@ class _BillLines:
     allowance_taken: dict[str, int] = field(default_factory=dict)
     """Free requests this bill took from allowances the account's classes share, by request class id."""
 
-    # ------------------------------------------------------------------ helpers
+    @classmethod
+    def start(cls, table: PriceTable, storage_class_id: str, usage: Usage) -> BillContext:
+        """An empty bill for ``usage`` in ``storage_class_id``, its lines written in ``table``'s currency and
+        rounding, less the usage's discount at the provider."""
+        storage_class = table.classes[storage_class_id]
+        rate = table.exchange_rate
+        writer = LineWriter(
+            version=table.version,
+            fallback=(storage_class.status, table.status),
+            rounding=table.billing.line_rounding,
+            round_up=table.billing.round_up,
+            rate=rate,
+            currency=table.currency,
+            discount=usage.discounts.get(table.provider, ZERO),
+        )
+        return cls(table, storage_class_id, storage_class, usage, writer)
 
     def status(self, *candidates: Status | None) -> Status:
-        for candidate in (*candidates, self.storage_class.status, self.table.status):
-            if candidate is not None:
-                return candidate
-        return Status.unverified
+        return self.writer.status(*candidates)
 
     @property
     def class_path(self) -> str:
@@ -160,105 +306,11 @@ class _BillLines:
         """Days in the month billed: the calendar month's when the usage gives them, else the table's."""
         return self.usage.month_days or self.table.billing.month_days
 
-    def add(
-        self,
-        category: str,
-        description: str,
-        quantity: Decimal,
-        unit: str,
-        unit_price: Decimal,
-        status: Status,
-        *,
-        field: str | None = None,
-        quote: Quote | None = None,
-    ) -> None:
-        """A line at ``unit_price`` in the table's currency, billed in USD (at the table's rate, both shown);
-        ``field`` is the price's field in the table (none: no price of the table, a free allowance) and
-        ``quote`` the words it was read from."""
-        rate = self.table.exchange_rate
-        rated = rate is not None and bool(unit_price)
-        price_field, read_on = reading(field, quote, rate.quote if rate is not None else None, rated)
-        if rate is not None and unit_price:
-            description = (
-                f"{description} ({self.table.currency} {_number(unit_price)} per {unit} at "
-                f"{_number(rate.usd_per_unit)} USD per {self.table.currency}, {rate.as_of})"
-            )
-            unit_price = rules.in_usd(unit_price, rate.usd_per_unit)
-            status = _worst(status, rate.status)
-        exact = quantity * unit_price if unit_price and quantity else ZERO
-        discount = self.usage.discounts.get(self.table.provider, ZERO) if exact > 0 else ZERO
-        if discount:
-            exact = exact * (1 - discount)
-            description = f"{description} (less the {_number(discount * 100)}% discount)"
-        self.items.append(
-            LineItem(
-                category=category,
-                description=description,
-                quantity=quantity,
-                unit=unit,
-                unit_price_usd=unit_price,
-                amount_usd=round_line(exact, self.table),
-                amount_unrounded_usd=exact,
-                discount=discount or None,
-                table_version=self.table.version,
-                price_status=status,
-                price_field=price_field,
-                price_read_on=read_on,
-            )
-        )
-
-    def tiered(
-        self,
-        category: str,
-        label: str,
-        price: TieredPrice,
-        quantity: Decimal,
-        *,
-        path: str,
-        extra_free: Decimal = ZERO,
-        free_label: str = "free allowance",
-    ) -> None:
-        """Bill a quantity on a tiered price (at ``path`` in the table), after its free allowance (and any
-        extra free units).
-
-        Where the free units sit follows the table: before the tiers (the tier bounds count only the
-        units beyond the allowance) or inside the first tier (the bounds count every unit).
-        """
-        status = self.status(price.status)
-        round_up = self.table.billing.round_up
-        free = rules.free_units(quantity, price, extra_free)
-        slices = [(units, tier, lower) for tier, lower, units in rules.billed_tiers(quantity, price, free, round_up)]
-        slices = [(units, tier, lower) for units, tier, lower in slices if units > 0]
-        if free > 0:
-            scope = f" ({price.free_scope})" if price.free_scope else ""
-            without = rules.ladder_cost(self.round(quantity), price.tiers)
-            worth = rules.in_usd(without - sum((a * t.price for a, t, _ in slices), ZERO), self.usd_per_unit)
-            where = "out of the first tier" if price.free_position == "first-tier" else "before the tiers"
-            self.add(
-                "free_allowance",
-                f"{label}: {free_label}{scope}, {where}; worth ${_number(worth)} off this bill",
-                free,
-                price.unit,
-                ZERO,
-                status,
-            )
-        single = len(price.tiers) == 1
-        for amount, tier, lower in slices:
-            where = "" if single else _tier_range(price, tier, lower)
-            self.add(
-                category,
-                f"{label}{where}",
-                amount,
-                price.unit,
-                tier.price,
-                self.status(tier.status, price.status),
-                field=tier_field(path, price, tier),
-                quote=tier.quote,
-            )
-
-    def on_standard_tiers(self, category: str, label: str, class_id: str, units: Decimal, status: Status) -> None:
-        """Bill ``units`` of another class's storage (S3 Standard) on its tiers above what the account already
-        stores there this month, a line per tier they fall in, and keep them there for the next usage.
+    def on_standard_tiers(
+        self, category: str, label: str, class_id: str, units: Decimal, status: Status
+    ) -> list[LineItem]:
+        """Lines of ``units`` of another class's storage (S3 Standard) on its tiers above what the account
+        already stores there this month, a line per tier they fall in; the units stay there for the next usage.
 
         AWS bills the 8 KB per object of S3 Glacier Flexible Retrieval and Deep Archive "at S3 Standard
         rates" and a restored copy "at the S3 Standard storage rate" (aws.amazon.com/s3/pricing); the
@@ -272,17 +324,21 @@ class _BillLines:
         self.standard_rate_added_bytes += units * price.unit_bytes
         slices = [(t, lower, u) for t, lower, u in rules.ladder_slices(start, units, price.tiers) if u > 0]
         name = self.table.classes[class_id].name
-        above = f" (above the {_number(start)} {price.unit} of {name} billed before it)" if start > 0 else ""
+        above = f" (above the {number(start)} {price.unit} of {name} billed before it)" if start > 0 else ""
+        items = []
         for tier, lower, amount in slices:
             alone = len(price.tiers) == 1 or (len(slices) == 1 and start == 0 and lower == 0)
-            where = "" if alone else _tier_range(price, tier, lower)
-            self.add(
-                category,
-                f"{label} at {name} rate{where}{above}",
-                self.round(amount),
-                price.unit,
-                tier.price,
-                self.status(status, tier.status),
-                field=tier_field(f"classes.{class_id}.storage", price, tier),
-                quote=tier.quote,
+            where = "" if alone else tier_range(price, tier, lower)
+            items.append(
+                self.writer.line(
+                    category,
+                    f"{label} at {name} rate{where}{above}",
+                    self.round(amount),
+                    price.unit,
+                    tier.price,
+                    self.status(status, tier.status),
+                    field=tier_field(f"classes.{class_id}.storage", price, tier),
+                    quote=tier.quote,
+                )
             )
+        return items

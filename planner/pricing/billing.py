@@ -4,9 +4,8 @@ One set of rules serves every provider; the tables carry the parameters. Arithme
 ``Decimal`` at 60 digits, so a quantity such as bytes / 2**40 is exact and nothing is rounded
 until a provider's own rule rounds it (R2 rounds every metered unit up to a whole unit).
 
-The bill is written by ``_Bill``, which puts together its parts: the line-writing helpers
-(``bill_lines``), storage (``bill_storage``), requests (``bill_requests``), retrieval and egress
-(``bill_retrieval``) and account charges (``bill_account``); ``bill`` calls the parts in order.
+``bill`` runs the billing rules (``planner.pricing.bill_rules.BILL_RULES``, in the order the invoice
+lists them) over a ``BillContext``, each rule's lines written by its ``LineWriter`` (``bill_lines``).
 """
 
 from __future__ import annotations
@@ -16,18 +15,11 @@ from decimal import localcontext
 
 from planner.errors import PricingError
 from planner.pricing import catalog
-from planner.pricing.bill_account import _AccountLines
-from planner.pricing.bill_lines import ZERO, round_line, rounding_statement
-from planner.pricing.bill_requests import _RequestLines
-from planner.pricing.bill_retrieval import _RetrievalLines
-from planner.pricing.bill_storage import _StorageLines
+from planner.pricing.bill_lines import ZERO, BillContext, round_line, rounding_statement
+from planner.pricing.bill_rules import BILL_RULES
 from planner.pricing.breakdown import CostBreakdown
 from planner.pricing.models import PriceTable
 from planner.pricing.usage import Usage
-
-
-class _Bill(_StorageLines, _RequestLines, _RetrievalLines, _AccountLines):
-    """One month's bill for one storage class, with every part of the bill to write."""
 
 
 def bill(table: PriceTable, storage_class: str, usage: Usage, *, as_of: dt.date | None = None) -> CostBreakdown:
@@ -38,19 +30,9 @@ def bill(table: PriceTable, storage_class: str, usage: Usage, *, as_of: dt.date 
         )
     with localcontext() as context:
         context.prec = 60
-        work = _Bill(table, storage_class, table.classes[storage_class], usage)
-        work.storage()
-        work.early_deletion()
-        work.requests()
-        work.retrieval()
-        work.restored_copies()
-        work.egress()
-        work.transfer()
-        work.buckets()
-        work.request_payload()
-        work.replication()
-        work.base_fee()
-        work.minimum_charge()
+        work = BillContext.start(table, storage_class, usage)
+        for rule in BILL_RULES:
+            work.items += rule(usage, table, work)
         total = sum((item.amount_usd for item in work.items), round_line(ZERO, table))
     return CostBreakdown(
         provider=table.provider,

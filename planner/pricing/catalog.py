@@ -21,7 +21,7 @@ from planner.errors import InputError, PricingError, validation_problem
 from planner.files import WORKLOAD_LIMIT_BYTES, read_input_text
 from planner.files import load_yaml as load_yaml  # the loader lived here; callers may still import it from here
 from planner.pricing import quotes
-from planner.pricing.models import SCHEMA_VERSION, PriceTable
+from planner.pricing.models import SCHEMA_VERSION, Display, PriceTable
 
 
 def merge(base: Any, change: Any) -> Any:
@@ -190,7 +190,25 @@ def _load_all(extra: str) -> tuple[dict[str, tuple[PriceTable, ...]], dict[tuple
                 )
         default.update(more)
         regional.update(more_regional)
+    _check_colours(default)
     return default, regional
+
+
+def _check_colours(tables: dict[str, tuple[PriceTable, ...]]) -> None:
+    """Refuse two providers drawn in the same colour (each provider's newest default table says its own)."""
+    drawn: dict[str, str] = {}
+    for provider, found in sorted(tables.items()):
+        shown = found[-1].display if found else None
+        colour = shown.colour if shown is not None else None
+        if colour is None:
+            continue
+        if colour in drawn:
+            raise InputError(
+                f"colour {colour} is already {drawn[colour]}'s; each provider is drawn in its own",
+                source=f"{provider} {found[-1].version}",
+                field="display.colour",
+            )
+        drawn[colour] = provider
 
 
 def shipped_tables() -> dict[str, tuple[PriceTable, ...]]:
@@ -205,6 +223,14 @@ def regional_tables() -> dict[tuple[str, str], tuple[PriceTable, ...]]:
 
 def providers() -> list[str]:
     return sorted(shipped_tables())
+
+
+def display(provider: str) -> Display | None:
+    """How planner names and draws ``provider`` (FOCUS names, plot colour, a migration service): the
+    ``display`` block of its newest default table, which holds for all its versions and regions; None for a
+    provider that gives none or that no table defines."""
+    found = shipped_tables().get(provider)
+    return found[-1].display if found else None
 
 
 def regions(provider: str) -> list[str]:

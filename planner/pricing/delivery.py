@@ -22,13 +22,12 @@ from pydantic import Field, ValidationError, model_validator
 
 from planner.errors import InputError, PricingError, validation_problem
 from planner.files import load_yaml
-from planner.pricing import quotes, rules
+from planner.pricing import quotes
+from planner.pricing.bill_lines import ZERO, LineWriter, number
 from planner.pricing.breakdown import LineItem
 from planner.pricing.catalog import find_boolean
 from planner.pricing.primitives import Price, Quote, Status, TieredPrice, _Model
 from planner.units import format_bytes
-
-ZERO = Decimal(0)
 
 
 class CdnRequests(_Model):
@@ -252,148 +251,79 @@ class CdnUsage:
     fill_bytes: int
 
 
-def _number(value: Decimal) -> str:
-    text = f"{value:,.6f}".rstrip("0").rstrip(".")
-    return text or "0"
-
-
-class _Lines:
-    def __init__(self, version: str, status: Status) -> None:
-        self.items: list[LineItem] = []
-        self.version = version
-        self.status = status
-
-    def add(
-        self,
-        category: str,
-        description: str,
-        quantity: Decimal,
-        unit: str,
-        price: Decimal,
-        status: Status | None,
-        *,
-        field: str | None = None,
-        quote: Quote | None = None,
-    ) -> None:
-        """A line; ``field`` is the price's field in the table (none: no price of it) and ``quote`` its words."""
-        exact = quantity * price if quantity and price else ZERO
-        self.items.append(
-            LineItem(
-                category=category,
-                description=description,
-                quantity=quantity,
-                unit=unit,
-                unit_price_usd=price,
-                amount_usd=rules.round_amount(exact, None),
-                amount_unrounded_usd=exact,
-                table_version=self.version,
-                price_status=status or self.status,
-                price_field=field,
-                price_read_on=quote.read if field is not None and quote is not None else None,
-            )
-        )
-
-    def tiered(
-        self, category: str, label: str, price: TieredPrice, quantity: Decimal, free_label: str, path: str
-    ) -> None:
-        """A quantity on a tier ladder (at ``path`` in its table) after its monthly allowance: a free-allowance
-        line, then a line a tier."""
-        free = rules.free_units(quantity, price, ZERO)
-        slices = [(t, lower, u) for t, lower, u in rules.billed_tiers(quantity, price, free, False) if u > 0]
-        if free > 0:
-            worth = rules.ladder_cost(quantity, price.tiers) - sum((u * t.price for t, _, u in slices), ZERO)
-            self.add(
-                "free_allowance",
-                f"{label}: {free_label}; worth ${_number(worth)} off this bill",
-                free,
-                price.unit,
-                ZERO,
-                price.status,
-            )
-        for tier, lower, units in slices:
-            if len(price.tiers) == 1:
-                where = ""
-            elif tier.up_to is None:
-                where = f", over {_number(lower)} {price.unit}"
-            else:
-                where = f", {_number(lower)} to {_number(tier.up_to)} {price.unit}"
-            index = next(i for i, t in enumerate(price.tiers) if t is tier)
-            self.add(
-                category,
-                f"{label}{where}",
-                units,
-                price.unit,
-                tier.price,
-                tier.status or price.status,
-                field=f"{path}.tiers.{index}.price",
-                quote=tier.quote,
-            )
-
-
 def cdn_bill(table: CdnTable, route: Route, route_version: str, usage: CdnUsage, origin_name: str) -> list[LineItem]:
     """The CDN's own lines for a month: data out on its tiers after its allowance, requests, the origin
     fetches by the route's rule, the plan fee, and the shortfall below a monthly minimum."""
     with localcontext() as context:
         context.prec = 60
-        lines = _Lines(table.version, table.status)
+        lines = LineWriter(table.version, fallback=(table.status,), first_tier=False)
+        items: list[LineItem] = []
         price = table.data_out
         served = Decimal(usage.served_bytes) / Decimal(price.unit_bytes)
-        allowance = f"free allowance ({_number(price.free_per_month)} {price.unit} a month)"
+        allowance = f"free allowance ({number(price.free_per_month)} {price.unit} a month)"
         if served:
             label = f"{table.name} data out ({table.delivery_region})"
-            lines.tiered("egress", label, price, served, allowance, "data_out")
+            items += lines.tiered("egress", label, price, served, path="data_out", free_label=allowance)
         requests = table.requests
         if requests is not None and usage.requests:
             count = Decimal(usage.requests)
             free = min(count, Decimal(requests.free_per_month))
             unit = f"{requests.per:,} requests"
             if free:
-                lines.add(
-                    "free_allowance",
-                    f"{table.name} requests: free allowance ({requests.free_per_month:,} a month)",
-                    free / requests.per,
-                    unit,
-                    ZERO,
-                    requests.status,
+                items.append(
+                    lines.line(
+                        "free_allowance",
+                        f"{table.name} requests: free allowance ({requests.free_per_month:,} a month)",
+                        free / requests.per,
+                        unit,
+                        ZERO,
+                        requests.status,
+                    )
                 )
             if count > free:
-                lines.add(
-                    "requests",
-                    f"{table.name} requests",
-                    (count - free) / requests.per,
-                    unit,
-                    requests.price,
-                    requests.status,
-                    field="requests.price",
-                    quote=requests.quote,
+                items.append(
+                    lines.line(
+                        "requests",
+                        f"{table.name} requests",
+                        (count - free) / requests.per,
+                        unit,
+                        requests.price,
+                        requests.status,
+                        field="requests.price",
+                        quote=requests.quote,
+                    )
                 )
-        usage_total = sum((i.amount_usd for i in lines.items), ZERO)
-        lines.items.extend(_origin_fetch(route, route_version, usage, origin_name, table.name))
+        usage_total = sum((i.amount_usd for i in items), ZERO)
+        items.extend(_origin_fetch(route, route_version, usage, origin_name, table.name))
         if table.plan is not None:
             plan = table.plan
-            lines.add(
-                "other",
-                f"{table.name} {plan.name}",
-                Decimal(1),
-                "month",
-                plan.price,
-                plan.status,
-                field="plan.price",
-                quote=plan.quote,
+            items.append(
+                lines.line(
+                    "other",
+                    f"{table.name} {plan.name}",
+                    Decimal(1),
+                    "month",
+                    plan.price,
+                    plan.status,
+                    field="plan.price",
+                    quote=plan.quote,
+                )
             )
         minimum = table.monthly_minimum
         if minimum is not None and usage_total < minimum.price:
-            lines.add(
-                "minimum",
-                f"{table.name} {minimum.name} of ${_number(minimum.price)}: the shortfall",
-                Decimal(1),
-                "month",
-                minimum.price - usage_total,
-                minimum.status,
-                field="monthly_minimum.price",
-                quote=minimum.quote,
+            items.append(
+                lines.line(
+                    "minimum",
+                    f"{table.name} {minimum.name} of ${number(minimum.price)}: the shortfall",
+                    Decimal(1),
+                    "month",
+                    minimum.price - usage_total,
+                    minimum.status,
+                    field="monthly_minimum.price",
+                    quote=minimum.quote,
+                )
             )
-        return lines.items
+        return items
 
 
 def _origin_fetch(route: Route, version: str, usage: CdnUsage, origin_name: str, cdn_name: str) -> list[LineItem]:
@@ -401,32 +331,34 @@ def _origin_fetch(route: Route, version: str, usage: CdnUsage, origin_name: str,
     internet route is the bucket's egress, on the bucket's own lines)."""
     if not usage.fill_bytes or route.kind == "internet":
         return []
-    lines = _Lines(version, route.status)
+    lines = LineWriter(version, fallback=(route.status,), first_tier=False)
+    items: list[LineItem] = []
     label = f"origin fetches {origin_name} -> {cdn_name}"
     path = _route_field(route, version)
     if route.kind == "free":
-        lines.add(
-            "transfer",
-            f"{label}: {format_bytes(usage.fill_bytes)}, free ({route.status.value}, {version})",
-            Decimal(usage.fill_bytes) / Decimal(10**9),
-            "GB",
-            ZERO,
-            route.status,
-            field=path,
-            quote=route.quote,
+        items.append(
+            lines.line(
+                "transfer",
+                f"{label}: {format_bytes(usage.fill_bytes)}, free ({route.status.value}, {version})",
+                Decimal(usage.fill_bytes) / Decimal(10**9),
+                "GB",
+                ZERO,
+                route.status,
+                field=path,
+                quote=route.quote,
+            )
         )
     else:
         assert route.fill is not None
         fill = route.fill
-        lines.tiered(
+        items += lines.tiered(
             "transfer",
             f"{cdn_name} cache fill from {origin_name}",
             fill,
             Decimal(usage.fill_bytes) / Decimal(fill.unit_bytes),
-            "free allowance",
-            f"{path}.fill",
+            path=f"{path}.fill",
         )
-    return lines.items
+    return items
 
 
 def _route_field(route: Route, version: str) -> str:

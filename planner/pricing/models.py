@@ -223,6 +223,30 @@ class PriceRegions(_Model):
     note: str | None = None
 
 
+class FocusNames(_Model):
+    """The provider's names in a FOCUS export: ProviderName (who offers the service, as its own FOCUS export
+    or bill names it) and ServiceName."""
+
+    provider: str = Field(min_length=1)
+    service: str = Field(min_length=1)
+
+
+class MigrationService(_Model):
+    """A destination's own service for copying data in from another provider."""
+
+    name: str = Field(min_length=1)
+    source: str = Field(min_length=1)
+
+
+class Display(_Model):
+    """How planner names and draws the provider beside its prices (none given: the table's ``provider_name``
+    in FOCUS rows, a spare colour in plots)."""
+
+    focus: FocusNames | None = None
+    colour: str | None = Field(None, pattern=r"^#[0-9A-F]{6}$", description="the provider's colour in plots, #RRGGBB")
+    migration_service: MigrationService | None = None
+
+
 class PriceTable(_Model):
     """One provider's prices in force from ``effective_from`` until the next version begins.
 
@@ -258,6 +282,12 @@ class PriceTable(_Model):
         None, description="set by the loader on a table read from a region's folder: its versions name the region"
     )
     label: str | None = Field(None, description="set by an override file layered over a shipped version")
+    display: Display | None = Field(
+        None,
+        exclude=True,
+        description="how planner names and draws the provider (FOCUS names, colour): no price, so left out of the"
+        " table's dump (a comparison of versions, the fields a bill reads, an override's merge)",
+    )
 
     def egress_for(self, storage_class: str) -> EgressRules:
         """The egress rules a class bills on: its own where it has them, else the table's."""

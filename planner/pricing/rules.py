@@ -1,8 +1,9 @@
-"""The billing rules: each one small function over a price table's parameters.
+"""The billing rules' arithmetic: each one small function over a price table's parameters. The rules
+themselves, each writing a bill's lines, are listed in billing order in ``planner.pricing.bill_rules``.
 
-A rule takes its quantities as ``Decimal`` (the line-item engine, exact) or as numpy float64
+A function takes its quantities as ``Decimal`` (the line-item engine, exact) or as numpy float64
 arrays (the sweep, many usage points at once) and answers in the same kind. The engine and the
-sweep both call these, so a rule is written once and a new rule cannot be missing from one path.
+sweep both call these, so a rule's arithmetic is written once for both paths.
 Only the four primitives at the top know which kind they hold; numpy is imported only when an
 array is given, so the exact path never loads it.
 """

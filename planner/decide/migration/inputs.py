@@ -23,7 +23,7 @@ from planner.decide.migration.charges import (
     total,
     upload_requests,
 )
-from planner.decide.migration.models import DESTINATION_SERVICES, LIST_PAGE_KEYS, MigrationOptions, usd_text
+from planner.decide.migration.models import LIST_PAGE_KEYS, MigrationOptions, destination_services, usd_text
 from planner.decide.migration.schedules import Coverage, read_coverage
 from planner.errors import InputError
 from planner.pricing.billing import bill
@@ -84,10 +84,10 @@ def _checked_tables(options: MigrationOptions, start: dt.date) -> tuple[PriceTab
             )
     if options.source == options.destination:
         raise InputError("source and destination are the same", source="--to")
-    if options.copy_host == "destination-service" and options.destination.provider not in DESTINATION_SERVICES:
+    if options.copy_host == "destination-service" and options.destination.provider not in destination_services():
         raise InputError(
             f"{options.destination.provider} has no migration service planner knows of "
-            f"(known: {', '.join(f'{p}: {s}' for p, s in DESTINATION_SERVICES.items())})",
+            f"(known: {', '.join(f'{p}: {s}' for p, s in destination_services().items())})",
             source="--copy-from",
         )
     return source_table, dest_table

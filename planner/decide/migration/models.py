@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.errors import InputError
 from planner.evidence import Evidence
+from planner.pricing import catalog
 from planner.pricing.breakdown import LineItem
 from planner.pricing.primitives import Money
 
@@ -29,8 +30,17 @@ Check = Literal["list", "head", "none"]
 CHECKS: tuple[Check, ...] = get_args(Check)
 LIST_PAGE_KEYS = 1000
 """Keys per LIST page (ListObjectsV2 returns at most 1,000 keys a request)."""
-DESTINATION_SERVICES = {"cloudflare-r2": "Super Slurper (bulk) and Sippy (copy-on-read)"}
-"""Destinations with their own migration service (developers.cloudflare.com/r2/data-migration/)."""
+
+
+def destination_services() -> dict[str, str]:
+    """Destinations with their own migration service, by provider: as their price tables name it
+    (``display.migration_service``; Cloudflare R2's Super Slurper and Sippy)."""
+    found = {}
+    for provider in catalog.providers():
+        shown = catalog.display(provider)
+        if shown is not None and shown.migration_service is not None:
+            found[provider] = shown.migration_service.name
+    return found
 
 
 def usd_text(amount: Decimal) -> str:

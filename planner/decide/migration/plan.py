@@ -14,12 +14,12 @@ from planner.costing.delivery import cdn_note
 from planner.decide.migration.bounds import strategy_bounds
 from planner.decide.migration.inputs import MigrationInputs, load_inputs
 from planner.decide.migration.models import (
-    DESTINATION_SERVICES,
     PREFERENCE,
     MigrationOptions,
     MigrationPlan,
     Strategy,
     StrategyOutcome,
+    destination_services,
     usd_text,
 )
 from planner.decide.migration.strategies import STRATEGY_TIMELINES
@@ -187,7 +187,7 @@ def _copy_host_note(options: MigrationOptions) -> str:
         "source-region": "the copy runs on a VM in the source's region: the source still bills internet egress; "
         "the VM and any NAT gateway it sends through (AWS bills NAT data processing per GB) are not priced here",
         "destination-service": f"the copy is {destination}'s own migration service "
-        f"({DESTINATION_SERVICES.get(destination, '')}): the source bills its LISTs, GETs and "
+        f"({destination_services().get(destination, '')}): the source bills its LISTs, GETs and "
         "egress, the destination the PUTs it makes; the service's own checks are not billed here",
     }[options.copy_host]
 

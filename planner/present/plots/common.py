@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import InputError
+from planner.pricing import catalog
 from planner.writing import atomic_output
 
 if TYPE_CHECKING:
@@ -44,13 +45,9 @@ CATEGORY_COLOURS = {
     "free_allowance": "#DDDDDD",
 }
 CATEGORY_NAMES = {"minimum": "minimum storage", "early_deletion": "early deletion", "free_allowance": "free allowance"}
-PROVIDER_COLOURS = {
-    "aws-s3": "#E69F00",
-    "cloudflare-r2": "#D55E00",
-    "backblaze-b2": "#CC79A7",
-    "wasabi": "#009E73",
-    "idrive-e2": "#0072B2",
-}
+PALETTE = ("#E69F00", "#D55E00", "#CC79A7", "#009E73", "#0072B2")
+"""The colours the price tables draw their providers in (``display.colour``), in the order a sweep takes them
+for an option the table's colour does not mark."""
 SPARE_COLOURS = ("#56B4E9", "#999999", "#000000", "#F0E442")
 OPERATION_COLOURS = {"GET": "#0072B2", "PUT": "#D55E00", "HEAD": "#009E73", "LIST": "#CC79A7"}
 
@@ -183,10 +180,16 @@ def category_name(category: str) -> str:
     return CATEGORY_NAMES.get(category, category)
 
 
+def table_colour(provider: str) -> str | None:
+    """The colour ``provider``'s price table draws it in (none: it gives none)."""
+    shown = catalog.display(provider)
+    return shown.colour if shown is not None else None
+
+
 def provider_colour(provider: str, used: dict[str, str]) -> str:
     if provider not in used:
         spare = [c for c in SPARE_COLOURS if c not in used.values()]
-        used[provider] = PROVIDER_COLOURS.get(provider) or (spare[0] if spare else "#444444")
+        used[provider] = table_colour(provider) or (spare[0] if spare else "#444444")
     return used[provider]
 
 

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING
 
 from planner.evidence import PRICE_MARKERS, price_marked
 from planner.present.plots.common import (
+    PALETTE,
     PRICE_NOTE,
-    PROVIDER_COLOURS,
     SPARE_COLOURS,
     drawing,
     plot_target,
+    table_colour,
     usd_axis,
     usd_label,
 )
@@ -28,10 +29,10 @@ MAX_CELL_LABELS = 400
 
 def _option_colours(options: Sequence[str]) -> dict[str, str]:
     """A colour per option: the provider's colour for its first class, spare colours for the others."""
-    palette = list(PROVIDER_COLOURS.values()) + list(SPARE_COLOURS)
+    palette = list(PALETTE) + list(SPARE_COLOURS)
     colours: dict[str, str] = {}
     for option in options:
-        own = PROVIDER_COLOURS.get(option.split(":", 1)[0])
+        own = table_colour(option.split(":", 1)[0])
         if own is not None and own not in colours.values():
             colours[option] = own
         else:
