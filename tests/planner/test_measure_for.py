@@ -90,7 +90,8 @@ def test_recommend_names_the_measure_command_that_would_settle_an_unverified_tar
     assert done.code == 1
     lines = done.out.splitlines()
     first = next(i for i, line in enumerate(lines) if line.startswith("to settle "))
-    assert lines[first].startswith("to settle p99 TTFB on idrive-e2 (10 cell(s), ~")  # the 3 planned, the target's x64 peak and its 6 open-loop cells
+    # 10 cells: the 3 planned, the target's x64 peak and its 6 open-loop cells
+    assert lines[first].startswith("to settle p99 TTFB on idrive-e2 (10 cell(s), ~")
     assert lines[first].endswith(
         " in requests and egress by its price table): the plan, the cells and why (nothing is sent):"
     )
