@@ -197,7 +197,7 @@ def trace_command(
 ) -> None:
     """Write a seeded synthetic trace of a workload (the requests its simulation would draw), for replay
     with simulate --trace or by another tool."""
-    from planner.sim.trace import draw, write_trace
+    from planner.sim.trace import draw_stretches, write_trace
     from planner.sim.workload_adapter import WINDOWS, adapt_workload
     from planner.workload import load_workload
     from planner.writing import atomic_output, check_parent
@@ -212,7 +212,10 @@ def trace_command(
     rate_per_s = _window_rate_per_s(workload, window)
     if rate_per_s is not None:
         _at_least_one_request(workload, duration, duration_s, rate_per_s, window)
-    drawn = draw(adapted.spec, duration_s, seed)  # arrays: 32 bytes a request
+    written = 0
     with atomic_output(out, source="--out", what="it") as handle:
-        write_trace(drawn, handle)
-    typer.echo(f"wrote {len(drawn):,} requests over {duration_s:g} s to {out}")
+        # a stretch of about a million requests at a time (32 bytes each): memory does not grow with --duration
+        for number, drawn in enumerate(draw_stretches(adapted.spec, duration_s, seed)):
+            write_trace(drawn, handle, header=number == 0)
+            written += len(drawn)
+    typer.echo(f"wrote {written:,} requests over {duration_s:g} s to {out}")

@@ -98,7 +98,7 @@ def _replayed(spec: SimSpec, trace: TraceArrivals | None, notes: list[str]) -> t
     keys = spec.keys.model_copy(update={"keys": trace.key_count, "hot": None, "zipf_exponent": 0.0})
     window_s = replay_window_s(trace)
     notes.append(
-        f"peak window: {trace.source} replayed ({len(trace.times_s):,} requests over {window_s:g} s), its"
+        f"peak window: {trace.source} replayed ({trace.requests:,} requests over {window_s:g} s), its"
         " operations, sizes and keys as recorded; the workload's client, limits and provider model apply"
     )
     return spec.model_copy(update={"arrivals": trace, "keys": keys, "put_sizes": None}), window_s
