@@ -61,6 +61,8 @@ BLOCK_ROWS = 262_144
 MAX_ONE_MACHINE_REQUESTS = 50_000_000
 """Requests one machine replays: the most one replication simulates (``planner.sim.core.check_size``);
 a longer trace is replayed in time windows on a Dask cluster (``--dask``)."""
+MAX_CLUSTER_REQUESTS = 1_000_000_000
+"""Requests a trace replayed on a Dask cluster may hold: 25 GB of records on disk."""
 MAX_TRACE_TIME_S = 1e12
 """Times (any origin) within 10^12 s of 0: Unix times in seconds or milliseconds fit, and the
 replay's subtraction keeps microseconds."""
@@ -120,6 +122,9 @@ class StreamedTrace(TraceArrivals):
     window_s: float
     index_times: tuple[float, ...]
     largest_key: int
+    scheduler: str | None = None
+    """The Dask scheduler that replays it in time windows in parallel (``planner.sim.trace_windows``);
+    None: this process replays it whole, a stretch at a time."""
 
     @property
     def requests(self) -> int:
@@ -307,13 +312,13 @@ def _scan(path: Path, spill: BinaryIO, limit: int, block_rows: int) -> _Reading:
         except InputError:
             raise
         except IndexError:
-            raise InputError(
-                f"line {reader.line_num}: fewer fields than the header names", source=source
-            ) from None
+            raise InputError(f"line {reader.line_num}: fewer fields than the header names", source=source) from None
         except (ValueError, TypeError) as error:
             raise InputError(f"line {reader.line_num}: {' '.join(str(error).split())[:160]}", source=source) from None
         except csv.Error as error:
-            raise InputError(f"line {reader.line_num}: not CSV ({' '.join(str(error).split())[:80]})", source=source) from None
+            raise InputError(
+                f"line {reader.line_num}: not CSV ({' '.join(str(error).split())[:80]})", source=source
+            ) from None
     flush()
     found.last_s = last
     return found
@@ -385,7 +390,9 @@ def open_trace(
             index = _spread_seconds(spill, found.count, block_rows)
             notes.append("the trace's times are whole seconds: each second's requests are spread evenly across it")
             with open(spill, "rb") as handle:
-                last_s = float(np.fromfile(handle, dtype=RECORD, count=1, offset=(found.count - 1) * RECORD.itemsize)["t"][0])
+                last_s = float(
+                    np.fromfile(handle, dtype=RECORD, count=1, offset=(found.count - 1) * RECORD.itemsize)["t"][0]
+                )
         if found.skipped:
             listed = ", ".join(f"{name} x{count:,}" for name, count in found.skipped.most_common(5))
             notes.append(f"not replayed (the simulator models GET, PUT, HEAD and LIST): {listed}")
