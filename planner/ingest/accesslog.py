@@ -435,6 +435,7 @@ class TimeOrdered:
         self.handle, self.run_rows = handle, run_rows or RUN_ROWS
         self.rows: list[tuple[int, str]] = []
         self.runs: list[IO[str]] = []
+        self.files = contextlib.ExitStack()
 
     def __enter__(self) -> TimeOrdered:
         return self
@@ -442,7 +443,7 @@ class TimeOrdered:
     def add(self, second: int, row: str) -> None:
         self.rows.append((second, row))
         if len(self.rows) >= self.run_rows:
-            run = tempfile.TemporaryFile("w+", encoding="utf-8", prefix="planner-trace-run-")
+            run = self.files.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", prefix="planner-trace-run-"))
             self.rows.sort(key=_first)
             # one line a row in the run (a key's newline, quoted in the CSV, kept as NUL, which no key holds)
             run.writelines(f"{second} {row[:-1].replace(chr(10), chr(0))}\n" for second, row in self.rows)
@@ -455,8 +456,7 @@ class TimeOrdered:
             if exc[0] is None:
                 self._write()
         finally:
-            for run in self.runs:
-                run.close()
+            self.files.close()
 
     def _write(self) -> None:
         self.handle.write("time_s,operation,key,bytes_sent,object_size,ranged,status\n")
