@@ -443,7 +443,8 @@ class TimeOrdered:
     def add(self, second: int, row: str) -> None:
         self.rows.append((second, row))
         if len(self.rows) >= self.run_rows:
-            run = self.files.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", prefix="planner-trace-run-"))
+            run = tempfile.TemporaryFile("w+", encoding="utf-8", prefix="planner-trace-run-")  # noqa: SIM115
+            self.files.enter_context(run)  # closed (and so removed) on leaving
             self.rows.sort(key=_first)
             # one line a row in the run (a key's newline, quoted in the CSV, kept as NUL, which no key holds)
             run.writelines(f"{second} {row[:-1].replace(chr(10), chr(0))}\n" for second, row in self.rows)
