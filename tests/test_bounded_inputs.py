@@ -375,8 +375,9 @@ def test_a_bill_of_more_buckets_than_fit_in_2_gb_is_refused(tmp_path: Path, monk
     with pytest.raises(InputError) as caught:
         read_bill([CUR])
     assert str(caught.value) == (
-        f"{CUR}: more than 5 usage groups (a bucket or region's usage types), the most a bill is read into within"
-        " 2 GB of memory: read part of it with --bucket or --region"
+        f"{CUR}: more than 5 usage groups (a bucket or region's usage types), the most a bill is read into at once"
+        " within 2 GB of memory: read part of it with --bucket or --region (ingest cur without --reconcile or"
+        " --format json reads any number, in parts)"
     )
 
 

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from planner.ingest import accesslog
+from planner.ingest import accesslog, bill
 from planner.ingest.accesslog import read_logs
 from planner.sim.trace_stream import open_trace
 
 from .test_accesslog import START, _line
+from .test_ingest import _row, _write_cur2
 
 
 def _log(path: Path, seconds: Iterator[int], keys: int = 1000) -> int:
@@ -72,3 +73,59 @@ def test_reading_an_access_log_holds_a_bounded_memory(tmp_path: Path, monkeypatc
     # the trace: a run of 500 rows in memory, and a read buffer for each of the 20 runs merged (not their rows)
     traced = _peak_bytes(10_000, tmp_path / "traced", trace=True)
     assert traced - large < 20 * 80_000 + 500 * 300, (large, traced)
+
+
+def _bill(path: Path, buckets: int) -> None:
+    """A CUR 2.0 export of ``buckets`` buckets, each with storage and GETs on two rows of storage
+    (the rows of one bucket far apart: the second half repeats the first)."""
+    rows = []
+    for half in range(2):
+        for b in range(buckets):
+            rows.append(_row("TimedStorage-ByteHrs", "StandardStorage", "512", "11.776", line_item_resource_id=f"b{b}"))
+            if half:
+                rows.append(_row("Requests-Tier2", "GetObject", "1000", "0.0004", line_item_resource_id=f"b{b}"))
+    _write_cur2(path, rows)
+
+
+def test_a_bill_read_in_parts_writes_what_the_whole_bill_writes(
+    run_cli,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _bill(tmp_path / "cur.csv.gz", 60)
+    whole = run_cli("ingest", "cur", str(tmp_path / "cur.csv.gz"), "--out", str(tmp_path / "whole"))
+    monkeypatch.setattr(bill, "MAX_GROUPS", 25)  # 200,000, scaled down: 120 groups are written out 4 times
+    monkeypatch.setattr(bill, "PARTS", 7)
+    parts = run_cli("ingest", "cur", str(tmp_path / "cur.csv.gz"), "--out", str(tmp_path / "parts"))
+    assert whole.code == parts.code == 0, parts.err
+    assert parts.out.splitlines()[0] == whole.out.splitlines()[0]
+    assert parts.out.splitlines()[0].startswith("read 120 S3 usage groups from 1 file")
+    assert sorted(parts.out.splitlines()[1:]) == sorted(whole.out.replace("/whole/", "/parts/").splitlines()[1:])
+    written = sorted(p.name for p in (tmp_path / "parts").iterdir())
+    assert written == sorted(p.name for p in (tmp_path / "whole").iterdir()) and len(written) == 60
+    for name in written:
+        assert (tmp_path / "parts" / name).read_text() == (tmp_path / "whole" / name).read_text()
+    # all or none: a part whose file exists already stops the whole bill, and nothing is written
+    (tmp_path / "parts" / "b7.yaml").unlink()
+    again = run_cli("ingest", "cur", str(tmp_path / "cur.csv.gz"), "--out", str(tmp_path / "parts"))
+    assert again.code == 2 and "--force" in again.err and not (tmp_path / "parts" / "b7.yaml").exists()
+
+
+def _bill_peak(path: Path, buckets: int) -> int:
+    _bill(path, buckets)
+    tracemalloc.start()
+    try:
+        with bill.bill_parts([path]) as parts:
+            groups = sum(len(part.groups) for part in parts)
+        assert groups == 2 * buckets
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_bill_of_many_buckets_is_read_in_bounded_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bill, "MAX_GROUPS", 200)  # 200,000, scaled down
+    monkeypatch.setattr(bill, "PARTS", 16)
+    small = _bill_peak(tmp_path / "small.csv.gz", 100)  # 200 groups: read whole
+    large = _bill_peak(tmp_path / "large.csv.gz", 1000)  # ten times the buckets: in parts of about 125 groups
+    assert large < 2 * small, (small, large)
