@@ -21,6 +21,7 @@ from planner.sim import (
     SizeDistribution,
     simulate_spec,
 )
+from planner.sim import trace_stream
 from planner.sim._engine import Replication
 from planner.sim.trace import generate, replay_window_s, write_trace
 from planner.sim.trace_stream import key_number, open_trace
@@ -164,3 +165,19 @@ def test_dask_needs_a_trace(run_cli) -> None:  # type: ignore[no-untyped-def]
 
     result = run_cli("simulate", str(EXAMPLES / "web-assets.yaml"), "-p", "wasabi", "--dask", "tcp://127.0.0.1:1")
     assert result.code == 2 and "add --trace FILE" in result.err
+
+
+def test_the_fast_reading_gives_the_line_by_line_reading_s_records(tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "mixed.csv"
+    path.write_text(
+        HEADER + '7,get,"a,b",10,10\n7,delete,x,0,0\n8,put,ñandú/1,0,50\n8,head,k,,\n9,get,k,0,30\n9.5,list,,,\n'
+    )
+    with open_trace(path) as (fast, fast_notes), open_trace(path, block_rows=2) as (slow, slow_notes):
+        assert fast_notes == slow_notes and (fast.requests, fast.span_s, fast.key_count) == (5, 2.5, slow.key_count)
+        for a, b in zip(fast.between(0.0, 9.0), slow.between(0.0, 9.0), strict=True):
+            assert a.tolist() == b.tolist()
+        assert fast.between(0.0, 9.0)[3].tolist() == [key_number(k) for k in ("a,b", "ñandú/1", "k", "k", "")]
+    assert trace_stream._scan_arrow(path, io.BytesIO(), 10) is not None  # every field plain: no line by line
+    (tmp_path / "spaced.csv").write_text(HEADER + " 7,get,a,10,10\n")  # a space: line by line, which reads it
+    assert trace_stream._scan_arrow(tmp_path / "spaced.csv", io.BytesIO(), 10) is None
