@@ -20,8 +20,8 @@ from planner.sim import (
     SimSpec,
     SizeDistribution,
     simulate_spec,
+    trace_stream,
 )
-from planner.sim import trace_stream
 from planner.sim._engine import Replication
 from planner.sim.trace import generate, replay_window_s, write_trace
 from planner.sim.trace_stream import key_number, open_trace
@@ -178,6 +178,7 @@ def test_the_fast_reading_gives_the_line_by_line_reading_s_records(tmp_path: Pat
         for a, b in zip(fast.between(0.0, 9.0), slow.between(0.0, 9.0), strict=True):
             assert a.tolist() == b.tolist()
         assert fast.between(0.0, 9.0)[3].tolist() == [key_number(k) for k in ("a,b", "ñandú/1", "k", "k", "")]
-    assert trace_stream._scan_arrow(path, io.BytesIO(), 10) is not None  # every field plain: no line by line
-    (tmp_path / "spaced.csv").write_text(HEADER + " 7,get,a,10,10\n")  # a space: line by line, which reads it
-    assert trace_stream._scan_arrow(tmp_path / "spaced.csv", io.BytesIO(), 10) is None
+    with (tmp_path / "records").open("wb") as spill:
+        assert trace_stream._scan_arrow(path, spill, 10) is not None  # every field plain: no line by line
+        (tmp_path / "spaced.csv").write_text(HEADER + " 7,get,a,10,10\n")  # a space: line by line, which reads it
+        assert trace_stream._scan_arrow(tmp_path / "spaced.csv", spill, 10) is None
