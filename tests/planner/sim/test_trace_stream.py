@@ -182,3 +182,23 @@ def test_the_fast_reading_gives_the_line_by_line_reading_s_records(tmp_path: Pat
         assert trace_stream._scan_arrow(path, spill, 10) is not None  # every field plain: no line by line
         (tmp_path / "spaced.csv").write_text(HEADER + " 7,get,a,10,10\n")  # a space: line by line, which reads it
         assert trace_stream._scan_arrow(tmp_path / "spaced.csv", spill, 10) is None
+
+
+def test_planner_trace_writes_a_long_trace_a_stretch_at_a_time(
+    run_cli,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.planner.conftest import EXAMPLES
+
+    monkeypatch.setattr("planner.sim.trace.DRAW_REQUESTS", 500)  # a million, scaled down: about 15 stretches
+    out = tmp_path / "t.csv"
+    result = run_cli("trace", str(EXAMPLES / "web-assets.yaml"), "--out", str(out), "--duration", "20s")
+    assert result.code == 0, result.err
+    lines = out.read_text().splitlines()
+    written = int(result.out.split()[1].replace(",", ""))
+    assert lines.count(lines[0]) == 1 and len(lines) == written + 1 > 5000  # one header, every request once
+    times = [float(line.split(",", 1)[0]) for line in lines[1:]]
+    assert times == sorted(times) and times[-1] < 20.0
+    with open_trace(out) as (trace, _):  # and it replays
+        assert trace.requests == written
