@@ -15,18 +15,19 @@ from __future__ import annotations
 import contextlib
 import csv
 import dataclasses
+import io
 import math
 import os
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 import numpy as np
 
 from planner.errors import InputError
-from planner.files import open_stream, text_lines
+from planner.files import MAX_LINE_BYTES, open_stream, text_lines
 from planner.sim.spec import TraceArrivals
 
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
@@ -367,25 +368,18 @@ def _scan_arrow(path: Path, spill: BinaryIO, limit: int) -> _Reading | None:
         return None
     found = _Reading()
     codes = {**OPERATIONS, **dict.fromkeys(NOT_MODELLED, -1)}
-    read = pa_csv.ReadOptions(block_size=16 * 2**20)
-    convert = pa_csv.ConvertOptions(
-        column_types={
-            "time_s": pa.string(),
-            "operation": pa.string(),
-            "key": pa.string(),
-            "bytes_sent": pa.string(),
-            "object_size": pa.string(),
-        },
-        strings_can_be_null=False,
-    )
+    read = pa_csv.ReadOptions(block_size=ARROW_CHUNK_BYTES + MAX_LINE_BYTES, use_threads=False)
     last = -math.inf
     with open_stream(path, what="CSV trace") as raw:
         try:
-            reader = pa_csv.open_csv(raw, read_options=read, convert_options=convert)
-            names = reader.schema.names
+            names = [name.strip() for name in raw.readline(MAX_LINE_BYTES).decode("utf-8-sig").split(",")]
             if not {"time_s", "operation", "key"} <= set(names):
                 return None
-            for batch in reader:
+            wanted = [name for name in ("time_s", "operation", "key", "bytes_sent", "object_size") if name in names]
+            convert = pa_csv.ConvertOptions(
+                column_types=dict.fromkeys(wanted, pa.string()), include_columns=wanted, strings_can_be_null=False
+            )
+            for batch in _arrow_batches(raw, ",".join(names).encode() + b"\n", read, convert):
                 if not batch.num_rows:
                     continue
                 stamps = batch.column("time_s")
@@ -439,6 +433,24 @@ def _scan_arrow(path: Path, spill: BinaryIO, limit: int) -> _Reading | None:
             return None
     found.last_s = last
     return found
+
+
+ARROW_CHUNK_BYTES = 8 * 2**20
+"""CSV handed to Arrow at a time: its streaming reader reads ahead as fast as it can parse, which a
+slower consumer lets grow to most of the file (850 MB for 20 million lines, measured)."""
+
+
+def _arrow_batches(raw: IO[bytes], header: bytes, read: Any, convert: Any) -> Iterator[Any]:
+    """The record batches of the rest of ``raw``, about ``ARROW_CHUNK_BYTES`` of whole lines at a time."""
+    from pyarrow import csv as pa_csv
+
+    while True:
+        chunk = raw.read(ARROW_CHUNK_BYTES)
+        if not chunk:
+            return
+        if not chunk.endswith(b"\n"):
+            chunk += raw.readline(MAX_LINE_BYTES)  # to the end of the line (a quoted newline: Arrow refuses it)
+        yield from pa_csv.read_csv(io.BytesIO(header + chunk), read_options=read, convert_options=convert).to_batches()
 
 
 def _arrow_key_numbers(keys: Any) -> IntArray:
