@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,7 @@ from planner.sim import (
     trace_stream,
 )
 from planner.sim._engine import Replication
+from planner.sim.result import SimulationResult
 from planner.sim.trace import generate, replay_window_s, write_trace
 from planner.sim.trace_stream import key_number, open_trace
 from planner.sim.trace_windows import plan_windows, simulate_windows
@@ -93,18 +95,7 @@ def _agree(a: float, a_half: float | None, b: float, b_half: float | None) -> bo
     return abs(a - b) <= (a_half or 0.0) + (b_half or 0.0)
 
 
-def test_windows_with_a_warm_up_agree_with_one_machine_within_the_intervals(tmp_path: Path) -> None:
-    distributed = pytest.importorskip("distributed")
-    path = _written(tmp_path, 120.0, seed=8)
-    spec, model = _spec(), _model()
-    with open_trace(path) as (trace, _):
-        window_s = trace.span_s
-        one = simulate_spec(spec.model_copy(update={"arrivals": trace}), model, window_s, seed=3, replications=5)
-        windowed_spec = spec.model_copy(update={"arrivals": trace})
-        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as c:
-            split = simulate_windows(
-                windowed_spec, model, window_s, 4, 5, scheduler=c.scheduler_address, windows=4, warmup_s=5.0
-            )
+def _windows_agree(one: SimulationResult, split: SimulationResult) -> None:
     for op in ("GET", "PUT"):
         a, b = one.operations[op], split.operations[op]
         assert a.requests.mean == b.requests.mean  # every request is counted in exactly one window
@@ -116,6 +107,43 @@ def test_windows_with_a_warm_up_agree_with_one_machine_within_the_intervals(tmp_
     )
     # the series: each window fills its own bins, no bin counted twice
     assert sum(split.time_series.requests) == pytest.approx(sum(one.time_series.requests), rel=1e-3)
+
+
+def test_windows_with_a_warm_up_agree_with_one_machine_within_the_intervals(tmp_path: Path) -> None:
+    path = _written(tmp_path, 60.0, seed=8)
+    spec, model = _spec(), _model()
+    with open_trace(path) as (trace, _):
+        replay = spec.model_copy(update={"arrivals": trace})
+        one = simulate_spec(replay, model, trace.span_s, seed=3, replications=3)
+        # the windows one after another here: what a cluster runs, joined the same way
+        split = simulate_windows(replay, model, trace.span_s, 4, 3, scheduler=None, windows=4, warmup_s=5.0)
+    _windows_agree(one, split)
+
+
+@pytest.mark.slow
+def test_windows_on_a_local_dask_cluster_agree_and_the_command_replays_every_request(
+    run_cli,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
+    distributed = pytest.importorskip("distributed")
+    from tests.planner.conftest import EXAMPLES
+
+    path = _written(tmp_path, 120.0, seed=8)
+    spec, model = _spec(), _model()
+    with open_trace(path) as (trace, _):
+        replay = spec.model_copy(update={"arrivals": trace})
+        one = simulate_spec(replay, model, trace.span_s, seed=3, replications=5)
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as c:
+            split = simulate_windows(
+                replay, model, trace.span_s, 4, 5, scheduler=c.scheduler_address, windows=4, warmup_s=5.0
+            )
+            web = str(EXAMPLES / "web-assets.yaml")
+            cli = run_cli("simulate", web, "-p", "aws-s3", "--trace", str(path), "--dask", c.scheduler_address,
+                          "--replications", "2", "-f", "json")  # fmt: skip
+    _windows_agree(one, split)
+    assert cli.code in (0, 1), cli.err
+    replayed = json.loads(cli.out)["peak"]["operations"]
+    assert sum(op["requests"]["mean"] for op in replayed.values()) == trace.requests
 
 
 def test_windows_are_cut_at_whole_bins_and_warm_up_inside_the_trace() -> None:
