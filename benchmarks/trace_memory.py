@@ -85,7 +85,7 @@ def replay(args: argparse.Namespace) -> None:
 def _cluster(workers: int) -> Any:
     from distributed import LocalCluster
 
-    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
 
 
 def _worker_peaks(client: Any) -> list[float]:

@@ -133,7 +133,7 @@ def test_windows_on_a_local_dask_cluster_agree_and_the_command_replays_every_req
     with open_trace(path) as (trace, _):
         replay = spec.model_copy(update={"arrivals": trace})
         one = simulate_spec(replay, model, trace.span_s, seed=3, replications=5)
-        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as c:
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as c:
             split = simulate_windows(
                 replay, model, trace.span_s, 4, 5, scheduler=c.scheduler_address, windows=4, warmup_s=5.0
             )
