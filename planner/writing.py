@@ -14,7 +14,7 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Literal, overload
 
@@ -242,7 +242,7 @@ def _atomic(path: Path, source: str | None, what: str, binary: bool) -> Iterator
         raise
 
 
-def write_all_atomically(files: Sequence[tuple[Path, str | bytes]], *, source: str | None) -> None:
+def write_all_atomically(files: Iterable[tuple[Path, str | bytes]], *, source: str | None) -> None:
     """Write several files all or none: each goes to a temporary file beside it (closed once written,
     so a thousand files hold no thousand descriptors), and only when every one is written do they
     replace their targets; on an error every temporary file is deleted."""

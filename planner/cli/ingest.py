@@ -67,6 +67,11 @@ def ingest_cur(
     skus: dict[str, tuple[str, str]] = {}
     for path in offer or []:
         skus.update(ingest.sku_usage_types(read_json(path, "offer file"), str(path)))
+    if not reconcile and output != OutputFormat.json:
+        # any number of buckets: the bill in parts of at most MAX_GROUPS usage groups, each part's
+        # workloads written as it is read (all files or none, as below)
+        _ingest_cur_in_parts(ctx, files, out, bucket, region, skus, force)
+        return
     with progress.bar("reading the bill", unit="rows", quiet=settings(ctx).quiet) as moved:
         bill = ingest.read_bill(files, bucket=bucket, region=region, progress=moved, skus=skus)
     if not bill.groups:
@@ -99,6 +104,71 @@ def ingest_cur(
     if result is not None:
         typer.echo("")
         typer.echo(render.reconciliation(result, output.value, width=settings(ctx).width))
+
+
+def _ingest_cur_in_parts(
+    ctx: typer.Context,
+    files: list[Path],
+    out: Path,
+    bucket: str | None,
+    region: str | None,
+    skus: dict[str, tuple[str, str]],
+    force: bool,
+) -> None:
+    """``ingest cur``'s table output for a bill of any size: read in parts (``ingest.bill_parts``),
+    every part's workloads checked and written to temporary files, which replace their targets only
+    once every part is written."""
+    from collections.abc import Iterator
+
+    from planner import ingest
+    from planner.cli import progress
+    from planner.ingest.models import Bill
+    from planner.present import text as render
+    from planner.units import counted
+    from planner.writing import safe_name, write_all_atomically
+
+    written: list[str] = []
+    counts = [0]
+    last: list[Bill] = []
+
+    def workload_files(parts: Iterator[Bill]) -> Iterator[tuple[Path, str]]:
+        for part in parts:
+            last[:] = [part]
+            counts[0] += len(part.groups)
+            produced = ingest.workloads(part)
+            targets = [out / safe_name(w.name, "workload file name", "--out") for w in produced]
+            refuse_overwrite(targets, force)
+            for target, workload in zip(targets, produced, strict=True):
+                _check_workload(target, workload.text, f"the workload of {workload.scope}")
+                if not written:
+                    _make_folder(out)
+                written.append(str(target))
+                yield target, workload.text
+
+    with (
+        progress.bar("reading the bill", unit="rows", quiet=settings(ctx).quiet) as moved,
+        ingest.bill_parts(files, bucket=bucket, region=region, progress=moved, skus=skus) as parts,
+    ):
+        # all or none: no file replaces its target unless every part's were written
+        write_all_atomically(workload_files(parts), source="--out")
+    if not counts[0]:
+        raise InputError("no Amazon S3 usage rows" + (" for that bucket/region" if bucket or region else ""))
+    lines = render.ingest_summary(last[0], written).split("\n")
+    # its first line counts one part's usage groups: the bill's are every part's
+    bill = last[0]
+    lines[0] = (
+        f"read {counted(counts[0], 'S3 usage group')} from {counted(len(bill.files), 'file')} ({bill.format.upper()},"
+        f" periods {', '.join(p.isoformat() for p in bill.periods) or 'unknown'});"
+        f" {counted(bill.other_rows, 'row')} of other services, taxes and credits skipped"
+    )
+    typer.echo("\n".join(lines))
+
+
+def _make_folder(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"cannot write there ({error.strerror or error})", source="--out") from None
 
 
 def _new_or_updated(

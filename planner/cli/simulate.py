@@ -53,6 +53,16 @@ TraceOption = Annotated[
     Path | None,
     typer.Option("--trace", help="replay this trace (ingest access-log --trace, or planner trace) as the peak window"),
 ]
+DaskTraceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--dask",
+        metavar="SCHEDULER",
+        help="replay the --trace in time windows in parallel on the Dask scheduler at this address, e.g."
+        " tcp://10.0.0.5:8786 (needs objstore-planner[dask]; its workers read the trace from this machine's"
+        " temporary folder: a local cluster, or one sharing it; the answer is one machine's within its intervals)",
+    ),
+]
 PeakPlotOption = Annotated[
     Path | None,
     typer.Option("--plot", help="also draw the peak window to FILE.png or FILE.svg (needs objstore-planner[plot])"),
@@ -109,6 +119,7 @@ def simulate_command(
     replications: ReplicationsOption = 3,
     profile: ProfileOption = None,
     trace: TraceOption = None,
+    dask: DaskTraceOption = None,
     output: TextFormatOption = OutputFormat.table,
     plot: PeakPlotOption = None,
     force: ForceOption = False,
@@ -130,32 +141,41 @@ def simulate_command(
 
         measured = load_profile(profile)
         _check_profile_provider(measured, provider, profile)
-    replay = None
-    notes: list[str] = []
-    if trace is not None:
-        from planner.sim.trace import read_trace
+    if dask is not None and trace is None:
+        raise InputError("replays a --trace in time windows on a cluster: add --trace FILE", source="--dask")
+    from contextlib import ExitStack
 
-        replay, notes = read_trace(trace)
     from planner.cli import progress
 
-    with progress.bar("simulating", total=2 * replications, unit="runs", quiet=settings(ctx).quiet) as moved:
-        runs = [0]
+    replay = None
+    notes: list[str] = []
+    with ExitStack() as stack:
+        if trace is not None:
+            from planner.sim.trace_stream import MAX_CLUSTER_REQUESTS, MAX_ONE_MACHINE_REQUESTS, open_trace
 
-        def one_more() -> None:
-            runs[0] += 1
-            moved(runs[0])
+            limit = MAX_ONE_MACHINE_REQUESTS if dask is None else MAX_CLUSTER_REQUESTS
+            # read once into records on disk, replayed a stretch at a time: memory does not grow with the trace
+            replay, notes = stack.enter_context(open_trace(trace, limit=limit))
+            if dask is not None:
+                replay = replay.model_copy(update={"scheduler": dask})
+        with progress.bar("simulating", total=2 * replications, unit="runs", quiet=settings(ctx).quiet) as moved:
+            runs = [0]
 
-        result = simulate(
-            workload,
-            provider,
-            storage_class=storage_class,
-            profile=measured,
-            duration_s=duration_s,
-            seed=seed,
-            replications=replications,
-            trace=replay,
-            progress=one_more,
-        )
+            def one_more() -> None:
+                runs[0] += 1
+                moved(runs[0])
+
+            result = simulate(
+                workload,
+                provider,
+                storage_class=storage_class,
+                profile=measured,
+                duration_s=duration_s,
+                seed=seed,
+                replications=replications,
+                trace=replay,
+                progress=one_more,
+            )
     if notes:
         result = result.model_copy(update={"assumptions": [*result.assumptions, *notes]})
     if plot is not None:
@@ -201,7 +221,7 @@ def trace_command(
 ) -> None:
     """Write a seeded synthetic trace of a workload (the requests its simulation would draw), for replay
     with simulate --trace or by another tool."""
-    from planner.sim.trace import draw, write_trace
+    from planner.sim.trace import draw_stretches, write_trace
     from planner.sim.workload_adapter import WINDOWS, adapt_workload
     from planner.workload import load_workload
     from planner.writing import atomic_output, check_parent
@@ -216,7 +236,10 @@ def trace_command(
     rate_per_s = _window_rate_per_s(workload, window)
     if rate_per_s is not None:
         _at_least_one_request(workload, duration, duration_s, rate_per_s, window)
-    drawn = draw(adapted.spec, duration_s, seed)  # arrays: 32 bytes a request
+    written = 0
     with atomic_output(out, source="--out", what="it") as handle:
-        write_trace(drawn, handle)
-    typer.echo(f"wrote {len(drawn):,} requests over {duration_s:g} s to {out}")
+        # a stretch of about a million requests at a time (32 bytes each): memory does not grow with --duration
+        for number, drawn in enumerate(draw_stretches(adapted.spec, duration_s, seed)):
+            write_trace(drawn, handle, header=number == 0)
+            written += len(drawn)
+    typer.echo(f"wrote {written:,} requests over {duration_s:g} s to {out}")

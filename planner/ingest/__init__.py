@@ -33,7 +33,7 @@ How a bill is read (AWS's CUR data dictionary and usage-type names):
 
 from __future__ import annotations
 
-from planner.ingest.bill import read_bill
+from planner.ingest.bill import bill_parts, read_bill
 from planner.ingest.decode import GIB, REGION_PREFIXES, classify, sku_usage_types
 from planner.ingest.models import (
     BadRow,
@@ -59,6 +59,7 @@ __all__ = [
     "Reconciliation",
     "TableFinder",
     "UsageGroup",
+    "bill_parts",
     "classify",
     "read_bill",
     "reconcile",

@@ -31,9 +31,11 @@ keys that matter), so a month of logs takes the memory of its seconds and its ho
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import heapq
 import math
+import tempfile
 import urllib.parse
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -378,32 +380,105 @@ def read_logs(
     files = log_files(paths)
     tally = _Tally()
     seen = 0
-    if trace is not None:
-        trace.write("time_s,operation,key,bytes_sent,object_size,ranged,status\n")
-    for path in files:
-        for number, line in _lines(path):
-            seen += 1
-            if progress is not None and seen % 100_000 == 0:
-                progress(seen)
-            try:
-                request = _parse_any(line, tally.formats)
-            except (ValueError, KeyError, IndexError, TypeError, OverflowError) as error:  # Overflow: past 9999
-                tally.bad_line(f"{path.name}:{number}", error)
-                continue
-            if request is None:
-                continue
-            if request.cached:
-                tally.cached += 1
-                continue
-            second = tally.add(request)
-            if each is not None:
-                each(request)
-            if trace is not None:
-                trace.write(
-                    f"{second},{request.operation},{_csv(request.key)},{request.bytes_sent},"
-                    f"{request.object_size},{int(request.ranged)},{request.status}\n"
-                )
+    with contextlib.ExitStack() as stack:
+        rows = None if trace is None else stack.enter_context(TimeOrdered(trace))
+        for path in files:
+            seen = _read_file(path, tally, seen, rows, progress, each)
     return tally.access_log(files)
+
+
+def _read_file(
+    path: Path,
+    tally: _Tally,
+    seen: int,
+    rows: TimeOrdered | None,
+    progress: Callable[[float], None] | None,
+    each: Callable[[Request], None] | None,
+) -> int:
+    """Tally one log file's lines (``rows``: the trace's); the lines read so far, with these."""
+    for number, line in _lines(path):
+        seen += 1
+        if progress is not None and seen % 100_000 == 0:
+            progress(seen)
+        try:
+            request = _parse_any(line, tally.formats)
+        except (ValueError, KeyError, IndexError, TypeError, OverflowError) as error:  # Overflow: past 9999
+            tally.bad_line(f"{path.name}:{number}", error)
+            continue
+        if request is None:
+            continue
+        if request.cached:
+            tally.cached += 1
+            continue
+        second = tally.add(request)
+        if each is not None:
+            each(request)
+        if rows is not None:
+            rows.add(
+                second,
+                f"{second},{request.operation},{_csv(request.key)},{request.bytes_sent},"
+                f"{request.object_size},{int(request.ranged)},{request.status}\n",
+            )
+    return seen
+
+
+RUN_ROWS = 500_000
+"""Trace rows sorted in memory at a time (about 60 MB); longer logs are sorted in runs on disk and merged."""
+
+
+class TimeOrdered:
+    """A trace's rows written in time order, however the logs interleave (S3 delivers a stretch of
+    time in many files): up to ``RUN_ROWS`` are sorted in memory, a longer trace in sorted runs
+    in temporary files, merged on leaving. Rows of one second keep the order they were read in."""
+
+    def __init__(self, handle: IO[str], run_rows: int | None = None) -> None:
+        self.handle, self.run_rows = handle, run_rows or RUN_ROWS
+        self.rows: list[tuple[int, str]] = []
+        self.runs: list[IO[str]] = []
+        self.files = contextlib.ExitStack()
+
+    def __enter__(self) -> TimeOrdered:
+        return self
+
+    def add(self, second: int, row: str) -> None:
+        self.rows.append((second, row))
+        if len(self.rows) >= self.run_rows:
+            run = tempfile.TemporaryFile("w+", encoding="utf-8", prefix="planner-trace-run-")  # noqa: SIM115
+            self.files.enter_context(run)  # closed (and so removed) on leaving
+            self.rows.sort(key=_first)
+            # one line a row in the run (a key's newline, quoted in the CSV, kept as NUL, which no key holds)
+            run.writelines(f"{second} {row[:-1].replace(chr(10), chr(0))}\n" for second, row in self.rows)
+            run.seek(0)
+            self.runs.append(run)
+            self.rows = []
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if exc[0] is None:
+                self._write()
+        finally:
+            self.files.close()
+
+    def _write(self) -> None:
+        self.handle.write("time_s,operation,key,bytes_sent,object_size,ranged,status\n")
+        self.rows.sort(key=_first)
+        merged = heapq.merge(*(map(_split, run) for run in self.runs), iter(self.rows), key=_first)
+        block: list[str] = []
+        for _, row in merged:
+            block.append(row)
+            if len(block) >= 10_000:
+                self.handle.write("".join(block))
+                block = []
+        self.handle.write("".join(block))
+
+
+def _first(row: tuple[int, str]) -> int:
+    return row[0]
+
+
+def _split(line: str) -> tuple[int, str]:
+    second, row = line.split(" ", 1)
+    return int(second), row[:-1].replace("\0", "\n") + "\n"
 
 
 def _parse_any(line: str, formats: set[str]) -> Request | None:
@@ -472,6 +547,8 @@ class _Tally:
             self.key_busy_ms[request.key, second] += request.total_ms
             if len(self.key_gets) > _KEY_LIMIT:
                 _prune(self.key_gets, self.key_second, self.key_busy_ms)
+            if len(self.key_second) > PAIR_LIMIT:
+                _prune_seconds(self.key_gets, self.key_second, self.key_busy_ms)
 
     def hot_keys(self) -> list[HotKey]:
         """The keys of at least 1 % of the GETs (of the ten most read), with their busiest second."""
@@ -555,6 +632,32 @@ def _prune(key_gets: Counter[str], key_second: Counter[tuple[str, int]], key_bus
     for pair in [p for p in key_second if p[0] not in keep]:
         del key_second[pair]
         key_busy_ms.pop(pair, None)
+
+
+PAIR_LIMIT = 1_000_000
+"""(key, second) counts kept at once (about 200 MB): a day of logs over a few popular keys has
+tens of millions; past this, only the ``HOT_CANDIDATES`` most-read keys keep theirs."""
+HOT_CANDIDATES = 20
+
+
+def _prune_seconds(
+    key_gets: Counter[str], key_second: Counter[tuple[str, int]], key_busy_ms: Counter[tuple[str, int]]
+) -> None:
+    """Keep the seconds of the keys that may be hot (the ``HOT_CANDIDATES`` most read so far; a
+    hot key is one of the ten most read) and, if those still fill half the limit, each one's busier
+    seconds (at least half its busiest so far): a busiest second is never dropped. A key that grows
+    hot only after a prune has its seconds counted from then on."""
+    keep = {k for k, _ in heapq.nlargest(HOT_CANDIDATES, key_gets.items(), key=lambda kv: kv[1])}
+    for pair in [p for p in key_second if p[0] not in keep]:
+        del key_second[pair]
+        key_busy_ms.pop(pair, None)
+    if len(key_second) > PAIR_LIMIT // 2:
+        busiest: Counter[str] = Counter()
+        for (key, _), count in key_second.items():
+            busiest[key] = max(busiest[key], count)
+        for pair in [p for p, count in key_second.items() if 2 * count < busiest[p[0]]]:
+            del key_second[pair]
+            key_busy_ms.pop(pair, None)
 
 
 def _csv(text: str) -> str:

@@ -50,7 +50,7 @@ def file_names(scopes: list[str]) -> dict[str, str]:
     """A file name of its own for each scope (region or bucket): its name where that is a plain file
     name no other scope shares (case aside, for case-insensitive file systems), else the name's safe
     part and a digest of the scope, so two scopes never write one file."""
-    plain = {scope: _file_stem(scope) for scope in scopes}
+    plain = {scope: file_stem(scope) for scope in scopes}
     counts = Counter(stem.lower() for stem in plain.values())
     names = {}
     for scope, stem in plain.items():
@@ -229,7 +229,7 @@ def _reads_by_class_lines(requests: list[UsageGroup], by_class: dict[str, int], 
     return lines
 
 
-def _file_stem(scope: str) -> str:
+def file_stem(scope: str) -> str:
     """A safe file name for a region or bucket (an ARN or a key-like id keeps only its last part)."""
     tail = scope.rsplit(":", 1)[-1].rsplit("/", 1)[-1]
     return re.sub(r"[^A-Za-z0-9._-]+", "-", tail).strip(".-")[:100] or "bill"

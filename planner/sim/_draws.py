@@ -12,6 +12,7 @@ import numpy as np
 from planner.sim._tables import _BLOCK, _DrawTable
 from planner.sim.requests import FloatArray, IntArray, RequestSource
 from planner.sim.spec import OpenLoop, SimSpec, TraceArrivals
+from planner.sim.trace_stream import StreamedTrace
 
 _INF = math.inf
 
@@ -82,8 +83,12 @@ class RequestDraws:
         return self.source.arrival_times(loop, start_s, end_s)
 
     def _trace_chunk(self, trace: TraceArrivals, start_s: float, end_s: float) -> None:
-        """The trace's arrivals in [start_s, end_s) as they were recorded; only latencies are drawn."""
-        if self.trace_arrays is None:
+        """The trace's arrivals in [start_s, end_s) as they were recorded; only latencies are drawn
+        (a ``StreamedTrace`` reads them from disk, a stretch at a time)."""
+        if isinstance(trace, StreamedTrace):
+            self.trace_arrays = trace.between(start_s, end_s)
+            start_s, end_s = -_INF, _INF
+        elif self.trace_arrays is None:
             self.trace_arrays = (
                 np.asarray(trace.times_s, dtype=np.float64),
                 np.asarray(trace.operations, dtype=np.int64),

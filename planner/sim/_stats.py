@@ -77,6 +77,12 @@ _LOW_S = 1e-7
 _BUCKETS = math.ceil(math.log(1e6 / _LOW_S) / math.log(_GROWTH)) + 2
 
 
+def _bucket_counts(values: FloatArray) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """How many of ``values`` fall in each of ``StreamingQuantiles``' histogram buckets."""
+    index = np.floor(np.log(np.maximum(values, _LOW_S) / _LOW_S) / math.log(_GROWTH)).astype(np.int64)
+    return np.bincount(np.minimum(index, _BUCKETS - 1), minlength=_BUCKETS)
+
+
 class StreamingQuantiles:
     """Percentiles of a stream of non-negative seconds in bounded memory.
 
@@ -116,8 +122,20 @@ class StreamingQuantiles:
             self._counts = np.zeros(_BUCKETS, dtype=np.int64)
             values = np.concatenate(self._samples)
             self._samples = []
-        index = np.floor(np.log(np.maximum(values, _LOW_S) / _LOW_S) / math.log(_GROWTH)).astype(np.int64)
-        self._counts += np.bincount(np.minimum(index, _BUCKETS - 1), minlength=_BUCKETS)
+        self._counts += _bucket_counts(values)
+
+    def merge(self, other: StreamingQuantiles) -> None:
+        """Add everything ``other`` holds (another stretch of the same stream, summarised apart)."""
+        if other._counts is None:
+            for samples in other._samples:
+                self.add(samples)
+            return
+        if self._counts is None:
+            held = np.concatenate(self._samples) if self._samples else np.empty(0)
+            self._counts, self._samples = _bucket_counts(held), []
+        self._counts += other._counts
+        self.count += other.count
+        self._min, self._max = min(self._min, other._min), max(self._max, other._max)
 
     def percentiles(self, levels: tuple[float, ...]) -> list[float]:
         """The percentiles (0-100) of everything added; NaN when nothing was."""

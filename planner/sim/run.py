@@ -19,6 +19,7 @@ from planner.sim.core import simulate_spec
 from planner.sim.result import SimulationResult, demonstrated_bits_per_s, figure_evidence, judge_simulated
 from planner.sim.spec import SimSpec, TraceArrivals
 from planner.sim.stretch import shortest_request_s
+from planner.sim.trace_stream import StreamedTrace
 from planner.sim.workload_adapter import Window, adapt_workload
 from planner.units import format_duration
 from planner.workload import Workload
@@ -74,6 +75,14 @@ def simulate_workload(
         spec, window_s = _replayed(adapted.spec, trace, notes) if window == "peak" else (adapted.spec, None)
         if window_s is None:
             _check_window(spec, model, duration_s)
+        arrivals = spec.arrivals
+        if window_s is not None and isinstance(arrivals, StreamedTrace) and arrivals.scheduler is not None:
+            from planner.sim.trace_windows import simulate_windows  # a streamed trace, in time windows on a cluster
+
+            results[window] = simulate_windows(
+                spec, model, window_s, seed, replications, scheduler=arrivals.scheduler, progress=progress
+            )
+            continue
         results[window] = simulate_spec(spec, model, window_s or duration_s, seed, replications, progress=progress)
     peak = results["peak"]
     mean_bytes = workload.storage.mean_object_bytes
@@ -98,7 +107,7 @@ def _replayed(spec: SimSpec, trace: TraceArrivals | None, notes: list[str]) -> t
     keys = spec.keys.model_copy(update={"keys": trace.key_count, "hot": None, "zipf_exponent": 0.0})
     window_s = replay_window_s(trace)
     notes.append(
-        f"peak window: {trace.source} replayed ({len(trace.times_s):,} requests over {window_s:g} s), its"
+        f"peak window: {trace.source} replayed ({trace.requests:,} requests over {window_s:g} s), its"
         " operations, sizes and keys as recorded; the workload's client, limits and provider model apply"
     )
     return spec.model_copy(update={"arrivals": trace, "keys": keys, "put_sizes": None}), window_s

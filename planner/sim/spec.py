@@ -134,13 +134,17 @@ class TraceArrivals(_Spec):
     def key_count(self) -> int:
         return max(self.keys) + 1
 
+    @property
+    def requests(self) -> int:
+        return len(self.times_s)
+
     def expected_arrivals(self, start_s: float, end_s: float) -> float:
         times = np.asarray(self.times_s)
         return float(np.searchsorted(times, end_s, side="left") - np.searchsorted(times, start_s, side="left"))
 
     @property
     def max_rate_per_s(self) -> float:
-        return len(self.times_s) / self.span_s
+        return self.requests / self.span_s
 
 
 Arrivals = Annotated[OpenLoop | ClosedLoop | TraceArrivals, Field(discriminator="kind")]
