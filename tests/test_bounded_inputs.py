@@ -135,6 +135,16 @@ def test_a_gzip_of_nothing_but_line_ends_stops_after_100000_of_them(tmp_path: Pa
         read_trace(trace)
 
 
+def test_a_log_of_millions_of_tiny_unreadable_rows_stops_after_100000(tmp_path: Path) -> None:
+    # 16 M rows of "a" in a small gzip: refused at the 100,001st unreadable line, not parsed to the end
+    bomb = tmp_path / "rows.log.gz"
+    with gzip.open(bomb, "wb", compresslevel=9) as out:
+        for _ in range(16):
+            out.write(b"a\n" * (1 << 20))
+    with pytest.raises(InputError, match=r"rows.log.gz:100001: 100,000 lines read and not one request among them"):
+        read_logs([bomb])
+
+
 def test_empty_lines_short_of_the_run_still_read(tmp_path: Path) -> None:
     path = tmp_path / "t.csv"
     path.write_text("time_s,operation,key,bytes_sent,object_size\n" + "\n" * 100_000 + "0,get,k,1,1\n")

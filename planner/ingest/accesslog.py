@@ -492,6 +492,10 @@ def _parse_any(line: str, formats: set[str]) -> Request | None:
     return request
 
 
+MAX_UNREADABLE_FIRST = 100_000
+"""Unreadable lines before the first request: past this many the input is refused as no log at all."""
+
+
 class _Tally:
     """The requests read, in fixed-size tallies: per operation, status and second, and per key for
     the keys that matter (``_prune`` keeps ``_KEY_LIMIT`` of them)."""
@@ -514,6 +518,13 @@ class _Tally:
 
     def bad_line(self, where: str, error: Exception) -> None:
         self.bad_count += 1
+        if self.bad_count > MAX_UNREADABLE_FIRST and not self.ops and not self.cached:
+            # a file of nothing but unreadable lines is refused here, not read to its end (millions of tiny
+            # rows in a small gzip would take minutes of CPU to find nothing)
+            raise InputError(
+                f"{where}: {MAX_UNREADABLE_FIRST:,} lines read and not one request among them (is it an S3"
+                " access log, Cloudflare Logpush or R2 access log?)"
+            )
         if len(self.bad) < 5:
             self.bad.append(f"{where}: {' '.join(str(error).split())[:80] or 'unreadable'}")
 
