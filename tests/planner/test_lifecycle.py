@@ -387,23 +387,6 @@ def test_a_bad_age_range_is_one_line_naming_the_option(text: str, message: str) 
     assert str(caught.value) == message
 
 
-def test_the_readme_shows_what_planner_lifecycle_prints(tmp_path: Path, run_cli: Any) -> None:
-    section = (Path(__file__).resolve().parents[2] / "docs" / "how-to" / "lifecycle.md").read_text(encoding="utf-8")
-    workload = section.split("```yaml\n", 1)[1].split("```", 1)[0]
-    shown = section.split("```console\n$ ", 1)[1].split("```", 1)[0]
-    command, printed = shown.split("\n", 1)
-    path = tmp_path / "binary-cache.yaml"
-    path.write_text(workload, encoding="utf-8")
-    args = command.split()[1:]
-    result = run_cli("--wide", *[str(path) if a == "binary-cache.yaml" else a for a in args])
-    assert result.code == 0, result.err
-
-    def priced(text: str) -> list[str]:  # the freshness lines say how old the readings are today: left out
-        return [line for line in text.splitlines() if not line.startswith("prices read ") and "no quote: " not in line]
-
-    assert priced(result.out) == priced(printed)
-
-
 def test_data_no_rule_can_move_waits_for_a_move_one_can_make() -> None:
     workload = parse_workload(
         {
