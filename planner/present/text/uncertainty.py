@@ -94,6 +94,34 @@ def uncertain_answer(answer: UncertainAnswer, fmt: str, *, width: int | None = N
                 level=3,
             ),
             table(["input", "at p10", "at p90", "share of its variance (first-order index)"], swings, fmt, width=width),
+            *(wrap_prose(line, "  ", width=width) for line in _tail_notes(answer)),
             *price_legends((o.price_status for o in answer.options), width=width),
         ]
     )
+
+
+def _tail_notes(answer: UncertainAnswer) -> list[str]:
+    """What the tornado's figures say together that neither says alone: an input whose share is large while
+    the bill is the same at its p10 and p90 moves the bill only beyond them; correlated inputs' shares
+    overlap, so they can sum past 100 %."""
+    notes = []
+    for swing in answer.tornado:
+        index = swing.first_order_index
+        if index is not None and index >= 0.05 and swing.at_p10_usd == swing.at_p90_usd:
+            partners = [
+                c.second if c.first == swing.field else c.first
+                for c in answer.correlations
+                if swing.field in (c.first, c.second)
+            ]
+            via = f", or through {', '.join(partners)}, correlated with it" if partners else ""
+            notes.append(
+                f"{swing.field} explains {100 * index:.0f} % of the bill's variance while the bill is the same at"
+                f" its p10 and p90: the bill varies only in its outer tenths{via}."
+            )
+    shares = [s.first_order_index for s in answer.tornado if s.first_order_index is not None]
+    if answer.correlations and sum(shares) > 1:
+        notes.append(
+            f"The shares sum to {100 * sum(shares):.0f} %: correlated inputs explain the same variance together,"
+            " so each one's share counts it."
+        )
+    return notes
