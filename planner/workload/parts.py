@@ -276,11 +276,12 @@ class Storage(_Model):
             raise ValueError(f"give only one of object_size, objects and size_distribution (got {', '.join(given)})")
         if self.object_size is not None and self.object_size < 1:
             raise ValueError(f"object_size is {self.object_size:g} bytes: an object holds at least 1 byte")
-        if self.object_size is not None and self.stored and self.object_size > self.stored and self.retention is None:
-            # with a retention, short-lived objects can average less than one object stored
+        lives_all_month = self.retention is None or self.retention >= MONTH_S
+        if self.object_size is not None and self.stored and self.object_size > self.stored and lives_all_month:
+            # with a retention under a month, short-lived objects can average less than one object stored
             raise ValueError(
                 f"object_size ({format_bytes(self.object_size)}) is larger than stored ({format_bytes(self.stored)}):"
-                " that is less than one object (give a retention if objects live only part of the month)"
+                " that is less than one object (give a retention under 30d if objects live only part of the month)"
             )
         if self.objects is not None and self.stored and self.objects > self.stored:
             raise ValueError(f"{self.objects:,} objects in {format_bytes(self.stored)} would be under 1 byte each")
