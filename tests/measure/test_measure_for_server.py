@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from planner.measure.reference import load_profile
-from tests.planner.test_printed_commands import suggested
+from tests.planner.cli.test_printed_commands import suggested
 
 from .conftest import S3Server
 
