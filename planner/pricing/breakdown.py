@@ -16,14 +16,14 @@ from typing import Literal
 
 from pydantic import Field, computed_field
 
-from planner.pricing.primitives import Money, Quantity, Status, _Model
+from planner.pricing.primitives import Money, Quantity, Status, StrictModel
 
 Category = Literal[
     "storage", "egress", "requests", "retrieval", "minimum", "early_deletion", "transfer", "free_allowance", "other"
 ]
 
 
-class LineItem(_Model):
+class LineItem(StrictModel):
     """One line of the bill. ``amount_usd`` is rounded as the provider's invoice rounds a line;
     ``amount_unrounded_usd`` is quantity x unit price (less any discount) before that rounding."""
 
@@ -64,7 +64,7 @@ def stale_before(today: dt.date) -> dt.date:
     return today.replace(year=year, day=28) if (today.month, today.day) == (2, 29) else today.replace(year=year)
 
 
-class PriceReading(_Model):
+class PriceReading(StrictModel):
     """One price a bill rests on: its field in a table version and the day its quote was read (none: no quote)."""
 
     table_version: str
@@ -72,7 +72,7 @@ class PriceReading(_Model):
     read_on: dt.date | None
 
 
-class Freshness(_Model):
+class Freshness(StrictModel):
     """When the prices some lines rest on were read, which readings are stale, and which prices have no quote."""
 
     judged_on: dt.date = Field(description="the day staleness was judged: a reading older than 12 months is stale")
@@ -115,7 +115,7 @@ class Freshness(_Model):
         )
 
 
-class PolicyBreach(_Model):
+class PolicyBreach(StrictModel):
     """Usage beyond a limit the provider sets by policy rather than by price: it is not billed, but
     the provider may limit or suspend the account (Wasabi: egress up to 1x the stored volume)."""
 
@@ -130,7 +130,7 @@ class PolicyBreach(_Model):
 _FRESHNESS = "when the prices the lines rest on were read, judged on the day the bill is written"
 
 
-class CostBreakdown(_Model):
+class CostBreakdown(StrictModel):
     """A month's bill for one provider and storage class: line items and their sum."""
 
     provider: str

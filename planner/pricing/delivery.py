@@ -26,11 +26,11 @@ from planner.pricing import quotes
 from planner.pricing.bill_lines import ZERO, LineWriter, number
 from planner.pricing.breakdown import LineItem
 from planner.pricing.catalog import find_boolean
-from planner.pricing.primitives import Price, Quote, Status, TieredPrice, _Model
+from planner.pricing.primitives import Price, Quote, Status, StrictModel, TieredPrice
 from planner.units import format_bytes
 
 
-class CdnRequests(_Model):
+class CdnRequests(StrictModel):
     """The CDN's price for the requests viewers send it (every request, hit or miss)."""
 
     price: Annotated[Price, Field(ge=0)] = Field(description="USD per `per` requests")
@@ -42,7 +42,7 @@ class CdnRequests(_Model):
     note: str | None = None
 
 
-class Fee(_Model):
+class Fee(StrictModel):
     """A fixed monthly charge: a plan's fee, or a minimum a month's usage is raised to."""
 
     name: str = Field(min_length=1)
@@ -52,7 +52,7 @@ class Fee(_Model):
     quote: Quote | None = Field(None, description="the words the price was read from")
 
 
-class CdnTable(_Model):
+class CdnTable(StrictModel):
     """One CDN's prices for one delivery region, in force from ``effective_from``."""
 
     schema_version: Literal[1]
@@ -76,7 +76,7 @@ class CdnTable(_Model):
 RouteKind = Literal["free", "cache-fill", "internet"]
 
 
-class Route(_Model):
+class Route(StrictModel):
     """What the bytes a CDN fetches from an origin provider cost, and who bills them."""
 
     origin: str = Field(description="the storage provider id (aws-s3, backblaze-b2, ...)")
@@ -98,7 +98,7 @@ class Route(_Model):
         return self
 
 
-class NoRegions(_Model):
+class NoRegions(StrictModel):
     """A provider whose buckets are in no region of its own: nothing is read in the same region."""
 
     provider: str
@@ -106,7 +106,7 @@ class NoRegions(_Model):
     source: str = Field(min_length=1)
 
 
-class RouteTable(_Model):
+class RouteTable(StrictModel):
     """Every route known on a date; a pair not listed leaves the bucket as internet egress."""
 
     schema_version: Literal[1]

@@ -12,26 +12,26 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from planner.pricing.primitives import MAX_QUANTITY, OPERATIONS, PRICE, Money, Price, Quote, Status, _Model
+from planner.pricing.primitives import MAX_QUANTITY, OPERATIONS, PRICE, Money, Price, Quote, Status, StrictModel
 from planner.pricing.storage_classes import EgressRules, StorageClass
 
 SCHEMA_VERSION = 1
 
 
-class BucketFee(_Model):
+class BucketFee(StrictModel):
     included: int = Field(ge=0, le=10**9, description="buckets included per account")
     price: Price = Field(ge=0, description="USD per bucket-month beyond the included count")
     status: Status | None = None
     quote: Quote | None = Field(None, description="the words the price was read from")
 
 
-class Multipart(_Model):
+class Multipart(StrictModel):
     min_part_bytes: int = Field(gt=0, le=MAX_QUANTITY)
     max_part_bytes: int = Field(gt=0, le=MAX_QUANTITY)
     max_parts: int = Field(gt=0, le=10**9)
 
 
-class RequestRate(_Model):
+class RequestRate(StrictModel):
     """A documented request rate past which the provider answers with an error (not billed).
 
     S3: 3,500 PUT/COPY/POST/DELETE and 5,500 GET/HEAD a second per partitioned prefix (503 SlowDown);
@@ -52,7 +52,7 @@ class RequestRate(_Model):
         return self
 
 
-class RestoredCopy(_Model):
+class RestoredCopy(StrictModel):
     """The temporary copy a restore makes of an archived object, billed at another class's storage price
     for the days it is kept (S3: Standard, or Reduced Redundancy where that is cheaper in the region)."""
 
@@ -62,7 +62,7 @@ class RestoredCopy(_Model):
     note: str | None = None
 
 
-class Limits(_Model):
+class Limits(StrictModel):
     max_object_bytes: int | None = Field(None, gt=0, le=MAX_QUANTITY)
     max_single_put_bytes: int | None = Field(None, gt=0, le=MAX_QUANTITY)
     multipart: Multipart | None = None
@@ -80,7 +80,7 @@ class Limits(_Model):
     note: str | None = None
 
 
-class BillingUnits(_Model):
+class BillingUnits(StrictModel):
     """What the provider's "GB" and "TB" are in bytes, as its own billing examples or pages show."""
 
     gb_bytes: int = Field(description="bytes in the provider's billed GB (10**9 or 2**30)")
@@ -101,7 +101,7 @@ class BillingUnits(_Model):
 RoundingMode = Literal["half-up", "half-even", "up", "down"]
 
 
-class LineRounding(_Model):
+class LineRounding(StrictModel):
     """How the provider's invoice rounds each line item's amount (AWS: to the cent)."""
 
     places: int = Field(2, ge=0, le=10, description="decimal places of a line item's amount on the invoice")
@@ -115,7 +115,7 @@ class LineRounding(_Model):
     note: str | None = None
 
 
-class MonthlyFee(_Model):
+class MonthlyFee(StrictModel):
     """A fee each month the account holds storage (Hetzner's base price, DigitalOcean Spaces' and Akamai's
     subscription; the allowances it includes are the storage and egress prices' free units), or a minimum
     the month's charges are raised to (Storj: "$5 minimum monthly fee")."""
@@ -127,7 +127,7 @@ class MonthlyFee(_Model):
     note: str | None = None
 
 
-class ExchangeRate(_Model):
+class ExchangeRate(StrictModel):
     """US dollars per unit of the table's currency, dated and cited: a non-USD table's prices are billed in
     USD at this rate (an override file gives another), each line showing both."""
 
@@ -138,7 +138,7 @@ class ExchangeRate(_Model):
     quote: Quote | None = Field(None, description="the words the rate was read from")
 
 
-class ErrorResponses(_Model):
+class ErrorResponses(StrictModel):
     """Which error responses the provider bills as requests (AWS: "no charge for 5xx errors", and since
     August 2024 none for a 403 to a request from outside the account). A code is a status (``503``), a
     class (``5xx``) or a status with a condition (``403-outside-account``); the most specific match decides,
@@ -183,7 +183,7 @@ class ErrorResponses(_Model):
 _ERROR_CODE = re.compile(r"^[345](?:[0-9]{2}|xx)(?:-[a-z][a-z-]*)?$")
 
 
-class Billing(_Model):
+class Billing(StrictModel):
     units: BillingUnits | None = Field(None, description="the provider's GB and TB in bytes, cited")
     line_rounding: LineRounding | None = Field(
         None, description="how the invoice rounds each line's amount (none stated: to the cent, half-up)"
@@ -211,7 +211,7 @@ class Billing(_Model):
     note: str | None = None
 
 
-class PriceRegions(_Model):
+class PriceRegions(StrictModel):
     """Whether the provider charges the same in every region, cited: a table that says so prices any of them."""
 
     same_price_everywhere: bool
@@ -223,7 +223,7 @@ class PriceRegions(_Model):
     note: str | None = None
 
 
-class FocusNames(_Model):
+class FocusNames(StrictModel):
     """The provider's names in a FOCUS export: ProviderName (who offers the service, as its own FOCUS export
     or bill names it) and ServiceName."""
 
@@ -231,14 +231,14 @@ class FocusNames(_Model):
     service: str = Field(min_length=1)
 
 
-class MigrationService(_Model):
+class MigrationService(StrictModel):
     """A destination's own service for copying data in from another provider."""
 
     name: str = Field(min_length=1)
     source: str = Field(min_length=1)
 
 
-class Display(_Model):
+class Display(StrictModel):
     """How planner names and draws the provider beside its prices (none given: the table's ``provider_name``
     in FOCUS rows, a spare colour in plots)."""
 
@@ -247,7 +247,7 @@ class Display(_Model):
     migration_service: MigrationService | None = None
 
 
-class PriceTable(_Model):
+class PriceTable(StrictModel):
     """One provider's prices in force from ``effective_from`` until the next version begins.
 
     ``region`` is where the prices hold. A provider with prices by region has one folder of versions per

@@ -54,7 +54,7 @@ _UNIT_BYTES: dict[str, tuple[int, ...]] = {
 }
 
 
-def _check_unit(unit: str, unit_bytes: int) -> None:
+def check_unit(unit: str, unit_bytes: int) -> None:
     stated = _UNIT_BYTES.get(unit.split("-")[0].strip())
     if stated is not None and unit_bytes not in stated:
         meaning = " or ".join(str(n) for n in sorted(set(stated)))
@@ -92,7 +92,7 @@ class Status(StrEnum):
     unverified = "unverified"
 
 
-class _Model(BaseModel):
+class StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
@@ -101,7 +101,7 @@ FIRST_READING = dt.date(2006, 1, 1)
 _DERIVE = re.compile(r"^\s*(?:(?:[*/]\s*[0-9][0-9,]*(?:\.[0-9]+)?|round\s+[0-9]+|free)\s*)*$")
 
 
-class Quote(_Model):
+class Quote(StrictModel):
     """The words a figure was read from: a short passage of the source (a table row or a sentence, as the
     page gives it), the address it was read at, the day it was read and, where the unit changes, how the
     figure follows from the passage (``derive``: ``/ 1000`` for "$4.50 per million" priced per 1,000, ``* 730``
@@ -142,7 +142,7 @@ class Quote(_Model):
         return derive
 
 
-class Tier(_Model):
+class Tier(StrictModel):
     """One slice of a marginal tier ladder: units above the previous bound up to ``up_to``."""
 
     up_to: Quantity | None = Field(None, description="cumulative upper bound in the price's unit; none = no bound")
@@ -152,7 +152,7 @@ class Tier(_Model):
     quote: Quote | None = Field(None, description="the words the price was read from")
 
 
-class TieredPrice(_Model):
+class TieredPrice(StrictModel):
     """A byte-metered price (storage, egress, transfer) with marginal tiers and allowances."""
 
     unit: str = Field(description='billing unit as the provider states it, e.g. "GB-month", "TB-month", "GB"')
@@ -194,7 +194,7 @@ class TieredPrice(_Model):
 
     @model_validator(mode="after")
     def _unit_matches_bytes(self) -> TieredPrice:
-        _check_unit(self.unit, self.unit_bytes)
+        check_unit(self.unit, self.unit_bytes)
         if self.free_per_hour is not None and not self.per_hour:
             raise ValueError("free_per_hour is for an hourly price (per_hour: true)")
         return self

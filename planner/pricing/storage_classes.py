@@ -17,13 +17,13 @@ from planner.pricing.primitives import (
     Quantity,
     Quote,
     Status,
+    StrictModel,
     TieredPrice,
-    _check_unit,
-    _Model,
+    check_unit,
 )
 
 
-class EgressRules(_Model):
+class EgressRules(StrictModel):
     """Internet egress: a tiered price plus the allowances that come before it."""
 
     internet: TieredPrice
@@ -40,7 +40,7 @@ class EgressRules(_Model):
     note: str | None = None
 
 
-class RequestClass(_Model):
+class RequestClass(StrictModel):
     """A group of operations billed at one price (S3 tier 1/2, R2 Class A/B, B2 Class B/C)."""
 
     id: str
@@ -60,7 +60,7 @@ class RequestClass(_Model):
     note: str | None = None
 
 
-class RetrievalOption(_Model):
+class RetrievalOption(StrictModel):
     """Reading data back out of a class that charges for it (IA, Glacier)."""
 
     per_gb: Price = Field(ge=0, description="USD per retrieval unit of bytes read")
@@ -71,7 +71,7 @@ class RetrievalOption(_Model):
     quote: Quote | None = Field(None, description="the words the prices were read from")
 
 
-class Retrieval(_Model):
+class Retrieval(StrictModel):
     unit: str = "GB"
     unit_bytes: int = Field(gt=0, le=2**60)
     default: str = Field(description="the option used when the usage names none")
@@ -79,13 +79,13 @@ class Retrieval(_Model):
 
     @model_validator(mode="after")
     def _default_exists(self) -> Retrieval:
-        _check_unit(self.unit, self.unit_bytes)
+        check_unit(self.unit, self.unit_bytes)
         if self.default not in self.options:
             raise ValueError(f"default retrieval option {self.default!r} is not among {sorted(self.options)}")
         return self
 
 
-class ObjectOverhead(_Model):
+class ObjectOverhead(StrictModel):
     """Per-object metadata billed on top of the data (S3 Glacier Flexible and Deep Archive: 40 KB)."""
 
     class_rate_bytes: ByteCount = Field(description="bytes per object billed at this class's storage price")
@@ -95,7 +95,7 @@ class ObjectOverhead(_Model):
     quote: Quote | None = Field(None, description="the words the overhead was read from")
 
 
-class Monitoring(_Model):
+class Monitoring(StrictModel):
     """A per-object monitoring fee (S3 Intelligent-Tiering), charged on objects of at least a size."""
 
     price: Price = Field(ge=0)
@@ -105,7 +105,7 @@ class Monitoring(_Model):
     quote: Quote | None = Field(None, description="the words the price was read from")
 
 
-class RequestPayload(_Model):
+class RequestPayload(StrictModel):
     """A charge per unit of the bytes requests carry, on top of the per-request price (S3 Express One Zone:
     "upload $0.0032 per GB" on the bytes PUT and "retrieval $0.0006 per GB" on the bytes read)."""
 
@@ -120,11 +120,11 @@ class RequestPayload(_Model):
 
     @model_validator(mode="after")
     def _unit(self) -> RequestPayload:
-        _check_unit(self.unit, self.unit_bytes)
+        check_unit(self.unit, self.unit_bytes)
         return self
 
 
-class Replication(_Model):
+class Replication(StrictModel):
     """Storage billed again for each region an object is replicated to beyond its first (Tigris: $0.02 per
     GB-month per additional region)."""
 
@@ -138,11 +138,11 @@ class Replication(_Model):
 
     @model_validator(mode="after")
     def _unit(self) -> Replication:
-        _check_unit(self.unit, self.unit_bytes)
+        check_unit(self.unit, self.unit_bytes)
         return self
 
 
-class Redundancy(_Model):
+class Redundancy(StrictModel):
     """Where a class keeps an object's copies, as the provider states it: a class in one zone loses the
     objects a zone's loss destroys (S3 One Zone-IA: "data stored in this storage class will be lost in the
     event of Availability Zone destruction")."""
@@ -154,7 +154,7 @@ class Redundancy(_Model):
     note: str | None = None
 
 
-class StorageClass(_Model):
+class StorageClass(StrictModel):
     name: str
     storage: TieredPrice
     access_tiers: dict[str, Annotated[Price, Field(ge=0)]] = Field(

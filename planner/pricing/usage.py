@@ -9,10 +9,10 @@ from decimal import Decimal
 
 from pydantic import Field, field_validator
 
-from planner.pricing.primitives import OPERATIONS, _Model
+from planner.pricing.primitives import OPERATIONS, StrictModel
 
 
-class Deletion(_Model):
+class Deletion(StrictModel):
     """Objects deleted (or overwritten) this month and how old they were."""
 
     bytes: int = Field(ge=0)
@@ -20,14 +20,14 @@ class Deletion(_Model):
     age_days: float = Field(ge=0)
 
 
-class SizeBin(_Model):
+class SizeBin(StrictModel):
     """``count`` stored objects of ``bytes`` each: a size distribution as a histogram."""
 
     bytes: int = Field(ge=0)
     count: int = Field(ge=0)
 
 
-class Usage(_Model):
+class Usage(StrictModel):
     """A month of usage for one provider and storage class, in bytes and request counts."""
 
     stored_bytes: int = Field(default=0, ge=0, description="average stored over the month")

@@ -12,8 +12,8 @@ the pool stays (its waits on top of the cells' are the smaller client's own, cou
 
 from __future__ import annotations
 
-from planner.sim._setup import _window_load, queued_operations
-from planner.sim.provider import BILLED_OPERATIONS, ProviderModel, _measured_as
+from planner.sim._setup import queued_operations, window_load
+from planner.sim.provider import BILLED_OPERATIONS, ProviderModel, measured_as
 from planner.sim.spec import SimSpec
 
 UNBOUNDED_CONNECTIONS = 1 << 30
@@ -24,14 +24,14 @@ def cells_client_connections(spec: SimSpec, provider: ProviderModel, duration_s:
     """The connections of the client the window's latency is drawn through, when every operation the
     window issues is drawn whole from open-loop cells measured through a client with as many or fewer
     connections than the simulated one; None otherwise (the simulated pool applies)."""
-    _, utilisation = _window_load(spec, provider, duration_s)
+    _, utilisation = window_load(spec, provider, duration_s)
     queued = queued_operations(spec, provider, utilisation)
     issued = [op for op, share in zip(BILLED_OPERATIONS[:4], spec.mix.shares(), strict=True) if share > 0]
     if not issued:
         return None
     measured_through: list[int] = []
     for op in issued:
-        loaded = provider.loaded_latency.get(_measured_as(op))
+        loaded = provider.loaded_latency.get(measured_as(op))
         if queued[BILLED_OPERATIONS.index(op)] or loaded is None or loaded.client_connections is None:
             return None
         measured_through.append(loaded.client_connections)

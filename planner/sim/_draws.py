@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from planner.sim._tables import _BLOCK, _DrawTable
+from planner.sim._tables import BLOCK, DrawTable
 from planner.sim.requests import FloatArray, IntArray, RequestSource
 from planner.sim.spec import OpenLoop, SimSpec, TraceArrivals
 from planner.sim.trace_stream import StreamedTrace
@@ -20,7 +20,7 @@ _INF = math.inf
 class RequestDraws:
     """The draws of one replication (seeded by its ``rng``); ``latencies`` is the replication's."""
 
-    latencies: _DrawTable  # set by the replication from its provider set-up
+    latencies: DrawTable  # set by the replication from its provider set-up
 
     def __init__(self, spec: SimSpec, rng: np.random.Generator) -> None:
         source = self.source = RequestSource(spec, rng)
@@ -45,7 +45,7 @@ class RequestDraws:
     # -- random draws in blocks --
 
     def _refill_draws(self) -> None:
-        lops, sizes, keys = self._draw_requests(_BLOCK)
+        lops, sizes, keys = self._draw_requests(BLOCK)
         self.draw_lop, self.draw_size, self.draw_key = lops.tolist(), sizes.tolist(), keys.tolist()
         self.draw_i = 0
 
@@ -55,7 +55,7 @@ class RequestDraws:
     def _uniform(self) -> float:
         i = self.uniform_i
         if i == len(self.uniforms):
-            self.uniforms = self.rng.random(_BLOCK).tolist()
+            self.uniforms = self.rng.random(BLOCK).tolist()
             i = 0
         self.uniform_i = i + 1
         return self.uniforms[i]

@@ -4,7 +4,7 @@ The hot path avoids a generator process and an object per request: each request 
 is a plain list of its fields (``_P_*`` below), and the run loop, a discrete-event loop written
 for this model, merges three time-ordered sources: the open-loop arrivals (drawn up front),
 a heap of the times of parts' next steps (first byte, response, error, retry; the step is the
-part's ``_P_STEP``; the part by its time in ``pending``) and the fluid network's next completion
+part's ``P_STEP``; the part by its time in ``pending``) and the fluid network's next completion
 (``_network.FluidNetwork.next_at``). Each step of a request has one definition, whatever the
 request (whole object or part of a ranged GET or multipart upload, first attempt or retry) and
 whichever driver takes it: ``planner.sim.request_life.RequestLife``, which ``planner.sim.store``
@@ -25,29 +25,29 @@ import numpy as np
 
 from planner.sim._draws import RequestDraws
 from planner.sim._parts import (
-    _BURST,
-    _FIRST_BYTE,
-    _P_ARRIVAL,
-    _P_BILLED,
-    _P_CONN,
-    _P_ERROR,
-    _P_FIRST,
-    _P_LOP,
-    _P_NBYTES,
-    _P_STEP,
-    _P_TRANSFER,
-    _RESPONSE,
-    _RETRY,
-    _THINK,
+    BURST,
+    FIRST_BYTE,
+    P_ARRIVAL,
+    P_BILLED,
+    P_CONN,
+    P_ERROR,
+    P_FIRST,
+    P_LOP,
+    P_NBYTES,
+    P_STEP,
+    P_TRANSFER,
+    RESPONSE,
+    RETRY,
+    THINK,
     Part,
-    _Request,
+    Request,
 )
 from planner.sim._records import RawRun
 from planner.sim._setup import provider_setup
-from planner.sim._tables import _B_GET
+from planner.sim._tables import B_GET
 from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
 from planner.sim.request_life import ConnectionPool, RequestLife
-from planner.sim.requests import _GET, _PUT, LOGICAL_OPERATIONS
+from planner.sim.requests import GET, LOGICAL_OPERATIONS, PUT
 from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec, TraceArrivals
 
 __all__ = ["RawRun", "Replication"]  # a replication and the record it returns
@@ -144,7 +144,7 @@ class Replication(RequestDraws, RequestLife):
             every = hot.burst_every_s or math.inf
             t = 0.0
             while t < self.duration_s:
-                self._push([_BURST], t)
+                self._push([BURST], t)
                 t += every
 
     def _push(self, part: Part, at: float) -> None:
@@ -211,7 +211,7 @@ class Replication(RequestDraws, RequestLife):
                     break
                 now = next_done
                 part = finish_next(now)
-                if part[_P_BILLED] == _B_GET and body_tails is None:  # ``_body_done``'s common case: a GET ends
+                if part[P_BILLED] == B_GET and body_tails is None:  # ``_body_done``'s common case: a GET ends
                     end(part, now)
                 else:
                     body_done(part, now)
@@ -220,12 +220,12 @@ class Replication(RequestDraws, RequestLife):
                     break
                 now = heappop(heap)
                 part = pending.pop(now)
-                step = part[_P_STEP]  # ``RequestLife._step``, its dispatch written out
-                if step == _FIRST_BYTE:
+                step = part[P_STEP]  # ``RequestLife._step``, its dispatch written out
+                if step == FIRST_BYTE:
                     first_byte(part, now)
-                elif step == _RETRY:
+                elif step == RETRY:
                     ready.append(part)
-                elif step >= _THINK:  # a timer: a closed-loop worker's think time ended, or a hot burst
+                elif step >= THINK:  # a timer: a closed-loop worker's think time ended, or a hot burst
                     on_timer(step, now)
                 else:
                     end(part, now)
@@ -244,7 +244,7 @@ class Replication(RequestDraws, RequestLife):
         self._push(part, at)
 
     def _transfer(self, part: Part, lop: int, now: float) -> None:
-        self.transfers += (lop, part[_P_TRANSFER], now, part[_P_NBYTES])
+        self.transfers += (lop, part[P_TRANSFER], now, part[P_NBYTES])
 
     def _error_billed(self, error: str) -> bool:
         """Whether the provider bills an error answer (``ProviderModel.bills_error``: AWS bills no 5xx)."""
@@ -254,29 +254,29 @@ class Replication(RequestDraws, RequestLife):
         return billed
 
     def _count_error(self, part: Part, retried: bool, now: float) -> None:
-        lop = part[_P_LOP]
+        lop = part[P_LOP]
         if self.warmup_s <= now < self.duration_s:
-            key = (lop, part[_P_ERROR])
+            key = (lop, part[P_ERROR])
             self.errors[key] = self.errors.get(key, 0) + 1
             if retried:
                 self.retries[lop] += 1
         self.error_times.append(now)
 
-    def _ended(self, part: Part, request: _Request | None, ok: bool, now: float) -> None:
+    def _ended(self, part: Part, request: Request | None, ok: bool, now: float) -> None:
         """The operation's record: operation, arrival, connection, first byte, end, size, ok (0 failed, 1, or
         2 for a whole-object GET whose transfer ran from its first byte to its end and is not in
         ``transfers``); then a closed loop's worker moves on."""
         if request is None:
-            nbytes = part[_P_NBYTES]
-            t_first = part[_P_FIRST]
+            nbytes = part[P_NBYTES]
+            t_first = part[P_FIRST]
             self.records += (
-                part[_P_LOP],
-                part[_P_ARRIVAL],
-                part[_P_CONN],
+                part[P_LOP],
+                part[P_ARRIVAL],
+                part[P_CONN],
                 t_first if t_first >= 0.0 else now,
                 now,
                 nbytes,
-                (2.0 if nbytes and part[_P_BILLED] == _B_GET else 1.0) if ok else 0.0,
+                (2.0 if nbytes and part[P_BILLED] == B_GET else 1.0) if ok else 0.0,
             )
         else:
             t_first = request.t_first
@@ -290,10 +290,10 @@ class Replication(RequestDraws, RequestLife):
             self._next_of_worker(now)
 
     def _on_timer(self, step: int, now: float) -> None:
-        if step == _THINK:
+        if step == THINK:
             self._issue_next(now)
         else:
-            assert step == _BURST
+            assert step == BURST
             self._on_burst(now)
 
     def _on_burst(self, now: float) -> None:
@@ -302,7 +302,7 @@ class Replication(RequestDraws, RequestLife):
         for hot_object in range(hot.objects):
             for _ in range(hot.peak_concurrency):
                 size = hot.size_bytes if hot.size_bytes is not None else self._draw_size()
-                self._issue(_GET, self._hot_key(hot_object), size, now, -1.0)
+                self._issue(GET, self._hot_key(hot_object), size, now, -1.0)
 
     def _issue_next(self, now: float) -> None:
         """The next request of the drawn stream (operation, key, size), issued now."""
@@ -321,20 +321,20 @@ class Replication(RequestDraws, RequestLife):
         if key < 0:
             key = self._hot_key(-1 - key)
         if size >= self.split_from[lop]:
-            self._split(_Request(lop, key, size, now), now)
+            self._split(Request(lop, key, size, now), now)
         else:
-            if lop > _PUT:
+            if lop > PUT:
                 size = 0  # HEAD and LIST move no body
             # a whole-object request's billed operation is its logical one (the codes agree); its
             # part is ``_new_part(lop, lop, key, size, now, None, latency)`` written out, a call less
-            self.ready.append([_RESPONSE, lop, lop, key, size, now, -1.0, -1.0, now, 1, 0, -1, None, "", latency])
+            self.ready.append([RESPONSE, lop, lop, key, size, now, -1.0, -1.0, now, 1, 0, -1, None, "", latency])
 
     def _next_of_worker(self, now: float) -> None:
         """Closed loop: the worker whose request ended issues its next, after its think time."""
         think_s = self.think_s
         if think_s is not None and now < self.duration_s:
             if think_s > 0:
-                self._push([_THINK], now + think_s)
+                self._push([THINK], now + think_s)
             else:
                 self._issue_next(now)
 

@@ -7,38 +7,38 @@ from __future__ import annotations
 from typing import Any
 
 # A part (one HTTP request and its retries) is a list with these fields: cheaper to make and
-# read than an object. A whole-object request is a single part with no ``_Request``.
+# read than an object. A whole-object request is a single part with no ``Request``.
 (
-    _P_STEP,  # what happens when it leaves the heap (one of the steps below)
-    _P_LOP,  # logical operation
-    _P_BILLED,  # billed operation
-    _P_KEY,
-    _P_NBYTES,  # body bytes (0 for HEAD, LIST, create and complete)
-    _P_ARRIVAL,
-    _P_CONN,  # first time it held a connection (-1 before)
-    _P_FIRST,  # time of its first byte (-1 before)
-    _P_TRANSFER,  # when its body started moving
-    _P_ATTEMPT,
-    _P_RANGE,  # index of its range in a ranged GET
-    _P_HOT,  # its id in ``hot_counts`` (range << 62 | key) while counted there, else -1
-    _P_REQUEST,  # the split operation it belongs to, or None
-    _P_ERROR,  # the rejection it is answered with
-    _P_LATENCY,  # its first attempt's latency (a GET's first byte, an upload's response), drawn when it
+    P_STEP,  # what happens when it leaves the heap (one of the steps below)
+    P_LOP,  # logical operation
+    P_BILLED,  # billed operation
+    P_KEY,
+    P_NBYTES,  # body bytes (0 for HEAD, LIST, create and complete)
+    P_ARRIVAL,
+    P_CONN,  # first time it held a connection (-1 before)
+    P_FIRST,  # time of its first byte (-1 before)
+    P_TRANSFER,  # when its body started moving
+    P_ATTEMPT,
+    P_RANGE,  # index of its range in a ranged GET
+    P_HOT,  # its id in ``hot_counts`` (range << 62 | key) while counted there, else -1
+    P_REQUEST,  # the split operation it belongs to, or None
+    P_ERROR,  # the rejection it is answered with
+    P_LATENCY,  # its first attempt's latency (a GET's first byte, an upload's response), drawn when it
     # arrived (-1: draw it when needed; a rejection resets it, so a retry draws its own)
 ) = range(15)
 Part = list[Any]
 
-# Steps, the values of ``_P_STEP``; ticks (a hot burst, a worker's think time) are one-field parts.
-_FIRST_BYTE, _RESPONSE, _ERROR, _RETRY, _THINK, _BURST = range(6)
+# Steps, the values of ``P_STEP``; ticks (a hot burst, a worker's think time) are one-field parts.
+FIRST_BYTE, RESPONSE, ERROR, RETRY, THINK, BURST = range(6)
 
 
-def _new_part(  # written out in ``Replication._issue`` for a whole-object request
-    lop: int, billed: int, key: int, nbytes: int, now: float, request: _Request | None, latency: float = -1.0
+def new_part(  # written out in ``Replication._issue`` for a whole-object request
+    lop: int, billed: int, key: int, nbytes: int, now: float, request: Request | None, latency: float = -1.0
 ) -> Part:
-    return [_RESPONSE, lop, billed, key, nbytes, now, -1.0, -1.0, now, 1, 0, -1, request, "", latency]
+    return [RESPONSE, lop, billed, key, nbytes, now, -1.0, -1.0, now, 1, 0, -1, request, "", latency]
 
 
-class _Request:
+class Request:
     """A logical operation split into several requests (ranged GET, multipart upload)."""
 
     __slots__ = (

@@ -16,14 +16,14 @@ import simpy
 
 from planner.sim._joint import JointTailTable
 from planner.sim._network import FlowClass, FluidNetwork
-from planner.sim._parts import _P_BILLED, _P_HOT, _P_KEY, _P_LATENCY, _P_NBYTES, _P_RANGE, Part
-from planner.sim._tables import _B_GET, _draws, _DrawTable, _FlowTable, _ServiceTable, _TailTable
+from planner.sim._parts import P_BILLED, P_HOT, P_KEY, P_LATENCY, P_NBYTES, P_RANGE, Part
+from planner.sim._tables import B_GET, DrawTable, FlowTable, ServiceTable, TailTable, latency_draws
 from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
 from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec
 
 _LINK_DOWN, _LINK_UP, _PROVIDER_READ, _PROVIDER_WRITE = range(4)
 
-# Admission checks (``_admission``): kind, state, scope, interval (s), slack (s), error.
+# Admission checks (``admission_checks``): kind, state, scope, interval (s), slack (s), error.
 _TOKENS, _HOT_REJECT, _HOT_DEGRADE = range(3)
 _ANY_KEY = 1 << 62  # more than any key: a limit per key takes the key modulo this
 _Check = tuple[int, dict[int, float], int, float, float, str]
@@ -41,21 +41,21 @@ class ProviderSetup:
     queued: list[bool]
     """whether an operation waits in its server queue: not in a steady open loop at a load its
     open-loop cells measured whole (their waits are in the latency drawn)"""
-    latencies: _DrawTable
+    latencies: DrawTable
     load_extrapolated: list[str]
     """billed operations whose latency under this load is extrapolated past the last open-loop cell"""
-    body_tails: _TailTable | None
+    body_tails: TailTable | None
     queues: list[list[float] | None]
     """the free times of an operation's queue's servers (a heap shared by the operations the queue
     serves), None for no queue"""
-    service_s: _ServiceTable
+    service_s: ServiceTable
     spreads: list[Iterator[float] | None]
     """draws of an operation's queue's service spread (a multiplier of mean 1), or None"""
     network: FluidNetwork
-    read_flows: _FlowTable
-    write_flows: _FlowTable
+    read_flows: FlowTable
+    write_flows: FlowTable
     admission: list[list[_Check]]
-    """an operation's admission checks, in the order they are asked (``_admission``)"""
+    """an operation's admission checks, in the order they are asked (``admission_checks``)"""
     hot_counts: dict[int, float]
     """reads in flight per ``range << 62 | key``, the hot-object check's state"""
     joint_tails: JointTailTable | None = None
@@ -67,26 +67,26 @@ def provider_setup(
 ) -> ProviderSetup:
     """Ask ``provider`` what a replication of ``spec`` over ``duration_s`` needs; draws come from ``rng``
     when the replication first uses them (nothing is drawn here)."""
-    idle_share, utilisation = _window_load(spec, provider, duration_s)
+    idle_share, utilisation = window_load(spec, provider, duration_s)
     queued = queued_operations(spec, provider, utilisation)
-    queues, service_s, spreads = _server_queues(provider, queued, rng)
-    network, read_flows, write_flows = _network(spec, provider)
-    admission, hot_counts = _admission(spec, provider)
+    queues, service_s, spreads = build_server_queues(provider, queued, rng)
+    network, read_flows, write_flows = build_network(spec, provider)
+    admission, hot_counts = admission_checks(spec, provider)
 
     def get_latency(size: int) -> LatencyModel:
-        return provider.latency("get", size, idle_share, utilisation[_B_GET], queued=queued[_B_GET])
+        return provider.latency("get", size, idle_share, utilisation[B_GET], queued=queued[B_GET])
 
     return ProviderSetup(
         idle_share=idle_share,
         utilisation=utilisation,
         queued=queued,
-        latencies=_DrawTable(provider, rng, spec.client.round_trip_s, idle_share, utilisation, queued),
+        latencies=DrawTable(provider, rng, spec.client.round_trip_s, idle_share, utilisation, queued),
         load_extrapolated=[
             op
             for op, u, waits in zip(BILLED_OPERATIONS[:4], utilisation, queued, strict=False)
             if not waits and provider.load_extrapolated(op, u)
         ],
-        body_tails=_TailTable(provider, rng) if provider.body_tail_by_size else None,
+        body_tails=TailTable(provider, rng) if provider.body_tail_by_size else None,
         queues=queues,
         service_s=service_s,
         spreads=spreads,
@@ -110,7 +110,7 @@ def queued_operations(spec: SimSpec, provider: ProviderModel, utilisation: list[
     return [not steady or provider.queued(op, u) for op, u in zip(BILLED_OPERATIONS, utilisation, strict=True)]
 
 
-def _window_load(spec: SimSpec, provider: ProviderModel, duration_s: float) -> tuple[float, list[float]]:
+def window_load(spec: SimSpec, provider: ProviderModel, duration_s: float) -> tuple[float, list[float]]:
     """The share of requests that find client and server idle, and per billed operation the
     utilisation of its server queue (the window's mean offered work over the queue's capacity).
 
@@ -156,9 +156,9 @@ def _window_load(spec: SimSpec, provider: ProviderModel, duration_s: float) -> t
     return (idle if provider.sparse_latency_by_size else 0.0), utilisation
 
 
-def _server_queues(
+def build_server_queues(
     provider: ProviderModel, queued: list[bool], rng: np.random.Generator
-) -> tuple[list[list[float] | None], _ServiceTable, list[Iterator[float] | None]]:
+) -> tuple[list[list[float] | None], ServiceTable, list[Iterator[float] | None]]:
     """Per billed operation, the free times of its queue's servers (a heap shared by the operations
     the queue serves; None for no queue or one it does not wait in) and draws of its service spread;
     service times by ``billed | size << 3``."""
@@ -166,20 +166,20 @@ def _server_queues(
     spreads: list[Iterator[float] | None] = [None] * len(BILLED_OPERATIONS)
     for queue in provider.server_queues:
         free = [0.0] * queue.servers
-        spread = _draws(queue.service_spread, rng) if queue.service_spread is not None else None
+        spread = latency_draws(queue.service_spread, rng) if queue.service_spread is not None else None
         for op in queue.operations:
             if queued[BILLED_OPERATIONS.index(op)]:
                 queues[BILLED_OPERATIONS.index(op)] = free
                 spreads[BILLED_OPERATIONS.index(op)] = spread
-    return queues, _ServiceTable(provider), spreads
+    return queues, ServiceTable(provider), spreads
 
 
-def _network(
+def build_network(
     spec: SimSpec,
     provider: ProviderModel,
     env: simpy.Environment | None = None,
     on_done: Callable[[Any], None] | None = None,
-) -> tuple[FluidNetwork, _FlowTable, _FlowTable]:
+) -> tuple[FluidNetwork, FlowTable, FlowTable]:
     """The fluid network the transfers share (the client's link, the provider's ceilings) and the
     flow classes of reads and writes by size. Without ``env`` its owner polls it on its own clock
     (the replication); with one it arms its own SimPy timer and calls ``on_done`` as each transfer
@@ -198,13 +198,13 @@ def _network(
         cap = provider.stream_bits_per_s("read" if read else "write", nbytes) / 8
         return network.flow_class(read_resources if read else write_resources, cap)
 
-    read_flows = _FlowTable(lambda nbytes: flow_class(True, nbytes))
-    write_flows = _FlowTable(lambda nbytes: flow_class(False, nbytes))
+    read_flows = FlowTable(lambda nbytes: flow_class(True, nbytes))
+    write_flows = FlowTable(lambda nbytes: flow_class(False, nbytes))
     read_flows[0] = write_flows[0] = None  # no bytes, no transfer
     return network, read_flows, write_flows
 
 
-def _admission(spec: SimSpec, provider: ProviderModel) -> tuple[list[list[_Check]], dict[int, float]]:
+def admission_checks(spec: SimSpec, provider: ProviderModel) -> tuple[list[list[_Check]], dict[int, float]]:
     """Per billed operation, the provider's admission checks of it, in the order they are asked
     (``Replication._loop``, where a part begins): its rate limits, then (GETs) the hot-object limit. A check is a tuple
     ``(kind, state, scope, interval_s, slack_s, error)``:
@@ -232,15 +232,15 @@ def _admission(spec: SimSpec, provider: ProviderModel) -> tuple[list[list[_Check
     hot = provider.hot_object
     if hot is not None:
         kind = _HOT_DEGRADE if hot.behaviour == "degrade" else _HOT_REJECT
-        admission[_B_GET].append((kind, hot_counts, hot.max_concurrent_reads, 0.0, 0.0, hot.error))
+        admission[B_GET].append((kind, hot_counts, hot.max_concurrent_reads, 0.0, 0.0, hot.error))
     return admission, hot_counts
 
 
 def admit(part: Part, checks: list[_Check], now: float, latencies: dict[int, Iterator[float]]) -> str | None:
-    """Ask a part's admission checks (``_admission``) in order: the refusal of the first that
+    """Ask a part's admission checks (``admission_checks``) in order: the refusal of the first that
     refuses it, None if all admit it. A hot-object check draws the part's latency from ``latencies``
-    if it was not drawn (``_P_LATENCY`` -1) and makes it longer if the hot object degrades it."""
-    key = part[_P_KEY]
+    if it was not drawn (``P_LATENCY`` -1) and makes it longer if the hot object degrades it."""
+    key = part[P_KEY]
     for kind, state, scope, interval_s, slack_s, refusal in checks:
         if kind == _TOKENS:
             scope_id = key % scope
@@ -249,19 +249,19 @@ def admit(part: Part, checks: list[_Check], now: float, latencies: dict[int, Ite
                 return refusal
             state[scope_id] = (due if due > now else now) + interval_s
         else:  # past ``scope`` reads of this range in flight: reject, or degrade
-            latency = part[_P_LATENCY]
+            latency = part[P_LATENCY]
             if latency < 0.0:
-                latency = part[_P_LATENCY] = next(latencies[part[_P_BILLED] | part[_P_NBYTES] << 3])
+                latency = part[P_LATENCY] = next(latencies[part[P_BILLED] | part[P_NBYTES] << 3])
             # a whole-object read's (range 0) is its key: ``key << 32`` had no low bits, so every
             # key's hash began at one slot of the dict and looking one up took a string of probes
-            hot_id = part[_P_RANGE] << 62 | key
+            hot_id = part[P_RANGE] << 62 | key
             count = state.get(hot_id, 0) + 1
             if count > scope:
                 if kind == _HOT_REJECT:
                     return refusal
-                part[_P_LATENCY] = latency * (count / scope)
+                part[P_LATENCY] = latency * (count / scope)
             state[hot_id] = count
-            part[_P_HOT] = hot_id
+            part[P_HOT] = hot_id
     return None
 
 
@@ -270,11 +270,11 @@ def server_start(
 ) -> float:
     """When a server of ``part``'s operation's queue takes it: at ``now`` or when the first of ``queue``'s
     servers (their free times, a heap) is free, for the operation's service time at its size times a
-    draw of its spread (``_server_queues``)."""
-    billed = part[_P_BILLED]
+    draw of its spread (``build_server_queues``)."""
+    billed = part[P_BILLED]
     free = queue[0]
     start = free if free > now else now
     spread = spreads[billed]
-    service = service_s[billed | part[_P_NBYTES] << 3]
+    service = service_s[billed | part[P_NBYTES] << 3]
     heapq.heapreplace(queue, start + (service if spread is None else service * next(spread)))
     return start

@@ -13,23 +13,23 @@ import numpy as np
 
 from planner.sim._network import FlowClass
 from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
-from planner.sim.requests import _HEAD, LOGICAL_OPERATIONS, IntArray
+from planner.sim.requests import HEAD, LOGICAL_OPERATIONS, IntArray
 
 # Billed operations; the first four are the logical ones, in the same order.
-_B_GET, _B_PUT, _B_HEAD, _B_LIST, _B_CREATE, _B_PART, _B_COMPLETE = range(len(BILLED_OPERATIONS))
-_BLOCK = 8192
+B_GET, B_PUT, _B_HEAD, _B_LIST, B_CREATE, B_PART, B_COMPLETE = range(len(BILLED_OPERATIONS))
+BLOCK = 8192
 
 
-def _draws(
-    model: LatencyModel, rng: np.random.Generator, offset_s: float = 0.0, first_block: int = _BLOCK
+def latency_draws(
+    model: LatencyModel, rng: np.random.Generator, offset_s: float = 0.0, first_block: int = BLOCK
 ) -> Iterator[float]:
     """Endless draws from a latency model (plus ``offset_s``), made in numpy blocks, handed out as floats:
-    the first ``first_block``, each next block twice the last up to 16 times the first or ``_BLOCK`` (a
+    the first ``first_block``, each next block twice the last up to 16 times the first or ``BLOCK`` (a
     table used rarely stays small, and many tables with small blocks hold few draws each)."""
-    if first_block >= _BLOCK:
+    if first_block >= BLOCK:
         while True:
-            yield from (model.sample(rng, _BLOCK) + offset_s).tolist()
-    block, most = first_block, min(16 * first_block, _BLOCK)
+            yield from (model.sample(rng, BLOCK) + offset_s).tolist()
+    block, most = first_block, min(16 * first_block, BLOCK)
     while True:  # small blocks kept as 8-byte floats (an array), the table's many classes each hold few
         yield from array("d", (model.sample(rng, block) + offset_s).tobytes())
         block = min(2 * block, most)
@@ -68,7 +68,7 @@ class BySizeClass(dict[int, Any]):
         return value
 
 
-class _DrawTable(dict[int, Iterator[float]]):
+class DrawTable(dict[int, Iterator[float]]):
     """Latency draws by ``billed | size << 3`` (a billed operation at an object size), made on first use;
     ``one_each`` draws one for each of a block of requests."""
 
@@ -80,7 +80,7 @@ class _DrawTable(dict[int, Iterator[float]]):
         idle_share: float,
         utilisation: list[float],
         queued: list[bool],
-        first_block: int = _BLOCK,
+        first_block: int = BLOCK,
     ) -> None:
         super().__init__()
         self._provider, self._rng, self._offset_s = provider, rng, offset_s
@@ -96,7 +96,7 @@ class _DrawTable(dict[int, Iterator[float]]):
             self._utilisation[billed],
             queued=self._queued[billed],
         )
-        draws = self[key] = _draws(model, self._rng, self._offset_s, self._first_block)
+        draws = self[key] = latency_draws(model, self._rng, self._offset_s, self._first_block)
         return draws
 
     def one_each(self, codes: IntArray, sizes: IntArray) -> list[float]:
@@ -108,7 +108,7 @@ class _DrawTable(dict[int, Iterator[float]]):
             mine = codes == code
             if not mine.any():
                 continue
-            if not sized or code >= _HEAD:
+            if not sized or code >= HEAD:
                 model = provider.latency(
                     BILLED_OPERATIONS[code],
                     0 if sized else None,
@@ -128,23 +128,23 @@ class _DrawTable(dict[int, Iterator[float]]):
         return result
 
 
-class _TailTable(dict[int, Iterator[float] | None]):
+class TailTable(dict[int, Iterator[float] | None]):
     """Draws of how much longer than the median a GET body of ``size`` takes, made on first use
     (None where the model has no spread for it)."""
 
-    def __init__(self, provider: ProviderModel, rng: np.random.Generator, first_block: int = _BLOCK) -> None:
+    def __init__(self, provider: ProviderModel, rng: np.random.Generator, first_block: int = BLOCK) -> None:
         super().__init__()
         self._provider, self._rng, self._first_block = provider, rng, first_block
 
     def __missing__(self, size: int) -> Iterator[float] | None:
         model = self._provider.body_tail("get", size)
         draws = self[size] = (
-            None if model is None or not model.p99_s else _draws(model, self._rng, first_block=self._first_block)
+            None if model is None or not model.p99_s else latency_draws(model, self._rng, first_block=self._first_block)
         )
         return draws
 
 
-class _ServiceTable(dict[int, float]):
+class ServiceTable(dict[int, float]):
     """Server service time by ``billed | size << 3``, asked of the provider's queue on first use."""
 
     def __init__(self, provider: ProviderModel) -> None:
@@ -158,7 +158,7 @@ class _ServiceTable(dict[int, float]):
         return seconds
 
 
-class _FlowTable(dict[int, FlowClass | None]):
+class FlowTable(dict[int, FlowClass | None]):
     """The network class of a transfer by its size (None: nothing bounds it), made on first use."""
 
     def __init__(self, make: Callable[[int], FlowClass | None]) -> None:

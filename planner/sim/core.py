@@ -122,7 +122,7 @@ def simulate_spec(
         figures.append(_scaled_counts(tally.figures(), stretch.count_factor))
         if progress is not None:
             progress()
-    result = _summarise(spec, provider_model, figures, duration_s, warmup_s, seed, series_s=stretch.simulated_s)
+    result = summarise(spec, provider_model, figures, duration_s, warmup_s, seed, series_s=stretch.simulated_s)
     update: dict[str, Any] = {"load_extrapolated": sorted(extrapolated)}
     update.update(_near_capacity(spec, provider_model, result))
     if not stretch.whole:
@@ -171,7 +171,7 @@ def _scaled_counts(figures: _Figures, factor: float) -> _Figures:
     return figures
 
 
-def _bin_width(duration_s: float) -> float:
+def bin_width(duration_s: float) -> float:
     width = 1.0
     while duration_s / width > _MAX_BINS:
         width *= 2
@@ -187,7 +187,7 @@ class Tally:
     def __init__(self, duration_s: float, warmup_s: float, retained: int = RETAINED_SAMPLES) -> None:
         self.duration_s, self.warmup_s = duration_s, warmup_s
         self.edges = np.array([warmup_s, duration_s])
-        width = _bin_width(duration_s)
+        width = bin_width(duration_s)
         bin_edges = np.arange(0.0, duration_s + width / 2, width)
         if bin_edges[-1] < duration_s:
             bin_edges = np.append(bin_edges, duration_s)
@@ -278,7 +278,7 @@ def _percentile_tag(p: float) -> str:
     return "p999" if p == 99.9 else f"p{int(p)}"
 
 
-def _summarise(
+def summarise(
     spec: SimSpec,
     provider: ProviderModel,
     figures: list[_Figures],
@@ -326,7 +326,7 @@ def _summarise(
         scaling = f"closed loop: the {window_s:g} s window repeated over the month ({spec.month_s:g} s)"
     scaled = {op: round(e.mean * scale) for op, e in billed.items()}
     series = TimeSeries(
-        bin_s=_bin_width(series_s or duration_s),
+        bin_s=bin_width(series_s or duration_s),
         **{key: np.mean([f.series[key] for f in figures], axis=0).tolist() for key in ("requests", "errors", "bytes")},
     )
     return SimulationResult(

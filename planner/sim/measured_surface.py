@@ -28,12 +28,12 @@ import numpy as np
 
 from planner.evidence import Evidence
 from planner.sim.profile_cells import (
-    _REQUEST_BOUND,
-    _base_cells,
-    _capacity,
-    _in_flight,
-    _unusable,
+    REQUEST_BOUND,
+    base_cells,
+    capacity_of,
+    in_flight,
     latency_from_cell,
+    unusable,
 )
 from planner.sim.provider import (
     BandwidthCurve,
@@ -50,7 +50,7 @@ from planner.units import format_bytes
 if TYPE_CHECKING:
     from planner.measure.profile import Cell, Profile
 
-_REPLACED_BY_SURFACE = ("PUT, HEAD and LIST server latency", "GET stream curve", "PUT stream curve")
+REPLACED_BY_SURFACE = ("PUT, HEAD and LIST server latency", "GET stream curve", "PUT stream curve")
 """Assumptions of the summary-based model that the measured surface replaces."""
 
 _MAX_SERVERS = 64
@@ -94,7 +94,7 @@ def _servers(
         and c.offered_per_s
         and c.latency_s.mean
         and c.offered_per_s < capacity_per_s
-        and _in_flight(c) >= 1
+        and in_flight(c) >= 1
     ]
     if not loaded:
         return None
@@ -158,7 +158,7 @@ def _loaded_latency(
     connections: list[int] = []
     for cell in cells:
         rate, size = cell.offered_per_s, cell.object_size_bytes or 0
-        if cell.mode != "open" or not rate or _in_flight(cell) < 0.5 or _capacity([cell]) is not None:
+        if cell.mode != "open" or not rate or in_flight(cell) < 0.5 or capacity_of([cell]) is not None:
             continue
         service_s = queue.service_for(op, size)
         load = rate * service_s / queue.servers
@@ -229,15 +229,15 @@ def _service_spread(cells: list[Cell]) -> tuple[LatencyModel | None, str]:
     loaded = [c for c in cells if (c.object_size_bytes or 0) == smallest and c.mode == "closed"]
     if not loaded:
         return None, "service times taken as constant (no closed-loop cell shows their spread)"
-    busiest = max(loaded, key=_in_flight)
+    busiest = max(loaded, key=in_flight)
     model = latency_from_cell(busiest.latency_s, busiest.latency_histogram)
-    if model is None or _in_flight(busiest) < 2:
+    if model is None or in_flight(busiest) < 2:
         return None, "service times taken as constant (no loaded cell shows their spread)"
     mean = model.mean_s
     spread = LatencyModel.empirical([(q, v / mean) for q, v in model.quantiles])
     return spread, (
         f"service times spread as the latency of the most loaded {busiest.op.upper()} cell "
-        f"({_in_flight(busiest):.3g} in flight; p99 {spread.p99_s or 0:.2g}x and p50 {spread.p50_s:.2g}x the mean)"
+        f"({in_flight(busiest):.3g} in flight; p99 {spread.p99_s or 0:.2g}x and p50 {spread.p50_s:.2g}x the mean)"
     )
 
 
@@ -272,7 +272,7 @@ def with_measured_surface(model: ProviderModel, profile: Profile) -> tuple[Provi
     in-flight count). Closed-loop cells cannot tell one server of service s from c servers of
     c·s (their curves agree), so one server is modelled and the note says so.
     """
-    cells = [c for c in profile.cells if not _unusable(c) and c.status != "missing" and c.latency_s.p50 is not None]
+    cells = [c for c in profile.cells if not unusable(c) and c.status != "missing" and c.latency_s.p50 is not None]
     updates: dict[str, object] = {}
     evidence: dict[str, Evidence] = dict(model.evidence)
     notes: list[str] = []
@@ -309,7 +309,7 @@ def _survey(op: str, mine: list[Cell], cells: list[Cell], notes: list[str]) -> _
     by_size: dict[int, list[Cell]] = {}
     for cell in mine:
         by_size.setdefault(cell.object_size_bytes or 0, []).append(cell)
-    bases = {size: _base_cells(group) for size, group in sorted(by_size.items())}
+    bases = {size: base_cells(group) for size, group in sorted(by_size.items())}
     smallest = bases[min(bases)][0]
     surface = _Surface()
     for size, (base, sparse) in bases.items():
@@ -317,7 +317,7 @@ def _survey(op: str, mine: list[Cell], cells: list[Cell], notes: list[str]) -> _
         if tail is not None:
             surface.tail_points.append((size, tail))
         assert base.latency_s.p50 is not None
-        moves = size > 0 and transfer_s >= _REQUEST_BOUND * base.latency_s.p50
+        moves = size > 0 and transfer_s >= REQUEST_BOUND * base.latency_s.p50
         surface.shifts[size] = transfer_s if moves and op != "get" else 0.0
         if moves:
             surface.stream.append(BandwidthPoint(size_bytes=size, bits_per_s=size * 8 / transfer_s))
@@ -346,7 +346,7 @@ def _wake_up(op: str, mine: list[Cell], notes: list[str]) -> WakeUp | None:
     is off, without two such rates."""
     by_size: dict[int, dict[float, Cell]] = {}
     for cell in mine:
-        if cell.mode == "open" and cell.offered_per_s and _in_flight(cell) < 0.5:
+        if cell.mode == "open" and cell.offered_per_s and in_flight(cell) < 0.5:
             by_size.setdefault(cell.object_size_bytes or 0, {})[cell.offered_per_s] = cell
     laddered = sorted(size for size, rates in by_size.items() if len(rates) >= 2)
     if not laddered:
@@ -414,7 +414,7 @@ def _fit_capacity(
 ) -> None:
     """Where a size's cells level off: its service time, and the servers whose waits fit its
     open-loop cells (kept in ``surface`` when more than any other size's)."""
-    capacity = _capacity(group)
+    capacity = capacity_of(group)
     if capacity is None:
         return
     surface.service.append((size, 1.0 / capacity[0]))

@@ -47,8 +47,8 @@ from typing import TYPE_CHECKING
 from planner.errors import InputError
 from planner.evidence import Evidence
 from planner.measure.summary import lognormal_p99_s
-from planner.sim.measured_surface import _REPLACED_BY_SURFACE, with_measured_surface
-from planner.sim.profile_cells import _REQUEST_BOUND, _unusable
+from planner.sim.measured_surface import REPLACED_BY_SURFACE, with_measured_surface
+from planner.sim.profile_cells import REQUEST_BOUND, unusable
 from planner.sim.provider import (
     BILLED_OPERATIONS,
     BandwidthCurve,
@@ -133,7 +133,7 @@ def provider_model_from_profile(profile: Profile, limits: Limits | None = None) 
         assumptions.append(note)
     if profile.source.kind != "published":
         model, notes = with_measured_surface(model, profile)
-        assumptions = [a for a in assumptions if not a.startswith(_REPLACED_BY_SURFACE)] + notes
+        assumptions = [a for a in assumptions if not a.startswith(REPLACED_BY_SURFACE)] + notes
         knee = knee_from_cells(profile.cells)
         if knee is not None:
             model = model.model_copy(update={"knee": knee})
@@ -179,7 +179,7 @@ def derived_latency_s(profile: Profile) -> tuple[float, str]:
     Closed-loop cells only: Little's law on workers / ops/s holds where every worker always has a
     request in flight, and an open-loop cell's rate is what was offered, not what its latency allows.
     """
-    candidates = [c for c in profile.cells if c.status != "missing" and not _unusable(c) and c.mode == "closed"]
+    candidates = [c for c in profile.cells if c.status != "missing" and not unusable(c) and c.mode == "closed"]
 
     def small(cell: Cell) -> int:
         order = {"head": 0, "list": 1, "get": 2}
@@ -230,7 +230,7 @@ def transfer_curve(points: list[tuple[int, float]], latency_s: float) -> tuple[l
             continue
         request_s = size / rate
         transfer_s = request_s - latency_s
-        if transfer_s < _REQUEST_BOUND * request_s:
+        if transfer_s < REQUEST_BOUND * request_s:
             dropped.append(int(size))
             continue
         curve.append(BandwidthPoint(size_bytes=int(size), bits_per_s=size / transfer_s * 8))

@@ -13,11 +13,11 @@ from planner.sim.provider import LatencyModel
 if TYPE_CHECKING:
     from planner.measure.profile import Cell, LatencyHistogram, Percentiles
 
-_REQUEST_BOUND = 0.1
+REQUEST_BOUND = 0.1
 """A stream point whose transfer is under this share of its request's time is bound by the request."""
 
 
-def _unusable(cell: Cell) -> bool:
+def unusable(cell: Cell) -> bool:
     return "implausible" in cell.flags or "above-link" in cell.flags
 
 
@@ -82,7 +82,7 @@ def _monotone(knots: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return out
 
 
-def _in_flight(cell: Cell) -> float:
+def in_flight(cell: Cell) -> float:
     """Requests in flight on average: achieved (``in_flight_mean``), else Little's law on the cell's
     rate and mean latency, else the nominal concurrency."""
     if cell.in_flight_mean:
@@ -92,20 +92,20 @@ def _in_flight(cell: Cell) -> float:
     return float(cell.concurrency)
 
 
-def _base_cells(cells: list[Cell]) -> tuple[Cell, Cell | None]:
+def base_cells(cells: list[Cell]) -> tuple[Cell, Cell | None]:
     """The least-loaded cells: the closed loop with the fewest requests in flight (busy: back to
     back, client and server never idle; without one, the least-loaded open loop), and the
     open-loop cell at the lowest arrival rate if it had under half a request in flight (sparse:
     most requests find client and server idle)."""
     closed = [c for c in cells if c.mode == "closed"]
     opened = sorted((c for c in cells if c.mode == "open" and c.offered_per_s), key=lambda c: c.offered_per_s or 0.0)
-    sparse = opened[0] if opened and _in_flight(opened[0]) < 0.5 else None
+    sparse = opened[0] if opened and in_flight(opened[0]) < 0.5 else None
     if closed:
-        return min(closed, key=_in_flight), sparse
-    return (opened[0] if opened else min(cells, key=_in_flight)), None
+        return min(closed, key=in_flight), sparse
+    return (opened[0] if opened else min(cells, key=in_flight)), None
 
 
-def _capacity(cells: list[Cell]) -> tuple[float, str] | None:
+def capacity_of(cells: list[Cell]) -> tuple[float, str] | None:
     """The requests a second where a cell set levels off, and how that shows; None if it never did."""
     for cell in cells:
         offered, achieved, window_s = cell.offered_per_s, cell.ops_per_s, cell.duration_s
@@ -117,12 +117,12 @@ def _capacity(cells: list[Cell]) -> tuple[float, str] | None:
         if achieved < (_SATURATED_OPEN - noise) * offered:
             return achieved, f"an open loop offered {offered:g}/s completed {achieved:.4g}/s"
     # closed loops only: their rate is what the server answered, an open loop's what was offered
-    rated = sorted((c for c in cells if c.ops_per_s and c.mode == "closed"), key=_in_flight)
+    rated = sorted((c for c in cells if c.ops_per_s and c.mode == "closed"), key=in_flight)
     if len(rated) < 2:
         return None
     low, high = rated[0], rated[-1]
     assert low.ops_per_s is not None and high.ops_per_s is not None
-    n_low, n_high = _in_flight(low), _in_flight(high)
+    n_low, n_high = in_flight(low), in_flight(high)
     if n_high <= n_low or high.ops_per_s >= _LEVELLED * low.ops_per_s * n_high / n_low:
         return None
     best = max(c.ops_per_s or 0.0 for c in rated)

@@ -59,7 +59,7 @@ def error_billing(rule: ErrorResponses | None) -> str:
     return f"error responses {'; '.join(said)} ({rule.quote.text!r}, {rule.quote.url}, read {rule.quote.read})"
 
 
-def _measured_as(operation: str) -> str:
+def measured_as(operation: str) -> str:
     """The operation whose measured figures a billed operation takes: an uploaded part is a PUT of its size."""
     return "put" if operation == "upload-part" else operation
 
@@ -369,7 +369,7 @@ class ServerQueue(_Frozen):
 
     def service_for(self, operation: str, size_bytes: int) -> float:
         """Service time of one request of ``operation`` moving ``size_bytes``."""
-        points = self.service_by_size.get(_measured_as(operation))
+        points = self.service_by_size.get(measured_as(operation))
         if not points:
             return self.service_s
         sizes = [size for size, _ in points]
@@ -587,13 +587,13 @@ class ProviderModel(_Frozen):
         """Whether a steady open loop at ``utilisation`` of ``operation``'s server queue waits in it:
         not below the capacity where open-loop cells measured its latency whole (their waits are in
         it); past the last cell's load that latency is extrapolated along the cells' curve."""
-        loaded = self.loaded_latency.get(_measured_as(operation))
+        loaded = self.loaded_latency.get(measured_as(operation))
         return loaded is None or not loaded.covers(utilisation)
 
     def load_extrapolated(self, operation: str, utilisation: float) -> bool:
         """Whether a steady open loop at ``utilisation`` takes ``operation``'s latency from past the
         last open-loop cell's load (along the cells' curve: extrapolated, not measured)."""
-        loaded = self.loaded_latency.get(_measured_as(operation))
+        loaded = self.loaded_latency.get(measured_as(operation))
         return loaded is not None and loaded.extrapolated(utilisation)
 
     def latency(
@@ -614,7 +614,7 @@ class ProviderModel(_Frozen):
         beyond the queue's waits if the simulator ``queued`` the operation, else the cells' whole.
         """
         if size_bytes is not None and self.latency_by_size:
-            name = _measured_as(operation)
+            name = measured_as(operation)
             sized = self.latency_by_size.get(name)
             if sized is not None:
                 unloaded = sized.at(size_bytes)

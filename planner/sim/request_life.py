@@ -36,29 +36,29 @@ from planner.pricing.models import Limits
 from planner.sim._joint import JointTail
 from planner.sim._network import FlowClass, FluidNetwork
 from planner.sim._parts import (
-    _ERROR,
-    _FIRST_BYTE,
-    _P_ATTEMPT,
-    _P_BILLED,
-    _P_CONN,
-    _P_ERROR,
-    _P_FIRST,
-    _P_HOT,
-    _P_LATENCY,
-    _P_NBYTES,
-    _P_RANGE,
-    _P_REQUEST,
-    _P_STEP,
-    _P_TRANSFER,
-    _RESPONSE,
-    _RETRY,
+    ERROR,
+    FIRST_BYTE,
+    P_ATTEMPT,
+    P_BILLED,
+    P_CONN,
+    P_ERROR,
+    P_FIRST,
+    P_HOT,
+    P_LATENCY,
+    P_NBYTES,
+    P_RANGE,
+    P_REQUEST,
+    P_STEP,
+    P_TRANSFER,
+    RESPONSE,
+    RETRY,
     Part,
-    _new_part,
-    _Request,
+    Request,
+    new_part,
 )
 from planner.sim._setup import admit, server_start
-from planner.sim._tables import _B_COMPLETE, _B_CREATE, _B_GET, _B_PART
-from planner.sim.requests import _GET, _PUT
+from planner.sim._tables import B_COMPLETE, B_CREATE, B_GET, B_PART
+from planner.sim.requests import GET, PUT
 from planner.sim.spec import ClientSpec
 
 __all__ = ["ConnectionPool", "Probe", "RequestLife", "part_sizes"]
@@ -231,7 +231,7 @@ class RequestLife:
         raise NotImplementedError
 
     def _transfer(self, part: Part, lop: int, now: float) -> None:
-        """A body moved, from ``part[_P_TRANSFER]`` to ``now`` (an upload's, or a ranged GET's part's)."""
+        """A body moved, from ``part[P_TRANSFER]`` to ``now`` (an upload's, or a ranged GET's part's)."""
         raise NotImplementedError
 
     def _count_error(self, part: Part, retried: bool, now: float) -> None:
@@ -240,7 +240,7 @@ class RequestLife:
     def _error_billed(self, error: str) -> bool:
         raise NotImplementedError
 
-    def _ended(self, part: Part, request: _Request | None, ok: bool, now: float) -> None:
+    def _ended(self, part: Part, request: Request | None, ok: bool, now: float) -> None:
         """The operation ended: ``request`` (None for the replication's whole-object request, then ``part``
         is all of it); ``ok`` unless a part ran out of attempts."""
         raise NotImplementedError
@@ -255,18 +255,18 @@ class RequestLife:
 
     # -- issuing --
 
-    def _split(self, request: _Request, now: float) -> None:
+    def _split(self, request: Request, now: float) -> None:
         """Issue a split operation's first parts: a ranged GET's ranges, or a multipart upload's Create."""
         size = request.size
-        if request.lop == _GET:
+        if request.lop == GET:
             ranged = self.client.ranged_get
             assert ranged is not None
             chunk = -(-size // ranged.streams)
             starts = range(0, size, chunk)
             request.outstanding = request.parts = len(starts)
             for index, start in enumerate(starts):
-                part = _new_part(_GET, _B_GET, request.key_id, min(chunk, size - start), now, request)
-                part[_P_RANGE] = index
+                part = new_part(GET, B_GET, request.key_id, min(chunk, size - start), now, request)
+                part[P_RANGE] = index
                 self.ready.append(part)
         else:
             multipart = self.client.multipart
@@ -274,7 +274,7 @@ class RequestLife:
             request.queued = part_sizes(size, multipart.part_size_bytes, self.limits)
             request.parts = len(request.queued) + 2  # Create, the parts, Complete
             request.outstanding = 1
-            self.ready.append(_new_part(_PUT, _B_CREATE, request.key_id, 0, now, request))
+            self.ready.append(new_part(PUT, B_CREATE, request.key_id, 0, now, request))
 
     # -- the steps --
 
@@ -293,12 +293,12 @@ class RequestLife:
         pool.held_s -= now
         if pool.probes:
             pool.probed(now)
-        if part[_P_CONN] < 0.0:  # its first connection (a split operation's first part's: the operation's too)
-            part[_P_CONN] = now
-            request = part[_P_REQUEST]
+        if part[P_CONN] < 0.0:  # its first connection (a split operation's first part's: the operation's too)
+            part[P_CONN] = now
+            request = part[P_REQUEST]
             if request is not None and request.t_conn < 0.0:
                 request.t_conn = now
-        billed = part[_P_BILLED]
+        billed = part[P_BILLED]
         if self.warmup_s <= now < self.duration_s:
             self.billed[billed] += 1
         checks = self.admission[billed]
@@ -307,19 +307,19 @@ class RequestLife:
             if error is not None:
                 self._reject(part, error, now)
                 return
-        if billed == _B_GET:
-            part[_P_STEP] = _FIRST_BYTE
+        if billed == B_GET:
+            part[P_STEP] = FIRST_BYTE
         else:
-            nbytes = part[_P_NBYTES]
+            nbytes = part[P_NBYTES]
             flow = self.write_flows[nbytes]  # an upload's body (HEAD, LIST, ... move 0 bytes: None)
             if flow is not None:  # the body goes first, the response follows it
-                part[_P_TRANSFER] = now
+                part[P_TRANSFER] = now
                 self.network.add(part, flow, nbytes, now)
                 return
-            part[_P_STEP] = _RESPONSE
-        latency = part[_P_LATENCY]  # ``_send``, written out (every request takes it)
+            part[P_STEP] = RESPONSE
+        latency = part[P_LATENCY]  # ``_send``, written out (every request takes it)
         if latency < 0.0:
-            latency = self._draw(billed, part[_P_NBYTES])
+            latency = self._draw(billed, part[P_NBYTES])
         queue = self.queues[billed]
         if queue is None:
             self._after(part, latency, now)
@@ -329,9 +329,9 @@ class RequestLife:
     def _send(self, part: Part, latency: float, now: float) -> None:
         """Send ``part`` (a request, or an upload's response): its next step comes ``latency`` (drawn if -1)
         after a server of its operation's queue, if any, takes it (``_setup.server_start``)."""
-        billed = part[_P_BILLED]
+        billed = part[P_BILLED]
         if latency < 0.0:
-            latency = self._draw(billed, part[_P_NBYTES])
+            latency = self._draw(billed, part[P_NBYTES])
         queue = self.queues[billed]
         if queue is None:
             self._after(part, latency, now)
@@ -340,20 +340,20 @@ class RequestLife:
 
     def _step(self, part: Part, now: float) -> None:
         """A part's next step is due: its first byte, a retry, or its end (answered, or rejected)."""
-        step = part[_P_STEP]
-        if step == _FIRST_BYTE:
+        step = part[P_STEP]
+        if step == FIRST_BYTE:
             self._first_byte(part, now)
-        elif step == _RETRY:
+        elif step == RETRY:
             self.ready.append(part)
         else:
             self._end(part, now)
 
     def _first_byte(self, part: Part, now: float) -> None:
-        part[_P_FIRST] = part[_P_TRANSFER] = now
-        request = part[_P_REQUEST]
+        part[P_FIRST] = part[P_TRANSFER] = now
+        request = part[P_REQUEST]
         if request is not None and request.t_first < 0.0:  # a split operation's first byte is its first part's
             request.t_first = now
-        nbytes = part[_P_NBYTES]
+        nbytes = part[P_NBYTES]
         flow = self.read_flows[nbytes]  # None for no bytes
         if flow is not None:
             self.network.add(part, flow, nbytes, now)
@@ -362,58 +362,58 @@ class RequestLife:
 
     def _body_done(self, part: Part, now: float) -> None:
         """A body moved: a GET's ends it (unless it stalls); an upload's response follows it."""
-        if part[_P_BILLED] == _B_GET:
+        if part[P_BILLED] == B_GET:
             if self.body_tails is not None and self._stalls(part, now):
                 return
             self._end(part, now)
         else:
             self._transfer(part, part[1], now)  # 1: _P_LOP
-            part[_P_STEP] = _RESPONSE
-            self._send(part, part[_P_LATENCY], now)
+            part[P_STEP] = RESPONSE
+            self._send(part, part[P_LATENCY], now)
 
     def _stalls(self, part: Part, now: float) -> bool:
         """A GET whose body stalls (the profile measured a tail beyond its median body time): its
         last bytes come later, as its response. False if this one does not."""
-        tail = self.body_tails[part[_P_NBYTES]] if self.body_tails is not None else None
+        tail = self.body_tails[part[P_NBYTES]] if self.body_tails is not None else None
         if tail is None:
             return False
-        part[_P_STEP] = _RESPONSE
+        part[P_STEP] = RESPONSE
         self._after(part, self._tail_s(part, tail), now)
         return True
 
     def _tail_s(self, part: Part, tail: Iterator[float]) -> float:
         """A stalling body's tail, at the rank of the part's TTFB where the profile paired them
         (``planner.sim._joint``); drawn apart for a retry, whose first byte's draw is not kept."""
-        joint = self.joint_tails[part[_P_NBYTES]] if self.joint_tails is not None else None
+        joint = self.joint_tails[part[P_NBYTES]] if self.joint_tails is not None else None
         if joint is None:
             return next(tail)
-        ttfb_s = part[_P_LATENCY]  # the first attempt's, drawn with its arrival
+        ttfb_s = part[P_LATENCY]  # the first attempt's, drawn with its arrival
         if ttfb_s < 0.0:
-            if part[_P_ATTEMPT] != 1:
+            if part[P_ATTEMPT] != 1:
                 return next(tail)
-            ttfb_s = part[_P_FIRST] - part[_P_CONN]  # drawn when it was sent (a server queue's wait in it)
+            ttfb_s = part[P_FIRST] - part[P_CONN]  # drawn when it was sent (a server queue's wait in it)
         return joint.tail_for(ttfb_s, self._uniform)
 
     def _reject(self, part: Part, error: str, now: float) -> None:
         """The provider refuses a part it was sent (counted as billed where it began; taken back if the
         driver's rule does not bill that answer): the answer reaches the client after a latency."""
         if self.warmup_s <= now < self.duration_s and not self._error_billed(error):
-            self.billed[part[_P_BILLED]] -= 1
-        part[_P_ERROR] = error
-        part[_P_LATENCY] = -1.0  # a retry draws its own
-        part[_P_STEP] = _ERROR
-        self._after(part, self._draw(part[_P_BILLED], part[_P_NBYTES]), now)
+            self.billed[part[P_BILLED]] -= 1
+        part[P_ERROR] = error
+        part[P_LATENCY] = -1.0  # a retry draws its own
+        part[P_STEP] = ERROR
+        self._after(part, self._draw(part[P_BILLED], part[P_NBYTES]), now)
 
     def _on_error(self, part: Part, now: float) -> bool:
         """A rejection reached the client (its connection is free again): count it; True if the part is
         retried (capped exponential backoff with full jitter), False if it has run out of attempts."""
-        retried = part[_P_ATTEMPT] < self.max_attempts
+        retried = part[P_ATTEMPT] < self.max_attempts
         self._count_error(part, retried, now)
         if not retried:
             return False
-        part[_P_ATTEMPT] += 1
-        ceiling = min(self.retry_cap_s, self.retry_base_s * 2.0 ** (part[_P_ATTEMPT] - 2))
-        part[_P_STEP] = _RETRY
+        part[P_ATTEMPT] += 1
+        ceiling = min(self.retry_cap_s, self.retry_base_s * 2.0 ** (part[P_ATTEMPT] - 2))
+        part[P_STEP] = RETRY
         self._after(part, ceiling * self._uniform(), now)
         return True
 
@@ -430,13 +430,13 @@ class RequestLife:
             waiting = pool.hand_on(now)
             if waiting is not None:
                 self.ready.append(waiting)
-        if part[_P_STEP] == _ERROR:
+        if part[P_STEP] == ERROR:
             if self._on_error(part, now):
                 return  # it is retried
             ok = False
         else:
             ok = True
-            hot_id = part[_P_HOT]
+            hot_id = part[P_HOT]
             if hot_id >= 0:  # at 0 it leaves: the dict holds the keys in flight, not every key read
                 hot_counts = self.hot_counts
                 count = hot_counts[hot_id] - 1
@@ -444,34 +444,34 @@ class RequestLife:
                     hot_counts[hot_id] = count
                 else:
                     del hot_counts[hot_id]
-                part[_P_HOT] = -1
-        request = part[_P_REQUEST]
+                part[P_HOT] = -1
+        request = part[P_REQUEST]
         if request is not None:
-            request.attempts += part[_P_ATTEMPT]
+            request.attempts += part[P_ATTEMPT]
             if request.split:
-                if ok and part[_P_NBYTES] and part[_P_BILLED] == _B_GET:  # a range's body, a transfer of its own
-                    self._transfer(part, _GET, now)
+                if ok and part[P_NBYTES] and part[P_BILLED] == B_GET:  # a range's body, a transfer of its own
+                    self._transfer(part, GET, now)
                 if self._next_parts(request, ok, now):
                     return  # its operation goes on
         self._ended(part, request, ok, now)
 
-    def _next_parts(self, request: _Request, ok: bool, now: float) -> bool:
+    def _next_parts(self, request: Request, ok: bool, now: float) -> bool:
         """Start what follows a part of a split operation (parts, then Complete); True while the
         operation goes on."""
         request.outstanding -= 1
         if not ok:
             request.failed = True
             request.queued.clear()
-        if request.lop == _PUT and not request.failed:
+        if request.lop == PUT and not request.failed:
             multipart = self.client.multipart
             assert multipart is not None
             while request.queued and request.outstanding < multipart.queue_depth:
                 request.outstanding += 1
-                self.ready.append(_new_part(_PUT, _B_PART, request.key_id, request.queued.pop(), now, request))
+                self.ready.append(new_part(PUT, B_PART, request.key_id, request.queued.pop(), now, request))
             if request.outstanding == 0 and not request.completing:
                 request.completing = True
                 request.outstanding = 1
-                self.ready.append(_new_part(_PUT, _B_COMPLETE, request.key_id, 0, now, request))
+                self.ready.append(new_part(PUT, B_COMPLETE, request.key_id, 0, now, request))
                 return True
         return request.outstanding != 0
 

@@ -16,7 +16,7 @@ FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 IntArray = np.ndarray[Any, np.dtype[np.int64]]
 
 LOGICAL_OPERATIONS: tuple[str, ...] = ("GET", "PUT", "HEAD", "LIST")
-_GET, _PUT, _HEAD, _LIST = range(4)
+GET, PUT, HEAD, _LIST = range(4)
 _SEARCH_IN_ORDER_FROM = 16_384  # entries (128 KiB) from which a table is searched in the draws' order
 
 
@@ -48,7 +48,7 @@ class RequestSource:
             np.minimum(np.searchsorted(self.size_cdf, rng.random(count), side="right"), len(self.size_values) - 1)
         ]
         if self.put_size_values is not None and self.put_size_cdf is not None:
-            puts = lops == _PUT
+            puts = lops == PUT
             drawn = np.searchsorted(self.put_size_cdf, rng.random(int(puts.sum())), side="right")
             sizes[puts] = self.put_size_values[np.minimum(drawn, len(self.put_size_values) - 1)]
         if self.zipf_cdf is None:
@@ -57,7 +57,7 @@ class RequestSource:
             key_ids = np.minimum(_search_in_order(self.zipf_cdf, rng.random(count)), self.key_count - 1)
         hot = keys.hot
         if hot is not None and hot.share_of_reads > 0:
-            is_hot = (lops == _GET) & (rng.random(count) < hot.share_of_reads)
+            is_hot = (lops == GET) & (rng.random(count) < hot.share_of_reads)
             key_ids[is_hot] = -1 - rng.integers(0, hot.objects, int(is_hot.sum()))
             if hot.size_bytes is not None:
                 sizes[is_hot] = hot.size_bytes

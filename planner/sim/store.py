@@ -50,26 +50,26 @@ from planner.measure.reference import load_profile, load_reference
 from planner.pricing.models import Limits
 from planner.sim._network import FlowClass, FluidNetwork
 from planner.sim._parts import (
-    _FIRST_BYTE,
-    _P_BILLED,
-    _P_ERROR,
-    _P_NBYTES,
-    _P_REQUEST,
-    _P_STEP,
-    _P_TRANSFER,
-    _RESPONSE,
-    _RETRY,
+    FIRST_BYTE,
+    P_BILLED,
+    P_ERROR,
+    P_NBYTES,
+    P_REQUEST,
+    P_STEP,
+    P_TRANSFER,
+    RESPONSE,
+    RETRY,
     Part,
-    _Request,
+    Request,
 )
-from planner.sim._setup import _admission, _network, _server_queues
+from planner.sim._setup import admission_checks, build_network, build_server_queues
 from planner.sim._tables import (
-    _B_GET,
-    _B_PUT,
+    B_GET,
+    B_PUT,
     BySizeClass,
-    _draws,
-    _DrawTable,
-    _TailTable,
+    DrawTable,
+    TailTable,
+    latency_draws,
 )
 from planner.sim.profile_adapter import provider_model_from_profile
 from planner.sim.provider import BILLED_OPERATIONS, Direction, LatencyModel, ProviderModel
@@ -77,7 +77,7 @@ from planner.sim.request_life import ConnectionPool, RequestLife
 from planner.sim.spec import ClientSpec, ClosedLoop, KeyPopularity, SimSpec, SizeDistribution
 from planner.sim.store_billing import StoreBilling
 from planner.sim.store_probes import Link
-from planner.sim.store_records import _OK, FLUSH_AT, OPERATIONS, Record, Recorder, StoreRecord
+from planner.sim.store_records import FLUSH_AT, OPERATIONS, STATUS_OK, Record, Recorder, StoreRecord
 
 __all__ = ["ObjectStore"]
 
@@ -226,23 +226,23 @@ class ObjectStore(StoreBilling, RequestLife):
         # what the model answers at a size, asked once per size class (``_tables.size_class``) and drawn in
         # blocks that start small: memory does not grow with the number of distinct sizes a model moves
         self.latencies: dict[int, Iterator[float]] = BySizeClass(
-            _DrawTable(model, self.rng, client.round_trip_s, 0.0, unloaded, queued, first_block=_FIRST_BLOCK), 3
+            DrawTable(model, self.rng, client.round_trip_s, 0.0, unloaded, queued, first_block=_FIRST_BLOCK), 3
         )
         self.body_tails = (
-            BySizeClass(_TailTable(model, self.rng, first_block=_FIRST_BLOCK), 0) if model.body_tail_by_size else None
+            BySizeClass(TailTable(model, self.rng, first_block=_FIRST_BLOCK), 0) if model.body_tail_by_size else None
         )
-        queues, service_s, spreads = _server_queues(model, queued, self.rng)
+        queues, service_s, spreads = build_server_queues(model, queued, self.rng)
         self.service_s: dict[int, float] = BySizeClass(service_s, 3)
         self.queues = [*queues, None]
         self.spreads = [*spreads, None]
         self.network: FluidNetwork
-        self.network, read_flows, write_flows = _network(spec, model, env, self._on_transfer_done)
+        self.network, read_flows, write_flows = build_network(spec, model, env, self._on_transfer_done)
         self.link = Link(self.network, client.link_bits_per_s)
         """the client's link as the transfers share it (``store_probes.Link``): transfers on it, rate, use"""
         self.read_flows: dict[int, FlowClass | None] = BySizeClass(read_flows, 0)
         self.write_flows: dict[int, FlowClass | None] = BySizeClass(write_flows, 0)
         self.read_flows[0] = self.write_flows[0] = None  # no bytes, no transfer
-        admission, self.hot_counts = _admission(spec, model)
+        admission, self.hot_counts = admission_checks(spec, model)
         self.admission = [*admission, []]
         sized_delete = model.latency_by_size.get("delete")
         self.delete_latency = delete_latency
@@ -361,20 +361,20 @@ class ObjectStore(StoreBilling, RequestLife):
                 field="key",
             )
         if byte_range is not None:
-            return self._issue(_B_GET, key, _byte_range(key, byte_range), False)
+            return self._issue(B_GET, key, _byte_range(key, byte_range), False)
         if size is None:
             size = self.objects.get(key)
             if size is None:
                 raise InputError(f"GET {key!r}: no such object (PUT it first, or give its size)", field="size")
         elif size.__class__ is not int or size < 0:
             size = self._size(key, size, "GET")
-        return self._issue(_B_GET, key, size, True)
+        return self._issue(B_GET, key, size, True)
 
     def put(self, key: str | int, size: int) -> simpy.Event:
         """PUT ``size`` bytes to ``key``: one request, or a multipart upload from the client's threshold."""
         if size.__class__ is not int or size < 0:
             size = self._size(key, size, "PUT")
-        return self._issue(_B_PUT, key, size, True)
+        return self._issue(B_PUT, key, size, True)
 
     def head(self, key: str | int) -> simpy.Event:
         return self._issue(2, key, 0, False)
@@ -440,12 +440,10 @@ class ObjectStore(StoreBilling, RequestLife):
             self._split(operation, now)
             self._begin_ready(now)
         else:
-            if lop == _B_PUT and size > self.single_put_max:
+            if lop == B_PUT and size > self.single_put_max:
                 self._too_large(key, size)
             # ``_parts._new_part(lop, billed, key_id, size, now, operation)``, written out
-            self._begin(
-                [_RESPONSE, lop, billed, key_id, size, now, -1.0, -1.0, now, 1, 0, -1, operation, "", -1.0], now
-            )
+            self._begin([RESPONSE, lop, billed, key_id, size, now, -1.0, -1.0, now, 1, 0, -1, operation, "", -1.0], now)
             if self.ready:
                 self._begin_ready(now)
         return event
@@ -526,17 +524,17 @@ class ObjectStore(StoreBilling, RequestLife):
         if draws is None:
             model = self._sized_delete.at(nbytes) if self._sized_delete is not None else self.delete_latency
             assert model is not None  # ``delete`` asked
-            draws = self.delete_draws[nbytes] = _draws(model, self.rng, self.client.round_trip_s)
+            draws = self.delete_draws[nbytes] = latency_draws(model, self.rng, self.client.round_trip_s)
         return next(draws)
 
     def _on_step(self, due: Any) -> None:
         """A part's next step is due (``due``: the SimPy timeout whose value is the part)."""
         now = self.env.now
         part: Part = due.value
-        step = part[_P_STEP]  # ``RequestLife._step``, its dispatch written out
-        if step == _FIRST_BYTE:
+        step = part[P_STEP]  # ``RequestLife._step``, its dispatch written out
+        if step == FIRST_BYTE:
             self._first_byte(part, now)
-        elif step == _RETRY:
+        elif step == RETRY:
             self.ready.append(part)
         else:
             self._end(part, now)
@@ -550,26 +548,26 @@ class ObjectStore(StoreBilling, RequestLife):
             self._begin_ready(now)
 
     def _transfer(self, part: Part, lop: int, now: float) -> None:
-        nbytes = part[_P_NBYTES]
-        if lop == _B_GET:
+        nbytes = part[P_NBYTES]
+        if lop == B_GET:
             self.recorder.read_bytes += nbytes
-        if part[_P_REQUEST].sampled:
-            self._transfers.extend((lop, part[_P_TRANSFER], now, nbytes))
+        if part[P_REQUEST].sampled:
+            self._transfers.extend((lop, part[P_TRANSFER], now, nbytes))
 
     def _error_billed(self, error: str) -> bool:
         return True  # the store counts every request sent; its bill takes the unbilled answers off (``bill``)
 
     def _count_error(self, part: Part, retried: bool, now: float) -> None:
-        error = part[_P_ERROR]
-        operation = part[_P_REQUEST]
+        error = part[P_ERROR]
+        operation = part[P_REQUEST]
         if operation.sampled:
             self.recorder.errors.append((now, part[1], error, retried))  # 1: _P_LOP
         attempts = self.recorder.error_attempts
-        attempts[part[_P_BILLED], error] = attempts.get((part[_P_BILLED], error), 0) + 1
+        attempts[part[P_BILLED], error] = attempts.get((part[P_BILLED], error), 0) + 1
         if not retried:
             operation.status = error
 
-    def _ended(self, part: Part, request: _Request | None, ok: bool, now: float) -> None:
+    def _ended(self, part: Part, request: Request | None, ok: bool, now: float) -> None:
         """The operation ended: its record is kept (if sampled) and its event succeeds with it."""
         operation: StoreRecord = request  # type: ignore[assignment]  # the store's every part has its record
         if operation.t_first < 0.0:
@@ -580,15 +578,15 @@ class ObjectStore(StoreBilling, RequestLife):
         if operation.status:  # a part ran out of attempts: its refusal is the operation's
             ok_code = 0
         else:
-            operation.status = _OK
-            if lop == _B_PUT:  # the object is there once its PUT is answered, gone once its DELETE is
+            operation.status = STATUS_OK
+            if lop == B_PUT:  # the object is there once its PUT is answered, gone once its DELETE is
                 self.objects[operation.key] = size
             elif lop == _DELETE:
                 self.objects.pop(operation.key, None)
                 self.restored.discard(operation.key)
             # ok 2: a whole GET's record stands for its transfer too (``RawRun.recorded``)
             ok_code = 1
-            if lop == _B_GET and size and not operation.split:
+            if lop == B_GET and size and not operation.split:
                 ok_code = 2
                 self.recorder.read_bytes += size
         if operation.sampled:

@@ -20,7 +20,7 @@ import simpy
 from planner.errors import InputError
 from planner.evidence import Evidence
 from planner.pricing.models import ErrorResponses
-from planner.sim._parts import _Request
+from planner.sim._parts import Request
 from planner.sim._records import RawRun
 from planner.sim._stats import delivered_bytes
 from planner.sim.provider import BILLED_OPERATIONS, error_status
@@ -30,15 +30,15 @@ __all__ = ["OPERATIONS", "OperationSummary", "Record", "RecordTable", "Recorder"
 OPERATIONS: tuple[str, ...] = ("GET", "PUT", "HEAD", "LIST", "DELETE")
 """The store's operations; the first four are the engine's logical operations, in its order."""
 _PRICED_AS = (*BILLED_OPERATIONS, "delete")
-_OK = "200 OK"
+STATUS_OK = "200 OK"
 FLUSH_AT = 7 * 4096
 """numbers of records a store writes to a list before the recorder moves them into its array"""
 _NONE_QUEUED: list[int] = []  # the queued parts of every operation but a multipart upload: never added to
 
 
-class StoreRecord(_Request):
+class StoreRecord(Request):
     """One operation as the application saw it, from its call to its last byte, retries included: filled
-    in as the operation goes (it is the operation's state in the store, a ``_parts._Request``), complete
+    in as the operation goes (it is the operation's state in the store, a ``_parts.Request``), complete
     when its event succeeds with it."""
 
     __slots__ = ("event", "marks", "sampled", "status", "t_end")
@@ -47,7 +47,7 @@ class StoreRecord(_Request):
     """the key the application gave (a string, or a whole number)"""
 
     def __init__(self, event: simpy.Event, lop: int, key: str | int, key_id: int, size: int, now: float) -> None:
-        # ``_Request``'s fields set here, not by its ``__init__``: one call less on every request
+        # ``Request``'s fields set here, not by its ``__init__``: one call less on every request
         self.lop, self.key, self.size, self.t_arrival = lop, key, size, now
         self.t_conn = self.t_first = self.t_end = -1.0
         self.outstanding = 1
@@ -86,7 +86,7 @@ class StoreRecord(_Request):
 
     @property
     def ok(self) -> bool:
-        return self.status == _OK
+        return self.status == STATUS_OK
 
     @property
     def start_s(self) -> float:

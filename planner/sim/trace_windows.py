@@ -26,7 +26,7 @@ from planner.errors import InputError
 from planner.sim._client_waits import without_second_wait
 from planner.sim._engine import Replication
 from planner.sim._wake_window import with_wake_up_at
-from planner.sim.core import Tally, _bin_width, _summarise, check_size
+from planner.sim.core import Tally, bin_width, check_size, summarise
 from planner.sim.provider import ProviderModel
 from planner.sim.result import SimulationResult
 from planner.sim.spec import SimSpec
@@ -62,7 +62,7 @@ def plan_windows(
 ) -> list[Window]:
     """``count`` windows (default: one per ``WINDOW_REQUESTS``, at least ``MIN_WINDOWS``) over
     ``duration_s``, cut at whole bins of the result's series (``planner.sim.core``'s bins)."""
-    width = _bin_width(duration_s)
+    width = bin_width(duration_s)
     edges = np.arange(0.0, duration_s + width / 2, width)
     if edges[-1] < duration_s:
         edges = np.append(edges, duration_s)
@@ -184,5 +184,5 @@ def simulate_windows(
         extrapolated.update(name for part in mine for name in part.extrapolated)
         if progress is not None:
             progress()
-    result = _summarise(spec, run_model, figures, duration_s, 0.0, seed, series_s=duration_s)
+    result = summarise(spec, run_model, figures, duration_s, 0.0, seed, series_s=duration_s)
     return result.model_copy(update={"load_extrapolated": sorted(extrapolated)})

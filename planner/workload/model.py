@@ -40,14 +40,14 @@ from planner.workload.parts import (
     Constraints,
     Performance,
     Storage,
+    StrictModel,
     Traffic,
-    _Model,
 )
 from planner.workload.tools import ToolUse
 from planner.workload.uncertain import Correlation, Uncertain, correlation_problem
 
 
-class Workload(_Model):
+class Workload(StrictModel):
     """A storage workload: what is stored, how it is read and written, and what it must achieve."""
 
     name: str = Field(min_length=1)

@@ -47,7 +47,7 @@ MONTH_S = 30 * DAY_S
 MAX_COUNT = 10**15
 
 
-class _Model(BaseModel):
+class StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
@@ -114,7 +114,7 @@ Share = Annotated[float, BeforeValidator(_share, json_schema_input_type=float | 
 """A fraction: 0.3 or "30%"."""
 
 
-class SizeShare(_Model):
+class SizeShare(StrictModel):
     """Part of a size distribution: ``share`` of the objects are ``size`` bytes."""
 
     size: Bytes = Field(description='object size, e.g. "256 KiB"')
@@ -140,7 +140,7 @@ def storage_class_ids() -> set[str]:
     return set(shipped_catalog().storage_classes)
 
 
-class Storage(_Model):
+class Storage(StrictModel):
     model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=_stored_or_placement)
 
     stored: Bytes = Field(
@@ -347,7 +347,7 @@ class Storage(_Model):
         return None if rules is None else check_rules(rules)
 
 
-class HotObjects(_Model):
+class HotObjects(StrictModel):
     """A few objects read by many clients at once (an index, a reference genome, a manifest)."""
 
     count: Count = Field(default=1, ge=1, le=MAX_COUNT, description="how many hot objects")
@@ -370,7 +370,7 @@ class HotObjects(_Model):
     )
 
 
-class Traffic(_Model):
+class Traffic(StrictModel):
     egress: MonthlyBytes = Field(
         default=0,
         description='bytes served to the internet per month, e.g. "120 TB" or "4 TB/day"',
@@ -474,7 +474,7 @@ class Traffic(_Model):
         )
 
 
-class Performance(_Model):
+class Performance(StrictModel):
     p99_ttfb: Seconds | None = Field(
         default=None, description='99th-percentile time to first byte target, e.g. "200 ms"'
     )
@@ -495,7 +495,7 @@ CLOUDS: tuple[str, ...] = ("aws", "gcp", "azure", "oci", "other")
 """Clouds a client may run in; a figure measured in a provider's own cloud region names the same ones."""
 
 
-class CloudLocation(_Model):
+class CloudLocation(StrictModel):
     """A client inside a cloud region: ``{cloud: aws, region: us-east-1}``."""
 
     cloud: Literal["aws", "gcp", "azure", "oci", "other"] = Field(description="the cloud the client runs in")
@@ -507,7 +507,7 @@ class CloudLocation(_Model):
         return f"{self.cloud} {self.region}"
 
 
-class Client(_Model):
+class Client(StrictModel):
     location: Literal["internet"] | CloudLocation = Field(
         default="internet",
         description='where the client runs: "internet" (the default), or {cloud: aws, region: us-east-1}; a figure'
@@ -546,7 +546,7 @@ def expand_providers(entries: list[Any], known: tuple[str, ...]) -> dict[str, li
     return {"providers": list(dict.fromkeys(providers)), "named_classes": list(dict.fromkeys(named))}
 
 
-class RedundancyNeed(_Model):
+class RedundancyNeed(StrictModel):
     """How many copies the data must survive on: ``zones: 2`` (availability zones, or a class kept in
     several regions), or ``copies: 2`` across regions or providers."""
 
@@ -567,7 +567,7 @@ class RedundancyNeed(_Model):
         return ", ".join(said)
 
 
-class Constraints(_Model):
+class Constraints(StrictModel):
     redundancy: RedundancyNeed | None = Field(
         default=None,
         description="copies the data must survive on, e.g. {zones: 2} or {copies: 2}: a class whose price table"

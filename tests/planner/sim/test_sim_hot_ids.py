@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from planner.sim._parts import _P_HOT, _P_RANGE, _new_part
+from planner.sim._parts import P_HOT, P_RANGE, new_part
 from planner.sim._setup import _HOT_REJECT, admit
-from planner.sim._tables import _B_GET
-from planner.sim.requests import _GET
+from planner.sim._tables import B_GET
+from planner.sim.requests import GET
 
 
 def _read(key: int, range_index: int = 0) -> list[object]:
-    part = _new_part(_GET, _B_GET, key, 2**20, 0.0, None, 0.01)
-    part[_P_RANGE] = range_index
+    part = new_part(GET, B_GET, key, 2**20, 0.0, None, 0.01)
+    part[P_RANGE] = range_index
     return part
 
 
@@ -22,6 +22,6 @@ def test_a_whole_object_read_is_counted_under_its_key_and_each_range_apart() -> 
     whole, first, second = _read(12345), _read(12345, 1), _read(12345, 2)
     for part in (whole, first, second, _read(12345)):
         assert admit(part, checks, 0.0, {}) is None  # type: ignore[arg-type]
-    assert whole[_P_HOT] == 12345
+    assert whole[P_HOT] == 12345
     assert counts == {12345: 2, 1 << 62 | 12345: 1, 2 << 62 | 12345: 1}
     assert admit(_read(12345), checks, 0.0, {}) == "SlowDown"  # type: ignore[arg-type]
