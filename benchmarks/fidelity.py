@@ -14,7 +14,7 @@
    cores with the server, leaving it less CPU than this driver does): 4 KiB GETs at rising shares of
    the closed-loop peak (``LADDER``) up to the first the server could not keep up with (the peak:
    its completed rate), and sparse cells (``SPARSE``) at 10/s (80:20 GET:PUT, 4 KiB and 4 MiB) and at
-   40/s (4 KiB: with the 10/s cell it fits the wake-up term, ``planner.sim.wakeup``, sparser traffic
+   40/s (4 KiB: with the 10/s cell it fits the wake-up term, ``planner.sim.model.wakeup``, sparser traffic
    answered slower). Both run again in every round, between the scenarios, and each cell is the
    median of its rounds: the server's
    capacity on two shared cores drifts from minute to minute, and a ladder measured once before the
@@ -23,7 +23,7 @@
 4. Scenarios: (a) light, 20/s of 4 KiB, 80:20 GET:PUT; (b) 4 KiB GETs at a share of that peak
    (75 %); (c) 4 MiB objects, 80:20; (d) the light load through a proxy on loopback that holds
    every answer back 20 ms (10 ms each way); (e) 4 KiB GETs near capacity (87.5 % of the peak).
-   The ladder's rounds give the knee with its spread (``planner.sim.saturation``): near it the
+   The ladder's rounds give the knee with its spread (``planner.sim.model.saturation``): near it the
    report adds the band the simulated p50 and p99 rest on, and whether the live median is inside.
 5. Simulates each scenario from the profile (the same arrivals, mix, sizes and client pool;
    scenario (d) adds the proxy's round trip to the client: the 20 ms it holds back plus its own
@@ -73,7 +73,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from planner.measure.profile import Cell, Percentiles, Profile
 from planner.measure.run.measurement import Measurement
 from planner.measure.run.options import MeasureOptions
-from planner.sim.saturation import Knee, fit_knee
+from planner.sim.model.saturation import Knee, fit_knee
 from tests.measure import conftest as server_fixture
 
 KIB, MIB = 1024, 2**20
@@ -449,7 +449,7 @@ def populate(client: Any, bucket: str) -> None:
 
 
 def ladder_knee(ladder: list[tuple[Scenario, list[LiveFigures]]]) -> Knee | None:
-    """The knee of the ladder's rounds (``planner.sim.saturation``): each rate's runs, one a round, with
+    """The knee of the ladder's rounds (``planner.sim.model.saturation``): each rate's runs, one a round, with
     its completed rate and GET TTFB p99, latency p50 and p99; the simulator shows a window near it as the
     band those rounds spread over."""
     rungs = []
@@ -468,7 +468,7 @@ def ladder_knee(ladder: list[tuple[Scenario, list[LiveFigures]]]) -> Knee | None
 
 def simulate(profile: Profile, scenario: Scenario, seed: int, knee: Knee | None = None) -> dict[str, float]:
     from planner.sim import ClientSpec, OpenLoop, OperationMix, SimSpec, SizeDistribution, simulate_spec
-    from planner.sim.profile_adapter import provider_model_from_profile
+    from planner.sim.model.profile_adapter import provider_model_from_profile
 
     model, _ = provider_model_from_profile(profile)
     if knee is not None:
@@ -546,7 +546,7 @@ def measure_profile(
 DRIVER_PROCESSES = 2
 SPARSE = ((10.0, 4 * KIB, 1.0), (10.0, 4 * MIB, 1.0), (40.0, 4 * KIB, 0.25))
 """Sparse open-loop cells: (arrivals a second, object size, share of ``--open-cells`` seconds). Two
-rates of 4 KiB give the wake-up term (``planner.sim.wakeup``)."""
+rates of 4 KiB give the wake-up term (``planner.sim.model.wakeup``)."""
 LADDER = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5)
 """Offered rates of the open-loop GET cells, as shares of the closed-loop peak of planner's measure client."""
 

@@ -72,7 +72,7 @@ def measure(endpoint: str, bucket: str, out: Path, budget: str, open_loop: str |
 def simulate(profile: Profile, scenario: fidelity.Scenario, hot: bool, seed: int) -> dict[str, float]:
     """The scenario simulated from the profile as ``planner simulate --profile`` models it."""
     from planner.sim import ClientSpec, OpenLoop, OperationMix, SimSpec, SizeDistribution, simulate_spec
-    from planner.sim.profile_adapter import provider_model_from_profile
+    from planner.sim.model.profile_adapter import provider_model_from_profile
     from planner.sim.spec import HotSet, KeyPopularity
 
     model, _ = provider_model_from_profile(profile)
@@ -135,7 +135,7 @@ def main() -> None:
 
 
 def report(profile: Profile, live: dict[str, list[dict[str, float]]], args: argparse.Namespace) -> None:
-    from planner.sim.profile_adapter import provider_model_from_profile
+    from planner.sim.model.profile_adapter import provider_model_from_profile
 
     _, notes = provider_model_from_profile(profile)
     for note in notes:

@@ -47,7 +47,7 @@ from planner.sim import (
     SizeDistribution,
     simulate_spec,
 )
-from planner.sim.requests import RequestSource
+from planner.sim.engine.requests import RequestSource
 
 MIB = 2**20
 

@@ -38,7 +38,7 @@ def _peak_mb() -> float:
 
 def trace_file(requests: int, folder: Path) -> Path:
     """The trace of about ``requests`` requests in ``folder``, written by ``planner trace`` if missing."""
-    from planner.sim.workload_adapter import adapt_workload
+    from planner.sim.front.workload_adapter import adapt_workload
     from planner.workload import load_workload
 
     path = folder / f"trace-{requests}.csv"
@@ -56,8 +56,8 @@ def trace_file(requests: int, folder: Path) -> Path:
 
 def _simulate(path: Path, replications: int, scheduler: str | None) -> tuple[dict[str, Any], float]:
     """The peak window's operations replayed from ``path`` (here or in windows at ``scheduler``), and the seconds."""
-    from planner.sim.trace_stream import MAX_CLUSTER_REQUESTS, open_trace
-    from planner.sim.workload_sim import simulate
+    from planner.sim.engine.trace_stream import MAX_CLUSTER_REQUESTS, open_trace
+    from planner.sim.front.workload_sim import simulate
     from planner.workload import load_workload
 
     started = time.perf_counter()

@@ -20,11 +20,11 @@ if TYPE_CHECKING:
     from planner.pricing.usage import Usage
     from planner.recording import PricedMix, Recording, price_mix, record
     from planner.sim import SimulationResult, WorkloadSimulation, simulate
-    from planner.sim.request_life import ConnectionPool
+    from planner.sim.engine.request_life import ConnectionPool
     from planner.sim.spec import ClientSpec, MultipartPolicy
-    from planner.sim.store import ObjectStore
-    from planner.sim.store_probes import Link, Monitor
-    from planner.sim.store_records import OperationSummary, RecordTable, StoreRecord
+    from planner.sim.store.object_store import ObjectStore
+    from planner.sim.store.store_probes import Link, Monitor
+    from planner.sim.store.store_records import OperationSummary, RecordTable, StoreRecord
     from planner.workload import Workload, load_workload
 
 __version__ = "0.1.0"
@@ -43,15 +43,15 @@ _EXPORTS: dict[str, str] = {
     "simulate": "planner.sim",
     "SimulationResult": "planner.sim",
     "WorkloadSimulation": "planner.sim",
-    "ObjectStore": "planner.sim.store",
+    "ObjectStore": "planner.sim.store.object_store",
     "ClientSpec": "planner.sim.spec",
     "MultipartPolicy": "planner.sim.spec",
-    "ConnectionPool": "planner.sim.request_life",
-    "Link": "planner.sim.store_probes",
-    "Monitor": "planner.sim.store_probes",
-    "StoreRecord": "planner.sim.store_records",
-    "OperationSummary": "planner.sim.store_records",
-    "RecordTable": "planner.sim.store_records",
+    "ConnectionPool": "planner.sim.engine.request_life",
+    "Link": "planner.sim.store.store_probes",
+    "Monitor": "planner.sim.store.store_probes",
+    "StoreRecord": "planner.sim.store.store_records",
+    "OperationSummary": "planner.sim.store.store_records",
+    "RecordTable": "planner.sim.store.store_records",
     "estimate_migration": "planner.decide.migration",
     "MigrationOptions": "planner.decide.migration",
     "MigrationPlan": "planner.decide.migration",

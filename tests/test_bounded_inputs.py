@@ -20,7 +20,7 @@ from planner.ingest.accesslog import read_logs
 from planner.ingest.inventory import read_inventory
 from planner.ingest.rows import read_rows
 from planner.pricing import catalog
-from planner.sim.trace import read_trace
+from planner.sim.front.trace import read_trace
 
 HEADER = "time_s,operation,key,bytes_sent,object_size\n"
 

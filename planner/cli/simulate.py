@@ -98,8 +98,8 @@ def _at_least_one_request(
 
 def _window_rate_per_s(workload: "Workload", window: str) -> float | None:
     """The request rate a window of the workload's simulation runs at (None for a closed loop of workers)."""
+    from planner.sim.front.workload_adapter import adapt_workload
     from planner.sim.spec import OpenLoop
-    from planner.sim.workload_adapter import adapt_workload
 
     arrivals = adapt_workload(workload, window="peak" if window == "peak" else "mean").spec.arrivals
     return arrivals.max_rate_per_s if isinstance(arrivals, OpenLoop) else None
@@ -126,7 +126,7 @@ def simulate_command(
 ) -> None:
     """Simulate a workload's peak and mean against a provider: latency, errors, retries, SLOs, billed requests."""
     from planner.present import text as render
-    from planner.sim.workload_sim import simulate
+    from planner.sim.front.workload_sim import simulate
     from planner.workload import load_workload
 
     check_plot(plot, force)
@@ -151,7 +151,7 @@ def simulate_command(
     notes: list[str] = []
     with ExitStack() as stack:
         if trace is not None:
-            from planner.sim.trace_stream import MAX_CLUSTER_REQUESTS, MAX_ONE_MACHINE_REQUESTS, open_trace
+            from planner.sim.engine.trace_stream import MAX_CLUSTER_REQUESTS, MAX_ONE_MACHINE_REQUESTS, open_trace
 
             limit = MAX_ONE_MACHINE_REQUESTS if dask is None else MAX_CLUSTER_REQUESTS
             # read once into records on disk, replayed a stretch at a time: memory does not grow with the trace
@@ -221,8 +221,8 @@ def trace_command(
 ) -> None:
     """Write a seeded synthetic trace of a workload (the requests its simulation would draw), for replay
     with simulate --trace or by another tool."""
-    from planner.sim.trace import draw_stretches, write_trace
-    from planner.sim.workload_adapter import WINDOWS, adapt_workload
+    from planner.sim.front.trace import draw_stretches, write_trace
+    from planner.sim.front.workload_adapter import WINDOWS, adapt_workload
     from planner.workload import load_workload
     from planner.writing import atomic_output, check_parent
 

@@ -40,7 +40,7 @@ def report(result: WorkloadSimulation, fmt: str, table: _Table, heading: _Headin
             "",
         ]
         if window.near_capacity is not None:
-            from planner.sim.saturation import band_line
+            from planner.sim.model.saturation import band_line
 
             parts[-1:-1] = [band_line(window.near_capacity)]
     parts += [legend(), ""]

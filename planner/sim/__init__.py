@@ -9,6 +9,11 @@ reference profile unless one is given) in a peak and a mean window and returns a
 ``simulate_spec(spec, provider_model, duration_s, seed, replications)`` is the core: a ``SimSpec``
 and a ``ProviderModel`` in, a ``SimulationResult`` out; it prints nothing and reads no files.
 
+Its parts, one concept each: ``model`` (the provider model, built from profiles), ``engine`` (one
+replication on its own clock, and ``simulate_spec``), ``front`` (from a workload to its windows, and
+traces), ``store`` (the SimPy component); ``spec`` and ``result`` are what all of them share. The front
+and the store stand beside each other over the engine, which stands over the model (``lint-imports``).
+
 Names are imported on first use, so ``planner.cli.simulate`` loads without numpy and simpy.
 """
 
@@ -18,9 +23,13 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from planner.sim.core import simulate_spec
-    from planner.sim.profile_adapter import provider_model_from_profile
-    from planner.sim.provider import (
+    from planner.sim.engine.core import simulate_spec
+    from planner.sim.engine.request_life import ConnectionPool
+    from planner.sim.front.run import WorkloadRun, simulate_workload
+    from planner.sim.front.workload_adapter import adapt_workload, spec_from_workload
+    from planner.sim.front.workload_sim import billed_usage, simulate
+    from planner.sim.model.profile_adapter import provider_model_from_profile
+    from planner.sim.model.provider import (
         BandwidthCurve,
         BandwidthPoint,
         HotObjectLimit,
@@ -30,7 +39,6 @@ if TYPE_CHECKING:
         ServerQueue,
         SizedLatency,
     )
-    from planner.sim.request_life import ConnectionPool
     from planner.sim.result import (
         Estimate,
         OperationStats,
@@ -39,7 +47,6 @@ if TYPE_CHECKING:
         TimeSeries,
         WorkloadSimulation,
     )
-    from planner.sim.run import WorkloadRun, simulate_workload
     from planner.sim.spec import (
         ClientSpec,
         ClosedLoop,
@@ -54,15 +61,13 @@ if TYPE_CHECKING:
         SizeDistribution,
         SLOTargets,
     )
-    from planner.sim.store import ObjectStore
-    from planner.sim.store_probes import Link, Monitor
-    from planner.sim.store_records import OperationSummary, Recorder, RecordTable, StoreRecord
-    from planner.sim.workload_adapter import adapt_workload, spec_from_workload
-    from planner.sim.workload_sim import billed_usage, simulate
+    from planner.sim.store.object_store import ObjectStore
+    from planner.sim.store.store_probes import Link, Monitor
+    from planner.sim.store.store_records import OperationSummary, Recorder, RecordTable, StoreRecord
 
 _WHERE = {
-    "planner.sim.profile_adapter": ("provider_model_from_profile",),
-    "planner.sim.provider": (
+    "planner.sim.model.profile_adapter": ("provider_model_from_profile",),
+    "planner.sim.model.provider": (
         "BandwidthCurve",
         "BandwidthPoint",
         "HotObjectLimit",
@@ -80,8 +85,8 @@ _WHERE = {
         "TimeSeries",
         "WorkloadSimulation",
     ),
-    "planner.sim.core": ("simulate_spec",),
-    "planner.sim.run": ("WorkloadRun", "simulate_workload"),
+    "planner.sim.engine.core": ("simulate_spec",),
+    "planner.sim.front.run": ("WorkloadRun", "simulate_workload"),
     "planner.sim.spec": (
         "ClientSpec",
         "ClosedLoop",
@@ -96,12 +101,12 @@ _WHERE = {
         "SizeDistribution",
         "SLOTargets",
     ),
-    "planner.sim.store": ("ObjectStore",),
-    "planner.sim.store_records": ("OperationSummary", "RecordTable", "Recorder", "StoreRecord"),
-    "planner.sim.store_probes": ("Link", "Monitor"),
-    "planner.sim.request_life": ("ConnectionPool",),
-    "planner.sim.workload_adapter": ("adapt_workload", "spec_from_workload"),
-    "planner.sim.workload_sim": ("billed_usage", "simulate"),
+    "planner.sim.store.object_store": ("ObjectStore",),
+    "planner.sim.store.store_records": ("OperationSummary", "RecordTable", "Recorder", "StoreRecord"),
+    "planner.sim.store.store_probes": ("Link", "Monitor"),
+    "planner.sim.engine.request_life": ("ConnectionPool",),
+    "planner.sim.front.workload_adapter": ("adapt_workload", "spec_from_workload"),
+    "planner.sim.front.workload_sim": ("billed_usage", "simulate"),
 }
 _MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}
 

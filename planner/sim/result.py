@@ -13,7 +13,7 @@ from planner.units import format_duration, format_rate
 
 if TYPE_CHECKING:
     from planner.measure.profile import ProfileSummary
-    from planner.sim.provider import ProviderModel
+    from planner.sim.model.provider import ProviderModel
 
 
 class _Result(BaseModel):
@@ -102,7 +102,7 @@ class BandFigure(_Result):
 
 
 class CapacityBand(_Result):
-    """A window near an operation's capacity: its figures as bands (``planner.sim.saturation``)."""
+    """A window near an operation's capacity: its figures as bands (``planner.sim.model.saturation``)."""
 
     operation: str
     offered_per_s: float

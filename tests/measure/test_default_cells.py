@@ -118,8 +118,8 @@ def test_the_default_open_loop_cells_give_the_wake_up_term_and_the_knee(
     s3_env: S3Server, bucket: str, tmp_path: Path
 ) -> None:
     from planner.measure.run.measurement import Measurement
-    from planner.sim.profile_adapter import provider_model_from_profile
-    from planner.sim.saturation import knee_from_cells
+    from planner.sim.model.profile_adapter import provider_model_from_profile
+    from planner.sim.model.saturation import knee_from_cells
 
     options = MeasureOptions(
         endpoint=s3_env.endpoint, bucket=bucket, out=tmp_path / "p.json", sizes=[4096], ops=["get", "put"],

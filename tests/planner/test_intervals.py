@@ -14,7 +14,7 @@ import pytest
 from planner.cli.simulation_text import report
 from planner.decide.uncertainty import draw, sample
 from planner.present.text import heading, table
-from planner.sim.workload_sim import simulate
+from planner.sim.front.workload_sim import simulate
 from planner.workload import load_workload
 from tests.planner.conftest import Result
 

@@ -20,8 +20,8 @@ from planner.measure.profile import ProfileSummary
 from planner.measure.reference import load_reference
 from planner.pricing import delivery as cdn_prices
 from planner.pricing.models import PriceTable
-from planner.sim.profile_adapter import provider_model_from_profile
-from planner.sim.provider import ProviderModel
+from planner.sim.model.profile_adapter import provider_model_from_profile
+from planner.sim.model.provider import ProviderModel
 from planner.workload import Workload
 
 

@@ -18,10 +18,10 @@ from planner.measure.profile import Profile, ProfileSummary
 from planner.measure.reference import load_profile, load_reference, reference_providers
 from planner.measure.summary import lognormal_p99_s
 from planner.pricing.models import ErrorResponses, Limits
-from planner.sim.provider import BandwidthCurve, BandwidthPoint, ProviderModel
+from planner.sim.front.run import simulate_workload
+from planner.sim.front.workload_adapter import operations_label, prefixes_needed
+from planner.sim.model.provider import BandwidthCurve, BandwidthPoint, ProviderModel
 from planner.sim.result import SimulationResult, demonstrated_bits_per_s
-from planner.sim.run import simulate_workload
-from planner.sim.workload_adapter import operations_label, prefixes_needed
 from planner.units import format_duration, format_rate
 from planner.workload import Workload
 from planner.workload.targets import RestoreTimes, restore_time_verdict, restore_verdicts

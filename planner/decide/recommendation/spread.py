@@ -1,7 +1,7 @@
 """Which part of a published per-request rate spread decided a read-throughput verdict.
 
 The analytic read throughput is streams x the per-stream rate at the spread's median (S3: Durner et
-al.'s 55 MiB/s of a 25-95 MiB/s spread, ``planner.sim.published_spread``). The verdict then says
+al.'s 55 MiB/s of a 25-95 MiB/s spread, ``planner.sim.model.published_spread``). The verdict then says
 whether the target is met even with every stream at the slow end, only from the median up, only at
 the fast end, or not even there, each with its figure, so a reader sees how much rests on the median.
 """
@@ -9,8 +9,8 @@ the fast end, or not even there, each with its figure, so a reader sees how much
 from __future__ import annotations
 
 from planner.evidence import TargetVerdict
-from planner.sim.provider import ProviderModel
-from planner.sim.published_spread import rate_at
+from planner.sim.model.provider import ProviderModel
+from planner.sim.model.published_spread import rate_at
 from planner.units import format_rate
 
 _MIB = 1024 * 1024

@@ -17,7 +17,7 @@ from planner.units import format_bytes
 PROBES = ("hot-object", "part-size", "range-get", "rate")
 DEFAULT_OPEN_RATES_PER_S = (10.0, 40.0)
 """Sparse open-loop rates of every GET and PUT size: two, so the simulator's wake-up term
-(``planner.sim.wakeup``: a server idle between requests answers slower) is fitted, not off."""
+(``planner.sim.model.wakeup``: a server idle between requests answers slower) is fitted, not off."""
 DEFAULT_OPEN_PEAK_FRACTIONS = (0.5, 0.8)
 """Loaded open-loop rates, as fractions of each size's closed-loop peak: the waits under load."""
 _MAX_POOL_BYTES = 1 << 30  # GET/HEAD object pool per size
@@ -71,7 +71,7 @@ class MeasureOptions:
     rate_object_size: int = 4096
     rate_concurrency: list[int] = field(default_factory=lambda: [16, 64])
     # open-loop cells: Poisson arrivals at these rates, after each size's closed-loop cells
-    # (two sparse rates give the wake-up term, planner.sim.wakeup; the fractions the loaded cells)
+    # (two sparse rates give the wake-up term, planner.sim.model.wakeup; the fractions the loaded cells)
     open_rates_per_s: list[float] = field(default_factory=lambda: list(DEFAULT_OPEN_RATES_PER_S))
     open_peak_fractions: list[float] = field(default_factory=lambda: list(DEFAULT_OPEN_PEAK_FRACTIONS))
     open_loop_sizes: list[int] | None = None  # the sizes that get open-loop cells (None: every size)
@@ -137,7 +137,7 @@ def plan_steps(options: MeasureOptions) -> list[str]:
 
 def open_loop_steps(options: MeasureOptions, op: str, size: int | None) -> tuple[list[str], list[str]]:
     """The open-loop steps planned for ``op`` and ``size``: one a rate asked for, then the knee's
-    further rounds of the loaded rates (GET at the smallest size: ``planner.sim.saturation`` reads a
+    further rounds of the loaded rates (GET at the smallest size: ``planner.sim.model.saturation`` reads a
     knee where a rate was run in two rounds or more)."""
     if op not in OPEN_LOOP_OPS or (options.open_loop_sizes is not None and size not in options.open_loop_sizes):
         return [], []

@@ -23,7 +23,7 @@ from planner.decide.sweep import parse_axis, sweep
 from planner.decide.uncertainty import sample
 from planner.errors import InputError
 from planner.pricing.catalog import load_yaml
-from planner.sim.workload_adapter import adapt_workload
+from planner.sim.front.workload_adapter import adapt_workload
 from planner.workload import Workload, load_workload, parse_workload
 from planner.workload.load import with_ranges
 from planner.workload.schema import schema_for

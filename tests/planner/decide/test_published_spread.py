@@ -17,8 +17,8 @@ import pytest
 from planner.decide.recommendation.performance import judge_performance
 from planner.measure.reference import load_reference
 from planner.sim import LatencyModel, OpenLoop, SimSpec, SizeDistribution, simulate_spec
-from planner.sim.profile_adapter import provider_model_from_profile
-from planner.sim.published_spread import rate_at, spread_tail
+from planner.sim.model.profile_adapter import provider_model_from_profile
+from planner.sim.model.published_spread import rate_at, spread_tail
 from planner.sim.spec import OperationMix
 from planner.workload import Workload, load_workload
 

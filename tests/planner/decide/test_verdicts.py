@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 
 from planner.decide.recommendation import RankedOption, Recommendation, recommend
-from planner.sim.workload_sim import simulate
+from planner.sim.front.workload_sim import simulate
 from planner.workload import Workload, parse_workload
 from tests.planner.conftest import Result
 

@@ -15,7 +15,7 @@ import pytest
 
 from planner.ingest import accesslog, bill
 from planner.ingest.accesslog import read_logs
-from planner.sim.trace_stream import open_trace
+from planner.sim.engine.trace_stream import open_trace
 
 from .test_accesslog import START, _line
 from .test_ingest import _row, _write_cur2

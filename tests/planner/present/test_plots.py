@@ -13,7 +13,7 @@ from planner.decide.migration import Endpoint, MigrationOptions, estimate_migrat
 from planner.errors import InputError
 from planner.measure.reference import load_reference, reference_providers
 from planner.present import plots
-from planner.sim.workload_sim import simulate
+from planner.sim.front.workload_sim import simulate
 
 from .conftest import AS_OF, REFERENCE_IDS, check_picture, example
 

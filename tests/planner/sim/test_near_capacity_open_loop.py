@@ -9,8 +9,8 @@ import pytest
 
 from planner.measure.profile import Profile, Source
 from planner.sim import OpenLoop, simulate_spec
-from planner.sim._client_waits import UNBOUNDED_CONNECTIONS, cells_client_connections, without_second_wait
-from planner.sim.profile_adapter import provider_model_from_profile
+from planner.sim.engine.client_waits import UNBOUNDED_CONNECTIONS, cells_client_connections, without_second_wait
+from planner.sim.model.profile_adapter import provider_model_from_profile
 
 from .cells import KIB, closed_get, ladder_get, open_gets
 

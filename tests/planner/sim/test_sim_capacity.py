@@ -23,9 +23,9 @@ from planner.sim import (
     SizedLatency,
     simulate_spec,
 )
-from planner.sim.profile_adapter import provider_model_from_profile
-from planner.sim.profile_cells import latency_from_cell
-from planner.sim.provider import BILLED_OPERATIONS
+from planner.sim.model.profile_adapter import provider_model_from_profile
+from planner.sim.model.profile_cells import latency_from_cell
+from planner.sim.model.provider import BILLED_OPERATIONS
 
 from .cells import ladder_get, open_gets
 
@@ -248,7 +248,7 @@ def test_sparse_arrivals_draw_the_idle_latency_and_busy_ones_the_back_to_back_la
 def test_a_derived_latency_reads_closed_loop_cells_only() -> None:
     # Little's law on a closed loop: 4 workers at 400/s are 10 ms a request; an open loop offered
     # 10/s completes 10/s whatever its latency, so its "4 workers / 10/s" would read 400 ms
-    from planner.sim.profile_adapter import derived_latency_s
+    from planner.sim.model.profile_adapter import derived_latency_s
 
     closed = _cell("head", 0, 4, 400, 0.0)
     closed.latency_s = Percentiles()
@@ -271,7 +271,7 @@ def test_open_loop_cells_set_the_knee_and_the_server_count() -> None:
     # lighter open-loop driver kept up with 200-700/s and fell behind at 1,000/s (800/s completed),
     # its mean latency rising as four servers of 5 ms (M/M/4 of 800/s) on top of the 2.75 ms back to back
     closed = [_cell("get", 4 * KIB, 1, 400, 0.0025, 0.0024), _cell("get", 4 * KIB, 16, 500, 0.032, 0.031)]
-    from planner.sim.measured_surface import erlang_c_wait_s
+    from planner.sim.model.measured_surface import erlang_c_wait_s
 
     ladder = [_open("get", 4 * KIB, r, r, 0.00275 + erlang_c_wait_s(r, 0.005, 4)) for r in (200, 400, 600, 700)]
     ladder.append(_open("get", 4 * KIB, 1000, 800, 0.040))
@@ -354,7 +354,7 @@ def test_latency_under_load_follows_the_open_loop_cells_where_the_queue_alone_ca
 def test_the_excess_interpolates_in_load_over_slack() -> None:
     one = LatencyModel.empirical([(0.0, 0.0), (0.5, 0.002), (0.99, 0.010)])
     two = LatencyModel.empirical([(0.0, 0.0), (0.5, 0.020), (0.99, 0.100)])
-    from planner.sim.provider import LoadedLatency
+    from planner.sim.model.provider import LoadedLatency
 
     loaded = LoadedLatency(points=[(0.5, one), (0.8, two)])
     assert loaded.excess_at(0.0) is None
@@ -430,7 +430,7 @@ def test_a_steady_load_the_cells_measured_is_drawn_from_them_not_queued() -> Non
 
 
 def test_a_varying_rate_runs_the_queue_whatever_the_cells_measured() -> None:
-    from planner.sim._engine import Replication
+    from planner.sim.engine.replication import Replication
 
     model, _ = provider_model_from_profile(_stalling())
     spec = _small_gets(129)
@@ -446,7 +446,7 @@ def test_a_varying_rate_runs_the_queue_whatever_the_cells_measured() -> None:
 
 
 def test_the_whole_excess_interpolates_as_the_queued_one() -> None:
-    from planner.sim.provider import LoadedLatency
+    from planner.sim.model.provider import LoadedLatency
 
     net = LatencyModel.empirical([(0.0, 0.0), (0.5, 0.001), (0.99, 0.004)])
     one = LatencyModel.empirical([(0.0, 0.0), (0.5, 0.002), (0.99, 0.010)])

@@ -28,7 +28,7 @@ from planner.sim import (
     SizeDistribution,
     SizedLatency,
 )
-from planner.sim._engine import RawRun, Replication
+from planner.sim.engine.replication import RawRun, Replication
 from planner.sim.spec import MultipartPolicy, RangedGetPolicy, TraceArrivals
 
 MIB = 2**20

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from planner.sim._parts import P_HOT, P_RANGE, new_part
-from planner.sim._setup import _HOT_REJECT, admit
-from planner.sim._tables import B_GET
-from planner.sim.requests import GET
+from planner.sim.engine.answer_tables import B_GET
+from planner.sim.engine.provider_setup import _HOT_REJECT, admit
+from planner.sim.engine.request_parts import P_HOT, P_RANGE, new_part
+from planner.sim.engine.requests import GET
 
 
 def _read(key: int, range_index: int = 0) -> list[object]:

@@ -1,4 +1,4 @@
-"""A GET body's tail is drawn at its TTFB's rank (``planner.sim._joint``): where a profile measured a
+"""A GET body's tail is drawn at its TTFB's rank (``planner.sim.engine.joint_tail``): where a profile measured a
 size's TTFB and total latency together, the simulated total's quantiles are the measured ones."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from planner.sim import LatencyModel, OpenLoop, ProviderModel, SimSpec, SizeDistribution, SizedLatency, simulate_spec
-from planner.sim._joint import JointTail
-from planner.sim.provider import BandwidthCurve
+from planner.sim.engine.joint_tail import JointTail
+from planner.sim.model.provider import BandwidthCurve
 from planner.sim.spec import OperationMix
 
 # A synthetic cell of 4 KiB GETs whose TTFB and total latency are both known: total = TTFB + tail at

@@ -18,7 +18,7 @@ from planner.sim import (
     SimSpec,
     SizeDistribution,
 )
-from planner.sim._engine import Replication
+from planner.sim.engine.replication import Replication
 
 
 def _token_bucket(times: list[float], per_s: float, burst: float) -> list[bool]:

@@ -16,9 +16,9 @@ from planner.sim import (
     SimSpec,
     SizeDistribution,
 )
-from planner.sim._engine import RawRun, Replication
-from planner.sim._stats import StreamingQuantiles
-from planner.sim.core import Tally
+from planner.sim.engine.core import Tally
+from planner.sim.engine.replication import RawRun, Replication
+from planner.sim.engine.stats import StreamingQuantiles
 
 
 class _Short(Replication):

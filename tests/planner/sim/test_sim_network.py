@@ -10,7 +10,7 @@ import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.sim._network import FluidNetwork
+from planner.sim.engine.fluid_network import FluidNetwork
 
 
 class _Start:

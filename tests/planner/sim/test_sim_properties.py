@@ -21,8 +21,8 @@ from planner.sim import (
     SimSpec,
     SizeDistribution,
 )
-from planner.sim._engine import Replication
-from planner.sim._network import FluidNetwork
+from planner.sim.engine.fluid_network import FluidNetwork
+from planner.sim.engine.replication import Replication
 
 
 class _Start:

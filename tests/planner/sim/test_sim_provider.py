@@ -20,7 +20,7 @@ from planner.sim import (
     provider_model_from_profile,
     simulate_spec,
 )
-from planner.sim.profile_adapter import provider_model_from_summary, transfer_curve
+from planner.sim.model.profile_adapter import provider_model_from_summary, transfer_curve
 
 
 def test_lognormal_passes_through_p50_and_p99_above_its_floor() -> None:
@@ -115,7 +115,7 @@ def test_one_stream_on_the_idrive_profile_takes_the_published_time_per_request()
 
 def test_reference_models_say_how_each_part_is_backed() -> None:
     from planner.measure.reference import load_reference
-    from planner.sim.profile_adapter import provider_model_from_profile
+    from planner.sim.model.profile_adapter import provider_model_from_profile
 
     r2, _ = provider_model_from_profile(load_reference("cloudflare-r2"))
     # seed 001 publishes R2's ~40 ms TTFB floor, nothing about its spread or GET streams

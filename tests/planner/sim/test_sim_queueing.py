@@ -22,7 +22,7 @@ from planner.sim import (
     SizeDistribution,
     simulate_spec,
 )
-from planner.sim.store_records import RecordTable
+from planner.sim.store.store_records import RecordTable
 
 
 def erlang_c_wait_s(arrival_per_s: float, service_per_s: float, servers: int) -> float:
@@ -79,7 +79,7 @@ def test_mg1_processor_sharing_response_time() -> None:
 
 
 # -- the same queues through ObjectStore, the SimPy component: it takes the engine's request steps
-# (planner.sim.request_life), so it meets the same theory
+# (planner.sim.engine.request_life), so it meets the same theory
 
 
 def _store_replications(

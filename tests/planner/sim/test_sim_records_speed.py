@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from planner.sim import KeyPopularity, OpenLoop, SimSpec, SizeDistribution
-from planner.sim._records import RawRun
-from planner.sim.core import Tally
-from planner.sim.requests import _SEARCH_IN_ORDER_FROM, RequestSource, _search_in_order
+from planner.sim.engine.core import Tally
+from planner.sim.engine.replication_records import RawRun
+from planner.sim.engine.requests import _SEARCH_IN_ORDER_FROM, RequestSource, _search_in_order
 
 
 def test_keys_searched_in_order_are_the_plain_search_s() -> None:

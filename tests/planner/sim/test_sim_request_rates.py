@@ -13,8 +13,8 @@ from planner.measure.profile import ProfileSummary
 from planner.measure.reference import load_reference
 from planner.pricing import catalog
 from planner.sim import provider_model_from_profile, simulate
-from planner.sim.profile_adapter import provider_model_from_summary
-from planner.sim.workload_adapter import adapt_workload, prefixes_needed
+from planner.sim.front.workload_adapter import adapt_workload, prefixes_needed
+from planner.sim.model.profile_adapter import provider_model_from_summary
 from planner.workload import Workload, parse_workload
 
 NOW = dt.date(2026, 12, 1)

@@ -1,5 +1,5 @@
 """Near saturation, a band: the knee of a hand-built ladder over rounds, the band a window near it
-rests on, and a target inside that band at risk, not met (``planner.sim.saturation``)."""
+rests on, and a target inside that band at risk, not met (``planner.sim.model.saturation``)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from planner.cli.app import main
 from planner.evidence import TargetVerdict
 from planner.measure.profile import Cell, Percentiles, Profile, Source
 from planner.sim import LatencyModel, OpenLoop, ProviderModel, SimSpec, SizeDistribution, SLOTargets, simulate_spec
-from planner.sim.profile_adapter import provider_model_from_profile
-from planner.sim.provider import BandwidthCurve
+from planner.sim.model.profile_adapter import provider_model_from_profile
+from planner.sim.model.provider import BandwidthCurve
+from planner.sim.model.saturation import Knee, band_line, capacity_band, fit_knee, knee_from_cells
 from planner.sim.result import BandFigure, judge_simulated
-from planner.sim.saturation import Knee, band_line, capacity_band, fit_knee, knee_from_cells
 from planner.sim.spec import OperationMix
 
 MS = 0.001

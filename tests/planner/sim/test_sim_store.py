@@ -30,7 +30,7 @@ from planner.sim import (
     ServerQueue,
     StoreRecord,
 )
-from planner.sim.profile_adapter import provider_model_from_profile
+from planner.sim.model.profile_adapter import provider_model_from_profile
 
 MB = 1_000_000
 MIB = 2**20

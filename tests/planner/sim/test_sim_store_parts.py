@@ -23,7 +23,7 @@ from planner.sim import (
     RateLimit,
     StoreRecord,
 )
-from planner.sim.request_life import part_sizes
+from planner.sim.engine.request_life import part_sizes
 
 MIB = 2**20
 MODEL = ProviderModel(

@@ -12,7 +12,7 @@ import simpy
 
 from planner.errors import InputError
 from planner.sim import BandwidthCurve, LatencyModel, ObjectStore, ProviderModel
-from planner.sim._tables import SIZE_CLASSES_PER_OCTAVE, size_class
+from planner.sim.engine.answer_tables import SIZE_CLASSES_PER_OCTAVE, size_class
 
 MB = 1_000_000
 

@@ -1,5 +1,5 @@
 """A long steady window costs its requests up to a representative stretch, not its length; a window
-shorter than the shortest request is refused (``planner.sim.stretch``)."""
+shorter than the shortest request is refused (``planner.sim.engine.stretch``)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from planner.sim import ClosedLoop, LatencyModel, OpenLoop, ProviderModel, SimSpec, SizeDistribution, simulate_spec
-from planner.sim import stretch as stretch_module
-from planner.sim.provider import BandwidthCurve
+from planner.sim.engine import stretch as stretch_module
+from planner.sim.engine.stretch import LONG_WINDOW_S, Stretch, representative_stretch, shortest_request_s
+from planner.sim.model.provider import BandwidthCurve
 from planner.sim.spec import HotSet, KeyPopularity, OperationMix
-from planner.sim.stretch import LONG_WINDOW_S, Stretch, representative_stretch, shortest_request_s
 from tests.planner.conftest import Result
 
 _MODEL = ProviderModel(

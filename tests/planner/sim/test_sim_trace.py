@@ -23,8 +23,8 @@ from planner.sim import (
     SizeDistribution,
     simulate_spec,
 )
-from planner.sim.trace import generate, read_trace, replay_window_s, write_trace
-from planner.sim.trace_stream import key_number
+from planner.sim.engine.trace_stream import key_number
+from planner.sim.front.trace import generate, read_trace, replay_window_s, write_trace
 
 
 def _model() -> ProviderModel:

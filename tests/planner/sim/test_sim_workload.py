@@ -18,8 +18,8 @@ from planner.sim import (
     simulate,
     spec_from_workload,
 )
-from planner.sim.profile_adapter import DEFAULT_TTFB_S
-from planner.sim.workload_adapter import adapt_workload
+from planner.sim.front.workload_adapter import adapt_workload
+from planner.sim.model.profile_adapter import DEFAULT_TTFB_S
 from planner.workload import MONTH_S, Workload, load_workload, parse_workload
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
@@ -167,7 +167,7 @@ def test_the_simulated_month_is_priced_with_its_retries() -> None:
 def test_simulate_runs_the_one_simulate_workload_path() -> None:
     # planner simulate and recommend both go through simulate_workload with a model already built
     from planner.sim import provider_model_from_profile, simulate, simulate_workload
-    from planner.sim.workload_adapter import WINDOWS
+    from planner.sim.front.workload_adapter import WINDOWS
 
     workload = load_workload(EXAMPLES / "web-assets.yaml")
     table = catalog.table_for("aws-s3", None)
@@ -193,7 +193,7 @@ def test_simulate_runs_the_one_simulate_workload_path() -> None:
 
 
 def test_sim_does_not_import_the_recommendation() -> None:
-    # an archive class's restore verdicts live in planner.sim.run: simulating one loads no layer above sim
+    # an archive class's restore verdicts live in planner.sim.front.run: simulating one loads no layer above sim
     import subprocess
     import sys
 

@@ -21,13 +21,13 @@ from planner.sim import (
     SimSpec,
     SizeDistribution,
     simulate_spec,
-    trace_stream,
 )
-from planner.sim._engine import Replication
+from planner.sim.engine import trace_stream
+from planner.sim.engine.replication import Replication
+from planner.sim.engine.trace_stream import key_number, open_trace
+from planner.sim.front.trace import generate, replay_window_s, write_trace
+from planner.sim.front.trace_windows import plan_windows, simulate_windows
 from planner.sim.result import SimulationResult
-from planner.sim.trace import generate, replay_window_s, write_trace
-from planner.sim.trace_stream import key_number, open_trace
-from planner.sim.trace_windows import plan_windows, simulate_windows
 
 
 def _model() -> ProviderModel:
@@ -179,7 +179,7 @@ def test_a_bad_trace_is_one_line_with_its_line_number_and_exit_2(
 ) -> None:
     from tests.planner.conftest import EXAMPLES
 
-    monkeypatch.setattr("planner.sim.trace_stream.MAX_ONE_MACHINE_REQUESTS", 2)  # 50 million, scaled down
+    monkeypatch.setattr("planner.sim.engine.trace_stream.MAX_ONE_MACHINE_REQUESTS", 2)  # 50 million, scaled down
     path = tmp_path / "bad.csv"
     path.write_text(HEADER + rows)
     result = run_cli("simulate", str(EXAMPLES / "web-assets.yaml"), "-p", "wasabi", "--trace", str(path))
@@ -219,7 +219,7 @@ def test_planner_trace_writes_a_long_trace_a_stretch_at_a_time(
 ) -> None:
     from tests.planner.conftest import EXAMPLES
 
-    monkeypatch.setattr("planner.sim.trace.DRAW_REQUESTS", 500)  # a million, scaled down: about 15 stretches
+    monkeypatch.setattr("planner.sim.front.trace.DRAW_REQUESTS", 500)  # a million, scaled down: about 15 stretches
     out = tmp_path / "t.csv"
     result = run_cli("trace", str(EXAMPLES / "web-assets.yaml"), "--out", str(out), "--duration", "20s")
     assert result.code == 0, result.err

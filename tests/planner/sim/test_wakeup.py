@@ -7,9 +7,9 @@ import pytest
 
 from planner.measure.profile import Cell, Percentiles, Profile, Source
 from planner.sim import OpenLoop, OperationMix, SimSpec, SizeDistribution, simulate_spec
-from planner.sim._wake_window import with_wake_up_at
-from planner.sim.profile_adapter import provider_model_from_profile
-from planner.sim.wakeup import WakeUp
+from planner.sim.model.profile_adapter import provider_model_from_profile
+from planner.sim.model.wake_window import with_wake_up_at
+from planner.sim.model.wakeup import WakeUp
 
 from .cells import KIB, MIB, closed_get, open_gets
 

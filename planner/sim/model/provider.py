@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planner.evidence import Evidence, weakest
 from planner.pricing.models import ErrorResponses
-from planner.sim.saturation import Knee
-from planner.sim.wakeup import WakeUp
+from planner.sim.model.saturation import Knee
+from planner.sim.model.wakeup import WakeUp
 from planner.units import BitsPerSecond, Bytes, Seconds
 
 # Standard normal quantile at 0.99: a lognormal's p99 sits this many sigmas above its median.
@@ -256,7 +256,7 @@ class LoadedLatency(_Frozen):
         default=None,
         ge=1,
         description="connections of the client the open-loop cells were measured through: their latency runs from "
-        "the arrival, so it holds that client's waits for a connection (``planner.sim._client_waits``)",
+        "the arrival, so it holds that client's waits for a connection (``planner.sim.engine.client_waits``)",
     )
 
     @model_validator(mode="after")
@@ -499,7 +499,7 @@ class ProviderModel(_Frozen):
     wake_up: dict[str, WakeUp] = Field(
         default_factory=dict,
         description="per billed operation, the wake-up cost sparse cells at two rates show: the sparse latency is "
-        "the sparser cell's, less what a busier window does not pay (``planner.sim.wakeup``)",
+        "the sparser cell's, less what a busier window does not pay (``planner.sim.model.wakeup``)",
     )
     server_queues: list[ServerQueue] = Field(
         default_factory=list, description="the server's request capacity, per group of operations"
@@ -520,7 +520,7 @@ class ProviderModel(_Frozen):
     knee: Knee | None = Field(
         default=None,
         description="GET's open-loop ladder over several rounds, each rung's spread kept: near capacity the "
-        "simulated figures become bands (``planner.sim.saturation``)",
+        "simulated figures become bands (``planner.sim.model.saturation``)",
     )
     read_ceiling_bits_per_s: BitsPerSecond | None = Field(default=None, gt=0, description="all reads together")
     write_ceiling_bits_per_s: BitsPerSecond | None = Field(default=None, gt=0, description="all writes together")
@@ -545,7 +545,7 @@ class ProviderModel(_Frozen):
     read_rate_spread: dict[int, list[tuple[float, float]]] = Field(
         default_factory=dict,
         description="a published spread of one GET request's whole rate, by the object size it was measured at: "
-        "(probability, bytes/s) knots, slowest first (``planner.sim.published_spread``)",
+        "(probability, bytes/s) knots, slowest first (``planner.sim.model.published_spread``)",
     )
 
     def bills_error(self, error: str) -> bool:

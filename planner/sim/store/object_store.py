@@ -7,10 +7,10 @@ archive class), return SimPy events a user's process yields; each event's value 
 ``StoreRecord`` (time to first byte, latency, bytes, status, attempts).
 
 The store is another driver of the engine's model, not a second model: it asks the provider set-up
-of ``planner.sim._setup`` (latency draws per operation and size, the server capacity queues and
+of ``planner.sim.engine.provider_setup`` (latency draws per operation and size, the server capacity queues and
 their service spread, the admission checks of the rate limits by key, prefix and bucket and of the
 hot-object limit, the fluid network that shares the client's link, here on SimPy's clock with its
-own timer) and takes the request steps the engine takes (``planner.sim.request_life.RequestLife``,
+own timer) and takes the request steps the engine takes (``planner.sim.engine.request_life.RequestLife``,
 one definition for both): a connection from the client's pool (``store.pool``, a SimPy resource
 the model can size, probe and use), admission, the request through the server queue, first byte,
 body on the shared link (``store.link``), a body's stall, the response, an error answered and
@@ -22,9 +22,9 @@ idle-client latency by the window's mean load). Its clock is SimPy's: each step 
 ``simpy.Timeout`` (public API only).
 
 ``store.recorder`` keeps what it did: percentiles per operation, throttled and failed counts,
-throughput, billed requests and bytes (``planner.sim.store_records``: ``StoreRecord``, ``Recorder``);
+throughput, billed requests and bytes (``planner.sim.store.store_records``: ``StoreRecord``, ``Recorder``);
 ``store.bill(...)`` prices them with the cost engine, line items as ``planner cost`` prints them
-(``planner.sim.store_billing``, with ``restore``). This module holds the store's set-up, its
+(``planner.sim.store.store_billing``, with ``restore``). This module holds the store's set-up, its
 operations and the driver's part of each request's steps.
 """
 
@@ -48,8 +48,9 @@ from planner.evidence import Evidence, weakest
 from planner.measure.profile import Profile
 from planner.measure.reference import load_profile, load_reference
 from planner.pricing.models import Limits
-from planner.sim._network import FlowClass, FluidNetwork
-from planner.sim._parts import (
+from planner.sim.engine import (
+    B_GET,
+    B_PUT,
     FIRST_BYTE,
     P_BILLED,
     P_ERROR,
@@ -59,25 +60,25 @@ from planner.sim._parts import (
     P_TRANSFER,
     RESPONSE,
     RETRY,
+    BySizeClass,
+    ConnectionPool,
+    DrawTable,
+    FlowClass,
+    FluidNetwork,
     Part,
     Request,
-)
-from planner.sim._setup import admission_checks, build_network, build_server_queues
-from planner.sim._tables import (
-    B_GET,
-    B_PUT,
-    BySizeClass,
-    DrawTable,
+    RequestLife,
     TailTable,
+    admission_checks,
+    build_network,
+    build_server_queues,
     latency_draws,
 )
-from planner.sim.profile_adapter import provider_model_from_profile
-from planner.sim.provider import BILLED_OPERATIONS, Direction, LatencyModel, ProviderModel
-from planner.sim.request_life import ConnectionPool, RequestLife
+from planner.sim.model import BILLED_OPERATIONS, Direction, LatencyModel, ProviderModel, provider_model_from_profile
 from planner.sim.spec import ClientSpec, ClosedLoop, KeyPopularity, SimSpec, SizeDistribution
-from planner.sim.store_billing import StoreBilling
-from planner.sim.store_probes import Link
-from planner.sim.store_records import FLUSH_AT, OPERATIONS, STATUS_OK, Record, Recorder, StoreRecord
+from planner.sim.store.store_billing import StoreBilling
+from planner.sim.store.store_probes import Link
+from planner.sim.store.store_records import FLUSH_AT, OPERATIONS, STATUS_OK, Record, Recorder, StoreRecord
 
 __all__ = ["ObjectStore"]
 
@@ -213,7 +214,7 @@ class ObjectStore(StoreBilling, RequestLife):
         self.storage_class, self.archive, self.prefixes = storage_class, archive, prefixes
         self.name = name
         self.rng = np.random.default_rng(_entropy(env, seed, name))
-        # the engine's provider set-up, on SimPy's clock (``_setup``): the spec carries the client and a
+        # the engine's provider set-up, on SimPy's clock (``provider_setup``): the spec carries the client and a
         # prefix modulus for the rate limits per prefix (a key's id modulo it is its prefix's number)
         spec = SimSpec(
             arrivals=ClosedLoop(workers=1),
@@ -223,7 +224,7 @@ class ObjectStore(StoreBilling, RequestLife):
         )
         queued = [True] * len(BILLED_OPERATIONS)
         unloaded = [0.0] * len(BILLED_OPERATIONS)
-        # what the model answers at a size, asked once per size class (``_tables.size_class``) and drawn in
+        # what the model answers at a size, asked once per size class (``answer_tables.size_class``) and drawn in
         # blocks that start small: memory does not grow with the number of distinct sizes a model moves
         self.latencies: dict[int, Iterator[float]] = BySizeClass(
             DrawTable(model, self.rng, client.round_trip_s, 0.0, unloaded, queued, first_block=_FIRST_BLOCK), 3
@@ -442,7 +443,7 @@ class ObjectStore(StoreBilling, RequestLife):
         else:
             if lop == B_PUT and size > self.single_put_max:
                 self._too_large(key, size)
-            # ``_parts._new_part(lop, billed, key_id, size, now, operation)``, written out
+            # ``request_parts._new_part(lop, billed, key_id, size, now, operation)``, written out
             self._begin([RESPONSE, lop, billed, key_id, size, now, -1.0, -1.0, now, 1, 0, -1, operation, "", -1.0], now)
             if self.ready:
                 self._begin_ready(now)

@@ -5,9 +5,9 @@ is a plain list of its fields (``_P_*`` below), and the run loop, a discrete-eve
 for this model, merges three time-ordered sources: the open-loop arrivals (drawn up front),
 a heap of the times of parts' next steps (first byte, response, error, retry; the step is the
 part's ``P_STEP``; the part by its time in ``pending``) and the fluid network's next completion
-(``_network.FluidNetwork.next_at``). Each step of a request has one definition, whatever the
+(``fluid_network.FluidNetwork.next_at``). Each step of a request has one definition, whatever the
 request (whole object or part of a ranged GET or multipart upload, first attempt or retry) and
-whichever driver takes it: ``planner.sim.request_life.RequestLife``, which ``planner.sim.store``
+whichever driver takes it: ``planner.sim.engine.request_life.RequestLife``, which ``planner.sim.store.object_store``
 takes too; this module is the replication's driver of it (its clock, its records). The clock
 is ``now``, set by the loop and handed to each step and to the network. Random numbers come
 from numpy up front (an open loop's requests and their first latencies) or in blocks; records
@@ -23,8 +23,12 @@ from heapq import heappush
 
 import numpy as np
 
-from planner.sim._draws import RequestDraws
-from planner.sim._parts import (
+from planner.sim.engine.answer_tables import B_GET
+from planner.sim.engine.draws import RequestDraws
+from planner.sim.engine.provider_setup import provider_setup
+from planner.sim.engine.replication_records import RawRun
+from planner.sim.engine.request_life import ConnectionPool, RequestLife
+from planner.sim.engine.request_parts import (
     BURST,
     FIRST_BYTE,
     P_ARRIVAL,
@@ -42,12 +46,8 @@ from planner.sim._parts import (
     Part,
     Request,
 )
-from planner.sim._records import RawRun
-from planner.sim._setup import provider_setup
-from planner.sim._tables import B_GET
-from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
-from planner.sim.request_life import ConnectionPool, RequestLife
-from planner.sim.requests import GET, LOGICAL_OPERATIONS, PUT
+from planner.sim.engine.requests import GET, LOGICAL_OPERATIONS, PUT
+from planner.sim.model import BILLED_OPERATIONS, ProviderModel
 from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec, TraceArrivals
 
 __all__ = ["RawRun", "Replication"]  # a replication and the record it returns
@@ -104,7 +104,7 @@ class Replication(RequestDraws, RequestLife):
         self.think_s = arrivals.think_time_s if isinstance(arrivals, ClosedLoop) else None
         self.retry_base_s, self.retry_cap_s = client.retry.base_s, client.retry.max_backoff_s
         self.round_trip_s = client.round_trip_s
-        # what the provider model answers once (``_setup``), where the hot path finds it
+        # what the provider model answers once (``provider_setup``), where the hot path finds it
         setup = provider_setup(spec, provider, self.duration_s, rng)
         self.idle_share, self.utilisation, self.queued = setup.idle_share, setup.utilisation, setup.queued
         self.latencies, self.body_tails = setup.latencies, setup.body_tails
@@ -173,7 +173,7 @@ class Replication(RequestDraws, RequestLife):
         An arrival only schedules what follows it, and a network completion only ends streams,
         so handling either between the queued steps around it, at its own time, is the same as
         making it an event, without the heap's cost. Ties go to arrivals, then completions. The
-        steps themselves are ``RequestLife``'s (``planner.sim.request_life``), the ones the SimPy
+        steps themselves are ``RequestLife``'s (``planner.sim.engine.request_life``), the ones the SimPy
         component takes: a part that wants a connection (a new one, a retry, one that waited for a
         connection, the next part of a split operation) is put on ``ready`` wherever it arises, and the
         loop begins the ready parts, in order and at the current time, before it takes the next event.

@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 import simpy
 
-from planner.sim._joint import JointTailTable
-from planner.sim._network import FlowClass, FluidNetwork
-from planner.sim._parts import P_BILLED, P_HOT, P_KEY, P_LATENCY, P_NBYTES, P_RANGE, Part
-from planner.sim._tables import B_GET, DrawTable, FlowTable, ServiceTable, TailTable, latency_draws
-from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
+from planner.sim.engine.answer_tables import B_GET, DrawTable, FlowTable, ServiceTable, TailTable, latency_draws
+from planner.sim.engine.fluid_network import FlowClass, FluidNetwork
+from planner.sim.engine.joint_tail import JointTailTable
+from planner.sim.engine.request_parts import P_BILLED, P_HOT, P_KEY, P_LATENCY, P_NBYTES, P_RANGE, Part
+from planner.sim.model import BILLED_OPERATIONS, LatencyModel, ProviderModel
 from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec
 
 _LINK_DOWN, _LINK_UP, _PROVIDER_READ, _PROVIDER_WRITE = range(4)
@@ -59,7 +59,7 @@ class ProviderSetup:
     hot_counts: dict[int, float]
     """reads in flight per ``range << 62 | key``, the hot-object check's state"""
     joint_tails: JointTailTable | None = None
-    """a GET body's tail by the rank of its TTFB, by size (``planner.sim._joint``)"""
+    """a GET body's tail by the rank of its TTFB, by size (``planner.sim.engine.joint_tail``)"""
 
 
 def provider_setup(
@@ -183,7 +183,7 @@ def build_network(
     """The fluid network the transfers share (the client's link, the provider's ceilings) and the
     flow classes of reads and writes by size. Without ``env`` its owner polls it on its own clock
     (the replication); with one it arms its own SimPy timer and calls ``on_done`` as each transfer
-    ends (``planner.sim.store``)."""
+    ends (``planner.sim.store.object_store``)."""
     client = spec.client
     link = client.link_bits_per_s / 8 if client.link_bits_per_s is not None else math.inf
     read_resources: tuple[int, ...] = (_LINK_DOWN, _PROVIDER_READ)

@@ -1,7 +1,7 @@
 """What a model can watch in an ``ObjectStore``: its link (``store.link``, a view of the fluid network the
 transfers share) and a ``Monitor`` that samples the pool and the link at a fixed step.
 
-The pool (``store.pool``, ``planner.sim.request_life.ConnectionPool``) is a SimPy resource: a probe may
+The pool (``store.pool``, ``planner.sim.engine.request_life.ConnectionPool``) is a SimPy resource: a probe may
 attach to it (called on every take and give-back) or a ``Monitor`` may sample it. The link is not a
 queue of whole requests but a processor-sharing resource (every transfer on it moves at once, at its
 share of the capacity), so what it shows is the transfers on it and the rate they move at.
@@ -16,12 +16,11 @@ from typing import Any
 import simpy
 
 from planner.errors import InputError
-from planner.sim._network import FlowClass, FluidNetwork
-from planner.sim.request_life import ConnectionPool
+from planner.sim.engine import ConnectionPool, FlowClass, FluidNetwork
 
 __all__ = ["Link", "Monitor"]
 
-_LINK = (0, 1)  # the client link's resources in the network (``_setup._network``): down, up
+_LINK = (0, 1)  # the client link's resources in the network (``provider_setup.build_network``): down, up
 
 
 class Link:

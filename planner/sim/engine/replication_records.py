@@ -1,4 +1,4 @@
-"""What one replication recorded, as arrays for the statistics (``planner.sim.core``)."""
+"""What one replication recorded, as arrays for the statistics (``planner.sim.engine.core``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from planner.sim.requests import FloatArray, IntArray
+from planner.sim.engine.requests import FloatArray, IntArray
 
 
 @dataclass

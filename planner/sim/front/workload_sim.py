@@ -1,7 +1,7 @@
 """``simulate``: a ``Workload`` at one provider, its peak and mean windows, and the month they bill.
 
 It builds the provider model (profile -> ``ProviderModel``) and runs ``simulate_workload``
-(``planner.sim.run``) over both windows; ``billed_usage`` turns the result into a
+(``planner.sim.front.run``) over both windows; ``billed_usage`` turns the result into a
 ``pricing.usage.Usage`` so ``pricing.billing.bill`` prices the month's requests as simulated,
 retries included, error answers as the price table bills them.
 """
@@ -16,19 +16,18 @@ from planner.errors import InputError, positive_number
 from planner.evidence import TargetVerdict
 from planner.pricing.models import Limits
 from planner.pricing.usage import Usage
-from planner.sim.profile_adapter import provider_model_from_profile
-from planner.sim.provider import BILLED_OPERATIONS
+from planner.sim.front.run import SIMULATED_PEAK, WorkloadRun, simulate_workload
+from planner.sim.front.workload_adapter import WINDOWS
+from planner.sim.model import BILLED_OPERATIONS, provider_model_from_profile
 from planner.sim.result import Estimate, SimulationResult, WorkloadSimulation
-from planner.sim.run import SIMULATED_PEAK, WorkloadRun, simulate_workload
 from planner.sim.spec import TraceArrivals
-from planner.sim.workload_adapter import WINDOWS
 from planner.units import format_duration, format_rate
 from planner.workload import MONTH_S, Workload, restore_verdicts
 from planner.workload.targets import restore_times
 
 if TYPE_CHECKING:
     from planner.measure.profile import Profile
-    from planner.sim.provider import ProviderModel
+    from planner.sim.model import ProviderModel
 
 
 def simulate(
@@ -50,7 +49,7 @@ def simulate(
     ``as_of`` (default today) gives the part limits that shape multipart uploads. ``provider``
     None simulates the profile's own endpoint (a self-hosted or unpriced server): no price
     table, so no documented request rates or part limits beyond the profile's own. ``trace``
-    replaces the peak window's arrivals with a trace's (``planner.sim.trace``), replayed over its
+    replaces the peak window's arrivals with a trace's (``planner.sim.front.trace``), replayed over its
     own span; the mean window stays the workload's, for the month's bill.
     """
     positive_number(duration_s, "duration_s")

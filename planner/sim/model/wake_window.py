@@ -1,11 +1,11 @@
-"""The wake-up term (``planner.sim.wakeup``) at a window's arrival rate: the model's sparse latency,
+"""The wake-up term (``planner.sim.model.wakeup``) at a window's arrival rate: the model's sparse latency,
 the sparser cell's, less what a window at that rate does not pay of it, percentile by percentile."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel, SizedLatency
+from planner.sim.model.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel, SizedLatency
 from planner.sim.spec import OpenLoop, SimSpec
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from planner.sim.provider import LatencyModel, ProviderModel
+from planner.sim.model import LatencyModel, ProviderModel
 
 __all__ = ["JointTail", "JointTailTable"]
 

@@ -20,10 +20,8 @@ import simpy
 from planner.errors import InputError
 from planner.evidence import Evidence
 from planner.pricing.models import ErrorResponses
-from planner.sim._parts import Request
-from planner.sim._records import RawRun
-from planner.sim._stats import delivered_bytes
-from planner.sim.provider import BILLED_OPERATIONS, error_status
+from planner.sim.engine import RawRun, Request, delivered_bytes
+from planner.sim.model import BILLED_OPERATIONS, error_status
 
 __all__ = ["OPERATIONS", "OperationSummary", "Record", "RecordTable", "Recorder", "StoreRecord"]
 
@@ -38,7 +36,7 @@ _NONE_QUEUED: list[int] = []  # the queued parts of every operation but a multip
 
 class StoreRecord(Request):
     """One operation as the application saw it, from its call to its last byte, retries included: filled
-    in as the operation goes (it is the operation's state in the store, a ``_parts.Request``), complete
+    in as the operation goes (it is the operation's state in the store, a ``request_parts.Request``), complete
     when its event succeeds with it."""
 
     __slots__ = ("event", "marks", "sampled", "status", "t_end")
@@ -203,7 +201,7 @@ class Recorder:
         """one operation in ``every`` is recorded (1: all; 0: none)"""
         self.records: array[float] | None = array("d") if self.every else None
         """operation, arrival, connection, first byte, end, bytes, ok (2: a whole GET whose record stands
-        for its transfer too), as ``planner.sim._records.RawRun.recorded`` reads them"""
+        for its transfer too), as ``planner.sim.engine.replication_records.RawRun.recorded`` reads them"""
         self.transfers: array[float] | None = array("d") if self.every else None
         # the store extends these lists (a list takes a tuple of floats several times faster than an
         # array) and ``flush`` moves them into the arrays every ``FLUSH_AT`` numbers and before a read

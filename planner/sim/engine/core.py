@@ -10,17 +10,15 @@ from typing import Any
 import numpy as np
 
 from planner.errors import InputError
-from planner.sim._client_waits import without_second_wait
-from planner.sim._engine import Replication
-from planner.sim._records import RawRun
-from planner.sim._stats import RETAINED_SAMPLES, StreamingQuantiles, delivered_bytes, mean_and_half_width
-from planner.sim._wake_window import with_wake_up_at
-from planner.sim.provider import BILLED_OPERATIONS, ProviderModel
-from planner.sim.requests import LOGICAL_OPERATIONS
+from planner.sim.engine.client_waits import without_second_wait
+from planner.sim.engine.replication import Replication
+from planner.sim.engine.replication_records import RawRun
+from planner.sim.engine.requests import LOGICAL_OPERATIONS
+from planner.sim.engine.stats import RETAINED_SAMPLES, StreamingQuantiles, delivered_bytes, mean_and_half_width
+from planner.sim.engine.stretch import representative_stretch
+from planner.sim.model import BILLED_OPERATIONS, ProviderModel, band_text, capacity_band, with_wake_up_at
 from planner.sim.result import Estimate, OperationStats, RiskBand, SimulationResult, SLOVerdict, TimeSeries
-from planner.sim.saturation import band_text, capacity_band
 from planner.sim.spec import OpenLoop, SimSpec, TraceArrivals
-from planner.sim.stretch import representative_stretch
 
 FloatArray = np.ndarray[Any, np.dtype[np.float64]]
 
@@ -132,7 +130,7 @@ def simulate_spec(
 
 def _near_capacity(spec: SimSpec, provider: ProviderModel, result: SimulationResult) -> dict[str, Any]:
     """A steady open loop near the knee of the model's ladder: its GET figures as bands, and a GET TTFB
-    target inside its band at risk (``planner.sim.saturation``); nothing otherwise."""
+    target inside its band at risk (``planner.sim.model.saturation``); nothing otherwise."""
     knee, arrivals, get = provider.knee, spec.arrivals, result.operations.get("GET")
     if knee is None or get is None or not isinstance(arrivals, OpenLoop):
         return {}

@@ -23,7 +23,7 @@ rather than the provider's) and ``range_get_speedup`` (it emerges from the strea
 link). Figures the summary lacks stay unbounded; the model's ``source`` lists them.
 
 A measured (or merged) profile is then read cell by cell, every usable cell rather than one summary
-figure: ``planner.sim.measured_surface``. Published references keep the summary model.
+figure: ``planner.sim.model.measured_surface``. Published references keep the summary model.
 
 Most published references give no GET time to first byte (only R2's ~40 ms floor, seed 001).
 ``provider_model_from_profile`` then derives a request latency from what the profile does
@@ -47,9 +47,9 @@ from typing import TYPE_CHECKING
 from planner.errors import InputError
 from planner.evidence import Evidence
 from planner.measure.summary import lognormal_p99_s
-from planner.sim.measured_surface import REPLACED_BY_SURFACE, with_measured_surface
-from planner.sim.profile_cells import REQUEST_BOUND, unusable
-from planner.sim.provider import (
+from planner.sim.model.measured_surface import REPLACED_BY_SURFACE, with_measured_surface
+from planner.sim.model.profile_cells import REQUEST_BOUND, unusable
+from planner.sim.model.provider import (
     BILLED_OPERATIONS,
     BandwidthCurve,
     BandwidthPoint,
@@ -58,8 +58,8 @@ from planner.sim.provider import (
     ProviderModel,
     RateLimit,
 )
-from planner.sim.published_spread import with_published_spread
-from planner.sim.saturation import knee_from_cells, knee_note
+from planner.sim.model.published_spread import with_published_spread
+from planner.sim.model.saturation import knee_from_cells, knee_note
 from planner.units import format_bytes
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """A measured profile's surface: latency by operation and object size, stream curves and server
 capacity, taken from every usable cell rather than one summary figure (``with_measured_surface``,
-which ``planner.sim.profile_adapter.provider_model_from_profile`` applies to a measured or merged
+which ``planner.sim.model.profile_adapter.provider_model_from_profile`` applies to a measured or merged
 profile).
 
 Per operation and object size, the least-loaded cell (an open-loop cell at the lowest arrival rate,
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from planner.evidence import Evidence
-from planner.sim.profile_cells import (
+from planner.sim.model.profile_cells import (
     REQUEST_BOUND,
     base_cells,
     capacity_of,
@@ -35,7 +35,7 @@ from planner.sim.profile_cells import (
     latency_from_cell,
     unusable,
 )
-from planner.sim.provider import (
+from planner.sim.model.provider import (
     BandwidthCurve,
     BandwidthPoint,
     LatencyModel,
@@ -44,7 +44,7 @@ from planner.sim.provider import (
     ServerQueue,
     SizedLatency,
 )
-from planner.sim.wakeup import WakeUp
+from planner.sim.model.wakeup import WakeUp
 from planner.units import format_bytes
 
 if TYPE_CHECKING:
@@ -340,7 +340,7 @@ def _survey(op: str, mine: list[Cell], cells: list[Cell], notes: list[str]) -> _
 
 
 def _wake_up(op: str, mine: list[Cell], notes: list[str]) -> WakeUp | None:
-    """The wake-up term (``planner.sim.wakeup``) of ``op``'s sparse open-loop cells (under half a request
+    """The wake-up term (``planner.sim.model.wakeup``) of ``op``'s sparse open-loop cells (under half a request
     in flight) at the smallest size measured at two rates or more: the sparsest and the busiest sparse
     cell's distributions (GET: TTFB) read at the same probabilities. None, and ``notes`` says the term
     is off, without two such rates."""

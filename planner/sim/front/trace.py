@@ -7,7 +7,7 @@ any other is refused), ``key``,
 PUT writes ``object_size``), and optionally ``ranged`` and ``status``. ``planner ingest
 access-log --trace`` writes one from S3 access logs, whose times have one-second resolution: the
 requests of one second are spread evenly across it, and the replay says so. Rows are in time
-order; ``planner.sim.trace_stream`` reads them in bounded memory.
+order; ``planner.sim.engine.trace_stream`` reads them in bounded memory.
 
 ``generate`` draws a workload's peak window with the simulator's own request source, so a
 generated trace holds the requests a direct simulation of the workload would draw.
@@ -24,9 +24,8 @@ from typing import IO
 import numpy as np
 
 from planner.errors import InputError
-from planner.sim.requests import FloatArray, IntArray, RequestSource
+from planner.sim.engine import OPERATIONS, FloatArray, IntArray, RequestSource, open_trace
 from planner.sim.spec import OpenLoop, SimSpec, TraceArrivals
-from planner.sim.trace_stream import OPERATIONS, open_trace
 
 _NAMES = {code: name for name, code in OPERATIONS.items()}
 MAX_TRACE_REQUESTS = 100_000_000
@@ -36,13 +35,13 @@ DRAW_REQUESTS = 1_000_000
 MAX_REPLAY_REQUESTS = 5_000_000
 """A trace read whole into memory (``read_trace``, a ``TraceArrivals`` of Python tuples): peak RSS
 553 MB for 2 million requests and 1.14 GB for 4.9 million (measured). ``simulate --trace`` streams
-instead (``planner.sim.trace_stream``), in memory that does not grow with the trace."""
+instead (``planner.sim.engine.trace_stream``), in memory that does not grow with the trace."""
 
 
 def read_trace(path: Path, *, limit: int = MAX_REPLAY_REQUESTS) -> tuple[TraceArrivals, list[str]]:
     """A trace file (CSV, or CSV compressed with gzip, bzip2 or zstd) read whole into memory as
     arrivals to replay, and notes on what the reading had to decide: the requests
-    ``planner.sim.trace_stream.open_trace`` streams, the same numbers, held at once."""
+    ``planner.sim.engine.trace_stream.open_trace`` streams, the same numbers, held at once."""
     with open_trace(path, limit=limit) as (trace, notes):
         return trace.arrivals(), notes
 

@@ -1,14 +1,14 @@
 """Reading one cell of a measured profile: which cells are usable, the latency model a cell's
 percentiles or histogram give, its requests in flight, the least-loaded cells of a size and where
-a set of cells levels off (its capacity). ``planner.sim.measured_surface`` builds on these, and
-``planner.sim.profile_adapter`` shares the usability test and the request-bound share."""
+a set of cells levels off (its capacity). ``planner.sim.model.measured_surface`` builds on these, and
+``planner.sim.model.profile_adapter`` shares the usability test and the request-bound share."""
 
 from __future__ import annotations
 
 import math
 from typing import TYPE_CHECKING
 
-from planner.sim.provider import LatencyModel
+from planner.sim.model.provider import LatencyModel
 
 if TYPE_CHECKING:
     from planner.measure.profile import Cell, LatencyHistogram, Percentiles

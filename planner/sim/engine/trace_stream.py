@@ -59,7 +59,7 @@ INDEX_EVERY = 65_536
 BLOCK_ROWS = 262_144
 """Rows read before they are written out as records: the reading's memory (about 30 MB)."""
 MAX_ONE_MACHINE_REQUESTS = 50_000_000
-"""Requests one machine replays: the most one replication simulates (``planner.sim.core.check_size``);
+"""Requests one machine replays: the most one replication simulates (``planner.sim.engine.core.check_size``);
 a longer trace is replayed in time windows on a Dask cluster (``--dask``)."""
 MAX_CLUSTER_REQUESTS = 1_000_000_000
 """Requests a trace replayed on a Dask cluster may hold: 25 GB of records on disk."""
@@ -141,7 +141,7 @@ class StreamedTrace(TraceArrivals):
     index_times: tuple[float, ...]
     largest_key: int
     scheduler: str | None = None
-    """The Dask scheduler that replays it in time windows in parallel (``planner.sim.trace_windows``);
+    """The Dask scheduler that replays it in time windows in parallel (``planner.sim.front.trace_windows``);
     None: this process replays it whole, a stretch at a time."""
 
     @property

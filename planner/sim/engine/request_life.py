@@ -1,14 +1,14 @@
-"""A request's life, written once: the steps the replication (``planner.sim._engine``) and the SimPy
-component (``planner.sim.store``) both take, and the client's connection pool they take them through.
+"""A request's life, written once: the steps the replication (``planner.sim.engine.replication``) and the SimPy
+component (``planner.sim.store.object_store``) both take, and the client's connection pool they take them through.
 
-A logical operation is issued as parts (``planner.sim._parts``: a whole-object request is one part; a
+A logical operation is issued as parts (``planner.sim.engine.request_parts``: a whole-object request is one part; a
 ranged GET is one part a range; a multipart upload is Create, its parts ``queue_depth`` at a time, then
 Complete). Each part, first attempt or retry, goes through the same steps:
 
 - ``_begin``: take a connection from the pool (or wait for one, first come first served), count the
   request as billed, ask the provider's admission checks (rate limits, the hot-object limit) and send
   it: a GET waits for its first byte, an upload sends its body first, other operations their request;
-- ``_first_byte``: a GET's first byte; its body then moves on the shared link (``_network``);
+- ``_first_byte``: a GET's first byte; its body then moves on the shared link (``fluid_network``);
 - ``_body_done``: a body moved; a GET's may stall (the profile's tail), an upload's response follows;
 - ``_reject`` and ``_on_error``: an error answer reaches the client; it is retried after a capped
   exponential backoff with full jitter, or the part has run out of attempts;
@@ -33,9 +33,11 @@ import simpy
 
 from planner.errors import InputError
 from planner.pricing.models import Limits
-from planner.sim._joint import JointTail
-from planner.sim._network import FlowClass, FluidNetwork
-from planner.sim._parts import (
+from planner.sim.engine.answer_tables import B_COMPLETE, B_CREATE, B_GET, B_PART
+from planner.sim.engine.fluid_network import FlowClass, FluidNetwork
+from planner.sim.engine.joint_tail import JointTail
+from planner.sim.engine.provider_setup import admit, server_start
+from planner.sim.engine.request_parts import (
     ERROR,
     FIRST_BYTE,
     P_ATTEMPT,
@@ -56,9 +58,7 @@ from planner.sim._parts import (
     Request,
     new_part,
 )
-from planner.sim._setup import admit, server_start
-from planner.sim._tables import B_COMPLETE, B_CREATE, B_GET, B_PART
-from planner.sim.requests import GET, PUT
+from planner.sim.engine.requests import GET, PUT
 from planner.sim.spec import ClientSpec
 
 __all__ = ["ConnectionPool", "Probe", "RequestLife", "part_sizes"]
@@ -328,7 +328,7 @@ class RequestLife:
 
     def _send(self, part: Part, latency: float, now: float) -> None:
         """Send ``part`` (a request, or an upload's response): its next step comes ``latency`` (drawn if -1)
-        after a server of its operation's queue, if any, takes it (``_setup.server_start``)."""
+        after a server of its operation's queue, if any, takes it (``provider_setup.server_start``)."""
         billed = part[P_BILLED]
         if latency < 0.0:
             latency = self._draw(billed, part[P_NBYTES])
@@ -383,7 +383,7 @@ class RequestLife:
 
     def _tail_s(self, part: Part, tail: Iterator[float]) -> float:
         """A stalling body's tail, at the rank of the part's TTFB where the profile paired them
-        (``planner.sim._joint``); drawn apart for a retry, whose first byte's draw is not kept."""
+        (``planner.sim.engine.joint_tail``); drawn apart for a retry, whose first byte's draw is not kept."""
         joint = self.joint_tails[part[P_NBYTES]] if self.joint_tails is not None else None
         if joint is None:
             return next(tail)

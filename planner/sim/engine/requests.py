@@ -1,6 +1,6 @@
 """The synthetic requests of a spec: each one's operation, size and key, and an open loop's
-arrival times, drawn in numpy blocks. The simulator (``planner.sim._engine``) draws its requests
-here, and so does the trace generator (``planner.sim.trace``)."""
+arrival times, drawn in numpy blocks. The simulator (``planner.sim.engine.replication``) draws its requests
+here, and so does the trace generator (``planner.sim.front.trace``)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ _SEARCH_IN_ORDER_FROM = 16_384  # entries (128 KiB) from which a table is search
 class RequestSource:
     """The synthetic requests of a spec: Poisson arrival times shaped by its open loop, and each
     request's operation, size and key (a hot object ``h`` as key ``-1 - h``), drawn from ``rng``.
-    The simulator draws from it, and so does the trace generator (planner.sim.trace), so a
+    The simulator draws from it, and so does the trace generator (planner.sim.front.trace), so a
     generated trace holds the requests a simulation of the same spec would."""
 
     def __init__(self, spec: SimSpec, rng: np.random.Generator) -> None:

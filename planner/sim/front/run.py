@@ -1,6 +1,6 @@
 """One path from a workload and a provider model to simulated windows and target verdicts.
 
-``simulate_workload`` is what ``planner simulate`` (``planner.sim.workload_sim``) and
+``simulate_workload`` is what ``planner simulate`` (``planner.sim.front.workload_sim``) and
 ``recommend`` both run: it adapts the workload to each window, simulates it on the
 ``ProviderModel`` the caller has already built, and judges the workload's targets on the peak
 window with the evidence of what each figure rests on. It loads nothing and prints nothing.
@@ -15,19 +15,17 @@ from typing import TYPE_CHECKING
 
 from planner.errors import InputError
 from planner.evidence import Evidence, TargetVerdict
-from planner.sim.core import simulate_spec
+from planner.sim.engine import StreamedTrace, shortest_request_s, simulate_spec
+from planner.sim.front.workload_adapter import Window, adapt_workload
 from planner.sim.result import SimulationResult, demonstrated_bits_per_s, figure_evidence, judge_simulated
 from planner.sim.spec import SimSpec, TraceArrivals
-from planner.sim.stretch import shortest_request_s
-from planner.sim.trace_stream import StreamedTrace
-from planner.sim.workload_adapter import Window, adapt_workload
 from planner.units import format_duration
 from planner.workload import Workload
 
 if TYPE_CHECKING:
     from planner.measure.profile import ProfileSummary
     from planner.pricing.models import Limits
-    from planner.sim.provider import ProviderModel
+    from planner.sim.model import ProviderModel
 
 SIMULATED_PEAK = "simulated peak"
 
@@ -77,7 +75,9 @@ def simulate_workload(
             _check_window(spec, model, duration_s)
         arrivals = spec.arrivals
         if window_s is not None and isinstance(arrivals, StreamedTrace) and arrivals.scheduler is not None:
-            from planner.sim.trace_windows import simulate_windows  # a streamed trace, in time windows on a cluster
+            from planner.sim.front.trace_windows import (
+                simulate_windows,  # a streamed trace, in time windows on a cluster
+            )
 
             results[window] = simulate_windows(
                 spec, model, window_s, seed, replications, scheduler=arrivals.scheduler, progress=progress
@@ -102,7 +102,7 @@ def _replayed(spec: SimSpec, trace: TraceArrivals | None, notes: list[str]) -> t
     """The peak window's spec with the trace's arrivals (and keys) in place of the synthetic ones."""
     if trace is None:
         return spec, None
-    from planner.sim.trace import replay_window_s
+    from planner.sim.front.trace import replay_window_s
 
     keys = spec.keys.model_copy(update={"keys": trace.key_count, "hot": None, "zipf_exponent": 0.0})
     window_s = replay_window_s(trace)

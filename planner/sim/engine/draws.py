@@ -9,10 +9,10 @@ import math
 
 import numpy as np
 
-from planner.sim._tables import BLOCK, DrawTable
-from planner.sim.requests import FloatArray, IntArray, RequestSource
+from planner.sim.engine.answer_tables import BLOCK, DrawTable
+from planner.sim.engine.requests import FloatArray, IntArray, RequestSource
+from planner.sim.engine.trace_stream import StreamedTrace
 from planner.sim.spec import OpenLoop, SimSpec, TraceArrivals
-from planner.sim.trace_stream import StreamedTrace
 
 _INF = math.inf
 

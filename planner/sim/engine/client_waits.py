@@ -12,8 +12,8 @@ the pool stays (its waits on top of the cells' are the smaller client's own, cou
 
 from __future__ import annotations
 
-from planner.sim._setup import queued_operations, window_load
-from planner.sim.provider import BILLED_OPERATIONS, ProviderModel, measured_as
+from planner.sim.engine.provider_setup import queued_operations, window_load
+from planner.sim.model import BILLED_OPERATIONS, ProviderModel, measured_as
 from planner.sim.spec import SimSpec
 
 UNBOUNDED_CONNECTIONS = 1 << 30

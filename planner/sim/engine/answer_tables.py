@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from planner.sim._network import FlowClass
-from planner.sim.provider import BILLED_OPERATIONS, LatencyModel, ProviderModel
-from planner.sim.requests import HEAD, LOGICAL_OPERATIONS, IntArray
+from planner.sim.engine.fluid_network import FlowClass
+from planner.sim.engine.requests import HEAD, LOGICAL_OPERATIONS, IntArray
+from planner.sim.model import BILLED_OPERATIONS, LatencyModel, ProviderModel
 
 # Billed operations; the first four are the logical ones, in the same order.
 B_GET, B_PUT, _B_HEAD, _B_LIST, B_CREATE, B_PART, B_COMPLETE = range(len(BILLED_OPERATIONS))

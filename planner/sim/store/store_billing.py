@@ -20,8 +20,8 @@ from planner.pricing.billing import bill
 from planner.pricing.breakdown import CostBreakdown
 from planner.pricing.models import ErrorResponses
 from planner.pricing.usage import Usage
-from planner.sim.provider import ProviderModel, error_billing
-from planner.sim.store_records import Recorder
+from planner.sim.model import ProviderModel, error_billing
+from planner.sim.store.store_records import Recorder
 
 __all__ = ["StoreBilling"]
 

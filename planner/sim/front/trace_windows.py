@@ -23,14 +23,10 @@ import numpy as np
 
 from planner.cluster import run_chunks
 from planner.errors import InputError
-from planner.sim._client_waits import without_second_wait
-from planner.sim._engine import Replication
-from planner.sim._wake_window import with_wake_up_at
-from planner.sim.core import Tally, bin_width, check_size, summarise
-from planner.sim.provider import ProviderModel
+from planner.sim.engine import Replication, StreamedTrace, Tally, bin_width, check_size, summarise, without_second_wait
+from planner.sim.model import ProviderModel, with_wake_up_at
 from planner.sim.result import SimulationResult
 from planner.sim.spec import SimSpec
-from planner.sim.trace_stream import StreamedTrace
 
 WARMUP_S = 60.0
 """Replayed before each window and discarded: minutes of requests are far longer than any one
@@ -61,7 +57,7 @@ def plan_windows(
     duration_s: float, requests: int, count: int | None = None, warmup_s: float = WARMUP_S
 ) -> list[Window]:
     """``count`` windows (default: one per ``WINDOW_REQUESTS``, at least ``MIN_WINDOWS``) over
-    ``duration_s``, cut at whole bins of the result's series (``planner.sim.core``'s bins)."""
+    ``duration_s``, cut at whole bins of the result's series (``planner.sim.engine.core``'s bins)."""
     width = bin_width(duration_s)
     edges = np.arange(0.0, duration_s + width / 2, width)
     if edges[-1] < duration_s:

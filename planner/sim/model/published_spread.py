@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from planner.errors import InputError
-from planner.sim.provider import BandwidthCurve, BandwidthPoint, LatencyModel, ProviderModel, SizedLatency
+from planner.sim.model.provider import BandwidthCurve, BandwidthPoint, LatencyModel, ProviderModel, SizedLatency
 
 if TYPE_CHECKING:
     from planner.measure.profile import Profile

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from planner.sim.provider import ProviderModel
+from planner.sim.model import ProviderModel
 from planner.sim.spec import ClosedLoop, OpenLoop, SimSpec, TraceArrivals
 
 __all__ = ["LONG_WINDOW_S", "STRETCH_REQUESTS", "Stretch", "representative_stretch", "shortest_request_s"]
