@@ -301,6 +301,7 @@ def _run(
     if dry_run:
         _print_dry_run(options, bucket_given=bucket_given, width=width)
         return
+    _check_writable(options.out.resolve().parent)  # a refusal is the only line, before the plan's
     if not quiet:
         fitted, _, estimate = _fitted(options)
         typer.echo(plan_summary_line(fitted, estimate), err=True)
@@ -310,6 +311,23 @@ def _run(
         measure_and_report(options, dask, reporter)
         return
     _report_run(Measurement(options, reporter).run(), options, reporter)
+
+
+def _check_writable(folder: Path) -> None:
+    """Refuse a folder that cannot hold the run's journal before anything is printed or sent (a folder not
+    made yet is made by the run)."""
+    import tempfile
+
+    if not folder.is_dir():
+        return
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        raise InputError(
+            f"{folder}: cannot write the run's journal there ({error.strerror or error});"
+            " choose an --out in a folder you can write to"
+        ) from None
 
 
 DEFAULT_OPEN_LOOP = "10/s,40/s,0.5x,0.8x"

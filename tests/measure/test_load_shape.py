@@ -89,6 +89,7 @@ def test_open_loop_cells_hold_their_arrival_rate(s3_env: S3Server, bucket: str, 
         duration_s=3.0,
         open_rates_per_s=[40.0],
         open_peak_fractions=[0.5],
+        knee_rounds=1,  # one round of the loaded rate: the knee's second is tests/measure/test_default_cells.py's
     )
     profile = Measurement(options).run()
     for op in ("get", "put"):
@@ -132,6 +133,7 @@ def test_open_loop_near_capacity_queues_and_counts_late_arrivals(
         concurrency=[1],
         duration_s=6.0,
         open_peak_fractions=[0.8],
+        knee_rounds=1,
     )
     profile = Measurement(options).run()
     closed = profile.cell("get", 4096, 1)
