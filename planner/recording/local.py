@@ -35,6 +35,35 @@ def weed_binary() -> str:
     return found
 
 
+def server_command(
+    weed: str, data: Path, config: Path, ports: tuple[int, int, int, int], *, metrics_port: int | None = None
+) -> list[str]:
+    """``weed server`` on loopback with its S3 gateway: master, volume, filer and S3 on ``ports`` (in that
+    order), volumes under ``data/vol``, identities from ``config``, no telemetry or IAM, small volumes (the
+    server tests start it the same way)."""
+    master, volume, filer, s3 = ports
+    args = [
+        weed,
+        "server",
+        "-ip=127.0.0.1",
+        "-ip.bind=127.0.0.1",
+        f"-dir={data / 'vol'}",
+        f"-master.port={master}",
+        f"-volume.port={volume}",
+        f"-filer.port={filer}",
+        "-s3",
+        f"-s3.port={s3}",
+        f"-s3.config={config}",
+        "-s3.port.iceberg=0",
+        "-s3.port.lance=0",
+        "-master.volumeSizeLimitMB=64",
+        "-volume.max=300",
+        "-master.telemetry=false",
+        "-iam=false",
+    ]
+    return args + ([f"-metricsPort={metrics_port}"] if metrics_port is not None else [])
+
+
 def _free_port() -> int:
     while True:
         with socket.socket() as probe:
@@ -82,26 +111,7 @@ class LocalServer:
         ports = [_free_port() for _ in range(5)]
         master, volume, filer, s3, metrics = ports
         self.metrics = f"http://127.0.0.1:{metrics}/metrics"
-        args = [
-            weed_binary(),
-            "server",
-            "-ip=127.0.0.1",
-            "-ip.bind=127.0.0.1",
-            f"-dir={data / 'vol'}",
-            f"-master.port={master}",
-            f"-volume.port={volume}",
-            f"-filer.port={filer}",
-            "-s3",
-            f"-s3.port={s3}",
-            f"-s3.config={config}",
-            "-s3.port.iceberg=0",
-            "-s3.port.lance=0",
-            "-master.volumeSizeLimitMB=64",
-            "-volume.max=300",
-            "-master.telemetry=false",
-            "-iam=false",
-            f"-metricsPort={metrics}",
-        ]
+        args = server_command(weed_binary(), data, config, (master, volume, filer, s3), metrics_port=metrics)
         log = (data / "weed.log").open("wb")
         self._process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, cwd=data)
         log.close()

@@ -25,6 +25,8 @@ from typing import IO, Any, Literal
 
 import pytest
 
+from planner.recording.local import server_command
+
 ACCESS_KEY = "PLANNERTESTKEY7Q2X"
 SECRET_KEY = "planner-test-secret-Zk4vW9pLq2Rt8Yx3"
 READONLY_ACCESS_KEY = "PLANNERREADONLY9K3M"
@@ -142,25 +144,7 @@ def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
     )
     master, volume, filer, s3 = _free_ports(4)
     (data / "vol").mkdir()
-    args = [
-        _weed(),
-        "server",
-        "-ip=127.0.0.1",
-        "-ip.bind=127.0.0.1",
-        f"-dir={data / 'vol'}",
-        f"-master.port={master}",
-        f"-volume.port={volume}",
-        f"-filer.port={filer}",
-        "-s3",
-        f"-s3.port={s3}",
-        f"-s3.config={config}",
-        "-s3.port.iceberg=0",
-        "-s3.port.lance=0",
-        "-master.volumeSizeLimitMB=64",
-        "-volume.max=300",
-        "-master.telemetry=false",
-        "-iam=false",
-    ]
+    args = server_command(_weed(), data, config, (master, volume, filer, s3))
     log = open(data / "weed.log", "wb")  # noqa: SIM115 - closed at teardown
     process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, cwd=data)
     endpoint = f"http://127.0.0.1:{s3}"
