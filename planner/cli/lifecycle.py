@@ -23,7 +23,7 @@ from planner.cli.settings import echo, settings
 from planner.errors import InputError
 
 if TYPE_CHECKING:
-    from planner.decide.lifecycle import LifecycleProposal
+    from planner.decide.lifecycle_policy import LifecycleProposal
     from planner.workload import Workload
 
 app = typer.Typer()
@@ -68,7 +68,7 @@ def _print_age_sweep(
     output: OutputFormat,
 ) -> None:
     """``lifecycle --vary-age``: one rule's age swept over a range."""
-    from planner.decide.lifecycle import parse_age_range, sweep_rule_age
+    from planner.decide.lifecycle_policy import parse_age_range, sweep_rule_age
     from planner.present import text as render
     from planner.present.text.lifecycle import age_sweep
 
@@ -149,7 +149,7 @@ def lifecycle_command(
             _print_age_sweep(ctx, workload, provider, vary_age, current, months, day, region, output)
             return
         if price_only:
-            from planner.costing.lifecycle import price_lifecycle
+            from planner.costing.lifecycle_bills import price_lifecycle
 
             cost = price_lifecycle(
                 workload,
@@ -171,7 +171,7 @@ def lifecycle_command(
                 output.value,
             )
             return
-        from planner.decide.lifecycle import propose_lifecycle
+        from planner.decide.lifecycle_policy import propose_lifecycle
 
         proposal = propose_lifecycle(workload, provider, current_class=current, months=months, as_of=day, region=region)
     echo(
@@ -186,7 +186,7 @@ def lifecycle_command(
 def proposals(workload_file: Path, as_of: str | None) -> "tuple[list[LifecycleProposal], list[str]]":
     """``recommend --lifecycle``: the cheapest lifecycle policy at each provider the workload considers,
     against today's, and the providers that do not have the classes the data is placed in."""
-    from planner.decide.lifecycle import propose_lifecycle
+    from planner.decide.lifecycle_policy import propose_lifecycle
     from planner.pricing import catalog
     from planner.workload import load_workload
 

@@ -261,7 +261,7 @@ def _cost_with_lifecycle(
     """``cost`` of a workload with ``storage.lifecycle``: the policy billed month by month (``--months``,
     default one month) as ``planner lifecycle --price-only`` bills it; the options that bill does not take
     are refused, naming the command."""
-    from planner.costing.lifecycle import price_lifecycle
+    from planner.costing.lifecycle_bills import price_lifecycle
     from planner.present import text as render
     from planner.present.text.lifecycle import lifecycle_cost
 

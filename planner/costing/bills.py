@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from planner.costing.delivery import delivery_path, with_cdn
+from planner.costing.cdn_bills import delivery_path, with_cdn
 from planner.errors import InputError
 from planner.pricing import catalog
 from planner.pricing.bill_account import is_minimum_charge, with_minimum_charge

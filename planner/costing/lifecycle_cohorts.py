@@ -5,7 +5,7 @@ month aging 30 days and moving between classes (or expiring) as the policy's rul
 spread evenly over the ages the writes give), each month's new cohort, and ``age_month``, which moves every
 cohort through a month and returns what each class holds and does in it (``ClassMonth``: bytes x days,
 objects by size, transitions into it, objects leaving it and their days there, the ages it spans); its
-``reads`` spreads ``traffic.reads_by_age`` over those ages. ``planner.costing.lifecycle`` bills each class's
+``reads`` spreads ``traffic.reads_by_age`` over those ages. ``planner.costing.lifecycle_bills`` bills each class's
 month; ``planner.costing.lifecycle_tiering`` splits a self-tiering class's bytes over its access tiers.
 """
 
@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from planner.pricing.lifecycle import ArchiveTier, LifecycleRules
+from planner.pricing.transition_rules import ArchiveTier, LifecycleRules
 from planner.units import format_bytes
 from planner.workload import DAY_S, Workload
-from planner.workload.lifecycle import AgeBin, LifecycleRule
+from planner.workload.aging import AgeBin, LifecycleRule
 
 ZERO = Decimal(0)
 MONTH_DAYS = 30

@@ -16,12 +16,12 @@ from decimal import Decimal, localcontext
 from planner.errors import InputError
 from planner.pricing.bill_lines import round_line
 from planner.pricing.breakdown import LineItem
-from planner.pricing.lifecycle import ArchiveTier, LifecycleRules
 from planner.pricing.models import PriceTable
 from planner.pricing.primitives import Status
+from planner.pricing.transition_rules import ArchiveTier, LifecycleRules
 from planner.units import format_bytes, format_duration
 from planner.workload import Workload
-from planner.workload.lifecycle import IntelligentTiering, LifecycleRule, describe_policy
+from planner.workload.aging import IntelligentTiering, LifecycleRule, describe_policy
 from planner.workload.targets import parse_stated_time
 
 from .lifecycle_cohorts import MONTH_DAYS, ZERO, ClassMonth, Policy

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from planner.costing.delivery import delivered_bill
+from planner.costing.cdn_bills import delivered_bill
 from planner.pricing.arrays import Deletions, monthly_bills
 from planner.pricing.models import Limits, PriceTable
 from planner.workload import DAY_S, MONTH_S, Workload, at

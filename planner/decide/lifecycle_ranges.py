@@ -2,7 +2,7 @@
 
 ``planner sweep`` prices one class per option (``planner cost``'s bill), which no lifecycle rule moves; when
 it varies a rule of ``storage.lifecycle``, ``policy_points`` also prices that policy at each point of the grid
-with ``planner.costing.lifecycle.price_lifecycle`` (as ``planner lifecycle --price-only`` does: the policy is
+with ``planner.costing.lifecycle_bills.price_lifecycle`` (as ``planner lifecycle --price-only`` does: the policy is
 today's), at each of the workload's providers: its total over the horizon and its last month. ``sample_policy``
 does the same for ``planner lifecycle --samples``: the policy at N seeded outcomes of the workload's ranges
 (a rule's age among them, ``after: {low: 30d, high: 90d}``), and the spread of those two figures.
@@ -15,7 +15,7 @@ from decimal import Decimal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planner.costing.lifecycle import price_lifecycle
+from planner.costing.lifecycle_bills import price_lifecycle
 from planner.errors import InputError, PlannerError
 from planner.pricing.primitives import Money
 from planner.workload import DAY_S, Uncertain, Workload, at, draw

@@ -154,7 +154,7 @@ def _cells(
     day: dt.date,
 ) -> list[SweepCell]:
     """Each point's cell: every option's bill with the line-item engine, and the winner."""
-    from planner.costing.delivery import delivered_bill
+    from planner.costing.cdn_bills import delivered_bill
     from planner.decide.uncertainty import at
 
     cells = []
@@ -196,7 +196,7 @@ def _unverified_prices(
 ) -> dict[str, list[str]]:
     """The options whose bill rests on an unverified price at some point of the grid, with the line
     items priced so (at the first such point)."""
-    from planner.costing.delivery import delivered_bill
+    from planner.costing.cdn_bills import delivered_bill
     from planner.decide.uncertainty import at
 
     left_out: dict[str, list[str]] = {}

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planner.cluster import run_chunks
 from planner.costing.bills import add_months, price_table
-from planner.costing.delivery import delivered_bill
+from planner.costing.cdn_bills import delivered_bill
 from planner.errors import InputError
 from planner.evidence import weakest_price
 from planner.pricing.models import PriceTable

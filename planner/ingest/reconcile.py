@@ -9,8 +9,8 @@ from decimal import Decimal
 
 from planner.costing.bills import placement_cost
 from planner.errors import PlannerError, PricingError
+from planner.ingest.cloudfront_rows import origin_fetch_usd
 from planner.ingest.decode import REQUESTS
-from planner.ingest.delivery import origin_fetch_usd
 from planner.ingest.models import Bill, IngestedWorkload, ReconcileLine, Reconciliation, UsageGroup
 from planner.ingest.workloads import gb_to_bytes, workloads
 from planner.pricing.billing import bill as price_bill

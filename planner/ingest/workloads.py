@@ -9,8 +9,8 @@ from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 
+from planner.ingest.cloudfront_rows import cdn_delivery_lines, cdn_egress_lines
 from planner.ingest.decode import GIB
-from planner.ingest.delivery import cdn_delivery_lines, cdn_egress_lines
 from planner.ingest.escape import comment_text, yaml_string
 from planner.ingest.models import Bill, IngestedWorkload, UsageGroup
 from planner.pricing import catalog

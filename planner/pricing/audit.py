@@ -19,12 +19,12 @@ from decimal import Decimal
 from pydantic import BaseModel
 
 from planner.errors import InputError, PricingError
-from planner.pricing import catalog, delivery, quotes
+from planner.pricing import catalog, cdn_prices, quotes
 from planner.pricing.breakdown import stale_before
-from planner.pricing.lifecycle import NO_TRANSITIONS, lifecycle_rules
 from planner.pricing.models import BucketFee, ExchangeRate, LineRounding, MonthlyFee, PriceTable
 from planner.pricing.primitives import Quote, Status, Tier, TieredPrice
 from planner.pricing.storage_classes import Monitoring, StorageClass
+from planner.pricing.transition_rules import NO_TRANSITIONS, lifecycle_rules
 
 ROUTES = "routes"
 """The name the audit takes for the route table (beside provider and CDN ids)."""
@@ -91,7 +91,7 @@ def _unit(chain: list[object], name: str, currency: str | None) -> str | None:
         return "bucket-month"
     if isinstance(parent, LineRounding):
         return "line"
-    if isinstance(parent, MonthlyFee | delivery.Fee):
+    if isinstance(parent, MonthlyFee | cdn_prices.Fee):
         return "month"
     for holder in reversed(chain):
         unit = getattr(holder, "unit", None)
@@ -192,7 +192,7 @@ def _lifecycle_rows(provider: str, today: dt.date) -> Iterator[AuditRow]:
 
 
 def _route_rows(today: dt.date) -> Iterator[AuditRow]:
-    table = delivery.routes_for(today)
+    table = cdn_prices.routes_for(today)
     for index, route in enumerate(table.routes):
         field = f"routes.{index}.kind"
         figure = f"{route.kind} ({route.origin} -> {route.cdn})"
@@ -231,7 +231,7 @@ def age_days(text: str, today: dt.date | None = None) -> int:
 
 def known() -> list[str]:
     """What the audit takes for PROVIDER: every provider id, every CDN id, and ``routes``."""
-    return [*catalog.providers(), *delivery.cdn_ids(), ROUTES]
+    return [*catalog.providers(), *cdn_prices.cdn_ids(), ROUTES]
 
 
 def audit(
@@ -252,10 +252,10 @@ def audit(
             for table in _in_force(name, day):
                 rows.extend(_table_rows(table, day))
             rows.extend(_lifecycle_rows(name, day))
-    for cdn in delivery.cdn_ids():
+    for cdn in cdn_prices.cdn_ids():
         if provider in (None, cdn):
             try:
-                cdn_table = delivery.cdn_table_for(cdn, day)
+                cdn_table = cdn_prices.cdn_table_for(cdn, day)
             except PricingError:
                 continue
             rows.extend(_priced(cdn, cdn_table, cdn_table.version, "USD", day))

@@ -4,7 +4,7 @@
 a negotiated discount, the invoice's rounding of each line, and the price the line rests on (its field in
 the table and its quote's reading day, ``LineItem.price_field`` and ``price_read_on``); ``tiered`` writes a
 quantity on a tier ladder after its free allowance, a line a tier. Both the provider's bill
-(``planner.pricing.billing``) and the CDN's (``planner.pricing.delivery.cdn_bill``) write their lines with it.
+(``planner.pricing.billing``) and the CDN's (``planner.pricing.cdn_prices.cdn_bill``) write their lines with it.
 
 ``BillContext`` is one month's bill for one storage class while the rules (``planner.pricing.bill_rules``)
 write it: the inputs, the lines so far and what the bill reports beside them (warnings, policy breaches,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from planner.pricing import delivery as cdn_prices
+from planner.pricing import cdn_prices
 from planner.units import format_bytes, parse_monthly_size
 
 if TYPE_CHECKING:  # parts imports this module for the egress split

@@ -37,9 +37,9 @@ from planner.units import (
     parse_rate,
     parse_size,
 )
+from planner.workload.aging import AgeBin, IntelligentTiering, LifecycleRule, check_rules, parse_age_bins
 from planner.workload.catalog import catalog_in, shipped_catalog
 from planner.workload.delivery import EgressTo, egress_split_schema, split_egress
-from planner.workload.lifecycle import AgeBin, IntelligentTiering, LifecycleRule, check_rules, parse_age_bins
 
 DAY_S = 86400.0
 MONTH_S = 30 * DAY_S
@@ -314,7 +314,7 @@ class Storage(StrictModel):
         assert self.size_distribution is not None
         return sum(s.size * s.share for s in self.size_distribution)
 
-    # How data ages (planner.workload.lifecycle): priced by planner.costing.lifecycle.
+    # How data ages (planner.workload.aging): priced by planner.costing.lifecycle_bills.
     age: dict[str, float | str] | None = Field(
         default=None,
         description='share of the stored bytes (and objects) by age, e.g. {"0-30d": "20%", "30-180d": "30%",'

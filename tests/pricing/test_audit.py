@@ -21,7 +21,7 @@ import yaml
 
 from planner.cli import main
 from planner.errors import InputError
-from planner.pricing import audit, catalog, delivery
+from planner.pricing import audit, catalog, cdn_prices
 from tests.pricing.test_freshness import EGRESS, FRESH, OLD, PUTS, STORAGE, TODAY, VERSION, acme_table
 
 LONG = "Storage: $0.006 per GB-month, billed on the average bytes stored over the month and metered hourly"
@@ -167,7 +167,7 @@ def test_bad_input_is_one_line_and_exit_2(
     assert err.startswith(message) and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("name", [*catalog.providers(), *delivery.cdn_ids(), audit.ROUTES])
+@pytest.mark.parametrize("name", [*catalog.providers(), *cdn_prices.cdn_ids(), audit.ROUTES])
 def test_the_audit_runs_on_every_shipped_table(name: str) -> None:
     rows = audit.audit(name)
     assert rows and all(r.provider == name for r in rows)

@@ -8,8 +8,8 @@ from decimal import Decimal
 import pytest
 
 from planner.errors import PricingError
-from planner.pricing import delivery
-from planner.pricing.delivery import CdnUsage, cdn_bill, cdn_table_for, route_between
+from planner.pricing import cdn_prices
+from planner.pricing.cdn_prices import CdnUsage, cdn_bill, cdn_table_for, route_between
 
 NOW = dt.date(2026, 12, 1)
 TB = 10**12
@@ -20,8 +20,8 @@ def _amounts(lines: list) -> list[tuple[str, Decimal, Decimal]]:
 
 
 def test_every_cdn_the_issue_names_has_a_table_with_sources() -> None:
-    assert delivery.cdn_ids() == ["bunny", "cloudflare", "cloudfront", "fastly", "gcp-cdn"]
-    for cdn in delivery.cdn_ids():
+    assert cdn_prices.cdn_ids() == ["bunny", "cloudflare", "cloudfront", "fastly", "gcp-cdn"]
+    for cdn in cdn_prices.cdn_ids():
         table = cdn_table_for(cdn, NOW)
         assert table.sources and table.status.value in ("verified-primary", "verified-secondary")
 

@@ -14,9 +14,9 @@ from decimal import Decimal
 
 import pytest
 
-from planner.pricing import catalog, delivery, quotes
-from planner.pricing.lifecycle import lifecycle_rules
+from planner.pricing import catalog, cdn_prices, quotes
 from planner.pricing.models import PriceTable
+from planner.pricing.transition_rules import lifecycle_rules
 
 TODAY = dt.date(2026, 12, 5)
 PAGE = "https://aws.amazon.com/s3/pricing/"
@@ -71,10 +71,10 @@ def test_the_regional_tables_are_all_there() -> None:
 
 
 def test_cloudfront_and_the_routes_quote_every_price_and_every_kind() -> None:
-    cloudfront = delivery.cdn_table_for("cloudfront", TODAY)
+    cloudfront = cdn_prices.cdn_table_for("cloudfront", TODAY)
     assert _unquoted(cloudfront) == []
     assert all(quotes.problem(r) is None for r in quotes.readings(cloudfront))
-    routes = delivery.routes_for(TODAY)
+    routes = cdn_prices.routes_for(TODAY)
     assert _unquoted(routes) == []
     assert [(r.origin, r.cdn) for r in routes.routes if r.quote is None] == []
 

@@ -15,7 +15,7 @@ from decimal import Decimal
 
 import pytest
 
-from planner.pricing import catalog, delivery, lifecycle, quotes
+from planner.pricing import catalog, cdn_prices, quotes, transition_rules
 from planner.pricing.billing import bill
 from planner.pricing.breakdown import CostBreakdown
 from planner.pricing.models import PriceTable
@@ -31,7 +31,7 @@ PROVIDERS = ("cloudflare-r2", "backblaze-b2", "wasabi", "idrive-e2")
 CDNS = ("cloudflare", "fastly", "bunny")
 
 
-def _readings(table: PriceTable | delivery.CdnTable) -> dict[str, quotes.Reading]:
+def _readings(table: PriceTable | cdn_prices.CdnTable) -> dict[str, quotes.Reading]:
     return {reading.field: reading for reading in quotes.readings(table)}
 
 
@@ -48,7 +48,7 @@ def test_every_price_of_the_current_table_follows_from_a_dated_quote(provider: s
 
 @pytest.mark.parametrize("cdn", CDNS)
 def test_every_cdn_price_plan_fee_and_minimum_follows_from_a_dated_quote(cdn: str) -> None:
-    table = delivery.cdn_table_for(cdn, DAY)
+    table = cdn_prices.cdn_table_for(cdn, DAY)
     fields = set()
     for reading in quotes.readings(table):
         assert reading.quote is not None, f"{table.version}: {reading.field} has no quote"
@@ -66,7 +66,7 @@ def test_every_cdn_price_plan_fee_and_minimum_follows_from_a_dated_quote(cdn: st
 
 
 def test_cloudflares_terms_on_video_and_large_files_are_a_note_of_its_table() -> None:
-    notes = delivery.cdn_table_for("cloudflare", DAY).notes
+    notes = cdn_prices.cdn_table_for("cloudflare", DAY).notes
     terms = [note for note in notes if "video and large files" in note]
     assert len(terms) == 1 and "self-serve plans" in terms[0] and "R2, Stream or Images" in terms[0]
 
@@ -280,6 +280,6 @@ def test_a_provider_that_states_no_rule_for_error_responses_has_none(provider: s
 
 @pytest.mark.parametrize(("provider", "words"), [("cloudflare-r2", "No minimum object size"), ("idrive-e2", "0 B")])
 def test_the_lifecycle_files_quote_their_minimum_object_size(provider: str, words: str) -> None:
-    rules = lifecycle.lifecycle_rules(provider, DAY)
+    rules = transition_rules.lifecycle_rules(provider, DAY)
     quote = rules.quotes["default_min_object_bytes"]
     assert rules.default_min_object_bytes == 0 and quote.read == DAY and words in quote.text

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from planner.costing.bills import add_months, price_table
-from planner.costing.delivery import origin_workload
+from planner.costing.cdn_bills import origin_workload
 from planner.decide.migration.bounds import CopyBounds, copy_bounds
 from planner.decide.migration.charges import (
     BillingContext,

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from decimal import Decimal
 
-from planner.costing.delivery import cdn_note
+from planner.costing.cdn_bills import cdn_note
 from planner.decide.migration.bounds import strategy_bounds
 from planner.decide.migration.inputs import MigrationInputs, load_inputs
 from planner.decide.migration.models import (

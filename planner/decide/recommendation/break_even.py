@@ -16,7 +16,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from planner.costing.bills import price_table
-from planner.costing.delivery import behind, delivered_bill, served_egress_cap_bytes
+from planner.costing.cdn_bills import behind, delivered_bill, served_egress_cap_bytes
 from planner.decide.recommendation import sentences
 from planner.decide.recommendation.models import BreakEven, RankedOption
 from planner.evidence import Sentence

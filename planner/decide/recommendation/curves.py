@@ -11,7 +11,7 @@ from decimal import Decimal
 import numpy as np
 
 from planner.costing.bills import add_months, price_table
-from planner.costing.delivery import behind, delivered_bill, served_egress_cap_bytes
+from planner.costing.cdn_bills import behind, delivered_bill, served_egress_cap_bytes
 from planner.decide.recommendation.inputs import Inputs
 from planner.decide.recommendation.models import BreakEven, EgressCurve, EgressCurves, RankedOption
 from planner.errors import PlannerError

@@ -4,7 +4,7 @@ chosen, assembled into the ``Recommendation``."""
 
 from __future__ import annotations
 
-from planner.costing.delivery import priced_paths
+from planner.costing.cdn_bills import priced_paths
 from planner.decide.recommendation import notes, sentences
 from planner.decide.recommendation.break_even import break_even_points
 from planner.decide.recommendation.curves import egress_curves

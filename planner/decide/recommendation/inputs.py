@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from planner.costing.bills import DEFAULT_BILLING, BillingOptions, check_horizon, price_table
-from planner.costing.delivery import behind
+from planner.costing.cdn_bills import behind
 from planner.decide.recommendation.models import JudgedProfile
 from planner.decide.recommendation.performance import load_profiles
 from planner.errors import InputError, PlannerError, PricingError
 from planner.measure.profile import ProfileSummary
 from planner.measure.reference import load_reference
-from planner.pricing import delivery as cdn_prices
+from planner.pricing import cdn_prices
 from planner.pricing.models import PriceTable
 from planner.sim.model.profile_adapter import provider_model_from_profile
 from planner.sim.model.provider import ProviderModel

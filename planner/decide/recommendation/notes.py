@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import datetime as dt
 
-from planner.costing.delivery import store_requests
 from planner.decide.recommendation.models import Rejection
 from planner.evidence import Sentence
-from planner.pricing.delivery import cdn_table_for
+from planner.pricing.cdn_prices import cdn_table_for
 from planner.pricing.models import ErrorResponses, PriceTable
 from planner.units import format_bytes, format_rate
 from planner.workload import MONTH_S, Workload
+from planner.workload.cdn_split import store_requests
 
 
 def terms(option: str, source: str, note: str) -> Sentence:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planner.costing.bills import CostProjection, project_costs
-from planner.costing.delivery import behind
+from planner.costing.cdn_bills import behind
 from planner.decide.recommendation.inputs import Inputs
 from planner.errors import PlannerError
 from planner.pricing.models import PriceTable

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from planner.costing.lifecycle import LifecycleCost
-from planner.decide.lifecycle import AgeSweep, LifecycleProposal
+from planner.costing.lifecycle_bills import LifecycleCost
+from planner.decide.lifecycle_policy import AgeSweep, LifecycleProposal
 from planner.present.text.fit import Reasons
 from planner.present.text.tables import heading, price_freshness, quantity, table, unit_price, usd, wrap_prose
 from planner.units import format_bytes

@@ -25,7 +25,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
-from planner.costing.delivery import store_requests
 from planner.errors import InputError
 from planner.pricing.models import Limits, RequestRate
 from planner.sim.spec import (
@@ -44,6 +43,7 @@ from planner.sim.spec import (
 )
 from planner.units import format_bytes, format_rate
 from planner.workload import MONTH_S, Workload
+from planner.workload.cdn_split import store_requests
 
 Window = Literal["peak", "mean"]
 WINDOWS: tuple[Window, ...] = ("peak", "mean")

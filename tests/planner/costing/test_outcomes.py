@@ -54,7 +54,7 @@ def _assert_same(fast: PricedOutcomes, exact: PricedOutcomes, labels: list[str],
 def test_every_example_across_tier_bounds_and_policy_caps(example: str) -> None:
     workload = load_workload(EXAMPLES / example)
     if workload.delivery is not None:
-        pytest.skip("a CDN's bill is priced by the line-item engine only (tests/planner/costing/test_delivery.py)")
+        pytest.skip("a CDN's bill is priced by the line-item engine only (tests/planner/costing/test_cdn_bills.py)")
     rng = np.random.default_rng(7)
     n = 120
     draws = {

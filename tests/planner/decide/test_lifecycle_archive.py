@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 
-from planner.costing.lifecycle import price_lifecycle
-from planner.decide.lifecycle import propose_lifecycle
+from planner.costing.lifecycle_bills import price_lifecycle
+from planner.decide.lifecycle_policy import propose_lifecycle
 from planner.errors import InputError
 from planner.workload import parse_workload
-from planner.workload.lifecycle import IntelligentTiering
+from planner.workload.aging import IntelligentTiering
 
 D = Decimal
 DEC_2026 = dt.date(2026, 12, 1)

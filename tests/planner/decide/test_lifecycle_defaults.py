@@ -9,7 +9,7 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
-from planner.costing.lifecycle import default_write_class, price_lifecycle
+from planner.costing.lifecycle_bills import default_write_class, price_lifecycle
 from planner.pricing import catalog
 from planner.workload import parse_workload
 

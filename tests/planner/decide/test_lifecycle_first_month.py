@@ -18,7 +18,7 @@ import datetime as dt
 from decimal import Decimal
 from typing import Any
 
-from planner.costing.lifecycle import price_lifecycle
+from planner.costing.lifecycle_bills import price_lifecycle
 from planner.workload import parse_workload
 
 D = Decimal

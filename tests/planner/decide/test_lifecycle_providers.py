@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from planner.costing.lifecycle import price_lifecycle
+from planner.costing.lifecycle_bills import price_lifecycle
 from planner.errors import InputError
 from planner.pricing import catalog
-from planner.pricing.lifecycle import lifecycle_rules
+from planner.pricing.transition_rules import lifecycle_rules
 from planner.workload import parse_workload
 
 D = Decimal

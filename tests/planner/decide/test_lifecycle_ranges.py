@@ -1,5 +1,5 @@
 """A lifecycle rule's age as a range: ``sweep --vary storage.lifecycle.0.after=...`` and ``after: {low, high}``
-under ``planner lifecycle --samples``, each priced month by month by ``planner.costing.lifecycle``.
+under ``planner lifecycle --samples``, each priced month by month by ``planner.costing.lifecycle_bills``.
 
 Hand-computed on 1 TB (10^12 B = 931.322574615 GB-months of 2^30 B) in 1,000,000 objects of 1 MB (above S3's
 128 KiB least size for a move), all 0-30 days old, no reads or writes, over 2 months at aws-s3 (table
@@ -23,7 +23,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from planner.decide.lifecycle import sweep_rule_age
+from planner.decide.lifecycle_policy import sweep_rule_age
 from planner.decide.lifecycle_ranges import sample_policy
 from planner.workload import Uncertain, format_field_value, load_workload
 

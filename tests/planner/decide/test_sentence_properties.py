@@ -22,15 +22,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from planner.costing.bills import estimate_cost, price_table
-from planner.costing.delivery import behind, delivered_bill
-from planner.decide.lifecycle import propose_lifecycle
+from planner.costing.cdn_bills import behind, delivered_bill
+from planner.decide.lifecycle_policy import propose_lifecycle
 from planner.decide.migration.models import Endpoint, MigrationOptions
 from planner.decide.migration.plan import estimate_migration
 from planner.decide.recommendation import RankedOption, Recommendation, recommend
 from planner.errors import InputError, PlannerError
 from planner.evidence import BACKED, Sentence
 from planner.present.text.ranking import recommendation as render
-from planner.pricing.delivery import cdn_tables
+from planner.pricing.cdn_prices import cdn_tables
 from planner.units import parse_size
 from planner.workload import Workload, parse_workload
 from tests.planner.conftest import EXAMPLES

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
-from planner.pricing.delivery import CdnUsage, cdn_bill, cdn_table_for, route_between
+from planner.pricing.cdn_prices import CdnUsage, cdn_bill, cdn_table_for, route_between
 from tests.pricing.field._quoted import problems, quoted, unquoted
 
 D = Decimal

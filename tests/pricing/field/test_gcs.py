@@ -22,7 +22,7 @@ import datetime as dt
 from decimal import Decimal
 from typing import Any
 
-from planner.costing.lifecycle import price_lifecycle
+from planner.costing.lifecycle_bills import price_lifecycle
 from planner.pricing import catalog
 from planner.pricing.billing import bill
 from planner.pricing.usage import Usage

@@ -11,8 +11,8 @@ import pytest
 
 from planner.pricing import catalog, quotes
 from planner.pricing.billing import bill
-from planner.pricing.lifecycle import _provider_rules
 from planner.pricing.models import PriceTable
+from planner.pricing.transition_rules import _provider_rules
 from planner.pricing.usage import Usage
 
 GiB = 2**30

@@ -3,7 +3,7 @@
 ``storage.age`` and ``traffic.reads_by_age`` map age bins ("0-30d", "30-90d", "90d+") to shares;
 ``storage.lifecycle`` lists the rules a bucket applies as objects age (``{after: 30d, to: standard-ia}``,
 ``{after: 400d, expire: true}``). What a provider allows (its classes, which way a transition may go,
-the least age) is checked where the policy is priced (``planner.costing.lifecycle``); here only what
+the least age) is checked where the policy is priced (``planner.costing.lifecycle_bills``); here only what
 holds everywhere: bins in order that add up, rules in order of age.
 """
 

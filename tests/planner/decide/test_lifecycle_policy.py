@@ -1,4 +1,4 @@
-"""Lifecycle policies priced month by month (planner.costing.lifecycle), each figure computed by hand.
+"""Lifecycle policies priced month by month (planner.costing.lifecycle_bills), each figure computed by hand.
 
 Prices (aws-s3 table of 2025-12-01 as in force on 2026-12-01 and 2026-01-01, cloudflare-r2 of 2024-01-01):
 S3 Standard $0.023/GB-month (GB = 2^30), Standard-IA $0.0125 (30-day minimum, 128 KiB minimum object),
@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 
-from planner.costing.lifecycle import price_lifecycle
-from planner.decide.lifecycle import parse_age_range, propose_lifecycle, sweep_rule_age
+from planner.costing.lifecycle_bills import price_lifecycle
+from planner.decide.lifecycle_policy import parse_age_range, propose_lifecycle, sweep_rule_age
 from planner.errors import InputError
 from planner.workload import parse_workload
-from planner.workload.lifecycle import LifecycleRule
+from planner.workload.aging import LifecycleRule
 
 D = Decimal
 DEC_2026 = dt.date(2026, 12, 1)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
-from planner.pricing import delivery as cdn_prices
+from planner.pricing import cdn_prices
 
 
 def cdn_egress_lines(internet_bytes: int, fetched_bytes: int, where: str) -> list[str]:

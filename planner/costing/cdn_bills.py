@@ -2,7 +2,7 @@
 
 The CDN serves the reads that go through it; the bucket sees only the misses (``1 - hit_ratio`` of
 those requests and bytes). How the misses leave the bucket follows the route between the two
-(``planner.pricing.delivery``): a free route or a cache-fill route reads them inside the provider (no
+(``planner.pricing.cdn_prices``): a free route or a cache-fill route reads them inside the provider (no
 egress, but retrieval where the class charges it), an internet route bills them as the bucket's
 internet egress, so its allowances and free-egress caps (Wasabi 1x, IDrive e2 3x, B2 3x stored) count
 the origin's egress only, never the bytes the CDN serves from its cache.
@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal
 
 from planner.errors import InputError
-from planner.pricing import catalog
-from planner.pricing import delivery as cdn_prices
+from planner.pricing import catalog, cdn_prices
 from planner.pricing.aws_usage_types import LOCATIONS
 from planner.pricing.billing import bill
 from planner.pricing.breakdown import CostBreakdown, LineItem
 from planner.pricing.models import PriceTable
 from planner.units import format_bytes
 from planner.workload import Workload
-from planner.workload.delivery import cdn_bytes
+from planner.workload.cdn_split import at_origin, cdn_split
 
 AWS_REGIONS = frozenset(LOCATIONS.values())
 """AWS's region names (an S3 bucket's other region is one of them)."""
@@ -44,10 +43,6 @@ class DeliveryPath:
     origin: Workload
     cdn_lines: list[LineItem]
     statement: str
-
-
-def _whole(value: Decimal) -> int:
-    return int(value.to_integral_value(rounding=ROUND_HALF_EVEN))
 
 
 def check_same_region(workload: Workload, provider: str, day: dt.date) -> None:
@@ -87,62 +82,19 @@ def check_other_region(workload: Workload, provider: str, region: str | None) ->
         raise InputError(f"{name!r} is not a region of {provider} (e.g. {shown})", field=field)
 
 
-def _reads(workload: Workload, served: int, hit: Decimal) -> tuple[int, int, int]:
-    """GETs a month: all of them, those through the CDN (its share of the bytes read), those reaching the store."""
-    traffic = workload.traffic
-    reads = workload.reads_per_month()
-    read_bytes = traffic.egress + traffic.internal_reads + traffic.inter_region
-    cdn_reads = _whole(Decimal(reads) * served / read_bytes) if read_bytes else 0
-    return reads, cdn_reads, reads - _whole(cdn_reads * hit)
-
-
-def store_requests(workload: Workload) -> tuple[Workload, str | None]:
-    """The workload as its store sees requests behind the workload's CDN: a hit is not a request to the
-    store, so only the misses' GETs remain (the simulator's and the per-prefix rates' view); and in words."""
-    delivery = workload.delivery
-    if delivery is None:
-        return workload, None
-    traffic = workload.traffic
-    served = min(cdn_bytes(traffic.egress, traffic.egress_to, delivery), traffic.egress)
-    reads, _, origin_reads = _reads(workload, served, delivery.cdn.hit)
-    update: dict[str, object] = {"reads": origin_reads}
-    if traffic.ratio is not None:
-        update |= {"writes": workload.writes_per_month(), "read_write_ratio": None}
-    store = workload.model_copy(update={"traffic": traffic.model_copy(update=update), "delivery": None})
-    note = (
-        f"behind the CDN {delivery.cdn.provider} at a {delivery.cdn.ratio * 100:g}% hit ratio the store sees"
-        f" {origin_reads:,} of the month's {reads:,} GETs: a hit is not a request to the store"
-    )
-    return store, note
-
-
 def delivery_path(workload: Workload, provider: str, day: dt.date, region: str | None = None) -> DeliveryPath | None:
     """The origin's workload and the CDN's bill for ``provider`` (its bucket in ``region``, when known) behind
     the workload's CDN; None without one."""
     check_same_region(workload, provider, day)
     check_other_region(workload, provider, region)
-    delivery = workload.delivery
-    if delivery is None:
+    split = cdn_split(workload)
+    if split is None:
         return None
-    traffic = workload.traffic
-    served = min(cdn_bytes(traffic.egress, traffic.egress_to, delivery), traffic.egress)
-    cdn = cdn_prices.cdn_table_for(delivery.cdn.provider, day)
+    cdn = cdn_prices.cdn_table_for(split.cdn, day)
     route, route_version = cdn_prices.route_between(provider, cdn.cdn, day)
-    hit = delivery.cdn.hit
-    miss_bytes = _whole(served * (1 - hit))
-    reads, cdn_reads, origin_reads = _reads(workload, served, hit)
-    others = traffic.egress - served
-    update: dict[str, object] = {"reads": origin_reads, "egress_to": None}
-    if route.kind == "internet":
-        update["egress"] = others + miss_bytes
-    else:  # read inside the provider: no egress from the bucket, retrieval where the class charges it
-        update["egress"] = others
-        update["internal_reads"] = traffic.internal_reads + miss_bytes
-    if traffic.ratio is not None:  # writes stay what the reads made them, not the fewer origin reads
-        update |= {"writes": workload.writes_per_month(), "read_write_ratio": None}
-    origin = workload.model_copy(update={"traffic": traffic.model_copy(update=update), "delivery": None})
+    origin = at_origin(workload, split, "egress" if route.kind == "internet" else "inside")
     provider_name = catalog.table_for(provider, day).provider_name
-    usage = cdn_prices.CdnUsage(served_bytes=served, requests=cdn_reads, fill_bytes=miss_bytes)
+    usage = cdn_prices.CdnUsage(served_bytes=split.served_bytes, requests=split.cdn_reads, fill_bytes=split.miss_bytes)
     lines = cdn_prices.cdn_bill(cdn, route, route_version, usage, provider_name)
     how = {
         "free": "free",
@@ -150,10 +102,10 @@ def delivery_path(workload: Workload, provider: str, day: dt.date, region: str |
         "internet": f"billed as {provider_name}'s internet egress",
     }[route.kind]
     statement = (
-        f"{PATH_PREFIX}{format_bytes(served)} a month served by {cdn.name} ({cdn.version}, {cdn.delivery_region}) at a"
-        f" {float(hit) * 100:g}% hit ratio; {provider_name} sees the misses: {format_bytes(miss_bytes)} and"
-        f" {origin_reads:,} of {reads:,} GETs; origin fetches {provider_name} -> {cdn.name} are {how}"
-        f" ({route.status.value}, {route_version}: {route.source})"
+        f"{PATH_PREFIX}{format_bytes(split.served_bytes)} a month served by {cdn.name} ({cdn.version},"
+        f" {cdn.delivery_region}) at a {float(split.hit) * 100:g}% hit ratio; {provider_name} sees the misses:"
+        f" {format_bytes(split.miss_bytes)} and {split.origin_reads:,} of {split.reads:,} GETs; origin fetches"
+        f" {provider_name} -> {cdn.name} are {how} ({route.status.value}, {route_version}: {route.source})"
     )
     return DeliveryPath(origin=origin, cdn_lines=lines, statement=statement)
 

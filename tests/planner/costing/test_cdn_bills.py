@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.costing import bills
-from planner.costing import delivery as costing_delivery
+from planner.costing import bills, cdn_bills
 from planner.costing.bills import estimate_cost
 from planner.decide.migration import Endpoint, MigrationOptions, estimate_migration
 from planner.decide.recommendation import recommend
@@ -313,7 +312,7 @@ def test_recommend_without_delivery_is_todays_answer(example: str, monkeypatch: 
         pytest.skip("names a CDN")
     with_stage = recommend(workload, as_of=NOW, simulate=False).model_dump(mode="json")
     monkeypatch.setattr(bills, "delivery_path", lambda *_args: None)
-    monkeypatch.setattr(costing_delivery, "delivery_path", lambda *_args: None)
+    monkeypatch.setattr(cdn_bills, "delivery_path", lambda *_args: None)
     without = recommend(workload, as_of=NOW, simulate=False).model_dump(mode="json")
     assert with_stage == without
 

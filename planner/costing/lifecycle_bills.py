@@ -26,12 +26,12 @@ from planner.pricing import catalog
 from planner.pricing.bill_lines import round_line
 from planner.pricing.billing import bill
 from planner.pricing.breakdown import LineItem
-from planner.pricing.lifecycle import NO_TRANSITIONS, LifecycleRules, lifecycle_rules
 from planner.pricing.models import PriceTable
 from planner.pricing.primitives import Money
+from planner.pricing.transition_rules import NO_TRANSITIONS, LifecycleRules, lifecycle_rules
 from planner.pricing.usage import Deletion, SizeBin, Usage
 from planner.workload import DAY_S, Workload
-from planner.workload.lifecycle import AgeBin, IntelligentTiering, LifecycleRule, describe_policy
+from planner.workload.aging import AgeBin, IntelligentTiering, LifecycleRule, describe_policy
 
 from .bills import add_months, check_horizon
 from .lifecycle_cohorts import MAX_AGE_DAYS, MONTH_DAYS, ZERO, ClassMonth, Policy

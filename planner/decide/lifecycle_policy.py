@@ -18,15 +18,15 @@ from decimal import Decimal
 from pydantic import BaseModel, ConfigDict
 
 from planner.costing.bills import hottest_class
-from planner.costing.lifecycle import LifecycleCost, default_write_class, price_lifecycle
+from planner.costing.lifecycle_bills import LifecycleCost, default_write_class, price_lifecycle
 from planner.errors import InputError
 from planner.pricing import catalog
-from planner.pricing.lifecycle import LifecycleRules, lifecycle_rules
 from planner.pricing.models import PriceTable
 from planner.pricing.primitives import Money
+from planner.pricing.transition_rules import LifecycleRules, lifecycle_rules
 from planner.units import parse_duration
 from planner.workload import Workload
-from planner.workload.lifecycle import DAY_S, IntelligentTiering, LifecycleRule, check_rules
+from planner.workload.aging import DAY_S, IntelligentTiering, LifecycleRule, check_rules
 from planner.workload.targets import RestoreTimes, parse_stated_time, restore_time_verdict, restore_times
 
 ZERO = Decimal(0)

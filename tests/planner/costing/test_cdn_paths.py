@@ -2,7 +2,7 @@
 
 The figures are the README's table of delivery paths for examples/video-cdn.yaml (200 TB a month of 4 MB
 segments served at 95 % hits, prices in force on 2026-12-01), each hand-computed and held by
-tests/planner/costing/test_delivery.py::test_the_readme_delivery_paths; the paths it has no row for follow from
+tests/planner/costing/test_cdn_bills.py::test_the_readme_delivery_paths; the paths it has no row for follow from
 them by the CDN's own bill, the only part that changes with the CDN when the origin's route costs nothing:
 - Cloudflare (Free plan) bills no bandwidth and no requests: $0;
 - bunny.net bills $0.01/GB: 200,000 GB = $2,000.00;
