@@ -13,23 +13,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from planner.measure._reference_figures import aws_s3, backblaze_b2, cloudflare_r2, idrive_e2, wasabi
-
-BUILDERS = {
-    "aws-s3": aws_s3,
-    "cloudflare-r2": cloudflare_r2,
-    "backblaze-b2": backblaze_b2,
-    "wasabi": wasabi,
-    "idrive-e2": idrive_e2,
-}
+from planner.measure._reference_figures import PUBLISHED
 
 
 def render() -> dict[str, str]:
     """Every reference profile as the text of its shipped file, by file name: the same on every run."""
-    return {
-        f"{ident}.json": build().model_dump_json(indent=2, exclude_none=False) + "\n"
-        for ident, build in BUILDERS.items()
-    }
+    profiles = [build() for build in PUBLISHED]
+    return {f"{p.provider}.json": p.model_dump_json(indent=2, exclude_none=False) + "\n" for p in profiles}
 
 
 def main() -> None:

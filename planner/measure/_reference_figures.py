@@ -521,3 +521,7 @@ def cloudflare_r2() -> Profile:
             "range-GET speedup (Carolina Cloud: enough parallel ranged GETs reach 55 Gbps; no 1-stream figure)",
         ],
     )
+
+
+PUBLISHED = (aws_s3, cloudflare_r2, backblaze_b2, wasabi, idrive_e2)
+"""Every provider a publication covers, one builder each (``_build_reference`` writes them all)."""

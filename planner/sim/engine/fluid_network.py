@@ -101,6 +101,10 @@ class FluidNetwork:
         """Time of the next completion (``inf`` with nothing in flight)."""
         self._due: FlowClass | None = None  # the class whose head finishes at next_at
 
+    def flow_classes(self) -> tuple[FlowClass, ...]:
+        """The classes of streams the network has met, lowest cap first (each with its ``n`` in flight)."""
+        return tuple(self._classes)
+
     def flow_class(self, resources: tuple[int, ...], cap: float) -> FlowClass | None:
         """The class for streams using ``resources`` at most ``cap`` each; None if nothing bounds them."""
         bounded = tuple(r for r in resources if math.isfinite(self._capacity[r]))

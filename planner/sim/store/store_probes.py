@@ -33,7 +33,7 @@ class Link:
         self.capacity_bits_per_s = capacity_bits_per_s
 
     def _on_link(self) -> list[FlowClass]:
-        return [flow for flow in self._network._classes if flow.n and any(r in _LINK for r in flow.resources)]
+        return [flow for flow in self._network.flow_classes() if flow.n and any(r in _LINK for r in flow.resources)]
 
     @property
     def transfers(self) -> int:
