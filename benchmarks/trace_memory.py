@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import resource
 import subprocess
 import sys
@@ -46,9 +47,9 @@ def trace_file(requests: int, folder: Path) -> Path:
         return path
     folder.mkdir(parents=True, exist_ok=True)
     rate = adapt_workload(load_workload(WORKLOAD), window="peak").spec.arrivals.max_rate_per_s  # type: ignore[union-attr]
-    seconds = requests / rate
+    seconds = math.floor(requests / rate)  # whole seconds, never past ``planner trace``'s cap of 10^8
     started = time.perf_counter()
-    command = ["planner", "trace", str(WORKLOAD), "--out", str(path), "--duration", f"{seconds:.0f}s", "--seed", "1"]
+    command = ["planner", "trace", str(WORKLOAD), "--out", str(path), "--duration", f"{seconds}s", "--seed", "1"]
     out = subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
     print(f"generate: {out} in {time.perf_counter() - started:.0f} s", flush=True)
     return path
