@@ -412,8 +412,9 @@ class _DecimalLoader(_UniqueKeys, yaml.SafeLoader):
 
 class _ShippedLoader(_UniqueKeys, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """The same reading with libyaml's parser where PyYAML has it: about five times faster on the
-    shipped price tables, which every command reads. Only for files that ship with planner: its
-    syntax errors are worded differently, and a user's file gets the messages the tests hold."""
+    shipped price tables, which every command reads. Only for text planner ships or writes itself
+    (tables, a workload it generated): its syntax errors are worded differently, and a user's file
+    gets the messages the tests hold."""
 
 
 for _loader in (_DecimalLoader, _ShippedLoader):
@@ -438,7 +439,7 @@ def _expanded_size(value: Any, sizes: dict[int, int], active: set[int]) -> int:
 
 def load_yaml(text: str, source: str, *, shipped: bool = False) -> Any:
     """Parse YAML safely (no object construction), numbers exact; errors name the file and line.
-    ``shipped``: a file that ships with planner, read with libyaml's parser where there is one."""
+    ``shipped``: text planner ships or writes itself, read with libyaml's parser where there is one."""
     loader = _ShippedLoader if shipped else _DecimalLoader  # SafeLoader subclasses: no object construction
     try:
         data = yaml.load(text, Loader=loader)

@@ -8,6 +8,7 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -76,6 +77,40 @@ def test_several_files_are_written_all_or_none(tmp_path: Path) -> None:
     write_all_atomically([(first, "new\n"), (tmp_path / "media.yaml", b"new\n")], source="--out")
     assert first.read_text() == (tmp_path / "media.yaml").read_text() == "new\n"
     _no_temp_files(tmp_path)
+
+
+@pytest.mark.parametrize("has_sync", [True, False])
+def test_many_files_are_on_disk_before_any_replaces_its_target(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, has_sync: bool
+) -> None:
+    """Past 64 files of one write, one ``sync`` (or, without it, an ``fsync`` of each) once all are
+    written, before the first rename: a million buckets' workloads took 2 ms a file synced as written."""
+    events: list[str] = []
+    renamed = os.replace
+
+    def replace(source: Any, target: Any) -> None:
+        events.append("rename")
+        renamed(source, target)
+
+    monkeypatch.setattr(os, "replace", replace)
+    if has_sync:
+        monkeypatch.setattr(os, "sync", lambda: events.append("sync"))
+    else:
+        monkeypatch.delattr(os, "sync", raising=False)
+    synced = os.fsync
+
+    def fsync(fd: int) -> None:
+        events.append("fsync")
+        synced(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    targets = [tmp_path / f"bucket-{n}.yaml" for n in range(100)]
+    write_all_atomically([(t, f"{t.name}\n") for t in targets], source="--out")
+    assert all(t.read_text() == f"{t.name}\n" for t in targets)
+    _no_temp_files(tmp_path)
+    # the first 64 as they are written; then every file at once (or each again), then the renames
+    after = ["sync"] if has_sync else ["fsync"] * 100
+    assert events == ["fsync"] * 64 + after + ["rename"] * 100
 
 
 def test_a_folder_that_does_not_exist_is_one_line(tmp_path: Path) -> None:

@@ -80,7 +80,7 @@ def ingest_cur(
     targets = [out / safe_name(w.name, "workload file name", "--out") for w in produced]
     refuse_overwrite(targets, force)
     for target, workload in zip(targets, produced, strict=True):
-        _check_workload(target, workload.text, f"the workload of {workload.scope}")
+        _check_workload(target, workload.text, f"the workload of {workload.scope}", generated=True)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -139,7 +139,7 @@ def _ingest_cur_in_parts(
             targets = [out / safe_name(w.name, "workload file name", "--out") for w in produced]
             refuse_overwrite(targets, force)
             for target, workload in zip(targets, produced, strict=True):
-                _check_workload(target, workload.text, f"the workload of {workload.scope}")
+                _check_workload(target, workload.text, f"the workload of {workload.scope}", generated=True)
                 if not written:
                     _make_folder(out)
                 written.append(str(target))
@@ -191,14 +191,15 @@ def _new_or_updated(
     return target, new_text()
 
 
-def _check_workload(target: Path, text: str, what: str) -> None:
+def _check_workload(target: Path, text: str, what: str, *, generated: bool = False) -> None:
     """An ingested workload checked to load as a workload before anything is written: a bill or log
-    never becomes a file every other command refuses."""
+    never becomes a file every other command refuses. ``generated``: text planner wrote whole (no
+    user's section in it), parsed with libyaml where there is one (a million buckets' files)."""
     from planner.files import load_yaml
     from planner.workload import parse_workload
 
     try:
-        parse_workload(load_yaml(text, str(target)), str(target))
+        parse_workload(load_yaml(text, str(target), shipped=generated), str(target))
     except InputError as error:
         where = f"{error.field}: " if error.field else ""
         raise InputError(f"{what} cannot be written: {where}{error.problem}", source=str(target)) from None
