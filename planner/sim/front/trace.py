@@ -77,8 +77,8 @@ def draw(spec: SimSpec, duration_s: float, seed: int) -> DrawnTrace:
         raise InputError("only an open loop (a rate of arrivals) can be written as a trace", field="traffic")
     if spec.arrivals.max_rate_per_s * duration_s > MAX_TRACE_REQUESTS:
         raise InputError(
-            f"{duration_s:g} s at {spec.arrivals.max_rate_per_s:.6g}/s is more than {MAX_TRACE_REQUESTS:,} requests:"
-            " give a shorter --duration",
+            f"{duration_s:g} s at {spec.arrivals.max_rate_per_s:.6g}/s is more than {MAX_TRACE_REQUESTS:,}"
+            " requests expected: give a shorter --duration",
             source="--duration",
         )
     source = RequestSource(spec, np.random.default_rng(seed))

@@ -113,3 +113,17 @@ def test_cli_writes_a_trace_and_simulate_replays_it(run_cli, tmp_path: Path) -> 
     assert replayed == len(rows) - 1
     again = run_cli("trace", web, "--out", str(tmp_path / "t.csv"))
     assert again.code == 2 and "--force" in again.err
+
+
+def test_a_trace_past_its_cap_is_refused_on_the_expected_count(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The cap is on the requests a window expects (its draw may run a few past: 100,000,199 for 10^8):
+    web-assets' peak, 379.118/s, expects 100,000,002.1 in 263,770 s (99,999,623 in 263,769 s)."""
+    from tests.planner.conftest import EXAMPLES
+
+    web = str(EXAMPLES / "web-assets.yaml")
+    refused = run_cli("trace", web, "--out", str(tmp_path / "t.csv"), "--duration", "263770s")
+    assert refused.code == 2 and not (tmp_path / "t.csv").exists()
+    assert refused.err.strip() == (
+        "planner: --duration: 263770 s at 379.118/s is more than 100,000,000 requests expected:"
+        " give a shorter --duration"
+    )
