@@ -243,13 +243,14 @@ def _atomic(path: Path, source: str | None, what: str, binary: bool) -> Iterator
 
 
 _FSYNC_EACH = 64
-"""Files of one write synced each as written; past this many, once when all are written (``_sync_all``)."""
+"""Files of one write synced one by one; past this many, with one ``sync`` (``_sync_all``)."""
 
 
 def _sync_all(temps: list[tuple[Path, Path]]) -> None:
-    """Every temporary file on disk before any replaces its target: one ``sync`` where the system has
-    it (a million buckets' workloads took 2 ms a file synced one by one), else each file's ``fsync``."""
-    if hasattr(os, "sync"):
+    """Every temporary file on disk before any replaces its target: an ``fsync`` each, or past
+    ``_FSYNC_EACH`` files one ``sync`` where the system has it (a million buckets' workloads took
+    2 ms a file synced one by one)."""
+    if len(temps) > _FSYNC_EACH and hasattr(os, "sync"):
         os.sync()
         return
     for temp, _ in temps:
@@ -279,12 +280,8 @@ def write_all_atomically(files: Iterable[tuple[Path, str | bytes]], *, source: s
             temps.append((Path(temp_name), current))
             with os.fdopen(descriptor, "wb") as handle:
                 handle.write(data.encode("utf-8") if isinstance(data, str) else data)
-                if len(temps) <= _FSYNC_EACH:
-                    handle.flush()
-                    os.fsync(handle.fileno())
             os.chmod(temp_name, 0o666 & ~_umask())
-        if len(temps) > _FSYNC_EACH:
-            _sync_all(temps)
+        _sync_all(temps)
         for temp, current in temps:
             _commit(temp, current, current in claimed, source)
     except BaseException as error:
