@@ -7,6 +7,7 @@ published ceiling) and carries the citations it rests on; a figure the profile c
 
 from __future__ import annotations
 
+import bisect
 import math
 from typing import TYPE_CHECKING, Literal
 
@@ -169,9 +170,10 @@ def _summarise_streams(
         single = next((p for p in rg.points if p.streams == 1 and p.throughput_mib_per_s), None)
         if single is not None and rg.object_size_bytes and rg.object_size_bytes not in by_size:
             assert single.throughput_mib_per_s is not None
-            points.append((rg.object_size_bytes, single.throughput_mib_per_s * MIB))
-            stream_cites.append(single.citation or _cite(rg, run_id, "probes.range_get[1 stream]"))
-            points.sort()
+            # in size order with its citation beside it: ``citations`` holds one a point, in the points' order
+            at = bisect.bisect(points, (rg.object_size_bytes,))
+            points.insert(at, (rg.object_size_bytes, single.throughput_mib_per_s * MIB))
+            stream_cites.insert(at, single.citation or _cite(rg, run_id, "probes.range_get[1 stream]"))
     out.get_stream_bytes_per_s = points
     if stream_cites:
         out.citations["get_stream_bytes_per_s"] = stream_cites

@@ -132,3 +132,28 @@ def test_published_cell_needs_citation() -> None:
             )
         ],
     )
+
+
+def test_a_range_get_point_keeps_its_citation_where_it_sorts() -> None:
+    """The single-stream range GET is a stream-rate point at its object size; inserted between two GET sizes,
+    the citation at its index is its own (a verdict reads the citation by the point's index)."""
+    from planner.decide.recommendation.grading import figure_citations
+    from planner.measure.profile import RangeGetPoint, RangeGetResult
+
+    profile = Profile(
+        provider="test",
+        source=Source(kind="measured"),
+        cells=[
+            Cell(op="get", object_size_bytes=size, concurrency=1, samples=100, throughput_mib_per_s=rate)
+            for size, rate in ((1 << 20, 20.0), (1 << 30, 90.0))
+        ],
+    )
+    range_cite = Citation(kind="measured", ref="range-run", section="probes.range_get[1 stream]")
+    profile.probes.range_get = RangeGetResult(
+        object_size_bytes=256 << 20, points=[RangeGetPoint(streams=1, throughput_mib_per_s=60.0, citation=range_cite)]
+    )
+    summary = profile.summary()
+    assert [size for size, _ in summary.get_stream_bytes_per_s] == [1 << 20, 256 << 20, 1 << 30]
+    cites = summary.citations["get_stream_bytes_per_s"]
+    assert cites[1] == range_cite and range_cite not in (cites[0], cites[2])
+    assert figure_citations(summary, "read throughput", 256 << 20) == [range_cite]
