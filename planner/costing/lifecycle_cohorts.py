@@ -253,7 +253,7 @@ class Policy:
                     if target is not None and (holding.stuck or self.stays(holding, target)):
                         continue  # no lifecycle rule moves it there: it waits for a move one can make, or expiry
                     self._hold(classes, holding, position, moment)
-                    self._leave(classes, holding, moment)
+                    self._leave(classes, holding, moment, charged=target is None or self.allowed.early_deletion_on_move)
                     position = moment
                     if target is None:
                         holding.count = ZERO
@@ -290,10 +290,13 @@ class Policy:
         ends = [t for t, _ in ladder if t > starts[0]]
         month.ages.add((starts[0], ends[0] if ends else None))
 
-    def _leave(self, classes: dict[str, ClassMonth], holding: _Holding, moment: Decimal) -> None:
+    def _leave(self, classes: dict[str, ClassMonth], holding: _Holding, moment: Decimal, *, charged: bool) -> None:
+        """The holding leaves its class at age ``moment``; ``charged``: its days there count against the class's
+        minimum duration (an expiry always; a rule's move where the provider says so)."""
         month = classes.setdefault(holding.storage_class, ClassMonth())
         self._span(month, holding)
-        month.deletions.append((holding.count * holding.size, holding.count, moment - holding.entered_age))
+        if charged:
+            month.deletions.append((holding.count * holding.size, holding.count, moment - holding.entered_age))
 
     # ------------------------------------------------------------------ reads
 

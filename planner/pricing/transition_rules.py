@@ -67,6 +67,11 @@ class LifecycleRules(_Model):
     transition_priced_in: Literal["destination"] = Field(
         description="whose lifecycle-transition request price a transition pays"
     )
+    early_deletion_on_move: bool = Field(
+        default=True,
+        description="whether an object a rule moves out of a class before the class's minimum duration pays the"
+        " rest of it, as a deletion would (GCS: no)",
+    )
     archive_tiers: list[ArchiveTier] = Field(
         default_factory=list, description="opt-in archive access tiers of a self-tiering class, colder last"
     )

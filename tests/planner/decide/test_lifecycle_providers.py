@@ -100,6 +100,45 @@ def test_gcs_nearline_left_before_30_days_pays_the_rest() -> None:
     assert cost.month_totals()[2] == D("0.00")
 
 
+def test_gcs_lifecycle_move_out_of_nearline_early_pays_no_early_deletion() -> None:
+    # "Early deletion charges do not apply in the following cases: When Object Lifecycle Management changes an
+    # object's storage class." (cloud.google.com/storage/pricing, Minimum storage duration, read 2026-12-06).
+    # Nearline at 30 days, Coldline at 45: 15 of Nearline's 30 days, and no charge for the other 15. Month 2
+    # (January 2027, gcs@2026-12-05): Nearline 1,000 GiB x 15/30 x $0.010 = $5.00; Coldline 1,000 GiB x 15/30 x
+    # $0.004 = $2.00; the moves 1,024,000 x $0.01 / 1,000 = $10.24 into Nearline, x $0.02 / 1,000 = $20.48 into
+    # Coldline.
+    rules: list[dict[str, Any]] = [{"after": "30d", "to": "nearline"}, {"after": "45d", "to": "coldline"}]
+    cost = price_lifecycle(_bucket(rules), "gcs", as_of=DEC_2026, months=3)
+    assert _lines(cost, 2) == {
+        "GCS Nearline, ages 30-45d: GCS Nearline storage": D("5.00"),
+        "GCS Nearline, ages 30-45d: class-a requests (lifecycle-transition)": D("10.24"),
+        "GCS Coldline, ages 45d+: GCS Coldline storage": D("2.00"),
+        "GCS Coldline, ages 45d+: class-a requests (lifecycle-transition)": D("20.48"),
+    }
+    assert not [i for month in cost.months for i in month.line_items if i.category == "early_deletion"]
+    # an expiry is a Delete action, not a change of class: 15 days into Coldline's 90, the other 75 are paid,
+    # 1,000 GiB x 75/30 x $0.004 = $10.00
+    cost = price_lifecycle(_bucket([*rules, {"after": "60d", "expire": True}]), "gcs", as_of=DEC_2026, months=3)
+    early = [i.amount_usd for month in cost.months for i in month.line_items if i.category == "early_deletion"]
+    assert early == [D("10.00")]
+
+
+def test_azure_tier_move_out_of_cool_early_still_pays_the_rest() -> None:
+    # "A blob in the cool tier in a general-purpose v2 account is subject to an early deletion penalty if it's
+    # deleted or moved to a different tier before 30 days has elapsed." (learn.microsoft.com access-tiers-overview,
+    # MicrosoftDocs/azure-docs). Moved to Archive at 15 of Cool's 30 days: the other 15 are paid, 1,000 GiB =
+    # 1,073.741824 GB x 15/30 x $0.0152 (Cool LRS per GB-month, azure-blob@2026-12-05) = $8.16, as much as the 15
+    # days of Cool storage.
+    rules = [{"after": "30d", "to": "cool"}, {"after": "45d", "to": "archive"}]
+    cost = price_lifecycle(_bucket(rules), "azure-blob", as_of=DEC_2026, months=3)
+    month = _lines(cost, 2)
+    early = [i.amount_usd for i in cost.months[1].line_items if i.category == "early_deletion"]
+    assert early == [month["Azure Cool (LRS), ages 30-45d: Azure Cool (LRS) storage, first 51,200 GB-month"]]
+    assert early == [D("8.16")]
+    assert lifecycle_rules("azure-blob", DEC_2026).early_deletion_on_move
+    assert not lifecycle_rules("gcs", DEC_2026).early_deletion_on_move
+
+
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_each_rules_file_names_only_the_classes_its_table_prices(provider: str) -> None:
     rules = lifecycle_rules(provider, DEC_2026)
