@@ -476,12 +476,14 @@ class Traffic(StrictModel):
 
 class Performance(StrictModel):
     p99_ttfb: Seconds | None = Field(
-        default=None, description='99th-percentile time to first byte target, e.g. "200 ms"'
+        default=None, gt=0, description='99th-percentile time to first byte target, e.g. "200 ms"'
     )
     read_throughput: BitsPerSecond | None = Field(
-        default=None, description='aggregate read throughput needed, e.g. "10 Gbps"'
+        default=None, gt=0, description='aggregate read throughput needed, e.g. "10 Gbps"'
     )
-    write_throughput: BitsPerSecond | None = Field(default=None, description="aggregate write throughput needed")
+    write_throughput: BitsPerSecond | None = Field(
+        default=None, gt=0, description="aggregate write throughput needed"
+    )
     max_restore: Seconds | None = Field(
         default=None,
         gt=0,
@@ -599,9 +601,10 @@ class Constraints(StrictModel):
         # without); "all" is every provider and class, PROVIDER:CLASS one class besides them
         if isinstance(data, dict) and "providers" not in data:
             return {**data, "providers": list(catalog_in(info.context).compared_by_default)}
-        if isinstance(data, dict) and isinstance(data["providers"], list):
-            return {**data, **expand_providers(data["providers"], catalog_in(info.context).providers)}
-        return data
+        entries = data.get("providers") if isinstance(data, dict) else None
+        if isinstance(entries, list) and all(isinstance(entry, str) for entry in entries):
+            return {**data, **expand_providers(entries, catalog_in(info.context).providers)}
+        return data  # not a list of names: the field's own check names the entry at fault
 
     @field_validator("named_classes")
     @classmethod
