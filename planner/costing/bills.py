@@ -25,6 +25,7 @@ from planner.pricing.breakdown import CostBreakdown, LineItem
 from planner.pricing.models import PriceTable
 from planner.pricing.primitives import Money
 from planner.pricing.usage import Usage
+from planner.units import format_bytes
 from planner.workload import DAY_S, MONTH_S, Workload
 
 WORKLOAD_MONTH_DAYS = round(MONTH_S / DAY_S)
@@ -377,8 +378,24 @@ def estimate_cost(
         priced = bill(table, storage_class, usage, as_of=day)
     priced = _in_region(priced, provider, region).model_copy(update={"billing_month": month_statement(day, options)})
     priced = with_cdn(priced, path) if path is not None else priced
-    contradictions = workload.consistency_warnings()
-    return priced.model_copy(update={"warnings": [*priced.warnings, *contradictions]}) if contradictions else priced
+    added = [*workload.consistency_warnings(), *filter(None, [oversized_objects(workload, table)])]
+    return priced.model_copy(update={"warnings": [*priced.warnings, *added]}) if added else priced
+
+
+def oversized_objects(workload: Workload, table: PriceTable) -> str | None:
+    """What is wrong when the workload's largest object is past the largest the provider stores
+    (``limits.max_object_bytes``): the bill prices data the provider cannot hold. With ``storage.objects``
+    the size is the mean, so some object is at least that large. None when they fit."""
+    largest = table.limits.max_object_bytes
+    biggest = max((size for size, share in workload.object_sizes() if share > 0), default=0.0)
+    if largest is None or biggest <= largest:
+        return None
+    sized = "objects averaging" if workload.storage.objects is not None else "objects of"
+    status = (table.limits.status or table.status).value
+    return (
+        f"{sized} {format_bytes(biggest)} ({biggest:,.0f} bytes) are larger than the largest object the provider"
+        f" stores, {format_bytes(largest)} ({largest:,} bytes; {table.version}, {status})"
+    )
 
 
 def costs_at_egress(

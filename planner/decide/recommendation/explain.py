@@ -90,7 +90,11 @@ def _failed_everywhere(ranking: list[RankedOption]) -> list[str]:
         for target in dict.fromkeys(v.target for o in ranking for v in o.verdicts)
         if all(any(v.target == target and v.verdict == "missed" for v in o.verdicts) for o in ranking)
     ]
-    for kind, name in (("hot-object", "hot-object concurrency"), ("policy", "egress policy")):
+    for kind, name in (
+        ("hot-object", "hot-object concurrency"),
+        ("policy", "egress policy"),
+        ("object-size", "object size"),
+    ):
         if all(any(r.kind == kind for r in o.rejections) for o in ranking):
             failed.append(name)
     feasible = [o for o in ranking if o.feasible]

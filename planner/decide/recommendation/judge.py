@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from decimal import Decimal
 
+from planner.costing.bills import oversized_objects
 from planner.decide.recommendation import notes
 from planner.decide.recommendation.break_even import unverified_policy_note
 from planner.decide.recommendation.grading import with_basis
@@ -27,6 +28,8 @@ from planner.decide.recommendation.performance import (
 )
 from planner.evidence import TargetVerdict, combine, weakest_price
 from planner.pricing.breakdown import CostBreakdown
+from planner.pricing.models import PriceTable
+from planner.workload import Workload
 from planner.workload.targets import restore_times
 
 ZERO = Decimal(0)
@@ -95,14 +98,15 @@ def _judge(inputs: Inputs, option: PricedOption, simulated: dict[str, SimulatedJ
         combined = with_basis(combined, inputs.summaries.get(provider), workload, region=option.region or table.region)
     missed = [Rejection(kind="target", target=v.target, statement=v.reason) for v in combined if v.verdict == "missed"]
     rejections: dict[str, Rejection] = {}  # one for each statement, the first
-    for rejection in missed + violations + sim_violations + _policy_violation(option):
+    for rejection in missed + violations + sim_violations + _policy_violation(option) + _too_large(workload, table):
         rejections.setdefault(rejection.statement, rejection)
     name = f"{option_label(provider, option.region, option.cdn)} {option.storage_class}"
     kept, unknown, zone_warnings = notes.redundancy(name, workload, table, option.storage_class)
     for rejection in kept:
         rejections.setdefault(rejection.statement, rejection)
     unverified = [v.reason for v in combined if v.verdict == "unverified"] + [u.text for u in unknown]
-    breaches = {b.statement for b in month_one.policy_breaches}  # they are violations, above
+    # they are violations, above: the policy breaches and objects past the largest the provider stores
+    breaches = {b.statement for b in month_one.policy_breaches} | {r.statement for r in rejections.values()}
     warnings = warnings + sim_warnings + prefix_warnings(workload, table.limits)
     warnings += [w for w in month_one.warnings if w not in breaches]
     warnings += [w.text for w in zone_warnings]
@@ -166,6 +170,12 @@ def _policy_violation(option: PricedOption) -> list[Rejection]:
             statement = f"month {month.month} ({month.as_of}): {broken[0].statement}{note}"
             return [Rejection(kind="policy", policy=broken[0].policy, statement=statement)]
     return []
+
+
+def _too_large(workload: Workload, table: PriceTable) -> list[Rejection]:
+    """The option cannot hold the workload's largest object, whatever it costs (the bill's own warning)."""
+    statement = oversized_objects(workload, table)
+    return [] if statement is None else [Rejection(kind="object-size", statement=statement)]
 
 
 def _unpriceable(option: PricedOption) -> RankedOption:

@@ -45,7 +45,7 @@ class PerformanceEstimate(_Model):
     simulation: str | None = Field(None, description="what was simulated, on which profile")
 
 
-RejectionKind = Literal["target", "hot-object", "failed-requests", "policy", "unpriceable", "redundancy"]
+RejectionKind = Literal["target", "hot-object", "failed-requests", "policy", "unpriceable", "redundancy", "object-size"]
 
 
 class Rejection(_Model):
@@ -57,7 +57,8 @@ class Rejection(_Model):
         description="target: a performance target missed; hot-object: more concurrent reads of one object than "
         "the provider serves; failed-requests: requests that fail after every retry in the simulated peak; "
         "policy: a provider policy broken; unpriceable: no bill could be made; redundancy: the class keeps fewer "
-        "copies than constraints.redundancy needs"
+        "copies than constraints.redundancy needs; object-size: the workload's objects are larger than the largest "
+        "the provider stores"
     )
     target: str | None = Field(None, description="the performance target missed (kind target)")
     policy: Literal["free-egress"] | None = Field(None, description="the provider policy broken (kind policy)")

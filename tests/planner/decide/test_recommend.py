@@ -303,3 +303,45 @@ def test_curves_can_be_left_out_for_a_caller_without_plots() -> None:
     bare = recommend(workload, as_of=NOW, simulate=False, curves=False)
     assert bare.egress_curves is None and full.egress_curves is not None
     assert bare.model_copy(update={"egress_curves": full.egress_curves}) == full
+
+
+@pytest.mark.parametrize(
+    ("storage", "rejected"),
+    [
+        # 6 TB objects: past Wasabi's 5 TB ("5 TB", wasabi table limits) and R2's 5 TiB less 5 GiB
+        # (5,492,189,429,760 bytes), within B2's 10 TB, S3's and IDrive e2's larger limits
+        ({"stored": "600 TB", "object_size": "6 TB"}, {"wasabi", "cloudflare-r2"}),
+        # one object in a hundred of 11 TB: past B2's 10 TB too
+        (
+            {
+                "stored": "600 TB",
+                "size_distribution": [{"size": "1 GB", "share": 0.99}, {"size": "11 TB", "share": 0.01}],
+            },
+            {"wasabi", "cloudflare-r2", "backblaze-b2"},
+        ),
+        # 100 objects in 600 TB average 6 TB: some object is at least that large
+        ({"stored": "600 TB", "objects": 100}, {"wasabi", "cloudflare-r2"}),
+        # exactly 5 TB: Wasabi stores it, and R2's limit is above it
+        ({"stored": "600 TB", "object_size": "5 TB"}, set()),
+    ],
+)
+def test_objects_larger_than_a_provider_stores_reject_it(storage: dict[str, object], rejected: set[str]) -> None:
+    workload = parse_workload({"name": "huge", "storage": storage, "traffic": {"reads": 10, "writes": 10}})
+    result = recommend(workload, as_of=NOW, simulate=False)
+    too_large = {o.provider for o in result.ranking if any(r.kind == "object-size" for r in o.rejections)}
+    assert too_large == rejected
+    for option in result.ranking:
+        for rejection in option.rejections:
+            if rejection.kind == "object-size":
+                assert not option.feasible and option.status == "rejected"
+                assert "larger than the largest object the provider stores" in rejection.statement
+
+
+def test_objects_no_provider_stores_are_what_fails_everywhere() -> None:
+    # 60 TB objects: past every default provider's largest (S3 53,687,091,200,000 bytes, IDrive e2 50 TB)
+    workload = parse_workload(
+        {"name": "huge", "storage": {"stored": "600 TB", "object_size": "60 TB"}, "traffic": {"reads": 10}}
+    )
+    result = recommend(workload, as_of=NOW, simulate=False)
+    assert result.recommendation is None and all(o.status == "rejected" for o in result.ranking)
+    assert "object size" in _failed_everywhere(result.ranking)
