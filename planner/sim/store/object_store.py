@@ -364,7 +364,11 @@ class ObjectStore(StoreBilling, RequestLife):
         if byte_range is not None:
             return self._issue(B_GET, key, _byte_range(key, byte_range), False)
         if size is None:
-            size = self.objects.get(key)
+            try:
+                size = self.objects.get(key)
+            except TypeError:  # not hashable (a list, a mapping): not a key
+                _key(key, "GET")
+                raise
             if size is None:
                 raise InputError(f"GET {key!r}: no such object (PUT it first, or give its size)", field="size")
         elif size.__class__ is not int or size < 0:

@@ -259,6 +259,11 @@ def test_an_archive_class_reads_only_after_a_restore() -> None:
             lambda env: ObjectStore(env, MODEL).head(1.5),
             "key: HEAD 1.5: a key is a string or a whole number",
         ),
+        (  # a GET without a size looks the key up first: an unhashable one is no key there either
+            lambda env: ObjectStore(env, MODEL).get(["a"]),
+            "key: GET ['a']: a key is a string or a whole number",
+        ),
+        (lambda env: ObjectStore(env, MODEL).get({}), "key: GET {}: a key is a string or a whole number"),
         (
             lambda env: ObjectStore(env, MODEL).list(3),
             "prefix: LIST 3: a prefix is a string",
