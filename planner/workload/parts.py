@@ -481,9 +481,7 @@ class Performance(StrictModel):
     read_throughput: BitsPerSecond | None = Field(
         default=None, gt=0, description='aggregate read throughput needed, e.g. "10 Gbps"'
     )
-    write_throughput: BitsPerSecond | None = Field(
-        default=None, gt=0, description="aggregate write throughput needed"
-    )
+    write_throughput: BitsPerSecond | None = Field(default=None, gt=0, description="aggregate write throughput needed")
     max_restore: Seconds | None = Field(
         default=None,
         gt=0,
