@@ -226,25 +226,31 @@ def _by_kind(cost: LifecycleCost) -> dict[str, Decimal]:
 
 
 def _why_it_loses(loser: LifecycleCost, winner: LifecycleCost, small_share: Decimal, least: int) -> str | None:
-    """What a policy pays beyond the winner, largest first; for one whose storage costs less, that first."""
+    """What a policy pays beyond the winner, kind by kind, largest first, and what it pays less: every kind
+    whose cost differs is named, so the amounts add up to the difference (more, less what is less); for a
+    policy whose storage costs less, that first."""
     if loser.total_usd <= winner.total_usd:
         return None
     lost, won = _by_kind(loser), _by_kind(winner)
-    extra = sorted(
-        ((kind, lost.get(kind, ZERO) - won.get(kind, ZERO)) for kind in set(lost) | set(won) if kind != "storage"),
-        key=lambda item: item[1],
-        reverse=True,
-    )
-    named = ", ".join(f"{kind} ${amount:,.2f}" for kind, amount in extra[:3] if amount > 0)
-    saved = won.get("storage", ZERO) - lost.get("storage", ZERO)
-    if saved > 0:
-        text = f"its storage is ${saved:,.2f} cheaper, but it pays {named or 'more elsewhere'} more"
+    differs = {kind: lost.get(kind, ZERO) - won.get(kind, ZERO) for kind in set(lost) | set(won)}
+    storage = differs.pop("storage", ZERO)
+    more = sorted(((k, d) for k, d in differs.items() if d > 0), key=lambda item: (-item[1], item[0]))
+    less = sorted(((k, -d) for k, d in differs.items() if d < 0), key=lambda item: (-item[1], item[0]))
+    also_less = f" (and {_listed(less)} less)" if less else ""
+    if storage < 0:
+        text = (
+            f"its storage is ${-storage:,.2f} cheaper, but it pays {_listed(more) or 'more elsewhere'} more{also_less}"
+        )
     else:
-        paid = [f"storage ${-saved:,.2f}"] if saved < 0 else []
-        text = f"${loser.total_usd - winner.total_usd:,.2f} more: " + ", ".join([*paid, *([named] if named else [])])
+        paid = [("storage", storage)] if storage > 0 else []
+        text = f"${loser.total_usd - winner.total_usd:,.2f} more: {_listed(paid + more)}{also_less}"
     if "monitoring and automation" in lost and small_share > 0 and least:
         text += f"; {small_share * 100:.0f}% of the objects are under {least:,} bytes and never move or tier"
     return text
+
+
+def _listed(amounts: list[tuple[str, Decimal]]) -> str:
+    return ", ".join(f"{kind} ${amount:,.2f}" for kind, amount in amounts)
 
 
 def _payback(current: LifecycleCost, proposed: LifecycleCost) -> int | None:

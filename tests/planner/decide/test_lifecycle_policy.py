@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -23,8 +24,9 @@ import pytest
 from planner.costing.lifecycle_bills import price_lifecycle
 from planner.decide.lifecycle_policy import parse_age_range, propose_lifecycle, sweep_rule_age
 from planner.errors import InputError
-from planner.workload import parse_workload
+from planner.workload import load_workload, parse_workload
 from planner.workload.aging import LifecycleRule
+from tests.planner.conftest import EXAMPLES
 
 D = Decimal
 DEC_2026 = dt.date(2026, 12, 1)
@@ -463,3 +465,35 @@ def test_recommend_lifecycle_refuses_csv_before_printing(tmp_path: Path, run_cli
         result.err.strip()
         == "planner: --lifecycle: prints proposals, not csv rows: give --format table, markdown or json"
     )
+
+
+def _money(text: str) -> list[Decimal]:
+    return [Decimal(found.replace(",", "")) for found in re.findall(r"\$([\d,]+\.\d\d)", text)]
+
+
+@pytest.mark.parametrize(
+    ("example", "provider"), [("data-lake", "gcs"), ("data-lake", "aws-s3"), ("backup-archive", "azure-blob")]
+)
+def test_why_a_policy_loses_names_amounts_that_add_up_to_what_it_loses_by(example: str, provider: str) -> None:
+    """Each "why it loses" names every kind of charge that differs from the proposal's, so its amounts add up
+    to the difference in the totals beside it (more, less what is less); a sentence naming storage $3,873.11
+    as the reason for a $1,875.79 difference hid the $1,997.32 it saves elsewhere."""
+    proposal = propose_lifecycle(load_workload(EXAMPLES / f"{example}.yaml"), provider, as_of=dt.date(2026, 12, 1))
+    checked = 0
+    for ranked in proposal.ranking:
+        if not ranked.feasible or ranked.why is None:
+            continue
+        text = re.sub(r"; \d+% of the objects are under .*$", "", ranked.why)
+        less = re.search(r" \(and (.*) less\)$", text)
+        saved = sum(_money(less.group(1)), Decimal(0)) if less else Decimal(0)
+        text = text[: less.start()] if less else text
+        lost_by = ranked.total_usd - proposal.proposed.total_usd
+        if text.startswith("its storage is $"):
+            cheaper, *more = _money(text)
+            assert sum(more, Decimal(0)) - cheaper - saved == lost_by, ranked.why
+        else:
+            stated, *more = _money(text)
+            assert stated == lost_by, ranked.why
+            assert sum(more, Decimal(0)) - saved == lost_by, ranked.why
+        checked += 1
+    assert checked >= 3
