@@ -46,13 +46,21 @@ def init_command(
     if preset is not None:
         text = preset_text(preset)
     else:
-        given = {
-            key: typer.prompt(question, default=default, show_default=bool(default))
-            for key, question, default in QUESTIONS
-        }
+        given = {key: _ask(question, default) for key, question, default in QUESTIONS}
         text = workload_text(
             Answers(**{k: (v if v != "" else None) for k, v in given.items() if k != "kind"}, kind=given["kind"])
         )
     with atomic_output(out, source="OUT", what="the workload file") as handle:
         handle.write(text)
     typer.echo(f"wrote {out}; next:\n  planner recommend {shlex.quote(str(out))}")
+
+
+def _ask(question: str, default: str) -> str:
+    """One answer. From a terminal the user's typing ends the prompt's line; piped answers are not echoed,
+    so each is written after its prompt ("(blank)" for none) and the next question starts a line of its own."""
+    import sys
+
+    answer: str = typer.prompt(question, default=default, show_default=bool(default))
+    if not sys.stdin.isatty():
+        typer.echo(answer if answer else "(blank)")
+    return answer

@@ -39,6 +39,10 @@ def test_the_questions_answered_from_a_script_write_the_answers(
     assert "`planner init`" in text and "--preset" not in text
     workload = load_workload(out)
     assert (workload.name, workload.storage.stored, workload.traffic.egress) == ("my-backups", 20 * 10**12, 300 * 10**9)
+    # piped answers are not echoed by a terminal: each is written after its question, one question a line
+    asked = result.out.splitlines()[: len(answers)]
+    assert asked[0].endswith("[web-assets]: backup") and asked[1] == "A name for the workload: my-backups"
+    assert asked[3].endswith(": (blank)") and asked[8].endswith(": none")
 
 
 def test_an_existing_file_is_kept_without_force(tmp_path: Path, run_cli: Any) -> None:
