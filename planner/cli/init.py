@@ -3,6 +3,7 @@
 # No ``from __future__ import annotations`` here: see planner.cli.app (start-up time).
 
 import shlex
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -58,8 +59,6 @@ def init_command(
 def _ask(question: str, default: str) -> str:
     """One answer. From a terminal the user's typing ends the prompt's line; piped answers are not echoed,
     so each is written after its prompt ("(blank)" for none) and the next question starts a line of its own."""
-    import sys
-
     answer: str = typer.prompt(question, default=default, show_default=bool(default))
     if not sys.stdin.isatty():
         typer.echo(answer if answer else "(blank)")

@@ -378,7 +378,8 @@ def estimate_cost(
         priced = bill(table, storage_class, usage, as_of=day)
     priced = _in_region(priced, provider, region).model_copy(update={"billing_month": month_statement(day, options)})
     priced = with_cdn(priced, path) if path is not None else priced
-    added = [*workload.consistency_warnings(), *filter(None, [oversized_objects(workload, table)])]
+    oversized = oversized_objects(workload, table)
+    added = [*workload.consistency_warnings(), *([oversized] if oversized is not None else [])]
     return priced.model_copy(update={"warnings": [*priced.warnings, *added]}) if added else priced
 
 
