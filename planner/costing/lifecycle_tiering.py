@@ -94,7 +94,7 @@ def access_tiers(policy: Policy, table: PriceTable, name: str, classes: dict[str
     policy.restores = {}
     if not storage_class.access_tier_after_days:
         return {}
-    least = storage_class.monitoring.min_object_bytes if storage_class.monitoring is not None else 0
+    least = storage_class.monitoring.tiered_from if storage_class.monitoring is not None else 0
     tiers = tier_days(policy, table, name)
     archived = {tier.tier: tier.option for tier, _ in policy.archive if tier.storage_class == name}
     tier_byte_days = {tier: ZERO for tier, _ in tiers}

@@ -73,7 +73,7 @@ def stored_bytes(usage: Usage, table: PriceTable, bill: BillContext) -> list[Lin
     if sc.access_tiers:
         eligible = stored
         if sc.monitoring and bins is not None:
-            eligible = Decimal(sum(b.bytes * b.count for b in bins if b.bytes >= sc.monitoring.min_object_bytes))
+            eligible = Decimal(sum(b.bytes * b.count for b in bins if b.bytes >= sc.monitoring.tiered_from))
         for tier_id, share in access_shares(bill).items():
             if tier_id not in sc.access_tiers:
                 raise PricingError(
@@ -185,7 +185,7 @@ def access_tier_overhead(usage: Usage, table: PriceTable, bill: BillContext) -> 
     bins = object_bins(usage)
     if not sc.access_tier_overhead or bins is None:
         return []
-    least = sc.monitoring.min_object_bytes if sc.monitoring is not None else 0
+    least = sc.monitoring.tiered_from if sc.monitoring is not None else 0
     monitored = Decimal(sum(b.count for b in bins if b.bytes >= least))
     price = sc.storage
     items = []
@@ -234,7 +234,7 @@ def monitoring(usage: Usage, table: PriceTable, bill: BillContext) -> list[LineI
     return [
         bill.writer.line(
             "storage",
-            f"monitoring and automation: {monitored:,} objects of at least {least:,} bytes",
+            f"monitoring and automation: {monitored:,} objects" + (f" of at least {least:,} bytes" if least else ""),
             rules.units_of(monitored, charge.per, table.billing.round_up),
             f"{charge.per:,} objects",
             charge.price,

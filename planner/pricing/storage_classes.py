@@ -100,9 +100,19 @@ class Monitoring(StrictModel):
 
     price: Price = Field(ge=0)
     per: int = Field(gt=0, le=10**9, description="objects the price is quoted for")
-    min_object_bytes: ByteCount = Field(description="smaller objects are not monitored (and never move tier)")
+    min_object_bytes: ByteCount = Field(description="smaller objects are not charged the fee")
+    tiered_from_bytes: ByteCount | None = Field(
+        None,
+        description="smaller objects never move tier (default: min_object_bytes); S3 charged the fee on them "
+        "until September 2021 but never tiered them",
+    )
     status: Status | None = None
     quote: Quote | None = Field(None, description="the words the price was read from")
+
+    @property
+    def tiered_from(self) -> int:
+        """The least size of an object that moves between access tiers."""
+        return self.min_object_bytes if self.tiered_from_bytes is None else self.tiered_from_bytes
 
 
 class RequestPayload(StrictModel):

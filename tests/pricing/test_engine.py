@@ -292,6 +292,23 @@ def test_intelligent_tiering_small_objects_are_not_monitored() -> None:
     assert [i.amount_unrounded_usd for i in bill.line_items] == [Decimal("0.06103515625") * Decimal("0.023")]
 
 
+@pytest.mark.parametrize(
+    ("as_of", "monitoring"),
+    [(dt.date(2021, 8, 31), [Decimal("0.0025")]), (dt.date(2021, 9, 1), [])],
+)
+def test_intelligent_tiering_small_objects_paid_monitoring_until_september_2021(
+    as_of: dt.date, monitoring: list[Decimal]
+) -> None:
+    # AWS News Blog (2021): "To date, S3 Intelligent-Tiering was intended for objects larger than 128 KB
+    # ... As of today, monitoring and automation charges will no longer be collected for objects smaller
+    # than 128 KB". Before: 1,000 objects of 64 KiB pay 1 x $0.0025, yet none of them moves tier, so
+    # all bytes bill as Frequent Access (0.06103515625 GB x 0.023) whatever the infrequent share.
+    usage = Usage(stored_bytes=1000 * 64 * KIB, object_count=1000, access_tier_shares={"infrequent": Decimal("0.5")})
+    bill = estimate("aws-s3", "intelligent-tiering", usage, as_of=as_of)
+    amounts = [i.amount_unrounded_usd for i in bill.line_items]
+    assert amounts == [Decimal("0.06103515625") * Decimal("0.023"), *monitoring]
+
+
 # Cloudflare R2: 10 GB-month, 1 M Class A and 10 M Class B free; every unit rounded up.
 @pytest.mark.parametrize(
     ("usage", "expected"),

@@ -188,7 +188,13 @@ def _storage_rows(storage_class: StorageClass, status: str) -> list[Row]:
         rows.append(
             (
                 "monitoring",
-                f"{unit_price(monitoring.price)} per {monitoring.per:,} objects >= {monitoring.min_object_bytes:,} B",
+                f"{unit_price(monitoring.price)} per {monitoring.per:,} objects"
+                + (f" >= {monitoring.min_object_bytes:,} B" if monitoring.min_object_bytes else "")
+                + (
+                    f" (objects under {monitoring.tiered_from:,} B never move tier)"
+                    if monitoring.tiered_from != monitoring.min_object_bytes
+                    else ""
+                ),
                 status,
             )
         )
