@@ -63,10 +63,12 @@ def q3_2025_puts(row: str, figures: tuple[float, float, float]) -> list[Cell]:
     ]
 
 
-B2_Q1_2026 = (
-    "Backblaze B2 posted the lowest average upload time for 256KiB files at 7.08 ms and for 5MiB files at 87.62 ms"
-)
 WASABI_Q1_2026 = "Wasabi recorded the lowest result for 2MiB files at 56.74 ms"
+QUARTERS_NOTE = (
+    "Upload averages are Q3 2025's wherever that quarter's table has the provider (S3, R2, B2): averages"
+    " of different quarters are not like for like (StorageReview on Q1 2026: 'lower average upload times"
+    " across all providers')"
+)
 
 
 def idrive_e2() -> Profile:
@@ -129,15 +131,7 @@ def backblaze_b2() -> Profile:
         ("get", 5 * MIB, 5): (399.49, "2.2 5-Thread GET Throughput"),
     }
     cells = seed002_matrix(known, "Backblaze B2")
-    q3 = {c.object_size_bytes: c for c in q3_2025_puts("Backblaze B2", (12.11, 116.38, 268.28))}
-    cells = with_cells(
-        cells,
-        [
-            backblaze_put_cell(256 * KIB, 7.08, BACKBLAZE_Q1_2026, Q1_US_EAST, B2_Q1_2026),
-            q3[2 * MIB],
-            backblaze_put_cell(5 * MIB, 87.62, BACKBLAZE_Q1_2026, Q1_US_EAST, B2_Q1_2026),
-        ],
-    )
+    cells = with_cells(cells, q3_2025_puts("Backblaze B2", (12.11, 116.38, 268.28)))
     cells += [
         head_cell(770.76, None),
         Cell(
@@ -158,12 +152,13 @@ def backblaze_b2() -> Profile:
             kind="published",
             citations=[
                 cite(IDRIVE, "whole report"),
-                cite(BACKBLAZE_Q1_2026, Q1_US_EAST),
                 cite(BACKBLAZE_Q3_2025, Q3_UPLOADS),
             ],
             claims=[SEED002_LINK_CLAIM],
             note="IDrive e2: five B2 GET tests failed (service unavailable during preparation) and one PUT"
-            " test hit a DNS timeout; they are excluded there, never counted as zero (7.3 Aggregation)",
+            " test hit a DNS timeout; they are excluded there, never counted as zero (7.3 Aggregation)."
+            f" {QUARTERS_NOTE}: Q1 2026's B2 averages (7.08 ms at 256 KiB, 87.62 ms at 5 MiB, no 2 MiB figure)"
+            " are left out, as with them a 2 MiB upload would take longer than a 5 MiB one",
         ),
         missing=["most GET/PUT cells", NO_TTFB, "hot-object", "part-size", "range-GET", "rates", "ceilings"],
     )
@@ -171,7 +166,12 @@ def backblaze_b2() -> Profile:
 
 def wasabi() -> Profile:
     cells = seed002_matrix({}, "Wasabi")
-    cells = with_cells(cells, [backblaze_put_cell(2 * MIB, 56.74, BACKBLAZE_Q1_2026, Q1_US_EAST, WASABI_Q1_2026)])
+    put = backblaze_put_cell(2 * MIB, 56.74, BACKBLAZE_Q1_2026, Q1_US_EAST, WASABI_Q1_2026)
+    put.note = (
+        f"{put.note}; Q1 2026's, the only quarter read that gives Wasabi a figure. {QUARTERS_NOTE}, so beside"
+        " them this one may favour Wasabi"
+    )
+    cells = with_cells(cells, [put])
     cells += [head_cell(691.42, None), delete_cell(815.72, None), list_missing("no LIST figure for Wasabi")]
     return Profile(
         provider="wasabi",
@@ -187,6 +187,9 @@ def wasabi() -> Profile:
                     CAROLINA,
                     "R2 will return 503 SlowDown when reading the same part ... more than 128 times",
                     "Wasabi's version of the same test degraded gracefully with zero errors",
+                    region="Wasabi (region not stated in the post read: 'more on this in Part 2')",
+                    client="not stated in the post read (its R2 runs: a 100 Gbps bare-metal host at Ashburn)",
+                    client_library="not stated for Wasabi's run",
                 ),
                 note="degrades without errors; the concurrency where latency rises is not published",
             )
@@ -290,7 +293,8 @@ def s3_ceilings() -> Ceilings:
                 object_size="16 MiB",
                 concurrency="256",
             ),
-            note="the instance's 100 Gbit/s link was the limit, not S3: the service ceiling is higher",
+            note="S3 filled the instance's 100 Gbit/s link at best, so its ceiling is at least that; the median"
+            " across regions was lower ('AWS 75 Gbps', as transcribed), so one instance cannot count on 100",
         ),
     )
 
