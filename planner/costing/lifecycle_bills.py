@@ -34,6 +34,7 @@ from planner.workload import DAY_S, Workload
 from planner.workload.aging import AgeBin, IntelligentTiering, LifecycleRule, describe_policy
 
 from .bills import add_months, check_horizon
+from .cdn_bills import delivery_path
 from .lifecycle_cohorts import MAX_AGE_DAYS, MONTH_DAYS, ZERO, ClassMonth, Policy
 from .lifecycle_tiering import access_tiers, archive_tiers, restore_lines
 
@@ -268,6 +269,16 @@ def _reads_and_assumptions(
     return read_bins, assumptions
 
 
+def behind_cdn(workload: Workload, provider: str, day: dt.date, region: str | None) -> tuple[Workload, str | None]:
+    """``workload`` as ``provider``'s bucket sees it behind the workload's CDN (``cdn_bills.delivery_path``),
+    and that in words; as it is, and None, without a CDN. The CDN's own bill does not depend on where the
+    bucket keeps its objects, so a lifecycle policy is priced on the bucket's bill alone."""
+    path = delivery_path(workload, provider, day, region)
+    if path is None:
+        return workload, None
+    return path.origin, f"{path.statement}; the CDN's own bill is the same under every policy and not in these totals"
+
+
 def price_lifecycle(
     workload: Workload,
     provider: str,
@@ -292,6 +303,7 @@ def price_lifecycle(
     start = as_of or dt.date.today()
     horizon = months or workload.constraints.months
     check_horizon(start, horizon)
+    workload, cdn_note = behind_cdn(workload, provider, start, region)
     chosen = list(workload.storage.lifecycle or []) if rules is None else list(rules)
     table = catalog.table_for(provider, start, region)
     allowed = lifecycle_rules(provider, start)
@@ -305,6 +317,8 @@ def price_lifecycle(
     retention = workload.storage.retention
     expire_at = round(retention / DAY_S) if retention is not None else None
     read_bins, assumptions = _reads_and_assumptions(workload, provider, allowed, placement, applied)
+    if cdn_note is not None:
+        assumptions.insert(0, cdn_note)
     policy = Policy(
         workload,
         provider,

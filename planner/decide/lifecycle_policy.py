@@ -18,7 +18,7 @@ from decimal import Decimal
 from pydantic import BaseModel, ConfigDict
 
 from planner.costing.bills import hottest_class
-from planner.costing.lifecycle_bills import LifecycleCost, default_write_class, price_lifecycle
+from planner.costing.lifecycle_bills import LifecycleCost, behind_cdn, default_write_class, price_lifecycle
 from planner.errors import InputError
 from planner.pricing import catalog
 from planner.pricing.models import PriceTable
@@ -332,6 +332,8 @@ def propose_lifecycle(
     start = as_of or dt.date.today()
     horizon = months or workload.constraints.months
     check_search_size(workload, horizon)
+    # the candidates, restore checks and ranking judge the bucket's own traffic (``price_lifecycle`` bills it)
+    origin, _ = behind_cdn(workload, provider, start, region)
     table = catalog.table_for(provider, start, region)
     allowed = lifecycle_rules(provider, start)
     placement = workload.storage.placement if current_class is None else None
@@ -369,12 +371,10 @@ def propose_lifecycle(
                 region=region,
                 check_restore=False,
             )
-            problem = _restore_problem(workload, table, cost) or _archive_restore_problem(
-                workload, allowed, table, cost
-            )
+            problem = _restore_problem(origin, table, cost) or _archive_restore_problem(origin, allowed, table, cost)
             priced.append((cost, problem))
 
-    options = candidates(workload, table, allowed, write_class)
+    options = candidates(origin, table, allowed, write_class)
     price([(written_to, rules, None) for written_to, rules in options])
     # a second move is tried after each of the cheapest first moves that can serve the reads
     moves = sorted(
@@ -383,7 +383,7 @@ def propose_lifecycle(
     )
     for cost, _ in moves[:SECOND_MOVE_AFTER]:
         first = next(r for r in cost.rules if r.to)
-        more = second_moves(workload, table, allowed, write_class, first)
+        more = second_moves(origin, table, allowed, write_class, first)
         options += more
         price([(written_to, rules, None) for written_to, rules in more])
     archived = archive_variants(options, table, allowed)
@@ -400,7 +400,7 @@ def propose_lifecycle(
     cheapest = priced[0][0] if priced and priced[0][1] is None else None
     # today's policy wins ties: a change that saves nothing is not proposed
     winner = cheapest if cheapest is not None and cheapest.total_usd < current.total_usd else current
-    ranking = _ranking(priced, winner, workload, allowed.default_min_object_bytes or 131072)
+    ranking = _ranking(priced, winner, origin, allowed.default_min_object_bytes or 131072)
     return LifecycleProposal(
         workload=workload.name,
         provider=provider,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from planner.costing.lifecycle_bills import price_lifecycle
@@ -84,3 +85,19 @@ def test_a_rule_at_a_later_month_bills_nothing_in_month_1_and_the_moves_when_the
     # month 2: month 1's objects (30-60 days) cross 45 days: 100,000 moves, $1.00; month 2's do not
     assert _month(cost, 2)[MOVES] == D("1.00")
     assert _month(cost, 3)[MOVES] == D("1.00")
+
+
+def test_a_policy_behind_a_cdn_is_priced_on_the_bucket_s_own_traffic() -> None:
+    # examples/video-cdn.yaml: 200 TB a month served by CloudFront at a 95% hit ratio, 50,000,000 GETs. S3
+    # sees the misses only, 2,500,000 GETs (2,500 x $0.0004 per 1,000 = $1.00), and "Free for origin
+    # fetches from any AWS origin such as Amazon S3": no egress line on the bucket's bill at all.
+    from planner.workload import load_workload
+
+    workload = load_workload(Path(__file__).resolve().parents[3] / "examples" / "video-cdn.yaml")
+    cost = price_lifecycle(workload, "aws-s3", months=1, as_of=dt.date(2026, 12, 5))
+    lines = cost.months[0].line_items
+    assert [(i.quantity, i.amount_usd) for i in lines if i.description.endswith("tier-2 requests (get)")] == [
+        (D(2500), D("1.00"))
+    ]
+    assert not [i for i in lines if i.category == "egress"]
+    assert cost.assumptions[0].startswith("delivery: 200 TB a month served by Amazon CloudFront")
