@@ -404,9 +404,13 @@ def _peak_errors(peak: SimulationResult, errors: ErrorResponses | None) -> tuple
     throttled = sum(e.mean for op in operations for kind, e in op.errors.items() if kind.startswith(("503", "429")))
     rate = throttled / attempts if attempts else 0.0
     failed = sum(op.failed.mean for op in operations)
+    requests = sum(op.requests.mean for op in operations)
     kinds = ", ".join(sorted({kind for op in operations for kind in op.errors}))
-    if failed and attempts:
-        statement = f"simulated peak: {failed / attempts:.1%} of requests fail after every retry ({kinds})"
+    if failed and requests:
+        statement = (
+            f"simulated peak: {failed / requests:.1%} of requests ({failed:,.0f} of {requests:,.0f}) fail after"
+            f" every retry ({kinds})"
+        )
         return rate, [Rejection(kind="failed-requests", statement=statement)], []
     if throttled:
         return (

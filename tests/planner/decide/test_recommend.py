@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
+from collections.abc import Callable
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -345,3 +348,21 @@ def test_objects_no_provider_stores_are_what_fails_everywhere() -> None:
     result = recommend(workload, as_of=NOW, simulate=False)
     assert result.recommendation is None and all(o.status == "rejected" for o in result.ranking)
     assert "object size" in _failed_everywhere(result.ranking)
+
+
+def test_the_share_of_requests_that_fail_is_of_requests_not_attempts(run_cli: Callable[..., Any]) -> None:
+    # The same peak that recommend simulates (60 s x 2, seed 0), as planner simulate shows it: the sentence
+    # divides the requests that failed after every retry by the requests, not by the attempts with retries.
+    video = str(EXAMPLES / "video-streaming.yaml")
+    peak = json.loads(
+        run_cli("simulate", video, "-p", "cloudflare-r2", "--duration", "60s", "--replications", "2", "-f", "json").out
+    )["peak"]["operations"]
+    failed = sum(op["failed"]["mean"] for op in peak.values())
+    requests = sum(op["requests"]["mean"] for op in peak.values())
+    assert failed and requests
+    ranking = json.loads(run_cli("recommend", video, "-f", "json").out)["ranking"]
+    r2 = next(o for o in ranking if (o["provider"], o["storage_class"]) == ("cloudflare-r2", "standard"))
+    statement = next(r["statement"] for r in r2["rejections"] if r["kind"] == "failed-requests")
+    assert statement.startswith(
+        f"simulated peak: {failed / requests:.1%} of requests ({failed:,.0f} of {requests:,.0f}) fail after every retry"
+    )
