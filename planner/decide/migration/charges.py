@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from planner.decide.migration.models import LIST_PAGE_KEYS, ZERO, Check, MigrationOptions
@@ -85,6 +85,8 @@ class BilledMonth:
     warnings: list[str]
     source_price_status: str = "verified-primary"
     destination_price_status: str = "verified-primary"
+    breaches: dict[str, str] = field(default_factory=dict)
+    """a side's breach of a provider's policy this month (a free-egress cap), in words, by side"""
 
 
 def young_deletions(young_bytes: float, age_weighted: float, mean_object: float) -> list[Deletion]:
@@ -387,11 +389,17 @@ def bill_month(
         increment = _move_items(before, after, table, minimum_days)
         items += relabel(increment.line_items, f"month {index + 1}, {side}", added)
         warnings += [w for w in increment.warnings if w not in warnings]
+    breaches = {
+        side: after.policy_breaches[0].statement
+        for side, after in (("source", source_after), ("destination", destination_after))
+        if after is not None and after.policy_breaches
+    }
     return BilledMonth(
         source_usd=total(source_after),
         destination_usd=total(destination_after),
         one_time=items,
         warnings=warnings,
+        breaches=breaches,
         source_price_status=price_status(source_after),
         destination_price_status=price_status(destination_after),
     )

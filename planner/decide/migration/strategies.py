@@ -39,7 +39,7 @@ class StrategyTimeline(ABC):
         if isinstance(schedules, str):
             return schedules
         run = simulate_timeline(self.name, schedules, inputs, reads_follow_copies=self.reads_follow_copies)
-        return replace(run, notes=self.notes(inputs))
+        return replace(run, notes=[*self.notes(inputs), *run.notes])
 
 
 class BulkStrategy(StrategyTimeline):

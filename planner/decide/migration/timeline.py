@@ -156,12 +156,16 @@ def simulate_timeline(
     timeline: list[TimelineMonth] = []
     one_time: list[LineItem] = []
     warnings: list[str] = []
+    breached: dict[str, tuple[str, int]] = {}  # by side: its first breach in words, and the months with one
     stay_total = move_total = ZERO
     for index, flow in enumerate(flows):
         prices = inputs.prices[index]
         billed = bill_month(index, flow, prices, inputs.billing, reads_follow_copies)
         one_time += billed.one_time
         warnings += [w for w in billed.warnings if w not in warnings]
+        for side, statement in billed.breaches.items():
+            first, months = breached.get(side, (f"month {index + 1}: {statement}", 0))
+            breached[side] = (first, months + 1)
         move = billed.source_usd + billed.destination_usd
         stay_total += prices.stay_usd
         move_total += move
@@ -192,6 +196,10 @@ def simulate_timeline(
                 destination_price_status=billed.destination_price_status,
             )
         )
+    notes = [
+        f"the {side} side breaches a provider policy in {months} of {len(flows)} months, first in {first}"
+        for side, (first, months) in breached.items()
+    ]
     return StrategyRun(
         strategy=strategy,
         timeline=timeline,
@@ -199,4 +207,5 @@ def simulate_timeline(
         done_day=done_day,
         done_by_copy=done_by_copy,
         warnings=warnings,
+        notes=notes,
     )

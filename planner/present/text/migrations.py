@@ -62,9 +62,9 @@ def _summary(plan: MigrationPlan, fmt: str) -> list[str]:
     else:
         hours = f"{plan.duration_hours:,.1f} hours ({plan.duration_hours / 24:,.1f} days)"
     payback = (
-        f"month {plan.payback_month} (the first month the cumulative cost of moving is at most staying's)"
+        f"Pays back in month {plan.payback_month} (the first month the cumulative cost of moving is at most staying's)."
         if plan.payback_month is not None
-        else f"not within the {plan.horizon_months}-month horizon"
+        else f"Does not pay back within the {plan.horizon_months}-month horizon."
     )
     last = plan.timeline[-1]
     return [
@@ -76,7 +76,7 @@ def _summary(plan: MigrationPlan, fmt: str) -> list[str]:
         f"Duration: {hours}{duration_mark}; bound by {plan.bottleneck}.",
         f"Month 1: {marked_usd(plan.monthly_before_usd, plan.timeline[0].stay_price_status)} to stay; "
         f"month {last.month}: {marked_usd(last.stay_usd, last.stay_price_status)} to stay, "
-        f"{marked_usd(plan.monthly_after_usd, moving_status(last))} moving. Pays back in {payback}.",
+        f"{marked_usd(plan.monthly_after_usd, moving_status(last))} moving. {payback}",
     ]
 
 

@@ -4,7 +4,9 @@ wasabi@2026-07-01)."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
+from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
@@ -474,3 +476,27 @@ def test_the_cli_names_the_model_choices(run_cli: object) -> None:
     assert bad.code == 2 and "'x' is not a check (use list, head or none)" in bad.err
     bad = run_cli("migrate", data_lake, "--from", "aws-s3", "--to", "cloudflare-r2", "--copy-from", "x")  # type: ignore[operator]
     assert bad.code == 2 and "(use on-premises, source-region, destination-service)" in bad.err
+
+
+def test_a_move_that_never_pays_back_says_so_in_a_sentence(run_cli: Callable[..., Result]) -> None:
+    # backup-archive from B2 to Wasabi costs more every month it runs: no payback month in 36.
+    backup = str(EXAMPLES / "backup-archive.yaml")
+    result = run_cli("migrate", backup, "--from", "backblaze-b2", "--to", "wasabi", "--start", "2026-12-01")
+    assert result.code == 0, result.err
+    text = " ".join(result.out.split())
+    assert "Does not pay back within the 36-month horizon." in text
+    assert "Pays back in" not in text
+
+
+def test_a_destination_past_its_free_egress_cap_is_named(run_cli: Callable[..., Result]) -> None:
+    # web-assets serves 50 TB a month from 5 TB stored; Wasabi's free egress stops at 1x the stored volume
+    # ("egress of 50 TB exceeds 1x the stored 5 TB", as cost and recommend say), in every month of 12.
+    web = str(EXAMPLES / "web-assets.yaml")
+    result = run_cli("migrate", web, "--from", "backblaze-b2", "--to", "wasabi", "--start", "2026-12-01", "-f", "json")
+    assert result.code == 0, result.err
+    notes = [a for a in json.loads(result.out)["assumptions"] if "breaches" in a]
+    assert notes == [
+        "the destination side breaches a provider policy in 12 of 12 months, first in month 1: Wasabi Hot Cloud"
+        " Storage: egress of 50 TB exceeds 1x the stored 5 TB; the free-egress policy allows no more, and"
+        " sustained excess may be limited or suspended"
+    ]
