@@ -329,6 +329,8 @@ def judge_simulated(
 
 def _weakness(target: str, evidence: Evidence) -> str:
     if evidence == "extrapolated":
+        if target == "p99 TTFB":  # the tail's evidence: its p99 lies past the percentiles the profile gives
+            return "the profile's latency percentiles stop below the p99, so the simulated p99 extends their spread"
         return "it is above any rate the profile demonstrates"
     if evidence != "assumed":
         return ""

@@ -72,3 +72,14 @@ def test_refusals_need_little_memory(tmp_path: Path) -> None:
                  ["simulate", str(many), "-p", "aws-s3", "--duration", "1d"]):  # fmt: skip
         done = subprocess.run([planner, *args], capture_output=True, text=True, timeout=120, preexec_fn=limit)
         assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_an_extrapolated_p99_says_the_percentiles_stop_below_it(run_cli: Callable[..., Result]) -> None:
+    # S3's profile gives a 1 KB GET's p50 (22.4 ms) and p90 (42 ms), no p99; web-assets' peak (about 380
+    # requests/s) is below the 891.5 ops/s the profile demonstrates, so the rate is not why it is weak.
+    result = run_cli("simulate", str(EXAMPLES / "web-assets.yaml"), "-p", "aws-s3", "--replications", "1")
+    assert result.code == 0, result.err
+    text = " ".join(result.out.split())
+    assert "(extrapolated, simulated peak) against the 150 ms target is not evidence: the profile's latency" in text
+    assert "percentiles stop below the p99, so the simulated p99 extends their spread" in text
+    assert "above any rate the profile demonstrates" not in text
