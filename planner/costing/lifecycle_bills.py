@@ -244,7 +244,9 @@ def _reads_and_assumptions(
     and the assumptions the bill states."""
     assumptions = [
         "each month is 30 days; every cohort of objects ages 30 days a month, and a month's writes are stored"
-        " from its first day (the first month's are among the data stored at the start)",
+        " from its first day: the first month's on top of the data already stored, so that it holds"
+        " storage.stored, and each later month's what keeps the volume on the workload's course (stored,"
+        " growth) under its retention, unless the workload states its writes (traffic.writes or a ratio)",
         "each age holds the same mix of object sizes",
     ]
     read_bins = workload.traffic.read_age_bins()
@@ -340,6 +342,7 @@ def price_lifecycle(
             " archive tier is the share of its bytes there; each such read restores it first (back to Frequent"
             " Access) with the standard restore"
         )
+    policy.plan_writes(horizon)
     cohorts = policy.initial_cohorts()
     result: list[LifecycleMonth] = []
     with localcontext() as context:

@@ -116,6 +116,13 @@ def _sizes(workload: Workload) -> list[tuple[int, Decimal]]:
     return [(max(1, round(storage.mean_object_bytes)), Decimal(1))]
 
 
+def _present(age: Decimal, expire_at: int | None) -> Decimal:
+    """Days of a 30-day month that data of ``age`` at its start stays before ``expire_at`` days of age."""
+    if expire_at is None:
+        return Decimal(MONTH_DAYS)
+    return min(Decimal(MONTH_DAYS), max(ZERO, Decimal(expire_at) - age))
+
+
 def _overlap(lo: Decimal, hi: Decimal, age_bin: AgeBin) -> Decimal:
     top = hi if age_bin.hi_days is None else min(hi, Decimal(age_bin.hi_days))
     return max(ZERO, top - max(lo, Decimal(age_bin.lo_days)))
@@ -149,6 +156,11 @@ class Policy:
     restored: set[str] = field(default_factory=set)
     """The archive tiers reads have restored from in any month."""
     ladders: dict[int, list[tuple[int, str | None]]] = field(default_factory=dict)
+    stock_scale: Decimal = Decimal(1)
+    """The share of ``storage.stored`` held before the first month's writes (``plan_writes``)."""
+    written: list[Decimal] = field(default_factory=list)
+    """Bytes written in each month (``plan_writes``); empty: the workload's writes a month."""
+    stock_bins: list[tuple[AgeBin, Decimal]] | None = None
 
     def ladder(self, size: int) -> list[tuple[int, str | None]]:
         if size not in self.ladders:
@@ -157,19 +169,54 @@ class Policy:
 
     # ------------------------------------------------------------------ the stock
 
+    def _bins(self) -> list[tuple[AgeBin, Decimal]]:
+        if self.stock_bins is None:
+            self.stock_bins = self.workload.storage.age_bins() or self._default_ages(self.workload.stored_bytes(0))
+        return self.stock_bins
+
+    def plan_writes(self, horizon: int) -> None:
+        """Each month's new bytes, and how much of ``storage.stored`` was there before the first month's.
+
+        The volume follows the workload's course (``stored_bytes``: as much held on average in month m as
+        ``cost`` bills) under its own retention, whatever the policy priced: the first month writes the
+        workload's writes a month, on top of a stock scaled so that month holds ``storage.stored``; each
+        later month writes what the month needs beyond what is still held (an expiry rule the policy adds
+        then holds less than today's, as it should). Writes the workload states (``traffic.writes``, or a
+        read/write ratio) are written as stated every month. Requests are the workload's writes either way."""
+        stored = Decimal(self.workload.stored_bytes(0))
+        expire_at, month_days = self.expire_at, Decimal(MONTH_DAYS)
+        stock = [(age, stored * share) for age, share in _age_slices(self._bins())]
+        fresh = _present(ZERO, expire_at)
+        first = self.new_bytes(0)
+        stock_days = sum((b * _present(a, expire_at) for a, b in stock), ZERO)
+        scale = (stored * month_days - first * fresh) / stock_days if stock_days else ZERO
+        self.stock_scale = min(Decimal(1), max(ZERO, scale))
+        traffic = self.workload.traffic
+        if traffic.writes is not None or traffic.ratio is not None:  # the writes the workload states, as stated
+            self.written = [self.new_bytes(month) for month in range(horizon)]
+            return
+        self.written = [first]
+        held = [(a, b * self.stock_scale) for a, b in stock] + [(ZERO, first)]
+        for month in range(1, horizon):
+            held = [(a + month_days, b) for a, b in held if expire_at is None or a + month_days < expire_at]
+            wanted = Decimal(self.workload.stored_bytes(month)) * month_days
+            kept = sum((b * _present(a, expire_at) for a, b in held), ZERO)
+            written = max(ZERO, (wanted - kept) / fresh) if fresh else ZERO
+            self.written.append(written)
+            held.append((ZERO, written))
+
     def initial_cohorts(self) -> list[_Cohort]:
         """The data stored at the start, by age and size: in the placement's classes (each the same mix of
         ages), staying there when the policy is today's; else in the current class since it was written and
         moving where the policy puts its age; or, for today's policy, already where it put it."""
         workload = self.workload
-        stored, objects = workload.stored_bytes(0), workload.object_count(0)
+        objects = workload.object_count(0)
         sizes = _sizes(workload)
-        bins = workload.storage.age_bins() or self._default_ages(stored)
         cohorts = []
-        for age, share in _age_slices(bins):
+        for age, share in _age_slices(self._bins()):
             holdings = []
             for size, size_share in sizes:
-                count = Decimal(objects) * size_share * share
+                count = Decimal(objects) * size_share * share * self.stock_scale
                 if self.placement:
                     whole = sum(self.placement.values())
                     for name, held in self.placement.items():
@@ -215,7 +262,10 @@ class Policy:
         return Decimal(self.workload.writes_per_month(month)) * Decimal(str(self.workload.storage.mean_object_bytes))
 
     def new_cohort(self, month: int) -> _Cohort:
-        writes = Decimal(self.workload.writes_per_month(month))
+        if month < len(self.written):
+            writes = self.written[month] / Decimal(str(self.workload.storage.mean_object_bytes))
+        else:
+            writes = Decimal(self.workload.writes_per_month(month))
         holdings = [
             _Holding(size, writes * share, self.start_class, ZERO, catch_up=False)
             for size, share in _sizes(self.workload)

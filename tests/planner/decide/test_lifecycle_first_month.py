@@ -101,3 +101,21 @@ def test_a_policy_behind_a_cdn_is_priced_on_the_bucket_s_own_traffic() -> None:
     ]
     assert not [i for i in lines if i.category == "egress"]
     assert cost.assumptions[0].startswith("delivery: 200 TB a month served by Amazon CloudFront")
+
+
+def test_the_volume_stored_each_month_is_the_workload_s_whatever_its_retention() -> None:
+    # A workload that states no writes grows as storage.stored and growth say (cost bills stored_bytes(m) in
+    # month m); its writes replace what retention deletes. backup-archive: 500 TB, 10 TB a month, kept 1,095
+    # days, so month 36 holds 850 TB (it held 1,046 TB when each month wrote the steady state's 10 TB plus
+    # 1/36.5 of the month's volume while only the data stored at the start expired); data-lake: 1 PB, 20 TB a
+    # month, no retention (month 1 held 1.02 PB, the first month's writes counted twice).
+    from planner.workload import load_workload
+
+    examples = Path(__file__).resolve().parents[3] / "examples"
+    for name, months in (("backup-archive", 36), ("data-lake", 12)):
+        workload = load_workload(examples / f"{name}.yaml")
+        assert workload.traffic.writes is None and workload.traffic.ratio is None
+        cost = price_lifecycle(workload, "idrive-e2", months=months, as_of=dt.date(2026, 12, 5))
+        held = [m.stored_bytes for m in cost.months]
+        # within a millionth: the stock is whole objects (storage.stored / object_size, rounded)
+        assert all(abs(h - workload.stored_bytes(m)) <= workload.stored_bytes(m) / 10**6 for m, h in enumerate(held))
