@@ -129,12 +129,22 @@ def break_even_points(
         )
 
     chosen_side = _Side(
-        f"{chosen.label}:{chosen.storage_class}", chosen.storage_class, table_of(chosen), as_of, chosen.cdn
+        f"{chosen.label}:{chosen.storage_class}",
+        chosen.storage_class,
+        table_of(chosen),
+        as_of,
+        chosen.cdn,
+        chosen.horizon_cost_usd,
     )
     results: list[BreakEven] = []
     for other in others:
         other_side = _Side(
-            f"{other.label}:{other.storage_class}", other.storage_class, table_of(other), as_of, other.cdn
+            f"{other.label}:{other.storage_class}",
+            other.storage_class,
+            table_of(other),
+            as_of,
+            other.cdn,
+            other.horizon_cost_usd,
         )
         results += _egress_break_even(workload, chosen_side, other_side)
     return results + _fair_use_limit(workload, chosen_side)
@@ -150,6 +160,8 @@ class _Side:
     table: PriceTable
     day: dt.date
     cdn: str | None = None
+    total: Decimal | None = None
+    """its total over the horizon, which the recommendation ranks by"""
 
 
 def _egress_break_even(workload: Workload, chosen: _Side, other: _Side) -> list[BreakEven]:
@@ -186,7 +198,9 @@ def _egress_break_even(workload: Workload, chosen: _Side, other: _Side) -> list[
     below = (
         solve_crossing(lambda x: egress_diff(current - x), [current - p for p in points], current) if current else None
     )
-    now = sentences.Today(current, float(stored), chosen_now, other_now)
+    now = sentences.Today(
+        current, float(stored), chosen_now, other_now, chosen.total, other.total, workload.constraints.months
+    )
     results = []
     for found, direction in ((above, "exceeds"), (below, "falls below")):
         if found is None:

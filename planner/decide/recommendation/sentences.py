@@ -24,10 +24,30 @@ class Today:
     stored: float
     option_usd: Decimal
     other_usd: Decimal
+    option_total: Decimal | None = None
+    """the option's total over the horizon (``months``), which the recommendation ranks by"""
+    other_total: Decimal | None = None
+    months: int = 0
 
 
 def _usd(amount: Decimal) -> str:
     return f"${amount:,.2f}"
+
+
+def _horizon(today: Today) -> tuple[str, dict[str, object]]:
+    """A clause when the horizon's totals order the two options otherwise than today's month does (the data
+    grows, a minimum charge ends): the month's bills then do not say which is chosen; and its numbers."""
+    if today.option_total is None or today.other_total is None:
+        return "", {}
+    if (today.option_usd <= today.other_usd) == (today.option_total <= today.other_total):
+        return "", {}
+    word = "cheaper" if today.option_total <= today.other_total else "dearer"
+    clause = (
+        f"; over {today.months} months it is the {word} ({_usd(today.option_total)} against"
+        f" {_usd(today.other_total)}), and that total is what it is ranked by"
+    )
+    numbers = {"option_total_usd": str(today.option_total), "other_total_usd": str(today.other_total)}
+    return clause, {**numbers, "months": today.months}
 
 
 def _ratio(at: float, stored: float) -> tuple[float | None, str]:
@@ -112,7 +132,8 @@ def crossing(
     now = f"({_usd(option_usd)} against {_usd(other_usd)} a month at today's {format_bytes(egress_now)})"
     kind: SentenceKind = "stays-cheaper-until" if option_usd <= other_usd else "becomes-cheaper-at"
     change = "stays cheaper than {} until" if kind == "stays-cheaper-until" else "becomes cheaper than {} once"
-    text = f"{option} {change.format(other)} monthly egress {direction} {format_bytes(at)}{ratio_text} {now}"
+    clause, horizon = _horizon(today)
+    text = f"{option} {change.format(other)} monthly egress {direction} {format_bytes(at)}{ratio_text} {now}{clause}"
     return Sentence(
         kind=kind,
         text=text,
@@ -126,6 +147,7 @@ def crossing(
             "egress_now_bytes": egress_now,
             "option_usd": str(option_usd),
             "other_usd": str(other_usd),
+            **horizon,
         },
     )
 
@@ -145,9 +167,10 @@ def everywhere(
     ratio_text = f" ({ratio:g}x stored)" if ratio is not None and ends else ""
     cheaper = option_usd <= other_usd
     word = "cheaper" if cheaper else "dearer"
+    clause, horizon = _horizon(today)
     text = (
         f"{option} is {word} than {other} at every monthly egress up to {format_bytes(up_to)}{ratio_text}{ends} "
-        f"({_usd(option_usd)} against {_usd(other_usd)} a month at today's {format_bytes(egress_now)})"
+        f"({_usd(option_usd)} against {_usd(other_usd)} a month at today's {format_bytes(egress_now)}){clause}"
     )
     return Sentence(
         kind="cheaper-everywhere" if cheaper else "dearer-everywhere",
@@ -160,6 +183,7 @@ def everywhere(
             "egress_now_bytes": egress_now,
             "option_usd": str(option_usd),
             "other_usd": str(other_usd),
+            **horizon,
         },
     )
 

@@ -10,6 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+import yaml
 
 from planner.costing.bills import estimate_cost
 from planner.decide.recommendation import RankedOption, recommend, solve_crossing
@@ -366,3 +367,34 @@ def test_the_share_of_requests_that_fail_is_of_requests_not_attempts(run_cli: Ca
     assert statement.startswith(
         f"simulated peak: {failed / requests:.1%} of requests ({failed:,.0f} of {requests:,.0f}) fail after every retry"
     )
+
+
+def test_a_break_even_whose_month_disagrees_with_the_horizon_says_which_total_ranks() -> None:
+    # backup-archive at 1 TB stored, growing 10 TB a month: deep archive is dearer this month than IDrive e2
+    # ($104.55 against $5.00: IDrive's 1 TB minimum) but the cheaper over 36 months, which it is ranked by.
+    # The month's comparison says so instead of reading as a reason the choice is wrong.
+    data = yaml.safe_load((EXAMPLES / "backup-archive.yaml").read_text())
+    data["storage"]["stored"] = "1 TB"
+    result = recommend(parse_workload(data, "small.yaml"), as_of=NOW, simulate=False)
+    totals = {f"{o.label}:{o.storage_class}": o.horizon_cost_usd for o in result.ranking}
+    chosen = f"{result.recommendation.label}:{result.recommendation.storage_class}"  # type: ignore[union-attr]
+    checked = 0
+    for point in result.break_even:
+        sentence = point.sentence
+        if sentence is None or point.option != chosen or point.other not in totals:
+            continue
+        numbers = sentence.numbers
+        month_cheaper = Decimal(str(numbers["option_usd"])) <= Decimal(str(numbers["other_usd"]))
+        total_cheaper = totals[chosen] <= totals[point.other]
+        if month_cheaper == total_cheaper:
+            assert "option_total_usd" not in numbers
+            continue
+        checked += 1
+        assert numbers["option_total_usd"] == str(totals[chosen])
+        assert numbers["other_total_usd"] == str(totals[point.other])
+        word = "cheaper" if total_cheaper else "dearer"
+        assert sentence.text.endswith(
+            f"; over 36 months it is the {word} (${totals[chosen]:,.2f} against ${totals[point.other]:,.2f}),"
+            " and that total is what it is ranked by"
+        )
+    assert checked >= 3
