@@ -255,6 +255,16 @@ def format_duration(seconds: float) -> str:
     return f"{significant(seconds)} s"
 
 
+def format_wall_time(seconds: float) -> str:
+    """A run's length as a plan states it: ``45 s``, ``12 min``, ``2 h 05 min`` (whole units)."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    hours, rest = divmod(round(seconds / 60), 60)
+    return f"{hours} h {rest:02d} min"
+
+
 def _strict(info: ValidationInfo) -> bool:
     """Files (YAML/JSON) validate with context {"from_file": True}: bare numbers need units."""
     return bool(info.context and info.context.get("from_file"))

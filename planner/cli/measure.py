@@ -20,6 +20,7 @@ from planner.cli.profiles import fmt_figure as _fmt
 from planner.cli.profiles import profiles_app as profiles_app  # also planner measure profiles; tests import it here
 from planner.cli.settings import settings
 from planner.errors import InputError, MeasureError
+from planner.units import format_wall_time
 
 if TYPE_CHECKING:
     from planner.decide.measure_for import MeasurementFor
@@ -99,7 +100,7 @@ def _rich_reporter(quiet: bool = False) -> Any:
         def progress(self, elapsed_s: float, remaining_s: float) -> None:
             bar = self._progress()
             if bar is not None:
-                left = f"~{_minutes(remaining_s)} left" if remaining_s > 0 else ""
+                left = f"~{format_wall_time(remaining_s)} left" if remaining_s > 0 else ""
                 bar.update(self._task, total=elapsed_s + remaining_s, completed=elapsed_s, left=left)
 
         def cell(self, cell: "Cell") -> None:
@@ -111,16 +112,6 @@ def _rich_reporter(quiet: bool = False) -> Any:
                 self._bar = None
 
     return RichReporter()
-
-
-def _minutes(seconds: float) -> str:
-    """``45 s``, ``12 min``, ``2 h 05 min``."""
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} min"
-    hours, rest = divmod(round(seconds / 60), 60)
-    return f"{hours} h {rest:02d} min"
 
 
 def _pricing_provider(options: "MeasureOptions") -> tuple[str | None, str]:
@@ -192,7 +183,7 @@ def dry_run_lines(
     lines = [f"dry run: would measure endpoint {shown} bucket {bucket} prefix {prefix}"]
     if options.budget_s is not None:
         lines.append(
-            f"budget {_minutes(options.budget_s)}: the plan is fitted into it (a run overruns it by at most"
+            f"budget {format_wall_time(options.budget_s)}: the plan is fitted into it (a run overruns it by at most"
             f" {BUDGET_MARGIN_S:g} s: a started step finishes, then cleanup)"
         )
         lines += [f"  to fit: {item}" for item in dropped] or ["  nothing left out"]
@@ -201,9 +192,9 @@ def dry_run_lines(
         f" {', '.join(options.probes) or 'none'}; output {options.out}"
         + ("" if options.out.parent.exists() else f" (its folder {options.out.parent} is made when the run starts)")
     )
-    lines.append(f"estimated duration: ~{_minutes(estimate.seconds)} (untimed writes included)")
+    lines.append(f"estimated duration: ~{format_wall_time(estimate.seconds)} (untimed writes included)")
     for step in estimate.steps:
-        lines.append(f"  {step.label:<40} ~{_minutes(step.seconds)}")
+        lines.append(f"  {step.label:<40} ~{format_wall_time(step.seconds)}")
     counted = ", ".join(f"{op} {count:,}" for op, count in sorted(estimate.requests.items()))
     lines.append(f"requests (estimate): {counted}")
     lines.append(f"rates used for the estimate: {estimate.rate_model}")
@@ -246,8 +237,8 @@ def plan_summary_line(options: "MeasureOptions", estimate: Any) -> str:
     costed = f"about {total} in requests, egress and deletions (estimate)" if total is not None else bill[0]
     probes = ", ".join(options.probes) or "none"
     return (
-        f"plan: {len(cells)} cells and probes: {probes}, ~{_minutes(estimate.seconds)}"
-        + (f" (fitted to the {_minutes(options.budget_s)} budget)" if options.budget_s is not None else "")
+        f"plan: {len(cells)} cells and probes: {probes}, ~{format_wall_time(estimate.seconds)}"
+        + (f" (fitted to the {format_wall_time(options.budget_s)} budget)" if options.budget_s is not None else "")
         + f"; {costed}; --dry-run lists the cells and the bill"
     )
 

@@ -18,6 +18,7 @@ from planner.measure.run.options import MeasureOptions, cell_label
 from planner.pricing.billing import estimate as price
 from planner.pricing.catalog import providers
 from planner.pricing.usage import Deletion, Usage
+from planner.units import format_wall_time
 from planner.workload import Workload, load_workload
 
 
@@ -98,8 +99,9 @@ def settle_lines(path: Path, workload: Workload, result: Recommendation) -> list
         targets = ", ".join(dict.fromkeys(open_targets))
         command = f"planner measure --for {quote(str(path))} --provider {provider}"
         lines += [
-            f"to settle {targets} on {provider} ({len(ran)} cell(s), ~{estimate.seconds / 60:.1f} min, about {costed}"
-            " in requests and egress by its price table): the plan, the cells and why (nothing is sent):",
+            f"to settle {targets} on {provider} ({len(ran)} cell(s), ~{format_wall_time(estimate.seconds)},"
+            f" about {costed} in requests and egress by its price table): the plan, the cells and why (nothing"
+            " is sent):",
             f"  {command} --dry-run",
             "  then the run, URL and BUCKET replaced by the endpoint and a scratch bucket there it may write to"
             " (credentials as the AWS CLI finds them):",

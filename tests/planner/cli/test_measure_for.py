@@ -98,4 +98,9 @@ def test_recommend_names_the_measure_command_that_would_settle_an_unverified_tar
     assert lines[first + 1] == f"  {command} --dry-run"
     assert lines[first + 2].startswith("  then the run, URL and BUCKET replaced by the endpoint and a scratch bucket")
     assert lines[first + 3] == f"  {command} --endpoint URL --bucket BUCKET --out measured/idrive-e2.json"
+    # the time it names is the dry run's, written the same way
+    said = lines[first].split("cell(s), ~", 1)[1].split(", about", 1)[0]
+    dry = run_cli("measure", "--for", EXAMPLE, "--provider", "idrive-e2", "--dry-run")
+    assert dry.code == 0, dry.err
+    assert f"estimated duration: ~{said} (untimed writes included)" in dry.out
     assert lines[-2:] == ["then judge on what it measured:", f"  planner recommend {EXAMPLE} --profiles measured"]
