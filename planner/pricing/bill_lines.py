@@ -318,6 +318,8 @@ class BillContext:
         account's Standard storage, so past 50 TB of Standard they pay $0.022, not the first tier's $0.023.
         """
         price = self.table.classes[class_id].storage
+        # a line rests on the rule that puts the units there (``status``) and on the other class's price
+        rate_status = self.table.classes[class_id].status or self.table.status
         elsewhere = Decimal(self.usage.standard_rate_bytes_elsewhere) / Decimal(price.unit_bytes)
         start = self.standard_rate_units.get(class_id, elsewhere)
         self.standard_rate_units[class_id] = start + units
@@ -336,7 +338,7 @@ class BillContext:
                     self.round(amount),
                     price.unit,
                     tier.price,
-                    self.status(status, tier.status),
+                    worst(status, tier.status or price.status or rate_status),
                     field=tier_field(f"classes.{class_id}.storage", price, tier),
                     quote=tier.quote,
                 )

@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from planner.errors import PricingError
 from planner.pricing import rules
-from planner.pricing.bill_lines import ZERO, BillContext, free_where, number
+from planner.pricing.bill_lines import ZERO, BillContext, free_where, number, worst
 from planner.pricing.breakdown import LineItem
 from planner.pricing.models import PriceTable
 from planner.pricing.usage import SizeBin, Usage
@@ -153,13 +153,13 @@ def object_overhead(usage: Usage, table: PriceTable, bill: BillContext) -> list[
         return []
     price = sc.storage
     status = bill.status(overhead.status)
-    own = bill.writer.line(
+    own = bill.writer.line(  # the rule's bytes at the class's first-tier price: as sourced as the weaker of them
         "storage",
         f"per-object overhead: {objects:,} objects x {overhead.class_rate_bytes:,} bytes at {sc.name} rate",
         bill.round(Decimal(objects * overhead.class_rate_bytes) / Decimal(price.unit_bytes) * bill.storage_scale),
         price.unit,
         price.tiers[0].price,
-        status,
+        worst(status, bill.status(price.tiers[0].status, price.status)),
         field=bill.first_tier_field,
         quote=price.tiers[0].quote,
     )

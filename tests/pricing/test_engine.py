@@ -499,3 +499,26 @@ def test_a_negotiated_discount_is_taken_off_each_charged_line() -> None:
     # A discount for another provider leaves this bill alone.
     other = usage.model_copy(update={"discounts": {"cloudflare-r2": Decimal("0.15")}})
     assert estimate("aws-s3", "standard", other, as_of=NOW).total_usd == Decimal("1178.00")
+
+
+@pytest.mark.parametrize("region", ["us-east-1", "us-west-2", "eu-west-1"])
+def test_a_line_is_sourced_no_better_than_the_price_it_rests_on(region: str) -> None:
+    # Glacier's per-object overhead ("32 KB ... billed at S3 Glacier Flexible Retrieval and S3 Glacier Deep
+    # Archive storage rates") rests on the overhead rule and on the class's storage price: its line is as
+    # sourced as the weaker of them, never better than the storage line that quotes the same price.
+    from planner.pricing import catalog
+
+    table = catalog.table_for("aws-s3", NOW, region)
+    usage = Usage(stored_bytes=10 * 2**40, object_count=1_000_000)
+    for class_id in ("glacier-flexible", "deep-archive"):
+        bill = estimate("aws-s3", class_id, usage, as_of=NOW, region=region)
+        by_field: dict[str, set[str]] = {}
+        for item in bill.line_items:
+            if item.price_field is not None:
+                by_field.setdefault(item.price_field, set()).add(item.price_status.value)
+        storage = table.classes[class_id].storage
+        field = f"classes.{class_id}.storage.tiers.0.price"
+        own = storage.tiers[0].status or storage.status or table.classes[class_id].status or table.status
+        assert by_field[field] <= {own.value, "unverified"}, (class_id, by_field[field], own)
+        if own.value == "unverified":
+            assert by_field[field] == {"unverified"}

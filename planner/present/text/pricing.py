@@ -3,6 +3,7 @@ sourcing and the words it was read from; and the audit of every price in force w
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from decimal import Decimal
@@ -10,12 +11,19 @@ from typing import TYPE_CHECKING, Any
 
 from planner.present.text.tables import csv_text, heading, quantity, table, unit_price, wrap_prose
 from planner.pricing import quotes
+from planner.pricing.bill_lines import worst
 from planner.pricing.models import PriceTable
-from planner.pricing.primitives import Quote, TieredPrice
+from planner.pricing.primitives import Quote, Status, TieredPrice
 from planner.pricing.storage_classes import StorageClass
 
 if TYPE_CHECKING:  # the audit (and the CDN and lifecycle tables behind it) only for the type checker: start-up
     from planner.pricing.audit import AuditRow, Summary
+
+
+def _ladder_status(price: TieredPrice, fallback: Status) -> Status:
+    """A ladder's status as its bills take it: the weakest of its tiers, each as sourced itself, else as
+    the whole price, else as ``fallback`` (the class's, then the table's)."""
+    return functools.reduce(worst, (tier.status or price.status or fallback for tier in price.tiers))
 
 
 def _tiers(price: TieredPrice) -> str:
@@ -100,7 +108,8 @@ def _fee_lines(priced: PriceTable) -> list[str]:
 def _egress_rows(priced: PriceTable) -> list[Row]:
     """Egress prices, allowances and policy, and the bucket fee: what the provider charges whatever the class."""
     egress = priced.egress
-    rows: list[Row] = [("internet egress", _tiers(egress.internet), (egress.internet.status or priced.status).value)]
+    internet = _ladder_status(egress.internet, priced.status).value
+    rows: list[Row] = [("internet egress", _tiers(egress.internet), internet)]
     if egress.free_per_day:
         rows.append(("egress allowance", f"{quantity(egress.free_per_day)} {egress.internet.unit} a day free", ""))
     if egress.free_multiple_of_storage is not None:
@@ -110,7 +119,8 @@ def _egress_rows(priced: PriceTable) -> list[Row]:
             ("egress policy", f"free only while egress <= {quantity(egress.fair_use_multiple_of_storage)}x stored", "")
         )
     if egress.inter_region is not None:
-        rows.append(("inter-region", _tiers(egress.inter_region), (egress.inter_region.status or priced.status).value))
+        inter = _ladder_status(egress.inter_region, priced.status).value
+        rows.append(("inter-region", _tiers(egress.inter_region), inter))
     if priced.buckets is not None:
         rows.append(("buckets", f"{priced.buckets.included:,} included, then {unit_price(priced.buckets.price)}", ""))
     return rows
@@ -164,7 +174,8 @@ def _class_section(
 
 def _storage_rows(storage_class: StorageClass, status: str) -> list[Row]:
     """What storing costs in the class: the price, access tiers, minimums, overheads and monitoring."""
-    rows: list[Row] = [("storage", _tiers(storage_class.storage), (storage_class.storage.status or status))]
+    stored = _ladder_status(storage_class.storage, Status(status)).value
+    rows: list[Row] = [("storage", _tiers(storage_class.storage), stored)]
     for tier_id, tier_price in storage_class.access_tiers.items():
         rows.append((f"storage ({tier_id})", f"per {storage_class.storage.unit}: {unit_price(tier_price)}", status))
     if storage_class.minimum_billable_bytes:

@@ -156,3 +156,21 @@ def test_real_process_has_no_traceback(tmp_path: Path) -> None:
         'unknown size unit \'parsecs\' (use e.g. "10 TB" or "5 MiB"; sizes are bytes, not bits)'
     )
     assert "Traceback" not in done.stderr
+
+
+def test_pricing_show_states_a_ladder_as_sourced_as_its_tiers_and_its_audit_say(
+    run_cli: Callable[..., Result],
+) -> None:
+    # us-west-2's S3 Standard tiers are each verified-secondary (the table itself is unverified): the row
+    # said unverified while pricing audit and every bill line said verified-secondary.
+    shown = run_cli("pricing", "show", "aws-s3", "--region", "us-west-2", "--class", "standard")
+    assert shown.code == 0, shown.err
+    row = next(line for line in shown.out.splitlines() if line.startswith("storage "))
+    assert row.rstrip().endswith("verified-secondary")
+    audit = json.loads(run_cli("pricing", "audit", "aws-s3", "-f", "json").out)["prices"]
+    statuses = {
+        row["status"]
+        for row in audit
+        if row["table"] == "aws-s3/us-west-2@2026-09-01" and row["field"].startswith("classes.standard.storage.tiers.")
+    }
+    assert statuses == {"verified-secondary"}
