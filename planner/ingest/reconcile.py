@@ -112,9 +112,10 @@ def _placement_line(
         Decimal(0),
     ).quantize(_CUR_RESOLUTION / 1000)
     per = f"a month's average of {months} billing periods; " if months > 1 else ""
-    cause = f"{per}{ingested.name} as planner cost prices it, each class on its own bytes" + _agree(
-        amount, billed, gb_months
-    )
+    cause = (
+        f"{per}{ingested.name} as planner cost prices it, each class on its own bytes, its lines unrounded as a"
+        " CUR's are (planner cost rounds each line to the cent)"
+    ) + _agree(amount, billed, gb_months)
     return ReconcileLine(
         **base, planner_usd=amount, difference_usd=amount - billed, table_version=table.version, cause=cause
     )

@@ -109,6 +109,9 @@ def test_reconcile_prices_the_written_placement_against_the_bills_storage(bill: 
     assert placed.billed_usd == Decimal("0.0622963415")
     assert placed.planner_usd is not None and abs(placed.planner_usd - placed.billed_usd) < Decimal("0.000001")
     assert "differs" not in placed.cause
+    # planner cost bills each of those lines at least a cent ($0.08 in all); the CUR's lines, like these,
+    # are not rounded, and the cause says which planner figure it is
+    assert "its lines unrounded as a CUR's are (planner cost rounds each line to the cent)" in placed.cause
     # the placement lines are the same rows priced another way: not counted again in the totals
     assert result.billed_usd == sum((line.billed_usd for line in result.lines), Decimal(0))
 
