@@ -159,7 +159,7 @@ class Policy:
     stock_scale: Decimal = Decimal(1)
     """The share of ``storage.stored`` held before the first month's writes (``plan_writes``)."""
     written: list[Decimal] = field(default_factory=list)
-    """Bytes written in each month (``plan_writes``); empty: the workload's writes a month."""
+    """Bytes written in each month of the horizon (``plan_writes``)."""
     stock_bins: list[tuple[AgeBin, Decimal]] | None = None
 
     def ladder(self, size: int) -> list[tuple[int, str | None]]:
@@ -262,10 +262,7 @@ class Policy:
         return Decimal(self.workload.writes_per_month(month)) * Decimal(str(self.workload.storage.mean_object_bytes))
 
     def new_cohort(self, month: int) -> _Cohort:
-        if month < len(self.written):
-            writes = self.written[month] / Decimal(str(self.workload.storage.mean_object_bytes))
-        else:
-            writes = Decimal(self.workload.writes_per_month(month))
+        writes = self.written[month] / Decimal(str(self.workload.storage.mean_object_bytes))
         holdings = [
             _Holding(size, writes * share, self.start_class, ZERO, catch_up=False)
             for size, share in _sizes(self.workload)

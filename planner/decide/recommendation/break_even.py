@@ -128,25 +128,14 @@ def break_even_points(
             else price_table(option.provider, as_of, prices.get(option.provider), option.region)
         )
 
-    chosen_side = _Side(
-        f"{chosen.label}:{chosen.storage_class}",
-        chosen.storage_class,
-        table_of(chosen),
-        as_of,
-        chosen.cdn,
-        chosen.horizon_cost_usd,
-    )
+    def side(option: RankedOption) -> _Side:
+        label = f"{option.label}:{option.storage_class}"
+        return _Side(label, option.storage_class, table_of(option), as_of, option.cdn, option.horizon_cost_usd)
+
+    chosen_side = side(chosen)
     results: list[BreakEven] = []
     for other in others:
-        other_side = _Side(
-            f"{other.label}:{other.storage_class}",
-            other.storage_class,
-            table_of(other),
-            as_of,
-            other.cdn,
-            other.horizon_cost_usd,
-        )
-        results += _egress_break_even(workload, chosen_side, other_side)
+        results += _egress_break_even(workload, chosen_side, side(other))
     return results + _fair_use_limit(workload, chosen_side)
 
 

@@ -400,11 +400,11 @@ def _peak_errors(peak: SimulationResult, errors: ErrorResponses | None) -> tuple
     """The share of request attempts throttled in the simulated peak, a rejection when requests fail after
     every retry, else a warning when some were throttled."""
     operations = peak.operations.values()
-    attempts = sum(op.requests.mean + op.retries.mean for op in operations)
+    requests = sum(op.requests.mean for op in operations)
+    attempts = requests + sum(op.retries.mean for op in operations)
     throttled = sum(e.mean for op in operations for kind, e in op.errors.items() if kind.startswith(("503", "429")))
     rate = throttled / attempts if attempts else 0.0
     failed = sum(op.failed.mean for op in operations)
-    requests = sum(op.requests.mean for op in operations)
     kinds = ", ".join(sorted({kind for op in operations for kind in op.errors}))
     if failed and requests:
         statement = (
