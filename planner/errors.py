@@ -6,8 +6,11 @@ This module imports nothing from the rest of the project so every package can us
 
 from __future__ import annotations
 
+import datetime as dt
 import math
-from typing import TYPE_CHECKING
+import numbers
+import operator
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -24,12 +27,17 @@ class InputError(PlannerError):
     folded into the one-line message so the user knows where to look.
     """
 
-    def __init__(self, message: str, *, source: str | None = None, field: str | None = None) -> None:
+    def __init__(self, message: str, source: str | None = None, field: str | None = None) -> None:
         self.problem = message
         self.source = source
         self.field = field
-        parts = [p for p in (source, field) if p]
-        super().__init__(_one_line(": ".join([*parts, message])))
+        # ``args`` holds all three, so that a copy made from them keeps the field: SimPy re-raises a
+        # process's error as ``type(error)(*error.args)``, and pickling (Dask's workers) rebuilds it so
+        super().__init__(message, source, field)
+
+    def __str__(self) -> str:
+        parts = [p for p in (self.source, self.field) if p]
+        return _one_line(": ".join([*parts, self.problem]))
 
 
 def positive_number(value: float, argument: str) -> float:
@@ -40,6 +48,68 @@ def positive_number(value: float, argument: str) -> float:
     return value
 
 
+MAX_SEED = 2**63 - 1
+"""the largest seed the library and ``--seed`` take"""
+
+
+def a_day(value: dt.date | None, argument: str) -> dt.date | None:
+    """``value`` as a day: None as it is, a datetime as its date; otherwise an InputError naming ``argument``."""
+    if value is None or value.__class__ is dt.date:
+        return value
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    raise InputError(f"{value!r} is not a date (give a datetime.date, e.g. datetime.date(2026, 12, 1))", field=argument)
+
+
+def whole_number(value: int, argument: str, *, low: int, high: int) -> int:
+    """``value`` if it is a whole number (an int or a numpy integer, not a bool) from ``low`` to ``high``;
+    otherwise an InputError naming ``argument``."""
+    try:
+        number = operator.index(value) if not isinstance(value, bool) else None
+    except TypeError:
+        number = None
+    if number is None:
+        raise InputError(f"{value!r} is not a whole number (give an int from {low:,} to {high:,})", field=argument)
+    if not low <= number <= high:
+        raise InputError(f"{number:,} is outside {low:,} to {high:,}", field=argument)
+    return number
+
+
+def real_number(value: float, argument: str, *, low: float, high: float, what: str) -> float:
+    """``value`` as a float if it is a real number (an int, a float or a numpy scalar, not a bool) from ``low``
+    to ``high``; otherwise an InputError naming ``argument`` and saying it should be ``what``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not low <= value <= high:  # NaN too
+        raise InputError(f"{_short(value)} is not {what} from {_figure(low)} to {_figure(high)}", field=argument)
+    return float(value)
+
+
+Kind = TypeVar("Kind")
+
+
+def of_type(value: Any, kind: type[Kind], argument: str, what: str) -> Kind:
+    """``value`` if it is a ``kind``; otherwise an InputError naming ``argument`` and saying what to give."""
+    if not isinstance(value, kind):
+        raise InputError(f"{type(value).__name__} {_short(value)}: give {what}", field=argument)
+    return value
+
+
+def optional_callable(value: Any, argument: str) -> None:
+    """Refuse a ``value`` that is neither None nor callable, naming ``argument``."""
+    if value is not None and not callable(value):
+        raise InputError(f"{_short(value)} is not callable (give a function, or None)", field=argument)
+
+
+def _figure(number: float) -> str:
+    return f"{number:,.0f}" if number == int(number) and abs(number) < 1e16 else f"{number:g}"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _one_line(text: str) -> str:
     """Line breaks and control characters (in a key, a file name or a value) escaped: the error stays one line."""
     return "".join(c.encode("unicode_escape").decode("ascii") if _breaks(c) else c for c in text)
@@ -48,6 +118,9 @@ def _one_line(text: str) -> str:
 def _breaks(char: str) -> bool:
     code = ord(char)
     return code < 32 or 127 <= code <= 159 or char in "\u2028\u2029"
+
+
+_BOUNDS = ("less_than", "less_than_equal", "greater_than", "greater_than_equal")
 
 
 def validation_problem(error: ValidationError, *, name_types: bool = False) -> tuple[str | None, str]:
@@ -61,7 +134,10 @@ def validation_problem(error: ValidationError, *, name_types: bool = False) -> t
     field = ".".join(str(part) for part in first["loc"]) or None
     message = str(first["msg"]).removeprefix("Value error, ")
     kind = first["type"]
-    if kind == "extra_forbidden":
+    value = first.get("input")
+    if kind in _BOUNDS and isinstance(value, float) and math.isnan(value):  # "less than or equal to 1" misleads
+        message = "nan is not a number"
+    elif kind == "extra_forbidden":
         message = "unknown key"
     elif kind == "missing":
         message = "required but missing"

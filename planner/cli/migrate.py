@@ -44,7 +44,7 @@ CopyFromOption = Annotated[
 ]
 CheckOption = Annotated[str, typer.Option("--check", help="how the copy checks the destination: list, head or none")]
 NeverReadOption = Annotated[
-    float, typer.Option("--never-read", min=0.0, max=1.0, help="copy-on-read: share of objects never read")
+    float, typer.Option("--never-read", help="copy-on-read: share of objects never read (0 to 1)")
 ]
 SweepAfterOption = Annotated[
     str | None, typer.Option("--sweep-after", help='copy-on-read: bulk-copy what is left after e.g. "90d"')
@@ -119,18 +119,25 @@ def _migration_options(
     destination_prices: Path | None,
 ) -> "MigrationOptions":
     """The command-line options, checked and parsed, as ``MigrationOptions`` (no workload needed)."""
-    from planner.decide.migration import Endpoint, MigrationOptions
+    from pydantic import ValidationError
+
+    from planner.decide.migration import MAX_VERIFY_DAYS, Endpoint, MigrationOptions
+    from planner.errors import validation_problem
     from planner.units import parse_rate
 
     age = _days(data_age, "--data-age")
     sweep = _days(sweep_after, "--sweep-after")
     within = _days(age_out_within, "--age-out-within")
+    verify_days = _days(verify, "--verify") or 0.0
+    if verify_days > MAX_VERIFY_DAYS:
+        raise InputError(f"{verify!r} is longer than 10 years ({MAX_VERIFY_DAYS:,} days) of keeping both copies",
+                         source="--verify")  # fmt: skip
     if within is not None and within <= 0:
         raise InputError("give a positive duration, e.g. 180d", source="--age-out-within")
     # validated as the model validates its fields (the strings of --strategy, --copy-from and --check
     # are checked there, as every other caller's are)
-    return MigrationOptions.model_validate(
-        {
+    try:
+        return MigrationOptions.model_validate({
             "source": Endpoint.parse(source, "--from"),
             "destination": Endpoint.parse(destination, "--to"),
             "strategy": strategy,
@@ -145,12 +152,31 @@ def _migration_options(
             "concurrency": concurrency,
             "egress_waiver": egress_waiver,
             "data_age_days": age,
-            "verify_days": _days(verify, "--verify") or 0.0,
+            "verify_days": verify_days,
             "retrieval_option": retrieval,
             "source_prices": source_prices,
             "destination_prices": destination_prices,
-        }
-    )
+        })  # fmt: skip
+    except ValidationError as error:
+        field, message = validation_problem(error)
+        raise InputError(message, source=_OPTIONS.get(field or "", field)) from None
+
+
+_OPTIONS = {
+    "never_read_share": "--never-read",
+    "sweep_after_days": "--sweep-after",
+    "age_out_within_days": "--age-out-within",
+    "data_age_days": "--data-age",
+    "verify_days": "--verify",
+    "concurrency": "--concurrency",
+    "months": "--months",
+    "link_bits_per_s": "--link",
+    "strategy": "--strategy",
+    "copy_host": "--copy-from",
+    "check": "--check",
+    "retrieval_option": "--retrieval",
+}
+"""the option that gives each field of ``MigrationOptions``, to name it when the model refuses a value"""
 
 
 def _check_retrieval(options: "MigrationOptions") -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from planner.costing.cdn_bills import delivery_path, with_cdn
-from planner.errors import InputError
+from planner.errors import InputError, a_day, of_type, whole_number
 from planner.pricing import catalog
 from planner.pricing.bill_account import is_minimum_charge, with_minimum_charge
 from planner.pricing.bill_lines import round_line
@@ -29,6 +29,8 @@ from planner.units import format_bytes
 from planner.workload import DAY_S, MONTH_S, Workload
 
 WORKLOAD_MONTH_DAYS = round(MONTH_S / DAY_S)
+MAX_MONTHS = 120
+"""the longest horizon (a workload's ``constraints.months`` and ``--months`` take the same)"""
 """The days of the month a workload's monthly figures are given for (``"4 TB/day"`` is 30 x 4 TB)."""
 
 
@@ -363,7 +365,9 @@ def estimate_cost(
     the provider's default region); ``storage_class`` None prices the workload's placement where it
     states one (each class on its own bytes), else Standard. ``options`` choose the restore tier, the
     days restored copies are kept and a calendar month."""
-    day = add_months(as_of or dt.date.today(), month)
+    _check_arguments(workload, provider, storage_class, options)
+    month = whole_number(month, "month", low=0, high=MAX_MONTHS - 1)
+    day = add_months(a_day(as_of, "as_of") or dt.date.today(), month)
     table = price_table(provider, day, prices, region)
     path = delivery_path(workload, provider, day, table.region)  # a CDN in front: the origin bills the misses
     workload = path.origin if path is not None else workload
@@ -381,6 +385,15 @@ def estimate_cost(
     oversized = oversized_objects(workload, table)
     added = [*workload.consistency_warnings(), *([oversized] if oversized is not None else [])]
     return priced.model_copy(update={"warnings": [*priced.warnings, *added]}) if added else priced
+
+
+def _check_arguments(workload: Workload, provider: str, storage_class: str | None, options: BillingOptions) -> None:
+    """The library's arguments of a bill, each refused by its keyword if it is not what the bill takes."""
+    of_type(workload, Workload, "workload", "a planner.Workload (planner.load_workload(path))")
+    of_type(provider, str, "provider", "a provider id, e.g. 'aws-s3'")
+    if storage_class is not None:
+        of_type(storage_class, str, "storage_class", "a storage class id, e.g. 'standard', or None")
+    of_type(options, BillingOptions, "options", "a BillingOptions")
 
 
 def oversized_objects(workload: Workload, table: PriceTable) -> str | None:
@@ -436,8 +449,9 @@ def project_costs(
     options: BillingOptions = DEFAULT_BILLING,
 ) -> CostProjection:
     """Bills for each month of the horizon (the workload's ``constraints.months`` by default)."""
-    start = as_of or dt.date.today()
-    horizon = months or workload.constraints.months
+    _check_arguments(workload, provider, storage_class, options)
+    start = a_day(as_of, "as_of") or dt.date.today()
+    horizon = workload.constraints.months if months is None else whole_number(months, "months", low=1, high=MAX_MONTHS)
     check_horizon(start, horizon)
     monthly = []
     for month in range(horizon):

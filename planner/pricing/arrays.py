@@ -20,12 +20,12 @@ import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Required, TypedDict, Unpack
+from typing import Any, Required, TypedDict, Unpack
 
 import numpy as np
 import numpy.typing as npt
 
-from planner.errors import PricingError
+from planner.errors import InputError, PricingError
 from planner.pricing import rules
 from planner.pricing.bill_lines import reading, tier_field
 from planner.pricing.models import PriceTable
@@ -340,11 +340,39 @@ prices instead, and why. A workload the arrays cannot derive at all (a size hist
 goes to the exact engine whole (``costing.outcomes.engine_reasons`` gives the reason)."""
 
 
+def _check_points(points: Points) -> None:
+    """Refuse, naming the keyword, an unknown one, a missing ``stored_bytes``, and a quantity that is not a
+    finite number of 0 or more at every point."""
+    unknown = sorted(set(points) - set(Points.__annotations__))
+    if unknown:
+        raise InputError(f"unknown keyword (the keywords: {', '.join(Points.__annotations__)})", field=unknown[0])
+    if "stored_bytes" not in points:
+        raise InputError("required: the bytes stored at each point", field="stored_bytes")
+    quantities: list[tuple[str, Any]] = [
+        (name, points[name])  # a name of ``Points``
+        for name in ("stored_bytes", "egress_bytes", "object_count", "retrieval_bytes", "retrieval_requests",
+                     "inter_region_bytes", "upload_bytes")
+        if points.get(name) is not None
+    ]  # fmt: skip
+    quantities += [(f"requests.{op}", n) for op, n in (points.get("requests") or {}).items()]
+    deletions = points.get("deletions")
+    if deletions is not None:
+        quantities += [("deletions.deleted_bytes", deletions.deleted_bytes), ("deletions.objects", deletions.objects)]
+    for name, value in quantities:
+        try:
+            numbers = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InputError(f"{value!r} is not a number or an array of numbers", field=name) from None
+        if not np.all(np.isfinite(numbers) & (numbers >= 0)):
+            raise InputError("every point must be a finite number of 0 or more", field=name)
+
+
 def _lines(table: PriceTable, storage_class: str, points: Points) -> tuple[_Lines, Array]:
     """Every line's amount before rounding and discount, and the egress quantity in the price's units: the
     array form of each rule of ``ON_ARRAYS``, in billing order."""
     if storage_class not in table.classes:
         raise PricingError(f"{table.version} has no storage class {storage_class!r}")
+    _check_points(points)
     requests = points.get("requests") or {}
     deletions, object_count = points.get("deletions"), points.get("object_count")
     egress, retrieval = points.get("egress_bytes", 0.0), points.get("retrieval_bytes", 0.0)
@@ -412,6 +440,8 @@ def monthly_bills(
 ) -> tuple[Array, npt.NDArray[np.bool_]]:
     """Each point's monthly bill as the invoice totals it (every line discounted, then rounded as the
     table says, then summed) in USD, and whether it breaks the provider's free-egress policy."""
+    if not isinstance(discount, Decimal) or discount.is_nan() or not Decimal(0) <= discount < 1:
+        raise InputError(f"{discount!r} is not a Decimal share of 0 or more and below 1", field="discount")
     lines, egress_units = _lines(table, storage_class, points)
     rule = table.billing.line_rounding
     keep = 1.0 - float(discount)

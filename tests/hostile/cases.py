@@ -319,7 +319,13 @@ OPTION_SLOTS: tuple[OptionSlot, ...] = (
         "migrate-verify",
         ("migrate", WORKLOAD_ARG, "--from", "aws-s3", "--to", "wasabi", "--verify", "@"),
         "--verify",
-        NOT_A_DURATION[:-3],
+        (*NOT_A_DURATION[:-3], "3651d", "100y"),
+    ),
+    OptionSlot(
+        "migrate-never-read",
+        ("migrate", WORKLOAD_ARG, "--from", "aws-s3", "--to", "wasabi", "--never-read", "@"),
+        "--never-read",
+        (*NOT_A_NUMBER, "-0.1", "1.5"),
     ),
     OptionSlot(
         "migrate-from",

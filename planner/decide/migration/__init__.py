@@ -28,6 +28,7 @@ from __future__ import annotations
 from planner.decide.migration.models import (
     CHECKS,
     COPY_HOSTS,
+    MAX_VERIFY_DAYS,
     STRATEGIES,
     Check,
     CopyHost,
@@ -48,6 +49,7 @@ _coverage = read_coverage
 __all__ = [
     "CHECKS",
     "COPY_HOSTS",
+    "MAX_VERIFY_DAYS",
     "STRATEGIES",
     "Check",
     "CopyHost",

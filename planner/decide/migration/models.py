@@ -19,6 +19,8 @@ from planner.pricing.primitives import Money
 
 ZERO = Decimal(0)
 MAX_COPY_HOURS = 10 * 365 * 24
+MAX_VERIFY_DAYS = 3_650
+"""the longest both copies are kept while the copy is verified: 10 years"""
 """A copy longer than ten years (the longest horizon) is not a plan: it is refused, naming its bound."""
 Strategy = Literal["bulk", "copy-on-read", "age-out", "hybrid"]
 STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
@@ -112,9 +114,17 @@ class MigrationOptions(_Model):
         default=False, description="the source waives egress for leaving customers (AWS does on request)"
     )
     data_age_days: float | None = Field(
-        default=None, ge=0, description="age of all stored data at the move; default: uniform over the retention"
+        default=None,
+        ge=0,
+        le=36_500,
+        description="age of all stored data at the move (up to 100 years); default: uniform over the retention",
     )
-    verify_days: float = Field(default=7.0, ge=0, description="days both copies are kept while the copy is verified")
+    verify_days: float = Field(
+        default=7.0,
+        ge=0,
+        le=MAX_VERIFY_DAYS,
+        description="days both copies are kept while the copy is verified (up to 10 years)",
+    )
     retrieval_option: str | None = Field(default=None, description="archive retrieval speed at the source (e.g. bulk)")
     source_prices: Path | None = None
     destination_prices: Path | None = None

@@ -24,7 +24,7 @@ from planner.decide.migration.models import (
 )
 from planner.decide.migration.strategies import STRATEGY_TIMELINES
 from planner.decide.migration.timeline import StrategyRun
-from planner.errors import InputError
+from planner.errors import InputError, of_type
 from planner.evidence import weakest_price
 from planner.workload import DAY_S, Workload
 
@@ -59,6 +59,8 @@ def estimate_migration(workload: Workload, options: MigrationOptions) -> Migrati
     Every applicable strategy is run on its own timeline; the cheapest within the horizon is chosen
     unless ``options.strategy`` forces one.
     """
+    of_type(workload, Workload, "workload", "a planner.Workload (planner.load_workload(path))")
+    of_type(options, MigrationOptions, "options", "a MigrationOptions")
     inputs = load_inputs(workload, options)
     timelines = _timelines(inputs)
     choice = _choose(inputs, timelines)

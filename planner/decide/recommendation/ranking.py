@@ -21,7 +21,7 @@ from planner.decide.recommendation.models import Recommendation
 from planner.decide.recommendation.options import price_options
 from planner.decide.recommendation.rank import rank
 from planner.decide.recommendation.verified import leave_out_unverified
-from planner.errors import positive_number
+from planner.errors import MAX_SEED, InputError, a_day, of_type, optional_callable, positive_number, whole_number
 from planner.workload import Workload
 
 
@@ -54,11 +54,23 @@ def recommend(
     workload's hit ratio (the workload names a CDN), and ranked together; one takes its CDN's place.
     """
     billing = billing or DEFAULT_BILLING
+    of_type(workload, Workload, "workload", "a planner.Workload (planner.load_workload(path))")
+    of_type(billing, BillingOptions, "billing", "a BillingOptions, or None")
     if simulate:
         positive_number(sim_duration_s, "sim_duration_s")
+        whole_number(seed, "seed", low=0, high=MAX_SEED)
+        optional_callable(progress, "progress")
+    if profiles_dir is not None:
+        if not isinstance(profiles_dir, str | Path) or not Path(profiles_dir).is_dir():
+            raise InputError(f"{profiles_dir!r} is not a folder of profiles", field="profiles_dir")
+        profiles_dir = Path(profiles_dir)
+    for name, value in (("prices", prices), ("cdns", cdns)):
+        if isinstance(value, str | Path):
+            raise InputError(f"{value!r}: give a {'mapping of provider to file' if name == 'prices' else 'list'}",
+                             field=name)  # fmt: skip
     inputs = load_inputs(
         workload,
-        as_of=as_of or dt.date.today(),
+        as_of=a_day(as_of, "as_of") or dt.date.today(),
         profiles_dir=profiles_dir,
         prices=prices or {},
         billing=billing,

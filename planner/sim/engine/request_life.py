@@ -316,6 +316,9 @@ class RequestLife:
                 part[P_TRANSFER] = now
                 self.network.add(part, flow, nbytes, now)
                 return
+            if nbytes:  # nothing bounds the body (no link, no stream rate): its bytes move as it is sent
+                part[P_TRANSFER] = now
+                self._transfer(part, part[1], now)  # 1: _P_LOP
             part[P_STEP] = RESPONSE
         latency = part[P_LATENCY]  # ``_send``, written out (every request takes it)
         if latency < 0.0:

@@ -234,6 +234,9 @@ def _columns(header: list[str] | None, source: str) -> tuple[int, int, int, int 
     missing = {"time_s", "operation", "key"} - set(names)
     if missing:
         raise InputError(f"not a trace: no {', '.join(sorted(missing))} column", source=source)
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise InputError(f"line 1: the header names {', '.join(map(repr, twice))} twice", source=source)
 
     def at(name: str) -> int | None:
         return names.index(name) if name in names else None
@@ -269,11 +272,15 @@ def _scan(path: Path, spill: BinaryIO, limit: int, block_rows: int) -> _Reading:
     with open_stream(path, what="CSV trace") as raw:
         reader = csv.reader(text_lines(raw, source=source, what="CSV trace"))
         try:
-            i_time, i_op, i_key, i_sent, i_size = _columns(next(reader, None), source)
+            header = next(reader, None)
+            i_time, i_op, i_key, i_sent, i_size = _columns(header, source)
+            width = len(header or [])
             last, last_text = -math.inf, ""
             for row in reader:
-                if not row:
-                    continue
+                if len(row) != width:
+                    if not row:
+                        continue
+                    raise IndexError  # fewer fields than the header names, or more
                 text = row[i_time]
                 try:
                     t = float(text)
@@ -324,7 +331,9 @@ def _scan(path: Path, spill: BinaryIO, limit: int, block_rows: int) -> _Reading:
         except InputError:
             raise
         except IndexError:
-            raise InputError(f"line {reader.line_num}: fewer fields than the header names", source=source) from None
+            raise InputError(
+                f"line {reader.line_num}: not as many fields as the header names ({width})", source=source
+            ) from None
         except (ValueError, TypeError) as error:
             raise InputError(f"line {reader.line_num}: {' '.join(str(error).split())[:160]}", source=source) from None
         except csv.Error as error:
@@ -373,7 +382,7 @@ def _scan_arrow(path: Path, spill: BinaryIO, limit: int) -> _Reading | None:
     with open_stream(path, what="CSV trace") as raw:
         try:
             names = [name.strip() for name in raw.readline(MAX_LINE_BYTES).decode("utf-8-sig").split(",")]
-            if not {"time_s", "operation", "key"} <= set(names):
+            if not {"time_s", "operation", "key"} <= set(names) or len(set(names)) < len(names):
                 return None
             wanted = [name for name in ("time_s", "operation", "key", "bytes_sent", "object_size") if name in names]
             convert = pa_csv.ConvertOptions(

@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from planner.errors import InputError, positive_number
+from planner.errors import MAX_SEED, InputError, a_day, of_type, optional_callable, positive_number, whole_number
 from planner.evidence import TargetVerdict
 from planner.pricing.models import Limits
 from planner.pricing.usage import Usage
@@ -28,6 +28,9 @@ from planner.workload.targets import restore_times
 if TYPE_CHECKING:
     from planner.measure.profile import Profile
     from planner.sim.model import ProviderModel
+
+MAX_REPLICATIONS = 1_000
+"""the most replications ``simulate`` runs of each window (``--replications`` takes 100)"""
 
 
 def simulate(
@@ -52,9 +55,16 @@ def simulate(
     replaces the peak window's arrivals with a trace's (``planner.sim.front.trace``), replayed over its
     own span; the mean window stays the workload's, for the month's bill.
     """
+    of_type(workload, Workload, "workload", "a planner.Workload (planner.load_workload(path))")
     positive_number(duration_s, "duration_s")
-    if isinstance(replications, bool) or not isinstance(replications, int) or replications < 1:
-        raise InputError(f"{replications!r} is not a whole number of replications above 0", field="replications")
+    whole_number(replications, "replications", low=1, high=MAX_REPLICATIONS)
+    whole_number(seed, "seed", low=0, high=MAX_SEED)
+    optional_callable(progress, "progress")
+    if profile is not None:
+        from planner.measure.profile import Profile
+
+        of_type(profile, Profile, "profile", "a planner.measure.profile.Profile, or None")
+    as_of = a_day(as_of, "as_of")
     if provider is None:
         return _simulate_endpoint(workload, profile, duration_s, seed, replications, trace, progress)
     from planner.pricing import catalog

@@ -43,7 +43,7 @@ import numpy as np
 import simpy
 
 from planner.costing.bills import price_table
-from planner.errors import InputError
+from planner.errors import InputError, a_day
 from planner.evidence import Evidence, weakest
 from planner.measure.profile import Profile
 from planner.measure.reference import load_profile, load_reference
@@ -86,6 +86,7 @@ _DELETE = 4
 _B_DELETE = len(BILLED_OPERATIONS)  # billed as the price tables' "delete", which the engine never issues
 _FIRST_BLOCK = 64  # the first block of draws of a size class (then twice the last, up to 1,024)
 _PREFIX_BITS = 20
+_LARGEST = 2**53  # bytes: a larger count is not exact as a float (the link's arithmetic)
 _KEYS_KEPT = 1 << 12  # a key's id is its number << 20 | its prefix's: a rate limit per prefix takes it modulo 2**20
 _Timeout = simpy.Timeout
 
@@ -133,18 +134,28 @@ def _key(key: Any, what: str) -> None:
         raise InputError(f"{what} {key!r}: a key is a string or a whole number", field="key")
 
 
-def _byte_range(key: Any, byte_range: Any) -> int:
-    """A ranged GET's length, once ``byte_range`` is checked to be (first byte, length) in whole bytes of 0 or more."""
+def _range_length(key: Any, byte_range: Any, stored: int | None) -> int:
+    """A ranged GET's length, once ``byte_range`` is checked to be (first byte, length) in whole bytes of 0 or more;
+    of an object ``stored`` bytes long (None: not PUT here), as S3 answers it: the bytes up to its end (a range
+    that begins past the end is refused: S3's 416 InvalidRange)."""
     if (
         not isinstance(byte_range, tuple | list)
         or len(byte_range) != 2
-        or any(isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0 for n in byte_range)
+        or any(isinstance(n, bool) or not isinstance(n, int | np.integer) or not 0 <= n <= _LARGEST for n in byte_range)
     ):
         raise InputError(
             f"GET {key!r}: byte_range {byte_range!r} is not (first byte, length) in whole bytes of 0 or more",
             field="byte_range",
         )
-    return int(byte_range[1])
+    first, length = int(byte_range[0]), int(byte_range[1])
+    if stored is None or not length:
+        return length
+    if first >= stored:
+        raise InputError(
+            f"GET {key!r}: byte_range {byte_range!r} begins past the end of the {stored:,} B object PUT to it",
+            field="byte_range",
+        )
+    return min(length, stored - first)
 
 
 class ObjectStore(StoreBilling, RequestLife):
@@ -196,6 +207,8 @@ class ObjectStore(StoreBilling, RequestLife):
             raise InputError(f"strict {strict!r}: give True or False", field="strict")
         if not isinstance(archive, bool):
             raise InputError(f"archive {archive!r}: give True or False", field="archive")
+        if limits is not None and not isinstance(limits, Limits):
+            raise InputError(f"limits {type(limits).__name__}: give a price table's Limits (or None)", field="limits")
         if seed is not None:
             seed = _count(seed, "seed", "a seed")
         if name is not None and (not isinstance(name, str) or not name):
@@ -272,6 +285,9 @@ class ObjectStore(StoreBilling, RequestLife):
         ]
         single = limits.max_single_put_bytes if limits is not None else None
         self.single_put_max: float = single if single is not None else math.inf
+        largest = limits.max_object_bytes if limits is not None else None
+        self.largest: int = largest if largest is not None else _LARGEST
+        """the largest object a GET or PUT moves (``limits``; without them 2**53 B, past which a float miscounts)"""
         """the largest PUT in one request the provider takes (``limits``; larger: a multipart upload)"""
         self.key_ids: dict[Any, int] = {}
         # a limit per key or on a hot object tells keys apart; without one a key's id is its prefix's and
@@ -318,7 +334,13 @@ class ObjectStore(StoreBilling, RequestLife):
         """A priced provider's store: its shipped reference profile (or ``profile``: a file or a ``Profile``)
         under the documented request rates of the price table in force on ``as_of``; an archive class
         (the table says it is read only after a restore) asks for ``restore`` before a GET."""
-        table = price_table(provider, as_of or dt.date.today())
+        if "archive" in options:
+            raise InputError(
+                "archive: for_provider takes it from the storage class (the price table says which classes are read "
+                "only after a restore); give storage_class",
+                field="archive",
+            )
+        table = price_table(provider, a_day(as_of, "as_of") or dt.date.today())
         if storage_class not in table.classes:
             raise InputError(
                 f"{table.version} has no storage class {storage_class!r} (classes: {', '.join(table.classes)})",
@@ -354,30 +376,36 @@ class ObjectStore(StoreBilling, RequestLife):
     def get(self, key: str | int, size: int | None = None, *, byte_range: tuple[int, int] | None = None) -> simpy.Event:
         """GET ``key``: the whole object (``size`` bytes, default what was PUT), split into ranged GETs from
         the client's ``ranged_get`` threshold; or ``byte_range`` (first byte, length), one request."""
-        if self.archive and key not in self.restored:
+        if self.archive:
+            _key(key, "GET")  # before the look-up: a list is no key
+            if key not in self.restored:
+                raise InputError(
+                    f"GET {key!r}: {self.storage_class} objects are read only after a restore "
+                    f"(yield store.restore({key!r}, ready_after_s=...) first)",
+                    field="key",
+                )
+        try:
+            stored = self.objects.get(key)
+        except TypeError:  # not hashable (a list, a mapping): not a key
             _key(key, "GET")
-            raise InputError(
-                f"GET {key!r}: {self.storage_class} objects are read only after a restore "
-                f"(yield store.restore({key!r}, ready_after_s=...) first)",
-                field="key",
-            )
+            raise
         if byte_range is not None:
-            return self._issue(B_GET, key, _byte_range(key, byte_range), False)
+            return self._issue(B_GET, key, _range_length(key, byte_range, stored), False)
         if size is None:
-            try:
-                size = self.objects.get(key)
-            except TypeError:  # not hashable (a list, a mapping): not a key
-                _key(key, "GET")
-                raise
-            if size is None:
+            if stored is None:
                 raise InputError(f"GET {key!r}: no such object (PUT it first, or give its size)", field="size")
-        elif size.__class__ is not int or size < 0:
+            return self._issue(B_GET, key, stored, True)
+        if size.__class__ is not int or size < 0 or size > self.largest:
             size = self._size(key, size, "GET")
+        if stored is not None and size != stored:
+            raise InputError(
+                f"GET {key!r}: size {size:,} B is not the {stored:,} B object PUT to it (leave size out)", field="size"
+            )
         return self._issue(B_GET, key, size, True)
 
     def put(self, key: str | int, size: int) -> simpy.Event:
         """PUT ``size`` bytes to ``key``: one request, or a multipart upload from the client's threshold."""
-        if size.__class__ is not int or size < 0:
+        if size.__class__ is not int or size < 0 or size > self.largest:
             size = self._size(key, size, "PUT")
         return self._issue(B_PUT, key, size, True)
 
@@ -406,6 +434,9 @@ class ObjectStore(StoreBilling, RequestLife):
             raise InputError(
                 f"{what} {key!r}: size {size!r} is not a byte count (give an int of 0 or more)", field="size"
             )
+        if size > self.largest:
+            whose = f"{self.model.provider_id}'s largest object" if self.limits else "the largest the store takes"
+            raise InputError(f"{what} {key!r}: size {size:,} B is past {whose}, {self.largest:,} B", field="size")
         return int(size)
 
     def _key_id(self, key: Any, what: str) -> int:

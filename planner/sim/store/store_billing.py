@@ -8,20 +8,22 @@ goes through it.
 from __future__ import annotations
 
 import datetime as dt
-import math
 from pathlib import Path
 from typing import Any
 
 import simpy
 
 from planner.costing.bills import price_table
-from planner.errors import InputError
+from planner.errors import InputError, a_day, real_number
 from planner.pricing.billing import bill
 from planner.pricing.breakdown import CostBreakdown
 from planner.pricing.models import ErrorResponses
 from planner.pricing.usage import Usage
 from planner.sim.model import ProviderModel, error_billing
-from planner.sim.store.store_records import Recorder
+from planner.sim.store.store_records import MAX_TIME_S, Recorder
+
+MAX_SCALE = 1e12
+"""the largest ``scale`` a bill or usage takes (a month of a run of 3 microseconds)"""
 
 __all__ = ["StoreBilling"]
 
@@ -36,8 +38,7 @@ _UNSET = _Unset()
 def _usage_arguments(scale: Any, stored_bytes: Any, egress: Any) -> None:
     """Refuse, in one line naming it, a scale that is not a finite number of 0 or more, stored bytes that are
     not a whole number of 0 or more, an egress that is not True or False."""
-    if isinstance(scale, bool) or not isinstance(scale, int | float) or not math.isfinite(scale) or scale < 0:
-        raise InputError(f"scale {scale!r}: give a finite number of 0 or more", field="scale")
+    real_number(scale, "scale", low=0.0, high=MAX_SCALE, what="a scale")
     if stored_bytes is not None and (
         isinstance(stored_bytes, bool) or not isinstance(stored_bytes, int) or stored_bytes < 0
     ):
@@ -64,16 +65,7 @@ class StoreBilling:
         the profile does not measure); billed as a retrieval request and its bytes."""
         if not self.archive:
             raise InputError(f"restore {key!r}: {self.storage_class} objects are read without a restore", field="key")
-        if (
-            isinstance(ready_after_s, bool)
-            or not isinstance(ready_after_s, int | float)
-            or not math.isfinite(ready_after_s)
-            or ready_after_s < 0
-        ):
-            raise InputError(
-                f"restore {key!r}: ready_after_s {ready_after_s!r} is not a finite number of seconds of 0 or more",
-                field="ready_after_s",
-            )
+        ready_after_s = real_number(ready_after_s, "ready_after_s", low=0.0, high=MAX_TIME_S, what="a delay in seconds")
         if isinstance(key, bool) or not isinstance(key, str | int):
             raise InputError(f"restore {key!r}: a key is a string or a whole number", field="key")
         size = self.objects.get(key, 0)
@@ -124,8 +116,7 @@ class StoreBilling:
         """``usage`` priced by the cost engine (``planner cost``'s line items): ``provider``'s table in force
         on ``as_of`` (default the model's provider, today), or an override file ``prices``."""
         _usage_arguments(scale, stored_bytes, egress)
-        if as_of is not None and not isinstance(as_of, dt.date):
-            raise InputError(f"as_of {as_of!r}: give a datetime.date", field="as_of")
+        as_of = a_day(as_of, "as_of")
         for name, value in (("provider", provider), ("region", region)):
             if value is not None and (not isinstance(value, str) or not value):
                 raise InputError(f"{name} {value!r}: give a name", field=name)

@@ -69,6 +69,12 @@ class Monitor:
         for name, value in (("every_s", every_s), ("until_s", until_s)):
             if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
                 raise InputError(f"{name} {value!r}: give a time in seconds above 0", field=name)
+        if not isinstance(env, simpy.Environment):
+            raise InputError(f"env {type(env).__name__}: give the simpy.Environment to sample on", field="env")
+        if pool is not None and not isinstance(pool, ConnectionPool):
+            raise InputError(f"pool {type(pool).__name__}: give a ConnectionPool (store.pool) or None", field="pool")
+        if link is not None and not isinstance(link, Link):
+            raise InputError(f"link {type(link).__name__}: give a Link (store.link) or None", field="link")
         self.pool, self.link = pool, link
         self.times: list[float] = []
         self.in_use: list[int] = []

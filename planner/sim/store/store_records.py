@@ -17,7 +17,7 @@ from typing import Any, Literal
 import numpy as np
 import simpy
 
-from planner.errors import InputError
+from planner.errors import InputError, real_number
 from planner.evidence import Evidence
 from planner.pricing.models import ErrorResponses
 from planner.sim.engine import RawRun, Request, delivered_bytes
@@ -30,6 +30,8 @@ OPERATIONS: tuple[str, ...] = ("GET", "PUT", "HEAD", "LIST", "DELETE")
 _PRICED_AS = (*BILLED_OPERATIONS, "delete")
 STATUS_OK = "200 OK"
 FLUSH_AT = 7 * 4096
+MAX_TIME_S = 1e12
+"""the largest time or delay the store takes, in seconds (about 31,700 years: a float still tells 0.1 ms apart)"""
 """numbers of records a store writes to a list before the recorder moves them into its array"""
 _NONE_QUEUED: list[int] = []  # the queued parts of every operation but a multipart upload: never added to
 
@@ -304,17 +306,19 @@ class Recorder:
         the store's first operation (not from t = 0: a store first used late in a model is measured from
         then) to the last end; percentiles over those that succeeded. Throughput is over the same span."""
         run = self.raw_run("summary")
-        for name, value in (("since", since), ("until", until)):
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value)
-            ):
-                raise InputError(f"summary: {name} {value!r} is not a finite time in seconds", field=name)
+        window = [
+            None if value is None else real_number(value, name, low=-MAX_TIME_S, high=MAX_TIME_S, what="a time")
+            for name, value in (("since", since), ("until", until))
+        ]
+        since, until = window
         start_s = float(run.t_arrival.min()) if since is None and run.t_arrival.size else float(since or 0.0)
         if until is not None and until <= start_s:
             raise InputError(f"summary: until {until!r} is not after since ({start_s!r})", field="until")
         counted_to = math.inf if until is None else float(until)  # errors and arrivals counted up to here
         end_s = float(max(run.t_end.max(initial=0.0), start_s + 1e-9)) if until is None else float(until)
-        edges = np.array([start_s, end_s])
+        # delivered by the instant before the window: a body moved at once (nothing bounds it) as the window
+        # opens is in it
+        edges = np.array([math.nextafter(start_s, -math.inf), end_s])
         throttled = self.throttled(start_s, counted_to)
         out: dict[str, OperationSummary] = {}
         for code, name in enumerate(OPERATIONS):

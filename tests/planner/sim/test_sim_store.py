@@ -225,11 +225,11 @@ def test_an_archive_class_reads_only_after_a_restore() -> None:
         ),
         (
             lambda env: ObjectStore(env, MODEL, archive=True).restore("a", ready_after_s=math.nan),
-            "ready_after_s: restore 'a': ready_after_s nan is not a finite number of seconds of 0 or more",
+            "ready_after_s: nan is not a delay in seconds from 0 to 1,000,000,000,000",
         ),
         (
             lambda env: ObjectStore(env, MODEL, archive=True).restore("a", ready_after_s=math.inf),
-            "ready_after_s: restore 'a': ready_after_s inf is not a finite number of seconds of 0 or more",
+            "ready_after_s: inf is not a delay in seconds from 0 to 1,000,000,000,000",
         ),
         (
             lambda env: ObjectStore(env, MODEL).get("a", byte_range=(0.5, 10.5)),
@@ -270,16 +270,16 @@ def test_an_archive_class_reads_only_after_a_restore() -> None:
         ),
         (
             lambda env: ObjectStore(env, MODEL).bill(scale=math.nan),
-            "scale: scale nan: give a finite number of 0 or more",
+            "scale: nan is not a scale from 0 to 1,000,000,000,000",
         ),
-        (lambda env: ObjectStore(env, MODEL).usage(scale=-1), "scale: scale -1: give a finite number of 0 or more"),
+        (lambda env: ObjectStore(env, MODEL).usage(scale=-1), "scale: -1 is not a scale from 0 to 1,000,000,000,000"),
         (
             lambda env: ObjectStore(env, MODEL).usage(stored_bytes=2.5),
             "stored_bytes: stored_bytes 2.5: give a whole number of bytes of 0 or more",
         ),
         (
             lambda env: ObjectStore(env, MODEL).bill(as_of="2026-12-05"),
-            "as_of: as_of '2026-12-05': give a datetime.date",
+            "as_of: '2026-12-05' is not a date (give a datetime.date, e.g. datetime.date(2026, 12, 1))",
         ),
         (
             lambda env: ObjectStore(env, MODEL, link=math.nan),

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from planner.errors import InputError
 from planner.sim import (
     BandwidthCurve,
     ClientSpec,
@@ -168,6 +169,9 @@ HEADER = "time_s,operation,key,bytes_sent,object_size\n"
         ("1,get,a,1,0\n2,put,b,0,-7\n", "line 3: object_size '-7' is negative: a byte count is 0 or more"),
         ("1,get,a,1,0\n1,get,a,1,0\n2,fetch,a,1,0\n", "line 4: operation 'fetch' is not one a trace holds"),
         ("1,get,a,1,0\n2,get,a,1,0\n3,get,a,1,0\n", "line 4: more than 2 requests, the most one machine replays"),
+        # a row of more fields than the header names had been read by its first ones
+        ("1,get,a,1,0\n2,get,a,1,0,extra\n", "line 3: not as many fields as the header names (5)"),
+        ("1,get,a\n", "line 2: not as many fields as the header names (5)"),
     ],
 )
 def test_a_bad_trace_is_one_line_with_its_line_number_and_exit_2(
@@ -186,6 +190,14 @@ def test_a_bad_trace_is_one_line_with_its_line_number_and_exit_2(
     assert result.code == 2 and "Traceback" not in result.err
     assert result.err.strip().splitlines() == [result.err.strip()]
     assert f"{path}: {message}" in result.err
+
+
+def test_a_header_that_names_a_column_twice_is_refused(tmp_path: Path) -> None:
+    # which of the two time_s columns was the time had been left to the reader
+    path = tmp_path / "twice.csv"
+    path.write_text("time_s,time_s,operation,key\n1,2,get,a\n")
+    with pytest.raises(InputError, match=r"line 1: the header names 'time_s' twice"), open_trace(path):
+        pass
 
 
 def test_dask_needs_a_trace(run_cli) -> None:  # type: ignore[no-untyped-def]
