@@ -277,3 +277,16 @@ def test_a_migrations_days_are_finite(field: str) -> None:
         MigrationOptions(
             source={"provider": "aws-s3"}, destination={"provider": "cloudflare-r2"}, start=DAY, **{field: math.inf}
         )
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "used_by"),
+    [("never_read_share", 0.5, "copy-on-read"), ("sweep_after_days", 90, "copy-on-read"),
+     ("age_out_within_days", 180, "hybrid")],
+)  # fmt: skip
+def test_an_option_the_forced_strategy_does_not_use_is_refused(field: str, value: float, used_by: str) -> None:
+    # with --strategy bulk they had been ignored without a word
+    endpoints: dict[str, Any] = {"source": {"provider": "aws-s3"}, "destination": {"provider": "cloudflare-r2"}}
+    with pytest.raises(ValueError, match=rf"{field}: applies to the {used_by} strategy only, not to bulk"):
+        MigrationOptions(**endpoints, strategy="bulk", **{field: value})
+    MigrationOptions(**endpoints, strategy=used_by, **{field: value})  # type: ignore[arg-type]

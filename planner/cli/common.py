@@ -12,13 +12,16 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Literal, NoReturn, TextIO, TypeVar, overload
+from typing import TYPE_CHECKING, Annotated, Literal, NoReturn, TextIO, TypeVar, overload
 
 import typer
 
 from planner.cli import completion
 from planner.errors import InputError, PlannerError
 from planner.writing import check_parent, refuse_existing, terminal_safe
+
+if TYPE_CHECKING:
+    from planner.workload import Workload
 
 T = TypeVar("T")
 
@@ -195,3 +198,36 @@ def fields_of(workload_file: Path) -> Iterator[None]:
         if error.source is None and error.field is not None:
             raise InputError(error.problem, source=str(workload_file), field=error.field) from None
         raise
+
+
+def check_profiles(profiles: Path | None) -> None:
+    """Refuse ``--profiles`` that is not a folder (of profiles named ``<provider>.json``), naming the path."""
+    if profiles is not None and not profiles.is_dir():
+        raise InputError("not a folder of profiles", source=str(profiles))
+
+
+def workload_region(workload: Workload, provider: str, workload_file: Path) -> str | None:
+    """The region the workload names for ``provider`` (``constraints.regions``, e.g. from ingest cur),
+    or None for the provider's default (none named, or the default among several); several without
+    the default are refused (a bill prices one region), and so is a region the provider has no table for."""
+    from planner.pricing import catalog
+
+    named = workload.constraints.regions.get(provider, [])
+    where = f"constraints.regions.{provider}"
+    known = catalog.regions(provider)
+    unknown = [region for region in named if region not in known]
+    if unknown:
+        raise InputError(
+            f"no {provider} price table for region {unknown[0]!r} (tables: {', '.join(known)})",
+            source=str(workload_file),
+            field=where,
+        )
+    if len(named) > 1 and known[0] in named:
+        return None
+    if len(named) > 1:
+        raise InputError(
+            f"names {len(named)} regions for {provider} ({', '.join(named)}): give --region",
+            source=str(workload_file),
+            field=where,
+        )
+    return named[0] if named else None

@@ -18,6 +18,7 @@ from planner.cli.common import (
     WorkloadArgument,
     fields_of,
     parse_date,
+    workload_region,
 )
 from planner.cli.settings import echo, settings
 from planner.errors import InputError
@@ -137,6 +138,7 @@ def lifecycle_command(
     if month is not None and not price_only:
         raise InputError("shows a month of --price-only's bills: give --price-only too", source="--month")
     workload = load_workload(workload_file)
+    region = region or workload_region(workload, provider, workload_file)
     day = parse_date(as_of)
     width = settings(ctx).width
     with fields_of(workload_file):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from planner.cli.common import refuse_overwrite
+from planner.cli.common import check_profiles, refuse_overwrite
 from planner.cli.measure_options import build_options
 from planner.cli.profiles import fmt_figure as _fmt
 from planner.cli.profiles import profiles_app as profiles_app  # also planner measure profiles; tests import it here
@@ -453,6 +453,7 @@ def measure(
 
         _refuse_with_for(ctx)
 
+        check_profiles(profiles_dir)
         planned = measurement_for(for_workload, provider, profiles_dir)
         plan_lines = planned.plan.lines()
         if not planned.plan.cells:

@@ -148,13 +148,17 @@ def _check_target(
     return bucket, out
 
 
+MAX_ATTEMPTS = 100
+"""the most attempts a request of a measurement makes (each retry waits longer: past 100 a run never ends)"""
+
+
 def _check_run(run_id: str | None, max_attempts: int) -> None:
     from planner.measure.journal import valid_run_id
 
     if run_id is not None and not valid_run_id(run_id):
         raise InputError("use letters, digits, '-' and '_' only (at most 64)", source="--run-id")
-    if max_attempts < 1:
-        raise InputError("must be 1 or more", source="--max-attempts")
+    if not 1 <= max_attempts <= MAX_ATTEMPTS:
+        raise InputError(f"{max_attempts:,}: give 1 to {MAX_ATTEMPTS}", source="--max-attempts")
 
 
 def _positive_duration(value: str, option: str, problem: str) -> float:
@@ -201,7 +205,12 @@ def build_options(
 
     bucket, out = _check_target(bucket, processes, hot_object_max, out, endpoint)
     link_bits = parse_option(parse_rate, link, "--link")
+    if link_bits is not None and not link_bits > 0:
+        raise InputError(f"{link!r}: give the client's link speed above 0 (e.g. 10 Gbps)", source="--link")
     _check_run(run_id, max_attempts)
+    if ops.strip().lower() == "none" and probes.strip().lower() == "none":
+        raise InputError("with --probes none too, nothing would be measured: give the operations to time",
+                         source="--ops")  # fmt: skip
     read_timeout_s = _positive_duration(read_timeout, "--read-timeout", "must be more than 0 s")
     connect_timeout_s = _positive_duration(connect_timeout, "--connect-timeout", "must be more than 0 s")
     if not out.parent.exists():

@@ -54,7 +54,9 @@ AgeOutWithinOption = Annotated[
     typer.Option("--age-out-within", help='hybrid: data expiring within e.g. "180d" ages out (default: horizon)'),
 ]
 LinkOption = Annotated[str | None, typer.Option("--link", help='copy link, e.g. "10Gbps" (default: the workload\'s)')]
-ConcurrencyOption = Annotated[int | None, typer.Option("--concurrency", min=1, help="copy streams")]
+ConcurrencyOption = Annotated[
+    int | None, typer.Option("--concurrency", min=1, max=100_000, help="copy streams (at most 100,000)")
+]
 StartOption = Annotated[str | None, typer.Option("--start", help="first day of the move (YYYY-MM-DD; default today)")]
 MonthsOption = Annotated[int | None, typer.Option("--months", min=1, max=120, help="timeline horizon")]
 EgressWaiverOption = Annotated[
@@ -159,6 +161,9 @@ def _migration_options(
         })  # fmt: skip
     except ValidationError as error:
         field, message = validation_problem(error)
+        if field is None:  # a check of the options together ("never_read_share: applies to ..."): by its flag
+            field, _, rest = message.partition(": ")
+            message = rest if field in _OPTIONS else message
         raise InputError(message, source=_OPTIONS.get(field or "", field)) from None
 
 

@@ -21,9 +21,11 @@ from planner.cli.common import (
     ProviderOption,
     WorkloadArgument,
     check_plot,
+    check_profiles,
     fields_of,
     parse_date,
     parse_option,
+    workload_region,
 )
 from planner.cli.settings import echo, settings
 from planner.errors import InputError
@@ -57,24 +59,6 @@ def _restore_days(text: str) -> Decimal:
     if not days.is_finite() or not 0 <= days <= 36500:
         raise ValueError(f"{text!r} is not a number of days from 0 to 36,500 (use e.g. 1 or 7)")
     return days
-
-
-def _workload_region(workload: "Workload", provider: str, workload_file: Path) -> str | None:
-    """The region the workload names for ``provider`` (``constraints.regions``, e.g. from ingest cur),
-    or None for the provider's default (none named, or the default among several); several without
-    the default are refused: cost prices one region."""
-    from planner.pricing import catalog
-
-    named = workload.constraints.regions.get(provider, [])
-    if len(named) > 1 and catalog.regions(provider)[0] in named:
-        return None
-    if len(named) > 1:
-        raise InputError(
-            f"names {len(named)} regions for {provider} ({', '.join(named)}): give --region",
-            source=str(workload_file),
-            field=f"constraints.regions.{provider}",
-        )
-    return named[0] if named else None
 
 
 RestoreDaysOption = Annotated[
@@ -184,9 +168,9 @@ def cost_command(
     _check_cost_options(storage_class, region, plot, months, force, output, out)
     options = billing_options(restore_days, calendar, retrieval)
     workload = load_workload(workload_file)
-    region = region or _workload_region(workload, provider, workload_file)
+    region = region or workload_region(workload, provider, workload_file)
     day = parse_date(as_of)
-    if workload.storage.lifecycle:
+    if workload.storage.lifecycle or _tiered(workload, provider, storage_class, workload_file, day):
         _cost_with_lifecycle(
             ctx, workload, workload_file, provider, storage_class, months, day, region, output,
             unpriced={"--prices": prices is not None, "--plot": plot is not None, "--retrieval": retrieval is not None,
@@ -245,6 +229,21 @@ def cost_command(
     )
 
 
+def _tiered(
+    workload: "Workload", provider: str, storage_class: str | None, workload_file: Path, day: "dt.date | None"
+) -> bool:
+    """Whether the workload's Intelligent-Tiering archive tiers apply to the class ``cost`` prices (then the
+    lifecycle engine bills it: the other bill would leave the tiers out)."""
+    import datetime as dt
+
+    from planner.costing.lifecycle_bills import archive_tiers_apply
+
+    if workload.storage.intelligent_tiering is None:
+        return False
+    chosen = _cost_class(workload, storage_class, workload_file)
+    return archive_tiers_apply(workload, provider, chosen, day or dt.date.today())
+
+
 def _cost_with_lifecycle(
     ctx: typer.Context,
     workload: "Workload",
@@ -258,9 +257,9 @@ def _cost_with_lifecycle(
     *,
     unpriced: dict[str, bool],
 ) -> None:
-    """``cost`` of a workload with ``storage.lifecycle``: the policy billed month by month (``--months``,
-    default one month) as ``planner lifecycle --price-only`` bills it; the options that bill does not take
-    are refused, naming the command."""
+    """``cost`` of a workload with ``storage.lifecycle`` (or archive tiers on the class it prices): the policy
+    billed month by month (``--months``, default one month) as ``planner lifecycle --price-only`` bills it; the
+    options that bill does not take are refused, naming the command."""
     from planner.costing.lifecycle_bills import price_lifecycle
     from planner.present import text as render
     from planner.present.text.lifecycle import lifecycle_cost
@@ -401,8 +400,7 @@ def _sim_window_s(
         plot_target(tornado_plot, "--tornado-plot")
     if samples is not None and prices:
         raise InputError("--samples prices the shipped tables only; leave out --prices", source="--samples")
-    if profiles is not None and not profiles.is_dir():
-        raise InputError("not a folder of profiles", source=str(profiles))
+    check_profiles(profiles)
     window_s = parse_option(parse_duration, sim_window, "--sim-window")
     if window_s <= 0 or window_s > 3600:
         raise InputError(f"{sim_window!r}: use a window between 1s and 1h", source="--sim-window")

@@ -167,8 +167,11 @@ def pricing_diff(
     from planner.pricing import catalog
     from planner.pricing.changes import diff_tables
 
-    old = catalog.table_for(provider, parse_date(first, "FIRST"))
-    new = catalog.table_for(provider, parse_date(second, "SECOND"))
+    earlier, later = parse_date(first, "FIRST"), parse_date(second, "SECOND")
+    if earlier is not None and later is not None and later < earlier:  # "before" and "after" would read backwards
+        raise InputError(f"{second} is before FIRST ({first}): give the earlier date first", source="SECOND")
+    old = catalog.table_for(provider, earlier)
+    new = catalog.table_for(provider, later)
     changes = diff_tables(old, new)
     if output == OutputFormat.json:
         typer.echo(render.as_json({"from": old.version, "to": new.version, "changes": changes}))

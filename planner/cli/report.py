@@ -11,6 +11,7 @@ from planner.cli.common import (
     AsOfOption,
     ForceOption,
     WorkloadArgument,
+    check_profiles,
     parse_date,
 )
 from planner.cli.plan import CalendarOption, RestoreDaysOption, billing_options
@@ -48,6 +49,7 @@ def report_command(
     from planner.workload import load_workload
 
     billing = billing_options(restore_days, calendar)
+    check_profiles(profiles)
     workload = load_workload(workload_file)
     pictures: list[Path] = []
     with progress.bar(

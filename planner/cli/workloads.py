@@ -14,6 +14,7 @@ from planner.cli.common import (
     parse_date,
 )
 from planner.cli.settings import echo, settings
+from planner.errors import InputError
 
 app = typer.Typer()
 
@@ -37,7 +38,9 @@ def diff_command(
     provider: Annotated[
         str | None, typer.Option("--provider", "-p", help="compare at this provider (default: each one's choice)")
     ] = None,
-    storage_class: Annotated[str, typer.Option("--class", help="storage class with --provider")] = "standard",
+    storage_class: Annotated[
+        str | None, typer.Option("--class", help="storage class with --provider (default: standard)")
+    ] = None,
     as_of: AsOfOption = None,
     simulate: Annotated[
         bool, typer.Option("--simulate/--no-simulate", help="simulate when recommending each side (default)")
@@ -50,11 +53,13 @@ def diff_command(
     from planner.present.scenarios import render_diff
     from planner.workload import load_workload
 
+    if storage_class is not None and provider is None:  # each side's choice has its own class
+        raise InputError("prices a class at one provider: give --provider too", source="--class")
     result = diff_scenarios(
         load_workload(first),
         load_workload(second),
         provider=provider,
-        storage_class=storage_class,
+        storage_class=storage_class or "standard",
         as_of=parse_date(as_of),
         simulate=simulate,
     )

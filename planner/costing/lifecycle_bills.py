@@ -281,6 +281,16 @@ def behind_cdn(workload: Workload, provider: str, day: dt.date, region: str | No
     return path.origin, f"{path.statement}; the CDN's own bill is the same under every policy and not in these totals"
 
 
+def archive_tiers_apply(workload: Workload, provider: str, storage_class: str | None, day: dt.date) -> bool:
+    """Whether ``storage.intelligent_tiering`` bears on a bill of ``storage_class`` (None: the workload's
+    placement) at ``provider``: the workload turns archive tiers on and objects are in a class that has them,
+    so the bill is the lifecycle engine's (``price_lifecycle``), which prices the tiers."""
+    if workload.storage.intelligent_tiering is None:
+        return False
+    classes = {storage_class} if storage_class is not None else set(workload.storage.placement or {})
+    return any(tier.storage_class in classes for tier in lifecycle_rules(provider, day).archive_tiers)
+
+
 def price_lifecycle(
     workload: Workload,
     provider: str,

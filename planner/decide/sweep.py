@@ -21,7 +21,7 @@ from planner.errors import InputError, validation_problem
 from planner.evidence import weakest_price
 from planner.pricing.breakdown import PolicyBreach
 from planner.pricing.models import PriceTable
-from planner.workload import SIZE_FIELDS, Workload
+from planner.workload import SIZE_FIELDS, Workload, check_complete
 
 MAX_BILLS = 50_000
 """Cells x options one sweep may price (about a minute with the exact engine)."""
@@ -30,7 +30,7 @@ CHUNK_POINTS = 200
 """Points priced together in one chunk of work (here, or on one Dask worker)."""
 
 _AXIS = re.compile(
-    r"^\s*(?P<field>[a-z_]+(?:\.(?:[a-z_]+|[0-9]+))+)\s*=\s*(?P<low>[^.][^=]*?)\s*\.\.\s*(?P<high>.+?)\s*:\s*(?P<n>\d+)\s*$"
+    r"^\s*(?P<field>[a-z_][a-z0-9_]*(?:\.(?:[a-z_][a-z0-9_]*|[0-9]+))+)\s*=\s*(?P<low>[^.][^=]*?)\s*\.\.\s*(?P<high>.+?)\s*:\s*(?P<n>\d+)\s*$"
 )
 _NUMBER_UNIT = re.compile(r"^\s*([0-9._,]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z/%].*)?$")
 
@@ -113,6 +113,10 @@ def _value(workload: Workload, field: str, text: str) -> float:
         parsed: Any = Workload.model_validate(data)
     except ValidationError as error:
         raise InputError(f"{field}={text!r}: {validation_problem(error)[1]}", source="--vary") from None
+    try:
+        check_complete(parsed)  # as the workload file is checked: no reads from 0 B stored
+    except InputError as error:
+        raise InputError(f"{field}={text!r}: {error.problem}", source="--vary") from None
     for part in parts:
         parsed = parsed[int(part)] if isinstance(parsed, list) else getattr(parsed, part)
     if not isinstance(parsed, int | float) or isinstance(parsed, bool):

@@ -67,6 +67,12 @@ def bill_parts(
     files = [Path(p) for p in paths]
     if not files:
         raise InputError("give at least one export file")
+    seen: dict[Path, Path] = {}
+    for path in files:
+        first = seen.setdefault(path.resolve(), path)
+        if first is not path:  # its rows would count twice
+            also = "" if str(first) == str(path) else f" (also as {first})"
+            raise InputError(f"given twice{also}: each export file once", source=str(path))
     with contextlib.ExitStack() as stack:
         spills: list[IO[bytes]] = []
 

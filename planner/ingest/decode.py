@@ -266,12 +266,29 @@ class Row:
 def detect_format(row: dict[str, str], path: Path) -> Literal["cur", "focus"]:
     """Which export a header is: a CUR (``lineItem/UsageType``) or FOCUS (``BilledCost``)."""
     if "line_item_usage_type" in row:
-        return "cur"
-    if "billed_cost" in row and "charge_category" in row:
-        return "focus"
-    raise InputError(
-        "not a Cost and Usage Report or FOCUS export (no lineItem/UsageType or BilledCost column)", source=str(path)
-    )
+        fmt: Literal["cur", "focus"] = "cur"
+    elif "billed_cost" in row and "charge_category" in row:
+        fmt = "focus"
+    else:
+        raise InputError(
+            "not a Cost and Usage Report or FOCUS export (no lineItem/UsageType or BilledCost column)", source=str(path)
+        )
+    missing = [name for key, name in _NEEDED[fmt] if key not in row]
+    if missing:  # without them every row would read as 0 or as another service's, and the bill as empty
+        raise InputError(f"line 1: the {fmt.upper()} export has no {', '.join(missing)} column", source=str(path))
+    return fmt
+
+
+_NEEDED: dict[str, tuple[tuple[str, str], ...]] = {
+    "cur": (
+        ("line_item_product_code", "lineItem/ProductCode"),
+        ("line_item_line_item_type", "lineItem/LineItemType"),
+        ("line_item_usage_amount", "lineItem/UsageAmount"),
+        ("line_item_unblended_cost", "lineItem/UnblendedCost"),
+    ),
+    "focus": (("service_name", "ServiceName"), ("consumed_quantity", "ConsumedQuantity")),
+}
+"""the columns each export's rows are read by, beside the one that tells the export (its normalised name, its own)"""
 
 
 def _focus_usage_type(row: dict[str, str], skus: dict[str, tuple[str, str]]) -> tuple[str, str, str] | None:

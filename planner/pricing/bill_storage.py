@@ -83,6 +83,12 @@ def stored_bytes(usage: Usage, table: PriceTable, bill: BillContext) -> list[Lin
             tier_bytes[tier_id] = eligible * share
     elif usage.access_tier_shares:
         raise PricingError(f"{table.version} {bill.storage_class_id} has no access tiers")
+    if sc.access_tiers and not tier_bytes and not usage.unread_shares and stored:
+        bill.warnings.append(
+            f"{sc.name}: every byte is billed at frequent access, the dearest of its tiers: the workload does not "
+            "say how much of its data goes unread (storage.unread, e.g. {30d: 0.6, 90d: 0.4}), so none is placed "
+            "in a cheaper one"
+        )
     frequent = stored - sum(tier_bytes.values(), ZERO)
     label = f"{sc.name} storage" + (" (frequent access)" if sc.access_tiers else "")
     hourly_free = (price.free_per_hour or ZERO) * bill.hours

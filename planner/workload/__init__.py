@@ -13,7 +13,7 @@ Every name below is importable from ``planner.workload``.
 from __future__ import annotations
 
 from planner.workload.catalog import Catalog, shipped_catalog, with_catalog
-from planner.workload.load import load_workload, parse_workload
+from planner.workload.load import check_complete, load_workload, parse_workload
 from planner.workload.model import SHARE_FIELDS, SIZE_FIELDS, Workload, at, format_field_value
 from planner.workload.parts import (
     DAY_S,
@@ -60,6 +60,7 @@ __all__ = [
     "Uncertain",
     "Workload",
     "at",
+    "check_complete",
     "draw",
     "find",
     "format_field_value",

@@ -20,13 +20,13 @@ from decimal import ROUND_HALF_UP, Decimal
 from importlib import resources
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from planner.errors import InputError, validation_problem
 from planner.files import load_yaml
 from planner.pricing.primitives import OPERATIONS
 from planner.pricing.usage import Deletion
-from planner.units import Bytes, Count, Seconds
+from planner.units import Bytes, Count, Seconds, format_bytes
 
 MIB = 2**20
 LIST_PAGE = 1000
@@ -182,6 +182,12 @@ class ToolUse(_Model):
         if tool not in known:
             raise ValueError(f"no profile for {tool!r} (profiles: {', '.join(sorted(known))})")
         return tool
+
+    @model_validator(mode="after")
+    def _files_hold_bytes(self) -> ToolUse:
+        if self.files > self.bytes:  # as storage.objects is refused past storage.stored
+            raise ValueError(f"{self.files:,} files in {format_bytes(self.bytes)} would be under 1 byte each")
+        return self
 
     def model_post_init(self, context: Any, /) -> None:
         if self.prune is not None and "prune" not in profile(self.tool).phases:

@@ -294,7 +294,7 @@ OPTION_SLOTS: tuple[OptionSlot, ...] = (
         "migrate-concurrency",
         ("migrate", WORKLOAD_ARG, "--from", "aws-s3", "--to", "wasabi", "--concurrency", "@"),
         "--concurrency",
-        NOT_A_COUNT,
+        (*NOT_A_COUNT, "100001", "999999999999"),
     ),
     OptionSlot(
         "migrate-start",
@@ -380,6 +380,18 @@ OPTION_SLOTS: tuple[OptionSlot, ...] = (
         "--sizes",
         NOT_A_SIZE,
         valid=("1 TB\n",),
+    ),
+    OptionSlot(
+        "measure-link",
+        ("measure", "--provider", "aws-s3", "--dry-run", "--link", "@"),
+        "--link",
+        NOT_A_RATE,
+    ),
+    OptionSlot(
+        "measure-max-attempts",
+        ("measure", "--provider", "aws-s3", "--dry-run", "--max-attempts", "@"),
+        "--max-attempts",
+        (*NOT_A_COUNT, "101", "1000000000"),
     ),
     OptionSlot(
         "measure-concurrency",
@@ -920,6 +932,21 @@ def _issue_41_cases() -> Iterable[Case]:
         codes=(0,),
     )
     for_args = ("measure", "--for", WORKLOAD_ARG, "--bucket", "b", "--out", "{tmp}/m.json", "--dry-run")
+    # options that contradict each other are refused, naming one, rather than one ignored without a word
+    bulk = ("migrate", WORKLOAD_ARG, "--from", "aws-s3", "--to", "wasabi", "--strategy", "bulk")
+    for option, value in (("--never-read", "0.5"), ("--sweep-after", "90d"), ("--age-out-within", "180d")):
+        yield Case(f"migrate-bulk-with{option}", (*bulk, option, value), codes=(2,), names=option)
+    yield Case(
+        "pricing-diff-backwards", ("pricing", "diff", "aws-s3", "2026-01-01", "2025-01-01"), codes=(2,), names="SECOND"
+    )
+    yield Case(
+        "diff-class-without-provider",
+        ("diff", WORKLOAD_ARG, "{examples}/video-cdn.yaml", "--class", "standard-ia", "--no-simulate"),
+        codes=(2,),
+        names="--class",
+    )
+    nothing = ("measure", "--provider", "aws-s3", "--dry-run", "--ops", "none", "--probes", "none")
+    yield Case("measure-nothing-to-time", nothing, codes=(2,), names="--ops")
     yield Case("measure-for-provider-nope", (*for_args, "--provider", "nope"), codes=(2,), names="--provider")
     for option, value in (("--probes", "none"), ("--sizes", "1MiB"), ("--concurrency", "4")):
         yield Case(

@@ -9,7 +9,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planner.errors import InputError
 from planner.evidence import Evidence
@@ -129,6 +129,22 @@ class MigrationOptions(_Model):
     source_prices: Path | None = None
     destination_prices: Path | None = None
 
+    @model_validator(mode="after")
+    def _used_by_the_strategy(self) -> MigrationOptions:
+        """A forced strategy that leaves an option unused refuses it (it would be ignored without a word)."""
+        if self.strategy is None:
+            return self
+        given = {
+            "never_read_share": self.never_read_share != 0,
+            "sweep_after_days": self.sweep_after_days is not None,
+            "age_out_within_days": self.age_out_within_days is not None,
+        }
+        for field, on in given.items():
+            used_by = _USED_BY[field]
+            if on and self.strategy != used_by:
+                raise ValueError(f"{field}: applies to the {used_by} strategy only, not to {self.strategy}")
+        return self
+
     if TYPE_CHECKING:  # the constructor as a user's type checker sees it: an endpoint may be given as its fields
 
         def __init__(
@@ -153,6 +169,14 @@ class MigrationOptions(_Model):
             source_prices: Path | None = None,
             destination_prices: Path | None = None,
         ) -> None: ...
+
+
+_USED_BY: dict[str, Strategy] = {
+    "never_read_share": "copy-on-read",
+    "sweep_after_days": "copy-on-read",
+    "age_out_within_days": "hybrid",
+}
+"""the one strategy each of these options shapes"""
 
 
 class DurationBound(_Model):

@@ -62,7 +62,7 @@ def recommend(
         optional_callable(progress, "progress")
     if profiles_dir is not None:
         if not isinstance(profiles_dir, str | Path) or not Path(profiles_dir).is_dir():
-            raise InputError(f"{profiles_dir!r} is not a folder of profiles", field="profiles_dir")
+            raise InputError(f"{profiles_dir} is not a folder of profiles", field="profiles_dir")
         profiles_dir = Path(profiles_dir)
     for name, value in (("prices", prices), ("cdns", cdns)):
         if isinstance(value, str | Path):

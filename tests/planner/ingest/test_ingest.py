@@ -458,3 +458,32 @@ def test_focus_storage_rows_name_glacier_instant_retrieval_and_one_zone_ia_by_th
                              "GB-Mo", "10", "0.04", "0.04", "0.004", text])  # fmt: skip
     bill = read_bill([path])
     assert sorted(g.storage_class for g in bill.groups) == sorted(descriptions)
+
+
+@pytest.mark.parametrize(
+    ("drop", "named"),
+    [
+        ("lineItem/UsageAmount", "lineItem/UsageAmount"),  # every row had read as 0: a workload of 0 B, exit 0
+        ("lineItem/UnblendedCost", "lineItem/UnblendedCost"),
+        ("lineItem/ProductCode", "lineItem/ProductCode"),  # every row had read as another service's
+        ("lineItem/LineItemType", "lineItem/LineItemType"),
+    ],
+)
+def test_a_cur_without_a_column_its_rows_are_read_by_is_refused(tmp_path: Path, drop: str, named: str) -> None:
+    rows = list(csv.reader(CUR.open(newline="")))
+    column = rows[0].index(drop)
+    cut = tmp_path / "cut.csv"
+    with cut.open("w", newline="") as handle:
+        csv.writer(handle).writerows([row[:column] + row[column + 1 :] for row in rows])
+    with pytest.raises(InputError, match=rf"line 1: the CUR export has no {named} column"):
+        read_bill([cut])
+
+
+def test_an_export_file_given_twice_is_refused(tmp_path: Path) -> None:
+    # its rows had counted twice: every usage doubled
+    with pytest.raises(InputError, match=r"given twice: each export file once"):
+        read_bill([CUR, CUR])
+    link = tmp_path / "same.csv"
+    link.symlink_to(CUR)
+    with pytest.raises(InputError, match=rf"given twice \(also as {CUR}\)"):
+        read_bill([CUR, link])
