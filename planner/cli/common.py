@@ -231,3 +231,9 @@ def workload_region(workload: Workload, provider: str, workload_file: Path) -> s
             field=where,
         )
     return named[0] if named else None
+
+
+def check_csv_name(path: Path, option: str) -> None:
+    """Refuse to write a CSV trace under another kind's name (a .parquet or .gz file would hold plain CSV)."""
+    if path.suffix and path.suffix.lower() != ".csv":
+        raise InputError(f"writes a CSV trace, not a {path.suffix} file: name it .csv", source=option)

@@ -13,6 +13,7 @@ from planner.cli.common import (
     FormatOption,
     OutputFormat,
     TextFormatOption,
+    check_csv_name,
     read_json,
     refuse_overwrite,
     rows_only,
@@ -180,7 +181,13 @@ def _new_or_updated(
     from planner.ingest.inventory import replace_section
 
     if into is not None:
+        from planner.files import load_yaml
+
         text = read_input_text(into, what="workload file", limit_bytes=WORKLOAD_LIMIT_BYTES)
+        found = load_yaml(text, str(into))
+        if not isinstance(found, dict):  # its sections are replaced by name: a list or a scalar has none
+            kind = "a list" if isinstance(found, list) else "empty" if found is None else "one value"
+            raise InputError(f"not a workload: its YAML is {kind}, not a mapping of sections", source=str(into))
         return into, replace_section(text, section, block, missing_ok=section == "traffic")
     assert out is not None
     from planner.ingest.workloads import file_names
@@ -356,6 +363,7 @@ def ingest_access_log(
         if not path.is_dir():  # a FIFO, device or symlink loop is refused before the trace is opened
             check_input_file(path, what="access log")
     if trace is not None:
+        check_csv_name(trace, "--trace")
         refuse_overwrite([trace], force, "--trace")
     with contextlib.ExitStack() as stack:
         handle = None

@@ -57,6 +57,13 @@ def record_command(
 
     if per not in ("day", "week", "month"):
         raise InputError(f"{per!r} is not day, week or month", field="--per")
+    if not price and providers is not None:  # checked before the command runs: it would be ignored
+        raise InputError("chooses where --price bills the requests: give --price too", source="--providers")
+    if output == OutputFormat.focus:
+        raise InputError("focus writes bills; record prices a mix of requests: use table, markdown, csv or json",
+                         source="--format")  # fmt: skip
+    if not price and output not in (OutputFormat.table, OutputFormat.json):
+        raise InputError(f"{output.value} shapes the priced table: give --price too", source="--format")
     recording = record(
         command, out, endpoint=endpoint, local=local, bucket=bucket, hash_keys=hash_keys,
         max_time_s=max_time, per=per, times=times, force=force,  # type: ignore[arg-type]

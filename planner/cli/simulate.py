@@ -20,6 +20,7 @@ from planner.cli.common import (
     OutputFormat,
     TextFormatOption,
     WorkloadArgument,
+    check_csv_name,
     check_plot,
     parse_option,
     refuse_overwrite,
@@ -228,6 +229,7 @@ def trace_command(
 
     if window not in WINDOWS:
         raise InputError(f"{window!r} is not a window (peak or mean)", source="--window")
+    check_csv_name(out, "--out")
     refuse_overwrite([out], force)
     check_parent(out)
     workload = load_workload(workload_file)

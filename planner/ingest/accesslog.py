@@ -165,8 +165,12 @@ def _time(text: str) -> dt.datetime:
     return plausible(moment.astimezone(dt.UTC), "the request's time")
 
 
-def _number(text: str) -> int:
-    return 0 if text == "-" else int(text)
+def _number(text: str, name: str) -> int:
+    """A logged count (bytes, milliseconds): "-" is 0; a negative one makes the line unreadable."""
+    value = 0 if text == "-" else int(text)
+    if value < 0:
+        raise ValueError(f"{name} {text!r} is negative")
+    return value
 
 
 class Request(BaseModel):
@@ -290,8 +294,8 @@ def parse_r2(record: dict[str, object]) -> Request:
         key=str(_field(record, "resource.key") or ""),
         status=int(str(status)) if status is not None else 200,
         error=str(_field(record, "response.errorCode") or ""),
-        bytes_sent=int(str(_field(record, "response.bytes") or 0)),
-        object_size=int(str(_field(record, "resource.size") or 0)),
+        bytes_sent=_number(str(_field(record, "response.bytes") or 0), "response.bytes"),
+        object_size=_number(str(_field(record, "resource.size") or 0), "resource.size"),
         total_ms=0,
         timed=False,
     )
@@ -317,7 +321,7 @@ def parse_cloudflare(record: dict[str, object]) -> Request:
         key=key,
         status=status,
         error="",
-        bytes_sent=int(str(body or 0)),
+        bytes_sent=_number(str(body or 0), "EdgeResponseBodyBytes"),
         object_size=0,
         total_ms=total_ms,
         partial=status == 206,
@@ -341,9 +345,9 @@ def parse_line(line: str) -> Request | None:
         key="" if fields[7] == "-" else fields[7],
         status=int(fields[9]),
         error="" if fields[10] == "-" else fields[10],
-        bytes_sent=_number(fields[11]),
-        object_size=_number(fields[12]),
-        total_ms=_number(fields[13]),
+        bytes_sent=_number(fields[11], "bytes sent"),
+        object_size=_number(fields[12], "object size"),
+        total_ms=_number(fields[13], "total time"),
     )
 
 
@@ -583,7 +587,8 @@ class _Tally:
         first, last = self.first, self.last
         if first is None or last is None:
             raise InputError(
-                "the logs hold no requests" + (f" ({self.bad_count} unreadable lines)" if self.bad_count else ""),
+                "the logs hold no requests"
+                + (f" ({self.bad_count:,} unreadable lines; the first, {self.bad[0]})" if self.bad else ""),
                 source=str(files[0]) + (f" and {len(files) - 1} more" if len(files) > 1 else ""),
             )
         window = (last - first).total_seconds() + 1

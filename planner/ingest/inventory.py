@@ -334,7 +334,10 @@ def read_inventory(
                 bucket = row["bucket"]
             tally.add(row, moment, where)
     if not tally.objects and not tally.noncurrent:
-        raise InputError("the inventory lists no objects" + (f" ({tally.bad} unreadable rows)" if tally.bad else ""))
+        raise InputError(
+            "the inventory lists no objects"
+            + (f" ({tally.bad:,} unreadable rows; the first, {tally.first_bad[0]})" if tally.first_bad else "")
+        )
     unread = {}
     if tally.int_bytes:
         for days in sorted(tally.tier_bytes):

@@ -193,8 +193,17 @@ class Workload(StrictModel):
         return float(self.storage.growth_per_month) + self.stored_bytes(month) * self.storage.growth_rate + replaced
 
     def consistency_warnings(self) -> list[str]:
-        """Figures of the workload that contradict each other (priced as written, but said): objects
-        written a month against what retention deletes plus growth."""
+        """Figures of the workload that contradict each other (priced as written, but said): egress with no
+        GET to carry it; objects written a month against what retention deletes plus growth."""
+        found = []
+        if self.traffic.egress and not self.reads_per_month():
+            found.append(
+                f"traffic.egress: {format_bytes(self.traffic.egress)} a month leaves the bucket, but the workload reads"
+                " nothing (traffic.reads 0): egress is the body of GETs (priced as written; check reads and egress)"
+            )
+        return found + self._writes_against_retention()
+
+    def _writes_against_retention(self) -> list[str]:
         traffic, storage = self.traffic, self.storage
         if traffic.writes is None or storage.retention is None or not storage.stored:
             return []

@@ -945,6 +945,14 @@ def _issue_41_cases() -> Iterable[Case]:
         codes=(2,),
         names="--class",
     )
+    # record's options that need --price, refused before the command runs
+    rec = ("record", "--out", "{tmp}/rec", "--endpoint", "http://127.0.0.1:9")
+    for options, named in ((("--providers", "aws-s3"), "--providers"), (("-f", "csv"), "--format"),
+                           (("-f", "focus", "--price"), "--format")):  # fmt: skip
+        yield Case(f"record-{'-'.join(options)}", (*rec, *options, "--", "true"), codes=(2,), names=named)
+    # a CSV written under another kind's name
+    yield Case("trace-out-parquet", ("trace", WORKLOAD_ARG, "--out", "{tmp}/t.parquet", "--duration", "1s"),
+               codes=(2,), names="--out")  # fmt: skip
     nothing = ("measure", "--provider", "aws-s3", "--dry-run", "--ops", "none", "--probes", "none")
     yield Case("measure-nothing-to-time", nothing, codes=(2,), names="--ops")
     yield Case("measure-for-provider-nope", (*for_args, "--provider", "nope"), codes=(2,), names="--provider")

@@ -94,6 +94,10 @@ def test_fields_split_on_spaces_brackets_and_quotes() -> None:
     assert split_fields('a "b \\"c\\" d" e') == ["a", 'b "c" d', "e"]
     with pytest.raises(ValueError):
         parse_line("too few fields")
+    # a negative count makes the line unreadable: it had been read, and refused later as the written workload's
+    # negative egress
+    with pytest.raises(ValueError, match=r"bytes sent '-113' is negative"):
+        parse_line(AWS_EXAMPLE.replace(" 200 - 113 - 7 ", " 200 - -113 - 7 "))
 
 
 def test_generated_logs_read_back_exactly(tmp_path: Path) -> None:
@@ -132,7 +136,8 @@ def test_the_traffic_section_scales_to_a_month_and_loads(tmp_path: Path) -> None
 
 def test_empty_or_foreign_logs_are_one_line(tmp_path: Path) -> None:
     (tmp_path / "x.log").write_text("hello world\n")
-    with pytest.raises(InputError, match="no requests"):
+    # the line and what is wrong with it: a count of unreadable lines alone had said neither
+    with pytest.raises(InputError, match=r"no requests \(1 unreadable lines; the first, x.log:1: 2 fields, a log"):
         read_logs([tmp_path / "x.log"])
     (tmp_path / "y.gz").write_bytes(b"not gzip")
     with pytest.raises(InputError, match="not a readable access log"):
@@ -268,3 +273,17 @@ def test_r2_data_access_logs_map_actions_keys_sizes_and_say_what_they_lack(
     trace_rows = list(csv.DictReader((tmp_path / "t.csv").open()))
     assert [r["operation"] for r in trace_rows] == ["get", "get", "put", "list", "delete"]
     assert trace_rows[0]["ranged"] == "1" and trace_rows[1]["ranged"] == "0"
+
+
+@pytest.mark.parametrize(("text", "kind"), [("- a\n- b\n", "a list"), ("42\n", "one value")])
+def test_into_a_file_that_is_no_mapping_is_refused_as_such(
+    run_cli: Callable[..., Result], tmp_path: Path, text: str, kind: str
+) -> None:
+    # its sections are replaced by name: the edited text had been reported as malformed YAML at a line of ours
+    log = tmp_path / "a.log"
+    log.write_text(AWS_EXAMPLE + "\n")
+    into = tmp_path / "w.yaml"
+    into.write_text(text)
+    result = run_cli("ingest", "access-log", str(log), "--into", str(into))
+    assert result.code == 2
+    assert f"{into}: not a workload: its YAML is {kind}, not a mapping of sections" in result.err

@@ -220,3 +220,11 @@ def test_cli_writes_a_workload_and_fills_one_from_the_bill(run_cli: Callable[...
     assert workload.traffic.writes == 45_849  # the bill's traffic is kept
     both = run_cli("ingest", "inventory", str(manifest))
     assert both.code == 2 and "either --out" in both.err
+
+
+def test_an_inventory_of_nothing_readable_names_its_first_bad_row(tmp_path: Path) -> None:
+    # "the inventory lists no objects (1 unreadable rows)" had named neither the row nor what was wrong
+    path = tmp_path / "inv.csv"
+    path.write_text('"b","k","abc","2026-01-01T00:00:00Z","STANDARD"\n')
+    with pytest.raises(InputError, match=r"no objects \(1 unreadable rows; the first, inv.csv:1: size 'abc' is not"):
+        read_inventory([path], schema="Bucket, Key, Size, LastModifiedDate, StorageClass")

@@ -314,6 +314,16 @@ def test_writes_that_contradict_retention_are_said_with_the_figures() -> None:
     assert parse_workload(data, source="w.yaml").consistency_warnings() == []
 
 
+def test_egress_with_no_get_to_carry_it_is_said() -> None:
+    # 50 TB of egress and 0 GETs had been priced without a word
+    data = {"name": "w", "storage": {"stored": "100 TB", "object_size": "1 GB"}, "traffic": {"egress": "50 TB"}}
+    data["traffic"]["reads"] = 0
+    (warning,) = parse_workload(data, source="w.yaml").consistency_warnings()
+    assert warning.startswith("traffic.egress: 50 TB a month leaves the bucket, but the workload reads nothing")
+    data["traffic"]["reads"] = 50_000
+    assert parse_workload(data, source="w.yaml").consistency_warnings() == []
+
+
 def test_cost_carries_the_contradiction(run_cli: Callable[..., Result], tmp_path: Path) -> None:
     path = tmp_path / "w.yaml"
     path.write_text("name: w\nstorage: {stored: 500 TB, object_size: 64 MiB, retention: 30d}\ntraffic: {writes: 1}\n")
