@@ -123,6 +123,23 @@ def _breaks(char: str) -> bool:
 _BOUNDS = ("less_than", "less_than_equal", "greater_than", "greater_than_equal")
 
 
+def _without_union_tags(errors: list[Any]) -> tuple[Any, tuple[Any, ...]]:
+    """The error to report and its path: where the first error's path passes through a union (a segment that
+    names a member, "literal['internet']" or "CloudLocation", where other errors name another), the deepest of
+    the members' errors (the member the input was meant for says most) with the member's name taken out."""
+    first = errors[0]
+    loc = tuple(first["loc"])
+    for i, segment in enumerate(loc):
+        if not isinstance(segment, str) or not ("[" in segment or segment[:1].isupper()):
+            continue
+        members = [e for e in errors if tuple(e["loc"][:i]) == loc[:i] and len(e["loc"]) > i]
+        if len({e["loc"][i] for e in members}) < 2:
+            continue
+        best = max(members, key=lambda e: len(e["loc"]))  # the first of the deepest
+        return best, tuple(best["loc"][:i]) + tuple(best["loc"][i + 1 :])
+    return first, loc
+
+
 def validation_problem(error: ValidationError, *, name_types: bool = False) -> tuple[str | None, str]:
     """The first problem of a pydantic error as (dotted field path, None at the top level; message).
 
@@ -130,8 +147,8 @@ def validation_problem(error: ValidationError, *, name_types: bool = False) -> t
     the same in each file. ``name_types`` says "'x' is not a number" and "expected a mapping"
     where pydantic would name its own types (for files people write by hand).
     """
-    first = error.errors()[0]
-    field = ".".join(str(part) for part in first["loc"]) or None
+    first, loc = _without_union_tags(error.errors())
+    field = ".".join(str(part) for part in loc) or None
     message = str(first["msg"]).removeprefix("Value error, ")
     kind = first["type"]
     value = first.get("input")

@@ -522,10 +522,14 @@ def cleanup(
     from planner.measure.cleanup import checked_prefix, cleanup_run
     from planner.measure.s3client import make_client, sanitize_endpoint
 
+    if not journal_module.valid_run_id(run_id):  # it names the journal's file: '../x' would reach outside
+        raise InputError("use letters, digits, '-' and '_' only (at most 64)", source="--run-id")
     path = journal or journal_module.journal_path(Path.cwd(), run_id)
     if not path.exists():
         raise InputError("no journal for this run (pass --journal PATH)", source=str(path))
     state = journal_module.read(path)
+    if state.run_id is None:
+        raise InputError("not a journal of a run (it names none)", source=str(path))
     if state.run_id != run_id:
         raise InputError(f"journal belongs to run {state.run_id!r}, not {run_id!r}", source=str(path))
     if state.bucket != bucket:

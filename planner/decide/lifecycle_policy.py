@@ -450,8 +450,13 @@ def parse_age_range(text: str) -> tuple[int, list[int]]:
     low_text, dots, rest = span.partition("..")
     high_text, colon, count_text = rest.rpartition(":")
     whole = [index_text.strip(), count_text.strip()]
-    if not (equals and dots and colon) or not all(t.isdigit() and t.isascii() and len(t) <= 6 for t in whole):
+    if not (equals and dots and colon) or not all(t.isdigit() and t.isascii() for t in whole):
         raise InputError(hint, source="--vary-age")
+    if len(whole[1]) > 3:  # past 100 points, however many digits (Python refuses an int of 4,300 digits)
+        shown = whole[1] if len(whole[1]) <= 20 else f"a {len(whole[1]):,}-digit number of"
+        raise InputError(f"{text[:60]!r}: {shown} points; give 2 to 100", source="--vary-age")
+    if len(whole[0]) > 6:
+        raise InputError(f"{text!r}: no rule {whole[0][:20]}", source="--vary-age")
     try:
         low = round(parse_duration(low_text.strip()) / DAY_S)
         high = round(parse_duration(high_text.strip()) / DAY_S)

@@ -32,7 +32,7 @@ CHUNK_POINTS = 200
 _AXIS = re.compile(
     r"^\s*(?P<field>[a-z_][a-z0-9_]*(?:\.(?:[a-z_][a-z0-9_]*|[0-9]+))+)\s*=\s*(?P<low>[^.][^=]*?)\s*\.\.\s*(?P<high>.+?)\s*:\s*(?P<n>\d+)\s*$"
 )
-_NUMBER_UNIT = re.compile(r"^\s*([0-9._,]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z/%].*)?$")
+_NUMBER_UNIT = re.compile(r"^\s*(-?[0-9._,]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z/%].*)?$")
 
 
 class _Model(BaseModel):

@@ -945,6 +945,9 @@ def _issue_41_cases() -> Iterable[Case]:
         codes=(2,),
         names="--class",
     )
+    # cleanup's run id names a file: one that reaches outside is refused as measure refuses it
+    cleanup = ("measure", "cleanup", "--bucket", "b", "--endpoint", "http://127.0.0.1:9", "--run-id")
+    yield Case("measure-cleanup-run-id-outside", (*cleanup, "../x"), codes=(2,), names="--run-id")
     # record's options that need --price, refused before the command runs
     rec = ("record", "--out", "{tmp}/rec", "--endpoint", "http://127.0.0.1:9")
     for options, named in ((("--providers", "aws-s3"), "--providers"), (("-f", "csv"), "--format"),

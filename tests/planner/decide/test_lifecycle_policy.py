@@ -380,6 +380,8 @@ def test_a_rule_age_given_as_a_range_is_priced_at_each_age() -> None:
     [
         ("1=30d-90d:3", "--vary-age: '1=30d-90d:3' is not RULE=LOW..HIGH:N (e.g. 0=30d..180d:6)"),
         ("1=90d..30d:3", "--vary-age: '1=90d..30d:3': the range must rise (from 90d to 30d)"),
+        # past six digits it had said the text was not RULE=LOW..HIGH:N
+        ("0=30d..180d:100000000", "--vary-age: '0=30d..180d:100000000': 100000000 points; give 2 to 100"),
         ("1=30d..90d:1", "--vary-age: '1=30d..90d:1': 1 points; give 2 to 100"),
     ],
 )

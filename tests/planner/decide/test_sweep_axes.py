@@ -26,3 +26,10 @@ def test_a_field_whose_name_holds_a_digit_varies() -> None:
     workload = load_workload(EXAMPLES / "web-assets.yaml")
     axis = parse_axis(workload, "performance.p99_ttfb=10ms..100ms:3")
     assert axis.values == pytest.approx([0.01, 0.055, 0.1])
+
+
+def test_a_negative_end_is_said_to_be_negative() -> None:
+    # the unit of the other end had been added to it: "'-5TB TB' is not a size"
+    workload = load_workload(EXAMPLES / "web-assets.yaml")
+    with pytest.raises(InputError, match=r"traffic.egress='-5TB': '-5TB' is negative; a size must be 0 or more"):
+        parse_axis(workload, "traffic.egress=-5TB..5TB:3")
