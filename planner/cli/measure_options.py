@@ -26,8 +26,10 @@ def _items(value: str, option: str) -> list[str]:
     return items
 
 
-MAX_OBJECT_BYTES = 5 * 2**40
-"""S3's (and every S3-compatible provider's) largest object: 5 TiB."""
+MAX_OBJECT_BYTES = 5 * 2**30
+"""The largest object a cell sends: one PUT, whose body a process holds in memory whole; 5 GiB is S3's single-PUT
+limit (aws-s3's table; R2's, B2's and Wasabi's are no larger). Larger objects are measured as parts
+(``--part-sizes``)."""
 MAX_WINDOW_S = 3600.0
 """A measured cell's window: an hour is far more than a percentile needs."""
 # S3's rules (3-63 lower-case letters, digits, '.', '-'), widened for legacy and other providers'
@@ -53,7 +55,11 @@ def _sizes(value: str, option: str) -> list[int]:
         if size <= 0:
             raise InputError(f"{item!r}: a size must be more than 0 bytes", source=option)
         if size > MAX_OBJECT_BYTES:
-            raise InputError(f"{item!r}: larger than any provider's largest object (5 TiB)", source=option)
+            raise InputError(
+                f"{item!r}: larger than one PUT takes at S3 (5 GiB), and a cell holds its body in memory: measure"
+                " larger objects as parts (--part-sizes)",
+                source=option,
+            )
         sizes.append(size)
     return sizes
 

@@ -75,6 +75,8 @@ class LifecycleProposal(BaseModel):
     """The first month by whose end the proposal has saved what it cost to apply (None: not in the horizon)."""
     ranking: list[RankedPolicy]
     candidates: int
+    allowed_classes: list[str] = []
+    """the classes the workload allows (``constraints.storage_classes``; empty: every class): the candidates' only"""
 
 
 # --------------------------------------------------------------------------- candidates
@@ -374,7 +376,15 @@ def propose_lifecycle(
             problem = _restore_problem(origin, table, cost) or _archive_restore_problem(origin, allowed, table, cost)
             priced.append((cost, problem))
 
-    options = candidates(origin, table, allowed, write_class)
+    kept = set(workload.constraints.storage_classes or ())
+
+    def within(found: list[tuple[str, list[LifecycleRule]]]) -> list[tuple[str, list[LifecycleRule]]]:
+        """The candidates whose every class the workload allows (``constraints.storage_classes``, if given)."""
+        if not kept:
+            return found
+        return [(to, rules) for to, rules in found if to in kept and all(r.to in kept for r in rules if r.to)]
+
+    options = within(candidates(origin, table, allowed, write_class))
     price([(written_to, rules, None) for written_to, rules in options])
     # a second move is tried after each of the cheapest first moves that can serve the reads
     moves = sorted(
@@ -383,7 +393,7 @@ def propose_lifecycle(
     )
     for cost, _ in moves[:SECOND_MOVE_AFTER]:
         first = next(r for r in cost.rules if r.to)
-        more = second_moves(origin, table, allowed, write_class, first)
+        more = within(second_moves(origin, table, allowed, write_class, first))
         options += more
         price([(written_to, rules, None) for written_to, rules in more])
     archived = archive_variants(options, table, allowed)
@@ -412,6 +422,7 @@ def propose_lifecycle(
         payback_month=_payback(current, winner),
         ranking=ranking,
         candidates=len(options) + len(archived),
+        allowed_classes=sorted(kept),
     )
 
 

@@ -378,8 +378,7 @@ OPTION_SLOTS: tuple[OptionSlot, ...] = (
             "@",
         ),
         "--sizes",
-        NOT_A_SIZE,
-        valid=("1 TB\n",),
+        (*NOT_A_SIZE, "6 GiB", "5 TiB"),  # past one PUT at S3, and held in memory whole
     ),
     OptionSlot(
         "measure-link",

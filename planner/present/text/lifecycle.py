@@ -87,10 +87,18 @@ def lifecycle_proposal(proposal: LifecycleProposal, fmt: str, *, width: int | No
         table(["", "policy", f"{last} months", f"month {last}"], summary, fmt, width=width),
         "",
         wrap_prose(
-            "Today's policy is already the cheapest of the candidates."
-            if proposed.policy == current.policy and proposed.start_class == current.start_class
-            else f"Saving {usd(proposal.saving_per_month_usd)} a month (month {last}); one-time transitions of the"
-            f" data stored today {usd(proposal.one_time_usd)}; pays back in {payback}.",
+            (
+                "Today's policy is already the cheapest of the candidates."
+                if proposed.policy == current.policy and proposed.start_class == current.start_class
+                else f"Saving {usd(proposal.saving_per_month_usd)} a month (month {last}); one-time transitions of"
+                f" the data stored today {usd(proposal.one_time_usd)}; pays back in {payback}."
+            )
+            + (
+                f" The candidates use only the classes the workload allows (constraints.storage_classes:"
+                f" {', '.join(proposal.allowed_classes)})."
+                if proposal.allowed_classes
+                else ""
+            ),
             width=width,
         ),
     ]

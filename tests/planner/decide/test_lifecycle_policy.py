@@ -24,7 +24,7 @@ import pytest
 from planner.costing.lifecycle_bills import price_lifecycle
 from planner.decide.lifecycle_policy import parse_age_range, propose_lifecycle, sweep_rule_age
 from planner.errors import InputError
-from planner.workload import load_workload, parse_workload
+from planner.workload import Constraints, load_workload, parse_workload
 from planner.workload.aging import LifecycleRule
 from tests.planner.conftest import EXAMPLES
 
@@ -279,6 +279,17 @@ def _cold_bucket() -> Any:
             "traffic": {"writes": 0, "reads": 0},
         }
     )
+
+
+def test_the_proposal_keeps_to_the_classes_the_workload_allows() -> None:
+    # constraints.storage_classes had been ignored: Glacier Instant Retrieval proposed though not allowed
+    constraints = {"storage_classes": ["standard", "standard-ia"]}
+    allowed = _cold_bucket().model_copy(update={"constraints": Constraints(**constraints)})
+    proposal = propose_lifecycle(allowed, "aws-s3", as_of=DEC_2026, months=3)
+    used = {p.start_class for p in proposal.ranking} | {r.to for p in proposal.ranking for r in p.rules if r.to}
+    assert used <= {"standard", "standard-ia"} and proposal.allowed_classes == ["standard", "standard-ia"]
+    assert "standard-ia" in proposal.proposed.policy  # $47.74 over 3 months against Standard's $69.00
+    assert "glacier-ir" in propose_lifecycle(_cold_bucket(), "aws-s3", as_of=DEC_2026, months=3).proposed.policy
 
 
 def test_the_proposal_shows_saving_one_time_cost_and_payback_month() -> None:
