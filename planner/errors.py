@@ -54,11 +54,9 @@ MAX_SEED = 2**63 - 1
 
 def a_day(value: dt.date | None, argument: str) -> dt.date | None:
     """``value`` as a day: None as it is, a datetime as its date; otherwise an InputError naming ``argument``."""
-    if value is None or value.__class__ is dt.date:
-        return value
     if isinstance(value, dt.datetime):
         return value.date()
-    if isinstance(value, dt.date):
+    if value is None or isinstance(value, dt.date):
         return value
     raise InputError(f"{value!r} is not a date (give a datetime.date, e.g. datetime.date(2026, 12, 1))", field=argument)
 

@@ -53,16 +53,17 @@ def garbage() -> Iterator[str]:
     yield from _server(b"HTTP/1.1 400 Bad Request\r\n\r\n" + b"x" * 100)
 
 
-def test_a_scheduler_that_never_answers_fails_within_10_s(silent: str) -> None:
+def test_a_scheduler_that_never_answers_fails_at_the_connect_timeout(
+    silent: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before the fix it blocked for over 60 s; now the wait ends at the promised timeout (10 s, shortened
+    # here to 2 s), and the error says so: it is the timeout that ended it, not another failure
     pytest.importorskip("distributed")
-    started = time.monotonic()
+    assert CONNECT_TIMEOUT_S == 10
+    monkeypatch.setattr("planner.cluster.CONNECT_TIMEOUT_S", 2)
     with pytest.raises(InputError) as caught:
         run_chunks(abs, [(-1,)], scheduler=silent)
-    elapsed = time.monotonic() - started
-    assert str(caught.value) == f"--dask: cannot use the Dask scheduler at {silent!r}: no answer within 10 s"
-    # it waited for the scheduler (not giving up at once) and did not hang: before the fix it blocked
-    # for over 60 s; the bound only tells a hang from the timeout, with room for a loaded machine
-    assert CONNECT_TIMEOUT_S - 1 < elapsed < 3 * CONNECT_TIMEOUT_S
+    assert str(caught.value) == f"--dask: cannot use the Dask scheduler at {silent!r}: no answer within 2 s"
 
 
 def test_a_scheduler_that_answers_garbage_is_one_line(garbage: str) -> None:

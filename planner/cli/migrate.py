@@ -162,9 +162,10 @@ def _migration_options(
     except ValidationError as error:
         field, message = validation_problem(error)
         if field is None:  # a check of the options together ("never_read_share: applies to ..."): by its flag
-            field, _, rest = message.partition(": ")
-            message = rest if field in _OPTIONS else message
-        raise InputError(message, source=_OPTIONS.get(field or "", field)) from None
+            name, _, rest = message.partition(": ")
+            if name in _OPTIONS:
+                field, message = name, rest
+        raise InputError(message, source=_OPTIONS.get(field, field) if field else None) from None
 
 
 _OPTIONS = {

@@ -236,10 +236,10 @@ def _tiered(
     lifecycle engine bills it: the other bill would leave the tiers out)."""
     import datetime as dt
 
+    if workload.storage.intelligent_tiering is None:  # most workloads: the lifecycle engine is not imported
+        return False
     from planner.costing.lifecycle_bills import archive_tiers_apply
 
-    if workload.storage.intelligent_tiering is None:
-        return False
     chosen = _cost_class(workload, storage_class, workload_file)
     return archive_tiers_apply(workload, provider, chosen, day or dt.date.today())
 

@@ -29,9 +29,9 @@ from planner.units import format_bytes
 from planner.workload import DAY_S, MONTH_S, Workload
 
 WORKLOAD_MONTH_DAYS = round(MONTH_S / DAY_S)
+"""The days of the month a workload's monthly figures are given for (``"4 TB/day"`` is 30 x 4 TB)."""
 MAX_MONTHS = 120
 """the longest horizon (a workload's ``constraints.months`` and ``--months`` take the same)"""
-"""The days of the month a workload's monthly figures are given for (``"4 TB/day"`` is 30 x 4 TB)."""
 
 
 class BillingOptions(BaseModel):

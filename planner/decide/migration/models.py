@@ -19,9 +19,9 @@ from planner.pricing.primitives import Money
 
 ZERO = Decimal(0)
 MAX_COPY_HOURS = 10 * 365 * 24
+"""A copy longer than ten years (the longest horizon) is not a plan: it is refused, naming its bound."""
 MAX_VERIFY_DAYS = 3_650
 """the longest both copies are kept while the copy is verified: 10 years"""
-"""A copy longer than ten years (the longest horizon) is not a plan: it is refused, naming its bound."""
 Strategy = Literal["bulk", "copy-on-read", "age-out", "hybrid"]
 STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
 PREFERENCE: tuple[Strategy, ...] = ("age-out", "hybrid", "copy-on-read", "bulk")

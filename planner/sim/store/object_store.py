@@ -285,10 +285,10 @@ class ObjectStore(StoreBilling, RequestLife):
         ]
         single = limits.max_single_put_bytes if limits is not None else None
         self.single_put_max: float = single if single is not None else math.inf
+        """the largest PUT in one request the provider takes (``limits``; larger: a multipart upload)"""
         largest = limits.max_object_bytes if limits is not None else None
         self.largest: int = largest if largest is not None else _LARGEST
         """the largest object a GET or PUT moves (``limits``; without them 2**53 B, past which a float miscounts)"""
-        """the largest PUT in one request the provider takes (``limits``; larger: a multipart upload)"""
         self.key_ids: dict[Any, int] = {}
         # a limit per key or on a hot object tells keys apart; without one a key's id is its prefix's and
         # no id is kept per key past the first ``_KEYS_KEPT`` (a model of millions of keys stays small)
@@ -336,7 +336,7 @@ class ObjectStore(StoreBilling, RequestLife):
         (the table says it is read only after a restore) asks for ``restore`` before a GET."""
         if "archive" in options:
             raise InputError(
-                "archive: for_provider takes it from the storage class (the price table says which classes are read "
+                "for_provider takes it from the storage class (the price table says which classes are read "
                 "only after a restore); give storage_class",
                 field="archive",
             )

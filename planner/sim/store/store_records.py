@@ -30,9 +30,9 @@ OPERATIONS: tuple[str, ...] = ("GET", "PUT", "HEAD", "LIST", "DELETE")
 _PRICED_AS = (*BILLED_OPERATIONS, "delete")
 STATUS_OK = "200 OK"
 FLUSH_AT = 7 * 4096
+"""numbers of records a store writes to a list before the recorder moves them into its array"""
 MAX_TIME_S = 1e12
 """the largest time or delay the store takes, in seconds (about 31,700 years: a float still tells 0.1 ms apart)"""
-"""numbers of records a store writes to a list before the recorder moves them into its array"""
 _NONE_QUEUED: list[int] = []  # the queued parts of every operation but a multipart upload: never added to
 
 
